@@ -1,0 +1,81 @@
+//! `skilldeck list`: every skill, valid or not, for people or as JSON.
+
+use crate::Outcome;
+use crate::context::Ctx;
+use crate::output::{self, DiagJson};
+use serde::Serialize;
+use skilldeck_core::Scope;
+
+/// One skill in `list --json`.
+#[derive(Debug, Serialize)]
+struct Row<'a> {
+    name: &'a str,
+    scope: Scope,
+    version: Option<&'a str>,
+    revision: Option<u64>,
+    valid: bool,
+    shadowed: bool,
+    description: Option<&'a str>,
+    description_zh: Option<&'a str>,
+    digest: String,
+    file_count: usize,
+    diagnostics: Vec<DiagJson<'a>>,
+}
+
+/// Lists the skills of one scope or all.
+pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let scopes = scope.map_or_else(|| Scope::ALL.to_vec(), |s| vec![s]);
+    let entries = ctx.registry.list_metas_across(&scopes)?;
+    if json {
+        let rows: Vec<Row<'_>> = entries
+            .iter()
+            .map(|l| {
+                let e = &l.entry;
+                Row {
+                    name: &e.name,
+                    scope: e.scope,
+                    version: e.version.as_deref(),
+                    revision: e.revision.map(|r| r.0),
+                    valid: e.valid,
+                    shadowed: l.shadowed,
+                    description: e.meta.description.as_deref(),
+                    description_zh: e.meta.description_zh.as_deref(),
+                    digest: e.digest.short(),
+                    file_count: e.file_count,
+                    diagnostics: output::diags_json(&e.diagnostics),
+                }
+            })
+            .collect();
+        output::json(&rows)?;
+        return Ok(Outcome::Ok);
+    }
+    if entries.is_empty() {
+        println!("No skills yet. Import one with `skilldeck import <folder-or-zip>`.");
+        return Ok(Outcome::Ok);
+    }
+    let width = entries.iter().map(|l| l.entry.name.len()).max().unwrap_or(4).max(4);
+    for l in &entries {
+        let e = &l.entry;
+        let mut marks = Vec::new();
+        if !e.valid {
+            let n = e.diagnostics.iter().filter(|d| d.is_error()).count();
+            marks.push(format!("INVALID ({n} error{})", if n == 1 { "" } else { "s" }));
+        }
+        if l.shadowed {
+            marks.push("shadowed by user".to_owned());
+        }
+        let desc = e.meta.description.as_deref().unwrap_or("");
+        let desc: String = desc.split_whitespace().collect::<Vec<_>>().join(" ");
+        let desc = skilldeck_core::listing::shorten(&desc, 80);
+        println!(
+            "{:<width$}  {:<6}  {:<7}  {}{}",
+            e.name,
+            e.scope,
+            output::badge(e.version.as_deref()),
+            if marks.is_empty() { String::new() } else { format!("[{}] ", marks.join(", ")) },
+            desc,
+        );
+    }
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,9 @@
+//! The `skilldeck` subcommands, one module per group.
+//! Each `run` returns an `Outcome` or an error; exit codes are decided in `main`.
+
+pub mod list;
+pub mod prompt;
+pub mod revisions;
+pub mod show;
+pub mod transfer;
+pub mod validate;

@@ -1,0 +1,77 @@
+//! `skilldeck delete`, `history` and `restore`: a skill's revisions, and undoing a delete.
+
+use crate::Outcome;
+use crate::context::Ctx;
+use crate::output;
+use anyhow::Context as _;
+use skilldeck_core::storage::RevisionEvent;
+use skilldeck_core::{Revision, Scope, SkillName};
+
+/// Finds `name` among live skills, or among deleted ones (history only) for history/restore.
+fn resolve_any(ctx: &Ctx, name: &str, scope: Option<Scope>) -> anyhow::Result<(Scope, SkillName)> {
+    match ctx.resolve(name, scope) {
+        Ok(found) => Ok(found),
+        Err(e) => {
+            let parsed = SkillName::parse(name).with_context(|| format!("{name:?} is not a skill name"))?;
+            let scopes = scope.map_or_else(|| vec![Scope::User, Scope::System], |s| vec![s]);
+            scopes.into_iter().find(|s| ctx.storage().history_sync(*s, &parsed).is_ok()).map(|s| (s, parsed)).ok_or(e)
+        }
+    }
+}
+
+/// Moves a skill to history.
+pub fn delete(name: &str, scope: Option<Scope>) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let (scope, name) = ctx.resolve(name, scope)?;
+    let rev = ctx.registry.delete_skill(scope, &name)?;
+    println!("Deleted {name} ({scope}, v:{rev}). Undo with: skilldeck restore {name} {rev} --scope {scope}");
+    Ok(Outcome::Ok)
+}
+
+/// Lists revisions, newest first.
+pub fn history(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let (scope, name) = resolve_any(&ctx, name, scope)?;
+    let entries = ctx.storage().history_sync(scope, &name)?;
+    if json {
+        output::json(&entries)?;
+        return Ok(Outcome::Ok);
+    }
+    println!("{name} ({scope})");
+    for e in &entries {
+        let event = match e.event {
+            RevisionEvent::Upload => "upload".to_owned(),
+            RevisionEvent::Bundled => "bundled".to_owned(),
+            RevisionEvent::External => "edited on disk".to_owned(),
+            RevisionEvent::Restore { from } => format!("restored from v:{from}"),
+            RevisionEvent::Delete => "deleted".to_owned(),
+            RevisionEvent::Recovered => "recovered".to_owned(),
+        };
+        let digest = e.digest.map(|d| d.short()).unwrap_or_else(|| "-".to_owned());
+        let state = if e.current {
+            "current"
+        } else if e.restorable {
+            "kept"
+        } else {
+            "gone"
+        };
+        let at = if e.at.is_empty() { "-" } else { e.at.as_str() };
+        println!("  v:{:<5} {at:<20}  {digest:<19}  {state:<7}  {event}", e.revision);
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Makes a new revision from an old one.
+pub fn restore(name: &str, revision: u64, scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let (scope, name) = resolve_any(&ctx, name, scope)?;
+    let out = ctx.registry.restore(scope, &name, Revision(revision))?;
+    if json {
+        output::json(&serde_json::json!({
+            "name": out.name, "scope": scope, "revision": out.revision, "digest": out.digest.short(),
+        }))?;
+    } else {
+        println!("Restored {name} v:{revision} as v:{} ({scope}, {})", out.revision, out.digest);
+    }
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,86 @@
+//! `skilldeck show` and `skilldeck cat`: one skill's metadata and tree, and one file's text.
+
+use crate::Outcome;
+use crate::context::Ctx;
+use crate::output;
+use anyhow::Context as _;
+use skilldeck_core::{RelPath, Scope};
+use std::io::Write as _;
+
+/// Prints metadata, diagnostics and the file tree.
+pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let (scope, name) = ctx.resolve(name, scope)?;
+    let entry = ctx.registry.get(scope, name.as_str())?.with_context(|| format!("{name} vanished while reading"))?;
+    let shadowed = scope == Scope::System && ctx.storage().skill_dir(Scope::User, &name).is_dir();
+    let tree = ctx.storage().read_tree_sync(scope, &name)?;
+    if json {
+        output::json(&serde_json::json!({
+            "name": entry.name,
+            "scope": entry.scope,
+            "version": entry.version,
+            "revision": entry.revision,
+            "valid": entry.valid,
+            "shadowed": shadowed,
+            "digest": entry.digest.short(),
+            "meta": entry.meta,
+            "diagnostics": output::diags_json(&entry.diagnostics),
+            "files": tree,
+        }))?;
+        return Ok(Outcome::Ok);
+    }
+    let m = &entry.meta;
+    println!(
+        "{} ({scope}{})  {}",
+        entry.name,
+        if shadowed { ", shadowed by user" } else { "" },
+        output::badge(entry.version.as_deref())
+    );
+    println!("  status:      {}", if entry.valid { "valid" } else { "INVALID" });
+    println!("  digest:      {}", entry.digest);
+    if let Some(d) = &m.description {
+        println!("  description: {}", d.split_whitespace().collect::<Vec<_>>().join(" "));
+    }
+    for (label, value) in [
+        ("description_zh", m.description_zh.as_deref()),
+        ("compatibility", m.compatibility.as_deref()),
+        ("license", m.license.as_deref()),
+    ] {
+        if let Some(v) = value {
+            println!("  {label}: {v}");
+        }
+    }
+    if let Some(t) = m.min_tier {
+        println!("  min_tier:    {t}");
+    }
+    if !m.allowed_tools.is_empty() {
+        println!("  allowed-tools: {}", m.allowed_tools.join(" "));
+    }
+    if !m.dependencies.python.is_empty() || !m.dependencies.node.is_empty() {
+        println!("  dependencies (not installed): python {:?}, node {:?}", m.dependencies.python, m.dependencies.node);
+    }
+    if !entry.diagnostics.is_empty() {
+        println!("  problems:");
+        output::print_diags(&entry.diagnostics, "    ");
+    }
+    println!("  files:");
+    for f in &tree {
+        println!("    {:<40} {}", f.path.as_str(), output::size(f.size));
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Prints one file: text as text (SKILL.md without frontmatter), other bytes unchanged.
+pub fn cat(name: &str, path: Option<&str>, scope: Option<Scope>) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let (scope, name) = ctx.resolve(name, scope)?;
+    let rel = RelPath::parse(path.unwrap_or("SKILL.md"))
+        .with_context(|| format!("bad path {:?}", path.unwrap_or_default()))?;
+    let mut out = std::io::stdout().lock();
+    if rel.is_skill_md() {
+        out.write_all(ctx.storage().read_file_sync(scope, &name, &rel)?.as_bytes())?;
+    } else {
+        out.write_all(&ctx.storage().read_raw_file_sync(scope, &name, &rel)?)?;
+    }
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,139 @@
+//! `skilldeck import` and `skilldeck export`: skills in from folders and archives, and back out.
+
+use crate::Outcome;
+use crate::context::Ctx;
+use crate::output;
+use anyhow::{Context as _, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use skilldeck_core::import::{self, ImportError};
+use skilldeck_core::{Scope, SkillFiles};
+use std::io::{IsTerminal as _, Write as _};
+use std::path::Path;
+
+/// Imports below this size get no progress bar.
+const PROGRESS_MIN_BYTES: u64 = 4 << 20;
+
+#[derive(Debug, Serialize)]
+struct Imported<'a> {
+    name: &'a str,
+    scope: Scope,
+    revision: u64,
+    digest: String,
+}
+
+/// A progress bar on stderr when it is a terminal, shown once the import turns out large.
+fn progress_bar() -> impl FnMut(u64, u64) {
+    let tty = std::io::stderr().is_terminal();
+    let mut bar: Option<ProgressBar> = None;
+    move |done, total| {
+        if !tty || total < PROGRESS_MIN_BYTES {
+            return;
+        }
+        let b = bar.get_or_insert_with(|| {
+            let b = ProgressBar::new(total);
+            if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes}") {
+                b.set_style(style.progress_chars("=> "));
+            }
+            b.set_message("reading");
+            b
+        });
+        b.set_position(done);
+        if done >= total {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// Imports a folder or archive as the skill's next revision.
+pub fn import(path: &Path, scope: Scope, dry_run: bool, json: bool) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let mut progress = progress_bar();
+    let loaded = import::load(path, ctx.storage().limits(), &mut progress).map_err(explain)?;
+    let preview = import::preview(ctx.storage(), scope, &loaded);
+    if dry_run {
+        if json {
+            output::json(&preview)?;
+        } else {
+            let what = if preview.is_new { "a new skill".to_owned() } else { format!("v:{}", preview.next_revision) };
+            println!(
+                "{} ({} files, {}) would become {what} in {scope}; {}",
+                preview.name,
+                preview.file_count,
+                output::size(preview.total_bytes),
+                if preview.valid { "valid" } else { "INVALID" }
+            );
+            output::print_diags(&preview.diagnostics, "  ");
+        }
+        return Ok(Outcome::Ok);
+    }
+    let out = import::store(ctx.storage(), scope, &loaded).map_err(explain)?;
+    if json {
+        output::json(&Imported {
+            name: out.name.as_str(),
+            scope,
+            revision: out.revision.0,
+            digest: out.digest.short(),
+        })?;
+        return Ok(Outcome::Ok);
+    }
+    println!("Imported {} into {scope} as v:{} ({}, {} files)", out.name, out.revision, out.digest, loaded.files.len());
+    if !loaded.skipped.is_empty() {
+        println!("  left out: {}", loaded.skipped.join(", "));
+    }
+    if !loaded.validation.is_valid() {
+        println!("  it is INVALID, so models will not see it until it is fixed:");
+    }
+    output::print_diags(&loaded.validation.diagnostics, "  ");
+    Ok(Outcome::Ok)
+}
+
+/// Adds the stable code to an import error's message.
+fn explain(e: ImportError) -> anyhow::Error {
+    let code = e.code();
+    anyhow::Error::new(e).context(format!("import failed [{code}]"))
+}
+
+/// Writes a skill to a new folder, or to a `.zip` when `dest` ends in `.zip`.
+pub fn export(name: &str, dest: &Path, scope: Option<Scope>) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let (scope, name) = ctx.resolve(name, scope)?;
+    let snap = ctx.storage().snapshot(scope, &name)?;
+    let is_zip = dest.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip") || e.eq_ignore_ascii_case("skill"));
+    if is_zip {
+        write_zip(&snap.files, name.as_str(), dest)?;
+    } else {
+        write_folder(&snap.files, dest)?;
+    }
+    println!("Exported {name} ({scope}, {} files) to {}", snap.files.len(), dest.display());
+    Ok(Outcome::Ok)
+}
+
+fn write_folder(files: &SkillFiles, dest: &Path) -> anyhow::Result<()> {
+    if dest.exists() && std::fs::read_dir(dest).map(|mut d| d.next().is_some()).unwrap_or(true) {
+        bail!("{} already exists and is not empty; choose a new folder", dest.display());
+    }
+    for (rel, bytes) in files.iter() {
+        let path = rel.under(dest);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("could not create {}", parent.display()))?;
+        }
+        std::fs::write(&path, bytes).with_context(|| format!("could not write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn write_zip(files: &SkillFiles, root: &str, dest: &Path) -> anyhow::Result<()> {
+    if dest.exists() {
+        bail!("{} already exists; choose a new file name", dest.display());
+    }
+    let file = std::fs::File::create(dest).with_context(|| format!("could not create {}", dest.display()))?;
+    let mut zip = zip::ZipWriter::new(file);
+    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (rel, bytes) in files.iter() {
+        zip.start_file(format!("{root}/{rel}"), opts)?;
+        zip.write_all(bytes)?;
+    }
+    zip.finish()?;
+    Ok(())
+}

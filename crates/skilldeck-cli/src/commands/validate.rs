@@ -1,0 +1,70 @@
+//! `skilldeck validate`: checks skill folders or `SKILL.md` files without touching the store.
+
+use crate::Outcome;
+use crate::output::{self, DiagJson};
+use anyhow::Context as _;
+use serde::Serialize;
+use skilldeck_core::validate::{self, ValidateOptions};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Serialize)]
+struct Report<'a> {
+    path: String,
+    name: Option<&'a str>,
+    valid: bool,
+    diagnostics: Vec<DiagJson<'a>>,
+}
+
+/// The SKILL.md of `path` and the folder name its `name` must equal.
+fn locate(path: &Path) -> anyhow::Result<(PathBuf, Option<String>)> {
+    let meta = std::fs::metadata(path).with_context(|| format!("{} does not exist", path.display()))?;
+    let (skill_md, dir) = if meta.is_dir() {
+        (path.join("SKILL.md"), path.to_path_buf())
+    } else {
+        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        (path.to_path_buf(), dir.to_path_buf())
+    };
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    Ok((skill_md, dir.file_name().and_then(|n| n.to_str()).map(str::to_owned)))
+}
+
+/// Validates each path; `Invalid` when any has an error.
+pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcome> {
+    let mut results = Vec::new();
+    for path in paths {
+        let (skill_md, dir_name) = locate(path)?;
+        let bytes = match std::fs::read(&skill_md) {
+            Ok(b) => Some(b),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e).with_context(|| format!("could not read {}", skill_md.display())),
+        };
+        let opts = ValidateOptions { strict, dir_name: dir_name.as_deref(), ..ValidateOptions::default() };
+        results.push((path, validate::validate_bytes(bytes.as_deref(), opts)));
+    }
+    let all_valid = results.iter().all(|(_, v)| v.is_valid());
+    if json {
+        let reports: Vec<Report<'_>> = results
+            .iter()
+            .map(|(p, v)| Report {
+                path: p.display().to_string(),
+                name: v.meta.name.as_deref(),
+                valid: v.is_valid(),
+                diagnostics: output::diags_json(&v.diagnostics),
+            })
+            .collect();
+        output::json(&reports)?;
+    } else {
+        for (p, v) in &results {
+            let verdict = if v.is_valid() { "ok" } else { "INVALID" };
+            let warnings = v.diagnostics.iter().filter(|d| !d.is_error()).count();
+            let note = if warnings > 0 {
+                format!(" ({warnings} warning{})", if warnings == 1 { "" } else { "s" })
+            } else {
+                String::new()
+            };
+            println!("{}: {verdict}{note}", p.display());
+            output::print_diags(&v.diagnostics, "  ");
+        }
+    }
+    Ok(if all_valid { Outcome::Ok } else { Outcome::Invalid })
+}

@@ -1,0 +1,177 @@
+//! `skilldeck`: the command-line tool over the Skilldeck core.
+//! Parses arguments and maps outcomes to exit codes: 0 ok, 1 validation failure, 2 usage or I/O.
+
+mod commands;
+mod context;
+mod output;
+
+use clap::{Parser, Subcommand};
+use skilldeck_core::Scope;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Manage Agent Skills: list, validate, import, export and inspect them.
+#[derive(Debug, Parser)]
+#[command(name = "skilldeck", version, about, long_about = None)]
+#[command(
+    after_help = "Data lives in $SKILLDECK_HOME (default: the platform data folder, e.g. ~/.local/share/skilldeck)."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List every skill, valid or not.
+    List {
+        /// Only this scope (`system` or `user`).
+        #[arg(long)]
+        scope: Option<Scope>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check skill folders (or their SKILL.md) without touching the store.
+    Validate {
+        /// Skill folders or SKILL.md files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Apply the agentskills.io rules exactly: unknown fields are errors.
+        #[arg(long)]
+        strict: bool,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Import a skill folder, or a .zip/.skill archive, as a new revision.
+    Import {
+        /// The folder, SKILL.md or archive.
+        path: PathBuf,
+        /// The scope to import into.
+        #[arg(long, default_value = "user")]
+        scope: Scope,
+        /// Show what would happen and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Copy a skill out to a folder, or to a .zip archive when DEST ends in .zip.
+    Export {
+        /// The skill.
+        name: String,
+        /// A new folder, or a path ending in .zip.
+        dest: PathBuf,
+        /// The scope (default: user, else system).
+        #[arg(long)]
+        scope: Option<Scope>,
+    },
+    /// Delete a skill; it stays in history and `restore` brings it back.
+    Delete {
+        /// The skill.
+        name: String,
+        /// The scope (default: user, else system).
+        #[arg(long)]
+        scope: Option<Scope>,
+    },
+    /// List a skill's revisions with dates and digests.
+    History {
+        /// The skill.
+        name: String,
+        /// The scope (default: user, else system).
+        #[arg(long)]
+        scope: Option<Scope>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make a new revision with the content of an older one.
+    Restore {
+        /// The skill.
+        name: String,
+        /// The revision to bring back.
+        revision: u64,
+        /// The scope (default: user, else system).
+        #[arg(long)]
+        scope: Option<Scope>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a skill's metadata, diagnostics and file tree.
+    Show {
+        /// The skill.
+        name: String,
+        /// The scope (default: user, else system).
+        #[arg(long)]
+        scope: Option<Scope>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a file of a skill; SKILL.md (the default) without its frontmatter.
+    Cat {
+        /// The skill.
+        name: String,
+        /// The file, relative to the skill folder.
+        path: Option<String>,
+        /// The scope (default: user, else system).
+        #[arg(long)]
+        scope: Option<Scope>,
+    },
+    /// Print the L1 skills listing exactly as a model gets it.
+    Prompt {
+        /// The token budget for the section.
+        #[arg(long, default_value_t = skilldeck_core::listing::DEFAULT_BUDGET_TOKENS)]
+        budget: usize,
+        /// The model's tier (`lite` hides skills that need `ultra`).
+        #[arg(long, default_value = "ultra", value_parser = parse_tier)]
+        tier: skilldeck_core::Tier,
+        /// Also print the token estimate and the shortened names, as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn parse_tier(s: &str) -> Result<skilldeck_core::Tier, String> {
+    skilldeck_core::Tier::parse(s).ok_or_else(|| format!("unknown tier {s:?}: use `lite` or `ultra`"))
+}
+
+/// How a command ended, when it did not fail outright.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit 0.
+    Ok,
+    /// Exit 1: a skill failed validation.
+    Invalid,
+}
+
+fn run(cli: Cli) -> anyhow::Result<Outcome> {
+    use commands::*;
+    match cli.command {
+        Command::List { scope, json } => list::run(scope, json),
+        Command::Validate { paths, strict, json } => validate::run(&paths, strict, json),
+        Command::Import { path, scope, dry_run, json } => transfer::import(&path, scope, dry_run, json),
+        Command::Export { name, dest, scope } => transfer::export(&name, &dest, scope),
+        Command::Delete { name, scope } => revisions::delete(&name, scope),
+        Command::History { name, scope, json } => revisions::history(&name, scope, json),
+        Command::Restore { name, revision, scope, json } => revisions::restore(&name, revision, scope, json),
+        Command::Show { name, scope, json } => show::show(&name, scope, json),
+        Command::Cat { name, path, scope } => show::cat(&name, path.as_deref(), scope),
+        Command::Prompt { budget, tier, json } => prompt::run(budget, tier, json),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(Outcome::Ok) => ExitCode::SUCCESS,
+        Ok(Outcome::Invalid) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

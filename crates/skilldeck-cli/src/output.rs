@@ -1,0 +1,57 @@
+//! Output helpers shared by the commands: JSON printing and human diagnostics.
+//! Holds formatting only; no command logic.
+
+use serde::Serialize;
+use skilldeck_core::{Diagnostic, Severity};
+use std::io::Write as _;
+
+/// Prints a value as pretty JSON on stdout.
+pub fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// A diagnostic as it appears in JSON: `{code, severity, message, line}`.
+#[derive(Debug, Serialize)]
+pub struct DiagJson<'a> {
+    /// The stable code.
+    pub code: &'a str,
+    /// `error` or `warning`.
+    pub severity: Severity,
+    /// What is wrong.
+    pub message: &'a str,
+    /// The line in SKILL.md, or null.
+    pub line: Option<u32>,
+}
+
+/// Diagnostics in their JSON form.
+pub fn diags_json(diags: &[Diagnostic]) -> Vec<DiagJson<'_>> {
+    diags
+        .iter()
+        .map(|d| DiagJson { code: d.code.as_str(), severity: d.severity, message: &d.message, line: d.line })
+        .collect()
+}
+
+/// Prints diagnostics for people, each followed by how to fix it.
+pub fn print_diags(diags: &[Diagnostic], indent: &str) {
+    for d in diags {
+        println!("{indent}{d}");
+        println!("{indent}  fix: {}", d.code.fix());
+    }
+}
+
+/// A byte count for people.
+pub fn size(bytes: u64) -> String {
+    match bytes {
+        b if b < 1024 => format!("{b} B"),
+        b if b < 1024 * 1024 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0)),
+    }
+}
+
+/// `v:N` or an empty string.
+pub fn badge(version: Option<&str>) -> String {
+    version.map(|v| format!("v:{v}")).unwrap_or_default()
+}

@@ -1,0 +1,204 @@
+//! Diagnostics: the typed problems that parsing and validating a skill can report.
+//! Holds the stable codes and their plain-language fixes; not the rules that raise them.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How bad a problem is. An `Error` makes a skill invalid; a `Warning` does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The skill is invalid: kept and shown, never listed to a model.
+    Error,
+    /// The skill still works; something is worth fixing.
+    Warning,
+}
+
+/// A stable, snake_case identifier for each kind of problem. UIs and scripts switch on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagCode {
+    /// The skill folder has no `SKILL.md`.
+    SkillMdMissing,
+    /// `SKILL.md` is not valid UTF-8 text.
+    SkillMdNotUtf8,
+    /// The skill's folder could not be read (permissions, a vanished file).
+    SkillUnreadable,
+    /// `SKILL.md` does not start with a `---` line.
+    FrontmatterMissing,
+    /// The opening `---` has no closing `---`.
+    FrontmatterUnclosed,
+    /// The frontmatter is larger than the parser accepts.
+    FrontmatterTooLarge,
+    /// The frontmatter is not valid YAML (or is built to exhaust the parser).
+    YamlInvalid,
+    /// The frontmatter is YAML, but not a mapping of fields.
+    YamlNotMapping,
+    /// A value with an unquoted `: ` (or a leading YAML indicator) was read as a quoted string.
+    YamlRecovered,
+    /// No `name` field.
+    NameMissing,
+    /// `name` breaks the character rules.
+    NameInvalid,
+    /// `name` is longer than 64 characters.
+    NameTooLong,
+    /// `name` differs from the folder's name.
+    NameDirMismatch,
+    /// No `description` field, or an empty one.
+    DescriptionMissing,
+    /// `description` is longer than 1,024 characters.
+    DescriptionTooLong,
+    /// `description` looks Chinese; it should be English, with Chinese in `description_zh`.
+    DescriptionNotEnglish,
+    /// `version` is longer than 32 characters.
+    VersionTooLong,
+    /// `compatibility` is longer than 500 characters.
+    CompatibilityTooLong,
+    /// `compatibility` is a version range this build of Skilldeck does not satisfy.
+    CompatibilityUnmet,
+    /// An entry of `allowed-tools` is not a tool pattern.
+    AllowedToolsInvalid,
+    /// `min_tier` is neither `lite` nor `ultra`.
+    MinTierInvalid,
+    /// A field has the wrong YAML type (a list where text belongs, …).
+    FieldTypeInvalid,
+    /// A field outside the format; kept, and an error only in strict mode.
+    FieldUnknown,
+    /// `metadata.aibuddy.dependencies` is not lists of package names.
+    DependenciesInvalid,
+    /// The Markdown body after the frontmatter is empty.
+    BodyEmpty,
+}
+
+impl DiagCode {
+    /// The code as it appears in JSON and in the UI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::SkillMdMissing => "skill_md_missing",
+            Self::SkillMdNotUtf8 => "skill_md_not_utf8",
+            Self::SkillUnreadable => "skill_unreadable",
+            Self::FrontmatterMissing => "frontmatter_missing",
+            Self::FrontmatterUnclosed => "frontmatter_unclosed",
+            Self::FrontmatterTooLarge => "frontmatter_too_large",
+            Self::YamlInvalid => "yaml_invalid",
+            Self::YamlNotMapping => "yaml_not_mapping",
+            Self::YamlRecovered => "yaml_recovered",
+            Self::NameMissing => "name_missing",
+            Self::NameInvalid => "name_invalid",
+            Self::NameTooLong => "name_too_long",
+            Self::NameDirMismatch => "name_dir_mismatch",
+            Self::DescriptionMissing => "description_missing",
+            Self::DescriptionTooLong => "description_too_long",
+            Self::DescriptionNotEnglish => "description_not_english",
+            Self::VersionTooLong => "version_too_long",
+            Self::CompatibilityTooLong => "compatibility_too_long",
+            Self::CompatibilityUnmet => "compatibility_unmet",
+            Self::AllowedToolsInvalid => "allowed_tools_invalid",
+            Self::MinTierInvalid => "min_tier_invalid",
+            Self::FieldTypeInvalid => "field_type_invalid",
+            Self::FieldUnknown => "field_unknown",
+            Self::DependenciesInvalid => "dependencies_invalid",
+            Self::BodyEmpty => "body_empty",
+        }
+    }
+
+    /// A plain-language fix for the problem, for people reading the diagnostic.
+    pub fn fix(self) -> &'static str {
+        match self {
+            Self::SkillMdMissing => "Add a SKILL.md file at the top of the skill folder.",
+            Self::SkillMdNotUtf8 => "Save SKILL.md as UTF-8 text.",
+            Self::SkillUnreadable => "Check the folder's permissions, then reload.",
+            Self::FrontmatterMissing => {
+                "Start SKILL.md with a line `---`, the fields `name:` and `description:`, then another `---`."
+            }
+            Self::FrontmatterUnclosed => "Add a line `---` after the last frontmatter field.",
+            Self::FrontmatterTooLarge => {
+                "Keep the frontmatter to a few fields; move long text into the body or references/."
+            }
+            Self::YamlInvalid => {
+                "Fix the YAML at the given line; put values with `: `, `#`, `*` or `&` in double quotes."
+            }
+            Self::YamlNotMapping => "Write the frontmatter as `field: value` lines.",
+            Self::YamlRecovered => "Put the value in double quotes so every YAML parser reads it the same way.",
+            Self::NameMissing => "Add `name: <folder-name>` to the frontmatter.",
+            Self::NameInvalid => {
+                "Use only lowercase letters, digits and single hyphens, not at the start or end (e.g. `pdf-tools`)."
+            }
+            Self::NameTooLong => "Shorten the name to 64 characters or fewer.",
+            Self::NameDirMismatch => "Make `name` and the folder's name the same.",
+            Self::DescriptionMissing => "Add `description:` saying what the skill does and when to use it.",
+            Self::DescriptionTooLong => "Shorten the description to 1,024 characters or fewer.",
+            Self::DescriptionNotEnglish => {
+                "Write `description` in English and put the Chinese text in `description_zh`."
+            }
+            Self::VersionTooLong => "Shorten `version` to 32 characters or fewer (e.g. `1.2.0`).",
+            Self::CompatibilityTooLong => "Shorten `compatibility` to 500 characters or fewer.",
+            Self::CompatibilityUnmet => "Update Skilldeck, or widen the skill's `compatibility` range.",
+            Self::AllowedToolsInvalid => {
+                "List tools separated by spaces, each `Tool` or `Tool(pattern)`, e.g. `Bash(git:*) Read`."
+            }
+            Self::MinTierInvalid => "Set `min_tier` to `lite` or `ultra`, or remove it.",
+            Self::FieldTypeInvalid => "Give the field the type the format expects (text, list or mapping).",
+            Self::FieldUnknown => "Move the field under `metadata:`, or remove it.",
+            Self::DependenciesInvalid => {
+                "Write `metadata.aibuddy.dependencies.python` and `.node` as lists of package names."
+            }
+            Self::BodyEmpty => "Write the skill's instructions below the frontmatter.",
+        }
+    }
+}
+
+impl fmt::Display for DiagCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One problem found in a skill: `{code, severity, message, line?}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    /// The stable code.
+    pub code: DiagCode,
+    /// Error or warning.
+    pub severity: Severity,
+    /// What is wrong, in words, naming the field and value where that helps.
+    pub message: String,
+    /// The 1-based line in `SKILL.md`, when one is known.
+    pub line: Option<u32>,
+}
+
+impl Diagnostic {
+    /// An error with no line.
+    pub fn error(code: DiagCode, message: impl Into<String>) -> Self {
+        Self { code, severity: Severity::Error, message: message.into(), line: None }
+    }
+
+    /// A warning with no line.
+    pub fn warning(code: DiagCode, message: impl Into<String>) -> Self {
+        Self { code, severity: Severity::Warning, message: message.into(), line: None }
+    }
+
+    /// The same diagnostic placed at a line.
+    pub fn at(mut self, line: Option<u32>) -> Self {
+        self.line = line;
+        self
+    }
+
+    /// Whether this diagnostic makes the skill invalid.
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let level = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        match self.line {
+            Some(line) => write!(f, "{level}[{}] line {line}: {}", self.code, self.message),
+            None => write!(f, "{level}[{}]: {}", self.code, self.message),
+        }
+    }
+}

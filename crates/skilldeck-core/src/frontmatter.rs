@@ -1,0 +1,220 @@
+//! Frontmatter: splitting `SKILL.md` into its YAML header and Markdown body, and parsing the YAML.
+//! Holds the lenient reading (BOM, CRLF, unquoted colons) and the parser's limits; not field rules.
+
+use crate::diagnostic::{DiagCode, Diagnostic};
+use serde_yaml_ng::{Mapping, Value};
+
+/// The largest frontmatter parsed, in bytes. Larger ones get `frontmatter_too_large` unparsed,
+/// so a 10 MB header can never slow a listing down.
+pub const MAX_FRONTMATTER_BYTES: usize = 64 * 1024;
+
+/// `SKILL.md` cut into its parts. Line numbers are 1-based lines of the whole file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split<'a> {
+    /// The YAML between the two `---` lines (line ends as in the file).
+    pub yaml: &'a str,
+    /// The line of the first YAML line (the one after the opening `---`).
+    pub yaml_first_line: u32,
+    /// The Markdown body after the closing `---`.
+    pub body: &'a str,
+}
+
+/// Strips a UTF-8 byte-order mark.
+fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Whether a line (without its `\n`) is a `---` fence; trailing spaces and a `\r` are allowed.
+fn is_fence(line: &str) -> bool {
+    line.trim_end() == "---"
+}
+
+/// Splits `text` at its frontmatter fences.
+pub fn split(text: &str) -> Result<Split<'_>, Diagnostic> {
+    let text = strip_bom(text);
+    let first_end = text.find('\n').unwrap_or(text.len());
+    if !is_fence(&text[..first_end]) {
+        return Err(Diagnostic::error(
+            DiagCode::FrontmatterMissing,
+            "SKILL.md does not start with a `---` line, so it has no frontmatter",
+        )
+        .at(Some(1)));
+    }
+    let yaml_start = (first_end + 1).min(text.len());
+    let mut pos = yaml_start;
+    let mut line_no: u32 = 2;
+    while pos < text.len() {
+        let end = text[pos..].find('\n').map_or(text.len(), |i| pos + i);
+        if is_fence(&text[pos..end]) {
+            let body_start = (end + 1).min(text.len());
+            return Ok(Split { yaml: &text[yaml_start..pos], yaml_first_line: 2, body: &text[body_start..] });
+        }
+        pos = end + 1;
+        line_no = line_no.saturating_add(1);
+    }
+    Err(Diagnostic::error(
+        DiagCode::FrontmatterUnclosed,
+        format!("the frontmatter opened on line 1 is never closed with `---` (read to line {})", line_no - 1),
+    )
+    .at(Some(1)))
+}
+
+/// The body of `SKILL.md` without its frontmatter; the whole text when there is none.
+/// Leading blank lines of the body are dropped.
+pub fn strip(text: &str) -> &str {
+    match split(text) {
+        Ok(s) => s.body.trim_start_matches(['\r', '\n']),
+        Err(_) => strip_bom(text),
+    }
+}
+
+/// The YAML of a frontmatter, parsed, with the lines each top-level key stands on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedYaml {
+    /// The top-level mapping (empty for an empty frontmatter).
+    pub fields: Mapping,
+    /// Top-level keys and the 1-based file line each stands on.
+    pub key_lines: Vec<(String, u32)>,
+    /// Warnings from lenient recovery.
+    pub warnings: Vec<Diagnostic>,
+}
+
+impl ParsedYaml {
+    /// The file line a top-level key stands on.
+    pub fn line_of(&self, key: &str) -> Option<u32> {
+        self.key_lines.iter().find(|(k, _)| k == key).map(|(_, l)| *l)
+    }
+}
+
+/// Reads the key of a top-level `key: value` line, if the line is one.
+fn top_level_key(line: &str) -> Option<(&str, &str)> {
+    let first = line.chars().next()?;
+    if first.is_whitespace() || matches!(first, '#' | '-' | '{' | '[' | '?') {
+        return None;
+    }
+    let colon = line.find(':')?;
+    let rest = &line[colon + 1..];
+    if !(rest.is_empty() || rest.starts_with([' ', '\t', '\r'])) {
+        return None;
+    }
+    let key = line[..colon].trim().trim_matches(['"', '\'']);
+    Some((key, rest))
+}
+
+/// Parses frontmatter YAML. Never panics and never hangs: the size is capped, and the YAML
+/// library caps nesting depth and alias expansion.
+pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Diagnostic>> {
+    if split.yaml.len() > MAX_FRONTMATTER_BYTES {
+        return Err(vec![
+            Diagnostic::error(
+                DiagCode::FrontmatterTooLarge,
+                format!("the frontmatter is {} bytes; the limit is {} bytes", split.yaml.len(), MAX_FRONTMATTER_BYTES),
+            )
+            .at(Some(split.yaml_first_line)),
+        ]);
+    }
+    let yaml = split.yaml.replace("\r\n", "\n").replace('\t', "  ");
+    let key_lines: Vec<(String, u32)> = yaml
+        .lines()
+        .enumerate()
+        .filter_map(|(i, line)| top_level_key(line).map(|(k, _)| (k.to_owned(), split.yaml_first_line + i as u32)))
+        .collect();
+    match parse_mapping(&yaml, split.yaml_first_line) {
+        Ok(fields) => Ok(ParsedYaml { fields, key_lines, warnings: Vec::new() }),
+        Err(first_error) => {
+            if strict {
+                return Err(vec![first_error]);
+            }
+            let (repaired, recovered) = quote_plain_values(&yaml, split.yaml_first_line);
+            if recovered.is_empty() {
+                return Err(vec![first_error]);
+            }
+            match parse_mapping(&repaired, split.yaml_first_line) {
+                Ok(fields) => Ok(ParsedYaml { fields, key_lines, warnings: recovered }),
+                Err(_) => Err(vec![first_error]),
+            }
+        }
+    }
+}
+
+/// Parses YAML text that must be a mapping (or empty).
+fn parse_mapping(yaml: &str, first_line: u32) -> Result<Mapping, Diagnostic> {
+    match serde_yaml_ng::from_str::<Value>(yaml) {
+        Ok(Value::Mapping(m)) => Ok(m),
+        Ok(Value::Null) => Ok(Mapping::new()),
+        Ok(other) => Err(Diagnostic::error(
+            DiagCode::YamlNotMapping,
+            format!("the frontmatter is a {}, not `field: value` lines", kind_of(&other)),
+        )
+        .at(Some(first_line))),
+        Err(e) => {
+            let line = e.location().map(|l| first_line + l.line().saturating_sub(1) as u32);
+            let mut msg = e.to_string();
+            if let Some(i) = msg.find(" at line ") {
+                msg.truncate(i);
+            }
+            Err(Diagnostic::error(DiagCode::YamlInvalid, format!("the frontmatter is not valid YAML: {msg}"))
+                .at(line.or(Some(first_line))))
+        }
+    }
+}
+
+/// A word for the kind of a YAML value, for messages.
+pub fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "empty value",
+        Value::Bool(_) => "true/false value",
+        Value::Number(_) => "number",
+        Value::String(_) => "text",
+        Value::Sequence(_) => "list",
+        Value::Mapping(_) => "mapping",
+        Value::Tagged(_) => "tagged value",
+    }
+}
+
+/// Quotes plain top-level values that YAML cannot read as written: an unquoted `: ` inside the
+/// value, or a leading indicator such as `*`, `&`, `@`, `` ` ``, `%`, `!`, `|`-less `>`.
+/// Returns the repaired text and one warning per line changed.
+fn quote_plain_values(yaml: &str, first_line: u32) -> (String, Vec<Diagnostic>) {
+    let mut out = String::with_capacity(yaml.len() + 16);
+    let mut warnings = Vec::new();
+    for (i, line) in yaml.lines().enumerate() {
+        let repaired = top_level_key(line).and_then(|(key, rest)| {
+            let value = rest.trim();
+            let needs = !value.is_empty()
+                && !value.starts_with(['"', '\'', '[', '{', '|', '>'])
+                && (value.contains(": ") || value.starts_with(['*', '&', '@', '`', '%', '!']));
+            needs.then(|| {
+                let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+                warnings.push(
+                    Diagnostic::warning(
+                        DiagCode::YamlRecovered,
+                        format!("`{key}` holds an unquoted `: ` or YAML indicator; read it as quoted text"),
+                    )
+                    .at(Some(first_line + i as u32)),
+                );
+                format!("{key}: \"{escaped}\"")
+            })
+        });
+        out.push_str(repaired.as_deref().unwrap_or(line));
+        out.push('\n');
+    }
+    (out, warnings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_handles_bom_crlf_and_fences() {
+        let s = split("\u{feff}---\r\nname: a\r\n---\r\nbody\r\n").unwrap();
+        assert_eq!(s, Split { yaml: "name: a\r\n", yaml_first_line: 2, body: "body\r\n" });
+        assert_eq!(split("---\n---\n").unwrap().yaml, "");
+        assert_eq!(split("---\nname: a\n---").unwrap().body, "");
+        assert_eq!(split("# no\n").unwrap_err().code, DiagCode::FrontmatterMissing);
+        assert_eq!(split("---\nname: a\n").unwrap_err().code, DiagCode::FrontmatterUnclosed);
+        assert_eq!(strip("---\nname: a\n---\n\n# Title\n"), "# Title\n");
+        assert_eq!(strip("# Title\n"), "# Title\n");
+    }
+}

@@ -1,0 +1,31 @@
+//! The Skilldeck core: what a skill is and how skills are kept, found and listed.
+//! It holds no UI or desktop types; the CLI and the desktop app are thin layers over it.
+
+pub mod bundled;
+pub mod diagnostic;
+pub mod digest;
+pub mod files;
+pub mod frontmatter;
+pub mod home;
+pub mod import;
+pub mod listing;
+pub mod meta;
+pub mod name;
+pub mod registry;
+pub mod relpath;
+pub mod storage;
+pub mod tokens;
+pub mod validate;
+
+pub use diagnostic::{DiagCode, Diagnostic, Severity};
+pub use digest::Digest;
+pub use files::{SkillFiles, UploadLimits};
+pub use home::SkilldeckHome;
+pub use meta::{SkillMeta, Tier};
+pub use name::SkillName;
+pub use registry::{SkillEntry, SkillRegistry};
+pub use relpath::RelPath;
+pub use storage::{FsStorage, Revision, Scope, SkillStorage, StorageError};
+
+/// The version of this build of Skilldeck, checked against a skill's `compatibility`.
+pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");

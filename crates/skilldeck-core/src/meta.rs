@@ -1,0 +1,73 @@
+//! `SkillMeta`: the fields of a skill's frontmatter, typed, as validation leaves them.
+//! Holds the data only; the rules that fill it live in `validate`.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A model's capability tier. A skill with `min_tier: ultra` is not listed for a `lite` model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    /// Small or local models.
+    Lite,
+    /// Frontier models; the default.
+    #[default]
+    Ultra,
+}
+
+impl Tier {
+    /// Parses `lite` or `ultra`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "lite" => Some(Self::Lite),
+            "ultra" => Some(Self::Ultra),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Tier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Lite => "lite",
+            Self::Ultra => "ultra",
+        })
+    }
+}
+
+/// Package names a skill says it needs. Parsed and shown, never installed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dependencies {
+    /// Python packages (`metadata.aibuddy.dependencies.python`).
+    pub python: Vec<String>,
+    /// Node packages (`metadata.aibuddy.dependencies.node`).
+    pub node: Vec<String>,
+}
+
+/// The typed frontmatter of one skill. Fields that failed validation are `None`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SkillMeta {
+    /// `name`, when it is text (valid or not: diagnostics say which).
+    pub name: Option<String>,
+    /// `description`, when present and text.
+    pub description: Option<String>,
+    /// `description_zh`, the Chinese description.
+    pub description_zh: Option<String>,
+    /// `version`, the fallback version tag.
+    pub version: Option<String>,
+    /// `compatibility`, as written.
+    pub compatibility: Option<String>,
+    /// `allowed-tools`, one pattern an entry.
+    pub allowed_tools: Vec<String>,
+    /// `min_tier`; `None` means any tier.
+    pub min_tier: Option<Tier>,
+    /// `license`.
+    pub license: Option<String>,
+    /// `metadata`, as JSON.
+    pub metadata: Option<serde_json::Value>,
+    /// The dependencies declared under `metadata.aibuddy.dependencies`.
+    pub dependencies: Dependencies,
+    /// Fields outside the format, kept as JSON.
+    pub extra: BTreeMap<String, serde_json::Value>,
+}

@@ -1,0 +1,256 @@
+//! `SkillRegistry`: discovery, parsing, validation and caching of the stored skills.
+//! Holds the cache and its invalidation, the revision overlay and shadowing; not the listing text.
+
+use crate::diagnostic::{DiagCode, Diagnostic};
+use crate::digest::Digest;
+use crate::files::SkillFiles;
+use crate::listing::{self, Listing, ListingOptions};
+use crate::meta::SkillMeta;
+use crate::name::SkillName;
+use crate::storage::{FsStorage, Revision, Scope, StorageError, WriteOutcome};
+use crate::validate::{self, ValidateOptions};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+/// One discovered skill, valid or not.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkillEntry {
+    /// Its scope.
+    pub scope: Scope,
+    /// Its folder name, which is its name.
+    pub name: String,
+    /// The typed frontmatter.
+    pub meta: SkillMeta,
+    /// Every problem found.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The stored revision, from `.version`.
+    pub revision: Option<Revision>,
+    /// The version tag shown: the revision, else the frontmatter `version`, else none.
+    pub version: Option<String>,
+    /// The content digest of what is on disk.
+    pub digest: Digest,
+    /// Whether no diagnostic is an error.
+    pub valid: bool,
+    /// How many files it holds (never counting `.version`).
+    pub file_count: usize,
+    /// Their total size in bytes.
+    pub total_bytes: u64,
+}
+
+impl SkillEntry {
+    /// Parses and validates one skill from its files.
+    pub fn from_files(
+        scope: Scope,
+        dir_name: &str,
+        revision: Option<Revision>,
+        files: &SkillFiles,
+        strict: bool,
+    ) -> Self {
+        let v = validate::validate_bytes(
+            files.skill_md(),
+            ValidateOptions { strict, dir_name: Some(dir_name), app_version: crate::APP_VERSION },
+        );
+        let mut diagnostics = v.diagnostics;
+        if let Err(e) = SkillName::parse(dir_name)
+            && !diagnostics.iter().any(|d| d.code == DiagCode::NameInvalid)
+        {
+            diagnostics.push(Diagnostic::error(
+                DiagCode::NameInvalid,
+                format!("the folder name {dir_name:?} is not a valid skill name: {e}"),
+            ));
+        }
+        let version = revision.map(|r| r.to_string()).or_else(|| v.meta.version.clone());
+        Self {
+            scope,
+            name: dir_name.to_owned(),
+            valid: !diagnostics.iter().any(Diagnostic::is_error),
+            meta: v.meta,
+            diagnostics,
+            revision,
+            version,
+            digest: files.digest(),
+            file_count: files.len(),
+            total_bytes: files.total_bytes(),
+        }
+    }
+
+    fn unreadable(scope: Scope, dir_name: &str, err: &StorageError) -> Self {
+        let d = Diagnostic::error(DiagCode::SkillUnreadable, format!("the skill could not be read: {err}"));
+        Self {
+            scope,
+            name: dir_name.to_owned(),
+            meta: SkillMeta::default(),
+            diagnostics: vec![d],
+            revision: None,
+            version: None,
+            digest: Digest::of([]),
+            valid: false,
+            file_count: 0,
+            total_bytes: 0,
+        }
+    }
+}
+
+/// A skill as listed across scopes: the cached entry and whether another scope shadows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListedEntry {
+    /// The skill.
+    #[serde(flatten)]
+    pub entry: Arc<SkillEntry>,
+    /// Whether a skill of the same name in a later scope (`user`) hides it.
+    pub shadowed: bool,
+}
+
+#[derive(Debug, Default)]
+struct ScopeCache {
+    names: Option<Arc<Vec<String>>>,
+    entries: HashMap<String, Arc<SkillEntry>>,
+}
+
+/// Discovers and caches skills. Writes and deletes through it, and `invalidate` calls from a
+/// watcher, drop the affected entries; the next listing reads only those again.
+#[derive(Debug)]
+pub struct SkillRegistry {
+    storage: FsStorage,
+    strict: bool,
+    cache: RwLock<HashMap<Scope, ScopeCache>>,
+}
+
+impl SkillRegistry {
+    /// A registry over `storage` with an empty cache.
+    pub fn new(storage: FsStorage) -> Self {
+        Self { storage, strict: false, cache: RwLock::new(HashMap::new()) }
+    }
+
+    /// The same registry validating in strict (agentskills.io) mode.
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// The store under it.
+    pub fn storage(&self) -> &FsStorage {
+        &self.storage
+    }
+
+    /// Every skill in `scope`, sorted by name, valid or not. Never stops at a bad skill.
+    pub fn list_metas(&self, scope: Scope) -> Result<Vec<Arc<SkillEntry>>, StorageError> {
+        let names = self.names(scope)?;
+        let mut out = Vec::with_capacity(names.len());
+        let mut missing = Vec::new();
+        {
+            let cache = self.cache.read().map_err(poisoned)?;
+            let sc = cache.get(&scope);
+            for n in names.iter() {
+                match sc.and_then(|c| c.entries.get(n)) {
+                    Some(e) => out.push(Arc::clone(e)),
+                    None => missing.push(n.clone()),
+                }
+            }
+        }
+        if missing.is_empty() {
+            return Ok(out);
+        }
+        let loaded: Vec<Arc<SkillEntry>> = missing.iter().map(|n| Arc::new(self.load(scope, n))).collect();
+        {
+            let mut cache = self.cache.write().map_err(poisoned)?;
+            let sc = cache.entry(scope).or_default();
+            for e in &loaded {
+                sc.entries.insert(e.name.clone(), Arc::clone(e));
+            }
+        }
+        out.extend(loaded);
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// Every skill in `scopes`, sorted by name then scope, with shadowing marked.
+    pub fn list_metas_across(&self, scopes: &[Scope]) -> Result<Vec<ListedEntry>, StorageError> {
+        let mut out = Vec::new();
+        for &scope in scopes {
+            out.extend(self.list_metas(scope)?.into_iter().map(|entry| ListedEntry { entry, shadowed: false }));
+        }
+        out.sort_by(|a, b| (a.entry.name.as_str(), a.entry.scope).cmp(&(b.entry.name.as_str(), b.entry.scope)));
+        for i in 1..out.len() {
+            if out[i - 1].entry.name == out[i].entry.name {
+                out[i - 1].shadowed = true;
+            }
+        }
+        Ok(out)
+    }
+
+    /// One skill, from the cache or the disk.
+    pub fn get(&self, scope: Scope, name: &str) -> Result<Option<Arc<SkillEntry>>, StorageError> {
+        Ok(self.list_metas(scope)?.into_iter().find(|e| e.name == name))
+    }
+
+    /// The L1 listing for a session, rebuilt from the (cached) entries.
+    pub fn listing(&self, opts: &ListingOptions) -> Result<Listing, StorageError> {
+        Ok(listing::build(&self.list_metas_across(&opts.scopes)?, opts))
+    }
+
+    /// Stores `files` as the next revision through the one upload path, then invalidates.
+    pub fn write_skill(
+        &self,
+        scope: Scope,
+        name: &SkillName,
+        files: &SkillFiles,
+    ) -> Result<WriteOutcome, StorageError> {
+        let out = self.storage.write_skill_sync(scope, name, files);
+        self.invalidate(scope, Some(name.as_str()));
+        out
+    }
+
+    /// Deletes a skill (to history), then invalidates.
+    pub fn delete_skill(&self, scope: Scope, name: &SkillName) -> Result<Revision, StorageError> {
+        let out = self.storage.delete_skill_sync(scope, name);
+        self.invalidate(scope, Some(name.as_str()));
+        out
+    }
+
+    /// Restores a revision as a new one, then invalidates.
+    pub fn restore(&self, scope: Scope, name: &SkillName, rev: Revision) -> Result<WriteOutcome, StorageError> {
+        let out = self.storage.restore_sync(scope, name, rev);
+        self.invalidate(scope, Some(name.as_str()));
+        out
+    }
+
+    /// Drops cached knowledge: one skill (and the scope's name list, since it may be new or
+    /// gone), or the whole scope when `name` is `None`.
+    pub fn invalidate(&self, scope: Scope, name: Option<&str>) {
+        if let Ok(mut cache) = self.cache.write() {
+            let sc = cache.entry(scope).or_default();
+            sc.names = None;
+            match name {
+                Some(n) => {
+                    sc.entries.remove(n);
+                }
+                None => sc.entries.clear(),
+            }
+        }
+    }
+
+    fn names(&self, scope: Scope) -> Result<Arc<Vec<String>>, StorageError> {
+        if let Some(n) = self.cache.read().map_err(poisoned)?.get(&scope).and_then(|c| c.names.clone()) {
+            return Ok(n);
+        }
+        let names = Arc::new(self.storage.list_skills_sync(scope)?);
+        let mut cache = self.cache.write().map_err(poisoned)?;
+        let sc = cache.entry(scope).or_default();
+        sc.entries.retain(|k, _| names.binary_search(k).is_ok());
+        sc.names = Some(Arc::clone(&names));
+        Ok(names)
+    }
+
+    fn load(&self, scope: Scope, dir_name: &str) -> SkillEntry {
+        match self.storage.snapshot_dir(scope, dir_name) {
+            Ok(s) => SkillEntry::from_files(scope, dir_name, s.revision, &s.files, self.strict),
+            Err(e) => SkillEntry::unreadable(scope, dir_name, &e),
+        }
+    }
+}
+
+fn poisoned<T>(_: std::sync::PoisonError<T>) -> StorageError {
+    StorageError::Task("the registry cache lock was poisoned by a panic".into())
+}

@@ -1,0 +1,248 @@
+//! `FsStorage`: the file-system skill store of the desktop and the CLI.
+//! Holds the public operations and their sync forms; staging, history and recovery are siblings.
+
+use super::history::{self, HistoryEntry, LogLine, RevisionEvent};
+use super::lock::SkillLock;
+use super::tree::{self, Snapshot, TreeEntry, read_revision};
+use super::write::{self, WriteOutcome};
+use super::{Result, Revision, Scope, SkillStorage, StorageError};
+use crate::files::{SkillFiles, UploadLimits};
+use crate::frontmatter;
+use crate::home::SkilldeckHome;
+use crate::name::SkillName;
+use crate::relpath::RelPath;
+use std::fs;
+use std::path::PathBuf;
+
+/// The file-system store under a `SkilldeckHome`. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct FsStorage {
+    home: SkilldeckHome,
+    limits: UploadLimits,
+}
+
+impl FsStorage {
+    /// Opens the store at `home`, creating its folders and recovering from any crash.
+    pub fn open(home: SkilldeckHome) -> Result<Self> {
+        for scope in Scope::ALL {
+            let dir = home.scope_dir(scope);
+            fs::create_dir_all(&dir).map_err(StorageError::io("create", &dir))?;
+        }
+        super::recover::recover(&home)?;
+        Ok(Self { home, limits: UploadLimits::default() })
+    }
+
+    /// The same store with other upload limits.
+    pub fn with_limits(mut self, limits: UploadLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The home this store lives in.
+    pub fn home(&self) -> &SkilldeckHome {
+        &self.home
+    }
+
+    /// The upload limits in force.
+    pub fn limits(&self) -> UploadLimits {
+        self.limits
+    }
+
+    /// The folder of a stored skill (which may not exist).
+    pub fn skill_dir(&self, scope: Scope, name: &SkillName) -> PathBuf {
+        self.home.skill_dir(scope, name)
+    }
+
+    /// The folder names of the skills in `scope`, sorted; hidden entries are passed over.
+    pub fn list_skills_sync(&self, scope: Scope) -> Result<Vec<String>> {
+        let dir = self.home.scope_dir(scope);
+        let rd = match fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StorageError::io("read", &dir)(e)),
+        };
+        let mut names: Vec<String> = rd
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| e.file_name().into_string().ok())
+            .filter(|n| !n.starts_with('.'))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// The folder of an existing skill, or `SkillNotFound`.
+    fn existing(&self, scope: Scope, dir_name: &str) -> Result<PathBuf> {
+        let dir = self.home.scope_dir(scope).join(dir_name);
+        if dir_name.starts_with('.') || dir_name.contains(['/', '\\']) || !dir.is_dir() {
+            return Err(StorageError::SkillNotFound { scope, name: dir_name.to_owned() });
+        }
+        Ok(dir)
+    }
+
+    /// The current revision of a skill, if it has a `.version`.
+    pub fn revision_sync(&self, scope: Scope, name: &SkillName) -> Result<Option<Revision>> {
+        Ok(read_revision(&self.existing(scope, name.as_str())?))
+    }
+
+    /// The revision the next upload of `name` will get.
+    pub fn next_revision(&self, scope: Scope, name: &SkillName) -> Revision {
+        write::next_revision(&self.home, scope, name)
+    }
+
+    /// The sorted file list of a skill, never `.version`.
+    pub fn read_tree_sync(&self, scope: Scope, name: &SkillName) -> Result<Vec<TreeEntry>> {
+        tree::list(&self.existing(scope, name.as_str())?)
+    }
+
+    /// One whole revision of the skill in folder `dir_name` (which need not be a valid name).
+    pub fn snapshot_dir(&self, scope: Scope, dir_name: &str) -> Result<Snapshot> {
+        tree::snapshot(&self.existing(scope, dir_name)?)
+    }
+
+    /// One whole revision of a skill.
+    pub fn snapshot(&self, scope: Scope, name: &SkillName) -> Result<Snapshot> {
+        self.snapshot_dir(scope, name.as_str())
+    }
+
+    /// A file's bytes as stored.
+    pub fn read_raw_file_sync(&self, scope: Scope, name: &SkillName, path: &RelPath) -> Result<Vec<u8>> {
+        let dir = self.existing(scope, name.as_str())?;
+        if path.as_str() == crate::files::VERSION_FILE {
+            return Err(StorageError::FileNotFound { name: name.to_string(), path: path.to_string() });
+        }
+        let file = path.under(&dir);
+        match fs::symlink_metadata(&file) {
+            Ok(m) if m.is_file() => fs::read(&file).map_err(StorageError::io("read", &file)),
+            Ok(_) => Err(StorageError::FileNotFound { name: name.to_string(), path: path.to_string() }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(StorageError::FileNotFound { name: name.to_string(), path: path.to_string() })
+            }
+            Err(e) => Err(StorageError::io("read", &file)(e)),
+        }
+    }
+
+    /// A file as text; `SKILL.md` comes with its frontmatter stripped.
+    pub fn read_file_sync(&self, scope: Scope, name: &SkillName, path: &RelPath) -> Result<String> {
+        let bytes = self.read_raw_file_sync(scope, name, path)?;
+        let text = String::from_utf8(bytes).map_err(|_| StorageError::NotText { path: path.to_string() })?;
+        Ok(if path.is_skill_md() { frontmatter::strip(&text).to_owned() } else { text })
+    }
+
+    /// The one upload path: stores `files` as the next revision of `name`.
+    pub fn write_skill_sync(&self, scope: Scope, name: &SkillName, files: &SkillFiles) -> Result<WriteOutcome> {
+        self.write_with_event(scope, name, files, RevisionEvent::Upload)
+    }
+
+    /// `write_skill` recording what made the revision.
+    pub fn write_with_event(
+        &self,
+        scope: Scope,
+        name: &SkillName,
+        files: &SkillFiles,
+        event: RevisionEvent,
+    ) -> Result<WriteOutcome> {
+        files.check_limits(self.limits)?;
+        if files.skill_md().is_none() {
+            return Err(StorageError::NoSkillMd);
+        }
+        let _lock = SkillLock::acquire(&self.home.lock_path(scope, name))?;
+        write::write_locked(&self.home, scope, name, files, event)
+    }
+
+    /// Moves a skill to history; returns the revision moved.
+    pub fn delete_skill_sync(&self, scope: Scope, name: &SkillName) -> Result<Revision> {
+        let _lock = SkillLock::acquire(&self.home.lock_path(scope, name))?;
+        let dir = self.existing(scope, name.as_str())?;
+        let history_dir = self.home.history_dir(scope, name);
+        let rev = read_revision(&dir).unwrap_or_else(|| write::next_revision(&self.home, scope, name));
+        fs::create_dir_all(&history_dir).map_err(StorageError::io("create", &history_dir))?;
+        let kept = history::rev_dir(&history_dir, rev);
+        if kept.exists() {
+            fs::remove_dir_all(&kept).map_err(StorageError::io("replace", &kept))?;
+        }
+        write::write_version(&dir, rev)?;
+        fs::rename(&dir, &kept).map_err(StorageError::io("move to history", &dir))?;
+        history::append(
+            &history_dir,
+            &LogLine { revision: rev, digest: None, at: history::now(), event: RevisionEvent::Delete },
+        )?;
+        Ok(rev)
+    }
+
+    /// The skill's revisions, newest first (also for a deleted skill).
+    pub fn history_sync(&self, scope: Scope, name: &SkillName) -> Result<Vec<HistoryEntry>> {
+        let current = self.existing(scope, name.as_str()).ok().and_then(|d| read_revision(&d));
+        let entries = history::entries(&self.home.history_dir(scope, name), current);
+        if entries.is_empty() && !self.home.skill_dir(scope, name).is_dir() {
+            return Err(StorageError::SkillNotFound { scope, name: name.to_string() });
+        }
+        Ok(entries)
+    }
+
+    /// The files of revision `rev`, from history or the current folder.
+    pub fn revision_files(&self, scope: Scope, name: &SkillName, rev: Revision) -> Result<SkillFiles> {
+        let kept = history::rev_dir(&self.home.history_dir(scope, name), rev);
+        if kept.is_dir() {
+            return Ok(tree::snapshot(&kept)?.files);
+        }
+        match self.snapshot(scope, name) {
+            Ok(s) if s.revision == Some(rev) => Ok(s.files),
+            _ => Err(StorageError::RevisionNotFound { name: name.to_string(), revision: rev }),
+        }
+    }
+
+    /// Makes a new revision holding the content of `rev`.
+    pub fn restore_sync(&self, scope: Scope, name: &SkillName, rev: Revision) -> Result<WriteOutcome> {
+        let files = self.revision_files(scope, name, rev)?;
+        self.write_with_event(scope, name, &files, RevisionEvent::Restore { from: rev })
+    }
+
+    /// Runs a sync operation on the blocking pool.
+    async fn blocking<T: Send + 'static>(&self, f: impl FnOnce(FsStorage) -> Result<T> + Send + 'static) -> Result<T> {
+        let this = self.clone();
+        tokio::task::spawn_blocking(move || f(this)).await.map_err(|e| StorageError::Task(e.to_string()))?
+    }
+}
+
+#[async_trait::async_trait]
+impl SkillStorage for FsStorage {
+    async fn list_skills(&self, scope: Scope) -> Result<Vec<String>> {
+        self.blocking(move |s| s.list_skills_sync(scope)).await
+    }
+
+    async fn read_tree(&self, scope: Scope, name: &SkillName) -> Result<Vec<TreeEntry>> {
+        let name = name.clone();
+        self.blocking(move |s| s.read_tree_sync(scope, &name)).await
+    }
+
+    async fn read_raw_file(&self, scope: Scope, name: &SkillName, path: &RelPath) -> Result<Vec<u8>> {
+        let (name, path) = (name.clone(), path.clone());
+        self.blocking(move |s| s.read_raw_file_sync(scope, &name, &path)).await
+    }
+
+    async fn read_file(&self, scope: Scope, name: &SkillName, path: &RelPath) -> Result<String> {
+        let (name, path) = (name.clone(), path.clone());
+        self.blocking(move |s| s.read_file_sync(scope, &name, &path)).await
+    }
+
+    async fn write_skill(&self, scope: Scope, name: &SkillName, files: SkillFiles) -> Result<WriteOutcome> {
+        let name = name.clone();
+        self.blocking(move |s| s.write_skill_sync(scope, &name, &files)).await
+    }
+
+    async fn delete_skill(&self, scope: Scope, name: &SkillName) -> Result<Revision> {
+        let name = name.clone();
+        self.blocking(move |s| s.delete_skill_sync(scope, &name)).await
+    }
+
+    async fn history(&self, scope: Scope, name: &SkillName) -> Result<Vec<HistoryEntry>> {
+        let name = name.clone();
+        self.blocking(move |s| s.history_sync(scope, &name)).await
+    }
+
+    async fn restore(&self, scope: Scope, name: &SkillName, revision: Revision) -> Result<WriteOutcome> {
+        let name = name.clone();
+        self.blocking(move |s| s.restore_sync(scope, &name, revision)).await
+    }
+}

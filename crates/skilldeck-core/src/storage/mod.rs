@@ -1,0 +1,186 @@
+//! Storage: the skill store's types, its errors and the `SkillStorage` trait over scopes.
+//! Holds the contract every backend keeps; the file-system backend lives in `fs` and below.
+
+mod fs;
+mod history;
+mod lock;
+mod recover;
+mod tree;
+mod write;
+
+pub use fs::FsStorage;
+pub use history::{HistoryEntry, RevisionEvent};
+pub use tree::{Snapshot, TreeEntry};
+pub use write::WriteOutcome;
+
+use crate::files::{LimitError, SkillFiles};
+use crate::name::SkillName;
+use crate::relpath::{PathError, RelPath};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Where a skill lives. On a name in both, `User` shadows `System`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Skills bundled with Skilldeck, installed from the binary.
+    System,
+    /// The user's own skills.
+    User,
+}
+
+impl Scope {
+    /// Every scope, in shadowing order (later shadows earlier).
+    pub const ALL: [Scope; 2] = [Scope::System, Scope::User];
+
+    /// `system` or `user`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::System => "system",
+            Self::User => "user",
+        }
+    }
+}
+
+impl fmt::Display for Scope {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Scope {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "system" => Ok(Self::System),
+            "user" => Ok(Self::User),
+            other => Err(format!("unknown scope {other:?}: use `system` or `user`")),
+        }
+    }
+}
+
+/// A stored skill's revision: 1 for the first upload, +1 for each one after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Revision(pub u64);
+
+impl Revision {
+    /// The revision after this one.
+    pub fn next(self) -> Self {
+        Self(self.0.saturating_add(1))
+    }
+}
+
+impl fmt::Display for Revision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Why a storage operation failed. Each says what was wrong and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// No such skill in that scope.
+    #[error("no skill {name:?} in the {scope} scope; `skilldeck list` shows what is there")]
+    SkillNotFound {
+        /// The scope searched.
+        scope: Scope,
+        /// The name asked for.
+        name: String,
+    },
+    /// No such file in the skill.
+    #[error("the skill {name:?} has no file {path:?}")]
+    FileNotFound {
+        /// The skill.
+        name: String,
+        /// The file asked for.
+        path: String,
+    },
+    /// The revision is not kept.
+    #[error("revision {revision} of {name:?} is not kept; `skilldeck history {name}` lists the kept ones")]
+    RevisionNotFound {
+        /// The skill.
+        name: String,
+        /// The revision asked for.
+        revision: Revision,
+    },
+    /// An upload without `SKILL.md` at its top.
+    #[error("the upload has no SKILL.md at its top level; a skill folder must hold one")]
+    NoSkillMd,
+    /// A file is not UTF-8 text where text was asked for.
+    #[error("{path:?} is not UTF-8 text; read it as raw bytes instead")]
+    NotText {
+        /// The file.
+        path: String,
+    },
+    /// A path was refused.
+    #[error("refused path {path:?}: {source}")]
+    InvalidPath {
+        /// The path as given.
+        path: String,
+        /// Why.
+        source: PathError,
+    },
+    /// An upload over a limit.
+    #[error("upload refused: {0}; nothing was written")]
+    Limit(#[from] LimitError),
+    /// An I/O error, with what was being done.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done, naming the path.
+        context: String,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The blocking task running the operation failed.
+    #[error("the storage task stopped unexpectedly: {0}")]
+    Task(String),
+}
+
+impl StorageError {
+    /// A stable code for the error, for UIs and scripts.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::SkillNotFound { .. } => "skill_not_found",
+            Self::FileNotFound { .. } => "file_not_found",
+            Self::RevisionNotFound { .. } => "revision_not_found",
+            Self::NoSkillMd => "skill_md_missing",
+            Self::NotText { .. } => "file_not_text",
+            Self::InvalidPath { .. } => "path_invalid",
+            Self::Limit(_) => "upload_too_large",
+            Self::Io { .. } => "io_error",
+            Self::Task(_) => "internal_error",
+        }
+    }
+
+    /// Wraps an I/O error with what was being done to which path.
+    pub(crate) fn io(what: &str, path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Self {
+        let context = format!("could not {what} {}", path.display());
+        move |source| Self::Io { context, source }
+    }
+}
+
+/// Result of storage operations.
+pub type Result<T, E = StorageError> = std::result::Result<T, E>;
+
+/// A skill store over scopes. Async so a remote backend can come later; `FsStorage` is the
+/// desktop one.
+#[async_trait::async_trait]
+pub trait SkillStorage: Send + Sync {
+    /// The folder names of the skills in `scope`, sorted (valid names or not).
+    async fn list_skills(&self, scope: Scope) -> Result<Vec<String>>;
+    /// The files of a skill: relative paths, sorted, never `.version`.
+    async fn read_tree(&self, scope: Scope, name: &SkillName) -> Result<Vec<TreeEntry>>;
+    /// A file's bytes as stored.
+    async fn read_raw_file(&self, scope: Scope, name: &SkillName, path: &RelPath) -> Result<Vec<u8>>;
+    /// A file as text; `SKILL.md` with its frontmatter stripped.
+    async fn read_file(&self, scope: Scope, name: &SkillName, path: &RelPath) -> Result<String>;
+    /// The one upload path: stores `files` as the skill's next revision.
+    async fn write_skill(&self, scope: Scope, name: &SkillName, files: SkillFiles) -> Result<WriteOutcome>;
+    /// Moves the skill to history (recoverable with `restore`). Returns the revision moved.
+    async fn delete_skill(&self, scope: Scope, name: &SkillName) -> Result<Revision>;
+    /// The skill's revisions, newest first.
+    async fn history(&self, scope: Scope, name: &SkillName) -> Result<Vec<HistoryEntry>>;
+    /// Makes a new revision with the content of `revision`.
+    async fn restore(&self, scope: Scope, name: &SkillName, revision: Revision) -> Result<WriteOutcome>;
+}

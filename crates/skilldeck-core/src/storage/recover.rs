@@ -1,0 +1,85 @@
+//! Recovery at start: finishing or undoing writes that a crash cut short.
+//! Holds the rules for leftover staging folders; the write path that leaves them is in `write`.
+
+use super::history::{self, LogLine, RevisionEvent};
+use super::lock::SkillLock;
+use super::tree::read_revision;
+use super::write::{STAGING_PREFIX, staging_owner};
+use super::{Result, Scope, StorageError};
+use crate::home::SkilldeckHome;
+use crate::name::SkillName;
+use std::fs;
+use std::path::Path;
+
+/// Cleans up every scope. A staging folder whose skill is locked by a live writer is left alone.
+pub(crate) fn recover(home: &SkilldeckHome) -> Result<()> {
+    for scope in Scope::ALL {
+        let dir = home.scope_dir(scope);
+        let Ok(entries) = fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            let file_name = entry.file_name();
+            let Some(file_name) = file_name.to_str() else { continue };
+            if !file_name.starts_with(STAGING_PREFIX) {
+                continue;
+            }
+            let path = entry.path();
+            match staging_owner(file_name).and_then(|n| SkillName::parse(n.trim_end_matches(".old")).ok()) {
+                Some(name) => recover_one(home, scope, &name, &path)?,
+                None => remove(&path)?,
+            }
+        }
+    }
+    Ok(())
+}
+
+fn recover_one(home: &SkilldeckHome, scope: Scope, name: &SkillName, staged: &Path) -> Result<()> {
+    let Some(_lock) = SkillLock::try_acquire(&home.lock_path(scope, name))? else {
+        return Ok(());
+    };
+    if !staged.exists() {
+        return Ok(());
+    }
+    let current = home.skill_dir(scope, name);
+    let history_dir = home.history_dir(scope, name);
+    let staged_rev = read_revision(staged);
+    let current_rev = read_revision(&current);
+    match (staged_rev, current.exists()) {
+        // A whole new tree whose swap was cut between two renames: finish it.
+        (Some(rev), false) => {
+            fs::rename(staged, &current).map_err(StorageError::io("move into place", staged))?;
+            log_if_missing(&history_dir, rev)?;
+        }
+        // The old tree left after a swap: keep it in history.
+        (Some(rev), true) if current_rev.is_some_and(|c| rev < c) => {
+            let kept = history::rev_dir(&history_dir, rev);
+            if kept.exists() {
+                remove(staged)?;
+            } else {
+                fs::create_dir_all(&history_dir).map_err(StorageError::io("create", &history_dir))?;
+                fs::rename(staged, &kept).map_err(StorageError::io("move to history", staged))?;
+            }
+            if let Some(c) = current_rev {
+                log_if_missing(&history_dir, c)?;
+            }
+        }
+        // A new tree never swapped in, or a partial one: the old revision stands.
+        _ => remove(staged)?,
+    }
+    Ok(())
+}
+
+/// Adds a log line for a revision a crash left unlogged.
+fn log_if_missing(history_dir: &Path, rev: super::Revision) -> Result<()> {
+    if history::read_log(history_dir).iter().any(|l| l.revision == rev) {
+        return Ok(());
+    }
+    history::append(
+        history_dir,
+        &LogLine { revision: rev, digest: None, at: history::now(), event: RevisionEvent::Recovered },
+    )
+}
+
+fn remove(path: &Path) -> Result<()> {
+    let r = if path.is_dir() { fs::remove_dir_all(path) } else { fs::remove_file(path) };
+    r.map_err(StorageError::io("remove leftover", path))
+}

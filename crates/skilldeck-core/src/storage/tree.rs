@@ -1,0 +1,111 @@
+//! Reading a stored skill's tree: the file list and consistent whole-skill snapshots.
+//! Holds directory walking and the revision check that keeps a reader off a mix of two revisions.
+
+use super::{Result, Revision, StorageError};
+use crate::files::{SkillFiles, VERSION_FILE};
+use crate::relpath::RelPath;
+use serde::Serialize;
+use std::fs;
+use std::path::Path;
+
+/// One file in a skill's tree.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TreeEntry {
+    /// Its path relative to the skill folder.
+    pub path: RelPath,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+/// One whole revision of a skill, read consistently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The revision read, when the skill has a `.version`.
+    pub revision: Option<Revision>,
+    /// Every file but `.version`.
+    pub files: SkillFiles,
+    /// Entries passed over: symlinks, devices, names that are not valid paths.
+    pub skipped: Vec<String>,
+}
+
+/// Reads `<dir>/.version`; `None` when missing or not an integer.
+pub(crate) fn read_revision(dir: &Path) -> Option<Revision> {
+    fs::read_to_string(dir.join(VERSION_FILE)).ok()?.trim().parse().ok().map(Revision)
+}
+
+/// Walks `dir` and calls `f` for each regular file (never the top-level `.version`).
+/// Symlinks and special files are not followed; their paths go to `skipped`.
+pub(crate) fn walk(
+    dir: &Path,
+    skipped: &mut Vec<String>,
+    f: &mut dyn FnMut(RelPath, &Path, &fs::Metadata) -> Result<()>,
+) -> Result<()> {
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = fs::read_dir(&d).map_err(StorageError::io("read the folder", &d))?;
+        for entry in entries {
+            let entry = entry.map_err(StorageError::io("read the folder", &d))?;
+            let path = entry.path();
+            let rel = path.strip_prefix(dir).unwrap_or(&path);
+            let ft = entry.file_type().map_err(StorageError::io("inspect", &path))?;
+            if ft.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let Ok(rel) = RelPath::from_path(rel) else {
+                skipped.push(rel.display().to_string());
+                continue;
+            };
+            if !ft.is_file() {
+                skipped.push(rel.to_string());
+                continue;
+            }
+            if rel.as_str() == VERSION_FILE {
+                continue;
+            }
+            let meta = entry.metadata().map_err(StorageError::io("inspect", &path))?;
+            f(rel, &path, &meta)?;
+        }
+    }
+    Ok(())
+}
+
+/// The sorted file list of the skill at `dir`.
+pub(crate) fn list(dir: &Path) -> Result<Vec<TreeEntry>> {
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    walk(dir, &mut skipped, &mut |path, _, meta| {
+        out.push(TreeEntry { path, size: meta.len() });
+        Ok(())
+    })?;
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+/// Reads every file of the skill at `dir`, retrying if a write swaps a new revision in
+/// while it reads, so the result is one revision whole.
+pub(crate) fn snapshot(dir: &Path) -> Result<Snapshot> {
+    const ATTEMPTS: usize = 16;
+    let mut last = None;
+    for _ in 0..ATTEMPTS {
+        let before = read_revision(dir);
+        let mut files = SkillFiles::new();
+        let mut skipped = Vec::new();
+        let read = walk(dir, &mut skipped, &mut |rel, path, _| {
+            let bytes = fs::read(path).map_err(StorageError::io("read", path))?;
+            files.insert(rel, bytes);
+            Ok(())
+        });
+        let after = read_revision(dir);
+        match read {
+            Ok(()) if before == after => return Ok(Snapshot { revision: after, files, skipped }),
+            Ok(()) => {}
+            Err(e) if before != after => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| StorageError::Io {
+        context: format!("could not read {} while it kept changing", dir.display()),
+        source: std::io::Error::other("too many concurrent writes"),
+    }))
+}

@@ -1,0 +1,153 @@
+//! The write path: stage a whole new revision beside the skill, then swap it in under the lock.
+//! Holds staging, the atomic swap and the crash points tests use; not the public API (`fs`).
+
+use super::history::{self, LogLine, RevisionEvent};
+use super::tree::read_revision;
+use super::{Result, Revision, Scope, StorageError};
+use crate::digest::Digest;
+use crate::files::{SkillFiles, VERSION_FILE};
+use crate::home::SkilldeckHome;
+use crate::name::SkillName;
+use serde::Serialize;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The prefix of staging folders inside a scope folder.
+pub(crate) const STAGING_PREFIX: &str = ".staging-";
+
+/// The environment variable naming a crash point, for crash-safety tests only.
+pub const CRASH_ENV: &str = "SKILLDECK_TEST_CRASH_AT";
+
+/// What a successful write made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WriteOutcome {
+    /// The skill written.
+    pub name: SkillName,
+    /// The scope written to.
+    pub scope: Scope,
+    /// Its new revision.
+    pub revision: Revision,
+    /// The new revision's digest.
+    pub digest: Digest,
+    /// The revision it replaced, now in history.
+    pub replaced: Option<Revision>,
+}
+
+/// Aborts the process at a named point when the crash test asks for it.
+fn crash_point(point: &str) {
+    if std::env::var(CRASH_ENV).is_ok_and(|v| v == point) {
+        std::process::abort();
+    }
+}
+
+/// A fresh staging folder path for `name` in `scope_dir`.
+fn staging_path(scope_dir: &Path, name: &SkillName) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    scope_dir.join(format!("{STAGING_PREFIX}{}-{n}-{name}", std::process::id()))
+}
+
+/// The skill name a staging folder belongs to.
+pub(crate) fn staging_owner(file_name: &str) -> Option<&str> {
+    let rest = file_name.strip_prefix(STAGING_PREFIX)?;
+    let mut parts = rest.splitn(3, '-');
+    parts.next()?;
+    parts.next()?;
+    parts.next()
+}
+
+/// Writes `files` into `dir`, then the `.version` last, then flushes the file system.
+fn stage(dir: &Path, files: &SkillFiles, revision: Revision) -> Result<()> {
+    fs::create_dir(dir).map_err(StorageError::io("create the staging folder", dir))?;
+    for (rel, bytes) in files.iter() {
+        let path = rel.under(dir);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(StorageError::io("create", parent))?;
+        }
+        fs::write(&path, bytes).map_err(StorageError::io("write", &path))?;
+    }
+    write_version(dir, revision)?;
+    flush(dir);
+    Ok(())
+}
+
+/// Writes `<dir>/.version`.
+pub(crate) fn write_version(dir: &Path, revision: Revision) -> Result<()> {
+    let path = dir.join(VERSION_FILE);
+    fs::write(&path, format!("{revision}\n")).map_err(StorageError::io("write", &path))
+}
+
+/// Flushes the file system holding `dir` so a power cut after the swap finds whole files.
+fn flush(dir: &Path) {
+    if let Ok(f) = fs::File::open(dir) {
+        let _ = rustix::fs::syncfs(&f);
+    }
+}
+
+/// Swaps `staged` and `current` atomically where the OS can; else moves `current` away first.
+/// Afterwards `staged` holds the old tree.
+fn swap(staged: &Path, current: &Path) -> Result<()> {
+    let cwd = rustix::fs::CWD;
+    match rustix::fs::renameat_with(cwd, staged, cwd, current, rustix::fs::RenameFlags::EXCHANGE) {
+        Ok(()) => Ok(()),
+        Err(_) => {
+            // Not supported here: two renames. A crash between them leaves `current` missing and
+            // a whole staged tree, which recovery moves into place.
+            let aside = staged.with_extension("old");
+            fs::rename(current, &aside).map_err(StorageError::io("move aside", current))?;
+            fs::rename(staged, current).map_err(StorageError::io("move into place", staged))?;
+            fs::rename(&aside, staged).map_err(StorageError::io("move back", &aside))
+        }
+    }
+}
+
+/// The next revision: one past the current one and past any revision the skill ever had.
+pub(crate) fn next_revision(home: &SkilldeckHome, scope: Scope, name: &SkillName) -> Revision {
+    let current = read_revision(&home.skill_dir(scope, name));
+    let past = history::highest(&home.history_dir(scope, name));
+    current.max(past).unwrap_or(Revision(0)).next()
+}
+
+/// Stores `files` as the next revision. The caller holds the skill's lock.
+pub(crate) fn write_locked(
+    home: &SkilldeckHome,
+    scope: Scope,
+    name: &SkillName,
+    files: &SkillFiles,
+    event: RevisionEvent,
+) -> Result<WriteOutcome> {
+    let scope_dir = home.scope_dir(scope);
+    fs::create_dir_all(&scope_dir).map_err(StorageError::io("create", &scope_dir))?;
+    let current = home.skill_dir(scope, name);
+    let history_dir = home.history_dir(scope, name);
+    let revision = next_revision(home, scope, name);
+    let staged = staging_path(&scope_dir, name);
+    if let Err(e) = stage(&staged, files, revision) {
+        let _ = fs::remove_dir_all(&staged);
+        return Err(e);
+    }
+    crash_point("staged");
+    let replaced = if current.is_dir() {
+        let old = read_revision(&current).unwrap_or(Revision(revision.0 - 1));
+        // The old tree must carry its revision so recovery can tell it from a new one.
+        write_version(&current, old)?;
+        swap(&staged, &current)?;
+        crash_point("swapped");
+        fs::create_dir_all(&history_dir).map_err(StorageError::io("create", &history_dir))?;
+        let kept = history::rev_dir(&history_dir, old);
+        if kept.exists() {
+            fs::remove_dir_all(&staged).map_err(StorageError::io("remove", &staged))?;
+        } else {
+            fs::rename(&staged, &kept).map_err(StorageError::io("move to history", &staged))?;
+        }
+        Some(old)
+    } else {
+        fs::rename(&staged, &current).map_err(StorageError::io("move into place", &staged))?;
+        None
+    };
+    let digest = files.digest();
+    history::append(&history_dir, &LogLine { revision, digest: Some(digest), at: history::now(), event })?;
+    history::prune(&history_dir)?;
+    Ok(WriteOutcome { name: name.clone(), scope, revision, digest, replaced })
+}

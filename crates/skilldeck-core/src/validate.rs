@@ -1,0 +1,423 @@
+//! Validation: the field rules of DESIGN §1 applied to a parsed frontmatter.
+//! Holds the rules and the strict (agentskills.io) mode; not the YAML reading or storage.
+
+use crate::diagnostic::{DiagCode, Diagnostic};
+use crate::frontmatter::{self, ParsedYaml, kind_of};
+use crate::meta::{Dependencies, SkillMeta, Tier};
+use crate::name::{NameError, SkillName};
+use serde_yaml_ng::Value;
+
+/// The longest `description`, in characters.
+pub const MAX_DESCRIPTION_LEN: usize = 1024;
+/// The longest `version`, in characters.
+pub const MAX_VERSION_LEN: usize = 32;
+/// The longest `compatibility`, in characters.
+pub const MAX_COMPATIBILITY_LEN: usize = 500;
+
+/// The fields the agentskills.io format defines.
+const SPEC_FIELDS: &[&str] = &["name", "description", "license", "compatibility", "allowed-tools", "metadata"];
+/// Skilldeck's own additions, accepted unless strict.
+const SKILLDECK_FIELDS: &[&str] = &["description_zh", "version", "min_tier"];
+
+/// How to validate.
+#[derive(Debug, Clone, Copy)]
+pub struct ValidateOptions<'a> {
+    /// Apply the agentskills.io rules exactly: unknown fields and YAML repairs are errors.
+    pub strict: bool,
+    /// The skill's folder name, which `name` must equal; `None` skips that check.
+    pub dir_name: Option<&'a str>,
+    /// The app version a semver `compatibility` is checked against.
+    pub app_version: &'a str,
+}
+
+impl Default for ValidateOptions<'_> {
+    fn default() -> Self {
+        Self { strict: false, dir_name: None, app_version: crate::APP_VERSION }
+    }
+}
+
+/// What validation found: the typed fields and every problem, in file order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Validated {
+    /// The fields that could be read.
+    pub meta: SkillMeta,
+    /// All problems, errors and warnings.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Validated {
+    /// Whether no diagnostic is an error.
+    pub fn is_valid(&self) -> bool {
+        !self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Validates the bytes of a `SKILL.md`; `None` when the file is missing.
+pub fn validate_bytes(bytes: Option<&[u8]>, opts: ValidateOptions<'_>) -> Validated {
+    match bytes {
+        None => Validated {
+            meta: SkillMeta::default(),
+            diagnostics: vec![Diagnostic::error(DiagCode::SkillMdMissing, "the skill folder has no SKILL.md")],
+        },
+        Some(b) => match std::str::from_utf8(b) {
+            Ok(text) => validate_text(text, opts),
+            Err(e) => Validated {
+                meta: SkillMeta::default(),
+                diagnostics: vec![Diagnostic::error(
+                    DiagCode::SkillMdNotUtf8,
+                    format!("SKILL.md is not UTF-8 text (bad byte at offset {})", e.valid_up_to()),
+                )],
+            },
+        },
+    }
+}
+
+/// Validates the text of a `SKILL.md`.
+pub fn validate_text(text: &str, opts: ValidateOptions<'_>) -> Validated {
+    let split = match frontmatter::split(text) {
+        Ok(s) => s,
+        Err(d) => return Validated { meta: SkillMeta::default(), diagnostics: vec![d] },
+    };
+    let parsed = match frontmatter::parse_yaml(&split, opts.strict) {
+        Ok(p) => p,
+        Err(diagnostics) => return Validated { meta: SkillMeta::default(), diagnostics },
+    };
+    let mut v = Validated { meta: SkillMeta::default(), diagnostics: parsed.warnings.clone() };
+    let mut ctx =
+        Ctx { parsed: &parsed, diags: &mut v.diagnostics, raw: split.yaml, first_line: split.yaml_first_line };
+    v.meta = read_fields(&mut ctx, opts);
+    if split.body.trim().is_empty() {
+        v.diagnostics
+            .push(Diagnostic::warning(DiagCode::BodyEmpty, "SKILL.md has no instructions after the frontmatter"));
+    }
+    v.diagnostics.sort_by_key(|d| (d.line.unwrap_or(u32::MAX), d.severity));
+    v
+}
+
+/// What the field readers share.
+struct Ctx<'p, 'd> {
+    parsed: &'p ParsedYaml,
+    diags: &'d mut Vec<Diagnostic>,
+    raw: &'p str,
+    first_line: u32,
+}
+
+impl Ctx<'_, '_> {
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.parsed.fields.get(key).filter(|v| !v.is_null())
+    }
+
+    fn line(&self, key: &str) -> Option<u32> {
+        self.parsed.line_of(key)
+    }
+
+    fn error(&mut self, code: DiagCode, key: &str, msg: String) {
+        let line = self.line(key);
+        self.diags.push(Diagnostic::error(code, msg).at(line));
+    }
+
+    fn warn(&mut self, code: DiagCode, key: &str, msg: String) {
+        let line = self.line(key);
+        self.diags.push(Diagnostic::warning(code, msg).at(line));
+    }
+
+    /// Reads a text field; a number is taken as written (`version: 1.10` stays `1.10`).
+    fn text(&mut self, key: &str, allow_number: bool) -> Option<String> {
+        match self.get(key)? {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) if allow_number => Some(self.raw_value(key).unwrap_or_else(|| n.to_string())),
+            other => {
+                let kind = kind_of(other);
+                self.error(DiagCode::FieldTypeInvalid, key, format!("`{key}` should be text, but it is a {kind}"));
+                None
+            }
+        }
+    }
+
+    /// The value of a top-level key exactly as written on its line.
+    fn raw_value(&self, key: &str) -> Option<String> {
+        let line = self.line(key)?;
+        let text = self.raw.lines().nth((line - self.first_line) as usize)?;
+        let value = text.split_once(':')?.1.split(" #").next()?.trim();
+        (!value.is_empty()).then(|| value.to_owned())
+    }
+}
+
+fn read_fields(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> SkillMeta {
+    let mut meta = SkillMeta { name: read_name(ctx, opts), description: read_description(ctx), ..SkillMeta::default() };
+    meta.description_zh = ctx.text("description_zh", false);
+    if let Some(zh) = &meta.description_zh {
+        let len = zh.chars().count();
+        if len > MAX_DESCRIPTION_LEN {
+            ctx.warn(
+                DiagCode::DescriptionTooLong,
+                "description_zh",
+                format!("`description_zh` is {len} characters; keep it under {MAX_DESCRIPTION_LEN}"),
+            );
+        }
+    }
+    meta.version = ctx.text("version", true);
+    if let Some(v) = &meta.version {
+        let len = v.chars().count();
+        if len > MAX_VERSION_LEN {
+            ctx.error(
+                DiagCode::VersionTooLong,
+                "version",
+                format!("`version` is {len} characters; the limit is {MAX_VERSION_LEN}"),
+            );
+        }
+    }
+    meta.compatibility = read_compatibility(ctx, opts);
+    meta.allowed_tools = read_allowed_tools(ctx);
+    meta.min_tier = match ctx.get("min_tier").cloned() {
+        None => None,
+        Some(Value::String(s)) if Tier::parse(&s).is_some() => Tier::parse(&s),
+        Some(other) => {
+            let shown = match &other {
+                Value::String(s) => format!("{s:?}"),
+                v => format!("a {}", kind_of(v)),
+            };
+            ctx.error(DiagCode::MinTierInvalid, "min_tier", format!("`min_tier` is {shown}; use `lite` or `ultra`"));
+            None
+        }
+    };
+    meta.license = ctx.text("license", false);
+    let (metadata, deps) = read_metadata(ctx);
+    meta.metadata = metadata;
+    meta.dependencies = deps;
+    read_unknown(ctx, opts, &mut meta);
+    meta
+}
+
+fn read_name(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> Option<String> {
+    let Some(value) = ctx.get("name").cloned() else {
+        ctx.diags
+            .push(Diagnostic::error(DiagCode::NameMissing, "the frontmatter has no `name`").at(Some(ctx.first_line)));
+        return None;
+    };
+    let name = match value {
+        Value::String(s) => s,
+        other => {
+            let kind = kind_of(&other);
+            ctx.error(DiagCode::NameInvalid, "name", format!("`name` should be text, but it is a {kind}; quote it"));
+            return None;
+        }
+    };
+    match SkillName::parse(&name) {
+        Ok(_) => {}
+        Err(e @ NameError::TooLong(_)) => ctx.error(DiagCode::NameTooLong, "name", format!("`name` {name:?}: {e}")),
+        Err(e) => ctx.error(DiagCode::NameInvalid, "name", format!("`name` {name:?}: {e}")),
+    }
+    if let Some(dir) = opts.dir_name
+        && dir != name
+    {
+        ctx.error(DiagCode::NameDirMismatch, "name", format!("`name` is {name:?} but the folder is {dir:?}"));
+    }
+    Some(name)
+}
+
+fn read_description(ctx: &mut Ctx<'_, '_>) -> Option<String> {
+    if ctx.get("description").is_none() {
+        let line = ctx.line("description").or(Some(ctx.first_line));
+        let msg = if ctx.line("description").is_some() {
+            "`description` is empty"
+        } else {
+            "the frontmatter has no `description`"
+        };
+        ctx.diags.push(Diagnostic::error(DiagCode::DescriptionMissing, msg).at(line));
+        return None;
+    }
+    let d = ctx.text("description", false)?;
+    if d.trim().is_empty() {
+        ctx.error(DiagCode::DescriptionMissing, "description", "`description` is empty".to_owned());
+        return None;
+    }
+    let len = d.chars().count();
+    if len > MAX_DESCRIPTION_LEN {
+        ctx.error(
+            DiagCode::DescriptionTooLong,
+            "description",
+            format!("`description` is {len} characters; the limit is {MAX_DESCRIPTION_LEN}"),
+        );
+    }
+    let cjk = d.chars().filter(|c| is_cjk(*c)).count();
+    if cjk * 3 > len {
+        ctx.warn(
+            DiagCode::DescriptionNotEnglish,
+            "description",
+            "`description` is mostly Chinese; models get it in the English listing".to_owned(),
+        );
+    }
+    Some(d)
+}
+
+/// Whether `c` is a CJK ideograph or CJK punctuation.
+fn is_cjk(c: char) -> bool {
+    matches!(c, '\u{3000}'..='\u{303f}' | '\u{3400}'..='\u{4dbf}' | '\u{4e00}'..='\u{9fff}' | '\u{ff00}'..='\u{ffef}')
+}
+
+fn read_compatibility(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> Option<String> {
+    let c = ctx.text("compatibility", true)?;
+    let len = c.chars().count();
+    if len > MAX_COMPATIBILITY_LEN {
+        ctx.error(
+            DiagCode::CompatibilityTooLong,
+            "compatibility",
+            format!("`compatibility` is {len} characters; the limit is {MAX_COMPATIBILITY_LEN}"),
+        );
+        return Some(c);
+    }
+    let looks_like_range = c.trim_start().starts_with(['>', '<', '=', '~', '^']);
+    if looks_like_range
+        && let (Ok(req), Ok(app)) = (semver::VersionReq::parse(c.trim()), semver::Version::parse(opts.app_version))
+        && !req.matches(&app)
+    {
+        ctx.error(
+            DiagCode::CompatibilityUnmet,
+            "compatibility",
+            format!("the skill needs Skilldeck {c}, and this is {}", opts.app_version),
+        );
+    }
+    Some(c)
+}
+
+/// Splits `Bash(git diff:*) Read, Write` into patterns, keeping spaces inside parentheses.
+pub fn split_tool_patterns(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut depth = 0usize;
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if depth == 0 && (c.is_whitespace() || c == ',') {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+        } else {
+            cur.push(c);
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Whether a pattern is `Tool` or `Tool(args)`.
+fn is_tool_pattern(p: &str) -> bool {
+    let (head, args) = match p.find('(') {
+        Some(i) => (&p[..i], Some(&p[i..])),
+        None => (p, None),
+    };
+    let head_ok = head.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && head.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '*'));
+    let args_ok = args.is_none_or(|a| a.ends_with(')') && a.matches('(').count() == a.matches(')').count());
+    head_ok && args_ok
+}
+
+fn read_allowed_tools(ctx: &mut Ctx<'_, '_>) -> Vec<String> {
+    const KEY: &str = "allowed-tools";
+    let patterns = match ctx.get(KEY).cloned() {
+        None => return Vec::new(),
+        Some(Value::String(s)) => split_tool_patterns(&s),
+        Some(Value::Sequence(items)) => {
+            let mut out = Vec::new();
+            for item in items {
+                match item {
+                    Value::String(s) => out.extend(split_tool_patterns(&s)),
+                    other => {
+                        let kind = kind_of(&other);
+                        ctx.error(
+                            DiagCode::AllowedToolsInvalid,
+                            KEY,
+                            format!("an `allowed-tools` entry is a {kind}, not text"),
+                        );
+                    }
+                }
+            }
+            out
+        }
+        Some(other) => {
+            let kind = kind_of(&other);
+            ctx.error(DiagCode::FieldTypeInvalid, KEY, format!("`allowed-tools` should be text, but it is a {kind}"));
+            return Vec::new();
+        }
+    };
+    let (good, bad): (Vec<_>, Vec<_>) = patterns.into_iter().partition(|p| is_tool_pattern(p));
+    if !bad.is_empty() {
+        ctx.error(DiagCode::AllowedToolsInvalid, KEY, format!("not tool patterns: {}", bad.join(", ")));
+    }
+    good
+}
+
+fn read_metadata(ctx: &mut Ctx<'_, '_>) -> (Option<serde_json::Value>, Dependencies) {
+    let Some(value) = ctx.get("metadata").cloned() else {
+        return (None, Dependencies::default());
+    };
+    if !value.is_mapping() {
+        let kind = kind_of(&value);
+        ctx.error(
+            DiagCode::FieldTypeInvalid,
+            "metadata",
+            format!("`metadata` should be a mapping, but it is a {kind}"),
+        );
+        return (None, Dependencies::default());
+    }
+    let mut deps = Dependencies::default();
+    if let Some(d) = value.get("aibuddy").and_then(|a| a.get("dependencies")) {
+        for (lang, slot) in [("python", &mut deps.python), ("node", &mut deps.node)] {
+            match d.get(lang) {
+                None | Some(Value::Null) => {}
+                Some(Value::Sequence(items)) if items.iter().all(Value::is_string) => {
+                    *slot = items.iter().filter_map(|i| i.as_str().map(str::to_owned)).collect();
+                }
+                Some(other) => {
+                    let kind = kind_of(other);
+                    ctx.warn(
+                        DiagCode::DependenciesInvalid,
+                        "metadata",
+                        format!("`metadata.aibuddy.dependencies.{lang}` should be a list of package names, but it is a {kind}"),
+                    );
+                }
+            }
+        }
+    }
+    (Some(to_json(&value)), deps)
+}
+
+fn read_unknown(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>, meta: &mut SkillMeta) {
+    let keys: Vec<(String, Value)> = ctx
+        .parsed
+        .fields
+        .iter()
+        .map(|(k, v)| (k.as_str().map_or_else(|| format!("{k:?}"), str::to_owned), v.clone()))
+        .collect();
+    for (key, value) in keys {
+        let spec = SPEC_FIELDS.contains(&key.as_str());
+        let ours = SKILLDECK_FIELDS.contains(&key.as_str());
+        if spec || (ours && !opts.strict) {
+            continue;
+        }
+        if !ours {
+            meta.extra.insert(key.clone(), to_json(&value));
+        }
+        let msg = if ours {
+            format!("`{key}` is a Skilldeck field, not part of the agentskills.io format")
+        } else {
+            format!("`{key}` is not a known field; it is kept but ignored")
+        };
+        if opts.strict {
+            ctx.error(DiagCode::FieldUnknown, &key, msg);
+        } else {
+            ctx.warn(DiagCode::FieldUnknown, &key, msg);
+        }
+    }
+}
+
+/// YAML to JSON; values JSON cannot hold (non-text keys) become their debug text.
+fn to_json(v: &Value) -> serde_json::Value {
+    serde_json::to_value(v).unwrap_or_else(|_| serde_json::Value::String(format!("{v:?}")))
+}
