@@ -122,7 +122,9 @@ pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Dia
     match parse_mapping(&yaml, split.yaml_first_line) {
         Ok(fields) => Ok(ParsedYaml { fields, key_lines, warnings: Vec::new() }),
         Err(first_error) => {
-            if strict {
+            // Strict mode reads YAML as written; and YAML built to exhaust the parser (deep
+            // nesting, alias bombs) is refused, never repaired.
+            if strict || first_error.message.contains("limit exceeded") {
                 return Err(vec![first_error]);
             }
             let (repaired, recovered) = quote_plain_values(&yaml, split.yaml_first_line);

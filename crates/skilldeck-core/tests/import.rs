@@ -1,0 +1,176 @@
+//! Importing folders and archives: the good cases, and hostile input refused with nothing written.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use skilldeck_core::import::{self, ImportError};
+use skilldeck_core::{FsStorage, Scope, SkilldeckHome, UploadLimits};
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use zip::write::SimpleFileOptions;
+
+const MD: &str = "---\nname: pdf\ndescription: Extract text from PDF files\n---\n# PDF\n";
+
+fn load(path: &Path) -> Result<import::LoadedSkill, ImportError> {
+    import::load(path, UploadLimits::default(), &mut |_, _| {})
+}
+
+/// Writes a zip with `(name, bytes)` entries.
+fn zip_of(path: &Path, entries: &[(&str, &[u8])]) {
+    let mut z = zip::ZipWriter::new(fs::File::create(path).unwrap());
+    for (name, bytes) in entries {
+        z.start_file(*name, SimpleFileOptions::default()).unwrap();
+        z.write_all(bytes).unwrap();
+    }
+    z.finish().unwrap();
+}
+
+fn paths(l: &import::LoadedSkill) -> Vec<String> {
+    l.files.iter().map(|(p, _)| p.to_string()).collect()
+}
+
+#[test]
+fn folders_skill_md_and_archives_load() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("pdf");
+    fs::create_dir_all(dir.join("scripts")).unwrap();
+    fs::create_dir_all(dir.join(".git")).unwrap();
+    fs::write(dir.join("SKILL.md"), MD).unwrap();
+    fs::write(dir.join("scripts/run.py"), "print(1)").unwrap();
+    fs::write(dir.join(".git/HEAD"), "ref").unwrap();
+    fs::write(dir.join(".version"), "77").unwrap();
+    let l = load(&dir).unwrap();
+    assert_eq!((l.name.as_str(), paths(&l)), ("pdf", vec!["SKILL.md".to_owned(), "scripts/run.py".to_owned()]));
+    let mut skipped = l.skipped.clone();
+    skipped.sort();
+    assert_eq!(skipped, vec![".git", ".version"]);
+    assert!(l.validation.is_valid());
+    assert_eq!(paths(&load(&dir.join("SKILL.md")).unwrap()), paths(&l));
+
+    // A zip with the skill under one top folder, and a .skill with it at the top.
+    let z = tmp.path().join("pdf.zip");
+    zip_of(&z, &[("pdf/SKILL.md", MD.as_bytes()), ("pdf/scripts/run.py", b"print(1)"), ("pdf/__MACOSX/x", b"")]);
+    assert_eq!(paths(&load(&z).unwrap()), vec!["SKILL.md", "scripts/run.py"]);
+    let s = tmp.path().join("whatever.skill");
+    zip_of(&s, &[("SKILL.md", MD.as_bytes())]);
+    assert_eq!(load(&s).unwrap().name.as_str(), "pdf");
+}
+
+#[test]
+fn the_name_comes_from_frontmatter_then_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("my-tool");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("SKILL.md"), "---\ndescription: no name\n---\nbody\n").unwrap();
+    let l = load(&dir).unwrap();
+    assert_eq!(l.name.as_str(), "my-tool");
+    assert!(!l.validation.is_valid(), "still reported: name_missing");
+    let bad = tmp.path().join("My Tool");
+    fs::create_dir_all(&bad).unwrap();
+    fs::write(bad.join("SKILL.md"), "---\ndescription: no name\n---\nbody\n").unwrap();
+    assert_eq!(load(&bad).unwrap_err().code(), "name_invalid");
+}
+
+fn expect_refused(source: &Path, code: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let storage = FsStorage::open(SkilldeckHome::new(tmp.path())).unwrap();
+    let err = load(source).and_then(|l| import::store(&storage, Scope::User, &l)).unwrap_err();
+    assert_eq!(err.code(), code, "{}: {err}", source.display());
+    assert!(storage.list_skills_sync(Scope::User).unwrap().is_empty(), "nothing may be written");
+    assert!(!tmp.path().join("history").exists());
+}
+
+#[test]
+fn hostile_archives_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases: Vec<(&str, Vec<(&str, &[u8])>, &str)> = vec![
+        ("dotdot", vec![("SKILL.md", MD.as_bytes()), ("../evil.sh", b"x")], "source_hostile"),
+        ("deep-dotdot", vec![("SKILL.md", MD.as_bytes()), ("a/../../evil", b"x")], "source_hostile"),
+        ("absolute", vec![("SKILL.md", MD.as_bytes()), ("/etc/evil", b"x")], "source_hostile"),
+        ("backslash", vec![("SKILL.md", MD.as_bytes()), ("..\\evil", b"x")], "source_hostile"),
+        ("drive", vec![("SKILL.md", MD.as_bytes()), ("C:/evil", b"x")], "source_hostile"),
+        ("nul", vec![("SKILL.md", MD.as_bytes()), ("a\0b", b"x")], "source_hostile"),
+        ("no-skill-md", vec![("README.md", b"x")], "skill_md_missing"),
+    ];
+    for (name, entries, code) in cases {
+        let z = tmp.path().join(format!("{name}.zip"));
+        zip_of(&z, &entries);
+        expect_refused(&z, code);
+    }
+    // A symlink entry.
+    let z = tmp.path().join("link.zip");
+    let mut w = zip::ZipWriter::new(fs::File::create(&z).unwrap());
+    w.start_file("SKILL.md", SimpleFileOptions::default()).unwrap();
+    w.write_all(MD.as_bytes()).unwrap();
+    w.add_symlink("passwd", "/etc/passwd", SimpleFileOptions::default()).unwrap();
+    w.finish().unwrap();
+    expect_refused(&z, "source_hostile");
+    // Not a zip at all.
+    let junk = tmp.path().join("junk.zip");
+    fs::write(&junk, b"not a zip").unwrap();
+    expect_refused(&junk, "archive_invalid");
+}
+
+#[test]
+fn a_zip_bomb_stops_at_the_limit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let z = tmp.path().join("bomb.zip");
+    let mut w = zip::ZipWriter::new(fs::File::create(&z).unwrap());
+    let opts = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    w.start_file("SKILL.md", opts).unwrap();
+    w.write_all(MD.as_bytes()).unwrap();
+    w.start_file("zeros.bin", opts).unwrap();
+    let chunk = vec![0u8; 1 << 20];
+    for _ in 0..40 {
+        w.write_all(&chunk).unwrap();
+    }
+    w.finish().unwrap();
+    assert!(fs::metadata(&z).unwrap().len() < 200_000, "40 MiB of zeros compresses small");
+    let limits = UploadLimits { max_file_bytes: 8 << 20, ..UploadLimits::default() };
+    let err = import::load(&z, limits, &mut |_, _| {}).unwrap_err();
+    assert_eq!(err.code(), "upload_too_large", "{err}");
+}
+
+#[test]
+fn hostile_folders_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let make = |name: &str| -> PathBuf {
+        let d = tmp.path().join(name);
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("SKILL.md"), MD).unwrap();
+        d
+    };
+    let d = make("file-link");
+    std::os::unix::fs::symlink("/etc/passwd", d.join("passwd")).unwrap();
+    expect_refused(&d, "source_hostile");
+    let d = make("dir-link");
+    std::os::unix::fs::symlink("/etc", d.join("etc")).unwrap();
+    expect_refused(&d, "source_hostile");
+    let d = make("fifo");
+    let status = std::process::Command::new("mkfifo").arg(d.join("pipe")).status().unwrap();
+    assert!(status.success());
+    expect_refused(&d, "source_hostile");
+    let d = make("too-many");
+    for i in 0..5001 {
+        fs::write(d.join(format!("f{i}")), "").unwrap();
+    }
+    expect_refused(&d, "upload_too_large");
+    expect_refused(&tmp.path().join("missing"), "source_not_found");
+    let empty = tmp.path().join("empty");
+    fs::create_dir_all(&empty).unwrap();
+    expect_refused(&empty, "skill_md_missing");
+}
+
+#[test]
+fn preview_says_what_will_happen() {
+    let tmp = tempfile::tempdir().unwrap();
+    let storage = FsStorage::open(SkilldeckHome::new(tmp.path().join("home"))).unwrap();
+    let dir = tmp.path().join("pdf");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("SKILL.md"), MD).unwrap();
+    let l = load(&dir).unwrap();
+    let p = import::preview(&storage, Scope::User, &l);
+    assert_eq!((p.is_new, p.next_revision.0, p.file_count, p.valid), (true, 1, 1, true));
+    import::store(&storage, Scope::User, &l).unwrap();
+    let p = import::preview(&storage, Scope::User, &l);
+    assert_eq!((p.is_new, p.next_revision.0), (false, 2));
+}

@@ -1,0 +1,221 @@
+//! The L1 listing: exact text, gating, shadowing, cache invalidation and the token budget.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use skilldeck_core::listing::{ListingOptions, shorten};
+use skilldeck_core::tokens::estimate_tokens;
+use skilldeck_core::{FsStorage, RelPath, Scope, SkillFiles, SkillName, SkillRegistry, SkilldeckHome, Tier};
+use std::fs;
+
+fn files(front: &str) -> SkillFiles {
+    [(RelPath::parse("SKILL.md").unwrap(), format!("---\n{front}---\nbody\n").into_bytes())].into_iter().collect()
+}
+
+/// A registry over a temp store holding `skills` as `(scope, name, extra frontmatter, description)`.
+fn registry(tmp: &std::path::Path, skills: &[(Scope, &str, &str, &str)]) -> SkillRegistry {
+    let storage = FsStorage::open(SkilldeckHome::new(tmp)).unwrap();
+    for (scope, name, extra, desc) in skills {
+        let n = SkillName::parse(name).unwrap();
+        storage.write_skill_sync(*scope, &n, &files(&format!("name: {name}\ndescription: {desc}\n{extra}"))).unwrap();
+    }
+    SkillRegistry::new(storage)
+}
+
+#[test]
+fn the_exact_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let reg = registry(
+        tmp.path(),
+        &[
+            (Scope::User, "pdf", "", "Extract text and tables from PDF files"),
+            (Scope::User, "market-research", "", "Systematic market analysis with competitive intelligence"),
+        ],
+    );
+    // A skill with no sidecar shows its frontmatter version; one with neither shows none.
+    for _ in 0..5 {
+        reg.write_skill(
+            Scope::User,
+            &SkillName::parse("market-research").unwrap(),
+            &files("name: market-research\ndescription: Systematic market analysis with competitive intelligence\n"),
+        )
+        .unwrap();
+    }
+    fs::remove_file(tmp.path().join("skills/user/pdf/.version")).unwrap();
+    reg.invalidate(Scope::User, Some("pdf"));
+    let listing = reg.listing(&ListingOptions::default()).unwrap();
+    assert_eq!(
+        listing.text,
+        "### Skills: `view_skill`\n\nAvailable Skills:\n- **market-research** (v:6): Systematic market analysis with competitive intelligence\n- **pdf**: Extract text and tables from PDF files"
+    );
+    assert_eq!(listing.names(), vec!["market-research", "pdf"]);
+    assert!(listing.shortened.is_empty());
+    fs::write(
+        tmp.path().join("skills/user/pdf/SKILL.md"),
+        "---\nname: pdf\ndescription: Extract text\nversion: 2.1.0\n---\nb\n",
+    )
+    .unwrap();
+    reg.invalidate(Scope::User, Some("pdf"));
+    let listing = reg.listing(&ListingOptions::default()).unwrap();
+    assert!(listing.text.ends_with("- **pdf** (v:2.1.0): Extract text"), "{}", listing.text);
+}
+
+#[test]
+fn gating_and_shadowing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let reg = registry(
+        tmp.path(),
+        &[
+            (Scope::System, "pdf", "", "system pdf"),
+            (Scope::User, "pdf", "", "user pdf"),
+            (Scope::System, "notes", "", "keep notes"),
+            (Scope::User, "big-brain", "min_tier: ultra\n", "needs a frontier model"),
+            (Scope::User, "broken", "min_tier: mega\n", "invalid tier"),
+            (Scope::User, "off", "", "switched off"),
+        ],
+    );
+    let all = reg.list_metas_across(&Scope::ALL).unwrap();
+    let view: Vec<(&str, Scope, bool, bool)> =
+        all.iter().map(|l| (l.entry.name.as_str(), l.entry.scope, l.entry.valid, l.shadowed)).collect();
+    assert_eq!(
+        view,
+        vec![
+            ("big-brain", Scope::User, true, false),
+            ("broken", Scope::User, false, false),
+            ("notes", Scope::System, true, false),
+            ("off", Scope::User, true, false),
+            ("pdf", Scope::System, true, true),
+            ("pdf", Scope::User, true, false),
+        ]
+    );
+    let opts = ListingOptions { disabled: ["off".to_owned()].into(), ..ListingOptions::default() };
+    let l = reg.listing(&opts).unwrap();
+    assert_eq!(l.names(), vec!["big-brain", "notes", "pdf"]);
+    assert!(l.text.contains("- **pdf** (v:1): user pdf"), "user shadows system");
+    let lite = reg.listing(&ListingOptions { tier: Tier::Lite, ..opts.clone() }).unwrap();
+    assert_eq!(lite.names(), vec!["notes", "pdf"]);
+    let system_only = reg.listing(&ListingOptions { scopes: vec![Scope::System], ..opts.clone() }).unwrap();
+    assert!(system_only.text.contains("- **pdf** (v:1): system pdf"), "{}", system_only.text);
+    let no_tool = reg.listing(&ListingOptions { view_skill_enabled: false, ..opts.clone() }).unwrap();
+    assert_eq!((no_tool.text.as_str(), no_tool.skills.len()), ("", 0));
+    let none = reg.listing(&ListingOptions { scopes: vec![], ..opts }).unwrap();
+    assert_eq!(none.text, "", "no section at all when nothing is listed");
+}
+
+#[test]
+fn writes_deletes_and_invalidation_refresh_the_listing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let reg = registry(tmp.path(), &[(Scope::User, "pdf", "", "first")]);
+    let n = SkillName::parse("pdf").unwrap();
+    assert!(reg.listing(&ListingOptions::default()).unwrap().text.contains("(v:1): first"));
+    reg.write_skill(Scope::User, &n, &files("name: pdf\ndescription: second\n")).unwrap();
+    assert!(reg.listing(&ListingOptions::default()).unwrap().text.contains("(v:2): second"));
+    // An edit on disk is not seen until invalidated (the watcher's job), then it is.
+    fs::write(tmp.path().join("skills/user/pdf/SKILL.md"), "---\nname: pdf\ndescription: third\n---\nb\n").unwrap();
+    assert!(reg.listing(&ListingOptions::default()).unwrap().text.contains("second"), "served from cache");
+    reg.invalidate(Scope::User, Some("pdf"));
+    assert!(reg.listing(&ListingOptions::default()).unwrap().text.contains("(v:2): third"));
+    // A folder added on disk appears after the scope is invalidated.
+    fs::create_dir_all(tmp.path().join("skills/user/docx")).unwrap();
+    fs::write(tmp.path().join("skills/user/docx/SKILL.md"), "---\nname: docx\ndescription: Word files\n---\nb\n")
+        .unwrap();
+    reg.invalidate(Scope::User, None);
+    assert_eq!(reg.listing(&ListingOptions::default()).unwrap().names(), vec!["docx", "pdf"]);
+    reg.delete_skill(Scope::User, &n).unwrap();
+    assert_eq!(reg.listing(&ListingOptions::default()).unwrap().names(), vec!["docx"]);
+}
+
+#[test]
+fn shortening_is_at_word_boundaries() {
+    assert_eq!(shorten("Extract text and tables", 100), "Extract text and tables");
+    assert_eq!(shorten("Extract text and tables", 14), "Extract text…");
+    assert_eq!(shorten("Extract text and tables", 13), "Extract text…");
+    assert_eq!(shorten("Extract, text", 9), "Extract…");
+    assert_eq!(shorten("Supercalifragilistic", 6), "Super…");
+    assert_eq!(shorten("从PDF文件中提取文本", 4), "从PD…");
+    assert_eq!(shorten("anything", 0), "…");
+}
+
+/// A realistic description of about `len` characters.
+fn description(i: usize, len: usize) -> String {
+    let words = [
+        "analyze",
+        "quarterly",
+        "revenue",
+        "reports",
+        "and",
+        "produce",
+        "charts,",
+        "summaries",
+        "for",
+        "stakeholders",
+        "when",
+        "asked",
+    ];
+    let mut s = format!("Skill {i}:");
+    let mut k = i;
+    while s.len() < len {
+        s.push(' ');
+        s.push_str(words[k % words.len()]);
+        k += 7;
+    }
+    s
+}
+
+#[test]
+fn the_budget_shortens_descriptions_evenly_and_never_drops_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let storage = FsStorage::open(SkilldeckHome::new(tmp.path())).unwrap();
+    for i in 0..50 {
+        let len = if i % 10 == 0 { 364 } else { 155 };
+        let name = format!("skill-{i:02}");
+        let desc = description(i, len);
+        storage
+            .write_skill_sync(
+                Scope::User,
+                &SkillName::parse(&name).unwrap(),
+                &files(&format!("name: {name}\ndescription: \"{desc}\"\n")),
+            )
+            .unwrap();
+    }
+    let reg = SkillRegistry::new(storage);
+    let l = reg.listing(&ListingOptions::default()).unwrap();
+    assert_eq!(l.skills.len(), 50, "names are never dropped");
+    assert!(l.estimated_tokens <= 1500, "{}", l.estimated_tokens);
+    assert_eq!(l.shortened.len(), 50, "all descriptions exceed the even cap");
+    let lens: Vec<usize> = l.skills.iter().map(|s| s.description.chars().count()).collect();
+    let (min, max) = (*lens.iter().min().unwrap(), *lens.iter().max().unwrap());
+    assert!(max - min <= 12, "shortened evenly: {lens:?}");
+    assert!(l.skills.iter().all(|s| s.description.ends_with('…')));
+    // A roomier budget shortens only the long ones.
+    let roomy = reg.listing(&ListingOptions { budget_tokens: 2700, ..ListingOptions::default() }).unwrap();
+    assert!(roomy.estimated_tokens <= 2700);
+    assert!(!roomy.shortened.is_empty() && roomy.shortened.len() <= 5, "{:?}", roomy.shortened);
+    assert!(roomy.shortened.iter().all(|n| n.ends_with('0')), "only the 364-char ones: {:?}", roomy.shortened);
+    // A budget too small for any description still lists every name.
+    let tiny = reg.listing(&ListingOptions { budget_tokens: 10, ..ListingOptions::default() }).unwrap();
+    assert_eq!(tiny.skills.len(), 50);
+    assert!(tiny.text.contains("- **skill-49** (v:1): …"));
+}
+
+#[test]
+fn the_estimate_tracks_a_real_tokenizer() {
+    let bpe = tiktoken_rs::o200k_base().unwrap();
+    let english: String = (0..40).map(|i| format!("- **skill-{i}** (v:{i}): {}\n", description(i, 155))).collect();
+    let chinese: String = (0..20)
+        .map(|i| format!("- **skill-{i}**: 从PDF文件中提取文本和表格，并生成摘要报告，适用于财务分析\n"))
+        .collect();
+    let bundled: String = skilldeck_core::bundled::skills()
+        .iter()
+        .map(|(n, f)| {
+            format!(
+                "- **{n}**: {}\n",
+                String::from_utf8_lossy(f.skill_md().unwrap()).lines().find(|l| l.starts_with("description:")).unwrap()
+            )
+        })
+        .collect();
+    for text in [bundled, chinese, english] {
+        let real = bpe.encode_ordinary(&text).len() as f64;
+        let est = estimate_tokens(&text) as f64;
+        assert!(est >= real, "never under: estimate {est} vs o200k {real}");
+        assert!(est <= real * 1.5, "not wildly over: estimate {est} vs o200k {real}");
+    }
+}

@@ -1,0 +1,272 @@
+//! The store's revision rules, history, limits and crash recovery, checked on real files.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use skilldeck_core::storage::RevisionEvent;
+use skilldeck_core::{
+    FsStorage, RelPath, Revision, Scope, SkillFiles, SkillName, SkillStorage, SkilldeckHome, UploadLimits,
+};
+use std::fs;
+use std::path::Path;
+
+fn skill(name: &str, body: &str) -> SkillFiles {
+    [
+        (RelPath::parse("SKILL.md").unwrap(), format!("---\nname: {name}\ndescription: d\n---\n{body}\n").into_bytes()),
+        (RelPath::parse("references/guide.md").unwrap(), b"guide".to_vec()),
+    ]
+    .into_iter()
+    .collect()
+}
+
+fn open(dir: &Path) -> FsStorage {
+    FsStorage::open(SkilldeckHome::new(dir)).unwrap()
+}
+
+fn name(s: &str) -> SkillName {
+    SkillName::parse(s).unwrap()
+}
+
+fn paths(storage: &FsStorage, n: &SkillName) -> Vec<String> {
+    storage.read_tree_sync(Scope::User, n).unwrap().into_iter().map(|e| e.path.to_string()).collect()
+}
+
+#[test]
+fn every_upload_bumps_even_identical_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    let revs: Vec<u64> =
+        (0..3).map(|_| s.write_skill_sync(Scope::User, &n, &skill("pdf", "same")).unwrap().revision.0).collect();
+    assert_eq!(revs, vec![1, 2, 3]);
+    assert_eq!(fs::read_to_string(tmp.path().join("skills/user/pdf/.version")).unwrap(), "3\n");
+    assert_eq!(s.revision_sync(Scope::User, &n).unwrap(), Some(Revision(3)));
+}
+
+#[test]
+fn incoming_version_files_are_dropped_and_never_shown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    let mut files = skill("pdf", "x");
+    files.insert(RelPath::parse(".version").unwrap(), b"999".to_vec());
+    let out = s.write_skill_sync(Scope::User, &n, &files).unwrap();
+    assert_eq!(out.revision, Revision(1));
+    assert_eq!(paths(&s, &n), vec!["SKILL.md", "references/guide.md"]);
+    let snap = s.snapshot(Scope::User, &n).unwrap();
+    assert_eq!(snap.revision, Some(Revision(1)));
+    assert!(snap.files.get(".version").is_none());
+    assert_eq!(out.digest, skill("pdf", "x").digest(), "the digest never covers .version");
+}
+
+#[test]
+fn replaced_revisions_go_to_history_and_the_last_twenty_are_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    for i in 1..=25 {
+        let out = s.write_skill_sync(Scope::User, &n, &skill("pdf", &format!("v{i}"))).unwrap();
+        assert_eq!(out.replaced, (i > 1).then(|| Revision(i - 1)));
+    }
+    let h = s.history_sync(Scope::User, &n).unwrap();
+    assert_eq!(h.len(), 25, "the log keeps every revision");
+    assert_eq!(h[0].revision, Revision(25));
+    assert!(h[0].current && h[0].restorable);
+    let restorable: Vec<u64> = h.iter().filter(|e| e.restorable).map(|e| e.revision.0).collect();
+    assert_eq!(restorable, (5..=25).rev().collect::<Vec<_>>(), "current + the last 20 replaced");
+    let kept = fs::read_to_string(tmp.path().join("history/user/pdf/7/SKILL.md")).unwrap();
+    assert!(kept.contains("v7"));
+    assert_eq!(fs::read_to_string(tmp.path().join("history/user/pdf/7/.version")).unwrap(), "7\n");
+}
+
+#[test]
+fn delete_and_restore_make_new_revisions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "one")).unwrap();
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "two")).unwrap();
+    assert_eq!(s.delete_skill_sync(Scope::User, &n).unwrap(), Revision(2));
+    assert!(!tmp.path().join("skills/user/pdf").exists());
+    assert!(s.read_tree_sync(Scope::User, &n).is_err());
+    let out = s.restore_sync(Scope::User, &n, Revision(1)).unwrap();
+    assert_eq!(out.revision, Revision(3), "a restore never reuses a number");
+    assert_eq!(s.read_file_sync(Scope::User, &n, &RelPath::parse("SKILL.md").unwrap()).unwrap(), "one\n");
+    let events: Vec<(u64, RevisionEvent)> =
+        s.history_sync(Scope::User, &n).unwrap().iter().map(|e| (e.revision.0, e.event)).collect();
+    assert_eq!(
+        events,
+        vec![(3, RevisionEvent::Restore { from: Revision(1) }), (2, RevisionEvent::Upload), (1, RevisionEvent::Upload)]
+    );
+    assert!(matches!(
+        s.restore_sync(Scope::User, &n, Revision(9)),
+        Err(skilldeck_core::StorageError::RevisionNotFound { .. })
+    ));
+}
+
+#[test]
+fn reads_strip_frontmatter_and_refuse_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "# Body")).unwrap();
+    let md = RelPath::parse("SKILL.md").unwrap();
+    assert_eq!(s.read_file_sync(Scope::User, &n, &md).unwrap(), "# Body\n");
+    assert!(s.read_raw_file_sync(Scope::User, &n, &md).unwrap().starts_with(b"---\nname: pdf"));
+    let version = RelPath::parse(".version").unwrap();
+    assert!(matches!(
+        s.read_raw_file_sync(Scope::User, &n, &version),
+        Err(skilldeck_core::StorageError::FileNotFound { .. })
+    ));
+}
+
+#[test]
+fn limits_refuse_and_leave_the_store_untouched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path()).with_limits(UploadLimits { max_file_bytes: 100, max_total_bytes: 120, max_files: 3 });
+    let n = name("pdf");
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "ok")).unwrap();
+    let before = snapshot_dir(tmp.path());
+    let mut big = skill("pdf", "x");
+    big.insert(RelPath::parse("assets/big.bin").unwrap(), vec![0; 101]);
+    let mut many = skill("pdf", "x");
+    for i in 0..3 {
+        many.insert(RelPath::parse(&format!("f{i}")).unwrap(), vec![1]);
+    }
+    let mut total = skill("pdf", "x");
+    total.insert(RelPath::parse("a").unwrap(), vec![0; 90]);
+    for (files, code) in [(big, "upload_too_large"), (many, "upload_too_large"), (total, "upload_too_large")] {
+        let err = s.write_skill_sync(Scope::User, &n, &files).unwrap_err();
+        assert_eq!(err.code(), code, "{err}");
+        assert!(err.to_string().contains("nothing was written"), "{err}");
+    }
+    let no_md: SkillFiles = [(RelPath::parse("README.md").unwrap(), b"x".to_vec())].into_iter().collect();
+    assert_eq!(s.write_skill_sync(Scope::User, &n, &no_md).unwrap_err().code(), "skill_md_missing");
+    assert_eq!(snapshot_dir(tmp.path()), before, "a refused upload changes nothing on disk");
+}
+
+/// Every file under `root` (locks aside) with its bytes.
+fn snapshot_dir(root: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !p.to_string_lossy().contains("/locks/") {
+                out.push((p.strip_prefix(root).unwrap().display().to_string(), fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn recovery_finishes_or_undoes_cut_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "one")).unwrap();
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "two")).unwrap();
+    let user = tmp.path().join("skills/user");
+    // A partial new tree (no .version yet): removed.
+    fs::create_dir_all(user.join(".staging-1-0-pdf/references")).unwrap();
+    fs::write(user.join(".staging-1-0-pdf/SKILL.md"), "half").unwrap();
+    // A whole new tree never swapped in: removed, the current revision stands.
+    fs::create_dir_all(user.join(".staging-1-1-pdf")).unwrap();
+    fs::write(user.join(".staging-1-1-pdf/SKILL.md"), "three").unwrap();
+    fs::write(user.join(".staging-1-1-pdf/.version"), "3\n").unwrap();
+    // The old tree left after a swap whose history move was cut: kept in history.
+    fs::rename(tmp.path().join("history/user/pdf/1"), user.join(".staging-1-2-pdf")).unwrap();
+    // A whole new tree for a skill with no current folder (cut between two renames): moved in.
+    fs::create_dir_all(user.join(".staging-1-3-docx")).unwrap();
+    fs::write(user.join(".staging-1-3-docx/SKILL.md"), "---\nname: docx\ndescription: d\n---\nb\n").unwrap();
+    fs::write(user.join(".staging-1-3-docx/.version"), "1\n").unwrap();
+
+    let s = open(tmp.path());
+    let left: Vec<_> = fs::read_dir(&user).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let mut left = left;
+    left.sort();
+    assert_eq!(left, vec!["docx", "pdf"]);
+    assert_eq!(s.revision_sync(Scope::User, &n).unwrap(), Some(Revision(2)));
+    assert!(fs::read_to_string(tmp.path().join("history/user/pdf/1/SKILL.md")).unwrap().contains("one"));
+    assert_eq!(s.revision_sync(Scope::User, &name("docx")).unwrap(), Some(Revision(1)));
+    assert_eq!(s.write_skill_sync(Scope::User, &n, &skill("pdf", "x")).unwrap().revision, Revision(3));
+}
+
+#[test]
+fn threads_writing_one_skill_get_consecutive_revisions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    let mut revs: Vec<u64> = std::thread::scope(|sc| {
+        let handles: Vec<_> = (0..4)
+            .map(|t| {
+                let (s, n) = (s.clone(), n.clone());
+                sc.spawn(move || {
+                    (0..10)
+                        .map(|i| {
+                            s.write_skill_sync(Scope::User, &n, &skill("pdf", &format!("{t}-{i}"))).unwrap().revision.0
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    revs.sort();
+    assert_eq!(revs, (1..=40).collect::<Vec<_>>());
+}
+
+#[test]
+fn readers_never_see_a_mix_of_two_revisions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    let tree = |i: usize| -> SkillFiles {
+        let mut f = skill("pdf", &format!("rev {i}"));
+        for k in 0..20 {
+            f.insert(RelPath::parse(&format!("references/{k}.md")).unwrap(), format!("rev {i}").into_bytes());
+        }
+        f
+    };
+    s.write_skill_sync(Scope::User, &n, &tree(0)).unwrap();
+    std::thread::scope(|sc| {
+        let writer = {
+            let (s, n) = (s.clone(), n.clone());
+            sc.spawn(move || {
+                for i in 1..40 {
+                    s.write_skill_sync(Scope::User, &n, &tree(i)).unwrap();
+                }
+            })
+        };
+        while !writer.is_finished() {
+            let snap = s.snapshot(Scope::User, &n).unwrap();
+            let tags: std::collections::BTreeSet<String> = snap
+                .files
+                .iter()
+                .filter(|(p, _)| p.as_str().starts_with("references/") && p.as_str() != "references/guide.md")
+                .map(|(_, b)| String::from_utf8(b.to_vec()).unwrap())
+                .collect();
+            assert_eq!(tags.len(), 1, "a snapshot mixed revisions: {tags:?}");
+            assert_eq!(snap.files.len(), 22);
+        }
+    });
+}
+
+#[tokio::test]
+async fn the_async_trait_runs_the_same_operations() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s: Box<dyn SkillStorage> = Box::new(open(tmp.path()));
+    let n = name("pdf");
+    let out = s.write_skill(Scope::User, &n, skill("pdf", "body")).await.unwrap();
+    assert_eq!(out.revision, Revision(1));
+    assert_eq!(s.list_skills(Scope::User).await.unwrap(), vec!["pdf"]);
+    let tree: Vec<String> =
+        s.read_tree(Scope::User, &n).await.unwrap().into_iter().map(|e| e.path.to_string()).collect();
+    assert_eq!(tree, vec!["SKILL.md", "references/guide.md"]);
+    assert_eq!(s.read_file(Scope::User, &n, &RelPath::parse("SKILL.md").unwrap()).await.unwrap(), "body\n");
+    assert_eq!(s.delete_skill(Scope::User, &n).await.unwrap(), Revision(1));
+    assert_eq!(s.restore(Scope::User, &n, Revision(1)).await.unwrap().revision, Revision(2));
+    assert_eq!(s.history(Scope::User, &n).await.unwrap().len(), 2);
+}
