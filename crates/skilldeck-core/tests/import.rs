@@ -82,7 +82,8 @@ fn expect_refused(source: &Path, code: &str) {
 #[test]
 fn hostile_archives_are_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let cases: Vec<(&str, Vec<(&str, &[u8])>, &str)> = vec![
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a [u8])>, &'a str);
+    let cases: Vec<Case<'_>> = vec![
         ("dotdot", vec![("SKILL.md", MD.as_bytes()), ("../evil.sh", b"x")], "source_hostile"),
         ("deep-dotdot", vec![("SKILL.md", MD.as_bytes()), ("a/../../evil", b"x")], "source_hostile"),
         ("absolute", vec![("SKILL.md", MD.as_bytes()), ("/etc/evil", b"x")], "source_hostile"),

@@ -60,9 +60,13 @@ pub(crate) fn staging_owner(file_name: &str) -> Option<&str> {
 /// Writes `files` into `dir`, then the `.version` last, then flushes the file system.
 fn stage(dir: &Path, files: &SkillFiles, revision: Revision) -> Result<()> {
     fs::create_dir(dir).map_err(StorageError::io("create the staging folder", dir))?;
+    let mut made = std::collections::HashSet::new();
     for (rel, bytes) in files.iter() {
         let path = rel.under(dir);
-        if let Some(parent) = path.parent() {
+        if let Some(parent) = path.parent()
+            && parent != dir
+            && made.insert(parent.to_path_buf())
+        {
             fs::create_dir_all(parent).map_err(StorageError::io("create", parent))?;
         }
         fs::write(&path, bytes).map_err(StorageError::io("write", &path))?;

@@ -1,0 +1,342 @@
+//! The `skilldeck` binary end to end: commands, JSON shapes, exit codes, concurrency, crashes.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use serde_json::{Value, json};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_skilldeck");
+
+/// A temp SKILLDECK_HOME and a folder for sources.
+struct Env {
+    tmp: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        Self { tmp: tempfile::tempdir().unwrap() }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.tmp.path().join("home")
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(BIN);
+        c.args(args).env("SKILLDECK_HOME", self.home()).env_remove("SKILLDECK_TEST_CRASH_AT");
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().unwrap()
+    }
+
+    /// Runs and expects `code`; returns stdout.
+    fn expect(&self, args: &[&str], code: i32) -> String {
+        let out = self.run(args);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{args:?}\nstdout: {}\nstderr: {}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        text(&out.stdout)
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_str(&self.expect(args, 0)).unwrap()
+    }
+
+    /// Writes a skill folder `src/<dir>` with a SKILL.md and a reference.
+    fn skill(&self, dir: &str, front: &str, body: &str) -> PathBuf {
+        let d = self.tmp.path().join("src").join(dir);
+        fs::create_dir_all(d.join("references")).unwrap();
+        fs::write(d.join("SKILL.md"), format!("---\n{front}---\n{body}\n")).unwrap();
+        fs::write(d.join("references/guide.md"), "guide").unwrap();
+        d
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+#[test]
+fn first_run_lists_the_bundled_skills() {
+    let env = Env::new();
+    let list = env.json(&["list", "--json"]);
+    let names: Vec<&str> = list.as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["change-review", "commit-messages", "skill-authoring", "workspace-notes"]);
+    for e in list.as_array().unwrap() {
+        assert_eq!(
+            (e["scope"].as_str(), e["revision"].as_u64(), e["version"].as_str()),
+            (Some("system"), Some(1), Some("1"))
+        );
+        assert_eq!((e["valid"].as_bool(), e["shadowed"].as_bool()), (Some(true), Some(false)));
+        assert!(e["digest"].as_str().unwrap().starts_with("sha256:"));
+        assert_eq!(e["diagnostics"], json!([]));
+    }
+    // A second start installs nothing again.
+    env.json(&["list", "--json"]);
+    assert_eq!(fs::read_to_string(env.home().join("skills/system/skill-authoring/.version")).unwrap(), "1\n");
+    // A bundled skill the user deleted stays deleted.
+    env.expect(&["delete", "commit-messages"], 0);
+    let list = env.json(&["list", "--json"]);
+    assert_eq!(list.as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn import_show_cat_export_and_the_listing() {
+    let env = Env::new();
+    let src = env.skill(
+        "pdf",
+        "name: pdf\ndescription: Extract text and tables from PDF files\nauthor: me\n",
+        "# PDF\n\nRun it.",
+    );
+    fs::write(src.join(".version"), "41").unwrap();
+    let out = env.json(&["import", p(&src), "--json"]);
+    assert_eq!(out["name"], "pdf");
+    assert_eq!(out["scope"], "user");
+    assert_eq!(out["revision"], 1);
+    let digest = out["digest"].as_str().unwrap().to_owned();
+    assert_eq!(env.json(&["import", p(&src), "--json"])["revision"], 2);
+
+    let show = env.json(&["show", "pdf", "--json"]);
+    let files: Vec<&str> = show["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(files, vec!["SKILL.md", "references/guide.md"], ".version never appears");
+    assert_eq!(show["digest"].as_str().unwrap(), digest, "identical content, identical digest");
+    assert_eq!(show["diagnostics"][0]["code"], "field_unknown");
+
+    assert_eq!(env.expect(&["cat", "pdf"], 0), "# PDF\n\nRun it.\n");
+    assert_eq!(env.expect(&["cat", "pdf", "references/guide.md"], 0), "guide");
+    let err = env.run(&["cat", "pdf", "../../etc/passwd"]);
+    assert_eq!(err.status.code(), Some(2));
+    assert!(text(&err.stderr).contains("bad path"), "{}", text(&err.stderr));
+
+    let prompt = env.expect(&["prompt"], 0);
+    assert!(prompt.starts_with("### Skills: `view_skill`\n\nAvailable Skills:\n"), "{prompt}");
+    assert!(prompt.contains("- **pdf** (v:2): Extract text and tables from PDF files\n"), "{prompt}");
+    let pj = env.json(&["prompt", "--json", "--budget", "60"]);
+    assert!(pj["estimated_tokens"].as_u64().unwrap() <= 60, "{pj}");
+    assert!(!pj["shortened"].as_array().unwrap().is_empty());
+
+    let dest = env.tmp.path().join("out");
+    env.expect(&["export", "pdf", p(&dest)], 0);
+    assert!(dest.join("SKILL.md").exists() && !dest.join(".version").exists());
+    let zip = env.tmp.path().join("pdf.zip");
+    env.expect(&["export", "pdf", p(&zip)], 0);
+    // The exported archive imports back as the next revision.
+    assert_eq!(env.json(&["import", p(&zip), "--json"])["revision"], 3);
+    assert_eq!(env.expect(&["export", "pdf", p(&dest)], 2), "", "refuses a non-empty folder");
+}
+
+#[test]
+fn delete_history_restore() {
+    let env = Env::new();
+    let src = env.skill("notes", "name: notes\ndescription: one\n", "b");
+    env.expect(&["import", p(&src)], 0);
+    fs::write(src.join("SKILL.md"), "---\nname: notes\ndescription: two\n---\nb\n").unwrap();
+    env.expect(&["import", p(&src)], 0);
+    let out = env.expect(&["delete", "notes"], 0);
+    assert!(out.contains("skilldeck restore notes 2"), "{out}");
+    assert!(!env.json(&["list", "--json"]).to_string().contains("\"notes\""));
+    let h = env.json(&["history", "notes", "--json"]);
+    let revs: Vec<u64> = h.as_array().unwrap().iter().map(|e| e["revision"].as_u64().unwrap()).collect();
+    assert_eq!(revs, vec![2, 1]);
+    assert_eq!(env.json(&["restore", "notes", "1", "--json"])["revision"], 3);
+    assert_eq!(env.json(&["show", "notes", "--json"])["meta"]["description"], "one");
+    let h = env.json(&["history", "notes", "--json"]);
+    assert_eq!(h[0]["event"], json!({"kind": "restore", "from": 1}));
+    assert_eq!(h[0]["current"], true);
+    let missing = env.run(&["restore", "notes", "99"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("revision 99"), "{}", text(&missing.stderr));
+}
+
+#[test]
+fn validate_exit_codes_and_json() {
+    let env = Env::new();
+    let good = env.skill("good", "name: good\ndescription: fine\n", "b");
+    let bad = env.skill("bad", "name: Bad_Name\ndescription: x\n", "b");
+    let extra = env.skill("extra", "name: extra\ndescription: x\ntags: [a]\n", "b");
+    assert!(env.expect(&["validate", p(&good)], 0).contains("ok"));
+    assert_eq!(
+        env.expect(&["validate", p(&extra)], 0).lines().next().unwrap(),
+        format!("{}: ok (1 warning)", p(&extra))
+    );
+    env.expect(&["validate", p(&extra), "--strict"], 1);
+    env.expect(&["validate", p(&good), p(&bad)], 1);
+    let out: Value = serde_json::from_str(&env.expect(&["validate", "--json", p(&bad.join("SKILL.md"))], 1)).unwrap();
+    let codes: Vec<&str> =
+        out[0]["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(codes, vec!["name_invalid", "name_dir_mismatch"]);
+    assert_eq!(out[0]["diagnostics"][0]["line"], 2);
+    assert_eq!(out[0]["diagnostics"][0]["severity"], "error");
+    env.expect(&["validate", "/no/such/dir"], 2);
+    env.expect(&["validate"], 2);
+    env.expect(&["frobnicate"], 2);
+    assert!(!env.home().exists(), "validate never touches the store");
+}
+
+#[test]
+fn invalid_skills_are_listed_with_diagnostics() {
+    let env = Env::new();
+    let src = env.skill("broken", "name: broken\n", "b");
+    let out = env.expect(&["import", p(&src)], 0);
+    assert!(out.contains("INVALID") && out.contains("description_missing"), "{out}");
+    let list = env.json(&["list", "--json", "--scope", "user"]);
+    assert_eq!(list[0]["name"], "broken");
+    assert_eq!(list[0]["valid"], false);
+    assert_eq!(list[0]["diagnostics"][0]["code"], "description_missing");
+    assert!(!env.expect(&["prompt"], 0).contains("broken"), "invalid skills are never listed to a model");
+    let human = env.expect(&["list"], 0);
+    assert!(human.contains("broken") && human.contains("INVALID (1 error)"), "{human}");
+}
+
+#[test]
+fn user_shadows_system() {
+    let env = Env::new();
+    let src = env.skill("change-review", "name: change-review\ndescription: my own review rules\n", "b");
+    env.expect(&["import", p(&src)], 0);
+    let list = env.json(&["list", "--json"]);
+    let rows: Vec<(&str, &str, bool)> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["name"] == "change-review")
+        .map(|e| (e["scope"].as_str().unwrap(), e["description"].as_str().unwrap(), e["shadowed"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(rows[0].0, "system");
+    assert!(rows[0].2);
+    assert_eq!(rows[1], ("user", "my own review rules", false));
+    assert!(env.expect(&["prompt"], 0).contains("- **change-review** (v:1): my own review rules"));
+}
+
+#[test]
+fn hostile_imports_are_refused_with_a_clear_error() {
+    let env = Env::new();
+    let src = env.skill("pdf", "name: pdf\ndescription: d\n", "b");
+    std::os::unix::fs::symlink("/etc/passwd", src.join("passwd")).unwrap();
+    let out = env.run(&["import", p(&src)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = text(&out.stderr);
+    assert!(err.contains("source_hostile") && err.contains("symbolic links are refused"), "{err}");
+    assert!(!env.home().join("skills/user/pdf").exists());
+}
+
+#[test]
+fn two_processes_importing_one_skill_get_revisions_1_to_40() {
+    let env = Env::new();
+    let src = env.skill("race", "name: race\ndescription: d\n", "b");
+    env.expect(&["list"], 0);
+    let revs: Vec<u64> = std::thread::scope(|sc| {
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                sc.spawn(|| {
+                    (0..20)
+                        .map(|_| env.json(&["import", p(&src), "--json"])["revision"].as_u64().unwrap())
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+    });
+    let mut sorted = revs.clone();
+    sorted.sort();
+    assert_eq!(sorted, (1..=40).collect::<Vec<_>>(), "no gaps, no repeats: {revs:?}");
+    let h = env.json(&["history", "race", "--json"]);
+    let logged: Vec<u64> = h.as_array().unwrap().iter().map(|e| e["revision"].as_u64().unwrap()).collect();
+    assert_eq!(logged, (1..=40).rev().collect::<Vec<_>>());
+    assert_eq!(fs::read_to_string(env.home().join("skills/user/race/.version")).unwrap(), "40\n");
+}
+
+/// The content tag every file of a revision carries, or a panic if the tree mixes two.
+fn tree_tag(dir: &Path) -> String {
+    let mut tags = std::collections::BTreeSet::new();
+    for e in fs::read_dir(dir.join("references")).unwrap() {
+        tags.insert(fs::read_to_string(e.unwrap().path()).unwrap());
+    }
+    assert_eq!(tags.len(), 1, "a mix of revisions: {tags:?}");
+    assert_eq!(fs::read_dir(dir.join("references")).unwrap().count(), 400, "a partial tree");
+    tags.into_iter().next().unwrap()
+}
+
+fn big_skill(env: &Env, tag: &str) -> PathBuf {
+    let d = env.skill("crash", "name: crash\ndescription: d\n", tag);
+    for i in 0..400 {
+        fs::write(d.join(format!("references/{i}.md")), format!("{tag}{}", "x".repeat(2000))).unwrap();
+    }
+    fs::remove_file(d.join("references/guide.md")).unwrap();
+    d
+}
+
+fn leftovers(env: &Env) -> Vec<String> {
+    fs::read_dir(env.home().join("skills/user"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
+
+#[test]
+fn a_crash_at_either_point_leaves_one_whole_revision() {
+    let env = Env::new();
+    let src = big_skill(&env, "A");
+    env.expect(&["import", p(&src)], 0);
+    let src = big_skill(&env, "B");
+    let live = env.home().join("skills/user/crash");
+    for (point, expect_rev, expect_tag) in [("staged", 1, "A"), ("swapped", 2, "B")] {
+        let out = env.cmd(&["import", p(&src)]).env("SKILLDECK_TEST_CRASH_AT", point).output().unwrap();
+        assert!(!out.status.success(), "the crash point must fire at {point}");
+        assert!(!leftovers(&env).is_empty(), "the crash leaves staging behind at {point}");
+        let list = env.json(&["list", "--json", "--scope", "user"]);
+        assert_eq!(list[0]["revision"], expect_rev, "after a crash at {point}");
+        assert!(leftovers(&env).is_empty(), "the next start cleans up: {:?}", leftovers(&env));
+        assert!(tree_tag(&live).starts_with(expect_tag));
+    }
+    assert!(env.home().join("history/user/crash/1/references/0.md").exists(), "the replaced revision is kept");
+    let h = env.json(&["history", "crash", "--json"]);
+    let revs: Vec<u64> = h.as_array().unwrap().iter().map(|e| e["revision"].as_u64().unwrap()).collect();
+    assert_eq!(revs, vec![2, 1]);
+}
+
+#[test]
+fn a_kill_at_a_random_moment_leaves_one_whole_revision() {
+    let env = Env::new();
+    let a = big_skill(&env, "A");
+    env.expect(&["import", p(&a)], 0);
+    let started = std::time::Instant::now();
+    env.expect(&["import", p(&a)], 0);
+    // Kill points spread over the whole length of an import, and a little past it.
+    let span = started.elapsed().as_micros() as u64 * 3 / 2;
+    let live = env.home().join("skills/user/crash");
+    let mut outcomes = std::collections::BTreeSet::new();
+    let mut prev_rev = 2u64;
+    for i in 0..12u64 {
+        let tag = format!("T{i}-");
+        let src = big_skill(&env, &tag);
+        let mut child = env.cmd(&["import", p(&src)]).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_micros(span * (i + 1) / 12));
+        let _ = child.kill();
+        let status = child.wait().unwrap();
+        eprintln!("span {span}us kill at {}us: {status:?}", span * (i + 1) / 12);
+        env.expect(&["list"], 0);
+        assert!(leftovers(&env).is_empty());
+        let got = tree_tag(&live);
+        let rev: u64 = fs::read_to_string(live.join(".version")).unwrap().trim().parse().unwrap();
+        outcomes.insert((status.success(), got.starts_with(&tag)));
+        if status.success() {
+            assert!(got.starts_with(&tag), "a finished import must show its revision");
+        }
+        let expected_rev = if got.starts_with(&tag) { prev_rev + 1 } else { prev_rev };
+        assert_eq!(rev, expected_rev, "the revision matches the tree it names");
+        prev_rev = rev;
+    }
+    eprintln!("outcomes (finished, new tree): {outcomes:?}");
+}
