@@ -5,11 +5,22 @@ use serde::Serialize;
 use skilldeck_core::{Diagnostic, Severity};
 use std::io::Write as _;
 
-/// Prints a value as pretty JSON on stdout.
+/// `println!` that returns a closed pipe as an error instead of panicking; `main` then exits
+/// quietly, as `skilldeck list | head` expects.
+#[macro_export]
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), $($arg)*)?
+    }};
+}
+
+/// Prints a value as pretty JSON on stdout, buffered.
 pub fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, value)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::from)?;
     writeln!(out)?;
+    out.flush()?;
     Ok(())
 }
 
@@ -35,11 +46,12 @@ pub fn diags_json(diags: &[Diagnostic]) -> Vec<DiagJson<'_>> {
 }
 
 /// Prints diagnostics for people, each followed by how to fix it.
-pub fn print_diags(diags: &[Diagnostic], indent: &str) {
+pub fn print_diags(diags: &[Diagnostic], indent: &str) -> anyhow::Result<()> {
     for d in diags {
-        println!("{indent}{d}");
-        println!("{indent}  fix: {}", d.code.fix());
+        crate::outln!("{indent}{d}");
+        crate::outln!("{indent}  fix: {}", d.code.fix());
     }
+    Ok(())
 }
 
 /// A byte count for people.

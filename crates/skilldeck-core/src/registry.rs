@@ -7,6 +7,7 @@ use crate::files::SkillFiles;
 use crate::listing::{self, Listing, ListingOptions};
 use crate::meta::SkillMeta;
 use crate::name::SkillName;
+use crate::storage::Summary;
 use crate::storage::{FsStorage, Revision, Scope, StorageError, WriteOutcome};
 use crate::validate::{self, ValidateOptions};
 use serde::Serialize;
@@ -28,8 +29,6 @@ pub struct SkillEntry {
     pub revision: Option<Revision>,
     /// The version tag shown: the revision, else the frontmatter `version`, else none.
     pub version: Option<String>,
-    /// The content digest of what is on disk.
-    pub digest: Digest,
     /// Whether no diagnostic is an error.
     pub valid: bool,
     /// How many files it holds (never counting `.version`).
@@ -39,16 +38,11 @@ pub struct SkillEntry {
 }
 
 impl SkillEntry {
-    /// Parses and validates one skill from its files.
-    pub fn from_files(
-        scope: Scope,
-        dir_name: &str,
-        revision: Option<Revision>,
-        files: &SkillFiles,
-        strict: bool,
-    ) -> Self {
+    /// Parses and validates one skill from its summary.
+    pub fn from_summary(scope: Scope, dir_name: &str, summary: &Summary, strict: bool) -> Self {
+        let revision = summary.revision;
         let v = validate::validate_bytes(
-            files.skill_md(),
+            summary.skill_md.as_deref(),
             ValidateOptions { strict, dir_name: Some(dir_name), app_version: crate::APP_VERSION },
         );
         let mut diagnostics = v.diagnostics;
@@ -69,9 +63,8 @@ impl SkillEntry {
             diagnostics,
             revision,
             version,
-            digest: files.digest(),
-            file_count: files.len(),
-            total_bytes: files.total_bytes(),
+            file_count: summary.file_count,
+            total_bytes: summary.total_bytes,
         }
     }
 
@@ -84,7 +77,6 @@ impl SkillEntry {
             diagnostics: vec![d],
             revision: None,
             version: None,
-            digest: Digest::of([]),
             valid: false,
             file_count: 0,
             total_bytes: 0,
@@ -106,6 +98,7 @@ pub struct ListedEntry {
 struct ScopeCache {
     names: Option<Arc<Vec<String>>>,
     entries: HashMap<String, Arc<SkillEntry>>,
+    digests: HashMap<String, Digest>,
 }
 
 /// Discovers and caches skills. Writes and deletes through it, and `invalidate` calls from a
@@ -225,10 +218,25 @@ impl SkillRegistry {
             match name {
                 Some(n) => {
                     sc.entries.remove(n);
+                    sc.digests.remove(n);
                 }
-                None => sc.entries.clear(),
+                None => {
+                    sc.entries.clear();
+                    sc.digests.clear();
+                }
             }
         }
+    }
+
+    /// The content digest of a skill as it is on disk, cached like the entries. Reading every
+    /// file is needed for it, so listings never ask for it; `list --json` and the UI do.
+    pub fn digest(&self, scope: Scope, dir_name: &str) -> Result<Digest, StorageError> {
+        if let Some(d) = self.cache.read().map_err(poisoned)?.get(&scope).and_then(|c| c.digests.get(dir_name)) {
+            return Ok(*d);
+        }
+        let digest = self.storage.snapshot_dir(scope, dir_name)?.files.digest();
+        self.cache.write().map_err(poisoned)?.entry(scope).or_default().digests.insert(dir_name.to_owned(), digest);
+        Ok(digest)
     }
 
     fn names(&self, scope: Scope) -> Result<Arc<Vec<String>>, StorageError> {
@@ -244,8 +252,8 @@ impl SkillRegistry {
     }
 
     fn load(&self, scope: Scope, dir_name: &str) -> SkillEntry {
-        match self.storage.snapshot_dir(scope, dir_name) {
-            Ok(s) => SkillEntry::from_files(scope, dir_name, s.revision, &s.files, self.strict),
+        match self.storage.summary_dir(scope, dir_name) {
+            Ok(s) => SkillEntry::from_summary(scope, dir_name, &s, self.strict),
             Err(e) => SkillEntry::unreadable(scope, dir_name, &e),
         }
     }

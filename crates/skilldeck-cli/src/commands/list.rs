@@ -17,7 +17,7 @@ struct Row<'a> {
     shadowed: bool,
     description: Option<&'a str>,
     description_zh: Option<&'a str>,
-    digest: String,
+    digest: Option<String>,
     file_count: usize,
     diagnostics: Vec<DiagJson<'a>>,
 }
@@ -41,7 +41,7 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
                     shadowed: l.shadowed,
                     description: e.meta.description.as_deref(),
                     description_zh: e.meta.description_zh.as_deref(),
-                    digest: e.digest.short(),
+                    digest: ctx.registry.digest(e.scope, &e.name).ok().map(|d| d.short()),
                     file_count: e.file_count,
                     diagnostics: output::diags_json(&e.diagnostics),
                 }
@@ -51,7 +51,7 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     if entries.is_empty() {
-        println!("No skills yet. Import one with `skilldeck import <folder-or-zip>`.");
+        crate::outln!("No skills yet. Import one with `skilldeck import <folder-or-zip>`.");
         return Ok(Outcome::Ok);
     }
     let width = entries.iter().map(|l| l.entry.name.len()).max().unwrap_or(4).max(4);
@@ -68,7 +68,7 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         let desc = e.meta.description.as_deref().unwrap_or("");
         let desc: String = desc.split_whitespace().collect::<Vec<_>>().join(" ");
         let desc = skilldeck_core::listing::shorten(&desc, 80);
-        println!(
+        crate::outln!(
             "{:<width$}  {:<6}  {:<7}  {}{}",
             e.name,
             e.scope,

@@ -14,7 +14,7 @@ pub fn run(budget: usize, tier: Tier, json: bool) -> anyhow::Result<Outcome> {
     if json {
         output::json(&listing)?;
     } else if !listing.text.is_empty() {
-        println!("{}", listing.text);
+        crate::outln!("{}", listing.text);
     }
     Ok(Outcome::Ok)
 }

@@ -24,7 +24,7 @@ pub fn delete(name: &str, scope: Option<Scope>) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let (scope, name) = ctx.resolve(name, scope)?;
     let rev = ctx.registry.delete_skill(scope, &name)?;
-    println!("Deleted {name} ({scope}, v:{rev}). Undo with: skilldeck restore {name} {rev} --scope {scope}");
+    crate::outln!("Deleted {name} ({scope}, v:{rev}). Undo with: skilldeck restore {name} {rev} --scope {scope}");
     Ok(Outcome::Ok)
 }
 
@@ -37,7 +37,7 @@ pub fn history(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<O
         output::json(&entries)?;
         return Ok(Outcome::Ok);
     }
-    println!("{name} ({scope})");
+    crate::outln!("{name} ({scope})");
     for e in &entries {
         let event = match e.event {
             RevisionEvent::Upload => "upload".to_owned(),
@@ -56,7 +56,7 @@ pub fn history(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<O
             "gone"
         };
         let at = if e.at.is_empty() { "-" } else { e.at.as_str() };
-        println!("  v:{:<5} {at:<20}  {digest:<19}  {state:<7}  {event}", e.revision);
+        crate::outln!("  v:{:<5} {at:<20}  {digest:<19}  {state:<7}  {event}", e.revision);
     }
     Ok(Outcome::Ok)
 }
@@ -71,7 +71,7 @@ pub fn restore(name: &str, revision: u64, scope: Option<Scope>, json: bool) -> a
             "name": out.name, "scope": scope, "revision": out.revision, "digest": out.digest.short(),
         }))?;
     } else {
-        println!("Restored {name} v:{revision} as v:{} ({scope}, {})", out.revision, out.digest);
+        crate::outln!("Restored {name} v:{revision} as v:{} ({scope}, {})", out.revision, out.digest);
     }
     Ok(Outcome::Ok)
 }

@@ -14,6 +14,7 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
     let entry = ctx.registry.get(scope, name.as_str())?.with_context(|| format!("{name} vanished while reading"))?;
     let shadowed = scope == Scope::System && ctx.storage().skill_dir(Scope::User, &name).is_dir();
     let tree = ctx.storage().read_tree_sync(scope, &name)?;
+    let digest = ctx.registry.digest(scope, name.as_str())?;
     if json {
         output::json(&serde_json::json!({
             "name": entry.name,
@@ -22,7 +23,7 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
             "revision": entry.revision,
             "valid": entry.valid,
             "shadowed": shadowed,
-            "digest": entry.digest.short(),
+            "digest": digest.short(),
             "meta": entry.meta,
             "diagnostics": output::diags_json(&entry.diagnostics),
             "files": tree,
@@ -30,16 +31,16 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
         return Ok(Outcome::Ok);
     }
     let m = &entry.meta;
-    println!(
+    crate::outln!(
         "{} ({scope}{})  {}",
         entry.name,
         if shadowed { ", shadowed by user" } else { "" },
         output::badge(entry.version.as_deref())
     );
-    println!("  status:      {}", if entry.valid { "valid" } else { "INVALID" });
-    println!("  digest:      {}", entry.digest);
+    crate::outln!("  status:      {}", if entry.valid { "valid" } else { "INVALID" });
+    crate::outln!("  digest:      {digest}");
     if let Some(d) = &m.description {
-        println!("  description: {}", d.split_whitespace().collect::<Vec<_>>().join(" "));
+        crate::outln!("  description: {}", d.split_whitespace().collect::<Vec<_>>().join(" "));
     }
     for (label, value) in [
         ("description_zh", m.description_zh.as_deref()),
@@ -47,25 +48,29 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
         ("license", m.license.as_deref()),
     ] {
         if let Some(v) = value {
-            println!("  {label}: {v}");
+            crate::outln!("  {label}: {v}");
         }
     }
     if let Some(t) = m.min_tier {
-        println!("  min_tier:    {t}");
+        crate::outln!("  min_tier:    {t}");
     }
     if !m.allowed_tools.is_empty() {
-        println!("  allowed-tools: {}", m.allowed_tools.join(" "));
+        crate::outln!("  allowed-tools: {}", m.allowed_tools.join(" "));
     }
     if !m.dependencies.python.is_empty() || !m.dependencies.node.is_empty() {
-        println!("  dependencies (not installed): python {:?}, node {:?}", m.dependencies.python, m.dependencies.node);
+        crate::outln!(
+            "  dependencies (not installed): python {:?}, node {:?}",
+            m.dependencies.python,
+            m.dependencies.node
+        );
     }
     if !entry.diagnostics.is_empty() {
-        println!("  problems:");
-        output::print_diags(&entry.diagnostics, "    ");
+        crate::outln!("  problems:");
+        output::print_diags(&entry.diagnostics, "    ")?;
     }
-    println!("  files:");
+    crate::outln!("  files:");
     for f in &tree {
-        println!("    {:<40} {}", f.path.as_str(), output::size(f.size));
+        crate::outln!("    {:<40} {}", f.path.as_str(), output::size(f.size));
     }
     Ok(Outcome::Ok)
 }

@@ -56,14 +56,14 @@ pub fn import(path: &Path, scope: Scope, dry_run: bool, json: bool) -> anyhow::R
             output::json(&preview)?;
         } else {
             let what = if preview.is_new { "a new skill".to_owned() } else { format!("v:{}", preview.next_revision) };
-            println!(
+            crate::outln!(
                 "{} ({} files, {}) would become {what} in {scope}; {}",
                 preview.name,
                 preview.file_count,
                 output::size(preview.total_bytes),
                 if preview.valid { "valid" } else { "INVALID" }
             );
-            output::print_diags(&preview.diagnostics, "  ");
+            output::print_diags(&preview.diagnostics, "  ")?;
         }
         return Ok(Outcome::Ok);
     }
@@ -77,14 +77,20 @@ pub fn import(path: &Path, scope: Scope, dry_run: bool, json: bool) -> anyhow::R
         })?;
         return Ok(Outcome::Ok);
     }
-    println!("Imported {} into {scope} as v:{} ({}, {} files)", out.name, out.revision, out.digest, loaded.files.len());
+    crate::outln!(
+        "Imported {} into {scope} as v:{} ({}, {} files)",
+        out.name,
+        out.revision,
+        out.digest,
+        loaded.files.len()
+    );
     if !loaded.skipped.is_empty() {
-        println!("  left out: {}", loaded.skipped.join(", "));
+        crate::outln!("  left out: {}", loaded.skipped.join(", "));
     }
     if !loaded.validation.is_valid() {
-        println!("  it is INVALID, so models will not see it until it is fixed:");
+        crate::outln!("  it is INVALID, so models will not see it until it is fixed:");
     }
-    output::print_diags(&loaded.validation.diagnostics, "  ");
+    output::print_diags(&loaded.validation.diagnostics, "  ")?;
     Ok(Outcome::Ok)
 }
 
@@ -105,7 +111,7 @@ pub fn export(name: &str, dest: &Path, scope: Option<Scope>) -> anyhow::Result<O
     } else {
         write_folder(&snap.files, dest)?;
     }
-    println!("Exported {name} ({scope}, {} files) to {}", snap.files.len(), dest.display());
+    crate::outln!("Exported {name} ({scope}, {} files) to {}", snap.files.len(), dest.display());
     Ok(Outcome::Ok)
 }
 

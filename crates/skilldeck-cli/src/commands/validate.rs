@@ -62,8 +62,8 @@ pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcom
             } else {
                 String::new()
             };
-            println!("{}: {verdict}{note}", p.display());
-            output::print_diags(&v.diagnostics, "  ");
+            crate::outln!("{}: {verdict}{note}", p.display());
+            output::print_diags(&v.diagnostics, "  ")?;
         }
     }
     Ok(if all_valid { Outcome::Ok } else { Outcome::Invalid })

@@ -100,6 +100,11 @@ impl FsStorage {
         tree::snapshot(&self.existing(scope, dir_name)?)
     }
 
+    /// What discovery needs of the skill in folder `dir_name`: `SKILL.md`, file count and size.
+    pub fn summary_dir(&self, scope: Scope, dir_name: &str) -> Result<super::Summary> {
+        tree::summary(&self.existing(scope, dir_name)?)
+    }
+
     /// One whole revision of a skill.
     pub fn snapshot(&self, scope: Scope, name: &SkillName) -> Result<Snapshot> {
         self.snapshot_dir(scope, name.as_str())

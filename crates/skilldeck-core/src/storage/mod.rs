@@ -10,7 +10,7 @@ mod write;
 
 pub use fs::FsStorage;
 pub use history::{HistoryEntry, RevisionEvent};
-pub use tree::{Snapshot, TreeEntry};
+pub use tree::{Snapshot, Summary, TreeEntry};
 pub use write::WriteOutcome;
 
 use crate::files::{LimitError, SkillFiles};

@@ -82,24 +82,31 @@ pub(crate) fn list(dir: &Path) -> Result<Vec<TreeEntry>> {
     Ok(out)
 }
 
-/// Reads every file of the skill at `dir`, retrying if a write swaps a new revision in
-/// while it reads, so the result is one revision whole.
-pub(crate) fn snapshot(dir: &Path) -> Result<Snapshot> {
+/// What discovery needs of a skill: its `SKILL.md`, file count and size. No other file is read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    /// The revision read, when the skill has a `.version`.
+    pub revision: Option<Revision>,
+    /// The bytes of the top-level `SKILL.md`, if there is one.
+    pub skill_md: Option<Vec<u8>>,
+    /// How many files (never counting `.version`).
+    pub file_count: usize,
+    /// Their total size in bytes.
+    pub total_bytes: u64,
+}
+
+/// Runs `read` until the skill's revision is the same before and after it, so what it read
+/// is one revision whole even while writers swap new ones in.
+fn consistent<T>(dir: &Path, mut read: impl FnMut() -> Result<T>) -> Result<(Option<Revision>, T)> {
     const ATTEMPTS: usize = 16;
     let mut last = None;
     for _ in 0..ATTEMPTS {
         let before = read_revision(dir);
-        let mut files = SkillFiles::new();
-        let mut skipped = Vec::new();
-        let read = walk(dir, &mut skipped, &mut |rel, path, _| {
-            let bytes = fs::read(path).map_err(StorageError::io("read", path))?;
-            files.insert(rel, bytes);
-            Ok(())
-        });
+        let result = read();
         let after = read_revision(dir);
-        match read {
-            Ok(()) if before == after => return Ok(Snapshot { revision: after, files, skipped }),
-            Ok(()) => {}
+        match result {
+            Ok(v) if before == after => return Ok((after, v)),
+            Ok(_) => {}
             Err(e) if before != after => last = Some(e),
             Err(e) => return Err(e),
         }
@@ -108,4 +115,39 @@ pub(crate) fn snapshot(dir: &Path) -> Result<Snapshot> {
         context: format!("could not read {} while it kept changing", dir.display()),
         source: std::io::Error::other("too many concurrent writes"),
     }))
+}
+
+/// Reads every file of the skill at `dir`, one revision whole.
+pub(crate) fn snapshot(dir: &Path) -> Result<Snapshot> {
+    let (revision, (files, skipped)) = consistent(dir, || {
+        let mut files = SkillFiles::new();
+        let mut skipped = Vec::new();
+        walk(dir, &mut skipped, &mut |rel, path, _| {
+            let bytes = fs::read(path).map_err(StorageError::io("read", path))?;
+            files.insert(rel, bytes);
+            Ok(())
+        })?;
+        Ok((files, skipped))
+    })?;
+    Ok(Snapshot { revision, files, skipped })
+}
+
+/// Reads the summary of the skill at `dir`, one revision whole.
+pub(crate) fn summary(dir: &Path) -> Result<Summary> {
+    let (revision, (skill_md, file_count, total_bytes)) = consistent(dir, || {
+        let (mut count, mut bytes) = (0usize, 0u64);
+        walk(dir, &mut Vec::new(), &mut |_, _, meta| {
+            count += 1;
+            bytes += meta.len();
+            Ok(())
+        })?;
+        let md = dir.join("SKILL.md");
+        let skill_md = match fs::read(&md) {
+            Ok(b) => Some(b),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(StorageError::io("read", &md)(e)),
+        };
+        Ok((skill_md, count, bytes))
+    })?;
+    Ok(Summary { revision, skill_md, file_count, total_bytes })
 }
