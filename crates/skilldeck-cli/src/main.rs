@@ -133,6 +133,25 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run the real view_skill tool against a workspace and print its result JSON.
+    View {
+        /// The skill.
+        name: String,
+        /// A file inside the skill; omit it to load the instructions.
+        path: Option<String>,
+        /// The agent's workspace folder.
+        #[arg(long)]
+        workspace: PathBuf,
+        /// The turn id: calls with the same id share the turn's mounts.
+        #[arg(long)]
+        turn: Option<String>,
+    },
+    /// Print this turn's view_skill tool spec.
+    ToolSpec {
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn parse_tier(s: &str) -> Result<skilldeck_core::Tier, String> {
@@ -161,6 +180,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Show { name, scope, json } => show::show(&name, scope, json),
         Command::Cat { name, path, scope } => show::cat(&name, path.as_deref(), scope),
         Command::Prompt { budget, tier, json } => prompt::run(budget, tier, json),
+        Command::View { name, path, workspace, turn } => view::view(&name, path.as_deref(), &workspace, turn),
+        Command::ToolSpec { json } => view::tool_spec(json),
     }
 }
 

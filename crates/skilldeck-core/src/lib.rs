@@ -10,12 +10,16 @@ pub mod home;
 pub mod import;
 pub mod listing;
 pub mod meta;
+pub mod mount;
 pub mod name;
 pub mod registry;
 pub mod relpath;
+pub mod sandbox;
 pub mod storage;
 pub mod tokens;
 pub mod validate;
+pub mod view_result;
+pub mod view_skill;
 
 pub use diagnostic::{DiagCode, Diagnostic, Severity};
 pub use digest::Digest;

@@ -3,7 +3,7 @@
 
 use crate::meta::Tier;
 use crate::registry::ListedEntry;
-use crate::storage::Scope;
+use crate::storage::{Revision, Scope};
 use crate::tokens::estimate_tokens;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -50,6 +50,8 @@ pub struct ListedSkill {
     pub scope: Scope,
     /// The version tag shown, if any.
     pub version: Option<String>,
+    /// The stored revision, if any: what `view_skill` mounts for this listing.
+    pub revision: Option<Revision>,
     /// The description as shown (maybe shortened).
     pub description: String,
     /// Whether the description was shortened to fit the budget.
@@ -152,6 +154,7 @@ pub fn build(entries: &[ListedEntry], opts: &ListingOptions) -> Listing {
             name: e.entry.name.clone(),
             scope: e.entry.scope,
             version: e.entry.version.clone(),
+            revision: e.entry.revision,
             shortened: desc != *full,
             description: desc,
         })

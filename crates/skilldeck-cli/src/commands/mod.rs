@@ -7,3 +7,4 @@ pub mod revisions;
 pub mod show;
 pub mod transfer;
 pub mod validate;
+pub mod view;
