@@ -63,7 +63,13 @@ pub(crate) fn walk(
             if rel.as_str() == VERSION_FILE {
                 continue;
             }
-            let meta = entry.metadata().map_err(StorageError::io("inspect", &path))?;
+            // A file deleted between the listing and this look (an editor saving, `git pull`)
+            // is simply no longer part of the tree.
+            let meta = match entry.metadata() {
+                Ok(m) => m,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(StorageError::io("inspect", &path)(e)),
+            };
             f(rel, &path, &meta)?;
         }
     }
@@ -123,8 +129,11 @@ pub(crate) fn snapshot(dir: &Path) -> Result<Snapshot> {
         let mut files = SkillFiles::new();
         let mut skipped = Vec::new();
         walk(dir, &mut skipped, &mut |rel, path, _| {
-            let bytes = fs::read(path).map_err(StorageError::io("read", path))?;
-            files.insert(rel, bytes);
+            match fs::read(path) {
+                Ok(bytes) => files.insert(rel, bytes),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(StorageError::io("read", path)(e)),
+            }
             Ok(())
         })?;
         Ok((files, skipped))
