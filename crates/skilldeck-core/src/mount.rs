@@ -1,15 +1,15 @@
 //! Mounting: copying one revision of a skill into a workspace at `.skills/<name>/`, all or nothing.
 //! Holds staging, the swap and the mount record; not which revision to mount (`view_skill`).
 
-use crate::files::SkillFiles;
 use crate::name::SkillName;
-use crate::sandbox::{Sandbox, SandboxError, file_mode, remove_tree_at, write_file_at};
+use crate::sandbox::{Sandbox, SandboxError, remove_tree_at, write_file_at};
 use crate::storage::{Revision, Scope};
 use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The folder in a workspace that holds mounted skills.
@@ -31,6 +31,12 @@ pub struct MountRecord {
 /// Why a mount failed. The workspace then holds the previous mount or none, never a part.
 #[derive(Debug, thiserror::Error)]
 pub enum MountError {
+    /// The source folder changed while it was copied; copy again from where the revision is now.
+    #[error("the skill changed while it was copied")]
+    SourceChanged,
+    /// The source folder could not be read.
+    #[error("could not read the stored skill: {0}")]
+    Source(#[from] crate::storage::StorageError),
     /// The sandbox refused or failed.
     #[error(transparent)]
     Sandbox(#[from] SandboxError),
@@ -71,9 +77,18 @@ pub fn read_record(sandbox: &Sandbox, name: &SkillName) -> Option<MountRecord> {
     serde_json::from_slice(&bytes).ok()
 }
 
-/// Copies `files` to `.skills/<name>/`: staged beside the target, then swapped in. On failure
-/// the staging is removed and the previous mount (or its absence) stands.
-pub fn mount(sandbox: &Sandbox, name: &SkillName, files: &SkillFiles, record: &MountRecord) -> Result<(), MountError> {
+/// Copies the stored revision in folder `src` to `.skills/<name>/`, file by file in the kernel:
+/// staged beside the target, then swapped in. `still_valid` is asked after copying, before the
+/// swap; `false` (a writer replaced a live folder meanwhile) discards the copy with
+/// `SourceChanged`. On any failure the staging is removed and the previous mount (or its
+/// absence) stands.
+pub fn mount(
+    sandbox: &Sandbox,
+    name: &SkillName,
+    src: &Path,
+    still_valid: &dyn Fn() -> bool,
+    record: &MountRecord,
+) -> Result<(), MountError> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let skills = sandbox.create_dir_all(MOUNT_DIR).map_err(|e| match e {
         SandboxError::WrongKind { .. } => MountError::InTheWay { path: MOUNT_DIR.to_owned() },
@@ -87,7 +102,7 @@ pub fn mount(sandbox: &Sandbox, name: &SkillName, files: &SkillFiles, record: &M
         Err(e) => return Err(io("inspect", mount_path(name))(e)),
     };
     let staging = format!(".staging-{name}-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
-    let staged = stage(sandbox, &skills, &staging, files);
+    let staged = stage(sandbox, &skills, &staging, src, still_valid);
     let swapped = staged.and_then(|()| swap(&skills, &staging, target, exists));
     // After a swap the staging name holds the old mount; either way it goes.
     let _ = remove_tree_at(&skills, &staging);
@@ -101,26 +116,51 @@ pub fn mount(sandbox: &Sandbox, name: &SkillName, files: &SkillFiles, record: &M
         .map_err(io("record", mount_path(name)))
 }
 
-/// Writes every file into `.skills/<staging>/`, creating folders beneath it only.
-fn stage(sandbox: &Sandbox, skills: &OwnedFd, staging: &str, files: &SkillFiles) -> Result<(), MountError> {
+/// Copies every file into `.skills/<staging>/`, creating folders beneath it only.
+fn stage(
+    sandbox: &Sandbox,
+    skills: &OwnedFd,
+    staging: &str,
+    src: &Path,
+    still_valid: &dyn Fn() -> bool,
+) -> Result<(), MountError> {
     let shown = format!("{MOUNT_DIR}/{staging}");
     rustix::fs::mkdirat(skills, staging, Mode::from_raw_mode(0o755)).map_err(io("create", shown.clone()))?;
     let root = sandbox
         .open_at(skills, staging, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty())
         .map_err(io("open", shown.clone()))?;
     let mut dirs: HashMap<String, OwnedFd> = HashMap::new();
-    for (rel, bytes) in files.iter() {
-        let (parent, file) = match rel.as_str().rsplit_once('/') {
-            Some((p, f)) => (Some(p), f),
-            None => (None, rel.as_str()),
-        };
-        let dir = match parent {
-            None => &root,
-            Some(p) => dir_fd(sandbox, &root, &mut dirs, p).map_err(io("create", format!("{shown}/{p}")))?,
-        };
-        write_file_at(dir, file, bytes, file_mode(bytes)).map_err(io("write", format!("{shown}/{rel}")))?;
+    let mut parent_of = |rel: &str| -> Result<(Option<OwnedFd>, String), MountError> {
+        match rel.rsplit_once('/') {
+            None => Ok((None, rel.to_owned())),
+            Some((p, f)) => {
+                let fd = dir_fd(sandbox, &root, &mut dirs, p).map_err(io("create", format!("{shown}/{p}")))?;
+                let dup = rustix::io::dup(fd).map_err(io("open", format!("{shown}/{p}")))?;
+                Ok((Some(dup), f.to_owned()))
+            }
+        }
+    };
+    crate::storage::tree::walk(src, &mut Vec::new(), &mut |rel, from, meta| {
+        let (dir, file) = parent_of(rel.as_str()).map_err(|e| crate::storage::StorageError::Task(e.to_string()))?;
+        copy_file(dir.as_ref().unwrap_or(&root), &file, from, meta).map_err(|e| crate::storage::StorageError::Io {
+            context: format!("could not copy {rel} into {shown}"),
+            source: e,
+        })
+    })?;
+    if !still_valid() {
+        return Err(MountError::SourceChanged);
     }
     Ok(())
+}
+
+/// Copies one stored file into `dir` (kernel-side where the OS can), keeping its mode.
+fn copy_file(dir: &OwnedFd, name: &str, src: &Path, meta: &std::fs::Metadata) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = Mode::from_raw_mode(meta.permissions().mode() & 0o777);
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut to = std::fs::File::from(rustix::fs::openat(dir, name, flags, mode)?);
+    let mut from = std::fs::File::open(src)?;
+    std::io::copy(&mut from, &mut to).map(|_| ())
 }
 
 /// The descriptor of folder `rel` inside the staging root, made (parents first) if needed.

@@ -210,21 +210,32 @@ fn ensure_mounted(
     }
     // The revision the listing announced, even if a newer one was uploaded since the turn began.
     let storage = registry.storage();
-    let files = match listed.revision {
-        Some(rev) => storage.revision_files(listed.scope, skill, rev),
-        None => storage.snapshot(listed.scope, skill).map(|s| s.files),
-    }
-    .map_err(|e| format!("Could not read the skill from the store: {e}."))?;
     let record = MountRecord {
         turn: turn.id.clone(),
         scope: listed.scope,
         revision: listed.revision,
         version: listed.version.clone(),
     };
-    mount::mount(sandbox, skill, &files, &record).map_err(|e| match e {
-        MountError::InTheWay { .. } => e.to_string(),
-        e => format!("Could not copy the skill into the workspace: {e}. Nothing was left half-copied."),
-    })?;
+    let mut attempts = 0;
+    loop {
+        let (dir, live) = storage
+            .revision_dir(listed.scope, skill, listed.revision)
+            .map_err(|e| format!("Could not read the skill from the store: {e}."))?;
+        let still_valid = || {
+            !live
+                || listed.revision.is_none()
+                || storage.revision_sync(listed.scope, skill).ok().flatten() == listed.revision
+        };
+        match mount::mount(sandbox, skill, &dir, &still_valid, &record) {
+            Ok(()) => break,
+            // A write swapped the live folder while it was copied: the revision is in history now.
+            Err(MountError::SourceChanged) if attempts < 3 => attempts += 1,
+            Err(e @ MountError::InTheWay { .. }) => return Err(e.to_string()),
+            Err(e) => {
+                return Err(format!("Could not copy the skill into the workspace: {e}. Nothing was left half-copied."));
+            }
+        }
+    }
     turn.mounted.insert(skill.to_string(), record);
     Ok(())
 }

@@ -418,3 +418,45 @@ fn source_files_vanishing_mid_copy_never_leave_a_partial_mount() {
     eprintln!("mounted {ok}, refused {failed}");
     assert_eq!(ok + failed, 30);
 }
+
+#[test]
+fn uploads_racing_a_mount_never_mix_two_revisions_in_it() {
+    let fx = Fx::new();
+    let tagged = |tag: &str| -> SkillFiles {
+        let mut f = pdf(tag);
+        for i in 0..150 {
+            f.insert(RelPath::parse(&format!("references/{i}.md")).unwrap(), tag.as_bytes().to_vec());
+        }
+        f
+    };
+    fx.upload(tagged("r2"));
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|sc| {
+        let writer = sc.spawn(|| {
+            let mut n = 3;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) && n < 60 {
+                fx.upload(tagged(&format!("r{n}")));
+                n += 1;
+            }
+        });
+        for turn in 0..25 {
+            let mut t = fx.turn(&format!("t{turn}"));
+            let r = fx.call(&mut t, json!({"name": "pdf"}));
+            let version = r["version"].as_str().unwrap_or_else(|| panic!("{r}")).to_owned();
+            let mount = tree(&fx.mount()).unwrap();
+            let tags: std::collections::BTreeSet<&[u8]> = mount
+                .iter()
+                .filter(|(p, _)| p.starts_with("references/") && p != &"references/guide.md")
+                .map(|(_, b)| b.as_slice())
+                .collect();
+            assert_eq!(tags.len(), 1, "one revision whole in the mount");
+            assert_eq!(
+                tags.into_iter().next().unwrap(),
+                format!("r{version}").as_bytes(),
+                "the version named is the one mounted"
+            );
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        writer.join().unwrap();
+    });
+}

@@ -197,6 +197,25 @@ impl FsStorage {
         }
     }
 
+    /// The folder holding revision `rev` of a skill (the current folder when `rev` is `None`),
+    /// and whether that folder is live (a write may swap it while it is read). A caller
+    /// copying from a live folder checks `revision_sync` afterwards; the replaced revision is
+    /// then in history, frozen.
+    pub fn revision_dir(&self, scope: Scope, name: &SkillName, rev: Option<Revision>) -> Result<(PathBuf, bool)> {
+        let current = self.home.skill_dir(scope, name);
+        let Some(rev) = rev else {
+            return Ok((self.existing(scope, name.as_str())?, true));
+        };
+        if read_revision(&current) == Some(rev) {
+            return Ok((current, true));
+        }
+        let kept = history::rev_dir(&self.home.history_dir(scope, name), rev);
+        if kept.is_dir() {
+            return Ok((kept, false));
+        }
+        Err(StorageError::RevisionNotFound { name: name.to_string(), revision: rev })
+    }
+
     /// Makes a new revision holding the content of `rev`.
     pub fn restore_sync(&self, scope: Scope, name: &SkillName, rev: Revision) -> Result<WriteOutcome> {
         let files = self.revision_files(scope, name, rev)?;

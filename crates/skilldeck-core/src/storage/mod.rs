@@ -5,7 +5,7 @@ mod fs;
 mod history;
 mod lock;
 mod recover;
-mod tree;
+pub(crate) mod tree;
 mod write;
 
 pub use fs::FsStorage;

@@ -70,6 +70,10 @@ fn stage(dir: &Path, files: &SkillFiles, revision: Revision) -> Result<()> {
             fs::create_dir_all(parent).map_err(StorageError::io("create", parent))?;
         }
         fs::write(&path, bytes).map_err(StorageError::io("write", &path))?;
+        if bytes.starts_with(b"#!") {
+            use std::os::unix::fs::PermissionsExt as _;
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).map_err(StorageError::io("chmod", &path))?;
+        }
     }
     write_version(dir, revision)?;
     flush(dir);
