@@ -4,7 +4,7 @@
 use crate::meta::Tier;
 use crate::registry::ListedEntry;
 use crate::storage::{Revision, Scope};
-use crate::tokens::estimate_tokens;
+use crate::tokens::{TokenCount, estimate_tokens};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -106,59 +106,72 @@ pub fn build(entries: &[ListedEntry], opts: &ListingOptions) -> Listing {
             shortened: Vec::new(),
         };
     }
-    let descs: Vec<String> = chosen
+    // The cost of everything but the descriptions, counted once: the header, and per line
+    // `- **name** (v:N): ` and the newline (the last line has none, so one comes off).
+    let fixed: TokenCount = chosen
         .iter()
         .map(|e| {
-            e.entry.meta.description.as_deref().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ")
+            let v = e
+                .entry
+                .version
+                .as_deref()
+                .map_or(TokenCount::default(), |v| TokenCount::of(v) + TokenCount::of(" (v:)"));
+            TokenCount::of(&e.entry.name) + TokenCount::of("- ****: \n") + v
         })
-        .collect();
-    let longest = descs.iter().map(|d| d.chars().count()).max().unwrap_or(0);
-    let render = |cap: usize| -> (String, Vec<String>) {
-        let mut text = String::from(HEADER);
-        let mut shown = Vec::with_capacity(descs.len());
-        for (e, d) in chosen.iter().zip(&descs) {
-            let desc = shorten(d, cap);
-            text.push_str("- **");
-            text.push_str(&e.entry.name);
-            text.push_str("**");
-            if let Some(v) = &e.entry.version {
-                text.push_str(" (v:");
-                text.push_str(v);
-                text.push(')');
-            }
-            text.push_str(": ");
-            text.push_str(&desc);
-            text.push('\n');
-            shown.push(desc);
-        }
-        text.pop();
-        (text, shown)
+        .sum::<TokenCount>()
+        + TokenCount::of(HEADER);
+    let fixed = TokenCount { ascii: fixed.ascii - 1, ..fixed };
+    let descs: Vec<&str> = chosen.iter().map(|e| e.entry.listing_description.as_str()).collect();
+    let cost = |cap: usize| -> usize {
+        let descs: TokenCount = descs
+            .iter()
+            .map(|d| {
+                let (prefix, cut) = shorten_parts(d, cap);
+                TokenCount::of(prefix) + if cut { TokenCount { ascii: 0, other: 1 } } else { TokenCount::default() }
+            })
+            .sum();
+        (fixed + descs).tokens()
     };
-    let fits = |cap: usize| estimate_tokens(&render(cap).0) <= opts.budget_tokens;
-    let cap = if fits(longest) {
+    let longest = descs.iter().map(|d| char_len(d)).max().unwrap_or(0);
+    let cap = if cost(longest) <= opts.budget_tokens {
         longest
+    } else if cost(0) > opts.budget_tokens {
+        0
     } else {
-        // The largest cap that fits: shortening is monotone in the cap, so bisect.
+        // The largest cap that fits: the cost only grows with the cap, so bisect.
         let (mut lo, mut hi) = (0usize, longest);
         while lo < hi {
             let mid = (lo + hi).div_ceil(2);
-            if fits(mid) { lo = mid } else { hi = mid - 1 }
+            if cost(mid) <= opts.budget_tokens { lo = mid } else { hi = mid - 1 }
         }
         lo
     };
-    let (text, shown) = render(cap);
-    let skills: Vec<ListedSkill> = chosen
-        .iter()
-        .zip(descs.iter().zip(shown))
-        .map(|(e, (full, desc))| ListedSkill {
+    let mut text = String::from(HEADER);
+    let mut skills = Vec::with_capacity(chosen.len());
+    for (e, d) in chosen.iter().zip(&descs) {
+        let (prefix, cut) = shorten_parts(d, cap);
+        let description = if cut { format!("{prefix}…") } else { prefix.to_owned() };
+        text.push_str("- **");
+        text.push_str(&e.entry.name);
+        text.push_str("**");
+        if let Some(v) = &e.entry.version {
+            text.push_str(" (v:");
+            text.push_str(v);
+            text.push(')');
+        }
+        text.push_str(": ");
+        text.push_str(&description);
+        text.push('\n');
+        skills.push(ListedSkill {
             name: e.entry.name.clone(),
             scope: e.entry.scope,
             version: e.entry.version.clone(),
             revision: e.entry.revision,
-            shortened: desc != *full,
-            description: desc,
-        })
-        .collect();
+            shortened: cut,
+            description,
+        });
+    }
+    text.pop();
     Listing {
         estimated_tokens: estimate_tokens(&text),
         budget_tokens: opts.budget_tokens,
@@ -168,18 +181,27 @@ pub fn build(entries: &[ListedEntry], opts: &ListingOptions) -> Listing {
     }
 }
 
-/// Shortens `desc` to at most `max_chars` characters, at a word boundary, ending in `…`.
-pub fn shorten(desc: &str, max_chars: usize) -> String {
-    if desc.chars().count() <= max_chars {
-        return desc.to_owned();
+/// Characters in `s` (its length when ASCII).
+fn char_len(s: &str) -> usize {
+    if s.is_ascii() { s.len() } else { s.chars().count() }
+}
+
+/// The part of `desc` kept when it is shortened to `max_chars` characters (the `…` included),
+/// and whether it was shortened. Cuts at a word boundary where there is one.
+fn shorten_parts(desc: &str, max_chars: usize) -> (&str, bool) {
+    if char_len(desc) <= max_chars {
+        return (desc, false);
     }
     if max_chars <= 1 {
-        return "…".to_owned();
+        return ("", true);
     }
-    let cut = desc.char_indices().nth(max_chars - 1).map_or(desc.len(), |(i, _)| i);
+    let cut = if desc.is_ascii() {
+        max_chars - 1
+    } else {
+        desc.char_indices().nth(max_chars - 1).map_or(desc.len(), |(i, _)| i)
+    };
     let prefix = &desc[..cut];
-    let next_is_space = desc[cut..].starts_with(char::is_whitespace);
-    let word_end = if next_is_space {
+    let word_end = if desc[cut..].starts_with(char::is_whitespace) {
         prefix
     } else {
         match prefix.rfind(char::is_whitespace) {
@@ -187,7 +209,13 @@ pub fn shorten(desc: &str, max_chars: usize) -> String {
             _ => prefix,
         }
     };
-    let trimmed =
-        word_end.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '-' | '(' | '—'));
-    format!("{trimmed}…")
+    (word_end.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '-' | '(' | '—')), true)
+}
+
+/// Shortens `desc` to at most `max_chars` characters, at a word boundary, ending in `…`.
+pub fn shorten(desc: &str, max_chars: usize) -> String {
+    match shorten_parts(desc, max_chars) {
+        (kept, true) => format!("{kept}…"),
+        (kept, false) => kept.to_owned(),
+    }
 }

@@ -25,6 +25,9 @@ pub struct SkillEntry {
     pub meta: SkillMeta,
     /// Every problem found.
     pub diagnostics: Vec<Diagnostic>,
+    /// The description on one line (runs of white space made one space), as listings show it.
+    #[serde(skip)]
+    pub listing_description: String,
     /// The stored revision, from `.version`.
     pub revision: Option<Revision>,
     /// The version tag shown: the revision, else the frontmatter `version`, else none.
@@ -55,10 +58,13 @@ impl SkillEntry {
             ));
         }
         let version = revision.map(|r| r.to_string()).or_else(|| v.meta.version.clone());
+        let listing_description =
+            v.meta.description.as_deref().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
         Self {
             scope,
             name: dir_name.to_owned(),
             valid: !diagnostics.iter().any(Diagnostic::is_error),
+            listing_description,
             meta: v.meta,
             diagnostics,
             revision,
@@ -75,6 +81,7 @@ impl SkillEntry {
             name: dir_name.to_owned(),
             meta: SkillMeta::default(),
             diagnostics: vec![d],
+            listing_description: String::new(),
             revision: None,
             version: None,
             valid: false,
@@ -145,14 +152,18 @@ impl SkillRegistry {
         if missing.is_empty() {
             return Ok(out);
         }
-        let loaded: Vec<Arc<SkillEntry>> = missing.iter().map(|n| Arc::new(self.load(scope, n))).collect();
+        let loaded = self.load_all(scope, &missing);
         {
             let mut cache = self.cache.write().map_err(poisoned)?;
             let sc = cache.entry(scope).or_default();
-            for e in &loaded {
+            for (e, digest) in &loaded {
                 sc.entries.insert(e.name.clone(), Arc::clone(e));
+                if let Some(d) = digest {
+                    sc.digests.insert(e.name.clone(), *d);
+                }
             }
         }
+        let loaded: Vec<Arc<SkillEntry>> = loaded.into_iter().map(|(e, _)| e).collect();
         out.extend(loaded);
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
@@ -251,10 +262,30 @@ impl SkillRegistry {
         Ok(names)
     }
 
-    fn load(&self, scope: Scope, dir_name: &str) -> SkillEntry {
+    /// Loads skills, on as many threads as there are cores when there are many.
+    fn load_all(&self, scope: Scope, names: &[String]) -> Vec<(Arc<SkillEntry>, Option<Digest>)> {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+        if names.len() < 64 || threads < 2 {
+            return names.iter().map(|n| self.load(scope, n)).collect();
+        }
+        let chunk = names.len().div_ceil(threads);
+        std::thread::scope(|sc| {
+            let workers: Vec<_> = names
+                .chunks(chunk)
+                .map(|part| sc.spawn(move || part.iter().map(|n| self.load(scope, n)).collect::<Vec<_>>()))
+                .collect();
+            workers
+                .into_iter()
+                .zip(names.chunks(chunk))
+                .flat_map(|(w, part)| w.join().unwrap_or_else(|_| part.iter().map(|n| self.load(scope, n)).collect()))
+                .collect()
+        })
+    }
+
+    fn load(&self, scope: Scope, dir_name: &str) -> (Arc<SkillEntry>, Option<Digest>) {
         match self.storage.summary_dir(scope, dir_name) {
-            Ok(s) => SkillEntry::from_summary(scope, dir_name, &s, self.strict),
-            Err(e) => SkillEntry::unreadable(scope, dir_name, &e),
+            Ok(s) => (Arc::new(SkillEntry::from_summary(scope, dir_name, &s, self.strict)), s.digest),
+            Err(e) => (Arc::new(SkillEntry::unreadable(scope, dir_name, &e)), None),
         }
     }
 }

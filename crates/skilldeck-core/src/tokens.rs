@@ -11,9 +11,46 @@
 /// one keeps Chinese descriptions safely inside the budget too. The estimate never came out
 /// under o200k on the test's samples, so a listing fitted to it fits for real.
 pub fn estimate_tokens(text: &str) -> usize {
-    let (ascii, other) =
-        text.chars().fold((0usize, 0usize), |(a, o), c| if c.is_ascii() { (a + 1, o) } else { (a, o + 1) });
-    (ascii * 2).div_ceil(7) + other
+    TokenCount::of(text).tokens()
+}
+
+/// The character counts an estimate is made from. Counts add up, so the cost of a text built
+/// from parts is known without building it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TokenCount {
+    /// ASCII characters.
+    pub ascii: usize,
+    /// Other characters.
+    pub other: usize,
+}
+
+impl TokenCount {
+    /// The counts of `text` (a pure-ASCII text is counted by its length alone).
+    pub fn of(text: &str) -> Self {
+        if text.is_ascii() {
+            return Self { ascii: text.len(), other: 0 };
+        }
+        let ascii = text.chars().filter(char::is_ascii).count();
+        Self { ascii, other: text.chars().count() - ascii }
+    }
+
+    /// The estimated tokens.
+    pub fn tokens(self) -> usize {
+        (self.ascii * 2).div_ceil(7) + self.other
+    }
+}
+
+impl std::ops::Add for TokenCount {
+    type Output = Self;
+    fn add(self, o: Self) -> Self {
+        Self { ascii: self.ascii + o.ascii, other: self.other + o.other }
+    }
+}
+
+impl std::iter::Sum for TokenCount {
+    fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
+        iter.fold(Self::default(), |a, b| a + b)
+    }
 }
 
 #[cfg(test)]

@@ -393,7 +393,12 @@ fn read_unknown(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>, meta: &mut Ski
         .parsed
         .fields
         .iter()
-        .map(|(k, v)| (k.as_str().map_or_else(|| format!("{k:?}"), str::to_owned), v.clone()))
+        .filter_map(|(k, v)| {
+            let key = k.as_str().map_or_else(|| format!("{k:?}"), str::to_owned);
+            let known =
+                SPEC_FIELDS.contains(&key.as_str()) || (SKILLDECK_FIELDS.contains(&key.as_str()) && !opts.strict);
+            (!known).then(|| (key, v.clone()))
+        })
         .collect();
     for (key, value) in keys {
         let spec = SPEC_FIELDS.contains(&key.as_str());

@@ -99,21 +99,30 @@ pub struct Summary {
     pub file_count: usize,
     /// Their total size in bytes.
     pub total_bytes: u64,
+    /// The content digest, when it came for free (`SKILL.md` is the only file).
+    pub digest: Option<crate::digest::Digest>,
 }
 
-/// Runs `read` until the skill's revision is the same before and after it, so what it read
+/// The identity of the folder at `dir`: a swap puts another folder (inode) at the path.
+fn folder_id(dir: &Path) -> Result<u64> {
+    use std::os::unix::fs::MetadataExt as _;
+    fs::metadata(dir).map(|m| m.ino()).map_err(StorageError::io("inspect", dir))
+}
+
+/// Runs `read` until the folder at `dir` is the same one before and after it, so what it read
 /// is one revision whole even while writers swap new ones in.
 fn consistent<T>(dir: &Path, mut read: impl FnMut() -> Result<T>) -> Result<(Option<Revision>, T)> {
     const ATTEMPTS: usize = 16;
     let mut last = None;
     for _ in 0..ATTEMPTS {
-        let before = read_revision(dir);
+        let before = folder_id(dir)?;
+        let revision = read_revision(dir);
         let result = read();
-        let after = read_revision(dir);
+        let same = folder_id(dir).is_ok_and(|after| after == before);
         match result {
-            Ok(v) if before == after => return Ok((after, v)),
+            Ok(v) if same => return Ok((revision, v)),
             Ok(_) => {}
-            Err(e) if before != after => last = Some(e),
+            Err(e) if !same => last = Some(e),
             Err(e) => return Err(e),
         }
     }
@@ -158,5 +167,9 @@ pub(crate) fn summary(dir: &Path) -> Result<Summary> {
         };
         Ok((skill_md, count, bytes))
     })?;
-    Ok(Summary { revision, skill_md, file_count, total_bytes })
+    let digest = match (&skill_md, file_count) {
+        (Some(md), 1) => RelPath::parse("SKILL.md").ok().map(|p| crate::digest::Digest::of([(&p, md.as_slice())])),
+        _ => None,
+    };
+    Ok(Summary { revision, skill_md, file_count, total_bytes, digest })
 }
