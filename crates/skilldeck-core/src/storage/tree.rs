@@ -30,7 +30,19 @@ pub struct Snapshot {
 
 /// Reads `<dir>/.version`; `None` when missing or not an integer.
 pub(crate) fn read_revision(dir: &Path) -> Option<Revision> {
-    fs::read_to_string(dir.join(VERSION_FILE)).ok()?.trim().parse().ok().map(Revision)
+    use std::io::Read as _;
+    // A small fixed read: no size lookup first, as `fs::read_to_string` would do.
+    let mut buf = [0u8; 32];
+    let n = fs::File::open(dir.join(VERSION_FILE)).ok()?.read(&mut buf).ok()?;
+    std::str::from_utf8(&buf[..n]).ok()?.trim().parse().ok().map(Revision)
+}
+
+/// Reads a file whose size is already known, without looking it up again.
+fn read_sized(path: &Path, size: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::with_capacity(size as usize + 1);
+    fs::File::open(path)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Walks `dir` and calls `f` for each regular file (never the top-level `.version`).
@@ -137,8 +149,8 @@ pub(crate) fn snapshot(dir: &Path) -> Result<Snapshot> {
     let (revision, (files, skipped)) = consistent(dir, || {
         let mut files = SkillFiles::new();
         let mut skipped = Vec::new();
-        walk(dir, &mut skipped, &mut |rel, path, _| {
-            match fs::read(path) {
+        walk(dir, &mut skipped, &mut |rel, path, meta| {
+            match read_sized(path, meta.len()) {
                 Ok(bytes) => files.insert(rel, bytes),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(StorageError::io("read", path)(e)),
@@ -154,17 +166,19 @@ pub(crate) fn snapshot(dir: &Path) -> Result<Snapshot> {
 pub(crate) fn summary(dir: &Path) -> Result<Summary> {
     let (revision, (skill_md, file_count, total_bytes)) = consistent(dir, || {
         let (mut count, mut bytes) = (0usize, 0u64);
-        walk(dir, &mut Vec::new(), &mut |_, _, meta| {
+        let mut skill_md = None;
+        walk(dir, &mut Vec::new(), &mut |rel, path, meta| {
             count += 1;
             bytes += meta.len();
+            if rel.is_skill_md() {
+                match read_sized(path, meta.len()) {
+                    Ok(b) => skill_md = Some(b),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(StorageError::io("read", path)(e)),
+                }
+            }
             Ok(())
         })?;
-        let md = dir.join("SKILL.md");
-        let skill_md = match fs::read(&md) {
-            Ok(b) => Some(b),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(StorageError::io("read", &md)(e)),
-        };
         Ok((skill_md, count, bytes))
     })?;
     let digest = match (&skill_md, file_count) {
