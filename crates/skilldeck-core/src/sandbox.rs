@@ -238,18 +238,28 @@ impl Sandbox {
     /// Creates `path` and its parents as folders (existing ones are fine) and opens it.
     pub fn create_dir_all(&self, path: &str) -> Result<OwnedFd> {
         let rel = Self::check(path)?;
-        let mut cur = self.open_dir("")?;
+        let dir_flags = OFlags::RDONLY | OFlags::DIRECTORY;
+        // Each parent is resolved from the root, as a read of the same path would be, so a
+        // symlink that climbs to a sibling folder inside the workspace works here too.
+        let mut done = 0;
         for part in rel.as_str().split('/') {
-            match rustix::fs::mkdirat(&cur, part, Mode::from_raw_mode(0o755)) {
+            let parent = match &rel.as_str()[..done] {
+                "" => self.open_dir("")?,
+                p => self
+                    .open_at(&self.root_fd, p.trim_end_matches('/'), dir_flags, Mode::empty())
+                    .map_err(|e| Self::err("open", path, e))?,
+            };
+            match rustix::fs::mkdirat(&parent, part, Mode::from_raw_mode(0o755)) {
                 Ok(()) | Err(Errno::EXIST) => {}
                 Err(e) => return Err(Self::err("create", path, e)),
             }
-            cur = self
-                .open_at(&cur, part, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty())
-                .map_err(|e| Self::err("open", path, e))?;
+            done += part.len() + 1;
         }
-        self.verify(&cur, path)?;
-        Ok(cur)
+        let dir = self
+            .open_at(&self.root_fd, rel.as_str(), dir_flags, Mode::empty())
+            .map_err(|e| Self::err("open", path, e))?;
+        self.verify(&dir, path)?;
+        Ok(dir)
     }
 
     /// Writes a whole file, creating its parent folders; never writes through a symlink.
@@ -290,8 +300,19 @@ pub(crate) fn file_mode(bytes: &[u8]) -> Mode {
 
 /// Creates (or truncates) `name` in `dir` without following a symlink, and writes `bytes`.
 pub(crate) fn write_file_at(dir: &impl AsFd, name: &str, bytes: &[u8], mode: Mode) -> std::result::Result<(), Errno> {
-    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::TRUNC | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = rustix::fs::openat(dir, name, flags, mode)?;
+    // No O_TRUNC yet: first make sure this is a regular file with one name. NONBLOCK keeps a
+    // FIFO from hanging the open (it fails with ENXIO instead); a hard link could be the
+    // same file as one outside the workspace, so it is refused rather than overwritten.
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let fd = rustix::fs::openat(dir, name, flags, mode).map_err(|e| if e == Errno::NXIO { Errno::ISDIR } else { e })?;
+    let st = rustix::fs::fstat(&fd)?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return Err(Errno::ISDIR);
+    }
+    if st.st_nlink > 1 {
+        return Err(Errno::MLINK);
+    }
+    rustix::fs::ftruncate(&fd, 0)?;
     let mut f = File::from(fd);
     f.write_all(bytes).map_err(|e| Errno::from_io_error(&e).unwrap_or(Errno::IO))
 }
