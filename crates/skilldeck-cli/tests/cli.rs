@@ -340,3 +340,64 @@ fn a_kill_at_a_random_moment_leaves_one_whole_revision() {
     }
     eprintln!("outcomes (finished, new tree): {outcomes:?}");
 }
+
+#[test]
+fn view_runs_the_real_tool_and_prints_the_result_json() {
+    let env = Env::new();
+    let src =
+        env.skill("pdf", "name: pdf\ndescription: Extract text from PDF files\n", "# PDF\n\nSee references/guide.md.");
+    env.expect(&["import", p(&src)], 0);
+    let ws = env.tmp.path().join("ws");
+    fs::create_dir_all(&ws).unwrap();
+    let out = env.expect(&["view", "pdf", "--workspace", p(&ws), "--turn", "t1"], 0);
+    assert_eq!(out.lines().count(), 1, "one line of JSON, as the model gets it");
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).unwrap(),
+        json!({"skillName": "pdf", "path": null, "version": "1", "content": "# PDF\n\nSee references/guide.md.\n"})
+    );
+    assert_eq!(fs::read_to_string(ws.join(".skills/pdf/references/guide.md")).unwrap(), "guide");
+    assert!(!ws.join(".skills/pdf/.version").exists());
+    let r: Value =
+        serde_json::from_str(&env.expect(&["view", "pdf", "references/guide.md", "--workspace", p(&ws)], 0)).unwrap();
+    assert_eq!(r["content"], "guide");
+    // Errors are data: exit 0 with the error object.
+    let r: Value =
+        serde_json::from_str(&env.expect(&["view", "pdf", "../../etc/passwd", "--workspace", p(&ws)], 0)).unwrap();
+    assert_eq!(r["error"]["code"], "skill_path_invalid");
+    let r: Value = serde_json::from_str(&env.expect(&["view", "pfd", "--workspace", p(&ws)], 0)).unwrap();
+    assert_eq!(r["error"]["code"], "skill_not_found");
+    assert!(r["error"]["message"].as_str().unwrap().contains("Did you mean pdf?"));
+    // A workspace that is not there is a usage error, not a result.
+    env.expect(&["view", "pdf", "--workspace", "/no/such/ws"], 2);
+}
+
+#[test]
+fn view_with_one_turn_id_mounts_once() {
+    let env = Env::new();
+    let src = env.skill("pdf", "name: pdf\ndescription: d\n", "b");
+    env.expect(&["import", p(&src)], 0);
+    let ws = env.tmp.path().join("ws");
+    fs::create_dir_all(&ws).unwrap();
+    env.expect(&["view", "pdf", "--workspace", p(&ws), "--turn", "t1"], 0);
+    fs::write(ws.join(".skills/pdf/references/guide.md"), "edited").unwrap();
+    let same = env.expect(&["view", "pdf", "references/guide.md", "--workspace", p(&ws), "--turn", "t1"], 0);
+    assert!(same.contains("\"content\":\"edited\""), "{same}");
+    let next = env.expect(&["view", "pdf", "references/guide.md", "--workspace", p(&ws), "--turn", "t2"], 0);
+    assert!(next.contains("\"content\":\"guide\""), "{next}");
+}
+
+#[test]
+fn tool_spec_follows_the_listing() {
+    let env = Env::new();
+    let spec = env.json(&["tool-spec", "--json"]);
+    assert_eq!(spec["name"], "view_skill");
+    assert_eq!(
+        spec["parameters"]["properties"]["name"]["enum"],
+        json!(["change-review", "commit-messages", "skill-authoring", "workspace-notes"])
+    );
+    let broken = env.skill("broken", "name: broken\n", "b");
+    env.expect(&["import", p(&broken)], 0);
+    let spec = env.json(&["tool-spec", "--json"]);
+    assert!(!spec.to_string().contains("\"broken\""), "invalid skills are not in the enum");
+    assert!(env.expect(&["tool-spec"], 0).contains("name: one of change-review, commit-messages"));
+}

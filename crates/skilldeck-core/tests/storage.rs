@@ -270,3 +270,28 @@ async fn the_async_trait_runs_the_same_operations() {
     assert_eq!(s.restore(Scope::User, &n, Revision(1)).await.unwrap().revision, Revision(2));
     assert_eq!(s.history(Scope::User, &n).await.unwrap().len(), 2);
 }
+
+#[test]
+fn bundled_skills_install_once_and_update_when_a_newer_copy_ships() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let first = skilldeck_core::bundled::install(&s).unwrap();
+    assert!(first.len() >= 3, "the bundled skills are installed");
+    assert!(first.iter().all(|w| w.revision == Revision(1) && w.scope == Scope::System));
+    assert!(skilldeck_core::bundled::install(&s).unwrap().is_empty(), "nothing again on the next start");
+    // An older build's record: this build ships a different copy, so it updates once.
+    let record = tmp.path().join("bundled.json");
+    let mut map: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&fs::read_to_string(&record).unwrap()).unwrap();
+    let (name, _) = map.iter().next().map(|(k, v)| (k.clone(), v.clone())).unwrap();
+    map.insert(name.clone(), serde_json::json!("sha256:older"));
+    fs::write(&record, serde_json::to_string(&map).unwrap()).unwrap();
+    let updated = skilldeck_core::bundled::install(&s).unwrap();
+    assert_eq!(
+        updated.iter().map(|w| (w.name.to_string(), w.revision)).collect::<Vec<_>>(),
+        vec![(name.clone(), Revision(2))]
+    );
+    let events: Vec<RevisionEvent> =
+        s.history_sync(Scope::System, &SkillName::parse(&name).unwrap()).unwrap().iter().map(|e| e.event).collect();
+    assert_eq!(events, vec![RevisionEvent::Bundled, RevisionEvent::Bundled]);
+}
