@@ -20,6 +20,7 @@ pub mod tokens;
 pub mod validate;
 pub mod view_result;
 pub mod view_skill;
+pub mod watch;
 
 pub use diagnostic::{DiagCode, Diagnostic, Severity};
 pub use digest::Digest;

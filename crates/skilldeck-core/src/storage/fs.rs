@@ -155,6 +155,48 @@ impl FsStorage {
         write::write_locked(&self.home, scope, name, files, event)
     }
 
+    /// Takes an edit made on disk outside the app (an editor, `git pull`, a folder copied in)
+    /// as a new revision, once: only when the skill's content digest differs from the digest
+    /// logged for its current revision. Returns the new revision, or `None` when nothing
+    /// changed (so the watcher seeing Skilldeck's own writes bumps nothing).
+    pub fn adopt_external_edit(&self, scope: Scope, name: &SkillName) -> Result<Option<Revision>> {
+        let _lock = SkillLock::acquire(&self.home.lock_path(scope, name))?;
+        let Ok(dir) = self.existing(scope, name.as_str()) else {
+            return Ok(None);
+        };
+        let snap = tree::snapshot(&dir)?;
+        if snap.files.skill_md().is_none() {
+            return Ok(None);
+        }
+        let digest = snap.files.digest();
+        let history_dir = self.home.history_dir(scope, name);
+        let logged = snap.revision.and_then(|rev| {
+            history::read_log(&history_dir).into_iter().rev().find(|l| l.revision == rev).and_then(|l| l.digest)
+        });
+        match (snap.revision, logged) {
+            (Some(_), Some(d)) if d == digest => Ok(None),
+            (Some(rev), None) => {
+                // A revision with no digest on record (recovered after a crash): record it.
+                let line = LogLine {
+                    revision: rev,
+                    digest: Some(digest),
+                    at: history::now(),
+                    event: RevisionEvent::Recovered,
+                };
+                history::append(&history_dir, &line)?;
+                Ok(None)
+            }
+            (Some(_), Some(_)) | (None, _) => {
+                let rev = write::next_revision(&self.home, scope, name);
+                write::write_version(&dir, rev)?;
+                let line =
+                    LogLine { revision: rev, digest: Some(digest), at: history::now(), event: RevisionEvent::External };
+                history::append(&history_dir, &line)?;
+                Ok(Some(rev))
+            }
+        }
+    }
+
     /// Moves a skill to history; returns the revision moved.
     pub fn delete_skill_sync(&self, scope: Scope, name: &SkillName) -> Result<Revision> {
         let _lock = SkillLock::acquire(&self.home.lock_path(scope, name))?;

@@ -1,0 +1,5 @@
+//! Generates the Tauri context: config, capabilities and embedded assets.
+
+fn main() {
+    tauri_build::build();
+}

@@ -1,0 +1,99 @@
+//! Reading skills: the sidebar list, one skill's detail, one file, and the listing preview.
+
+use crate::error::ApiResult;
+use crate::markdown::to_safe_html;
+use crate::state::AppState;
+use crate::views::{DiagView, FieldRow, FileRow, FileView, ListingView, SkillDetail, SkillRow};
+use skilldeck_core::listing::ListingOptions;
+use skilldeck_core::{RelPath, Scope, SkillName, frontmatter};
+use tauri::State;
+
+/// Every skill in both scopes, valid or not, sorted by name.
+#[tauri::command]
+pub async fn list_skills(state: State<'_, AppState>) -> ApiResult<Vec<SkillRow>> {
+    Ok(state.registry.list_metas_across(&Scope::ALL)?.iter().map(SkillRow::from).collect())
+}
+
+/// One skill: its row, problems, files and digest.
+#[tauri::command]
+pub async fn skill_detail(state: State<'_, AppState>, scope: Scope, name: String) -> ApiResult<SkillDetail> {
+    let entries = state.registry.list_metas_across(&Scope::ALL)?;
+    let listed = entries
+        .iter()
+        .find(|l| l.entry.scope == scope && l.entry.name == name)
+        .ok_or_else(|| crate::error::ApiError::new("skill_not_found", format!("no skill {name:?} in {scope}")))?;
+    let skill = SkillName::parse(&name)?;
+    let files = state.storage().read_tree_sync(scope, &skill)?;
+    Ok(SkillDetail {
+        row: SkillRow::from(listed),
+        diagnostics: listed.entry.diagnostics.iter().map(DiagView::from).collect(),
+        files: files.into_iter().map(|f| FileRow { path: f.path.to_string(), size: f.size }).collect(),
+        digest: state.registry.digest(scope, &name)?.short(),
+    })
+}
+
+/// One file of a skill, shaped for the viewer.
+#[tauri::command]
+pub async fn read_skill_file(
+    state: State<'_, AppState>,
+    scope: Scope,
+    name: String,
+    path: String,
+) -> ApiResult<FileView> {
+    let skill = SkillName::parse(&name)?;
+    let rel = RelPath::parse(&path)?;
+    let bytes = state.storage().read_raw_file_sync(scope, &skill, &rel)?;
+    Ok(file_view(&path, bytes))
+}
+
+/// How a file is shown: Markdown rendered, other text as is, binaries by type and size.
+pub fn file_view(path: &str, bytes: Vec<u8>) -> FileView {
+    let size = bytes.len() as u64;
+    let text = match String::from_utf8(bytes) {
+        Ok(t) if !t.contains('\0') => t,
+        _ => return FileView::Binary { kind_name: kind_name(path), size },
+    };
+    let lower = path.to_ascii_lowercase();
+    if !(lower.ends_with(".md") || lower.ends_with(".markdown")) {
+        return FileView::Text { text, size };
+    }
+    let is_skill_md = path == "SKILL.md";
+    let frontmatter = if is_skill_md { frontmatter_rows(&text) } else { Vec::new() };
+    let body = if is_skill_md { frontmatter::strip(&text) } else { &text };
+    FileView::Markdown { html: to_safe_html(body), frontmatter, size }
+}
+
+/// The frontmatter's top-level fields as rows, in file order.
+fn frontmatter_rows(text: &str) -> Vec<FieldRow> {
+    frontmatter::field_rows(text).into_iter().map(|(key, value)| FieldRow { key, value }).collect()
+}
+
+/// A readable type for a binary file, from its extension.
+fn kind_name(path: &str) -> String {
+    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+    match ext.as_str() {
+        "png" | "jpg" | "jpeg" | "gif" | "webp" | "ico" => format!("{} image", ext.to_uppercase()),
+        "pdf" => "PDF document".to_owned(),
+        "zip" | "gz" | "tar" | "tgz" => "archive".to_owned(),
+        "ttf" | "otf" | "woff" | "woff2" => "font".to_owned(),
+        "" => "binary file".to_owned(),
+        e => format!(".{e} file"),
+    }
+}
+
+/// The L1 listing a model would get now, with the default options and `budget`.
+#[tauri::command]
+pub async fn listing_preview(state: State<'_, AppState>, budget: Option<usize>) -> ApiResult<ListingView> {
+    let mut opts = ListingOptions::default();
+    if let Some(b) = budget {
+        opts.budget_tokens = b;
+    }
+    let l = state.registry.listing(&opts)?;
+    Ok(ListingView {
+        listed: l.skills.len(),
+        text: l.text,
+        estimated_tokens: l.estimated_tokens,
+        budget_tokens: l.budget_tokens,
+        shortened: l.shortened,
+    })
+}

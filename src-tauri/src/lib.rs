@@ -1,0 +1,87 @@
+//! The Skilldeck desktop app: a Tauri 2 shell whose commands are thin calls into skilldeck-core.
+//! Holds start-up, state and wiring; the UI is the static `ui/` folder.
+
+pub mod commands;
+pub mod error;
+pub mod markdown;
+pub mod state;
+pub mod views;
+pub mod watcher;
+
+use state::AppState;
+use tauri::{Emitter as _, Manager as _};
+
+/// Says why the app cannot open a window here, if it cannot.
+pub fn display_available() -> Result<(), String> {
+    if cfg!(target_os = "linux")
+        && std::env::var_os("DISPLAY").is_none()
+        && std::env::var_os("WAYLAND_DISPLAY").is_none()
+    {
+        return Err("no display found (DISPLAY and WAYLAND_DISPLAY are unset); run it in a desktop session, \
+                    or under `xvfb-run -a` for a virtual one"
+            .to_owned());
+    }
+    Ok(())
+}
+
+/// Why the app failed to start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The skill store could not be opened.
+    #[error("could not open the skill store: {0}")]
+    Store(#[from] error::ApiError),
+    /// Tauri failed.
+    #[error("the window system failed: {0}")]
+    Tauri(#[from] tauri::Error),
+}
+
+/// Every command the UI may invoke.
+#[macro_export]
+macro_rules! handlers {
+    () => {
+        tauri::generate_handler![
+            $crate::commands::skills::list_skills,
+            $crate::commands::skills::skill_detail,
+            $crate::commands::skills::read_skill_file,
+            $crate::commands::skills::listing_preview,
+            $crate::commands::transfer::import_preview,
+            $crate::commands::transfer::import_skill,
+            $crate::commands::revisions::delete_skill,
+            $crate::commands::revisions::skill_history,
+            $crate::commands::revisions::restore_skill,
+        ]
+    };
+}
+
+/// The builder with the app's state, plugins and commands, for `run` and for tests.
+pub fn builder<R: tauri::Runtime>(state: AppState) -> tauri::Builder<R> {
+    tauri::Builder::<R>::new()
+        .plugin(tauri_plugin_dialog::init())
+        .manage(state)
+        .invoke_handler(handlers!())
+        .on_window_event(|window, event| {
+            // A folder or archive dropped anywhere on the window opens the import preview.
+            if let tauri::WindowEvent::DragDrop(tauri::DragDropEvent::Drop { paths, .. }) = event {
+                let paths: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+                let _ = window.emit("skills://dropped", paths);
+            }
+        })
+}
+
+/// Opens the store on the embedded defaults (`$SKILLDECK_HOME` or the data dir, the bundled
+/// skills), starts the watcher and runs the app until its window closes.
+pub fn run() -> Result<(), StartError> {
+    let state = AppState::open_default()?;
+    builder::<tauri::Wry>(state)
+        .setup(|app| {
+            let handle = app.handle().clone();
+            let state = app.state::<AppState>();
+            match watcher::start(&state, handle) {
+                Ok(w) => state.keep_watcher(w),
+                Err(e) => eprintln!("skilldeck-app: live updates are off: {e}"),
+            }
+            Ok(())
+        })
+        .run(tauri::generate_context!())?;
+    Ok(())
+}

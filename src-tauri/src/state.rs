@@ -1,0 +1,42 @@
+//! `AppState`: what the commands share, kept in `tauri::State`.
+//! Holds the registry over the store and the watcher's handle; no UI logic.
+
+use crate::error::ApiError;
+use skilldeck_core::watch::SkillWatcher;
+use skilldeck_core::{FsStorage, SkillRegistry, SkilldeckHome, bundled};
+use std::sync::Mutex;
+
+/// The app's shared state.
+#[derive(Debug)]
+pub struct AppState {
+    /// The registry over the store.
+    pub registry: SkillRegistry,
+    watcher: Mutex<Option<SkillWatcher>>,
+}
+
+impl AppState {
+    /// Opens the store at `home`, recovering from any crash and installing the bundled skills.
+    pub fn open(home: SkilldeckHome) -> Result<Self, ApiError> {
+        let storage = FsStorage::open(home)?;
+        bundled::install(&storage)?;
+        Ok(Self { registry: SkillRegistry::new(storage), watcher: Mutex::new(None) })
+    }
+
+    /// Opens `$SKILLDECK_HOME`, or the platform data folder.
+    pub fn open_default() -> Result<Self, ApiError> {
+        let home = SkilldeckHome::from_env().map_err(|e| ApiError::new("home_missing", e.to_string()))?;
+        Self::open(home)
+    }
+
+    /// The store.
+    pub fn storage(&self) -> &FsStorage {
+        self.registry.storage()
+    }
+
+    /// Keeps the watcher alive as long as the app.
+    pub fn keep_watcher(&self, w: SkillWatcher) {
+        if let Ok(mut slot) = self.watcher.lock() {
+            *slot = Some(w);
+        }
+    }
+}

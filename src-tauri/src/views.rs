@@ -1,0 +1,213 @@
+//! The shapes the UI gets from commands, in camelCase JSON.
+//! Holds data and the conversions from core types; no I/O.
+
+use serde::Serialize;
+use skilldeck_core::registry::ListedEntry;
+use skilldeck_core::{Diagnostic, Scope, Severity};
+
+/// A skill in the sidebar.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillRow {
+    /// Its name.
+    pub name: String,
+    /// Its scope.
+    pub scope: Scope,
+    /// The badge: the revision, else the frontmatter version, else none.
+    pub version: Option<String>,
+    /// The stored revision.
+    pub revision: Option<u64>,
+    /// Whether it has no error.
+    pub valid: bool,
+    /// Whether a `user` skill of the same name hides it.
+    pub shadowed: bool,
+    /// How many errors.
+    pub errors: usize,
+    /// How many warnings.
+    pub warnings: usize,
+    /// The English description.
+    pub description: Option<String>,
+    /// The Chinese description.
+    pub description_zh: Option<String>,
+}
+
+impl From<&ListedEntry> for SkillRow {
+    fn from(l: &ListedEntry) -> Self {
+        let e = &l.entry;
+        let errors = e.diagnostics.iter().filter(|d| d.is_error()).count();
+        Self {
+            name: e.name.clone(),
+            scope: e.scope,
+            version: e.version.clone(),
+            revision: e.revision.map(|r| r.0),
+            valid: e.valid,
+            shadowed: l.shadowed,
+            errors,
+            warnings: e.diagnostics.len() - errors,
+            description: e.meta.description.clone(),
+            description_zh: e.meta.description_zh.clone(),
+        }
+    }
+}
+
+/// A problem with its plain-language fix.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiagView {
+    /// The stable code.
+    pub code: &'static str,
+    /// Error or warning.
+    pub severity: Severity,
+    /// What is wrong.
+    pub message: String,
+    /// The line in SKILL.md.
+    pub line: Option<u32>,
+    /// How to fix it.
+    pub fix: &'static str,
+}
+
+impl From<&Diagnostic> for DiagView {
+    fn from(d: &Diagnostic) -> Self {
+        Self {
+            code: d.code.as_str(),
+            severity: d.severity,
+            message: d.message.clone(),
+            line: d.line,
+            fix: d.code.fix(),
+        }
+    }
+}
+
+/// One frontmatter field for the viewer's table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldRow {
+    /// The field.
+    pub key: String,
+    /// Its value as text.
+    pub value: String,
+}
+
+/// One file of a skill.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileRow {
+    /// Its path in the skill.
+    pub path: String,
+    /// Its size in bytes.
+    pub size: u64,
+}
+
+/// Everything the main pane shows about one skill.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SkillDetail {
+    /// The sidebar row.
+    #[serde(flatten)]
+    pub row: SkillRow,
+    /// Every problem.
+    pub diagnostics: Vec<DiagView>,
+    /// The files, never `.version`.
+    pub files: Vec<FileRow>,
+    /// `sha256:` and 12 hex digits.
+    pub digest: String,
+}
+
+/// A file as the viewer shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum FileView {
+    /// Markdown rendered to sanitized HTML; for `SKILL.md`, its frontmatter as a table.
+    Markdown {
+        /// Safe HTML.
+        html: String,
+        /// Frontmatter fields (empty for other Markdown files).
+        frontmatter: Vec<FieldRow>,
+        /// Bytes.
+        size: u64,
+    },
+    /// Other text, shown in monospace.
+    Text {
+        /// The text.
+        text: String,
+        /// Bytes.
+        size: u64,
+    },
+    /// Not text: only its type and size.
+    Binary {
+        /// A guess at its type from the extension.
+        kind_name: String,
+        /// Bytes.
+        size: u64,
+    },
+}
+
+/// The L1 listing as a model gets it, with its budget meter.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListingView {
+    /// The exact text.
+    pub text: String,
+    /// Estimated tokens.
+    pub estimated_tokens: usize,
+    /// The budget.
+    pub budget_tokens: usize,
+    /// Skills whose descriptions were shortened.
+    pub shortened: Vec<String>,
+    /// How many skills are listed.
+    pub listed: usize,
+}
+
+/// What an import will do, before anything is written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportPreviewView {
+    /// The skill's name.
+    pub name: String,
+    /// The target scope.
+    pub scope: Scope,
+    /// Files.
+    pub file_count: usize,
+    /// Bytes.
+    pub total_bytes: u64,
+    /// Whether it has no error.
+    pub valid: bool,
+    /// Every problem.
+    pub diagnostics: Vec<DiagView>,
+    /// The revision it will become.
+    pub next_revision: u64,
+    /// Whether it is new.
+    pub is_new: bool,
+    /// Entries left out (`.git`, `.DS_Store`, …).
+    pub skipped: Vec<String>,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportedView {
+    /// The skill.
+    pub name: String,
+    /// Its scope.
+    pub scope: Scope,
+    /// Its new revision.
+    pub revision: u64,
+    /// Its digest, short form.
+    pub digest: String,
+}
+
+/// A revision in the history view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryRow {
+    /// The revision.
+    pub revision: u64,
+    /// Its digest, short form.
+    pub digest: Option<String>,
+    /// When, RFC 3339.
+    pub at: String,
+    /// What made it (`upload`, `restore`, `external`, …).
+    pub event: String,
+    /// Whether it is current.
+    pub current: bool,
+    /// Whether its files are kept.
+    pub restorable: bool,
+}

@@ -1,0 +1,191 @@
+//! The app's commands through the real IPC path and the real capabilities, with no display.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use serde_json::{Value, json};
+use skilldeck_app::state::AppState;
+use skilldeck_core::SkilldeckHome;
+use std::fs;
+use std::path::Path;
+use tauri::test::{MockRuntime, get_ipc_response};
+use tauri::{WebviewWindow, WebviewWindowBuilder};
+
+struct Fx {
+    tmp: tempfile::TempDir,
+    _app: tauri::App<MockRuntime>,
+    webview: WebviewWindow<MockRuntime>,
+    key: String,
+}
+
+impl Fx {
+    fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let state = AppState::open(SkilldeckHome::new(tmp.path().join("home"))).unwrap();
+        // The real context: the real tauri.conf.json and capabilities are enforced.
+        let app = skilldeck_app::builder::<MockRuntime>(state).build(tauri::generate_context!()).unwrap();
+        let webview = WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
+        let key = app.invoke_key().to_owned();
+        Self { tmp, _app: app, webview, key }
+    }
+
+    fn invoke(&self, cmd: &str, body: Value) -> Result<Value, Value> {
+        get_ipc_response(
+            &self.webview,
+            tauri::webview::InvokeRequest {
+                cmd: cmd.into(),
+                callback: tauri::ipc::CallbackFn(0),
+                error: tauri::ipc::CallbackFn(1),
+                url: "tauri://localhost".parse().unwrap(),
+                body: tauri::ipc::InvokeBody::Json(body),
+                headers: Default::default(),
+                invoke_key: self.key.clone(),
+            },
+        )
+        .map(|b| b.deserialize::<Value>().unwrap())
+    }
+
+    fn ok(&self, cmd: &str, body: Value) -> Value {
+        self.invoke(cmd, body.clone()).unwrap_or_else(|e| panic!("{cmd} {body}: {e}"))
+    }
+
+    fn skill(&self, dir: &str, front: &str) -> String {
+        let d = self.tmp.path().join("src").join(dir);
+        fs::create_dir_all(d.join("references")).unwrap();
+        fs::write(d.join("SKILL.md"), format!("---\n{front}---\n# Title\n\nBody text.\n")).unwrap();
+        fs::write(d.join("references/guide.md"), "guide").unwrap();
+        d.display().to_string()
+    }
+}
+
+fn names(rows: &Value) -> Vec<String> {
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| format!("{}/{}", r["scope"].as_str().unwrap(), r["name"].as_str().unwrap()))
+        .collect()
+}
+
+#[test]
+fn the_bundled_skills_are_listed_with_badges() {
+    let fx = Fx::new();
+    let rows = fx.ok("list_skills", json!({}));
+    assert_eq!(
+        names(&rows),
+        vec!["system/change-review", "system/commit-messages", "system/skill-authoring", "system/workspace-notes"]
+    );
+    assert_eq!(rows[0]["version"], "1");
+    assert_eq!(rows[0]["valid"], true);
+    assert!(rows[0]["descriptionZh"].as_str().is_some());
+}
+
+#[test]
+fn preview_then_import_then_reimport() {
+    let fx = Fx::new();
+    let src = fx.skill("pdf", "name: pdf\ndescription: Extract text from PDF files\n");
+    let p = fx.ok("import_preview", json!({"path": src, "scope": "user"}));
+    assert_eq!(
+        (
+            p["name"].as_str(),
+            p["isNew"].as_bool(),
+            p["nextRevision"].as_u64(),
+            p["fileCount"].as_u64(),
+            p["valid"].as_bool()
+        ),
+        (Some("pdf"), Some(true), Some(1), Some(2), Some(true))
+    );
+    assert!(!Path::new(&fx.tmp.path().join("home/skills/user/pdf")).exists(), "a preview writes nothing");
+    assert_eq!(fx.ok("import_skill", json!({"path": src, "scope": "user"}))["revision"], 1);
+    let p = fx.ok("import_preview", json!({"path": src, "scope": "user"}));
+    assert_eq!((p["isNew"].as_bool(), p["nextRevision"].as_u64()), (Some(false), Some(2)));
+    assert_eq!(fx.ok("import_skill", json!({"path": src, "scope": "user"}))["revision"], 2);
+    let rows = fx.ok("list_skills", json!({}));
+    let pdf = rows.as_array().unwrap().iter().find(|r| r["name"] == "pdf").unwrap();
+    assert_eq!(pdf["version"], "2");
+}
+
+#[test]
+fn detail_and_files_never_show_the_sidecar() {
+    let fx = Fx::new();
+    let src = fx.skill("pdf", "name: pdf\ndescription: Extract text\nlicense: MIT\n");
+    fx.ok("import_skill", json!({"path": src, "scope": "user"}));
+    let d = fx.ok("skill_detail", json!({"scope": "user", "name": "pdf"}));
+    let files: Vec<&str> = d["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert_eq!(files, vec!["SKILL.md", "references/guide.md"]);
+    assert!(d["digest"].as_str().unwrap().starts_with("sha256:"));
+    let f = fx.ok("read_skill_file", json!({"scope": "user", "name": "pdf", "path": "SKILL.md"}));
+    assert_eq!(f["kind"], "markdown");
+    assert_eq!(f["html"], "<h1>Title</h1>\n<p>Body text.</p>\n");
+    assert_eq!(
+        f["frontmatter"],
+        json!([{"key": "name", "value": "pdf"}, {"key": "description", "value": "Extract text"}, {"key": "license", "value": "MIT"}])
+    );
+    let e = fx.invoke("read_skill_file", json!({"scope": "user", "name": "pdf", "path": ".version"})).unwrap_err();
+    assert_eq!(e["code"], "file_not_found");
+    let e = fx.invoke("read_skill_file", json!({"scope": "user", "name": "pdf", "path": "../../x"})).unwrap_err();
+    assert_eq!(e["code"], "path_invalid");
+}
+
+#[test]
+fn invalid_skills_carry_diagnostics_with_fixes() {
+    let fx = Fx::new();
+    let src = fx.skill("broken", "name: broken\n");
+    fx.ok("import_skill", json!({"path": src, "scope": "user"}));
+    let d = fx.ok("skill_detail", json!({"scope": "user", "name": "broken"}));
+    assert_eq!(d["valid"], false);
+    assert_eq!(d["errors"], 1);
+    assert_eq!(d["diagnostics"][0]["code"], "description_missing");
+    assert_eq!(d["diagnostics"][0]["line"], 2);
+    assert!(d["diagnostics"][0]["fix"].as_str().unwrap().contains("description"));
+}
+
+#[test]
+fn errors_cross_as_code_and_message() {
+    let fx = Fx::new();
+    let src = fx.skill("evil", "name: evil\ndescription: d\n");
+    std::os::unix::fs::symlink("/etc/passwd", Path::new(&src).join("passwd")).unwrap();
+    let e = fx.invoke("import_preview", json!({"path": src, "scope": "user"})).unwrap_err();
+    assert_eq!(e["code"], "source_hostile");
+    assert!(e["message"].as_str().unwrap().contains("symbolic links are refused"));
+    let e = fx.invoke("import_skill", json!({"path": "/no/such/place", "scope": "user"})).unwrap_err();
+    assert_eq!(e, json!({"code": "source_not_found", "message": "/no/such/place does not exist"}));
+}
+
+#[test]
+fn delete_history_and_restore() {
+    let fx = Fx::new();
+    let src = fx.skill("pdf", "name: pdf\ndescription: one\n");
+    fx.ok("import_skill", json!({"path": src, "scope": "user"}));
+    fx.ok("import_skill", json!({"path": src, "scope": "user"}));
+    assert_eq!(fx.ok("delete_skill", json!({"scope": "user", "name": "pdf"})), 2);
+    assert!(!names(&fx.ok("list_skills", json!({}))).contains(&"user/pdf".to_owned()));
+    let h = fx.ok("skill_history", json!({"scope": "user", "name": "pdf"}));
+    let revs: Vec<u64> = h.as_array().unwrap().iter().map(|r| r["revision"].as_u64().unwrap()).collect();
+    assert_eq!(revs, vec![2, 1]);
+    assert!(h[0]["at"].as_str().unwrap().starts_with("20"));
+    assert_eq!(fx.ok("restore_skill", json!({"scope": "user", "name": "pdf", "revision": 2}))["revision"], 3);
+    assert!(names(&fx.ok("list_skills", json!({}))).contains(&"user/pdf".to_owned()));
+}
+
+#[test]
+fn the_listing_preview_is_the_models_text() {
+    let fx = Fx::new();
+    let l = fx.ok("listing_preview", json!({}));
+    assert!(
+        l["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("### Skills: `view_skill`\n\nAvailable Skills:\n- **change-review** (v:1): ")
+    );
+    assert_eq!(l["budgetTokens"], 1500);
+    assert_eq!(l["listed"], 4);
+    let tight = fx.ok("listing_preview", json!({"budget": 120}));
+    assert_eq!(tight["shortened"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn capabilities_grant_only_what_the_ui_uses() {
+    let fx = Fx::new();
+    for denied in ["plugin:dialog|save", "plugin:dialog|message", "plugin:dialog|ask"] {
+        let e = fx.invoke(denied, json!({})).unwrap_err();
+        assert!(e.to_string().contains("not allowed"), "{denied}: {e}");
+    }
+}

@@ -1,0 +1,184 @@
+//! The harness for desktop end-to-end tests: a temp store, tauri-driver on its own ports, a
+//! WebDriver session on the real app, and screenshots saved for people to look at.
+//! Holds set-up and tear-down; the tests themselves are in `tests/`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::time::{Duration, Instant};
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Whether end-to-end tests are switched on (`SKILLDECK_E2E=1`, as `scripts/test` sets after
+/// installing the driver and starting a display). Says so when they are not.
+pub fn enabled(test: &str) -> bool {
+    let on = std::env::var("SKILLDECK_E2E").is_ok_and(|v| v == "1");
+    if !on {
+        eprintln!("{test}: not run: set SKILLDECK_E2E=1 with a display and tauri-driver (scripts/test does)");
+    }
+    on
+}
+
+fn app_binary() -> PathBuf {
+    std::env::var_os("SKILLDECK_APP_BIN").map_or_else(|| root().join("target/debug/skilldeck-app"), PathBuf::from)
+}
+
+fn driver_binary() -> PathBuf {
+    std::env::var_os("TAURI_DRIVER").map_or_else(|| root().join(".tools/bin/tauri-driver"), PathBuf::from)
+}
+
+/// One running app under WebDriver, with its own store.
+pub struct Session {
+    /// The WebDriver client.
+    pub client: Client,
+    /// The temp folder: `home/` is `SKILLDECK_HOME`, `src/` holds skills to import.
+    pub tmp: tempfile::TempDir,
+    driver: Child,
+    name: String,
+}
+
+static NEXT_PORT: AtomicU16 = AtomicU16::new(0);
+
+impl Session {
+    /// Starts tauri-driver and the app for test `name`.
+    pub async fn start(name: &str) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = 4500 + (std::process::id() % 200) as u16 * 20 + NEXT_PORT.fetch_add(2, Ordering::Relaxed);
+        let log = std::fs::File::create(tmp.path().join("driver.log")).unwrap();
+        let driver = Command::new(driver_binary())
+            .args(["--port", &base.to_string(), "--native-port", &(base + 1).to_string()])
+            .env("SKILLDECK_HOME", tmp.path().join("home"))
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {}: {e}", driver_binary().display()));
+        let mut caps = serde_json::Map::new();
+        caps.insert("tauri:options".into(), serde_json::json!({"application": app_binary()}));
+        let url = format!("http://127.0.0.1:{base}");
+        let started = Instant::now();
+        let client = loop {
+            match ClientBuilder::rustls().unwrap().capabilities(caps.clone()).connect(&url).await {
+                Ok(c) => break c,
+                Err(e) if started.elapsed() < Duration::from_secs(20) => {
+                    let _ = e;
+                    tokio::time::sleep(Duration::from_millis(200)).await;
+                }
+                Err(e) => panic!("no WebDriver session on {url}: {e}"),
+            }
+        };
+        let s = Self { client, tmp, driver, name: name.to_owned() };
+        s.wait_for("body[data-ready='true']").await;
+        s
+    }
+
+    /// The store's home.
+    pub fn home(&self) -> PathBuf {
+        self.tmp.path().join("home")
+    }
+
+    /// Writes a skill folder `src/<dir>` with `SKILL.md` (frontmatter + body) and a reference.
+    pub fn skill_source(&self, dir: &str, front: &str, body: &str) -> PathBuf {
+        let d = self.tmp.path().join("src").join(dir);
+        std::fs::create_dir_all(d.join("references")).unwrap();
+        std::fs::write(d.join("SKILL.md"), format!("---\n{front}---\n{body}\n")).unwrap();
+        std::fs::write(d.join("references/guide.md"), "# Guide\n").unwrap();
+        d
+    }
+
+    /// Waits up to 10 s for an element.
+    pub async fn wait_for(&self, css: &str) -> fantoccini::elements::Element {
+        self.client
+            .wait()
+            .at_most(Duration::from_secs(10))
+            .for_element(Locator::Css(css))
+            .await
+            .unwrap_or_else(|e| panic!("{}: no {css}: {e}", self.name))
+    }
+
+    /// Waits up to `secs` for the text of `css` to satisfy `ok`; returns the last text.
+    pub async fn wait_text(&self, css: &str, secs: u64, ok: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let text = self.text_of(css).await;
+            if ok(&text) {
+                return text;
+            }
+            if Instant::now() > deadline {
+                self.screenshot("failure").await;
+                panic!("{}: {css} never matched; last text: {text:?}", self.name);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The text content of the first element matching `css` (empty when there is none).
+    pub async fn text_of(&self, css: &str) -> String {
+        let script = "const e = document.querySelector(arguments[0]); return e ? e.textContent : '';";
+        match self.client.execute(script, vec![serde_json::json!(css)]).await {
+            Ok(serde_json::Value::String(s)) => s,
+            _ => String::new(),
+        }
+    }
+
+    /// Clicks an element, finding it again if a live update re-rendered it in between.
+    pub async fn click(&self, css: &str) {
+        let mut last = String::new();
+        for _ in 0..20 {
+            match self.wait_for(css).await.click().await {
+                Ok(()) => return,
+                Err(e) => last = e.to_string(),
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("{}: click {css}: {last}", self.name);
+    }
+
+    /// Types into an input after clearing it.
+    pub async fn type_into(&self, css: &str, text: &str) {
+        let e = self.wait_for(css).await;
+        e.clear().await.unwrap();
+        e.send_keys(text).await.unwrap();
+    }
+
+    /// Saves a screenshot as `tests/output/<test>-<label>.png` for people to look at.
+    pub async fn screenshot(&self, label: &str) -> PathBuf {
+        let dir = root().join("tests/output");
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{}-{label}.png", self.name));
+        if let Ok(png) = self.client.screenshot().await {
+            std::fs::write(&path, png).unwrap();
+        }
+        path
+    }
+
+    /// Imports a folder through the dialog's path field; returns the preview's version text.
+    pub async fn import_via_dialog(&self, path: &Path) -> String {
+        self.click("#import-btn").await;
+        self.type_into("#import-path", &path.display().to_string()).await;
+        self.click("#import-check").await;
+        let preview = self.wait_text("#preview-version", 10, |t| !t.is_empty()).await;
+        self.click("#import-confirm").await;
+        preview
+    }
+
+    /// Ends the session (closing the app) and stops the driver cleanly.
+    pub async fn finish(mut self) {
+        let _ = self.client.clone().close().await;
+        let _ = Command::new("kill").arg("-TERM").arg(self.driver.id().to_string()).status();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.driver.try_wait() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}

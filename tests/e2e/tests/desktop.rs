@@ -1,0 +1,129 @@
+//! The desktop app in a real WebKit window under Xvfb, driven through tauri-driver.
+//! Each test saves screenshots into tests/output/ for a person to look at.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use skilldeck_e2e::{Session, enabled};
+
+async fn badge(s: &Session, key: &str) -> String {
+    s.wait_text(&format!(".skill-item[data-key='{key}'] .badge"), 10, |t| !t.is_empty()).await
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn bundled_skills_show_with_badges_and_no_sidecar() {
+    if !enabled("bundled_skills_show_with_badges_and_no_sidecar") {
+        return;
+    }
+    let s = Session::start("bundled").await;
+    for name in ["change-review", "commit-messages", "skill-authoring", "workspace-notes"] {
+        assert_eq!(badge(&s, &format!("system/{name}")).await, "v:1");
+    }
+    s.click(".skill-item[data-key='system/change-review']").await;
+    s.wait_text(".file-title", 10, |t| t == "SKILL.md").await;
+    let viewer = s.wait_text("#viewer .markdown", 10, |t| t.contains("Reviewing a change")).await;
+    assert!(!viewer.contains("name: change-review"), "the body is shown without its frontmatter");
+    let fm = s.wait_text("table.frontmatter", 5, |t| t.contains("description")).await;
+    assert!(fm.contains("change-review"));
+    let tree = s.wait_text("#file-tree", 5, |t| t.contains("SKILL.md")).await;
+    assert!(tree.contains("checklist.md") && tree.contains("diff_stats.py"), "{tree}");
+    assert!(!tree.contains(".version"), ".version never appears: {tree}");
+    s.screenshot("change-review").await;
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn importing_twice_turns_the_badge_from_v1_to_v2() {
+    if !enabled("importing_twice_turns_the_badge_from_v1_to_v2") {
+        return;
+    }
+    let s = Session::start("import").await;
+    let src = s.skill_source(
+        "pdf-tools",
+        "name: pdf-tools\ndescription: Extract text and tables from PDF files\n",
+        "# PDF tools\n",
+    );
+    assert_eq!(s.import_via_dialog(&src).await, "new skill");
+    assert_eq!(badge(&s, "user/pdf-tools").await, "v:1");
+    s.screenshot("after-first-import").await;
+    let preview = s.import_via_dialog(&src).await;
+    assert_eq!(preview, "will become v:2");
+    s.wait_text(".skill-item[data-key='user/pdf-tools'] .badge", 10, |t| t == "v:2").await;
+    s.screenshot("after-second-import").await;
+    // A hostile source gets a specific error and writes nothing.
+    std::os::unix::fs::symlink("/etc/passwd", src.join("passwd")).unwrap();
+    s.click("#import-btn").await;
+    s.type_into("#import-path", &src.display().to_string()).await;
+    s.click("#import-check").await;
+    let err = s.wait_text("#import-error", 10, |t| !t.is_empty()).await;
+    assert!(err.contains("symbolic links are refused"), "{err}");
+    s.screenshot("hostile-import").await;
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_edit_on_disk_shows_in_the_open_viewer() {
+    if !enabled("an_edit_on_disk_shows_in_the_open_viewer") {
+        return;
+    }
+    let s = Session::start("live-edit").await;
+    let src = s.skill_source("notes", "name: notes\ndescription: Keep notes\n", "# Notes\n\nFirst text.");
+    s.import_via_dialog(&src).await;
+    s.click(".skill-item[data-key='user/notes']").await;
+    s.wait_text("#viewer .markdown", 10, |t| t.contains("First text.")).await;
+    let stored = s.home().join("skills/user/notes/SKILL.md");
+    std::fs::write(&stored, "---\nname: notes\ndescription: Keep notes\n---\n# Notes\n\nEdited on disk.\n").unwrap();
+    s.wait_text("#viewer .markdown", 10, |t| t.contains("Edited on disk.")).await;
+    // The edit became a new revision, once, and the selection stayed.
+    s.wait_text(".skill-item[data-key='user/notes'] .badge", 10, |t| t == "v:2").await;
+    let selected =
+        s.client.execute("return document.querySelector('.skill-item.selected')?.dataset.key", vec![]).await.unwrap();
+    assert_eq!(selected, serde_json::json!("user/notes"));
+    // A skill folder added on disk appears too.
+    let added = s.home().join("skills/user/added-by-hand");
+    std::fs::create_dir_all(&added).unwrap();
+    std::fs::write(added.join("SKILL.md"), "---\nname: added-by-hand\ndescription: Copied in\n---\nbody\n").unwrap();
+    badge(&s, "user/added-by-hand").await;
+    s.screenshot("after-edit").await;
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_invalid_skill_shows_its_diagnostics() {
+    if !enabled("an_invalid_skill_shows_its_diagnostics") {
+        return;
+    }
+    let s = Session::start("invalid").await;
+    let src = s.skill_source("broken", "name: broken\nmin_tier: mega\n", "# Broken\n");
+    s.import_via_dialog(&src).await;
+    let marker = s.wait_text(".skill-item[data-key='user/broken'] .marker.error", 10, |t| !t.is_empty()).await;
+    assert!(marker.contains("2 errors"), "{marker}");
+    s.click(".skill-item[data-key='user/broken']").await;
+    let diags = s.wait_text("#diagnostics", 10, |t| t.contains("description_missing")).await;
+    assert!(diags.contains("min_tier_invalid") && diags.contains("line 3"), "{diags}");
+    assert!(diags.contains("Fix:"), "each problem carries a fix: {diags}");
+    s.screenshot("diagnostics").await;
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_search_filters_as_you_type() {
+    if !enabled("the_search_filters_as_you_type") {
+        return;
+    }
+    let s = Session::start("search").await;
+    s.type_into("#search", "commit").await;
+    // "commit" is in commit-messages' name and in change-review's description, nowhere else.
+    let side = s.wait_text("#sidebar", 5, |t| !t.contains("workspace-notes")).await;
+    assert!(
+        side.contains("commit-messages") && side.contains("change-review") && !side.contains("skill-authoring"),
+        "{side}"
+    );
+    s.type_into("#search", "commit-m").await;
+    let side = s.wait_text("#sidebar", 5, |t| !t.contains("change-review")).await;
+    assert!(side.contains("commit-messages"), "{side}");
+    // Descriptions match too.
+    s.type_into("#search", "durable working notes").await;
+    let side = s.wait_text("#sidebar", 5, |t| !t.contains("commit-messages")).await;
+    assert!(side.contains("workspace-notes"), "{side}");
+    s.screenshot("search").await;
+    s.finish().await;
+}
