@@ -153,8 +153,17 @@ function renderFiles() {
     pane.append(el("h3", { text: t("problems") }), list);
   }
   const tree = el("ul", { id: "file-tree", class: "tree" });
+  const shownDirs = new Set();
   for (const f of d.files) {
-    const depth = f.path.split("/").length - 1;
+    const parts = f.path.split("/");
+    const depth = parts.length - 1;
+    // A row for each folder, once, above its first file.
+    for (let i = 1; i < parts.length; i++) {
+      const dir = parts.slice(0, i).join("/");
+      if (shownDirs.has(dir)) continue;
+      shownDirs.add(dir);
+      tree.append(el("li", { class: "dir", style: `padding-left:${0.6 + (i - 1) * 1.1}rem`, text: `${parts[i - 1]}/` }));
+    }
     tree.append(el("li", {},
       el("button", {
         type: "button",
@@ -377,5 +386,6 @@ loadSkills()
   .then(() => {
     document.body.dataset.ready = "true";
     $("#viewer").replaceChildren(el("p", { class: "empty", text: t("pickSkill") }));
+    requestAnimationFrame(() => invoke("ui_ready").catch(() => {}));
   })
   .catch(showError);

@@ -44,6 +44,7 @@ macro_rules! handlers {
             $crate::commands::skills::skill_detail,
             $crate::commands::skills::read_skill_file,
             $crate::commands::skills::listing_preview,
+            $crate::commands::skills::ui_ready,
             $crate::commands::transfer::import_preview,
             $crate::commands::transfer::import_skill,
             $crate::commands::revisions::delete_skill,
@@ -70,8 +71,8 @@ pub fn builder<R: tauri::Runtime>(state: AppState) -> tauri::Builder<R> {
 
 /// Opens the store on the embedded defaults (`$SKILLDECK_HOME` or the data dir, the bundled
 /// skills), starts the watcher and runs the app until its window closes.
-pub fn run() -> Result<(), StartError> {
-    let state = AppState::open_default()?;
+pub fn run(started: std::time::Instant) -> Result<(), StartError> {
+    let state = AppState::open_default(started)?;
     builder::<tauri::Wry>(state)
         .setup(|app| {
             let handle = app.handle().clone();

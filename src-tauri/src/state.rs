@@ -11,6 +11,8 @@ use std::sync::Mutex;
 pub struct AppState {
     /// The registry over the store.
     pub registry: SkillRegistry,
+    /// When the process started, for the start-up trace.
+    pub started: std::time::Instant,
     watcher: Mutex<Option<SkillWatcher>>,
 }
 
@@ -19,13 +21,17 @@ impl AppState {
     pub fn open(home: SkilldeckHome) -> Result<Self, ApiError> {
         let storage = FsStorage::open(home)?;
         bundled::install(&storage)?;
-        Ok(Self { registry: SkillRegistry::new(storage), watcher: Mutex::new(None) })
+        Ok(Self {
+            registry: SkillRegistry::new(storage),
+            started: std::time::Instant::now(),
+            watcher: Mutex::new(None),
+        })
     }
 
-    /// Opens `$SKILLDECK_HOME`, or the platform data folder.
-    pub fn open_default() -> Result<Self, ApiError> {
+    /// Opens `$SKILLDECK_HOME`, or the platform data folder; `started` is when the process began.
+    pub fn open_default(started: std::time::Instant) -> Result<Self, ApiError> {
         let home = SkilldeckHome::from_env().map_err(|e| ApiError::new("home_missing", e.to_string()))?;
-        Self::open(home)
+        Ok(Self { started, ..Self::open(home)? })
     }
 
     /// The store.

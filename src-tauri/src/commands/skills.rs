@@ -97,3 +97,14 @@ pub async fn listing_preview(state: State<'_, AppState>, budget: Option<usize>) 
         shortened: l.shortened,
     })
 }
+
+/// The UI calls this once the skill list is on screen. With `SKILLDECK_TRACE_STARTUP=1` the
+/// time since the process started goes to stderr, for `scripts/bench-app`.
+#[tauri::command]
+pub async fn ui_ready(state: State<'_, AppState>) -> ApiResult<u64> {
+    let ms = state.started.elapsed().as_millis() as u64;
+    if std::env::var_os("SKILLDECK_TRACE_STARTUP").is_some_and(|v| v == "1") {
+        eprintln!("skilldeck-app: skill list shown {ms} ms after start (pid {})", std::process::id());
+    }
+    Ok(ms)
+}

@@ -28,6 +28,17 @@ fn app_binary() -> PathBuf {
     std::env::var_os("SKILLDECK_APP_BIN").map_or_else(|| root().join("target/debug/skilldeck-app"), PathBuf::from)
 }
 
+/// Runs the `skilldeck` CLI on this session's store (built by `cargo test` in `scripts/test`).
+pub fn cli(home: &Path, args: &[&str]) -> std::process::Output {
+    let bin =
+        std::env::var_os("SKILLDECK_CLI_BIN").map_or_else(|| root().join("target/debug/skilldeck"), PathBuf::from);
+    Command::new(&bin)
+        .args(args)
+        .env("SKILLDECK_HOME", home)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()))
+}
+
 fn driver_binary() -> PathBuf {
     std::env::var_os("TAURI_DRIVER").map_or_else(|| root().join(".tools/bin/tauri-driver"), PathBuf::from)
 }

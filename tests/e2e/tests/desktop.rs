@@ -82,6 +82,11 @@ async fn an_edit_on_disk_shows_in_the_open_viewer() {
     std::fs::create_dir_all(&added).unwrap();
     std::fs::write(added.join("SKILL.md"), "---\nname: added-by-hand\ndescription: Copied in\n---\nbody\n").unwrap();
     badge(&s, "user/added-by-hand").await;
+    // An import through the CLI while the app runs shows up too.
+    let cli_src = s.skill_source("from-cli", "name: from-cli\ndescription: Imported in a terminal\n", "# CLI\n");
+    let out = skilldeck_e2e::cli(&s.home(), &["import", cli_src.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(badge(&s, "user/from-cli").await, "v:1");
     s.screenshot("after-edit").await;
     s.finish().await;
 }
