@@ -152,6 +152,14 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run the agent on a workspace folder: one request, or a session on standard input.
+    Agent(commands::agent::AgentArgs),
+    /// List agent sessions (transcripts), newest first.
+    Sessions {
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn parse_tier(s: &str) -> Result<skilldeck_core::Tier, String> {
@@ -182,6 +190,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Prompt { budget, tier, json } => prompt::run(budget, tier, json),
         Command::View { name, path, workspace, turn } => view::view(&name, path.as_deref(), &workspace, turn),
         Command::ToolSpec { json } => view::tool_spec(json),
+        Command::Agent(args) => agent::run(args),
+        Command::Sessions { json } => agent::sessions(json),
     }
 }
 

@@ -1,0 +1,312 @@
+//! Agent settings from `$SKILLDECK_HOME/config.toml`: providers, tiers, budgets, enabled tools.
+//! Holds the file's shape, its defaults and building a provider from it; never an API key.
+
+use crate::provider::anthropic::AnthropicProvider;
+use crate::provider::http::{self, HttpPolicy};
+use crate::provider::offline::OfflineProvider;
+use crate::provider::openai::OpenAiProvider;
+use crate::provider::{Provider, ProviderError};
+use crate::tools::ToolKind;
+use crate::tools::shell::ShellLimits;
+use serde::{Deserialize, Serialize};
+use skilldeck_core::Tier;
+use skilldeck_core::listing::DEFAULT_BUDGET_TOKENS;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The built-in provider's name.
+pub const OFFLINE: &str = "offline";
+
+/// Why the settings could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("could not read {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML of the expected shape.
+    #[error("{path} is not valid: {message}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A key was written into the file.
+    #[error(
+        "{path}: provider {provider:?} has an `api_key`; keys never go in this file. Put the key in an environment variable and name it with api_key_env"
+    )]
+    KeyInFile {
+        /// The file.
+        path: String,
+        /// The provider.
+        provider: String,
+    },
+    /// No provider of that name.
+    #[error("no provider named {name:?}; configured: {known}")]
+    UnknownProvider {
+        /// The name asked for.
+        name: String,
+        /// The names there are.
+        known: String,
+    },
+    /// The provider could not be built.
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+}
+
+/// Which wire format a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Api {
+    /// OpenAI-compatible Chat Completions.
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+    /// The built-in router, no model.
+    Offline,
+}
+
+/// One `[providers.NAME]` table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderConfig {
+    /// The wire format.
+    pub api: Api,
+    /// The server, e.g. `http://localhost:11434/v1` or `https://api.anthropic.com`.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// The model's name.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The NAME of the environment variable holding the key (never the key).
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// The model's tier; `lite` hides skills that need `ultra`.
+    #[serde(default)]
+    pub tier: Tier,
+    /// The model's context window, in tokens.
+    #[serde(default = "default_context_window")]
+    pub context_window: usize,
+    /// Seconds the stream may stay silent.
+    #[serde(default)]
+    pub idle_timeout_secs: Option<f64>,
+    /// Retries on 429/5xx.
+    #[serde(default)]
+    pub max_retries: Option<u32>,
+}
+
+fn default_context_window() -> usize {
+    128_000
+}
+
+impl ProviderConfig {
+    /// The built-in offline router's settings.
+    pub fn offline() -> Self {
+        Self {
+            api: Api::Offline,
+            base_url: None,
+            model: None,
+            api_key_env: None,
+            tier: Tier::Ultra,
+            context_window: 32_000,
+            idle_timeout_secs: None,
+            max_retries: None,
+        }
+    }
+
+    /// The retry and timeout policy these settings ask for.
+    pub fn policy(&self) -> HttpPolicy {
+        let d = HttpPolicy::default();
+        HttpPolicy {
+            max_retries: self.max_retries.unwrap_or(d.max_retries),
+            idle_timeout: self.idle_timeout_secs.map(Duration::from_secs_f64).unwrap_or(d.idle_timeout),
+            ..d
+        }
+    }
+
+    /// Builds the provider, reading the key from the named environment variable.
+    pub fn build(&self) -> Result<Arc<dyn Provider>, ProviderError> {
+        let need = |v: &Option<String>, what: &str| {
+            v.clone().ok_or_else(|| ProviderError::Config(format!("this provider needs `{what}`")))
+        };
+        Ok(match self.api {
+            Api::Offline => Arc::new(OfflineProvider),
+            Api::Openai => {
+                let key = http::key_from_env(self.api_key_env.as_deref())?;
+                Arc::new(OpenAiProvider::new(
+                    need(&self.base_url, "base_url")?,
+                    need(&self.model, "model")?,
+                    key,
+                    self.policy(),
+                )?)
+            }
+            Api::Anthropic => {
+                let key = http::key_from_env(self.api_key_env.as_deref())?;
+                let base = self.base_url.clone().unwrap_or_else(|| "https://api.anthropic.com".to_owned());
+                Arc::new(AnthropicProvider::new(base, need(&self.model, "model")?, key, self.policy())?)
+            }
+        })
+    }
+}
+
+/// `[listing]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ListingConfig {
+    /// The listing's budget, in tokens.
+    pub budget_tokens: usize,
+}
+
+impl Default for ListingConfig {
+    fn default() -> Self {
+        Self { budget_tokens: DEFAULT_BUDGET_TOKENS }
+    }
+}
+
+/// `[tools]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ToolsConfig {
+    /// The tools offered.
+    pub enabled: Vec<ToolKind>,
+}
+
+impl Default for ToolsConfig {
+    fn default() -> Self {
+        Self { enabled: ToolKind::ALL.to_vec() }
+    }
+}
+
+/// `[shell]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ShellConfig {
+    /// Seconds a command may run.
+    pub timeout_secs: u64,
+    /// Bytes of stdout, and of stderr, kept.
+    pub output_cap_bytes: usize,
+}
+
+impl Default for ShellConfig {
+    fn default() -> Self {
+        let d = ShellLimits::default();
+        Self { timeout_secs: d.timeout.as_secs(), output_cap_bytes: d.output_cap }
+    }
+}
+
+impl ShellConfig {
+    /// As limits.
+    pub fn limits(&self) -> ShellLimits {
+        ShellLimits { timeout: Duration::from_secs(self.timeout_secs), output_cap: self.output_cap_bytes }
+    }
+}
+
+/// The whole file. Every part has a default, so a missing file means the defaults.
+///
+/// ```toml
+/// default_provider = "local"      # `offline` when unset: the router, no language model
+/// max_steps = 24                  # model calls per turn
+/// compact_at = 0.6                # share of the context window that triggers compaction
+///
+/// [listing]
+/// budget_tokens = 1500
+///
+/// [tools]
+/// enabled = ["view_skill", "read_file", "write_file", "list_dir", "shell"]
+///
+/// [shell]
+/// timeout_secs = 120
+/// output_cap_bytes = 32768
+///
+/// [providers.local]               # any OpenAI-compatible server
+/// api = "openai"
+/// base_url = "http://localhost:11434/v1"
+/// model = "qwen3:8b"
+/// tier = "lite"
+/// context_window = 32768
+///
+/// [providers.claude]
+/// api = "anthropic"
+/// model = "claude-sonnet-4-5"
+/// api_key_env = "ANTHROPIC_API_KEY" # the variable's NAME; a key in this file is refused
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// The provider used when none is named; `offline` by default.
+    pub default_provider: String,
+    /// The most model calls in one turn.
+    pub max_steps: usize,
+    /// The share of the context window past which older tool results are compacted.
+    pub compact_at: f64,
+    /// The listing.
+    pub listing: ListingConfig,
+    /// The tools.
+    pub tools: ToolsConfig,
+    /// The shell tool.
+    pub shell: ShellConfig,
+    /// The providers by name; `offline` is always there.
+    pub providers: BTreeMap<String, ProviderConfig>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            default_provider: OFFLINE.to_owned(),
+            max_steps: 24,
+            compact_at: 0.6,
+            listing: ListingConfig::default(),
+            tools: ToolsConfig::default(),
+            shell: ShellConfig::default(),
+            providers: BTreeMap::new(),
+        }
+    }
+}
+
+impl Config {
+    /// Reads `path`; the defaults when it does not exist.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let shown = path.display().to_string();
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(&text, &shown),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(source) => Err(ConfigError::Read { path: shown, source }),
+        }
+    }
+
+    /// Parses the file's text (`path` is for messages).
+    pub fn parse(text: &str, path: &str) -> Result<Self, ConfigError> {
+        let invalid = |e: toml::de::Error| ConfigError::Invalid { path: path.to_owned(), message: e.to_string() };
+        let raw: toml::Table = toml::from_str(text).map_err(invalid)?;
+        if let Some(providers) = raw.get("providers").and_then(toml::Value::as_table) {
+            for (name, p) in providers {
+                if p.as_table().is_some_and(|t| t.contains_key("api_key")) {
+                    return Err(ConfigError::KeyInFile { path: path.to_owned(), provider: name.clone() });
+                }
+            }
+        }
+        toml::from_str(text).map_err(invalid)
+    }
+
+    /// The provider named `name`, with `offline` built in.
+    pub fn provider(&self, name: &str) -> Result<ProviderConfig, ConfigError> {
+        match self.providers.get(name) {
+            Some(p) => Ok(p.clone()),
+            None if name == OFFLINE => Ok(ProviderConfig::offline()),
+            None => {
+                let mut known: Vec<&str> = self.providers.keys().map(String::as_str).collect();
+                known.push(OFFLINE);
+                known.sort_unstable();
+                known.dedup();
+                Err(ConfigError::UnknownProvider { name: name.to_owned(), known: known.join(", ") })
+            }
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! The provider trait every model backend implements, its errors and the backends themselves.
+//! Holds the contract (a request in, a stream of events out); the loop lives in `session`.
+
+pub mod anthropic;
+pub mod http;
+pub mod offline;
+pub mod openai;
+
+use crate::message::{ModelRequest, StreamEvent};
+use futures_util::stream::BoxStream;
+use tokio_util::sync::CancellationToken;
+
+/// A streamed reply: events until `Finish`, or an error.
+pub type EventStream = BoxStream<'static, Result<StreamEvent, ProviderError>>;
+
+/// Why a model call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    /// The server answered with an error status, after any retries.
+    #[error("the model server answered {status} after {attempts} attempt(s): {body}")]
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// How many requests were made.
+        attempts: u32,
+        /// The start of the response body.
+        body: String,
+    },
+    /// The server could not be reached, after any retries.
+    #[error("could not reach the model server at {url} after {attempts} attempt(s): {message}")]
+    Connect {
+        /// The URL.
+        url: String,
+        /// How many requests were made.
+        attempts: u32,
+        /// What went wrong.
+        message: String,
+    },
+    /// The stream sent nothing for longer than the idle timeout.
+    #[error("the model's stream was idle for {secs:.1} s; giving up on this reply")]
+    IdleTimeout {
+        /// The timeout, in seconds.
+        secs: f64,
+    },
+    /// The stream broke the wire format.
+    #[error("the model's stream was malformed: {0}")]
+    Malformed(String),
+    /// The stream ended before the reply did.
+    #[error("the model's stream ended before the reply was complete")]
+    Truncated,
+    /// The call was cancelled.
+    #[error("cancelled")]
+    Cancelled,
+    /// The provider is misconfigured (no key, bad URL, …).
+    #[error("{0}")]
+    Config(String),
+}
+
+/// Who answers: shown wherever a session's provider is named.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ProviderInfo {
+    /// The provider's kind: `offline`, `openai` or `anthropic`.
+    pub kind: String,
+    /// The model's name (`offline-router` for the offline provider).
+    pub model: String,
+    /// A label for people, e.g. `offline (no language model)`.
+    pub label: String,
+}
+
+/// A model backend. `stream` sends one request and returns its reply as events; retries on
+/// 429/5xx happen inside, before the stream is returned; the stream applies the idle timeout.
+#[async_trait::async_trait]
+pub trait Provider: Send + Sync {
+    /// Who this is.
+    fn info(&self) -> ProviderInfo;
+
+    /// Sends `request` and streams the reply. Stops early (with `Cancelled`) when `cancel` fires.
+    async fn stream(&self, request: &ModelRequest, cancel: &CancellationToken) -> Result<EventStream, ProviderError>;
+}

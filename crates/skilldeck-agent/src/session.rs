@@ -1,0 +1,379 @@
+//! A session: a conversation on one workspace folder, and its turn loop.
+//! Holds creating, resuming and running turns (listing, request, stream, tools, transcript).
+
+use crate::compaction;
+use crate::config::{Config, ProviderConfig};
+use crate::dispatch::{self, ToolContext};
+use crate::events::{AgentEvent, Host};
+use crate::message::{Message, ModelRequest, StreamEvent, ToolCall};
+use crate::provider::{Provider, ProviderError};
+use crate::tools::ToolKind;
+use crate::tools::shell::ShellLimits;
+use crate::transcript::{self, ListedRef, Record, Transcript, TranscriptError, TurnEnd};
+use futures_util::StreamExt as _;
+use skilldeck_core::listing::ListingOptions;
+use skilldeck_core::sandbox::{Sandbox, SandboxError};
+use skilldeck_core::view_skill::{SELF_HEAL_RULE, Turn};
+use skilldeck_core::{SkillRegistry, SkilldeckHome, StorageError};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// What stops a session outright (model failures do not: they end a turn).
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The workspace folder cannot be used.
+    #[error("cannot use {path} as the workspace: {source}")]
+    Workspace {
+        /// The folder.
+        path: PathBuf,
+        /// Why.
+        source: SandboxError,
+    },
+    /// The skill store failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// The transcript failed.
+    #[error(transparent)]
+    Transcript(#[from] TranscriptError),
+}
+
+/// How a session runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionOptions {
+    /// What the listing shows (scopes, tier, budget).
+    pub listing: ListingOptions,
+    /// The tools offered.
+    pub tools: Vec<ToolKind>,
+    /// The most model calls in one turn.
+    pub max_steps: usize,
+    /// The model's context window, in tokens.
+    pub context_window: usize,
+    /// The share of the window past which older tool results are compacted.
+    pub compact_at: f64,
+    /// The shell's limits.
+    pub shell: ShellLimits,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        Self::from_config(&Config::default(), &ProviderConfig::offline())
+    }
+}
+
+impl SessionOptions {
+    /// The options the settings give for a provider.
+    pub fn from_config(config: &Config, provider: &ProviderConfig) -> Self {
+        Self {
+            listing: ListingOptions {
+                view_skill_enabled: config.tools.enabled.contains(&ToolKind::ViewSkill),
+                tier: provider.tier,
+                budget_tokens: config.listing.budget_tokens,
+                ..ListingOptions::default()
+            },
+            tools: config.tools.enabled.clone(),
+            max_steps: config.max_steps.max(1),
+            context_window: provider.context_window,
+            compact_at: config.compact_at,
+            shell: config.shell.limits(),
+        }
+    }
+}
+
+/// The system prompt of a turn: a short preamble, the listing and the self-heal rule.
+pub fn system_prompt(workspace: &Path, listing_text: &str, view_skill: bool) -> String {
+    let mut s = format!(
+        "You are the Skilldeck agent. You work in the workspace folder {}: every path you give a tool is \
+         relative to it, and shell commands run in it. Use the skills below when a request matches one: load it \
+         with view_skill, follow its instructions, and load the files they point to the same way.",
+        workspace.display()
+    );
+    if !listing_text.is_empty() {
+        s.push_str("\n\n");
+        s.push_str(listing_text);
+    }
+    if view_skill {
+        s.push_str("\n\n");
+        s.push_str(SELF_HEAL_RULE);
+    }
+    s
+}
+
+/// A conversation on a workspace folder.
+pub struct Session {
+    id: String,
+    registry: Arc<SkillRegistry>,
+    sandbox: Sandbox,
+    provider: Arc<dyn Provider>,
+    opts: SessionOptions,
+    history: Vec<Message>,
+    transcript: Transcript,
+    turns: usize,
+    active: BTreeSet<String>,
+    last_listing: Option<Vec<ListedRef>>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("id", &self.id).field("workspace", &self.sandbox.root()).finish()
+    }
+}
+
+fn open_workspace(path: &Path) -> Result<Sandbox, AgentError> {
+    Sandbox::open(path).map_err(|source| AgentError::Workspace { path: path.to_owned(), source })
+}
+
+impl Session {
+    /// Starts a new session on `workspace`, writing its transcript under `home`.
+    pub fn create(
+        home: &SkilldeckHome,
+        registry: Arc<SkillRegistry>,
+        workspace: &Path,
+        provider: Arc<dyn Provider>,
+        opts: SessionOptions,
+    ) -> Result<Self, AgentError> {
+        let sandbox = open_workspace(workspace)?;
+        let mut attempt = 0;
+        let (id, transcript) = loop {
+            let id = transcript::new_id();
+            let first = Record::Session {
+                format: transcript::FORMAT,
+                id: id.clone(),
+                workspace: sandbox.root().to_owned(),
+                provider: provider.info(),
+                created: transcript::now(),
+            };
+            match Transcript::create(&home.sessions_dir(), &first) {
+                Ok(t) => break (id, t),
+                // Two sessions made in the same second drew the same suffix: draw again.
+                Err(e) if e.is_taken() && attempt < 8 => attempt += 1,
+                Err(e) => return Err(e.into()),
+            }
+        };
+        Ok(Self {
+            id,
+            registry,
+            sandbox,
+            provider,
+            opts,
+            history: Vec::new(),
+            transcript,
+            turns: 0,
+            active: BTreeSet::new(),
+            last_listing: None,
+        })
+    }
+
+    /// Opens session `id` again: its workspace and history come from the transcript.
+    pub fn resume(
+        home: &SkilldeckHome,
+        id: &str,
+        registry: Arc<SkillRegistry>,
+        provider: Arc<dyn Provider>,
+        opts: SessionOptions,
+    ) -> Result<Self, AgentError> {
+        let path = transcript::path_of(&home.sessions_dir(), id)?;
+        if !path.is_file() {
+            return Err(TranscriptError::NotFound { id: id.to_owned() }.into());
+        }
+        let records = transcript::read(&path)?;
+        let Some(Record::Session { workspace, .. }) = records.first() else {
+            return Err(TranscriptError::NotFound { id: id.to_owned() }.into());
+        };
+        let sandbox = open_workspace(workspace)?;
+        let turns = records.iter().filter(|r| matches!(r, Record::TurnStarted { .. })).count();
+        let history = transcript::history(&records);
+        let last_listing = transcript::last_listing(&records);
+        let mut transcript = Transcript::open(&path)?;
+        transcript.append(&Record::Resumed { provider: provider.info(), at: transcript::now() })?;
+        Ok(Self {
+            id: id.to_owned(),
+            registry,
+            sandbox,
+            provider,
+            opts,
+            history,
+            transcript,
+            turns,
+            active: BTreeSet::new(),
+            last_listing,
+        })
+    }
+
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The workspace folder.
+    pub fn workspace(&self) -> &Path {
+        self.sandbox.root()
+    }
+
+    /// The conversation so far, as the model sees it (compacted where it was compacted).
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// The transcript's file.
+    pub fn transcript_path(&self) -> &Path {
+        self.transcript.path()
+    }
+
+    /// Who answers.
+    pub fn provider(&self) -> &dyn Provider {
+        self.provider.as_ref()
+    }
+
+    fn record(&mut self, message: Message) -> Result<(), AgentError> {
+        self.transcript.append(&Record::Message { message: message.clone() })?;
+        self.history.push(message);
+        Ok(())
+    }
+
+    fn end(&mut self, host: &dyn Host, turn: &str, end: TurnEnd) -> Result<TurnEnd, AgentError> {
+        self.transcript.append(&Record::TurnEnded {
+            turn: turn.to_owned(),
+            at: transcript::now(),
+            end: end.clone(),
+        })?;
+        host.event(&AgentEvent::TurnEnded { turn: turn.to_owned(), end: end.clone() });
+        Ok(end)
+    }
+
+    /// Runs one turn for `prompt`: rebuilds the listing, then asks the model and runs its tool
+    /// calls until it answers without any, the step limit, a failure or `cancel`. A model
+    /// failure or a cancellation ends the turn (the history stays whole); only store and
+    /// transcript failures are errors.
+    pub async fn run_turn(
+        &mut self,
+        prompt: &str,
+        host: &dyn Host,
+        cancel: &CancellationToken,
+    ) -> Result<TurnEnd, AgentError> {
+        self.turns += 1;
+        let turn_id = format!("{}-t{}", self.id, self.turns);
+        let mut turn = Turn::begin(&self.registry, &self.opts.listing, turn_id.clone())?;
+        let listing: Vec<ListedRef> = turn
+            .listing()
+            .skills
+            .iter()
+            .map(|s| ListedRef { name: s.name.clone(), version: s.version.clone() })
+            .collect();
+        let changed = self.last_listing.as_ref() != Some(&listing);
+        self.transcript.append(&Record::TurnStarted {
+            turn: turn_id.clone(),
+            at: transcript::now(),
+            listing: changed.then(|| listing.clone()),
+        })?;
+        self.last_listing = Some(listing);
+        host.event(&AgentEvent::TurnStarted {
+            turn: turn_id.clone(),
+            listed: turn.listing().skills.len(),
+            provider: self.provider.info().label,
+        });
+        let keep_from = self.history.len();
+        self.record(Message::user(prompt))?;
+        let view_enabled = self.opts.tools.contains(&ToolKind::ViewSkill);
+        let system = system_prompt(self.sandbox.root(), &turn.listing().text, view_enabled);
+        let mut tools = Vec::new();
+        for kind in &self.opts.tools {
+            match kind {
+                ToolKind::ViewSkill => tools.extend(turn.spec()),
+                other => tools.extend(other.spec()),
+            }
+        }
+        for _ in 0..self.opts.max_steps {
+            let limit = (self.opts.context_window as f64 * self.opts.compact_at) as usize;
+            if compaction::estimate(&system, &self.history) > limit {
+                // Earlier turns first; then, as a last resort, this turn's results but the last step's.
+                let mut n = compaction::compact(&system, &mut self.history, keep_from, limit);
+                if compaction::estimate(&system, &self.history) > limit {
+                    let last_step = self.history.iter().rposition(|m| matches!(m, Message::Assistant { .. }));
+                    n += compaction::compact(&system, &mut self.history, last_step.unwrap_or(keep_from), limit);
+                }
+                if n > 0 {
+                    host.event(&AgentEvent::Compacted { results: n });
+                }
+            }
+            let request = ModelRequest { system: system.clone(), messages: self.history.clone(), tools: tools.clone() };
+            let (text, calls, failure) = self.stream_reply(&request, host, cancel).await;
+            if let Some(e) = failure {
+                if !text.is_empty() {
+                    self.record(Message::Assistant { content: text, tool_calls: Vec::new() })?;
+                }
+                let end = match e {
+                    ProviderError::Cancelled => TurnEnd::Cancelled,
+                    other => TurnEnd::Failed { message: other.to_string() },
+                };
+                return self.end(host, &turn_id, end);
+            }
+            self.record(Message::Assistant { content: text, tool_calls: calls.clone() })?;
+            if calls.is_empty() {
+                return self.end(host, &turn_id, TurnEnd::Answered);
+            }
+            for call in &calls {
+                let done = if cancel.is_cancelled() {
+                    dispatch::cancelled(call)
+                } else {
+                    let ctx = ToolContext {
+                        registry: &self.registry,
+                        sandbox: &self.sandbox,
+                        turn: &mut turn,
+                        enabled: &self.opts.tools,
+                        active: &mut self.active,
+                        shell: self.opts.shell,
+                    };
+                    dispatch::run(ctx, call, host, cancel).await
+                };
+                self.record(Message::Tool {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    content: done.content,
+                })?;
+                host.event(&done.event);
+            }
+            if cancel.is_cancelled() {
+                return self.end(host, &turn_id, TurnEnd::Cancelled);
+            }
+        }
+        let steps = self.opts.max_steps;
+        self.end(host, &turn_id, TurnEnd::StepLimit { steps })
+    }
+
+    /// Streams one reply: its text, its complete tool calls, and the failure that cut it short.
+    async fn stream_reply(
+        &self,
+        request: &ModelRequest,
+        host: &dyn Host,
+        cancel: &CancellationToken,
+    ) -> (String, Vec<ToolCall>, Option<ProviderError>) {
+        let mut text = String::new();
+        let mut calls = Vec::new();
+        let stream = tokio::select! {
+            () = cancel.cancelled() => Err(ProviderError::Cancelled),
+            s = self.provider.stream(request, cancel) => s,
+        };
+        let mut stream = match stream {
+            Ok(s) => s,
+            Err(e) => return (text, calls, Some(e)),
+        };
+        loop {
+            let next = tokio::select! {
+                () = cancel.cancelled() => Some(Err(ProviderError::Cancelled)),
+                n = stream.next() => n,
+            };
+            match next {
+                Some(Ok(StreamEvent::TextDelta { text: t })) => {
+                    host.event(&AgentEvent::TextDelta { text: t.clone() });
+                    text.push_str(&t);
+                }
+                Some(Ok(StreamEvent::ToolCall { call })) => calls.push(call),
+                Some(Ok(StreamEvent::Finish { .. })) => return (text, calls, None),
+                Some(Err(e)) => return (text, calls, Some(e)),
+                None => return (text, calls, Some(ProviderError::Truncated)),
+            }
+        }
+    }
+}

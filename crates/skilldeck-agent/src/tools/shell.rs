@@ -1,0 +1,126 @@
+//! The `shell` tool: `sh -c` in the workspace with a timeout, an output cap and cancellation.
+//! Holds running and reaping the process group; not approval (the loop asks before calling it).
+
+use super::{ToolError, ToolErrorCode};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt as _};
+use tokio_util::sync::CancellationToken;
+
+/// How a shell command is bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShellLimits {
+    /// How long it may run.
+    pub timeout: Duration,
+    /// How many bytes of stdout, and of stderr, are kept.
+    pub output_cap: usize,
+}
+
+impl Default for ShellLimits {
+    fn default() -> Self {
+        Self { timeout: Duration::from_secs(120), output_cap: 32 * 1024 }
+    }
+}
+
+/// The command a `shell` call asks for, if its input is well formed.
+pub fn command_of(input: &Value) -> Result<&str, ToolError> {
+    match input.get("command").and_then(Value::as_str) {
+        Some(c) if !c.trim().is_empty() => Ok(c),
+        _ => Err(ToolError::new(ToolErrorCode::InvalidArguments, "`command` (a non-empty string) is required")),
+    }
+}
+
+/// Reads all of `r`, keeping the first `cap` bytes; returns them and the total.
+async fn capped(mut r: impl AsyncRead + Unpin, cap: usize) -> (Vec<u8>, usize) {
+    let mut kept = Vec::new();
+    let mut total = 0usize;
+    let mut buf = [0u8; 8192];
+    while let Ok(n) = r.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        total += n;
+        let room = cap.saturating_sub(kept.len());
+        kept.extend_from_slice(&buf[..n.min(room)]);
+    }
+    (kept, total)
+}
+
+/// Kills the command's whole process group when dropped while armed: a turn dropped mid-command
+/// (its task aborted) leaves nothing running.
+struct GroupGuard(Option<u32>);
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        kill_group(self.0.take());
+    }
+}
+
+fn kill_group(pid: Option<u32>) {
+    if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()).and_then(rustix::process::Pid::from_raw) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}
+
+/// Runs `command` with `sh -c` in `workspace`, in its own process group so a timeout or a
+/// cancellation kills everything it started. Returns
+/// `{command, exitCode, stdout, stderr, truncated, timedOut}`.
+pub async fn run(
+    workspace: &Path,
+    command: &str,
+    limits: ShellLimits,
+    cancel: &CancellationToken,
+) -> Result<Value, ToolError> {
+    let mut child = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(workspace)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| ToolError::new(ToolErrorCode::Io, format!("could not start sh: {e}")))?;
+    let pid = child.id();
+    let mut guard = GroupGuard(pid);
+    let out = child.stdout.take().map(|s| tokio::spawn(capped(s, limits.output_cap)));
+    let err = child.stderr.take().map(|s| tokio::spawn(capped(s, limits.output_cap)));
+    let (status, timed_out) = tokio::select! {
+        () = cancel.cancelled() => {
+            kill_group(pid);
+            let _ = child.wait().await;
+            return Err(ToolError::new(ToolErrorCode::Cancelled, "the user stopped the command"));
+        }
+        r = tokio::time::timeout(limits.timeout, child.wait()) => match r {
+            Ok(s) => (s.ok(), false),
+            Err(_) => {
+                kill_group(pid);
+                (child.wait().await.ok(), true)
+            }
+        },
+    };
+    // The shell exited by itself (or was killed above): what it left in the background may go on.
+    guard.0 = None;
+    // A process that left the group could hold the pipes open; do not wait for it long.
+    let collect = |h: Option<tokio::task::JoinHandle<(Vec<u8>, usize)>>| async move {
+        match h {
+            Some(h) => tokio::time::timeout(Duration::from_secs(2), h).await.ok().and_then(Result::ok),
+            None => None,
+        }
+        .unwrap_or_default()
+    };
+    let (stdout, out_total) = collect(out).await;
+    let (stderr, err_total) = collect(err).await;
+    let truncated = out_total > stdout.len() || err_total > stderr.len();
+    Ok(json!({
+        "command": command,
+        "exitCode": if timed_out { None } else { status.and_then(|s| s.code()) },
+        "stdout": String::from_utf8_lossy(&stdout),
+        "stderr": String::from_utf8_lossy(&stderr),
+        "truncated": truncated,
+        "timedOut": timed_out,
+    }))
+}

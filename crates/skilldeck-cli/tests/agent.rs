@@ -1,0 +1,329 @@
+//! `skilldeck agent` and `skilldeck sessions` end to end with the offline provider.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use serde_json::Value;
+use std::fs;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_skilldeck");
+
+struct Env {
+    tmp: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        let env = Self { tmp: tempfile::tempdir().unwrap() };
+        fs::create_dir_all(env.workspace()).unwrap();
+        env
+    }
+
+    fn home(&self) -> PathBuf {
+        self.tmp.path().join("home")
+    }
+
+    fn workspace(&self) -> PathBuf {
+        self.tmp.path().join("ws")
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(BIN);
+        c.args(args).env("SKILLDECK_HOME", self.home()).env_remove("SKILLDECK_API_KEY").stdin(Stdio::null());
+        c
+    }
+
+    fn expect(&self, args: &[&str], code: i32) -> (String, String) {
+        check(self.cmd(args).output().unwrap(), args, code)
+    }
+
+    /// Imports a skill `name` with a reference file.
+    fn skill(&self, name: &str, description: &str, body: &str) {
+        let d = self.tmp.path().join("src").join(name);
+        fs::create_dir_all(d.join("references")).unwrap();
+        fs::write(d.join("SKILL.md"), format!("---\nname: {name}\ndescription: {description}\n---\n{body}\n")).unwrap();
+        fs::write(d.join("references/guide.md"), "Rotate the flux capacitor clockwise.").unwrap();
+        self.expect(&["import", d.to_str().unwrap()], 0);
+    }
+
+    fn sessions(&self) -> Vec<Value> {
+        let (out, _) = self.expect(&["sessions", "--json"], 0);
+        serde_json::from_str::<Value>(&out).unwrap().as_array().unwrap().clone()
+    }
+
+    fn transcript(&self, id: &str) -> Vec<Value> {
+        let text = fs::read_to_string(self.home().join("sessions").join(format!("{id}.jsonl"))).unwrap();
+        text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+}
+
+fn check(out: Output, args: &[&str], code: i32) -> (String, String) {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{args:?}\nstdout: {stdout}\nstderr: {stderr}");
+    (stdout, stderr)
+}
+
+fn ws(env: &Env) -> String {
+    env.workspace().to_str().unwrap().to_owned()
+}
+
+#[test]
+fn offline_agent_loads_the_skill_and_reference_and_records_the_calls() {
+    let env = Env::new();
+    env.skill("flux-repair", "Repair flux capacitors in time machines", "# Flux\nRead references/guide.md first.");
+    assert_eq!(env.sessions(), Vec::<Value>::new());
+    let w = ws(&env);
+    let (out, err) = env.expect(&["agent", "--workspace", &w, "How do I repair a flux capacitor? Check guide.md"], 0);
+    assert!(err.contains("with offline (no language model)"), "{err}");
+    let expected = "• Skill activated: flux-repair v:1\n\
+                    • Skill activated: flux-repair v:1 (references/guide.md)\n\
+                    [offline router: no language model]\n\
+                    Loaded the skill **flux-repair** (v:1); its files are in the workspace at .skills/flux-repair/.\n\n\
+                    # Flux\nRead references/guide.md first.\n\n\
+                    --- references/guide.md ---\nRotate the flux capacitor clockwise.\n";
+    assert_eq!(out, expected);
+
+    // The skill's files are under .skills/<name>/ in the workspace.
+    let mount = env.workspace().join(".skills/flux-repair");
+    assert_eq!(fs::read_to_string(mount.join("references/guide.md")).unwrap(), "Rotate the flux capacitor clockwise.");
+    assert!(mount.join("SKILL.md").is_file());
+    assert!(!mount.join(".version").exists());
+
+    // The transcript records both calls and their results.
+    let sessions = env.sessions();
+    assert_eq!(sessions.len(), 1);
+    let s = &sessions[0];
+    assert_eq!((s["turns"].as_u64(), s["provider"].as_str()), (Some(1), Some("offline (no language model)")));
+    assert_eq!(Path::new(s["workspace"].as_str().unwrap()), env.workspace().canonicalize().unwrap());
+    let id = s["id"].as_str().unwrap();
+    let records = env.transcript(id);
+    let types: Vec<&str> = records.iter().map(|r| r["type"].as_str().unwrap()).collect();
+    assert_eq!(
+        types,
+        ["session", "turn_started", "message", "message", "message", "message", "message", "message", "turn_ended"]
+    );
+    let calls: Vec<&Value> = records
+        .iter()
+        .filter_map(|r| r["message"]["tool_calls"].as_array())
+        .flatten()
+        .map(|c| &c["arguments"])
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            &serde_json::json!({"name": "flux-repair"}),
+            &serde_json::json!({"name": "flux-repair", "path": "references/guide.md"})
+        ]
+    );
+    let results: Vec<Value> = records
+        .iter()
+        .filter(|r| r["message"]["role"] == "tool")
+        .map(|r| serde_json::from_str(r["message"]["content"].as_str().unwrap()).unwrap())
+        .collect();
+    assert_eq!(
+        results,
+        [
+            serde_json::json!({"skillName": "flux-repair", "path": null, "version": "1", "content": "# Flux\nRead references/guide.md first.\n"}),
+            serde_json::json!({"skillName": "flux-repair", "path": "references/guide.md", "version": "1", "content": "Rotate the flux capacitor clockwise."}),
+        ]
+    );
+    assert_eq!(records.last().unwrap()["end"], serde_json::json!({"kind": "answered"}));
+
+    // Resume: the second turn is appended to the same transcript.
+    let (out, _) = env.expect(&["agent", "--resume", id, "flux capacitor again"], 0);
+    assert!(out.starts_with("• Skill activated: flux-repair v:1\n"), "{out}");
+    assert_eq!(env.sessions()[0]["turns"].as_u64(), Some(2));
+    let (list, _) = env.expect(&["sessions"], 0);
+    assert!(list.starts_with(&format!("{id}  2 turn(s)  offline (no language model)  ")), "{list}");
+}
+
+#[test]
+fn interactive_mode_reads_requests_from_stdin() {
+    let env = Env::new();
+    env.skill("flux-repair", "Repair flux capacitors in time machines", "# Flux");
+    let w = ws(&env);
+    let mut child = env
+        .cmd(&["agent", "--workspace", &w])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"repair the flux capacitor\n\nweather today?\n/exit\n").unwrap();
+    let (out, _) = check(child.wait_with_output().unwrap(), &["agent (stdin)"], 0);
+    assert!(out.starts_with("• Skill activated: flux-repair v:1\n[offline router: no language model]\n"), "{out}");
+    assert!(out.ends_with("No listed skill matches your request. Name one of these to load it: change-review, commit-messages, flux-repair, skill-authoring, workspace-notes.\n"), "{out}");
+    assert_eq!(env.sessions()[0]["turns"].as_u64(), Some(2));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let env = Env::new();
+    let w = ws(&env);
+    let check_err = |args: &[&str], needle: &str| {
+        let (_, err) = env.expect(args, 2);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    };
+    check_err(&["agent", "hello"], "--workspace");
+    check_err(&["agent", "--workspace", &w, "--provider", "nope", "hi"], "no provider named \"nope\"");
+    check_err(&["agent", "--workspace", &w, "--api", "openai", "hi"], "--base-url");
+    check_err(&["agent", "--resume", "no-such-session", "hi"], "no session \"no-such-session\"");
+    check_err(
+        &["agent", "--workspace", "/definitely/not/here", "hi"],
+        "cannot use /definitely/not/here as the workspace",
+    );
+    fs::create_dir_all(env.home()).unwrap();
+    fs::write(env.home().join("config.toml"), "[providers.x]\napi = \"openai\"\napi_key = \"sk\"\n").unwrap();
+    check_err(&["agent", "--workspace", &w, "hi"], "keys never go in this file");
+}
+
+/// A loopback Chat Completions server on a thread: answers each request with the next SSE body
+/// and keeps the requests' headers and bodies.
+fn serve(replies: Vec<String>) -> (String, std::sync::mpsc::Receiver<(String, Value)>) {
+    use std::io::{BufRead as _, BufReader, Read as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for reply in replies {
+            let (mut sock, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(sock.try_clone().unwrap());
+            let mut head = String::new();
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                if line == "\r\n" || line.is_empty() {
+                    break;
+                }
+                head.push_str(&line);
+            }
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
+                .unwrap_or(0);
+            let mut body = vec![0; len];
+            reader.read_exact(&mut body).unwrap();
+            tx.send((head, serde_json::from_slice(&body).unwrap())).unwrap();
+            let resp =
+                format!("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n{reply}");
+            sock.write_all(resp.as_bytes()).unwrap();
+        }
+    });
+    (url, rx)
+}
+
+fn sse_shell_call(command: &str) -> String {
+    let args = serde_json::json!({"command": command}).to_string();
+    let chunk = |delta: Value, finish: Value| {
+        format!("data: {}\n\n", serde_json::json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}))
+    };
+    [
+        chunk(serde_json::json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "shell", "arguments": ""}}]}), Value::Null),
+        chunk(serde_json::json!({"tool_calls": [{"index": 0, "function": {"arguments": args}}]}), Value::Null),
+        chunk(serde_json::json!({}), "tool_calls".into()),
+        "data: [DONE]\n\n".into(),
+    ]
+    .concat()
+}
+
+fn sse_text(text: &str) -> String {
+    format!(
+        "data: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+        serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]}),
+        serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    )
+}
+
+#[test]
+fn shell_commands_are_refused_off_a_terminal_unless_yes() {
+    let env = Env::new();
+    let w = ws(&env);
+    let (url, rx) = serve(vec![sse_shell_call("touch made"), sse_text("ok")]);
+    let args = ["agent", "--workspace", &w, "--api", "openai", "--base-url", &url, "--model", "m", "make it"];
+    let out = env.cmd(&args).env("SKILLDECK_API_KEY", "sk-loopback").output().unwrap();
+    let (out, err) = check(out, &args, 0);
+    assert!(err.contains("refused shell command `touch made`: not on a terminal; pass --yes"), "{err}");
+    assert!(err.contains("with m (openai)"), "{err}");
+    assert_eq!(out, "• shell failed: the user did not allow this command; do not run it again without asking\nok\n");
+    assert!(!env.workspace().join("made").exists());
+    let (head, body) = rx.recv().unwrap();
+    assert!(head.to_ascii_lowercase().contains("authorization: bearer sk-loopback"), "{head}");
+    assert_eq!(body["model"], "m");
+
+    let (url, _rx) = serve(vec![sse_shell_call("touch made"), sse_text("made it")]);
+    let args = ["agent", "--workspace", &w, "--api", "openai", "--base-url", &url, "--model", "m", "--yes", "make it"];
+    let (out, _) = env.expect(&args, 0);
+    assert_eq!(out, "• Ran `touch made`: exit 0\nmade it\n");
+    assert!(env.workspace().join("made").exists());
+}
+
+#[test]
+fn a_failed_model_call_exits_2_with_the_reason() {
+    let env = Env::new();
+    let w = ws(&env);
+    // Nothing listens on this port (bound, then closed).
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let (_, err) =
+        env.expect(&["agent", "--workspace", &w, "--api", "openai", "--base-url", &url, "--model", "m", "hi"], 2);
+    assert!(err.contains("could not reach the model server"), "{err}");
+    assert_eq!(env.sessions()[0]["turns"].as_u64(), Some(1));
+}
+
+/// Runs `skilldeck` inside a pseudo-terminal (util-linux `script`), typing `typed` into it.
+fn on_a_terminal(env: &Env, args: &[&str], typed: &str) -> (i32, String) {
+    use std::io::Read as _;
+    let quoted: Vec<String> =
+        std::iter::once(BIN).chain(args.iter().copied()).map(|a| format!("'{}'", a.replace('\'', "'\\''"))).collect();
+    let mut child = Command::new("script")
+        .args(["-qec", &quoted.join(" "), "/dev/null"])
+        .env("SKILLDECK_HOME", env.home())
+        .env_remove("SKILLDECK_API_KEY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        stdout.read_to_string(&mut s).unwrap();
+        s
+    });
+    // Type once the question is likely up; the line waits in the terminal either way.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    stdin.write_all(typed.as_bytes()).unwrap();
+    let status = child.wait().unwrap();
+    drop(stdin);
+    (status.code().unwrap_or(-1), reader.join().unwrap())
+}
+
+#[test]
+fn on_a_terminal_the_user_is_asked_before_a_shell_command() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return;
+    }
+    let env = Env::new();
+    let w = ws(&env);
+    let (url, _rx) = serve(vec![sse_shell_call("touch made"), sse_text("ok")]);
+    let args = ["agent", "--workspace", &w, "--api", "openai", "--base-url", &url, "--model", "m", "make it"];
+    let (code, out) = on_a_terminal(&env, &args, "y\n");
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(&format!("Run `touch made` in {}? [y/N]", env.workspace().canonicalize().unwrap().display())),
+        "{out}"
+    );
+    assert!(out.contains("• Ran `touch made`: exit 0"), "{out}");
+    assert!(env.workspace().join("made").exists());
+
+    let (url, _rx) = serve(vec![sse_shell_call("touch other"), sse_text("ok")]);
+    let args = ["agent", "--workspace", &w, "--api", "openai", "--base-url", &url, "--model", "m", "make it"];
+    let (code, out) = on_a_terminal(&env, &args, "n\n");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("• shell failed: the user did not allow this command"), "{out}");
+    assert!(!env.workspace().join("other").exists());
+}
