@@ -7,7 +7,7 @@ const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
 
 const $ = (sel) => document.querySelector(sel);
-const state = { skills: [], selected: null, detail: null, file: null, filter: "" };
+const state = { skills: [], deleted: [], selected: null, detail: null, file: null, filter: "" };
 
 // ---------- helpers ----------
 
@@ -89,10 +89,21 @@ function renderSidebar() {
     }
   }
   if (!side.children.length) side.append(el("p", { class: "empty", text: t("noSkills") }));
+  if (state.deleted.length && !state.filter.trim()) {
+    side.append(el("h3", { class: "scope", text: t("deletedScope") }));
+    for (const d of state.deleted) {
+      side.append(el("button", {
+        type: "button",
+        class: "skill-item deleted",
+        dataset: { deleted: keyOf(d) },
+        onclick: () => { state.selected = null; renderSidebar(); $("#files").replaceChildren(); showHistory(d); },
+      }, el("span", { class: "skill-name", text: d.name }), el("span", { class: "badge", text: `v:${d.revision}` })));
+    }
+  }
 }
 
 async function loadSkills() {
-  state.skills = await invoke("list_skills");
+  [state.skills, state.deleted] = await Promise.all([invoke("list_skills"), invoke("deleted_skills")]);
   renderSidebar();
 }
 

@@ -50,6 +50,7 @@ macro_rules! handlers {
             $crate::commands::revisions::delete_skill,
             $crate::commands::revisions::skill_history,
             $crate::commands::revisions::restore_skill,
+            $crate::commands::revisions::deleted_skills,
         ]
     };
 }

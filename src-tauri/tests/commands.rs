@@ -157,12 +157,14 @@ fn delete_history_and_restore() {
     fx.ok("import_skill", json!({"path": src, "scope": "user"}));
     assert_eq!(fx.ok("delete_skill", json!({"scope": "user", "name": "pdf"})), 2);
     assert!(!names(&fx.ok("list_skills", json!({}))).contains(&"user/pdf".to_owned()));
+    assert_eq!(fx.ok("deleted_skills", json!({})), json!([{"scope": "user", "name": "pdf", "revision": 2}]));
     let h = fx.ok("skill_history", json!({"scope": "user", "name": "pdf"}));
     let revs: Vec<u64> = h.as_array().unwrap().iter().map(|r| r["revision"].as_u64().unwrap()).collect();
     assert_eq!(revs, vec![2, 1]);
     assert!(h[0]["at"].as_str().unwrap().starts_with("20"));
     assert_eq!(fx.ok("restore_skill", json!({"scope": "user", "name": "pdf", "revision": 2}))["revision"], 3);
     assert!(names(&fx.ok("list_skills", json!({}))).contains(&"user/pdf".to_owned()));
+    assert_eq!(fx.ok("deleted_skills", json!({})), json!([]));
 }
 
 #[test]

@@ -86,10 +86,12 @@ fn delete_and_restore_make_new_revisions() {
     s.write_skill_sync(Scope::User, &n, &skill("pdf", "two")).unwrap();
     assert_eq!(s.delete_skill_sync(Scope::User, &n).unwrap(), Revision(2));
     assert!(!tmp.path().join("skills/user/pdf").exists());
+    assert_eq!(s.deleted_skills_sync(Scope::User).unwrap(), vec![(n.clone(), Revision(2))]);
     assert!(s.read_tree_sync(Scope::User, &n).is_err());
     let out = s.restore_sync(Scope::User, &n, Revision(1)).unwrap();
     assert_eq!(out.revision, Revision(3), "a restore never reuses a number");
     assert_eq!(s.read_file_sync(Scope::User, &n, &RelPath::parse("SKILL.md").unwrap()).unwrap(), "one\n");
+    assert!(s.deleted_skills_sync(Scope::User).unwrap().is_empty(), "restored: no longer deleted");
     let events: Vec<(u64, RevisionEvent)> =
         s.history_sync(Scope::User, &n).unwrap().iter().map(|e| (e.revision.0, e.event)).collect();
     assert_eq!(

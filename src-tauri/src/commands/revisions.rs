@@ -48,3 +48,26 @@ pub async fn restore_skill(
     let out = state.registry.restore(scope, &SkillName::parse(&name)?, Revision(revision))?;
     Ok(ImportedView { name: out.name.to_string(), scope, revision: out.revision.0, digest: out.digest.short() })
 }
+
+/// A deleted skill that its history can bring back.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DeletedRow {
+    /// Its scope.
+    pub scope: Scope,
+    /// Its name.
+    pub name: String,
+    /// The revision that was deleted.
+    pub revision: u64,
+}
+
+/// Skills deleted and not restored, in both scopes.
+#[tauri::command]
+pub async fn deleted_skills(state: State<'_, AppState>) -> ApiResult<Vec<DeletedRow>> {
+    let mut out = Vec::new();
+    for scope in Scope::ALL {
+        for (name, rev) in state.storage().deleted_skills_sync(scope)? {
+            out.push(DeletedRow { scope, name: name.to_string(), revision: rev.0 });
+        }
+    }
+    Ok(out)
+}

@@ -132,3 +132,28 @@ async fn the_search_filters_as_you_type() {
     s.screenshot("search").await;
     s.finish().await;
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn delete_asks_first_and_history_brings_it_back() {
+    if !enabled("delete_asks_first_and_history_brings_it_back") {
+        return;
+    }
+    let s = Session::start("delete-restore").await;
+    let src = s.skill_source("drafts", "name: drafts\ndescription: Draft things\n", "# Drafts\n");
+    s.import_via_dialog(&src).await;
+    s.click(".skill-item[data-key='user/drafts']").await;
+    s.click("#delete-btn").await;
+    let question = s.wait_text("#confirm-text", 5, |t| !t.is_empty()).await;
+    assert!(question.contains("drafts"), "{question}");
+    s.click("#confirm-yes").await;
+    s.wait_text("#sidebar", 10, |t| t.contains("Deleted")).await;
+    assert!(!s.home().join("skills/user/drafts").exists());
+    s.click(".skill-item[data-deleted='user/drafts']").await;
+    let history = s.wait_text("#history", 10, |t| t.contains("v:1")).await;
+    assert!(history.contains("sha256:"), "revisions show their digests: {history}");
+    s.screenshot("history").await;
+    s.click("#history button").await;
+    s.wait_text(".skill-item[data-key='user/drafts'] .badge", 10, |t| t == "v:2").await;
+    s.screenshot("restored").await;
+    s.finish().await;
+}

@@ -227,6 +227,28 @@ impl FsStorage {
         Ok(entries)
     }
 
+    /// Skills of `scope` that were deleted and not brought back, with the revision deleted,
+    /// sorted by name: what an undo from the history view can restore.
+    pub fn deleted_skills_sync(&self, scope: Scope) -> Result<Vec<(SkillName, Revision)>> {
+        let root = self.home.root().join("history").join(scope.as_str());
+        let rd = match fs::read_dir(&root) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StorageError::io("read", &root)(e)),
+        };
+        let mut out: Vec<(SkillName, Revision)> = rd
+            .filter_map(|e| e.ok())
+            .filter_map(|e| SkillName::parse(e.file_name().to_str()?).ok())
+            .filter(|name| !self.home.skill_dir(scope, name).is_dir())
+            .filter_map(|name| {
+                let last = history::read_log(&self.home.history_dir(scope, &name)).pop()?;
+                (last.event == RevisionEvent::Delete).then_some((name, last.revision))
+            })
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
     /// The files of revision `rev`, from history or the current folder.
     pub fn revision_files(&self, scope: Scope, name: &SkillName, rev: Revision) -> Result<SkillFiles> {
         let kept = history::rev_dir(&self.home.history_dir(scope, name), rev);
