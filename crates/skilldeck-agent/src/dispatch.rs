@@ -50,16 +50,15 @@ fn finished(call: &ToolCall, result: Result<Value, ToolError>, display_ok: impl 
             (e.to_json(), false, d)
         }
     };
-    Finished {
-        content: value.to_string(),
-        ok,
-        event: AgentEvent::ToolFinished {
-            call_id: call.id.clone(),
-            name: call.name.clone(),
-            ok,
-            display,
-            client_view: value,
-        },
+    Finished::new(call, value.to_string(), ok, display, value)
+}
+
+impl Finished {
+    /// A result with `content` for the model and `client_view` for the host's event.
+    fn new(call: &ToolCall, content: String, ok: bool, display: String, client_view: Value) -> Self {
+        let event =
+            AgentEvent::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok, display, client_view };
+        Self { content, ok, event }
     }
 }
 
@@ -117,17 +116,8 @@ pub async fn run(ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, cancel:
                 }
                 ViewResult::Err(e) => (false, format!("view_skill {} failed: {}", e.skill_name, e.error.message)),
             };
-            Finished {
-                content: result.to_json().to_string(),
-                ok,
-                event: AgentEvent::ToolFinished {
-                    call_id: call.id.clone(),
-                    name: call.name.clone(),
-                    ok,
-                    display,
-                    client_view: serde_json::to_value(result.client_view()).unwrap_or(Value::Null),
-                },
-            }
+            let client_view = serde_json::to_value(result.client_view()).unwrap_or(Value::Null);
+            Finished::new(call, result.to_json().to_string(), ok, display, client_view)
         }
         ToolKind::ReadFile => {
             host.event(&started(call, None));

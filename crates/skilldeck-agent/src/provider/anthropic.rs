@@ -1,7 +1,7 @@
 //! The Anthropic Messages provider: streaming with `tool_use` blocks and `input_json_delta`.
 //! Holds the request body and the event translator; retries and SSE live in `http`.
 
-use super::http::{self, HttpPolicy, Translator};
+use super::http::{self, Endpoint, HttpPolicy, Translator};
 use super::openai::clip;
 use super::{EventStream, Provider, ProviderError, ProviderInfo};
 use crate::message::{Message, ModelRequest, StopReason, StreamEvent, ToolCall};
@@ -19,11 +19,7 @@ pub const MAX_TOKENS: u32 = 8192;
 /// A Messages endpoint.
 #[derive(Debug, Clone)]
 pub struct AnthropicProvider {
-    client: reqwest::Client,
-    base_url: String,
-    model: String,
-    api_key: Option<String>,
-    policy: HttpPolicy,
+    endpoint: Endpoint,
 }
 
 impl AnthropicProvider {
@@ -34,7 +30,7 @@ impl AnthropicProvider {
         api_key: Option<String>,
         policy: HttpPolicy,
     ) -> Result<Self, ProviderError> {
-        Ok(Self { client: http::client()?, base_url: base_url.into(), model: model.into(), api_key, policy })
+        Ok(Self { endpoint: Endpoint::new(base_url, model, api_key, policy)? })
     }
 }
 
@@ -96,28 +92,32 @@ impl Provider for AnthropicProvider {
     fn info(&self) -> ProviderInfo {
         ProviderInfo {
             kind: "anthropic".into(),
-            model: self.model.clone(),
-            label: format!("{} via Anthropic Messages at {}", self.model, self.base_url),
+            model: self.endpoint.model.clone(),
+            label: format!("{} via Anthropic Messages at {}", self.endpoint.model, self.endpoint.base_url),
         }
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancellationToken) -> Result<EventStream, ProviderError> {
-        let url = http::join(&self.base_url, "v1/messages");
-        let body = body(&self.model, request);
-        let resp = http::send(&self.policy, &url, cancel, || {
+        let url = http::join(&self.endpoint.base_url, "v1/messages");
+        let body = body(&self.endpoint.model, request);
+        let resp = http::send(&self.endpoint.policy, &url, cancel, || {
             let b = self
+                .endpoint
                 .client
                 .post(&url)
                 .header("accept", "text/event-stream")
                 .header("anthropic-version", API_VERSION)
                 .json(&body);
-            match &self.api_key {
+            match &self.endpoint.api_key {
                 Some(k) => b.header("x-api-key", k),
                 None => b,
             }
         })
         .await?;
-        Ok(http::translate(http::sse(resp, self.policy.idle_timeout, cancel.clone()), EventTranslator::default()))
+        Ok(http::translate(
+            http::sse(resp, self.endpoint.policy.idle_timeout, cancel.clone()),
+            EventTranslator::default(),
+        ))
     }
 }
 

@@ -226,3 +226,31 @@ pub fn translate(
     })
     .boxed()
 }
+
+/// Where and how a provider reaches its server: the shared HTTP client, base URL, model, key
+/// and retry policy.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    /// The HTTP client.
+    pub client: reqwest::Client,
+    /// The API's base URL.
+    pub base_url: String,
+    /// The model asked for.
+    pub model: String,
+    /// The key, read from the environment variable the config names.
+    pub api_key: Option<String>,
+    /// Retries, backoff and timeouts.
+    pub policy: HttpPolicy,
+}
+
+impl Endpoint {
+    /// An endpoint with a fresh client.
+    pub fn new(
+        base_url: impl Into<String>,
+        model: impl Into<String>,
+        api_key: Option<String>,
+        policy: HttpPolicy,
+    ) -> Result<Self, ProviderError> {
+        Ok(Self { client: client()?, base_url: base_url.into(), model: model.into(), api_key, policy })
+    }
+}

@@ -1,7 +1,7 @@
 //! The OpenAI-compatible Chat Completions provider (OpenAI, Ollama, llama.cpp, LM Studio, vLLM).
 //! Holds the request body and the streamed-chunk translator; retries and SSE live in `http`.
 
-use super::http::{self, HttpPolicy, Translator};
+use super::http::{self, Endpoint, HttpPolicy, Translator};
 use super::{EventStream, Provider, ProviderError, ProviderInfo};
 use crate::message::{Message, ModelRequest, StopReason, StreamEvent, ToolCall};
 use eventsource_stream::Event;
@@ -12,11 +12,7 @@ use tokio_util::sync::CancellationToken;
 /// A Chat Completions endpoint.
 #[derive(Debug, Clone)]
 pub struct OpenAiProvider {
-    client: reqwest::Client,
-    base_url: String,
-    model: String,
-    api_key: Option<String>,
-    policy: HttpPolicy,
+    endpoint: Endpoint,
 }
 
 impl OpenAiProvider {
@@ -27,7 +23,7 @@ impl OpenAiProvider {
         api_key: Option<String>,
         policy: HttpPolicy,
     ) -> Result<Self, ProviderError> {
-        Ok(Self { client: http::client()?, base_url: base_url.into(), model: model.into(), api_key, policy })
+        Ok(Self { endpoint: Endpoint::new(base_url, model, api_key, policy)? })
     }
 }
 
@@ -74,23 +70,26 @@ impl Provider for OpenAiProvider {
     fn info(&self) -> ProviderInfo {
         ProviderInfo {
             kind: "openai".into(),
-            model: self.model.clone(),
-            label: format!("{} via Chat Completions at {}", self.model, self.base_url),
+            model: self.endpoint.model.clone(),
+            label: format!("{} via Chat Completions at {}", self.endpoint.model, self.endpoint.base_url),
         }
     }
 
     async fn stream(&self, request: &ModelRequest, cancel: &CancellationToken) -> Result<EventStream, ProviderError> {
-        let url = http::join(&self.base_url, "chat/completions");
-        let body = body(&self.model, request);
-        let resp = http::send(&self.policy, &url, cancel, || {
-            let b = self.client.post(&url).header("accept", "text/event-stream").json(&body);
-            match &self.api_key {
+        let url = http::join(&self.endpoint.base_url, "chat/completions");
+        let body = body(&self.endpoint.model, request);
+        let resp = http::send(&self.endpoint.policy, &url, cancel, || {
+            let b = self.endpoint.client.post(&url).header("accept", "text/event-stream").json(&body);
+            match &self.endpoint.api_key {
                 Some(k) => b.bearer_auth(k),
                 None => b,
             }
         })
         .await?;
-        Ok(http::translate(http::sse(resp, self.policy.idle_timeout, cancel.clone()), ChunkTranslator::default()))
+        Ok(http::translate(
+            http::sse(resp, self.endpoint.policy.idle_timeout, cancel.clone()),
+            ChunkTranslator::default(),
+        ))
     }
 }
 
