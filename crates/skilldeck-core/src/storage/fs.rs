@@ -252,7 +252,7 @@ impl FsStorage {
     /// The files of revision `rev`, from history or the current folder.
     pub fn revision_files(&self, scope: Scope, name: &SkillName, rev: Revision) -> Result<SkillFiles> {
         let kept = history::rev_dir(&self.home.history_dir(scope, name), rev);
-        if kept.is_dir() {
+        if kept.is_dir() || (self.wait_for_writer(scope, name)? && kept.is_dir()) {
             return Ok(tree::snapshot(&kept)?.files);
         }
         match self.snapshot(scope, name) {
@@ -277,7 +277,26 @@ impl FsStorage {
         if kept.is_dir() {
             return Ok((kept, false));
         }
+        // A write may have just swapped a newer revision in and not yet moved this one to
+        // history: wait for it (writers hold the lock through the move), then look again.
+        if self.wait_for_writer(scope, name)? && kept.is_dir() {
+            return Ok((kept, false));
+        }
+        if read_revision(&current) == Some(rev) {
+            return Ok((current, true));
+        }
         Err(StorageError::RevisionNotFound { name: name.to_string(), revision: rev })
+    }
+
+    /// Waits until no write of `name` is in flight. Returns whether the skill's lock file
+    /// exists (no lock file: nothing was ever written through the store).
+    fn wait_for_writer(&self, scope: Scope, name: &SkillName) -> Result<bool> {
+        let path = self.home.lock_path(scope, name);
+        if !path.exists() {
+            return Ok(false);
+        }
+        drop(SkillLock::acquire(&path)?);
+        Ok(true)
     }
 
     /// Makes a new revision holding the content of `rev`.
