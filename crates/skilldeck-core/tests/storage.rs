@@ -252,6 +252,32 @@ fn readers_never_see_a_mix_of_two_revisions() {
                 .collect();
             assert_eq!(tags.len(), 1, "a snapshot mixed revisions: {tags:?}");
             assert_eq!(snap.files.len(), 22);
+            let tag: u64 = tags.first().unwrap().trim_start_matches("rev ").parse().unwrap();
+            assert_eq!(snap.revision, Some(Revision(tag + 1)), "the sidecar matches the tree read");
+        }
+    });
+}
+
+#[test]
+fn the_sidecar_is_never_seen_empty_while_writes_go_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "first")).unwrap();
+    std::thread::scope(|sc| {
+        let writer = {
+            let (s, n) = (s.clone(), n.clone());
+            sc.spawn(move || {
+                for i in 0..60 {
+                    s.write_skill_sync(Scope::User, &n, &skill("pdf", &format!("rev {i}"))).unwrap();
+                }
+            })
+        };
+        let mut reads = 0u64;
+        while !writer.is_finished() {
+            let rev = s.revision_sync(Scope::User, &n).unwrap();
+            assert!(rev.is_some(), "a reader found no revision after {reads} reads");
+            reads += 1;
         }
     });
 }

@@ -188,7 +188,7 @@ impl FsStorage {
             }
             (Some(_), Some(_)) | (None, _) => {
                 let rev = write::next_revision(&self.home, scope, name);
-                write::write_version(&dir, rev)?;
+                write::replace_version(&dir, name, rev)?;
                 let line =
                     LogLine { revision: rev, digest: Some(digest), at: history::now(), event: RevisionEvent::External };
                 history::append(&history_dir, &line)?;
@@ -208,7 +208,7 @@ impl FsStorage {
         if kept.exists() {
             fs::remove_dir_all(&kept).map_err(StorageError::io("replace", &kept))?;
         }
-        write::write_version(&dir, rev)?;
+        write::replace_version(&dir, name, rev)?;
         fs::rename(&dir, &kept).map_err(StorageError::io("move to history", &dir))?;
         history::append(
             &history_dir,

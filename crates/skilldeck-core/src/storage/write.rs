@@ -80,10 +80,28 @@ fn stage(dir: &Path, files: &SkillFiles, revision: Revision) -> Result<()> {
     Ok(())
 }
 
-/// Writes `<dir>/.version`.
-pub(crate) fn write_version(dir: &Path, revision: Revision) -> Result<()> {
+/// Writes `<dir>/.version` in a folder nobody else reads yet (a staging folder).
+fn write_version(dir: &Path, revision: Revision) -> Result<()> {
     let path = dir.join(VERSION_FILE);
     fs::write(&path, format!("{revision}\n")).map_err(StorageError::io("write", &path))
+}
+
+/// Sets the `.version` of a live skill folder that readers may be looking at: unchanged when it
+/// already says `revision`, else written beside the folder and renamed over the old one, so a
+/// reader sees the old sidecar or the new one, never an empty or half-written file.
+pub(crate) fn replace_version(dir: &Path, name: &SkillName, revision: Revision) -> Result<()> {
+    if read_revision(dir) == Some(revision) {
+        return Ok(());
+    }
+    // Named like a staging folder of this skill: discovery passes over it, and recovery removes
+    // a leftover under the skill's lock.
+    let temp = staging_path(dir.parent().unwrap_or(dir), name);
+    let target = dir.join(VERSION_FILE);
+    fs::write(&temp, format!("{revision}\n")).map_err(StorageError::io("write", &temp))?;
+    fs::rename(&temp, &target).map_err(|e| {
+        let _ = fs::remove_file(&temp);
+        StorageError::io("replace", &target)(e)
+    })
 }
 
 /// Flushes the file system holding `dir` so a power cut after the swap finds whole files.
@@ -139,7 +157,7 @@ pub(crate) fn write_locked(
     let replaced = if current.is_dir() {
         let old = read_revision(&current).unwrap_or(Revision(revision.0 - 1));
         // The old tree must carry its revision so recovery can tell it from a new one.
-        write_version(&current, old)?;
+        replace_version(&current, name, old)?;
         swap(&staged, &current)?;
         crash_point("swapped");
         fs::create_dir_all(&history_dir).map_err(StorageError::io("create", &history_dir))?;
