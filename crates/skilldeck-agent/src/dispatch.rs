@@ -1,6 +1,7 @@
 //! Running one tool call: the right tool, pre-approval by active skills, the user's approval.
-//! Holds the mapping of a call to a result JSON and a display line; errors are data here.
+//! Holds the mapping of a call to its result JSON; errors are data here. How it looks is `describe`.
 
+use crate::describe::{ToolOutcome, describe, describe_view};
 use crate::events::{AgentEvent, Host};
 use crate::message::ToolCall;
 use crate::tools::shell::{self, ShellLimits};
@@ -39,25 +40,16 @@ pub struct Finished {
     pub event: AgentEvent,
 }
 
-fn finished(call: &ToolCall, result: Result<Value, ToolError>, display_ok: impl FnOnce(&Value) -> String) -> Finished {
-    let (value, ok, display) = match result {
-        Ok(v) => {
-            let d = display_ok(&v);
-            (v, true, d)
-        }
-        Err(e) => {
-            let d = format!("{} failed: {}", call.name, e.message);
-            (e.to_json(), false, d)
-        }
-    };
-    Finished::new(call, value.to_string(), ok, display, value)
+fn finished(call: &ToolCall, result: Result<Value, ToolError>) -> Finished {
+    let value = result.unwrap_or_else(|e| e.to_json());
+    Finished::new(call, value.to_string(), describe(call, &value))
 }
 
 impl Finished {
-    /// A result with `content` for the model and `client_view` for the host's event.
-    fn new(call: &ToolCall, content: String, ok: bool, display: String, client_view: Value) -> Self {
-        let event =
-            AgentEvent::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), ok, display, client_view };
+    /// A result with `content` for the model and its `outcome` for the host's event.
+    fn new(call: &ToolCall, content: String, outcome: ToolOutcome) -> Self {
+        let ok = outcome.ok;
+        let event = AgentEvent::ToolFinished { call_id: call.id.clone(), name: call.name.clone(), outcome };
         Self { content, ok, event }
     }
 }
@@ -72,11 +64,7 @@ pub fn preapproval(registry: &SkillRegistry, turn: &Turn, active: &BTreeSet<Stri
 
 /// An error result for a call that will not run (the turn was stopped).
 pub fn cancelled(call: &ToolCall) -> Finished {
-    finished(
-        call,
-        Err(ToolError::new(ToolErrorCode::Cancelled, "the user stopped the turn before this call ran")),
-        |_| String::new(),
-    )
+    finished(call, Err(ToolError::new(ToolErrorCode::Cancelled, "the user stopped the turn before this call ran")))
 }
 
 /// Runs one call. Never fails: every failure is a result the model can read.
@@ -89,7 +77,7 @@ pub async fn run(ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, cancel:
             format!("no tool {:?} in this session; the tools are: {}", call.name, names.join(", ")),
         );
         host.event(&started(call, None));
-        return finished(call, Err(e), |_| String::new());
+        return finished(call, Err(e));
     };
     if !call.arguments.is_object() {
         host.event(&started(call, None));
@@ -100,50 +88,36 @@ pub async fn run(ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, cancel:
                 crate::provider::openai::clip(&call.arguments_text())
             ),
         );
-        return finished(call, Err(e), |_| String::new());
+        return finished(call, Err(e));
     }
     let input = &call.arguments;
     match kind {
         ToolKind::ViewSkill => {
             host.event(&started(call, None));
             let result = view_skill(ctx.registry, ctx.sandbox, ctx.turn, input);
-            let (ok, display) = match &result {
-                ViewResult::Ok(ok) => {
-                    ctx.active.insert(ok.skill_name.clone());
-                    let v = ok.version.as_deref().map(|v| format!(" v:{v}")).unwrap_or_default();
-                    let p = ok.path.as_deref().map(|p| format!(" ({p})")).unwrap_or_default();
-                    (true, format!("Skill activated: {}{v}{p}", ok.skill_name))
-                }
-                ViewResult::Err(e) => (false, format!("view_skill {} failed: {}", e.skill_name, e.error.message)),
-            };
-            let client_view = serde_json::to_value(result.client_view()).unwrap_or(Value::Null);
-            Finished::new(call, result.to_json().to_string(), ok, display, client_view)
+            if let ViewResult::Ok(ok) = &result {
+                ctx.active.insert(ok.skill_name.clone());
+            }
+            Finished::new(call, result.to_json().to_string(), describe_view(&result))
         }
         ToolKind::ReadFile => {
             host.event(&started(call, None));
-            finished(call, files::read_file(ctx.sandbox, input), |v| {
-                format!("Read {}", v["path"].as_str().unwrap_or_default())
-            })
+            finished(call, files::read_file(ctx.sandbox, input))
         }
         ToolKind::WriteFile => {
             host.event(&started(call, None));
-            finished(call, files::write_file(ctx.sandbox, input), |v| {
-                format!("Wrote {} ({} bytes)", v["path"].as_str().unwrap_or_default(), v["bytesWritten"])
-            })
+            finished(call, files::write_file(ctx.sandbox, input))
         }
         ToolKind::ListDir => {
             host.event(&started(call, None));
-            finished(call, files::list_dir(ctx.sandbox, input), |v| {
-                let p = v["path"].as_str().filter(|p| !p.is_empty()).unwrap_or(".");
-                format!("Listed {p} ({} entries)", v["entries"].as_array().map_or(0, Vec::len))
-            })
+            finished(call, files::list_dir(ctx.sandbox, input))
         }
         ToolKind::Shell => {
             let command = match shell::command_of(input) {
                 Ok(c) => c,
                 Err(e) => {
                     host.event(&started(call, None));
-                    return finished(call, Err(e), |_| String::new());
+                    return finished(call, Err(e));
                 }
             };
             let pre = preapproval(ctx.registry, ctx.turn, ctx.active, command);
@@ -165,14 +139,7 @@ pub async fn run(ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, cancel:
             } else {
                 shell::run(ctx.sandbox.root(), command, ctx.shell, cancel).await
             };
-            finished(call, result, |v| {
-                let exit = match (&v["exitCode"], v["timedOut"].as_bool()) {
-                    (_, Some(true)) => "timed out".to_owned(),
-                    (Value::Number(n), _) => format!("exit {n}"),
-                    _ => "killed".to_owned(),
-                };
-                format!("Ran `{command}`: {exit}")
-            })
+            finished(call, result)
         }
     }
 }

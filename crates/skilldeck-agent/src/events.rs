@@ -1,6 +1,7 @@
 //! What a running session tells its host (the CLI, the desktop app) and asks of it.
 //! Holds the event shapes and the `Host` trait; not how a host shows them.
 
+use crate::describe::ToolOutcome;
 use crate::transcript::TurnEnd;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -40,13 +41,9 @@ pub enum AgentEvent {
         call_id: String,
         /// The tool.
         name: String,
-        /// Whether it succeeded.
-        ok: bool,
-        /// One line for people, e.g. `Skill activated: pdf v:3`.
-        display: String,
-        /// What a UI may show: for `view_skill` the core's client view (never the skill's
-        /// text); for other tools the result as the model got it.
-        client_view: Value,
+        /// How it looks to people: ok, the display line, the client view, the version loaded.
+        #[serde(flatten)]
+        outcome: ToolOutcome,
     },
     /// Older tool results were compacted to fit the context window.
     Compacted {

@@ -3,10 +3,12 @@
 
 pub mod compaction;
 pub mod config;
+pub mod describe;
 pub mod dispatch;
 pub mod events;
 pub mod message;
 pub mod provider;
+pub mod replay;
 pub mod session;
 pub mod tools;
 pub mod transcript;

@@ -5,9 +5,12 @@ mod common;
 
 use common::{Fixture, Recorder};
 use serde_json::json;
+use skilldeck_agent::describe::ToolOutcome;
+use skilldeck_agent::events::AgentEvent;
 use skilldeck_agent::message::{Message, ToolCall};
 use skilldeck_agent::provider::Provider as _;
 use skilldeck_agent::provider::offline::{self, ListedLine, OfflineProvider};
+use skilldeck_agent::replay::{ReplayItem, replay};
 use skilldeck_agent::session::SessionOptions;
 use skilldeck_agent::transcript::{self, Record, TurnEnd};
 use std::sync::Arc;
@@ -141,6 +144,63 @@ async fn a_turn_loads_the_skill_then_the_named_reference_and_answers() {
         ["session", "turn_started", "message", "message", "message", "message", "message", "message", "turn_ended"]
     );
     assert!(matches!(&records[1], Record::TurnStarted { listing: Some(l), .. } if l.len() == 2));
+}
+
+#[tokio::test]
+async fn a_reopened_session_replays_what_the_user_saw_live() {
+    let fx = Fixture::new();
+    fx.skill(
+        "pdf",
+        "description: Extract text from PDF files
+",
+        "# PDF
+See references/guide.md.",
+        &[],
+    );
+    let mut session = fx.session(Arc::new(OfflineProvider), SessionOptions::default());
+    let host = Recorder::new(false);
+    let prompt = "Extract text from this PDF";
+    session.run_turn(prompt, &host, &CancellationToken::new()).await.unwrap();
+    let shown = |event: &AgentEvent| match event {
+        AgentEvent::ToolFinished { outcome, .. } => Some(outcome.clone()),
+        _ => None,
+    };
+    let live: Vec<ToolOutcome> = host.take().iter().filter_map(shown).collect();
+    let items = replay(&transcript::read(session.transcript_path()).unwrap());
+    let replayed: Vec<ToolOutcome> = items
+        .iter()
+        .filter_map(|i| match i {
+            ReplayItem::Tool { outcome, .. } => Some(outcome.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(replayed, live, "the same chips live and replayed");
+    let chip = ToolOutcome {
+        ok: true,
+        display: "Skill activated: pdf v:1".into(),
+        client_view: json!({"skillName": "pdf", "path": null, "content": "Skill activated."}),
+        version: Some("1".into()),
+    };
+    assert_eq!(live, vec![chip.clone()], "the client view, never the skill's text");
+    let answer = match &items[2] {
+        ReplayItem::Assistant { text } => text.clone(),
+        other => panic!("expected the answer, got {other:?}"),
+    };
+    assert!(answer.starts_with("[offline router: no language model]"), "{answer}");
+    assert_eq!(
+        items,
+        vec![
+            ReplayItem::User { text: prompt.into() },
+            ReplayItem::Tool {
+                call_id: "offline_1".into(),
+                name: "view_skill".into(),
+                arguments: json!({"name": "pdf"}),
+                outcome: chip,
+            },
+            ReplayItem::Assistant { text: answer },
+            ReplayItem::TurnEnded { end: TurnEnd::Answered },
+        ]
+    );
 }
 
 #[tokio::test]

@@ -69,7 +69,7 @@ impl Recorder {
             .unwrap()
             .iter()
             .filter_map(|e| match e {
-                AgentEvent::ToolFinished { display, .. } => Some(display.clone()),
+                AgentEvent::ToolFinished { outcome, .. } => Some(outcome.display.clone()),
                 _ => None,
             })
             .collect()

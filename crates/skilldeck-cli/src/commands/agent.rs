@@ -96,7 +96,7 @@ impl Host for TerminalHost {
                     self.line(&format!("• {name}: `{cmd}` (pre-approved by {by})"));
                 }
             }
-            AgentEvent::ToolFinished { display, .. } => self.line(&format!("• {display}")),
+            AgentEvent::ToolFinished { outcome, .. } => self.line(&format!("• {}", outcome.display)),
             AgentEvent::Compacted { results } => {
                 eprintln!("(compacted {results} older tool result(s) to fit the context window)");
             }
