@@ -1,6 +1,7 @@
 //! The Skilldeck desktop app: a Tauri 2 shell whose commands are thin calls into skilldeck-core.
 //! Holds start-up, state and wiring; the UI is the static `ui/` folder.
 
+pub mod agent;
 pub mod commands;
 pub mod error;
 pub mod markdown;
@@ -51,6 +52,11 @@ macro_rules! handlers {
             $crate::commands::revisions::skill_history,
             $crate::commands::revisions::restore_skill,
             $crate::commands::revisions::deleted_skills,
+            $crate::commands::agent::agent_setup,
+            $crate::commands::agent::agent_session,
+            $crate::commands::agent::agent_send,
+            $crate::commands::agent::agent_stop,
+            $crate::commands::agent::agent_answer,
         ]
     };
 }

@@ -1,16 +1,19 @@
 //! `AppState`: what the commands share, kept in `tauri::State`.
-//! Holds the registry over the store and the watcher's handle; no UI logic.
+//! Holds the registry over the store, the agent panel and the watcher's handle; no UI logic.
 
+use crate::agent::AgentPanel;
 use crate::error::ApiError;
 use skilldeck_core::watch::SkillWatcher;
 use skilldeck_core::{FsStorage, SkillRegistry, SkilldeckHome, bundled};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The app's shared state.
 #[derive(Debug)]
 pub struct AppState {
-    /// The registry over the store.
-    pub registry: SkillRegistry,
+    /// The registry over the store (shared with agent sessions).
+    pub registry: Arc<SkillRegistry>,
+    /// The agent panel's sessions and questions.
+    pub agent: AgentPanel,
     /// When the process started, for the start-up trace.
     pub started: std::time::Instant,
     watcher: Mutex<Option<SkillWatcher>>,
@@ -22,7 +25,8 @@ impl AppState {
         let storage = FsStorage::open(home)?;
         bundled::install(&storage)?;
         Ok(Self {
-            registry: SkillRegistry::new(storage),
+            registry: Arc::new(SkillRegistry::new(storage)),
+            agent: AgentPanel::default(),
             started: std::time::Instant::now(),
             watcher: Mutex::new(None),
         })

@@ -191,3 +191,20 @@ fn capabilities_grant_only_what_the_ui_uses() {
         assert!(e.to_string().contains("not allowed"), "{denied}: {e}");
     }
 }
+
+#[test]
+fn the_agent_panel_commands_answer_through_ipc() {
+    let fx = Fx::new();
+    let setup = fx.ok("agent_setup", json!({}));
+    assert_eq!(setup["defaultProvider"], "offline");
+    assert_eq!(
+        setup["providers"][0],
+        json!({"name": "offline", "label": "offline (no language model)", "kind": "offline", "problem": null})
+    );
+    assert_eq!(setup["sessions"], json!([]));
+    let e = fx.invoke("agent_session", json!({"id": "../etc/passwd"})).unwrap_err();
+    assert_eq!(e["code"], "session_not_found");
+    assert_eq!(fx.ok("agent_stop", json!({"id": "20261130-nothing"})), json!(false));
+    let e = fx.invoke("agent_answer", json!({"id": 7, "allow": true})).unwrap_err();
+    assert_eq!(e["code"], "question_gone");
+}
