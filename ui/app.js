@@ -1,53 +1,16 @@
 // The Skilldeck window: sidebar of skills, file tree, viewer, import, history and live updates.
 // Every piece of data comes from a backend command; Markdown arrives as sanitized HTML.
 
+import { $, el, showError, size, toast } from "./dom.js";
 import { language, setLanguage, t, translatePage } from "./i18n.js";
+import { initAgent, openAgent, translateAgent } from "./agent.js";
 
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
 
-const $ = (sel) => document.querySelector(sel);
 const state = { skills: [], deleted: [], selected: null, detail: null, file: null, filter: "" };
 
-// ---------- helpers ----------
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === "class") node.className = v;
-    else if (k === "text") node.textContent = v;
-    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
-    else if (k === "dataset") Object.assign(node.dataset, v);
-    else if (k === "style") node.style.cssText = v; // CSSOM: allowed under the strict CSP
-    else node.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined) node.append(c);
-  return node;
-}
-
-function size(bytes) {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
 const keyOf = (s) => `${s.scope}/${s.name}`;
-
-function toast(message, action) {
-  const box = $("#toast");
-  box.replaceChildren(el("span", { text: message }));
-  if (action) box.append(el("button", { type: "button", text: action.label, onclick: () => { box.hidden = true; action.run(); } }));
-  box.hidden = false;
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => (box.hidden = true), action ? 8000 : 4000);
-}
-
-function showError(err) {
-  const message = err && err.message ? err.message : String(err);
-  toast(message);
-  console.error(err);
-}
 
 // ---------- sidebar ----------
 
@@ -358,6 +321,14 @@ async function refresh() {
   if (selected && state.skills.some((s) => keyOf(s) === selected)) await select(selected, true);
 }
 
+/** Switches between the skills browser and the agent panel. */
+function setView(view) {
+  document.body.dataset.view = view;
+  $("#tab-skills").setAttribute("aria-selected", String(view === "skills"));
+  $("#tab-agent").setAttribute("aria-selected", String(view === "agent"));
+  if (view === "agent") openAgent();
+}
+
 function wire() {
   $("#search").addEventListener("input", (e) => { state.filter = e.target.value; renderSidebar(); });
   $("#search").addEventListener("keydown", (e) => {
@@ -366,7 +337,10 @@ function wire() {
   $("#sidebar").addEventListener("keydown", (e) => {
     if (e.key === "ArrowDown" || e.key === "ArrowUp") { e.preventDefault(); moveSelection(e.key === "ArrowDown" ? 1 : -1); }
   });
+  $("#tab-skills").onclick = () => setView("skills");
+  $("#tab-agent").onclick = () => setView("agent");
   document.addEventListener("keydown", (e) => {
+    if (document.body.dataset.view === "agent") return;
     const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement?.tagName);
     if ((e.key === "/" && !typing) || (e.key.toLowerCase() === "k" && (e.ctrlKey || e.metaKey))) {
       e.preventDefault();
@@ -385,7 +359,7 @@ function wire() {
   $("#listing-btn").onclick = showListing;
   $("#listing-close").onclick = () => $("#listing-dialog").close();
   $("#lang").value = language();
-  $("#lang").onchange = (e) => { setLanguage(e.target.value); translatePage(); renderSidebar(); if (state.detail) renderFiles(); };
+  $("#lang").onchange = (e) => { setLanguage(e.target.value); translatePage(); renderSidebar(); if (state.detail) renderFiles(); translateAgent(); };
   listen("skills://changed", () => refresh().catch(showError));
   listen("skills://dropped", (e) => { if (e.payload?.length) openImport(e.payload[0]); });
 }
@@ -393,6 +367,8 @@ function wire() {
 setLanguage(language());
 translatePage();
 wire();
+initAgent();
+document.body.dataset.view = "skills";
 loadSkills()
   .then(() => {
     document.body.dataset.ready = "true";

@@ -57,6 +57,7 @@ macro_rules! handlers {
             $crate::commands::agent::agent_send,
             $crate::commands::agent::agent_stop,
             $crate::commands::agent::agent_answer,
+            $crate::commands::agent::agent_markdown,
         ]
     };
 }

@@ -43,3 +43,9 @@ pub fn agent_stop(state: State<'_, AppState>, id: String) -> bool {
 pub fn agent_answer(state: State<'_, AppState>, id: u64, allow: bool) -> ApiResult<()> {
     state.agent.answer(id, allow)
 }
+
+/// An answer's Markdown as sanitized HTML, shown once its text is complete.
+#[tauri::command]
+pub fn agent_markdown(text: String) -> String {
+    crate::markdown::to_safe_html(&text)
+}

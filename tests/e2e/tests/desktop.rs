@@ -4,6 +4,15 @@
 
 use skilldeck_e2e::{Session, enabled};
 
+/// Scrolls `css` into view so a screenshot shows it.
+async fn show(s: &Session, css: &str) {
+    let script = "const e = document.querySelector(arguments[0]); const box = e.closest('#chat-log'); \
+                  box.scrollTop += e.getBoundingClientRect().top - box.getBoundingClientRect().top - 60;";
+    s.client.execute(script, vec![serde_json::json!(css)]).await.unwrap();
+    // Let the window paint the new scroll position before a screenshot.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+}
+
 async fn badge(s: &Session, key: &str) -> String {
     s.wait_text(&format!(".skill-item[data-key='{key}'] .badge"), 10, |t| !t.is_empty()).await
 }
@@ -155,5 +164,59 @@ async fn delete_asks_first_and_history_brings_it_back() {
     s.click("#history button").await;
     s.wait_text(".skill-item[data-key='user/drafts'] .badge", 10, |t| t == "v:2").await;
     s.screenshot("restored").await;
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_agent_panel_answers_offline_with_a_skill_chip_and_reopens_the_session() {
+    if !enabled("the_agent_panel_answers_offline_with_a_skill_chip_and_reopens_the_session") {
+        return;
+    }
+    let s = Session::start("agent").await;
+    let ws = s.tmp.path().join("project");
+    std::fs::create_dir_all(&ws).unwrap();
+    s.click("#tab-agent").await;
+    s.wait_for("body[data-agent-ready='true']").await;
+    let provider: String = s
+        .client
+        .execute("return document.querySelector('#agent-provider').value;", vec![])
+        .await
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(provider, "offline", "the offline provider is preselected");
+    let label = s.text_of("#agent-provider option[value='offline']").await;
+    assert!(label.contains("no language model"), "offline is labelled as such: {label}");
+    s.type_into("#agent-workspace", &ws.display().to_string()).await;
+    s.type_into("#agent-prompt", "Help me write a good commit message").await;
+    s.click("#agent-send").await;
+
+    // The chip shows the client view with the skill's name and version; the answer streams in.
+    let chip = s.wait_text("#chat-log .chip.ok", 15, |t| t.contains("commit-messages")).await;
+    assert!(chip.contains("Skill activated.") && chip.contains("v:1"), "{chip}");
+    assert!(!chip.contains("null") && !chip.contains("undefined"), "{chip}");
+    let answer = s.wait_text("#chat-log .msg.assistant", 15, |t| t.contains("commit-messages")).await;
+    assert!(answer.starts_with("[offline router: no language model]"), "{answer}");
+    assert!(!chip.contains("# "), "the chip never shows the skill's text: {chip}");
+    s.wait_for("body[data-agent-running='false']").await;
+    assert!(ws.join(".skills/commit-messages/SKILL.md").is_file(), "the skill was mounted into the workspace");
+    let session = s.text_of("#agent-session-info").await;
+    assert!(session.contains("offline (no language model)"), "{session}");
+    s.wait_for("#chat-log .msg.assistant .bubble.markdown").await;
+    show(&s, "#chat-log .chip.ok").await;
+    s.screenshot("offline-answer").await;
+
+    // The session is listed; a new session clears the log; reopening shows the same chip again.
+    let listed = s.wait_text("#agent-sessions-list .session-item", 10, |t| t.contains("commit message")).await;
+    assert!(listed.contains("1 turn"), "{listed}");
+    s.click("#agent-new").await;
+    s.wait_text("#chat-log", 5, |t| !t.contains("Skill activated.")).await;
+    s.click("#agent-sessions-list .session-item").await;
+    let chip = s.wait_text("#chat-log .chip.ok", 10, |t| t.contains("commit-messages")).await;
+    assert!(chip.contains("Skill activated.") && chip.contains("v:1"), "{chip}");
+    s.wait_text("#chat-log .msg.user", 5, |t| t == "Help me write a good commit message").await;
+    show(&s, "#chat-log .chip.ok").await;
+    s.screenshot("reopened").await;
     s.finish().await;
 }
