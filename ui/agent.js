@@ -125,6 +125,7 @@ function onEvent(e) {
     case "session":
       agent.sessionId = e.id;
       showSessionHead(e.workspace, e.provider);
+      if (!agent.setup?.sessions?.some((s) => s.id === e.id)) refreshSessions();
       break;
     case "turn_started":
       break;

@@ -162,6 +162,8 @@ impl Session {
         let dir = root().join("tests/output");
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!("{}-{label}.png", self.name));
+        // WebKit paints asynchronously: give it a moment so the picture shows the last change.
+        tokio::time::sleep(Duration::from_millis(300)).await;
         if let Ok(png) = self.client.screenshot().await {
             std::fs::write(&path, png).unwrap();
         }

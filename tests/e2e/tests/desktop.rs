@@ -2,6 +2,11 @@
 //! Each test saves screenshots into tests/output/ for a person to look at.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+#[path = "../../../crates/skilldeck-agent/tests/common/loopback.rs"]
+mod loopback;
+
+use loopback::{Loopback, Reply, openai_text, openai_tools};
+use serde_json::json;
 use skilldeck_e2e::{Session, enabled};
 
 /// Scrolls `css` into view so a screenshot shows it.
@@ -9,8 +14,6 @@ async fn show(s: &Session, css: &str) {
     let script = "const e = document.querySelector(arguments[0]); const box = e.closest('#chat-log'); \
                   box.scrollTop += e.getBoundingClientRect().top - box.getBoundingClientRect().top - 60;";
     s.client.execute(script, vec![serde_json::json!(css)]).await.unwrap();
-    // Let the window paint the new scroll position before a screenshot.
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
 }
 
 async fn badge(s: &Session, key: &str) -> String {
@@ -218,5 +221,64 @@ async fn the_agent_panel_answers_offline_with_a_skill_chip_and_reopens_the_sessi
     s.wait_text("#chat-log .msg.user", 5, |t| t == "Help me write a good commit message").await;
     show(&s, "#chat-log .chip.ok").await;
     s.screenshot("reopened").await;
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn shell_commands_ask_in_a_dialog_and_the_stop_button_ends_a_turn() {
+    if !enabled("shell_commands_ask_in_a_dialog_and_the_stop_button_ends_a_turn") {
+        return;
+    }
+    let server = Loopback::start().await;
+    let s = Session::start("agent-shell").await;
+    let ws = s.tmp.path().join("project");
+    std::fs::create_dir_all(&ws).unwrap();
+    let config = format!("[providers.local]\napi = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n", server.url);
+    std::fs::write(s.home().join("config.toml"), config).unwrap();
+    s.click("#tab-agent").await;
+    s.wait_for("body[data-agent-ready='true']").await;
+    s.wait_for("#agent-provider option[value='local']").await;
+    s.client.execute("const p = document.querySelector('#agent-provider'); p.value = 'local';", vec![]).await.unwrap();
+    s.type_into("#agent-workspace", &ws.display().to_string()).await;
+
+    // The model asks for a command: a dialog shows it; Run runs it in the workspace.
+    server.push(Reply::sse(openai_tools(&[("call_1", "shell", json!({"command": "echo hi > approved.txt"}))])));
+    server.push(Reply::sse(openai_text("Wrote approved.txt.")));
+    s.type_into("#agent-prompt", "write a file").await;
+    s.click("#agent-send").await;
+    let asked = s.wait_text("#approve-command", 15, |t| !t.is_empty()).await;
+    assert_eq!(asked, "echo hi > approved.txt");
+    s.wait_for("#approve-dialog[open]").await;
+    s.screenshot("approval").await;
+    s.click("#approve-run").await;
+    let chip = s.wait_text("#chat-log .chip.ok", 15, |t| t.contains("Ran")).await;
+    assert_eq!(chip.trim_start_matches('✓'), "Ran `echo hi > approved.txt`: exit 0");
+    s.wait_text("#chat-log .msg.assistant", 15, |t| t.contains("Wrote approved.txt.")).await;
+    assert_eq!(std::fs::read_to_string(ws.join("approved.txt")).unwrap(), "hi\n");
+    s.wait_for("body[data-agent-running='false']").await;
+
+    // A model that stalls: Stop ends the turn at once and says so; the session goes on.
+    server.push(Reply::Sse { events: vec![], stall: true });
+    s.type_into("#agent-prompt", "take your time").await;
+    s.click("#agent-send").await;
+    s.wait_for("body[data-agent-running='true']").await;
+    s.click("#agent-stop").await;
+    s.wait_text("#chat-log .chat-note", 10, |t| t == "Stopped.").await;
+    s.wait_for("body[data-agent-running='false']").await;
+    server.push(Reply::sse(openai_text("Still here.")));
+    s.type_into("#agent-prompt", "hello again").await;
+    s.click("#agent-send").await;
+    let script = "const m = document.querySelectorAll('#chat-log .msg.assistant'); return m[m.length - 1].textContent;";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let last = s.client.execute(script, vec![]).await.unwrap();
+        if last.as_str().unwrap().trim() == "Still here." {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the session did not go on after the stop: {last}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    s.screenshot("after-stop").await;
+    assert_eq!(server.requests().len(), 4);
     s.finish().await;
 }
