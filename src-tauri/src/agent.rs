@@ -123,6 +123,30 @@ pub struct SendOutcome {
 struct Live {
     provider: String,
     session: Arc<tokio::sync::Mutex<Session>>,
+    /// When it was opened, to let the oldest idle sessions go first.
+    stamp: u64,
+}
+
+/// How many sessions stay open in memory; older idle ones are reopened from their transcript.
+const KEEP_OPEN: usize = 8;
+
+/// Closes the oldest idle sessions past `KEEP_OPEN` (their transcripts stay on disk).
+fn evict_idle(live: &mut HashMap<String, Live>) {
+    while live.len() > KEEP_OPEN {
+        let oldest = live
+            .iter()
+            .filter(|(_, l)| l.session.try_lock().is_ok())
+            .min_by_key(|(_, l)| l.stamp)
+            .map(|(id, _)| id.clone());
+        match oldest {
+            Some(id) => live.remove(&id),
+            None => return,
+        };
+    }
+}
+
+fn busy() -> ApiError {
+    ApiError::new("turn_running", "this session is still answering; wait for it or stop it")
 }
 
 /// The panel's state: sessions opened for a turn, stop buttons, open approval questions.
@@ -132,6 +156,7 @@ pub struct AgentPanel {
     running: Mutex<HashMap<String, CancellationToken>>,
     questions: Mutex<HashMap<u64, oneshot::Sender<bool>>>,
     next_question: AtomicU64,
+    next_use: AtomicU64,
 }
 
 impl std::fmt::Debug for AgentPanel {
@@ -285,9 +310,14 @@ impl AgentPanel {
         if let Some(id) = &request.session_id
             && let Ok(live) = self.sessions.lock()
             && let Some(l) = live.get(id)
-            && l.provider == request.provider
         {
-            return Ok(Arc::clone(&l.session));
+            if l.provider == request.provider {
+                return Ok(Arc::clone(&l.session));
+            }
+            // Another provider reopens the transcript; never while a turn still writes to it.
+            if l.session.try_lock().is_err() {
+                return Err(busy());
+            }
         }
         let provider = pc.build().map_err(|e| {
             ApiError::new("provider_unavailable", format!("the provider {:?} cannot be used: {e}", request.provider))
@@ -307,7 +337,9 @@ impl AgentPanel {
         let id = session.id().to_owned();
         let session = Arc::new(tokio::sync::Mutex::new(session));
         if let Ok(mut live) = self.sessions.lock() {
-            live.insert(id, Live { provider: request.provider.clone(), session: Arc::clone(&session) });
+            let stamp = self.next_use.fetch_add(1, Ordering::Relaxed);
+            live.insert(id, Live { provider: request.provider.clone(), session: Arc::clone(&session), stamp });
+            evict_idle(&mut live);
         }
         Ok(session)
     }
@@ -325,7 +357,7 @@ impl AgentPanel {
         }
         let session = self.session_for(home, registry, &request)?;
         let Ok(mut session) = session.try_lock_owned() else {
-            return Err(ApiError::new("turn_running", "this session is still answering; wait for it or stop it"));
+            return Err(busy());
         };
         let id = session.id().to_owned();
         let cancel = CancellationToken::new();

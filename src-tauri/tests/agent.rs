@@ -218,6 +218,8 @@ async fn shell_commands_wait_for_the_panel_and_the_stop_button_ends_the_turn() {
     let asked = next_of(&mut rx, "approval").await;
     let (busy, _rx2) = fx.send(fx.request(Some(&id), "local", "meanwhile"));
     assert_eq!(busy.await.unwrap().unwrap_err().code, "turn_running");
+    let (other, _rx3) = fx.send(fx.request(Some(&id), "offline", "with another provider"));
+    assert_eq!(other.await.unwrap().unwrap_err().code, "turn_running", "no second writer on the transcript");
     let started = Instant::now();
     assert!(fx.state.agent.stop(&id));
     let outcome = task.await.unwrap().unwrap();
