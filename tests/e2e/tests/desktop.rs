@@ -9,6 +9,15 @@ use loopback::{Loopback, Reply, openai_text, openai_tools};
 use serde_json::json;
 use skilldeck_e2e::{Session, enabled};
 
+/// Opens the Agent tab; returns a fresh workspace folder for it.
+async fn open_agent(s: &Session) -> std::path::PathBuf {
+    let ws = s.tmp.path().join("project");
+    std::fs::create_dir_all(&ws).unwrap();
+    s.click("#tab-agent").await;
+    s.wait_for("body[data-agent-ready='true']").await;
+    ws
+}
+
 /// Scrolls `css` into view so a screenshot shows it.
 async fn show(s: &Session, css: &str) {
     let script = "const e = document.querySelector(arguments[0]); const box = e.closest('#chat-log'); \
@@ -176,10 +185,7 @@ async fn the_agent_panel_answers_offline_with_a_skill_chip_and_reopens_the_sessi
         return;
     }
     let s = Session::start("agent").await;
-    let ws = s.tmp.path().join("project");
-    std::fs::create_dir_all(&ws).unwrap();
-    s.click("#tab-agent").await;
-    s.wait_for("body[data-agent-ready='true']").await;
+    let ws = open_agent(&s).await;
     let provider: String = s
         .client
         .execute("return document.querySelector('#agent-provider').value;", vec![])
@@ -231,12 +237,9 @@ async fn shell_commands_ask_in_a_dialog_and_the_stop_button_ends_a_turn() {
     }
     let server = Loopback::start().await;
     let s = Session::start("agent-shell").await;
-    let ws = s.tmp.path().join("project");
-    std::fs::create_dir_all(&ws).unwrap();
     let config = format!("[providers.local]\napi = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n", server.url);
     std::fs::write(s.home().join("config.toml"), config).unwrap();
-    s.click("#tab-agent").await;
-    s.wait_for("body[data-agent-ready='true']").await;
+    let ws = open_agent(&s).await;
     s.wait_for("#agent-provider option[value='local']").await;
     s.client.execute("const p = document.querySelector('#agent-provider'); p.value = 'local';", vec![]).await.unwrap();
     s.type_into("#agent-workspace", &ws.display().to_string()).await;
