@@ -53,7 +53,7 @@ function note(text, kind = "") {
 
 function userMessage(text) {
   finishBlock();
-  append(el("div", { class: "msg user" }, el("div", { class: "bubble", text })));
+  return append(el("div", { class: "msg user" }, el("div", { class: "bubble", text })));
 }
 
 function assistantText(text) {
@@ -94,14 +94,51 @@ function chip(callId, name, args, outcome) {
     ];
     node.replaceChildren(...parts.filter(Boolean)); // replaceChildren would print a null
   } else {
-    node.replaceChildren(
+    const detail = outcome.ok ? detailOf(name, view) : "";
+    node.replaceChildren(...[
       el("span", { class: "chip-icon", "aria-hidden": "true", text: outcome.ok ? "✓" : "✕" }),
       el("span", { class: "chip-text", text: outcome.display }),
-    );
+      detail ? el("span", { class: "chip-more", "aria-hidden": "true", text: "▸" }) : null,
+    ].filter(Boolean));
+    if (detail) {
+      node.tabIndex = 0;
+      node.setAttribute("role", "button");
+      node.setAttribute("aria-expanded", "false");
+      node.onclick = () => toggleDetail(node, detail);
+      node.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggleDetail(node, detail); } };
+    }
   }
   node.title = outcome.display;
   if (!node.isConnected) append(node);
   return node;
+}
+
+/** What a finished tool returned, for people: a command's output, a file, a folder's entries. */
+function detailOf(name, result) {
+  if (!result || typeof result !== "object") return "";
+  if (name === "shell") {
+    const parts = [`$ ${result.command}`, result.stdout || ""];
+    if (result.stderr) parts.push(`[stderr]\n${result.stderr}`);
+    if (result.truncated) parts.push("[… output cut]");
+    return parts.filter(Boolean).join("\n").trimEnd();
+  }
+  if (name === "read_file") return result.content || "";
+  if (name === "list_dir") {
+    return (result.entries || []).map((e) => (e.kind === "dir" ? `${e.name}/` : `${e.name}  ${e.size ?? ""}`.trimEnd())).join("\n");
+  }
+  return "";
+}
+
+/** Shows or hides a chip's detail below it. */
+function toggleDetail(node, text) {
+  const next = node.nextElementSibling;
+  if (next?.classList.contains("chip-detail")) {
+    next.remove();
+    node.setAttribute("aria-expanded", "false");
+    return;
+  }
+  node.after(el("pre", { class: "chip-detail", text }));
+  node.setAttribute("aria-expanded", "true");
 }
 
 function turnEnded(end) {
@@ -197,22 +234,34 @@ async function send() {
   }
   if (!agent.sessionId) localStorage.setItem(WORKSPACE_KEY, workspace);
   $("#agent-prompt").value = "";
-  userMessage(prompt);
+  const bubble = userMessage(prompt);
+  let started = false;
   const events = new Channel();
-  events.onmessage = onEvent;
+  events.onmessage = (e) => {
+    if (e.type === "session") started = true;
+    onEvent(e);
+  };
   setRunning(true);
   try {
     const request = { sessionId: agent.sessionId, workspace, provider: $("#agent-provider").value, prompt };
     const out = await invoke("agent_send", { request, events });
     agent.sessionId = out.sessionId;
   } catch (e) {
-    note(e.message || String(e), "error");
+    if (started) {
+      note(e.message || String(e), "error");
+    } else {
+      // Refused before the turn began: nothing was sent, so the request goes back to the box.
+      bubble.remove();
+      if (!$("#agent-prompt").value) $("#agent-prompt").value = prompt;
+      if (!log().children.length) emptyLog();
+      showError(e);
+    }
     if (e.code === "workspace_invalid" || e.code === "workspace_missing") $("#agent-workspace").focus();
   } finally {
     setRunning(false);
     closeQuestion();
     await refreshSessions();
-    $("#agent-prompt").focus();
+    if (!document.activeElement || document.activeElement === document.body) $("#agent-prompt").focus();
   }
 }
 

@@ -46,6 +46,7 @@ function renderSidebar() {
         s.version ? el("span", { class: "badge", text: `v:${s.version}` }) : null,
         s.valid ? null : el("span", { class: "marker error", text: `⚠ ${t("invalid", s.errors)}` }),
         s.shadowed ? el("span", { class: "marker muted", title: t("shadowedTitle"), text: t("shadowed") }) : null,
+        s.enabled ? null : el("span", { class: "marker muted off", title: t("offTitle"), text: t("off") }),
         el("span", { class: "skill-desc", text: description(s) }),
       );
       side.append(item);
@@ -109,6 +110,10 @@ function renderFiles() {
       d.version ? el("span", { class: "badge", text: `v:${d.version}` }) : null,
       el("span", { class: "digest", title: "content digest", text: d.digest }),
     ),
+    el("label", { class: "switch", title: t("offTitle") },
+      el("input", { type: "checkbox", id: "enabled-switch", checked: d.enabled, onchange: (e) => setEnabled(d, e.target.checked) }),
+      el("span", { text: t("offeredToAgents") }),
+    ),
     el("div", { class: "row" },
       el("button", { type: "button", id: "history-btn", text: t("history"), onclick: () => showHistory(d) }),
       el("button", { type: "button", id: "delete-btn", class: "danger", text: t("delete"), onclick: () => confirmDelete(d) }),
@@ -149,6 +154,17 @@ function renderFiles() {
     ));
   }
   pane.append(el("h3", { text: t("files") }), tree);
+}
+
+/** Switches a skill on or off for agents; the sidebar and the listing follow. */
+async function setEnabled(d, enabled) {
+  try {
+    await invoke("set_skill_enabled", { name: d.name, enabled });
+    toast(t(enabled ? "switchedOn" : "switchedOff", d.name));
+  } catch (e) {
+    showError(e);
+  }
+  await refresh();
 }
 
 async function openFile(path) {

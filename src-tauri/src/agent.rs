@@ -174,7 +174,8 @@ fn agent_error(e: AgentError) -> ApiError {
     ApiError::new(code, e.to_string())
 }
 
-fn config(home: &SkilldeckHome) -> ApiResult<Config> {
+/// The agent settings in config.toml; the defaults when there is none.
+pub fn config(home: &SkilldeckHome) -> ApiResult<Config> {
     Config::load(&home.config_path()).map_err(|e| ApiError::new("config_invalid", e.to_string()))
 }
 

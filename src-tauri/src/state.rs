@@ -3,8 +3,11 @@
 
 use crate::agent::AgentPanel;
 use crate::error::ApiError;
+use skilldeck_agent::session::SessionOptions;
+use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::watch::SkillWatcher;
 use skilldeck_core::{FsStorage, SkillRegistry, SkilldeckHome, bundled};
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 /// The app's shared state.
@@ -41,6 +44,21 @@ impl AppState {
     /// The store.
     pub fn storage(&self) -> &FsStorage {
         self.registry.storage()
+    }
+
+    /// What a session with the default provider is shown: config.toml's budget, tier and the
+    /// skills switched off.
+    pub fn listing_options(&self) -> Result<ListingOptions, ApiError> {
+        let config = crate::agent::config(self.storage().home())?;
+        let provider =
+            config.provider(&config.default_provider).map_err(|e| ApiError::new("config_invalid", e.to_string()))?;
+        Ok(SessionOptions::from_config(&config, &provider).listing)
+    }
+
+    /// The skills switched off for agents; none when config.toml cannot be read (the agent
+    /// panel and the listing preview report that).
+    pub fn disabled(&self) -> BTreeSet<String> {
+        crate::agent::config(self.storage().home()).map(|c| c.listing.disabled).unwrap_or_default()
     }
 
     /// Keeps the watcher alive as long as the app.

@@ -4,6 +4,7 @@
 use serde::Serialize;
 use skilldeck_core::registry::ListedEntry;
 use skilldeck_core::{Diagnostic, Scope, Severity};
+use std::collections::BTreeSet;
 
 /// A skill in the sidebar.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -21,6 +22,8 @@ pub struct SkillRow {
     pub valid: bool,
     /// Whether a `user` skill of the same name hides it.
     pub shadowed: bool,
+    /// False when the user switched it off for agents.
+    pub enabled: bool,
     /// How many errors.
     pub errors: usize,
     /// How many warnings.
@@ -31,8 +34,9 @@ pub struct SkillRow {
     pub description_zh: Option<String>,
 }
 
-impl From<&ListedEntry> for SkillRow {
-    fn from(l: &ListedEntry) -> Self {
+impl SkillRow {
+    /// The row of `l`; `disabled` holds the skills switched off for agents.
+    pub fn new(l: &ListedEntry, disabled: &BTreeSet<String>) -> Self {
         let e = &l.entry;
         let errors = e.diagnostics.iter().filter(|d| d.is_error()).count();
         Self {
@@ -42,6 +46,7 @@ impl From<&ListedEntry> for SkillRow {
             revision: e.revision.map(|r| r.0),
             valid: e.valid,
             shadowed: l.shadowed,
+            enabled: !disabled.contains(&e.name),
             errors,
             warnings: e.diagnostics.len() - errors,
             description: e.meta.description.clone(),

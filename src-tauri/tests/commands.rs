@@ -208,3 +208,34 @@ fn the_agent_panel_commands_answer_through_ipc() {
     let e = fx.invoke("agent_answer", json!({"id": 7, "allow": true})).unwrap_err();
     assert_eq!(e["code"], "question_gone");
 }
+
+#[test]
+fn the_per_skill_switch_hides_a_skill_from_the_listing_and_keeps_it() {
+    let fx = Fx::new();
+    let row = |fx: &Fx| {
+        let list = fx.ok("list_skills", json!({}));
+        list.as_array().unwrap().iter().find(|s| s["name"] == "commit-messages").cloned().unwrap()
+    };
+    assert_eq!(row(&fx)["enabled"], true);
+    assert_eq!(fx.ok("set_skill_enabled", json!({"name": "commit-messages", "enabled": false})), json!(true));
+    assert_eq!(row(&fx)["enabled"], false, "still listed in the sidebar, marked off");
+    let detail = fx.ok("skill_detail", json!({"scope": "system", "name": "commit-messages"}));
+    assert_eq!(detail["enabled"], false);
+    let preview = fx.ok("listing_preview", json!({}));
+    assert!(!preview["text"].as_str().unwrap().contains("commit-messages"), "{preview}");
+    assert_eq!(preview["listed"], 3);
+    let config = fs::read_to_string(fx.tmp.path().join("home/config.toml")).unwrap();
+    assert!(config.contains("commit-messages"), "{config}");
+    assert_eq!(fx.ok("set_skill_enabled", json!({"name": "commit-messages", "enabled": true})), json!(true));
+    assert_eq!(fx.ok("listing_preview", json!({}))["listed"], 4);
+    // The preview follows config.toml's budget, and a broken file is an error the UI can show.
+    fs::write(fx.tmp.path().join("home/config.toml"), "[listing]\nbudget_tokens = 100\n").unwrap();
+    assert_eq!(fx.ok("listing_preview", json!({}))["budgetTokens"], 100);
+    fs::write(fx.tmp.path().join("home/config.toml"), "[listing\n").unwrap();
+    assert_eq!(fx.invoke("listing_preview", json!({})).unwrap_err()["code"], "config_invalid");
+    let e = fx.invoke("set_skill_enabled", json!({"name": "commit-messages", "enabled": false})).unwrap_err();
+    assert_eq!(e["code"], "config_invalid");
+    assert_eq!(fs::read_to_string(fx.tmp.path().join("home/config.toml")).unwrap(), "[listing\n", "left as it was");
+    let e = fx.invoke("set_skill_enabled", json!({"name": "../x", "enabled": false})).unwrap_err();
+    assert_eq!(e["code"], "name_invalid");
+}

@@ -11,7 +11,7 @@ use crate::tools::shell::ShellLimits;
 use serde::{Deserialize, Serialize};
 use skilldeck_core::Tier;
 use skilldeck_core::listing::DEFAULT_BUDGET_TOKENS;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -162,11 +162,14 @@ impl ProviderConfig {
 pub struct ListingConfig {
     /// The listing's budget, in tokens.
     pub budget_tokens: usize,
+    /// Skills switched off for agents, by name: never listed, so never loaded.
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub disabled: BTreeSet<String>,
 }
 
 impl Default for ListingConfig {
     fn default() -> Self {
-        Self { budget_tokens: DEFAULT_BUDGET_TOKENS }
+        Self { budget_tokens: DEFAULT_BUDGET_TOKENS, disabled: BTreeSet::new() }
     }
 }
 

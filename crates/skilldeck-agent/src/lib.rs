@@ -3,6 +3,7 @@
 
 pub mod compaction;
 pub mod config;
+pub mod config_edit;
 pub mod describe;
 pub mod dispatch;
 pub mod events;

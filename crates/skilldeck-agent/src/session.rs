@@ -70,6 +70,7 @@ impl SessionOptions {
                 view_skill_enabled: config.tools.enabled.contains(&ToolKind::ViewSkill),
                 tier: provider.tier,
                 budget_tokens: config.listing.budget_tokens,
+                disabled: config.listing.disabled.clone(),
                 ..ListingOptions::default()
             },
             tools: config.tools.enabled.clone(),

@@ -7,6 +7,7 @@ use common::{Fixture, Recorder, Scripted, call, say};
 use serde_json::json;
 use skilldeck_agent::compaction;
 use skilldeck_agent::config::{Api, Config, ConfigError, ProviderConfig};
+use skilldeck_agent::config_edit;
 use skilldeck_agent::events::AgentEvent;
 use skilldeck_agent::message::{Message, ToolCall};
 use skilldeck_agent::provider::offline::OfflineProvider;
@@ -75,7 +76,7 @@ context_window = 8192
     let expected = Config {
         default_provider: "local".into(),
         max_steps: 8,
-        listing: skilldeck_agent::config::ListingConfig { budget_tokens: 900 },
+        listing: skilldeck_agent::config::ListingConfig { budget_tokens: 900, ..Default::default() },
         tools: skilldeck_agent::config::ToolsConfig { enabled: vec![ToolKind::ViewSkill, ToolKind::ReadFile] },
         providers,
         ..Config::default()
@@ -304,4 +305,41 @@ async fn one_long_turn_compacts_its_own_older_steps_as_a_last_resort() {
     assert_eq!(sizes[2][1], whole);
     assert!(sizes[2][0] < 1000 && sizes[3][0] < 1000 && sizes[3][1] < 1000, "{sizes:?}");
     assert_eq!(sizes[3][2], whole);
+}
+
+#[test]
+fn the_per_skill_switch_edits_config_toml_in_place() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("config.toml");
+    // No file yet: switching a skill off creates one.
+    assert!(config_edit::set_skill_enabled(&path, "pdf", false).unwrap());
+    assert_eq!(Config::load(&path).unwrap().listing.disabled, ["pdf".to_owned()].into());
+    assert!(!config_edit::set_skill_enabled(&path, "pdf", false).unwrap(), "already off: nothing to write");
+
+    // A file the user wrote keeps its comments and layout.
+    let mine =
+        "# my settings\ndefault_provider = \"offline\" # for now\n\n[listing]\nbudget_tokens = 900 # small model\n";
+    std::fs::write(&path, mine).unwrap();
+    assert!(config_edit::set_skill_enabled(&path, "docx", false).unwrap());
+    assert!(config_edit::set_skill_enabled(&path, "pdf", false).unwrap());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with(mine.trim_end()), "the user's lines stay as written:\n{text}");
+    let config = Config::load(&path).unwrap();
+    assert_eq!(config.listing.budget_tokens, 900);
+    assert_eq!(config.listing.disabled, ["docx".to_owned(), "pdf".to_owned()].into());
+    assert_eq!(
+        SessionOptions::from_config(&config, &ProviderConfig::offline()).listing.disabled,
+        config.listing.disabled
+    );
+    assert!(config_edit::set_skill_enabled(&path, "docx", true).unwrap());
+    assert_eq!(Config::load(&path).unwrap().listing.disabled, ["pdf".to_owned()].into());
+    assert!(std::fs::read_to_string(&path).unwrap().contains("# small model"));
+
+    // A broken file is reported and left exactly as it was.
+    let broken = "[listing]\nbudget_tokens = \"lots\"\n";
+    std::fs::write(&path, broken).unwrap();
+    assert!(matches!(config_edit::set_skill_enabled(&path, "pdf", false), Err(ConfigError::Invalid { .. })));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(leftovers, ["config.toml"], "no temp file left behind");
 }

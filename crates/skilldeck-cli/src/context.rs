@@ -2,6 +2,9 @@
 //! Holds what every store-touching command does first; not the commands themselves.
 
 use anyhow::{Context as _, bail};
+use skilldeck_agent::config::Config;
+use skilldeck_agent::session::SessionOptions;
+use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::{FsStorage, Scope, SkillName, SkillRegistry, SkilldeckHome, bundled};
 
 /// The opened store and its registry.
@@ -23,6 +26,19 @@ impl Ctx {
     /// The store.
     pub fn storage(&self) -> &FsStorage {
         self.registry.storage()
+    }
+
+    /// The settings in config.toml (the defaults when there is none).
+    pub fn config(&self) -> anyhow::Result<Config> {
+        Ok(Config::load(&self.storage().home().config_path())?)
+    }
+
+    /// What a session with the default provider is shown: config.toml's budget, tier and the
+    /// skills switched off.
+    pub fn listing_options(&self) -> anyhow::Result<ListingOptions> {
+        let config = self.config()?;
+        let provider = config.provider(&config.default_provider)?;
+        Ok(SessionOptions::from_config(&config, &provider).listing)
     }
 
     /// Finds `name` in `scope`, or when no scope is given, in `user` then `system`.

@@ -76,6 +76,16 @@ enum Command {
         #[arg(long)]
         scope: Option<Scope>,
     },
+    /// Switch a skill off for agents: it stays in the store but is no longer listed.
+    Disable {
+        /// The skill.
+        name: String,
+    },
+    /// Offer a switched-off skill to agents again.
+    Enable {
+        /// The skill.
+        name: String,
+    },
     /// List a skill's revisions with dates and digests.
     History {
         /// The skill.
@@ -123,12 +133,12 @@ enum Command {
     },
     /// Print the L1 skills listing exactly as a model gets it.
     Prompt {
-        /// The token budget for the section.
-        #[arg(long, default_value_t = skilldeck_core::listing::DEFAULT_BUDGET_TOKENS)]
-        budget: usize,
-        /// The model's tier (`lite` hides skills that need `ultra`).
-        #[arg(long, default_value = "ultra", value_parser = parse_tier)]
-        tier: skilldeck_core::Tier,
+        /// The token budget for the section (default: config.toml's, else 1500).
+        #[arg(long)]
+        budget: Option<usize>,
+        /// The model's tier (`lite` hides skills that need `ultra`; default: the default provider's).
+        #[arg(long, value_parser = parse_tier)]
+        tier: Option<skilldeck_core::Tier>,
         /// Also print the token estimate and the shortened names, as JSON.
         #[arg(long)]
         json: bool,
@@ -183,6 +193,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Import { path, scope, dry_run, json } => transfer::import(&path, scope, dry_run, json),
         Command::Export { name, dest, scope } => transfer::export(&name, &dest, scope),
         Command::Delete { name, scope } => revisions::delete(&name, scope),
+        Command::Disable { name } => switch::set_enabled(&name, false),
+        Command::Enable { name } => switch::set_enabled(&name, true),
         Command::History { name, scope, json } => revisions::history(&name, scope, json),
         Command::Restore { name, revision, scope, json } => revisions::restore(&name, revision, scope, json),
         Command::Show { name, scope, json } => show::show(&name, scope, json),

@@ -401,3 +401,44 @@ fn tool_spec_follows_the_listing() {
     assert!(!spec.to_string().contains("\"broken\""), "invalid skills are not in the enum");
     assert!(env.expect(&["tool-spec"], 0).contains("name: one of change-review, commit-messages"));
 }
+
+#[test]
+fn a_skill_switched_off_is_kept_but_never_listed_or_viewable() {
+    let env = Env::new();
+    let listed = |env: &Env| -> Vec<String> {
+        let spec = env.json(&["tool-spec", "--json"]);
+        spec["parameters"]["properties"]["name"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert!(listed(&env).contains(&"commit-messages".to_owned()));
+    let said = env.expect(&["disable", "commit-messages"], 0);
+    assert!(said.contains("is now off for agents"), "{said}");
+    assert!(env.expect(&["disable", "commit-messages"], 0).contains("already off"));
+    assert!(!env.expect(&["prompt"], 0).contains("commit-messages"));
+    assert!(!listed(&env).contains(&"commit-messages".to_owned()), "the enum follows the listing");
+    let ws = env.tmp.path().join("ws");
+    fs::create_dir_all(&ws).unwrap();
+    let view: Value =
+        serde_json::from_str(&env.expect(&["view", "commit-messages", "--workspace", p(&ws)], 0)).unwrap();
+    assert_eq!(view["error"]["code"], "skill_not_found");
+    let row =
+        env.json(&["list", "--json"]).as_array().unwrap().iter().find(|e| e["name"] == "commit-messages").cloned();
+    assert_eq!(row.unwrap()["enabled"], false, "still in the store, marked off");
+    assert!(env.expect(&["list"], 0).contains("off for agents"));
+    // Unknown names get suggestions; switching back on restores the listing.
+    let err = env.run(&["disable", "commit-message"]);
+    assert_eq!(err.status.code(), Some(2));
+    assert!(text(&err.stderr).contains("did you mean commit-messages"), "{}", text(&err.stderr));
+    assert!(env.expect(&["enable", "commit-messages"], 0).contains("offered to agents again"));
+    assert!(env.expect(&["prompt"], 0).contains("**commit-messages**"));
+    // A broken config.toml is reported, never rewritten.
+    fs::write(env.home().join("config.toml"), "listing = 3\n").unwrap();
+    let err = env.run(&["disable", "commit-messages"]);
+    assert_eq!(err.status.code(), Some(2));
+    assert!(text(&err.stderr).contains("config.toml"), "{}", text(&err.stderr));
+    assert_eq!(fs::read_to_string(env.home().join("config.toml")).unwrap(), "listing = 3\n");
+}

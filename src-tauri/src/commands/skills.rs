@@ -4,14 +4,14 @@ use crate::error::ApiResult;
 use crate::markdown::to_safe_html;
 use crate::state::AppState;
 use crate::views::{DiagView, FieldRow, FileRow, FileView, ListingView, SkillDetail, SkillRow};
-use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::{RelPath, Scope, SkillName, frontmatter};
 use tauri::State;
 
 /// Every skill in both scopes, valid or not, sorted by name.
 #[tauri::command]
 pub async fn list_skills(state: State<'_, AppState>) -> ApiResult<Vec<SkillRow>> {
-    Ok(state.registry.list_metas_across(&Scope::ALL)?.iter().map(SkillRow::from).collect())
+    let disabled = state.disabled();
+    Ok(state.registry.list_metas_across(&Scope::ALL)?.iter().map(|l| SkillRow::new(l, &disabled)).collect())
 }
 
 /// One skill: its row, problems, files and digest.
@@ -25,7 +25,7 @@ pub async fn skill_detail(state: State<'_, AppState>, scope: Scope, name: String
     let skill = SkillName::parse(&name)?;
     let files = state.storage().read_tree_sync(scope, &skill)?;
     Ok(SkillDetail {
-        row: SkillRow::from(listed),
+        row: SkillRow::new(listed, &state.disabled()),
         diagnostics: listed.entry.diagnostics.iter().map(DiagView::from).collect(),
         files: files.into_iter().map(|f| FileRow { path: f.path.to_string(), size: f.size }).collect(),
         digest: state.registry.digest(scope, &name)?.short(),
@@ -81,10 +81,11 @@ fn kind_name(path: &str) -> String {
     }
 }
 
-/// The L1 listing a model would get now, with the default options and `budget`.
+/// The L1 listing a model would get now: what config.toml gives a session with the default
+/// provider (its budget, tier and switched-off skills), with `budget` instead when given.
 #[tauri::command]
 pub async fn listing_preview(state: State<'_, AppState>, budget: Option<usize>) -> ApiResult<ListingView> {
-    let mut opts = ListingOptions::default();
+    let mut opts = state.listing_options()?;
     if let Some(b) = budget {
         opts.budget_tokens = b;
     }
@@ -96,6 +97,14 @@ pub async fn listing_preview(state: State<'_, AppState>, budget: Option<usize>) 
         budget_tokens: l.budget_tokens,
         shortened: l.shortened,
     })
+}
+
+/// Switches a skill on or off for agents (kept in config.toml); returns whether anything changed.
+#[tauri::command]
+pub async fn set_skill_enabled(state: State<'_, AppState>, name: String, enabled: bool) -> ApiResult<bool> {
+    let name = SkillName::parse(&name)?;
+    skilldeck_agent::config_edit::set_skill_enabled(&state.storage().home().config_path(), name.as_str(), enabled)
+        .map_err(|e| crate::error::ApiError::new("config_invalid", e.to_string()))
 }
 
 /// The UI calls this once the skill list is on screen. With `SKILLDECK_TRACE_STARTUP=1` the

@@ -48,6 +48,17 @@ async fn bundled_skills_show_with_badges_and_no_sidecar() {
     assert!(tree.contains("checklist.md") && tree.contains("diff_stats.py"), "{tree}");
     assert!(!tree.contains(".version"), ".version never appears: {tree}");
     s.screenshot("change-review").await;
+
+    // Switched off for agents: still in the sidebar, marked, and gone from the listing.
+    s.click("#enabled-switch").await;
+    s.wait_text(".skill-item[data-key='system/change-review'] .marker.off", 10, |t| t == "off").await;
+    s.click("#listing-btn").await;
+    let listing = s.wait_text("#listing-text", 10, |t| t.contains("Available Skills")).await;
+    assert!(!listing.contains("change-review") && listing.contains("commit-messages"), "{listing}");
+    s.screenshot("switched-off").await;
+    s.click("#listing-close").await;
+    s.click("#enabled-switch").await;
+    s.wait_text(".skill-item[data-key='system/change-review'] .marker.off", 10, str::is_empty).await;
     s.finish().await;
 }
 
@@ -197,8 +208,17 @@ async fn the_agent_panel_answers_offline_with_a_skill_chip_and_reopens_the_sessi
     assert_eq!(provider, "offline", "the offline provider is preselected");
     let label = s.text_of("#agent-provider option[value='offline']").await;
     assert!(label.contains("no language model"), "offline is labelled as such: {label}");
-    s.type_into("#agent-workspace", &ws.display().to_string()).await;
+    // A workspace that does not exist: a clear error, and the request stays in the box.
+    s.type_into("#agent-workspace", "/no/such/folder").await;
     s.type_into("#agent-prompt", "Help me write a good commit message").await;
+    s.click("#agent-send").await;
+    let toast = s.wait_text("#toast", 10, |t| !t.is_empty()).await;
+    assert!(toast.contains("/no/such/folder"), "{toast}");
+    let kept = s.client.execute("return document.querySelector('#agent-prompt').value;", vec![]).await.unwrap();
+    assert_eq!(kept, "Help me write a good commit message", "nothing typed is lost");
+    assert_eq!(s.text_of("#chat-log .msg").await, "", "nothing was sent");
+    s.screenshot("bad-workspace").await;
+    s.type_into("#agent-workspace", &ws.display().to_string()).await;
     s.click("#agent-send").await;
 
     // The chip shows the client view with the skill's name and version; the answer streams in.
@@ -245,17 +265,27 @@ async fn shell_commands_ask_in_a_dialog_and_the_stop_button_ends_a_turn() {
     s.type_into("#agent-workspace", &ws.display().to_string()).await;
 
     // The model asks for a command: a dialog shows it; Run runs it in the workspace.
-    server.push(Reply::sse(openai_tools(&[("call_1", "shell", json!({"command": "echo hi > approved.txt"}))])));
+    server.push(Reply::sse(openai_tools(&[(
+        "call_1",
+        "shell",
+        json!({"command": "echo hi > approved.txt && echo wrote"}),
+    )])));
     server.push(Reply::sse(openai_text("Wrote approved.txt.")));
     s.type_into("#agent-prompt", "write a file").await;
     s.click("#agent-send").await;
     let asked = s.wait_text("#approve-command", 15, |t| !t.is_empty()).await;
-    assert_eq!(asked, "echo hi > approved.txt");
+    assert_eq!(asked, "echo hi > approved.txt && echo wrote");
     s.wait_for("#approve-dialog[open]").await;
     s.screenshot("approval").await;
     s.click("#approve-run").await;
     let chip = s.wait_text("#chat-log .chip.ok", 15, |t| t.contains("Ran")).await;
-    assert_eq!(chip.trim_start_matches('✓'), "Ran `echo hi > approved.txt`: exit 0");
+    assert_eq!(
+        chip.trim_start_matches('✓').trim_end_matches('▸'),
+        "Ran `echo hi > approved.txt && echo wrote`: exit 0"
+    );
+    s.click("#chat-log .chip.ok[role='button']").await;
+    let detail = s.wait_text("#chat-log .chip-detail", 5, |t| !t.is_empty()).await;
+    assert_eq!(detail, "$ echo hi > approved.txt && echo wrote\nwrote", "the command's output opens under its chip");
     s.wait_text("#chat-log .msg.assistant", 15, |t| t.contains("Wrote approved.txt.")).await;
     assert_eq!(std::fs::read_to_string(ws.join("approved.txt")).unwrap(), "hi\n");
     s.wait_for("body[data-agent-running='false']").await;

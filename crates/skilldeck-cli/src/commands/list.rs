@@ -15,6 +15,8 @@ struct Row<'a> {
     revision: Option<u64>,
     valid: bool,
     shadowed: bool,
+    /// False when the user switched it off for agents (`skilldeck disable`).
+    enabled: bool,
     description: Option<&'a str>,
     description_zh: Option<&'a str>,
     digest: Option<String>,
@@ -27,6 +29,13 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let scopes = scope.map_or_else(|| Scope::ALL.to_vec(), |s| vec![s]);
     let entries = ctx.registry.list_metas_across(&scopes)?;
+    let disabled = match ctx.config() {
+        Ok(c) => c.listing.disabled,
+        Err(e) => {
+            eprintln!("warning: {e:#}; showing every skill as enabled");
+            Default::default()
+        }
+    };
     if json {
         let rows: Vec<Row<'_>> = entries
             .iter()
@@ -39,6 +48,7 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
                     revision: e.revision.map(|r| r.0),
                     valid: e.valid,
                     shadowed: l.shadowed,
+                    enabled: !disabled.contains(&e.name),
                     description: e.meta.description.as_deref(),
                     description_zh: e.meta.description_zh.as_deref(),
                     digest: ctx.registry.digest(e.scope, &e.name).ok().map(|d| d.short()),
@@ -64,6 +74,9 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         }
         if l.shadowed {
             marks.push("shadowed by user".to_owned());
+        }
+        if disabled.contains(&e.name) {
+            marks.push("off for agents".to_owned());
         }
         let desc = e.meta.description.as_deref().unwrap_or("");
         let desc: String = desc.split_whitespace().collect::<Vec<_>>().join(" ");

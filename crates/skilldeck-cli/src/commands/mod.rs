@@ -6,6 +6,7 @@ pub mod list;
 pub mod prompt;
 pub mod revisions;
 pub mod show;
+pub mod switch;
 pub mod transfer;
 pub mod validate;
 pub mod view;

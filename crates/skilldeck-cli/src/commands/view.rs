@@ -4,7 +4,6 @@ use crate::Outcome;
 use crate::context::Ctx;
 use crate::output;
 use anyhow::Context as _;
-use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::sandbox::Sandbox;
 use skilldeck_core::view_skill::{Turn, view_skill};
 use std::path::Path;
@@ -21,7 +20,7 @@ pub fn view(name: &str, path: Option<&str>, workspace: &Path, turn: Option<Strin
     let ctx = Ctx::open()?;
     let sandbox =
         Sandbox::open(workspace).with_context(|| format!("cannot use {} as the workspace", workspace.display()))?;
-    let mut turn = Turn::begin(&ctx.registry, &ListingOptions::default(), turn.unwrap_or_else(fresh_turn_id))?;
+    let mut turn = Turn::begin(&ctx.registry, &ctx.listing_options()?, turn.unwrap_or_else(fresh_turn_id))?;
     let mut input = serde_json::json!({ "name": name });
     if let Some(p) = path {
         input["path"] = p.into();
@@ -34,7 +33,7 @@ pub fn view(name: &str, path: Option<&str>, workspace: &Path, turn: Option<Strin
 /// Prints this turn's `view_skill` spec.
 pub fn tool_spec(json: bool) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
-    let turn = Turn::begin(&ctx.registry, &ListingOptions::default(), fresh_turn_id())?;
+    let turn = Turn::begin(&ctx.registry, &ctx.listing_options()?, fresh_turn_id())?;
     let spec = turn.spec();
     if json {
         output::json(&spec)?;
