@@ -3,7 +3,7 @@
 
 use crate::home::SkilldeckHome;
 use crate::storage::Scope;
-use notify::RecursiveMode;
+use notify::{EventKind, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -56,8 +56,14 @@ impl SkillWatcher {
         let owned = home.clone();
         let mut debouncer = new_debouncer(debounce, None, move |result: DebounceEventResult| {
             let Ok(events) = result else { return };
-            let changes: BTreeSet<SkillChange> =
-                events.iter().flat_map(|e| e.paths.iter()).filter_map(|p| change_for(&owned, p)).collect();
+            // Reads are no change: inotify also reports every open, and the app's own reads after a
+            // change would otherwise report a change again, for ever.
+            let changes: BTreeSet<SkillChange> = events
+                .iter()
+                .filter(|e| !matches!(e.kind, EventKind::Access(_)))
+                .flat_map(|e| e.paths.iter())
+                .filter_map(|p| change_for(&owned, p))
+                .collect();
             if !changes.is_empty() {
                 on_change(changes.into_iter().collect());
             }
