@@ -6,7 +6,6 @@
 use fantoccini::{Client, ClientBuilder, Locator};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU16, Ordering};
 use std::time::{Duration, Instant};
 
 /// The workspace root.
@@ -53,16 +52,19 @@ pub struct Session {
     name: String,
 }
 
-static NEXT_PORT: AtomicU16 = AtomicU16::new(0);
+/// A port nobody listens on now (the OS picks it), so parallel runs and leftovers never collide.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap()
+}
 
 impl Session {
     /// Starts tauri-driver and the app for test `name`.
     pub async fn start(name: &str) -> Self {
         let tmp = tempfile::tempdir().unwrap();
-        let base = 4500 + (std::process::id() % 200) as u16 * 20 + NEXT_PORT.fetch_add(2, Ordering::Relaxed);
+        let (port, native_port) = (free_port(), free_port());
         let log = std::fs::File::create(tmp.path().join("driver.log")).unwrap();
         let driver = Command::new(driver_binary())
-            .args(["--port", &base.to_string(), "--native-port", &(base + 1).to_string()])
+            .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
             .env("SKILLDECK_HOME", tmp.path().join("home"))
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
@@ -71,7 +73,7 @@ impl Session {
             .unwrap_or_else(|e| panic!("cannot start {}: {e}", driver_binary().display()));
         let mut caps = serde_json::Map::new();
         caps.insert("tauri:options".into(), serde_json::json!({"application": app_binary()}));
-        let url = format!("http://127.0.0.1:{base}");
+        let url = format!("http://127.0.0.1:{port}");
         let started = Instant::now();
         let client = loop {
             match ClientBuilder::rustls().unwrap().capabilities(caps.clone()).connect(&url).await {
@@ -183,15 +185,30 @@ impl Session {
     /// Ends the session (closing the app) and stops the driver cleanly.
     pub async fn finish(mut self) {
         let _ = self.client.clone().close().await;
+        self.stop_driver();
+    }
+
+    /// Stops tauri-driver with SIGTERM (it takes WebKitWebDriver and the app with it), then waits.
+    fn stop_driver(&mut self) {
+        if let Ok(Some(_)) = self.driver.try_wait() {
+            return;
+        }
         let _ = Command::new("kill").arg("-TERM").arg(self.driver.id().to_string()).status();
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             if let Ok(Some(_)) = self.driver.try_wait() {
                 return;
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            std::thread::sleep(Duration::from_millis(100));
         }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
+    }
+}
+
+impl Drop for Session {
+    /// A test that fails before `finish` still leaves no driver or app running behind it.
+    fn drop(&mut self) {
+        self.stop_driver();
     }
 }
