@@ -51,6 +51,7 @@ async fn bundled_skills_show_with_badges_and_no_sidecar() {
 
     // Switched off for agents: still in the sidebar, marked, and gone from the listing.
     s.click("#enabled-switch").await;
+    s.wait_for("#enabled-switch[aria-checked='false']").await;
     s.wait_text(".skill-item[data-key='system/change-review'] .marker.off", 10, |t| t == "off").await;
     s.click("#listing-btn").await;
     let listing = s.wait_text("#listing-text", 10, |t| t.contains("Available Skills")).await;
@@ -58,6 +59,7 @@ async fn bundled_skills_show_with_badges_and_no_sidecar() {
     s.screenshot("switched-off").await;
     s.click("#listing-close").await;
     s.click("#enabled-switch").await;
+    s.wait_for("#enabled-switch[aria-checked='true']").await;
     s.wait_text(".skill-item[data-key='system/change-review'] .marker.off", 10, str::is_empty).await;
     s.finish().await;
 }
