@@ -169,6 +169,7 @@ fn agent_error(e: AgentError) -> ApiError {
     let code = match &e {
         AgentError::Workspace { .. } => "workspace_invalid",
         AgentError::Transcript(TranscriptError::NotFound { .. }) => "session_not_found",
+        AgentError::Transcript(TranscriptError::InUse { .. }) => "session_in_use",
         _ => "agent_failed",
     };
     ApiError::new(code, e.to_string())
@@ -319,6 +320,12 @@ impl AgentPanel {
             if l.session.try_lock().is_err() {
                 return Err(busy());
             }
+        }
+        // The old session lets go of the transcript (and its lock) before it is reopened.
+        if let Some(id) = &request.session_id
+            && let Ok(mut live) = self.sessions.lock()
+        {
+            live.remove(id);
         }
         let provider = pc.build().map_err(|e| {
             ApiError::new("provider_unavailable", format!("the provider {:?} cannot be used: {e}", request.provider))

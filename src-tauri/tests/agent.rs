@@ -233,4 +233,11 @@ async fn shell_commands_wait_for_the_panel_and_the_stop_button_ends_the_turn() {
     let (task, _rx) = fx.send(fx.request(Some(&id), "local", "fourth"));
     assert_eq!(task.await.unwrap().unwrap().end, skilldeck_agent::TurnEnd::Answered);
     assert_eq!(server.requests().len(), 6);
+
+    // Another provider continues the same session: the transcript is let go of, then reopened.
+    let (task, _rx) = fx.send(fx.request(Some(&id), "offline", "now offline: extract a PDF"));
+    let outcome = task.await.unwrap().unwrap();
+    assert_eq!((outcome.session_id.as_str(), outcome.end), (id.as_str(), skilldeck_agent::TurnEnd::Answered));
+    let view = skilldeck_app::agent::session_view(fx.state.storage().home(), &id).unwrap();
+    assert_eq!(view.provider, "offline (no language model)");
 }

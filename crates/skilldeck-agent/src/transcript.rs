@@ -28,6 +28,12 @@ pub enum TranscriptError {
         /// The id asked for.
         id: String,
     },
+    /// Another session (in this process or another: a terminal, a window) has it open.
+    #[error("session {path} is open elsewhere (another Skilldeck window or terminal); close it there first")]
+    InUse {
+        /// The file.
+        path: String,
+    },
     /// The file does not start with a session record.
     #[error("{path} is not a Skilldeck transcript: {message}")]
     Invalid {
@@ -181,6 +187,7 @@ impl Transcript {
         std::fs::create_dir_all(dir).map_err(Self::io(dir))?;
         let path = path_of(dir, id)?;
         let file = OpenOptions::new().append(true).create_new(true).open(&path).map_err(Self::io(&path))?;
+        Self::lock(&path, &file)?;
         let mut t = Self { path, file };
         t.append(first)?;
         Ok(t)
@@ -190,6 +197,7 @@ impl Transcript {
     /// so the next record starts on a line of its own.
     pub fn open(path: &Path) -> Result<Self, TranscriptError> {
         let mut file = OpenOptions::new().read(true).append(true).open(path).map_err(Self::io(path))?;
+        Self::lock(path, &file)?;
         let len = file.metadata().map_err(Self::io(path))?.len();
         if len > 0 {
             let mut last = [0u8; 1];
@@ -200,6 +208,16 @@ impl Transcript {
             }
         }
         Ok(Self { path: path.to_owned(), file })
+    }
+
+    /// Takes the file's lock for as long as it stays open, so two sessions never append to one
+    /// transcript in turns (each would miss the other's messages).
+    fn lock(path: &Path, file: &File) -> Result<(), TranscriptError> {
+        match file.try_lock() {
+            Ok(()) => Ok(()),
+            Err(std::fs::TryLockError::WouldBlock) => Err(TranscriptError::InUse { path: path.display().to_string() }),
+            Err(std::fs::TryLockError::Error(e)) => Err(Self::io(path)(e)),
+        }
     }
 
     /// Appends one record as one line and flushes it to the file.

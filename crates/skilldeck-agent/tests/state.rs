@@ -11,9 +11,9 @@ use skilldeck_agent::config_edit;
 use skilldeck_agent::events::AgentEvent;
 use skilldeck_agent::message::{Message, ToolCall};
 use skilldeck_agent::provider::offline::OfflineProvider;
-use skilldeck_agent::session::{Session, SessionOptions};
+use skilldeck_agent::session::{AgentError, Session, SessionOptions};
 use skilldeck_agent::tools::ToolKind;
-use skilldeck_agent::transcript::{self, Record, TurnEnd};
+use skilldeck_agent::transcript::{self, Record, TranscriptError, TurnEnd};
 use skilldeck_core::Tier;
 use std::collections::BTreeMap;
 use std::io::Write as _;
@@ -142,6 +142,18 @@ async fn a_session_resumes_from_its_transcript_and_sessions_are_listed() {
         })
         .collect();
     assert_eq!(listings, vec![Some(vec!["pdf@1".to_owned()]), None, Some(vec!["pdf@2".to_owned()])]);
+
+    // While it is open here, nobody else may append to it; once closed, it can be resumed again.
+    let resume = || {
+        Session::resume(&fx.home, &id, Arc::clone(&fx.registry), Arc::new(OfflineProvider), SessionOptions::default())
+    };
+    let lines = transcript::read(s.transcript_path()).unwrap().len();
+    let err = resume().unwrap_err();
+    assert!(matches!(err, AgentError::Transcript(TranscriptError::InUse { .. })), "{err}");
+    assert!(err.to_string().contains("open elsewhere"), "{err}");
+    assert_eq!(transcript::read(s.transcript_path()).unwrap().len(), lines, "the refused resume wrote nothing");
+    drop(s);
+    resume().unwrap();
 
     assert!(
         Session::resume(
