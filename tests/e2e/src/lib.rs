@@ -139,6 +139,18 @@ impl Session {
         }
     }
 
+    /// Waits up to 10 s for `script` to return true.
+    pub async fn wait_until(&self, what: &str, script: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !matches!(self.client.execute(script, vec![]).await, Ok(serde_json::Value::Bool(true))) {
+            if Instant::now() > deadline {
+                self.screenshot("failure").await;
+                panic!("{}: {what} never happened", self.name);
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
     /// Clicks an element, finding it again if a live update re-rendered it in between.
     pub async fn click(&self, css: &str) {
         let mut last = String::new();
@@ -179,6 +191,9 @@ impl Session {
         self.click("#import-check").await;
         let preview = self.wait_text("#preview-version", 10, |t| !t.is_empty()).await;
         self.click("#import-confirm").await;
+        // The import is done when its dialog closes; until then the modal dialog takes every
+        // click (the sidebar may already show the skill: the watcher saw the files land).
+        self.wait_until("the import dialog closes", "return !document.querySelector('#import-dialog').open;").await;
         preview
     }
 
