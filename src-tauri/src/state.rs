@@ -50,9 +50,9 @@ impl AppState {
     /// skills switched off.
     pub fn listing_options(&self) -> Result<ListingOptions, ApiError> {
         let config = crate::agent::config(self.storage().home())?;
-        let provider =
-            config.provider(&config.default_provider).map_err(|e| ApiError::new("config_invalid", e.to_string()))?;
-        Ok(SessionOptions::from_config(&config, &provider).listing)
+        let opts = SessionOptions::for_default_provider(&config)
+            .map_err(|e| ApiError::new("config_invalid", e.to_string()))?;
+        Ok(opts.listing)
     }
 
     /// The skills switched off for agents; none when config.toml cannot be read (the agent

@@ -2,7 +2,7 @@
 //! Holds creating, resuming and running turns (listing, request, stream, tools, transcript).
 
 use crate::compaction;
-use crate::config::{Config, ProviderConfig};
+use crate::config::{Config, ConfigError, ProviderConfig};
 use crate::dispatch::{self, ToolContext};
 use crate::events::{AgentEvent, Host};
 use crate::message::{Message, ModelRequest, StreamEvent, ToolCall};
@@ -63,6 +63,12 @@ impl Default for SessionOptions {
 }
 
 impl SessionOptions {
+    /// The options the settings give the default provider: what `prompt`, `view`, `tool-spec` and
+    /// the app's listing preview show.
+    pub fn for_default_provider(config: &Config) -> Result<Self, ConfigError> {
+        Ok(Self::from_config(config, &config.provider(&config.default_provider)?))
+    }
+
     /// The options the settings give for a provider.
     pub fn from_config(config: &Config, provider: &ProviderConfig) -> Self {
         Self {

@@ -36,9 +36,7 @@ impl Ctx {
     /// What a session with the default provider is shown: config.toml's budget, tier and the
     /// skills switched off.
     pub fn listing_options(&self) -> anyhow::Result<ListingOptions> {
-        let config = self.config()?;
-        let provider = config.provider(&config.default_provider)?;
-        Ok(SessionOptions::from_config(&config, &provider).listing)
+        Ok(SessionOptions::for_default_provider(&self.config()?)?.listing)
     }
 
     /// Finds `name` in `scope`, or when no scope is given, in `user` then `system`.

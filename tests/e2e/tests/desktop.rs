@@ -303,16 +303,9 @@ async fn shell_commands_ask_in_a_dialog_and_the_stop_button_ends_a_turn() {
     server.push(Reply::sse(openai_text("Still here.")));
     s.type_into("#agent-prompt", "hello again").await;
     s.click("#agent-send").await;
-    let script = "const m = document.querySelectorAll('#chat-log .msg.assistant'); return m[m.length - 1].textContent;";
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
-    loop {
-        let last = s.client.execute(script, vec![]).await.unwrap();
-        if last.as_str().unwrap().trim() == "Still here." {
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "the session did not go on after the stop: {last}");
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    let last_is = "const m = document.querySelectorAll('#chat-log .msg.assistant'); \
+                   return m[m.length - 1].textContent.trim() === 'Still here.';";
+    s.wait_until("the session goes on after the stop", last_is).await;
     s.screenshot("after-stop").await;
     assert_eq!(server.requests().len(), 4);
     s.finish().await;
