@@ -196,6 +196,13 @@ function ask(q) {
   agent.question = q.id;
   $("#approve-command").textContent = q.command;
   $("#approve-where").textContent = t("approveWhere", q.workspace);
+  const sandbox = $("#approve-sandbox");
+  sandbox.textContent = q.sandboxed ? t("approveSandboxed", q.sandbox) : t("approveUnsandboxed", q.sandbox);
+  sandbox.classList.toggle("unsandboxed", !q.sandboxed);
+  const grant = $("#approve-grant");
+  const grantText = q.grant ? t("approveGrant", q.grant) : q.notCovered ? t("approveNotCovered", q.notCovered) : "";
+  grant.textContent = grantText;
+  grant.hidden = !grantText;
   const dlg = $("#approve-dialog");
   if (!dlg.open) dlg.showModal();
   $("#approve-deny").focus();
@@ -207,10 +214,11 @@ function closeQuestion() {
   if (dlg.open) dlg.close();
 }
 
-async function answer(allow) {
+// `answer`: "deny", "once" or "session" (the same command runs again in this session unasked).
+async function answer(answer) {
   const id = agent.question;
   closeQuestion();
-  if (id !== null) await invoke("agent_answer", { id, allow }).catch(showError);
+  if (id !== null) await invoke("agent_answer", { id, answer }).catch(showError);
 }
 
 // ---------- sending ----------
@@ -399,8 +407,9 @@ export function initAgent() {
     const picked = await window.__TAURI__.dialog.open({ directory: true, multiple: false }).catch(showError);
     if (picked) $("#agent-workspace").value = picked;
   };
-  $("#approve-run").onclick = () => answer(true);
-  $("#approve-deny").onclick = () => answer(false);
-  $("#approve-dialog").addEventListener("cancel", (e) => { e.preventDefault(); answer(false); });
+  $("#approve-run").onclick = () => answer("once");
+  $("#approve-session").onclick = () => answer("session");
+  $("#approve-deny").onclick = () => answer("deny");
+  $("#approve-dialog").addEventListener("cancel", (e) => { e.preventDefault(); answer("deny"); });
   setRunning(false);
 }

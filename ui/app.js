@@ -119,6 +119,7 @@ function renderFiles() {
       el("button", { type: "button", id: "delete-btn", class: "danger", text: t("delete"), onclick: () => confirmDelete(d) }),
     ),
   );
+  if (d.grants.requested.length) pane.append(grantsPanel(d));
   if (d.diagnostics.length) {
     const list = el("ul", { id: "diagnostics", class: "diagnostics" });
     for (const p of d.diagnostics) {
@@ -154,6 +155,43 @@ function renderFiles() {
     ));
   }
   pane.append(el("h3", { text: t("files") }), tree);
+}
+
+/** The tools a skill's `allowed-tools` asks for, in plain words, with warnings for broad ones. */
+function grantsList(g) {
+  const list = el("ul", { class: "grants" });
+  for (const r of g.requested) {
+    list.append(el("li", { class: r.broad ? "broad" : "" },
+      el("code", { text: r.pattern }), el("span", { text: ` ${r.plain}` })));
+  }
+  return list;
+}
+
+/** The skill view's permissions box: what it asks for, whether it is in force, and the switch. */
+function grantsPanel(d) {
+  const g = d.grants;
+  const box = el("div", { id: "grants", class: `grants-box state-${g.state}` },
+    el("h3", { text: t("grantsTitle") }),
+    grantsList(g),
+    g.broad ? el("p", { class: "warn", text: t("grantsBroad") }) : null,
+    el("p", { id: "grants-state", class: "grants-state", text: t(`grants_${g.state}`) }),
+  );
+  if (g.state === "untrusted" || g.state === "changed") {
+    box.append(el("button", { type: "button", id: "trust-btn", class: "primary", text: t("grantsApprove"), onclick: () => setTrust(d, true) }));
+  } else if (g.state === "trusted") {
+    box.append(el("button", { type: "button", id: "trust-btn", text: t("grantsRevoke"), onclick: () => setTrust(d, false) }));
+  }
+  return box;
+}
+
+async function setTrust(d, trusted) {
+  try {
+    d.grants = await invoke("set_skill_trust", { scope: d.scope, name: d.name, trusted });
+    toast(t(trusted ? "grantsApproved" : "grantsRevoked", d.name));
+  } catch (e) {
+    showError(e);
+  }
+  renderFiles();
 }
 
 /** Switches a skill on or off for agents; the sidebar and the listing follow. */
@@ -279,6 +317,20 @@ async function checkImport() {
       status,
       diags,
     );
+    const g = p.grants;
+    if (g.requested.length) {
+      const approve = g.state === "untrusted" || g.state === "changed";
+      box.append(el("div", { id: "import-grants", class: `grants-box state-${g.state}` },
+        el("strong", { text: t("grantsTitle") }),
+        grantsList(g),
+        g.broad ? el("p", { class: "warn", text: t("grantsBroad") }) : null,
+        approve
+          ? el("label", { class: "check" },
+              el("input", { type: "checkbox", id: "import-trust" }),
+              el("span", { text: t("grantsApproveImport") }))
+          : el("p", { class: "grants-state", text: t(`grants_${g.state}`) }),
+      ));
+    }
     $("#import-confirm").disabled = false;
   } catch (e) {
     box.replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: e.message || String(e) }));
@@ -291,7 +343,8 @@ async function confirmImport() {
   $("#import-confirm").disabled = true;
   $("#import-preview").append(el("p", { class: "hint busy", text: t("importing") }));
   try {
-    const out = await invoke("import_skill", { path, scope });
+    const trust = Boolean($("#import-trust")?.checked);
+    const out = await invoke("import_skill", { path, scope, trust });
     $("#import-dialog").close();
     toast(t("imported", out.name, out.revision));
     await loadSkills();

@@ -4,7 +4,7 @@
 use crate::error::{ApiError, ApiResult};
 use serde::{Deserialize, Serialize};
 use skilldeck_agent::config::{Config, OFFLINE};
-use skilldeck_agent::events::{AgentEvent, Host};
+use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion};
 use skilldeck_agent::replay::{ReplayItem, replay};
 use skilldeck_agent::session::{AgentError, Session, SessionOptions};
 use skilldeck_agent::transcript::{self, Record, SessionSummary, TranscriptError, TurnEnd};
@@ -43,8 +43,9 @@ pub enum PanelNotice {
     Approval {
         /// The question's id.
         id: u64,
-        /// The command.
-        command: String,
+        /// The command, whether it would run sandboxed, and which grant covers it.
+        #[serde(flatten)]
+        question: ShellQuestion,
         /// Where it would run.
         workspace: PathBuf,
     },
@@ -154,7 +155,7 @@ fn busy() -> ApiError {
 pub struct AgentPanel {
     sessions: Mutex<HashMap<String, Live>>,
     running: Mutex<HashMap<String, CancellationToken>>,
-    questions: Mutex<HashMap<u64, oneshot::Sender<bool>>>,
+    questions: Mutex<HashMap<u64, oneshot::Sender<ShellAnswer>>>,
     next_question: AtomicU64,
     next_use: AtomicU64,
 }
@@ -266,28 +267,28 @@ impl<F: Fn(PanelEvent) + Send + Sync> Host for PanelHost<'_, F> {
         (self.emit)(PanelEvent::Agent(event.clone()));
     }
 
-    async fn approve_shell(&self, command: &str) -> bool {
+    async fn approve_shell(&self, question: &ShellQuestion) -> ShellAnswer {
         let (tx, rx) = oneshot::channel();
         let id = self.panel.next_question.fetch_add(1, Ordering::Relaxed) + 1;
         match self.panel.questions.lock() {
             Ok(mut q) => q.insert(id, tx),
-            Err(_) => return false,
+            Err(_) => return ShellAnswer::Deny,
         };
         let _asked = Asked(self.panel, id);
         (self.emit)(PanelEvent::Panel(PanelNotice::Approval {
             id,
-            command: command.to_owned(),
+            question: question.clone(),
             workspace: self.workspace.clone(),
         }));
-        rx.await.unwrap_or(false)
+        rx.await.unwrap_or(ShellAnswer::Deny)
     }
 }
 
 impl AgentPanel {
     /// Answers approval question `id`. An answer to a question no longer asked is refused.
-    pub fn answer(&self, id: u64, allow: bool) -> ApiResult<()> {
+    pub fn answer(&self, id: u64, answer: ShellAnswer) -> ApiResult<()> {
         let tx = self.questions.lock().ok().and_then(|mut q| q.remove(&id));
-        match tx.map(|tx| tx.send(allow)) {
+        match tx.map(|tx| tx.send(answer)) {
             Some(Ok(())) => Ok(()),
             _ => Err(ApiError::new("question_gone", "that command is no longer waiting for an answer")),
         }

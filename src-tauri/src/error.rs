@@ -46,5 +46,11 @@ impl From<skilldeck_core::relpath::PathError> for ApiError {
     }
 }
 
+impl From<skilldeck_core::trust::TrustError> for ApiError {
+    fn from(e: skilldeck_core::trust::TrustError) -> Self {
+        Self::new("trust_failed", e.to_string())
+    }
+}
+
 /// Results of commands.
 pub type ApiResult<T> = Result<T, ApiError>;

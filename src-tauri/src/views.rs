@@ -2,7 +2,9 @@
 //! Holds data and the conversions from core types; no I/O.
 
 use serde::Serialize;
+use skilldeck_core::grants::RequestedTool;
 use skilldeck_core::registry::ListedEntry;
+use skilldeck_core::trust::{GrantState, GrantsView};
 use skilldeck_core::{Diagnostic, Scope, Severity};
 use std::collections::BTreeSet;
 
@@ -114,6 +116,28 @@ pub struct SkillDetail {
     pub files: Vec<FileRow>,
     /// `sha256:` and 12 hex digits.
     pub digest: String,
+    /// What its `allowed-tools` asks for, and whether the user approved it.
+    pub grants: GrantsRow,
+}
+
+/// A skill's requested tools as the skill view and the import preview show them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GrantsRow {
+    /// Each requested tool: `{pattern, plain, broad}`.
+    pub requested: Vec<RequestedTool>,
+    /// Whether any lets the skill run any command without asking.
+    pub broad: bool,
+    /// `none`, `bundled`, `trusted`, `untrusted` or `changed`.
+    pub state: GrantState,
+    /// Whether the loop uses them.
+    pub in_force: bool,
+}
+
+impl From<GrantsView> for GrantsRow {
+    fn from(g: GrantsView) -> Self {
+        Self { requested: g.requested, broad: g.broad, state: g.state, in_force: g.in_force }
+    }
 }
 
 /// A file as the viewer shows it.
@@ -183,6 +207,8 @@ pub struct ImportPreviewView {
     pub is_new: bool,
     /// Entries left out (`.git`, `.DS_Store`, …).
     pub skipped: Vec<String>,
+    /// What its `allowed-tools` asks for, and whether an approval on record covers it.
+    pub grants: GrantsRow,
 }
 
 /// What an import did.
@@ -197,6 +223,8 @@ pub struct ImportedView {
     pub revision: u64,
     /// Its digest, short form.
     pub digest: String,
+    /// Its requested tools after the import (approved when the user ticked the box).
+    pub grants: GrantsRow,
 }
 
 /// A revision in the history view.

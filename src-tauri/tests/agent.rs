@@ -7,6 +7,7 @@ mod loopback;
 
 use loopback::{Loopback, Reply, openai_text, openai_tools};
 use serde_json::{Value, json};
+use skilldeck_agent::events::ShellAnswer;
 use skilldeck_app::agent::{PanelEvent, SendOutcome, SendRequest};
 use skilldeck_app::state::AppState;
 use skilldeck_core::{RelPath, Scope, SkillFiles, SkillName, SkilldeckHome};
@@ -193,7 +194,9 @@ async fn shell_commands_wait_for_the_panel_and_the_stop_button_ends_the_turn() {
     let (task, mut rx) = fx.send(fx.request(None, "local", "write it"));
     let asked = next_of(&mut rx, "approval").await;
     assert_eq!(asked["command"], "echo hi > out.txt");
-    fx.state.agent.answer(asked["id"].as_u64().unwrap(), true).unwrap();
+    assert!(asked["sandbox"].as_str().unwrap().contains("sandbox"), "{asked}");
+    assert!(asked["sandboxed"].is_boolean(), "{asked}");
+    fx.state.agent.answer(asked["id"].as_u64().unwrap(), ShellAnswer::Session).unwrap();
     let outcome = task.await.unwrap().unwrap();
     assert_eq!(outcome.end, skilldeck_agent::TurnEnd::Answered);
     assert_eq!(std::fs::read_to_string(fx.workspace().join("out.txt")).unwrap(), "hi\n");
@@ -204,7 +207,7 @@ async fn shell_commands_wait_for_the_panel_and_the_stop_button_ends_the_turn() {
     server.push(Reply::sse(openai_text("ok")));
     let (task, mut rx) = fx.send(fx.request(Some(&id), "local", "again"));
     let asked = next_of(&mut rx, "approval").await;
-    fx.state.agent.answer(asked["id"].as_u64().unwrap(), false).unwrap();
+    fx.state.agent.answer(asked["id"].as_u64().unwrap(), ShellAnswer::Deny).unwrap();
     let done = next_of(&mut rx, "tool_finished").await;
     assert_eq!(done["ok"], false);
     assert_eq!(done["client_view"]["error"]["code"], "shell_denied");
@@ -225,7 +228,10 @@ async fn shell_commands_wait_for_the_panel_and_the_stop_button_ends_the_turn() {
     let outcome = task.await.unwrap().unwrap();
     assert_eq!(outcome.end, skilldeck_agent::TurnEnd::Cancelled);
     assert!(started.elapsed() < Duration::from_secs(3));
-    assert_eq!(fx.state.agent.answer(asked["id"].as_u64().unwrap(), true).unwrap_err().code, "question_gone");
+    assert_eq!(
+        fx.state.agent.answer(asked["id"].as_u64().unwrap(), ShellAnswer::Once).unwrap_err().code,
+        "question_gone"
+    );
     assert!(!fx.state.agent.stop(&id), "nothing runs any more");
     assert!(!fx.workspace().join("never").exists());
 
@@ -233,6 +239,16 @@ async fn shell_commands_wait_for_the_panel_and_the_stop_button_ends_the_turn() {
     let (task, _rx) = fx.send(fx.request(Some(&id), "local", "fourth"));
     assert_eq!(task.await.unwrap().unwrap().end, skilldeck_agent::TurnEnd::Answered);
     assert_eq!(server.requests().len(), 6);
+
+    // Allowed for the session: the same command runs again without a question.
+    std::fs::remove_file(fx.workspace().join("out.txt")).unwrap();
+    server.push(Reply::sse(openai_tools(&[("call_4", "shell", json!({"command": "echo hi > out.txt"}))])));
+    server.push(Reply::sse(openai_text("again")));
+    let (task, mut rx) = fx.send(fx.request(Some(&id), "local", "fifth"));
+    let started = next_of(&mut rx, "tool_started").await;
+    assert_eq!(started["preapproved_by"], "you, for this session");
+    assert_eq!(task.await.unwrap().unwrap().end, skilldeck_agent::TurnEnd::Answered);
+    assert_eq!(std::fs::read_to_string(fx.workspace().join("out.txt")).unwrap(), "hi\n");
 
     // Another provider continues the same session: the transcript is let go of, then reopened.
     let (task, _rx) = fx.send(fx.request(Some(&id), "offline", "now offline: extract a PDF"));

@@ -205,7 +205,7 @@ fn the_agent_panel_commands_answer_through_ipc() {
     let e = fx.invoke("agent_session", json!({"id": "../etc/passwd"})).unwrap_err();
     assert_eq!(e["code"], "session_not_found");
     assert_eq!(fx.ok("agent_stop", json!({"id": "20261130-nothing"})), json!(false));
-    let e = fx.invoke("agent_answer", json!({"id": 7, "allow": true})).unwrap_err();
+    let e = fx.invoke("agent_answer", json!({"id": 7, "answer": "once"})).unwrap_err();
     assert_eq!(e["code"], "question_gone");
 }
 

@@ -7,6 +7,7 @@ use crate::provider::offline::OfflineProvider;
 use crate::provider::openai::OpenAiProvider;
 use crate::provider::{Provider, ProviderError};
 use crate::tools::ToolKind;
+use crate::tools::sandbox::{SandboxChoice, SandboxSettings};
 use crate::tools::shell::ShellLimits;
 use serde::{Deserialize, Serialize};
 use skilldeck_core::Tier;
@@ -195,12 +196,22 @@ pub struct ShellConfig {
     pub timeout_secs: u64,
     /// Bytes of stdout, and of stderr, kept.
     pub output_cap_bytes: usize,
+    /// `auto` (the default): every command runs in the OS sandbox; `none`: no sandbox, which
+    /// only the user can choose, here.
+    pub sandbox: SandboxChoice,
+    /// Whether commands may use the network (off by default).
+    pub network: bool,
 }
 
 impl Default for ShellConfig {
     fn default() -> Self {
         let d = ShellLimits::default();
-        Self { timeout_secs: d.timeout.as_secs(), output_cap_bytes: d.output_cap }
+        Self {
+            timeout_secs: d.timeout.as_secs(),
+            output_cap_bytes: d.output_cap,
+            sandbox: SandboxChoice::Auto,
+            network: false,
+        }
     }
 }
 
@@ -208,6 +219,11 @@ impl ShellConfig {
     /// As limits.
     pub fn limits(&self) -> ShellLimits {
         ShellLimits { timeout: Duration::from_secs(self.timeout_secs), output_cap: self.output_cap_bytes }
+    }
+
+    /// The sandbox settings.
+    pub fn sandbox(&self) -> SandboxSettings {
+        SandboxSettings { choice: self.sandbox, network: self.network }
     }
 }
 
@@ -227,6 +243,8 @@ impl ShellConfig {
 /// [shell]
 /// timeout_secs = 120
 /// output_cap_bytes = 32768
+/// sandbox = "auto"                # every command in the OS sandbox; "none" turns it off
+/// network = false                 # commands get no network unless this is true
 ///
 /// [providers.local]               # any OpenAI-compatible server
 /// api = "openai"

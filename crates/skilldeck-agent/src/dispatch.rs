@@ -2,13 +2,17 @@
 //! Holds the mapping of a call to its result JSON; errors are data here. How it looks is `describe`.
 
 use crate::describe::{ToolOutcome, describe, describe_view};
-use crate::events::{AgentEvent, Host};
+use crate::events::{AgentEvent, Host, ShellAnswer, ShellQuestion};
 use crate::message::ToolCall;
+use crate::tools::allowed::{self, Grant};
+use crate::tools::sandbox::ShellSandbox;
 use crate::tools::shell::{self, ShellLimits};
-use crate::tools::{ToolError, ToolErrorCode, ToolKind, allowed, files};
+use crate::tools::{ToolError, ToolErrorCode, ToolKind, files};
 use serde_json::Value;
 use skilldeck_core::SkillRegistry;
+use skilldeck_core::grants::Pattern;
 use skilldeck_core::sandbox::Sandbox;
+use skilldeck_core::trust::Trust;
 use skilldeck_core::view_result::ViewResult;
 use skilldeck_core::view_skill::{Turn, view_skill};
 use std::collections::BTreeSet;
@@ -24,10 +28,16 @@ pub struct ToolContext<'a> {
     pub turn: &'a mut Turn,
     /// The tools offered.
     pub enabled: &'a [ToolKind],
-    /// Skills loaded in this session, by name.
+    /// Skills loaded in this turn, by name: their approved grants are in force.
     pub active: &'a mut BTreeSet<String>,
+    /// The user's approvals of skills' `allowed-tools`, as read when the turn began.
+    pub trust: &'a Trust,
+    /// Commands the user allowed for the rest of the session.
+    pub allowed_commands: &'a mut BTreeSet<String>,
     /// The shell's limits.
     pub shell: ShellLimits,
+    /// The shell's OS sandbox.
+    pub shell_sandbox: &'a ShellSandbox,
 }
 
 /// A finished call: the content the model gets and the event the host gets.
@@ -54,12 +64,50 @@ impl Finished {
     }
 }
 
-/// Which active skill's `allowed-tools` pre-approves `command`, as `skill (pattern)`.
-pub fn preapproval(registry: &SkillRegistry, turn: &Turn, active: &BTreeSet<String>, command: &str) -> Option<String> {
-    turn.listing().skills.iter().filter(|s| active.contains(&s.name)).find_map(|s| {
-        let entry = registry.get(s.scope, &s.name).ok().flatten()?;
-        allowed::first_allowing(&entry.meta.allowed_tools, command).map(|p| format!("{} ({p})", s.name))
-    })
+/// The grants in force: the shell patterns of the skills loaded this turn whose `allowed-tools`
+/// the user approved (or that ship bundled). A skill's own frontmatter grants nothing by itself.
+pub fn grants_in_force(registry: &SkillRegistry, turn: &Turn, active: &BTreeSet<String>, trust: &Trust) -> Vec<Grant> {
+    let mut grants = Vec::new();
+    for s in turn.listing().skills.iter().filter(|s| active.contains(&s.name)) {
+        let Some(entry) = registry.get(s.scope, &s.name).ok().flatten() else { continue };
+        if !trust.state(s.scope, &s.name, &entry.meta).in_force() {
+            continue;
+        }
+        grants.extend(
+            entry
+                .meta
+                .allowed_tools
+                .iter()
+                .filter(|p| Pattern::parse(p).is_some_and(|p| !matches!(p, Pattern::Other(_))))
+                .map(|p| Grant { skill: s.name.clone(), pattern: p.clone() }),
+        );
+    }
+    grants
+}
+
+/// Whether `command` runs without a question, and why; else the question to ask.
+fn decide(ctx: &ToolContext<'_>, command: &str) -> Result<String, ShellQuestion> {
+    if ctx.allowed_commands.contains(command) {
+        return Ok("you, for this session".to_owned());
+    }
+    let grants = grants_in_force(ctx.registry, ctx.turn, ctx.active, ctx.trust);
+    let covered = allowed::covering(&grants, command);
+    let sandboxed = ctx.shell_sandbox.is_sandboxed();
+    match covered {
+        // A grant means "runs in the sandbox without asking"; with no sandbox the user is asked.
+        Ok(by) if sandboxed => Ok(labels(&by)),
+        covered => Err(ShellQuestion {
+            command: command.to_owned(),
+            sandboxed,
+            sandbox: ctx.shell_sandbox.describe(),
+            grant: covered.as_ref().ok().map(|by| labels(by)),
+            not_covered: covered.err().filter(|_| !grants.is_empty()).map(|e| e.0),
+        }),
+    }
+}
+
+fn labels(grants: &[Grant]) -> String {
+    grants.iter().map(Grant::label).collect::<Vec<_>>().join(", ")
 }
 
 /// An error result for a call that will not run (the turn was stopped).
@@ -120,14 +168,20 @@ pub async fn run(ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, cancel:
                     return finished(call, Err(e));
                 }
             };
-            let pre = preapproval(ctx.registry, ctx.turn, ctx.active, command);
-            host.event(&started(call, pre.clone()));
-            let allowed = match pre {
-                Some(_) => true,
-                None => tokio::select! {
-                    () = cancel.cancelled() => false,
-                    a = host.approve_shell(command) => a,
-                },
+            let decision = decide(&ctx, command);
+            host.event(&started(call, decision.as_ref().ok().cloned()));
+            let allowed = match decision {
+                Ok(_) => true,
+                Err(question) => {
+                    let answer = tokio::select! {
+                        () = cancel.cancelled() => ShellAnswer::Deny,
+                        a = host.approve_shell(&question) => a,
+                    };
+                    if answer == ShellAnswer::Session {
+                        ctx.allowed_commands.insert(command.to_owned());
+                    }
+                    answer.allows()
+                }
             };
             let result = if cancel.is_cancelled() {
                 Err(ToolError::new(ToolErrorCode::Cancelled, "the user stopped the turn"))
@@ -137,7 +191,7 @@ pub async fn run(ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, cancel:
                     "the user did not allow this command; do not run it again without asking",
                 ))
             } else {
-                shell::run(ctx.sandbox.root(), command, ctx.shell, cancel).await
+                shell::run(ctx.shell_sandbox, ctx.sandbox.root(), command, ctx.shell, cancel).await
             };
             finished(call, result)
         }

@@ -32,7 +32,8 @@ pub enum AgentEvent {
         name: String,
         /// Its arguments.
         arguments: Value,
-        /// Why a shell command needs no question, when an active skill pre-approves it.
+        /// Why a shell command needs no question: the approved grants that cover it
+        /// (`skill (pattern)`), or that the user allowed it for the session.
         preapproved_by: Option<String>,
     },
     /// A tool finished.
@@ -59,14 +60,52 @@ pub enum AgentEvent {
     },
 }
 
+/// What the user is asked before a shell command runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShellQuestion {
+    /// The command, as the model wrote it.
+    pub command: String,
+    /// Whether it would run in the OS sandbox.
+    pub sandboxed: bool,
+    /// What confines it, or why nothing does, in one line.
+    pub sandbox: String,
+    /// The approved grant that covers it, when one does but cannot pre-approve it (no sandbox).
+    pub grant: Option<String>,
+    /// Why no approved grant covers it, when none does.
+    pub not_covered: Option<String>,
+}
+
+/// The user's answer to a `ShellQuestion`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShellAnswer {
+    /// Do not run it.
+    Deny,
+    /// Run it this time.
+    Once,
+    /// Run it, and this same command again in this session without asking.
+    Session,
+}
+
+impl ShellAnswer {
+    /// Whether the command runs.
+    pub fn allows(self) -> bool {
+        match self {
+            Self::Deny => false,
+            Self::Once | Self::Session => true,
+        }
+    }
+}
+
 /// The host of a session: it shows events and answers approval questions.
 #[async_trait::async_trait]
 pub trait Host: Send + Sync {
     /// Shows an event. Called in order, as things happen.
     fn event(&self, event: &AgentEvent);
 
-    /// Asks the user whether to run `command` in the workspace. `false` refuses it.
-    async fn approve_shell(&self, command: &str) -> bool;
+    /// Asks the user whether to run a shell command in the workspace.
+    async fn approve_shell(&self, question: &ShellQuestion) -> ShellAnswer;
 }
 
 /// A host that shows nothing and answers every question with `allow`.
@@ -80,7 +119,7 @@ pub struct QuietHost {
 impl Host for QuietHost {
     fn event(&self, _event: &AgentEvent) {}
 
-    async fn approve_shell(&self, _command: &str) -> bool {
-        self.allow_shell
+    async fn approve_shell(&self, _question: &ShellQuestion) -> ShellAnswer {
+        if self.allow_shell { ShellAnswer::Once } else { ShellAnswer::Deny }
     }
 }

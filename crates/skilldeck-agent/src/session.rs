@@ -8,11 +8,13 @@ use crate::events::{AgentEvent, Host};
 use crate::message::{Message, ModelRequest, StreamEvent, ToolCall};
 use crate::provider::{Provider, ProviderError};
 use crate::tools::ToolKind;
+use crate::tools::sandbox::{SandboxSettings, ShellSandbox};
 use crate::tools::shell::ShellLimits;
 use crate::transcript::{self, ListedRef, Record, Transcript, TranscriptError, TurnEnd};
 use futures_util::StreamExt as _;
 use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::sandbox::{Sandbox, SandboxError};
+use skilldeck_core::trust::Trust;
 use skilldeck_core::view_skill::{SELF_HEAL_RULE, Turn};
 use skilldeck_core::{SkillRegistry, SkilldeckHome, StorageError};
 use std::collections::BTreeSet;
@@ -54,6 +56,8 @@ pub struct SessionOptions {
     pub compact_at: f64,
     /// The shell's limits.
     pub shell: ShellLimits,
+    /// The shell's sandbox.
+    pub sandbox: SandboxSettings,
 }
 
 impl Default for SessionOptions {
@@ -84,6 +88,7 @@ impl SessionOptions {
             context_window: provider.context_window,
             compact_at: config.compact_at,
             shell: config.shell.limits(),
+            sandbox: config.shell.sandbox(),
         }
     }
 }
@@ -118,6 +123,9 @@ pub struct Session {
     transcript: Transcript,
     turns: usize,
     active: BTreeSet<String>,
+    allowed_commands: BTreeSet<String>,
+    home: SkilldeckHome,
+    shell_sandbox: ShellSandbox,
     last_listing: Option<Vec<ListedRef>>,
 }
 
@@ -158,6 +166,7 @@ impl Session {
                 Err(e) => return Err(e.into()),
             }
         };
+        let shell_sandbox = ShellSandbox::new(opts.sandbox, sandbox.root(), home.root());
         Ok(Self {
             id,
             registry,
@@ -168,6 +177,9 @@ impl Session {
             transcript,
             turns: 0,
             active: BTreeSet::new(),
+            allowed_commands: BTreeSet::new(),
+            home: home.clone(),
+            shell_sandbox,
             last_listing: None,
         })
     }
@@ -194,6 +206,7 @@ impl Session {
         let last_listing = transcript::last_listing(&records);
         let mut transcript = Transcript::open(&path)?;
         transcript.append(&Record::Resumed { provider: provider.info(), at: transcript::now() })?;
+        let shell_sandbox = ShellSandbox::new(opts.sandbox, sandbox.root(), home.root());
         Ok(Self {
             id: id.to_owned(),
             registry,
@@ -204,6 +217,9 @@ impl Session {
             transcript,
             turns,
             active: BTreeSet::new(),
+            allowed_commands: BTreeSet::new(),
+            home: home.clone(),
+            shell_sandbox,
             last_listing,
         })
     }
@@ -226,6 +242,11 @@ impl Session {
     /// The transcript's file.
     pub fn transcript_path(&self) -> &Path {
         self.transcript.path()
+    }
+
+    /// How shell commands are confined in this session.
+    pub fn shell_sandbox(&self) -> &ShellSandbox {
+        &self.shell_sandbox
     }
 
     /// Who answers.
@@ -260,6 +281,10 @@ impl Session {
         cancel: &CancellationToken,
     ) -> Result<TurnEnd, AgentError> {
         self.turns += 1;
+        // Grants hold in the turn their skill is loaded in; approvals are read afresh each turn.
+        // An unreadable trust file approves nothing (`skilldeck trust` reports it).
+        self.active.clear();
+        let trust = Trust::load(&self.home).unwrap_or_default();
         let turn_id = format!("{}-t{}", self.id, self.turns);
         let mut turn = Turn::begin(&self.registry, &self.opts.listing, turn_id.clone())?;
         let listing: Vec<ListedRef> = turn
@@ -330,7 +355,10 @@ impl Session {
                         turn: &mut turn,
                         enabled: &self.opts.tools,
                         active: &mut self.active,
+                        trust: &trust,
+                        allowed_commands: &mut self.allowed_commands,
                         shell: self.opts.shell,
+                        shell_sandbox: &self.shell_sandbox,
                     };
                     dispatch::run(ctx, call, host, cancel).await
                 };

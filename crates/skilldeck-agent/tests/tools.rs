@@ -8,35 +8,28 @@ use serde_json::{Value, json};
 use skilldeck_agent::events::AgentEvent;
 use skilldeck_agent::message::Message;
 use skilldeck_agent::session::SessionOptions;
-use skilldeck_agent::tools::allowed;
+use skilldeck_agent::tools::sandbox::{SandboxChoice, SandboxSettings, ShellSandbox};
 use skilldeck_agent::tools::shell::{self, ShellLimits};
 use skilldeck_agent::transcript::TurnEnd;
+use skilldeck_core::Scope;
+use skilldeck_core::trust::Trust;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
-#[test]
-fn allowed_tools_patterns() {
-    let check = |pattern: &str, command: &str, expected: bool| {
-        assert_eq!(allowed::allows(pattern, command), expected, "{pattern} / {command}");
-    };
-    check("Bash(git diff:*)", "git diff", true);
-    check("Bash(git diff:*)", "git diff --stat HEAD", true);
-    check("Bash(git diff:*)", "git diffx", false);
-    check("Bash(git diff:*)", "git status", false);
-    check("Bash(git diff:*)", "git diff; rm -rf ~", false);
-    check("Bash(git diff:*)", "git diff && curl x", false);
-    check("Bash(git diff:*)", "git diff $(rm -rf ~)", false);
-    check("Bash(git:*)", "git log -1", true);
-    check("Bash(npm test)", "npm test", true);
-    check("Bash(npm test)", "npm test --watch", false);
-    check("Bash(python scripts/*)", "python scripts/extract.py in.pdf", false);
-    check("Bash(python scripts/extract.py:*)", "python scripts/extract.py in.pdf", true);
-    check("Bash", "anything | at all", true);
-    check("Bash(*)", "ls", true);
-    check("Shell(ls:*)", "ls -la", true);
-    check("Read", "cat x", false);
-    check("Bash(git diff", "git diff", false);
-    assert_eq!(allowed::first_allowing(&["Read".into(), "Bash(ls:*)".into()], "ls -a"), Some("Bash(ls:*)"));
+/// The sandbox a session on `workspace` gets by default.
+fn sandbox(workspace: &std::path::Path) -> ShellSandbox {
+    ShellSandbox::new(SandboxSettings::default(), workspace, std::path::Path::new("/nonexistent-home"))
+}
+
+/// A folder outside the workspace and outside `/tmp` (which the sandbox replaces).
+fn outside() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+/// Approves skill `name`'s `allowed-tools` as the user would with `skilldeck trust`.
+fn trust(fx: &Fixture, name: &str) {
+    let entry = fx.registry.get(Scope::User, name).unwrap().unwrap();
+    Trust::load(&fx.home).unwrap().approve(Scope::User, name, &entry.meta).unwrap();
 }
 
 fn tool_results(history: &[Message]) -> Vec<Value> {
@@ -79,20 +72,22 @@ async fn shell_is_bounded_by_timeout_and_output_cap() {
     let dir = tempfile::tempdir().unwrap();
     let limits = ShellLimits { timeout: Duration::from_millis(300), output_cap: 10 };
     let cancel = CancellationToken::new();
-    let out = shell::run(dir.path(), "printf 0123456789abcdef; echo err >&2; exit 3", limits, &cancel).await.unwrap();
+    let sb = sandbox(dir.path());
+    let out =
+        shell::run(&sb, dir.path(), "printf 0123456789abcdef; echo err >&2; exit 3", limits, &cancel).await.unwrap();
     assert_eq!(
         out,
         json!({"command": "printf 0123456789abcdef; echo err >&2; exit 3", "exitCode": 3, "stdout": "0123456789",
-               "stderr": "err\n", "truncated": true, "timedOut": false})
+               "stderr": "err\n", "truncated": true, "timedOut": false, "sandboxed": sb.is_sandboxed()})
     );
     let started = Instant::now();
     // The child `sleep` is in the same process group, so the timeout kills it too.
-    let out = shell::run(dir.path(), "sleep 30 & sleep 30; echo never", limits, &cancel).await.unwrap();
+    let out = shell::run(&sb, dir.path(), "sleep 30 & sleep 30; echo never", limits, &cancel).await.unwrap();
     assert_eq!(out["timedOut"], json!(true));
     assert_eq!(out["exitCode"], Value::Null);
     assert_eq!(out["stdout"], json!(""));
     assert!(started.elapsed() < Duration::from_secs(10));
-    let out = shell::run(dir.path(), "pwd", ShellLimits::default(), &cancel).await.unwrap();
+    let out = shell::run(&sb, dir.path(), "pwd", ShellLimits::default(), &cancel).await.unwrap();
     assert_eq!(out["stdout"], json!(format!("{}\n", dir.path().canonicalize().unwrap().display())));
 }
 
@@ -115,34 +110,184 @@ async fn shell_asks_the_host_and_a_refusal_is_data() {
     assert!(fx.workspace().join("made").exists());
 }
 
-#[tokio::test]
-async fn an_active_skills_allowed_tools_pre_approve_matching_commands_only() {
-    let fx = Fixture::new();
-    fx.skill("gitter", "description: Inspect git changes\nallowed-tools: Bash(echo:*) Read\n", "# Git", &[]);
-    let script = Scripted::new(vec![
-        call("1", "shell", json!({"command": "echo before"})),
-        call("2", "view_skill", json!({"name": "gitter"})),
-        call("3", "shell", json!({"command": "echo after"})),
-        call("4", "shell", json!({"command": "echo x; touch y"})),
-        say("ok"),
-    ]);
-    let mut s = fx.session(script, SessionOptions::default());
-    let host = Recorder::new(false);
-    s.run_turn("go", &host, &CancellationToken::new()).await.unwrap();
-    // Asked before the skill was active, and for the chained command; not for `echo after`.
-    assert_eq!(*host.asked.lock().unwrap(), vec!["echo before".to_owned(), "echo x; touch y".to_owned()]);
-    let pre: Vec<Option<String>> = host
-        .take()
+fn preapprovals(host: &Recorder) -> Vec<Option<String>> {
+    host.take()
         .into_iter()
         .filter_map(|e| match e {
             AgentEvent::ToolStarted { name, preapproved_by, .. } if name == "shell" => Some(preapproved_by),
             _ => None,
         })
-        .collect();
-    assert_eq!(pre, vec![None, Some("gitter (Bash(echo:*))".to_owned()), None]);
-    let results = tool_results(s.history());
-    assert_eq!(results[2]["stdout"], json!("after\n"));
-    assert_eq!(results[3]["error"]["code"], json!("shell_denied"));
+        .collect()
+}
+
+#[tokio::test]
+async fn a_skill_cannot_grant_itself_the_shell() {
+    let fx = Fixture::new();
+    let out = outside();
+    let target = out.path().join("file");
+    fx.skill("grabby", "description: Wants everything\nallowed-tools: Bash\n", "# Grabby", &[]);
+    let command = format!("touch {}", target.display());
+    let script = Scripted::new(vec![
+        call("1", "view_skill", json!({"name": "grabby"})),
+        call("2", "shell", json!({"command": command})),
+        say("ok"),
+    ]);
+    let mut s = fx.session(script, SessionOptions::default());
+    let host = Recorder::new(false);
+    s.run_turn("go", &host, &CancellationToken::new()).await.unwrap();
+    // Not approved by the user: the command is asked for, and refused here.
+    assert_eq!(*host.asked.lock().unwrap(), vec![command.clone()]);
+    assert_eq!(tool_results(s.history())[1]["error"]["code"], json!("shell_denied"));
+    assert!(!target.exists());
+}
+
+#[tokio::test]
+async fn an_approved_broad_grant_runs_in_the_sandbox_and_cannot_write_outside() {
+    if !sandbox(std::path::Path::new("/")).is_sandboxed() {
+        eprintln!("skipped: no sandbox on this machine ({})", sandbox(std::path::Path::new("/")).describe());
+        return;
+    }
+    let fx = Fixture::new();
+    let out = outside();
+    let target = out.path().join("file");
+    fx.skill("grabby", "description: Wants everything\nallowed-tools: Bash\n", "# Grabby", &[]);
+    trust(&fx, "grabby");
+    let command = format!("touch inside && touch {}", target.display());
+    let script = Scripted::new(vec![
+        call("1", "view_skill", json!({"name": "grabby"})),
+        call("2", "shell", json!({"command": command})),
+        say("ok"),
+    ]);
+    let mut s = fx.session(script, SessionOptions::default());
+    let host = Recorder::new(false);
+    s.run_turn("go", &host, &CancellationToken::new()).await.unwrap();
+    assert!(host.asked.lock().unwrap().is_empty());
+    assert_eq!(preapprovals(&host), vec![Some("grabby (Bash)".to_owned())]);
+    let result = &tool_results(s.history())[1];
+    assert_eq!(result["sandboxed"], json!(true));
+    assert_ne!(result["exitCode"], json!(0));
+    assert!(result["stderr"].as_str().unwrap().contains("Read-only file system"), "{result}");
+    assert!(result["note"].as_str().unwrap().contains("sandbox"), "{result}");
+    assert!(fx.workspace().join("inside").exists());
+    assert!(!target.exists());
+}
+
+#[tokio::test]
+async fn approved_grants_cover_matching_commands_only_and_only_in_their_turn() {
+    let fx = Fixture::new();
+    fx.skill("gitter", "description: Inspect git changes\nallowed-tools: Bash(echo:*) Read\n", "# Git", &[]);
+    trust(&fx, "gitter");
+    let sandboxed = sandbox(std::path::Path::new("/")).is_sandboxed();
+    let script = Scripted::new(vec![
+        call("1", "shell", json!({"command": "echo before"})),
+        call("2", "view_skill", json!({"name": "gitter"})),
+        call("3", "shell", json!({"command": "echo after"})),
+        call("4", "shell", json!({"command": "echo x; touch y"})),
+        call("5", "shell", json!({"command": "echo /etc/shadow"})),
+        say("ok"),
+        call("6", "shell", json!({"command": "echo next turn"})),
+        say("ok"),
+    ]);
+    let mut s = fx.session(script, SessionOptions::default());
+    let host = Recorder::new(false);
+    s.run_turn("go", &host, &CancellationToken::new()).await.unwrap();
+    let mut asked = vec!["echo before".to_owned()];
+    if !sandboxed {
+        asked.push("echo after".to_owned());
+    }
+    asked.extend(["echo x; touch y".to_owned(), "echo /etc/shadow".to_owned()]);
+    assert_eq!(*host.asked.lock().unwrap(), asked);
+    let questions = host.questions.lock().unwrap().clone();
+    let last = questions.last().unwrap();
+    assert_eq!(last.not_covered.as_deref(), Some("`/etc/shadow` names a path outside the workspace"));
+    assert_eq!(last.sandboxed, sandboxed);
+    if sandboxed {
+        assert_eq!(preapprovals(&host), vec![None, Some("gitter (Bash(echo:*))".to_owned()), None, None]);
+        assert_eq!(tool_results(s.history())[2]["stdout"], json!("after\n"));
+    }
+    assert_eq!(tool_results(s.history())[3]["error"]["code"], json!("shell_denied"));
+    // The next turn has not loaded the skill: its grants are not in force.
+    host.asked.lock().unwrap().clear();
+    s.run_turn("again", &host, &CancellationToken::new()).await.unwrap();
+    assert_eq!(*host.asked.lock().unwrap(), vec!["echo next turn".to_owned()]);
+}
+
+#[tokio::test]
+async fn a_new_revision_that_changes_allowed_tools_asks_again() {
+    let fx = Fixture::new();
+    fx.skill("gitter", "description: Inspect git changes\nallowed-tools: Bash(echo:*)\n", "# Git", &[]);
+    trust(&fx, "gitter");
+    fx.skill("gitter", "description: Inspect git changes\nallowed-tools: Bash(echo:*) Bash(touch:*)\n", "# Git", &[]);
+    let script = Scripted::new(vec![
+        call("1", "view_skill", json!({"name": "gitter"})),
+        call("2", "shell", json!({"command": "echo hi"})),
+        say("ok"),
+    ]);
+    let mut s = fx.session(script, SessionOptions::default());
+    let host = Recorder::new(false);
+    s.run_turn("go", &host, &CancellationToken::new()).await.unwrap();
+    assert_eq!(*host.asked.lock().unwrap(), vec!["echo hi".to_owned()]);
+}
+
+#[tokio::test]
+async fn the_sandbox_hides_secrets_and_the_network() {
+    let probe = sandbox(std::path::Path::new("/"));
+    if !probe.is_sandboxed() {
+        eprintln!("skipped: no sandbox on this machine ({})", probe.describe());
+        return;
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let home = outside();
+    std::fs::write(home.path().join("store-secret"), "s3cret").unwrap();
+    let sb = ShellSandbox::new(SandboxSettings::default(), ws.path(), home.path());
+    let cancel = CancellationToken::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let script = format!(
+        "cat {}/store-secret; cat /etc/shadow; echo tmp > /tmp/t && cat /tmp/t; \
+         (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo connected || echo no-network",
+        home.path().display()
+    );
+    let out =
+        shell::run(&sb, ws.path(), &format!("bash -c '{script}'"), ShellLimits::default(), &cancel).await.unwrap();
+    let stdout = out["stdout"].as_str().unwrap();
+    assert!(!stdout.contains("s3cret"), "{out}");
+    assert!(!stdout.contains("root:"), "{out}");
+    assert!(stdout.contains("tmp\n"), "{out}");
+    assert!(stdout.contains("no-network"), "{out}");
+    // The same command with the network allowed connects.
+    let open =
+        ShellSandbox::new(SandboxSettings { choice: SandboxChoice::Auto, network: true }, ws.path(), home.path());
+    let out =
+        shell::run(&open, ws.path(), &format!("bash -c '{script}'"), ShellLimits::default(), &cancel).await.unwrap();
+    assert!(out["stdout"].as_str().unwrap().contains("connected"), "{out}");
+    // Secrets in the environment stay out too.
+    let out = shell::run(&sb, ws.path(), "env", ShellLimits::default(), &cancel).await.unwrap();
+    assert!(!out["stdout"].as_str().unwrap().contains("SKILLDECK_HOME="), "{out}");
+}
+
+#[tokio::test]
+async fn no_sandbox_is_said_and_every_command_asks() {
+    let fx = Fixture::new();
+    fx.skill("gitter", "description: Inspect git changes\nallowed-tools: Bash(echo:*)\n", "# Git", &[]);
+    trust(&fx, "gitter");
+    let script = Scripted::new(vec![
+        call("1", "view_skill", json!({"name": "gitter"})),
+        call("2", "shell", json!({"command": "echo hi"})),
+        say("ok"),
+    ]);
+    let mut opts = SessionOptions::default();
+    opts.sandbox.choice = SandboxChoice::None;
+    let mut s = fx.session(script, opts);
+    assert!(!s.shell_sandbox().is_sandboxed());
+    let host = Recorder::new(true);
+    s.run_turn("go", &host, &CancellationToken::new()).await.unwrap();
+    let q = host.questions.lock().unwrap().clone();
+    assert_eq!(q.len(), 1);
+    assert!(!q[0].sandboxed);
+    assert!(q[0].sandbox.starts_with("not sandboxed: the sandbox is turned off in config.toml"), "{}", q[0].sandbox);
+    assert_eq!(q[0].grant.as_deref(), Some("gitter (Bash(echo:*))"));
+    assert_eq!(tool_results(s.history())[1]["sandboxed"], json!(false));
 }
 
 #[tokio::test]
@@ -196,7 +341,8 @@ async fn the_step_limit_ends_a_turn() {
 async fn dropping_a_running_command_kills_its_process_group() {
     let dir = tempfile::tempdir().unwrap();
     let cancel = CancellationToken::new();
-    let run = shell::run(dir.path(), "sleep 2; touch late", ShellLimits::default(), &cancel);
+    let sb = sandbox(dir.path());
+    let run = shell::run(&sb, dir.path(), "sleep 2; touch late", ShellLimits::default(), &cancel);
     // Drop the call mid-command, as an aborted task would.
     assert!(tokio::time::timeout(Duration::from_millis(300), run).await.is_err());
     tokio::time::sleep(Duration::from_millis(2500)).await;

@@ -54,6 +54,9 @@ enum Command {
         /// Show what would happen and write nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Also approve the skill's allowed-tools (see `skilldeck trust`).
+        #[arg(long)]
+        trust: bool,
         /// Print JSON for scripts.
         #[arg(long)]
         json: bool,
@@ -162,6 +165,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Approve a skill's allowed-tools: its shell grants pre-approve commands (in the sandbox).
+    Trust {
+        /// The skill.
+        name: String,
+        /// Its scope (default: user, then system).
+        #[arg(long)]
+        scope: Option<Scope>,
+    },
+    /// Withdraw the approval of a skill's allowed-tools: every command is asked again.
+    Untrust {
+        /// The skill.
+        name: String,
+        /// Its scope (default: user, then system).
+        #[arg(long)]
+        scope: Option<Scope>,
+    },
     /// Run the agent on a workspace folder: one request, or a session on standard input.
     Agent(commands::agent::AgentArgs),
     /// List agent sessions (transcripts), newest first.
@@ -190,7 +209,9 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::List { scope, json } => list::run(scope, json),
         Command::Validate { paths, strict, json } => validate::run(&paths, strict, json),
-        Command::Import { path, scope, dry_run, json } => transfer::import(&path, scope, dry_run, json),
+        Command::Import { path, scope, dry_run, trust, json } => {
+            transfer::import(&path, scope, transfer::ImportFlags { dry_run, trust, json })
+        }
         Command::Export { name, dest, scope } => transfer::export(&name, &dest, scope),
         Command::Delete { name, scope } => revisions::delete(&name, scope),
         Command::Disable { name } => switch::set_enabled(&name, false),
@@ -202,6 +223,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Prompt { budget, tier, json } => prompt::run(budget, tier, json),
         Command::View { name, path, workspace, turn } => view::view(&name, path.as_deref(), &workspace, turn),
         Command::ToolSpec { json } => view::tool_spec(json),
+        Command::Trust { name, scope } => trust::set(&name, scope, true),
+        Command::Untrust { name, scope } => trust::set(&name, scope, false),
         Command::Agent(args) => agent::run(args),
         Command::Sessions { json } => agent::sessions(json),
     }

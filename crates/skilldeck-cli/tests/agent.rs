@@ -215,12 +215,16 @@ fn serve(replies: Vec<String>) -> (String, std::sync::mpsc::Receiver<(String, Va
 }
 
 fn sse_shell_call(command: &str) -> String {
-    let args = serde_json::json!({"command": command}).to_string();
+    sse_tool_call("shell", serde_json::json!({"command": command}))
+}
+
+fn sse_tool_call(name: &str, arguments: Value) -> String {
+    let args = arguments.to_string();
     let chunk = |delta: Value, finish: Value| {
         format!("data: {}\n\n", serde_json::json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}))
     };
     [
-        chunk(serde_json::json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": "shell", "arguments": ""}}]}), Value::Null),
+        chunk(serde_json::json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": name, "arguments": ""}}]}), Value::Null),
         chunk(serde_json::json!({"tool_calls": [{"index": 0, "function": {"arguments": args}}]}), Value::Null),
         chunk(serde_json::json!({}), "tool_calls".into()),
         "data: [DONE]\n\n".into(),
@@ -314,9 +318,10 @@ fn on_a_terminal_the_user_is_asked_before_a_shell_command() {
     let (code, out) = on_a_terminal(&env, &args, "y\n");
     assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains(&format!("Run `touch made` in {}? [y/N]", env.workspace().canonicalize().unwrap().display())),
+        out.contains(&format!("Run `touch made` in {}?", env.workspace().canonicalize().unwrap().display())),
         "{out}"
     );
+    assert!(out.contains("[y] once, [s] for this session, [N] no"), "{out}");
     assert!(out.contains("• Ran `touch made`: exit 0"), "{out}");
     assert!(env.workspace().join("made").exists());
 
@@ -326,4 +331,111 @@ fn on_a_terminal_the_user_is_asked_before_a_shell_command() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("• shell failed: the user did not allow this command"), "{out}");
     assert!(!env.workspace().join("other").exists());
+}
+
+/// A folder outside the workspace and outside `/tmp` (which the sandbox replaces with its own).
+fn outside() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+fn sandboxed() -> bool {
+    Command::new("bwrap")
+        .args(["--ro-bind", "/", "/", "--unshare-net", "true"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Runs one agent request against a loopback model that calls `view_skill(skill)`, then `shell(command)`.
+fn view_then_shell(env: &Env, skill: &str, command: &str) -> (String, String) {
+    let w = ws(env);
+    let (url, _rx) = serve(vec![
+        sse_tool_call("view_skill", serde_json::json!({"name": skill})),
+        sse_shell_call(command),
+        sse_text("done"),
+    ]);
+    let args = ["agent", "--workspace", &w, "--api", "openai", "--base-url", &url, "--model", "m", "go"];
+    check(env.cmd(&args).output().unwrap(), &args, 0)
+}
+
+#[test]
+fn a_skill_cannot_grant_itself_the_shell_until_the_user_trusts_it() {
+    let env = Env::new();
+    let out_dir = outside();
+    let target = out_dir.path().join("file");
+    let d = env.tmp.path().join("src/grabby");
+    fs::create_dir_all(&d).unwrap();
+    fs::write(
+        d.join("SKILL.md"),
+        "---\nname: grabby\ndescription: Wants everything\nallowed-tools: Bash\n---\n# Grabby\n",
+    )
+    .unwrap();
+    let (out, _) = env.expect(&["import", d.to_str().unwrap()], 0);
+    assert!(out.contains("! Bash: run any shell command without asking"), "{out}");
+    assert!(out.contains("NOT in force: every command is asked until you run `skilldeck trust grabby`"), "{out}");
+    let (json, _) = env.expect(&["list", "--json"], 0);
+    let rows: Value = serde_json::from_str(&json).unwrap();
+    let row = rows.as_array().unwrap().iter().find(|r| r["name"] == "grabby").unwrap();
+    assert_eq!((row["grants"]["state"].as_str(), row["grants"]["broad"].as_bool()), (Some("untrusted"), Some(true)));
+
+    // The model loads the skill and asks for a command outside the workspace: it is asked for,
+    // and refused off a terminal.
+    let command = format!("touch inside && touch {}", target.display());
+    let (out, err) = view_then_shell(&env, "grabby", &command);
+    assert!(err.contains(&format!("refused shell command `{command}`")), "{err}");
+    assert!(out.contains("shell failed: the user did not allow this command"), "{out}");
+    assert!(!target.exists() && !env.workspace().join("inside").exists());
+
+    // Once the user trusts it, the grant pre-approves the command, which runs in the sandbox:
+    // it writes in the workspace, never outside.
+    let (out, _) = env.expect(&["trust", "grabby"], 0);
+    assert!(out.contains("in force: you approved it"), "{out}");
+    if !sandboxed() {
+        eprintln!("skipped the sandboxed half: bubblewrap cannot make a sandbox here");
+        return;
+    }
+    let (out, err) = view_then_shell(&env, "grabby", &command);
+    assert!(!err.contains("refused"), "{err}");
+    assert!(out.contains("(pre-approved by grabby (Bash))"), "{out}");
+    assert!(env.workspace().join("inside").exists(), "{out}");
+    assert!(!target.exists(), "{out}");
+
+    // A new revision that widens allowed-tools asks again.
+    fs::write(
+        d.join("SKILL.md"),
+        "---\nname: grabby\ndescription: Wants everything\nallowed-tools: Bash Bash(curl:*)\n---\n# Grabby\n",
+    )
+    .unwrap();
+    let (out, _) = env.expect(&["import", d.to_str().unwrap()], 0);
+    assert!(out.contains("NOT in force: it changed since you approved it"), "{out}");
+    let (_, err) = view_then_shell(&env, "grabby", "touch again");
+    assert!(err.contains("refused shell command `touch again`"), "{err}");
+    assert!(!env.workspace().join("again").exists());
+}
+
+#[test]
+fn a_bundled_prefix_grant_never_reaches_outside_the_workspace() {
+    let env = Env::new();
+    let out_dir = outside();
+    let target = out_dir.path().join("x");
+    fs::write(env.workspace().join("a"), "a\n").unwrap();
+    fs::write(env.workspace().join("b"), "b\n").unwrap();
+    for command in [
+        format!("git diff --no-index --output={} a b", target.display()),
+        "git diff --no-index /etc/shadow /dev/null".to_owned(),
+        "git diff --no-index a b > ../escaped".to_owned(),
+    ] {
+        let (out, err) = view_then_shell(&env, "change-review", &command);
+        assert!(err.contains(&format!("refused shell command `{command}`")), "{command}: {err}");
+        assert!(out.contains("shell failed: the user did not allow this command"), "{out}");
+    }
+    assert!(!target.exists());
+    assert!(!env.tmp.path().join("escaped").exists());
+    if !sandboxed() {
+        return;
+    }
+    // A covered command runs without asking, in the sandbox.
+    let (out, err) = view_then_shell(&env, "change-review", "git diff --no-index --output=d.txt a b");
+    assert!(!err.contains("refused"), "{err}");
+    assert!(out.contains("(pre-approved by change-review (Bash(git diff:*)))"), "{out}");
+    assert!(fs::read_to_string(env.workspace().join("d.txt")).unwrap().contains("+b"));
 }

@@ -58,6 +58,8 @@ pub enum DiagCode {
     CompatibilityUnmet,
     /// An entry of `allowed-tools` is not a tool pattern.
     AllowedToolsInvalid,
+    /// `allowed-tools` asks to run any code without asking (`Bash`, `Bash(*)`, an interpreter).
+    AllowedToolsBroad,
     /// `min_tier` is neither `lite` nor `ultra`.
     MinTierInvalid,
     /// A field has the wrong YAML type (a list where text belongs, …).
@@ -94,6 +96,7 @@ impl DiagCode {
             Self::CompatibilityTooLong => "compatibility_too_long",
             Self::CompatibilityUnmet => "compatibility_unmet",
             Self::AllowedToolsInvalid => "allowed_tools_invalid",
+            Self::AllowedToolsBroad => "allowed_tools_broad",
             Self::MinTierInvalid => "min_tier_invalid",
             Self::FieldTypeInvalid => "field_type_invalid",
             Self::FieldUnknown => "field_unknown",
@@ -136,6 +139,9 @@ impl DiagCode {
             Self::CompatibilityUnmet => "Update Skilldeck, or widen the skill's `compatibility` range.",
             Self::AllowedToolsInvalid => {
                 "List tools separated by spaces, each `Tool` or `Tool(pattern)`, e.g. `Bash(git:*) Read`."
+            }
+            Self::AllowedToolsBroad => {
+                "Ask for the exact commands the skill needs, e.g. `Bash(git diff:*)`, so people can approve it safely."
             }
             Self::MinTierInvalid => "Set `min_tier` to `lite` or `ultra`, or remove it.",
             Self::FieldTypeInvalid => "Give the field the type the format expects (text, list or mapping).",

@@ -119,6 +119,8 @@ pub struct ImportPreview {
     pub next_revision: Revision,
     /// Whether no skill of that name is stored yet.
     pub is_new: bool,
+    /// What its `allowed-tools` asks for, and whether an approval on record already covers it.
+    pub grants: crate::trust::GrantsView,
 }
 
 /// Reports bytes read so far and the total, for progress bars.
@@ -171,6 +173,11 @@ pub fn preview(storage: &FsStorage, scope: Scope, skill: &LoadedSkill) -> Import
         diagnostics: skill.validation.diagnostics.clone(),
         next_revision: storage.next_revision(scope, &skill.name),
         is_new: !storage.skill_dir(scope, &skill.name).is_dir(),
+        grants: crate::trust::Trust::load(storage.home()).unwrap_or_default().view(
+            scope,
+            skill.name.as_str(),
+            &skill.validation.meta,
+        ),
     }
 }
 

@@ -350,6 +350,22 @@ fn read_allowed_tools(ctx: &mut Ctx<'_, '_>) -> Vec<String> {
     if !bad.is_empty() {
         ctx.error(DiagCode::AllowedToolsInvalid, KEY, format!("not tool patterns: {}", bad.join(", ")));
     }
+    let broad: Vec<&str> = good
+        .iter()
+        .map(String::as_str)
+        .filter(|p| crate::grants::Pattern::parse(p).is_some_and(|p| p.is_broad()))
+        .collect();
+    if !broad.is_empty() {
+        ctx.warn(
+            DiagCode::AllowedToolsBroad,
+            KEY,
+            format!(
+                "`allowed-tools` asks for {}, which would let the skill run any command without asking; it takes \
+                 effect only after you approve it (`skilldeck trust NAME`), and always in the sandbox",
+                broad.join(", ")
+            ),
+        );
+    }
     good
 }
 

@@ -4,6 +4,7 @@
 use crate::agent::{PanelEvent, SendOutcome, SendRequest, SessionView, SetupView};
 use crate::error::ApiResult;
 use crate::state::AppState;
+use skilldeck_agent::events::ShellAnswer;
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -38,10 +39,10 @@ pub fn agent_stop(state: State<'_, AppState>, id: String) -> bool {
     state.agent.stop(&id)
 }
 
-/// Answers a shell approval question.
+/// Answers a shell approval question: `deny`, `once` or `session`.
 #[tauri::command]
-pub fn agent_answer(state: State<'_, AppState>, id: u64, allow: bool) -> ApiResult<()> {
-    state.agent.answer(id, allow)
+pub fn agent_answer(state: State<'_, AppState>, id: u64, answer: ShellAnswer) -> ApiResult<()> {
+    state.agent.answer(id, answer)
 }
 
 /// An answer's Markdown as sanitized HTML, shown once its text is complete.

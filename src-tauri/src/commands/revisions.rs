@@ -46,7 +46,13 @@ pub async fn restore_skill(
     revision: u64,
 ) -> ApiResult<ImportedView> {
     let out = state.registry.restore(scope, &SkillName::parse(&name)?, Revision(revision))?;
-    Ok(ImportedView { name: out.name.to_string(), scope, revision: out.revision.0, digest: out.digest.short() })
+    Ok(ImportedView {
+        grants: super::skills::grants_of(&state, scope, out.name.as_str())?,
+        name: out.name.to_string(),
+        scope,
+        revision: out.revision.0,
+        digest: out.digest.short(),
+    })
 }
 
 /// A deleted skill that its history can bring back.

@@ -3,7 +3,8 @@
 use crate::error::ApiResult;
 use crate::markdown::to_safe_html;
 use crate::state::AppState;
-use crate::views::{DiagView, FieldRow, FileRow, FileView, ListingView, SkillDetail, SkillRow};
+use crate::views::{DiagView, FieldRow, FileRow, FileView, GrantsRow, ListingView, SkillDetail, SkillRow};
+use skilldeck_core::trust::Trust;
 use skilldeck_core::{RelPath, Scope, SkillName, frontmatter};
 use tauri::State;
 
@@ -29,7 +30,37 @@ pub async fn skill_detail(state: State<'_, AppState>, scope: Scope, name: String
         diagnostics: listed.entry.diagnostics.iter().map(DiagView::from).collect(),
         files: files.into_iter().map(|f| FileRow { path: f.path.to_string(), size: f.size }).collect(),
         digest: state.registry.digest(scope, &name)?.short(),
+        grants: grants_of(&state, scope, &name)?,
     })
+}
+
+/// The requested tools of skill `name` in `scope` as stored now, and whether they are in force.
+pub(crate) fn grants_of(state: &AppState, scope: Scope, name: &str) -> ApiResult<GrantsRow> {
+    let meta = state.registry.get(scope, name)?.map(|e| e.meta.clone()).unwrap_or_default();
+    Ok(Trust::load(state.storage().home())?.view(scope, name, &meta).into())
+}
+
+/// Approves (`trusted: true`) or withdraws the approval of a skill's `allowed-tools`; returns
+/// the grants as they now stand.
+#[tauri::command]
+pub async fn set_skill_trust(
+    state: State<'_, AppState>,
+    scope: Scope,
+    name: String,
+    trusted: bool,
+) -> ApiResult<GrantsRow> {
+    let skill = SkillName::parse(&name)?;
+    let entry = state
+        .registry
+        .get(scope, skill.as_str())?
+        .ok_or_else(|| crate::error::ApiError::new("skill_not_found", format!("no skill {name:?} in {scope}")))?;
+    let mut trust = Trust::load(state.storage().home())?;
+    if trusted {
+        trust.approve(scope, skill.as_str(), &entry.meta)?;
+    } else {
+        trust.revoke(scope, skill.as_str())?;
+    }
+    Ok(trust.view(scope, skill.as_str(), &entry.meta).into())
 }
 
 /// One file of a skill, shaped for the viewer.

@@ -94,6 +94,48 @@ async fn importing_twice_turns_the_badge_from_v1_to_v2() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn a_skills_requested_tools_are_shown_and_take_effect_only_once_approved() {
+    if !enabled("a_skills_requested_tools_are_shown_and_take_effect_only_once_approved") {
+        return;
+    }
+    let s = Session::start("grants").await;
+    let src = s.skill_source(
+        "grabby",
+        "name: grabby\ndescription: Wants every command\nallowed-tools: Bash Bash(git diff:*)\n",
+        "# Grabby\n",
+    );
+    // The import preview lists the requested tools in plain words and warns about the broad one.
+    s.click("#import-btn").await;
+    s.type_into("#import-path", &src.display().to_string()).await;
+    s.click("#import-check").await;
+    let grants = s.wait_text("#import-grants", 10, |t| !t.is_empty()).await;
+    assert!(grants.contains("run any shell command without asking"), "{grants}");
+    assert!(grants.contains("run `git diff` with any arguments"), "{grants}");
+    assert!(grants.contains("Approve it only if you trust its author"), "{grants}");
+    s.wait_for("#import-trust").await;
+    s.screenshot("import-grants").await;
+    // Imported without ticking the box: the grants are shown, not in force.
+    s.click("#import-confirm").await;
+    s.wait_until("the import dialog closes", "return !document.querySelector('#import-dialog').open;").await;
+    s.click(".skill-item[data-key='user/grabby']").await;
+    let state = s.wait_text("#grants-state", 10, |t| !t.is_empty()).await;
+    assert!(state.starts_with("Not in force"), "{state}");
+    let listed = skilldeck_e2e::cli(&s.home(), &["list", "--json"]);
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("\"untrusted\""));
+    s.screenshot("grants-untrusted").await;
+    // Approving in the skill view writes the approval the CLI and the loop read.
+    s.click("#trust-btn").await;
+    s.wait_text("#grants-state", 10, |t| t.starts_with("In force")).await;
+    let shown = skilldeck_e2e::cli(&s.home(), &["show", "grabby", "--json"]);
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    assert_eq!(shown["grants"]["state"], "trusted");
+    s.screenshot("grants-trusted").await;
+    s.click("#trust-btn").await;
+    s.wait_text("#grants-state", 10, |t| t.starts_with("Not in force")).await;
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn an_edit_on_disk_shows_in_the_open_viewer() {
     if !enabled("an_edit_on_disk_shows_in_the_open_viewer") {
         return;
@@ -278,6 +320,9 @@ async fn shell_commands_ask_in_a_dialog_and_the_stop_button_ends_a_turn() {
     let asked = s.wait_text("#approve-command", 15, |t| !t.is_empty()).await;
     assert_eq!(asked, "echo hi > approved.txt && echo wrote");
     s.wait_for("#approve-dialog[open]").await;
+    let sandbox = s.text_of("#approve-sandbox").await;
+    assert!(sandbox.contains("sandbox"), "the dialog says whether it runs sandboxed: {sandbox}");
+    s.wait_for("#approve-session").await;
     s.screenshot("approval").await;
     s.click("#approve-run").await;
     let chip = s.wait_text("#chat-log .chip.ok", 15, |t| t.contains("Ran")).await;

@@ -3,6 +3,7 @@
 
 pub mod allowed;
 pub mod files;
+pub mod sandbox;
 pub mod shell;
 
 use serde::{Deserialize, Serialize};
@@ -62,7 +63,7 @@ impl ToolKind {
                 json!({"type": "object", "properties": {"path": {"type": "string"}}, "additionalProperties": false}),
             ),
             Self::Shell => (
-                "Run a command with `sh -c` in the workspace folder. It has a timeout and its output is cut when long; the user approves each command unless an active skill's allowed-tools does.",
+                "Run a command with `sh -c` in the workspace folder. It has a timeout and its output is cut when long; it runs in a sandbox (it can write only in the workspace and /tmp; no network unless the user allows it), and the user approves each command unless an active skill's approved allowed-tools covers it.",
                 json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"], "additionalProperties": false}),
             ),
         };

@@ -1,6 +1,7 @@
-//! The `shell` tool: `sh -c` in the workspace with a timeout, an output cap and cancellation.
-//! Holds running and reaping the process group; not approval (the loop asks before calling it).
+//! The `shell` tool: `sh -c` in the workspace, in the OS sandbox, with a timeout, an output cap
+//! and cancellation. Holds running and reaping the process group; not approval (the loop asks).
 
+use super::sandbox::ShellSandbox;
 use super::{ToolError, ToolErrorCode};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -64,26 +65,38 @@ fn kill_group(pid: Option<u32>) {
     }
 }
 
-/// Runs `command` with `sh -c` in `workspace`, in its own process group so a timeout or a
-/// cancellation kills everything it started. Returns
-/// `{command, exitCode, stdout, stderr, truncated, timedOut}`.
+/// What the sandbox refuses shows up in a command's error output as one of these.
+const REFUSALS: &[&str] = &[
+    "Read-only file system",
+    "Permission denied",
+    "Network is unreachable",
+    "Temporary failure in name resolution",
+    "Could not resolve host",
+];
+
+/// Runs `command` with `sh -c` in `workspace` inside `sandbox`, in its own process group so a
+/// timeout or a cancellation kills everything it started. Returns
+/// `{command, exitCode, stdout, stderr, truncated, timedOut, sandboxed}`, and a `note` that
+/// explains the sandbox when the command failed on something it refuses.
 pub async fn run(
+    sandbox: &ShellSandbox,
     workspace: &Path,
     command: &str,
     limits: ShellLimits,
     cancel: &CancellationToken,
 ) -> Result<Value, ToolError> {
-    let mut child = tokio::process::Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .current_dir(workspace)
+    let mut child = sandbox
+        .enforcer
+        .command(&sandbox.policy, workspace, command)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| ToolError::new(ToolErrorCode::Io, format!("could not start sh: {e}")))?;
+        .map_err(|e| {
+            ToolError::new(ToolErrorCode::Io, format!("could not start the command ({}): {e}", sandbox.describe()))
+        })?;
     let pid = child.id();
     let mut guard = GroupGuard(pid);
     let out = child.stdout.take().map(|s| tokio::spawn(capped(s, limits.output_cap)));
@@ -115,12 +128,23 @@ pub async fn run(
     let (stdout, out_total) = collect(out).await;
     let (stderr, err_total) = collect(err).await;
     let truncated = out_total > stdout.len() || err_total > stderr.len();
-    Ok(json!({
+    let exit_code = if timed_out { None } else { status.and_then(|s| s.code()) };
+    let stderr = String::from_utf8_lossy(&stderr);
+    let mut result = json!({
         "command": command,
-        "exitCode": if timed_out { None } else { status.and_then(|s| s.code()) },
+        "exitCode": exit_code,
         "stdout": String::from_utf8_lossy(&stdout),
-        "stderr": String::from_utf8_lossy(&stderr),
+        "stderr": stderr,
         "truncated": truncated,
         "timedOut": timed_out,
-    }))
+        "sandboxed": sandbox.is_sandboxed(),
+    });
+    if sandbox.is_sandboxed() && exit_code != Some(0) && REFUSALS.iter().any(|r| stderr.contains(r)) {
+        result["note"] = json!(format!(
+            "The command ran in a sandbox: {}. A failure above may be the sandbox refusing it; work inside the \
+             workspace, or tell the user what the command needs.",
+            sandbox.policy.describe_limits()
+        ));
+    }
+    Ok(result)
 }

@@ -3,7 +3,7 @@
 
 pub mod loopback;
 
-use skilldeck_agent::events::{AgentEvent, Host};
+use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion};
 use skilldeck_agent::provider::Provider;
 use skilldeck_agent::session::{Session, SessionOptions};
 use skilldeck_core::files::SkillFiles;
@@ -50,12 +50,13 @@ impl Fixture {
 pub struct Recorder {
     pub events: Mutex<Vec<AgentEvent>>,
     pub asked: Mutex<Vec<String>>,
+    pub questions: Mutex<Vec<ShellQuestion>>,
     pub allow: bool,
 }
 
 impl Recorder {
     pub fn new(allow: bool) -> Self {
-        Self { events: Mutex::new(Vec::new()), asked: Mutex::new(Vec::new()), allow }
+        Self { events: Mutex::new(Vec::new()), asked: Mutex::new(Vec::new()), questions: Mutex::new(Vec::new()), allow }
     }
 
     pub fn take(&self) -> Vec<AgentEvent> {
@@ -94,9 +95,10 @@ impl Host for Recorder {
         self.events.lock().unwrap().push(event.clone());
     }
 
-    async fn approve_shell(&self, command: &str) -> bool {
-        self.asked.lock().unwrap().push(command.to_owned());
-        self.allow
+    async fn approve_shell(&self, question: &ShellQuestion) -> ShellAnswer {
+        self.asked.lock().unwrap().push(question.command.clone());
+        self.questions.lock().unwrap().push(question.clone());
+        if self.allow { ShellAnswer::Once } else { ShellAnswer::Deny }
     }
 }
 

@@ -7,7 +7,7 @@ use crate::output;
 use anyhow::{Context as _, bail};
 use clap::{Args, ValueEnum};
 use skilldeck_agent::config::{Api, Config, ProviderConfig};
-use skilldeck_agent::events::{AgentEvent, Host};
+use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion};
 use skilldeck_agent::provider::Provider;
 use skilldeck_agent::provider::anthropic::AnthropicProvider;
 use skilldeck_agent::provider::http::HttpPolicy;
@@ -51,9 +51,12 @@ pub struct AgentArgs {
     /// The model's name.
     #[arg(long, requires = "api")]
     model: Option<String>,
-    /// Allow every shell command without asking.
+    /// Allow every shell command without asking (each still runs in the sandbox).
     #[arg(long)]
     yes: bool,
+    /// Let shell commands use the network in this session (the sandbox cuts it off otherwise).
+    #[arg(long)]
+    network: bool,
     /// Continue a session (`skilldeck sessions` lists them).
     #[arg(long)]
     resume: Option<String>,
@@ -113,25 +116,40 @@ impl Host for TerminalHost {
         }
     }
 
-    async fn approve_shell(&self, command: &str) -> bool {
+    async fn approve_shell(&self, q: &ShellQuestion) -> ShellAnswer {
+        let command = &q.command;
         if self.yes {
-            return true;
+            return ShellAnswer::Once;
         }
         if !std::io::stdin().is_terminal() {
             eprintln!("refused shell command `{command}`: not on a terminal; pass --yes to allow shell commands");
-            return false;
+            return ShellAnswer::Deny;
         }
         if self.mid_line.swap(false, Ordering::Relaxed) {
             println!();
         }
-        eprint!("Run `{command}` in {}? [y/N] ", self.workspace.display());
+        eprintln!("Run `{command}` in {}?", self.workspace.display());
+        eprintln!("  {}", q.sandbox);
+        if let Some(grant) = &q.grant {
+            eprintln!("  covered by {grant}, but with no sandbox every command is asked");
+        } else if let Some(why) = &q.not_covered {
+            eprintln!("  not covered by the active skills' grants: {why}");
+        }
+        eprint!("[y] once, [s] for this session, [N] no: ");
         let _ = std::io::stderr().flush();
         let answer = tokio::task::spawn_blocking(|| {
             let mut line = String::new();
             std::io::stdin().read_line(&mut line).map(|_| line)
         })
         .await;
-        matches!(answer, Ok(Ok(a)) if matches!(a.trim(), "y" | "Y" | "yes"))
+        match answer {
+            Ok(Ok(a)) => match a.trim() {
+                "y" | "Y" | "yes" => ShellAnswer::Once,
+                "s" | "S" | "session" => ShellAnswer::Session,
+                _ => ShellAnswer::Deny,
+            },
+            _ => ShellAnswer::Deny,
+        }
     }
 }
 
@@ -181,7 +199,9 @@ pub fn run(args: AgentArgs) -> anyhow::Result<Outcome> {
     let home = SkilldeckHome::from_env()?;
     let config = Config::load(&home.config_path())?;
     let (provider, pc) = build_provider(&args, &config)?;
-    let opts = SessionOptions::from_config(&config, &pc);
+    let mut opts = SessionOptions::from_config(&config, &pc);
+    opts.sandbox.network |= args.network;
+    let shell_enabled = opts.tools.contains(&skilldeck_agent::tools::ToolKind::Shell);
     let registry = Arc::new(ctx.registry);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -209,6 +229,9 @@ pub fn run(args: AgentArgs) -> anyhow::Result<Outcome> {
             session.workspace().display(),
             if info.kind == "offline" { info.label } else { format!("{} ({})", info.model, info.kind) }
         );
+        if shell_enabled && !session.shell_sandbox().is_sandboxed() {
+            eprintln!("warning: shell commands run {}; each one is asked first", session.shell_sandbox().describe());
+        }
         let host = TerminalHost { yes: args.yes, workspace: session.workspace().to_owned(), mid_line: false.into() };
         if !args.prompt.is_empty() {
             return match turn(&mut session, &host, &args.prompt.join(" ")).await? {

@@ -5,6 +5,7 @@ use crate::context::Ctx;
 use crate::output::{self, DiagJson};
 use serde::Serialize;
 use skilldeck_core::Scope;
+use skilldeck_core::trust::{GrantState, GrantsView, Trust};
 
 /// One skill in `list --json`.
 #[derive(Debug, Serialize)]
@@ -22,6 +23,8 @@ struct Row<'a> {
     digest: Option<String>,
     file_count: usize,
     diagnostics: Vec<DiagJson<'a>>,
+    /// What its allowed-tools asks for and whether the user approved it.
+    grants: GrantsView,
 }
 
 /// Lists the skills of one scope or all.
@@ -34,6 +37,13 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         Err(e) => {
             eprintln!("warning: {e:#}; showing every skill as enabled");
             Default::default()
+        }
+    };
+    let trust = match Trust::load(ctx.storage().home()) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("warning: {e:#}; showing no skill's allowed-tools as approved");
+            Trust::default()
         }
     };
     if json {
@@ -54,6 +64,7 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
                     digest: ctx.registry.digest(e.scope, &e.name).ok().map(|d| d.short()),
                     file_count: e.file_count,
                     diagnostics: output::diags_json(&e.diagnostics),
+                    grants: trust.view(e.scope, &e.name, &e.meta),
                 }
             })
             .collect();
@@ -78,13 +89,17 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         if disabled.contains(&e.name) {
             marks.push("off for agents".to_owned());
         }
+        match trust.state(e.scope, &e.name, &e.meta) {
+            GrantState::Untrusted | GrantState::Changed => marks.push("tools not approved".to_owned()),
+            GrantState::None | GrantState::Bundled | GrantState::Trusted => {}
+        }
         let desc = e.meta.description.as_deref().unwrap_or("");
         let desc: String = desc.split_whitespace().collect::<Vec<_>>().join(" ");
         let desc = skilldeck_core::listing::shorten(&desc, 80);
         crate::outln!(
             "{:<width$}  {:<6}  {:<7}  {}{}",
             e.name,
-            e.scope,
+            e.scope.as_str(),
             output::badge(e.version.as_deref()),
             if marks.is_empty() { String::new() } else { format!("[{}] ", marks.join(", ")) },
             desc,

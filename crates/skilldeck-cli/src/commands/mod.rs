@@ -8,5 +8,6 @@ pub mod revisions;
 pub mod show;
 pub mod switch;
 pub mod transfer;
+pub mod trust;
 pub mod validate;
 pub mod view;

@@ -4,6 +4,7 @@ use crate::Outcome;
 use crate::context::Ctx;
 use crate::output;
 use anyhow::Context as _;
+use skilldeck_core::trust::Trust;
 use skilldeck_core::{RelPath, Scope};
 use std::io::Write as _;
 
@@ -15,6 +16,7 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
     let shadowed = scope == Scope::System && ctx.storage().skill_dir(Scope::User, &name).is_dir();
     let tree = ctx.storage().read_tree_sync(scope, &name)?;
     let digest = ctx.registry.digest(scope, name.as_str())?;
+    let grants = Trust::load(ctx.storage().home())?.view(scope, name.as_str(), &entry.meta);
     if json {
         output::json(&serde_json::json!({
             "name": entry.name,
@@ -26,6 +28,7 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
             "digest": digest.short(),
             "meta": entry.meta,
             "diagnostics": output::diags_json(&entry.diagnostics),
+            "grants": grants,
             "files": tree,
         }))?;
         return Ok(Outcome::Ok);
@@ -54,9 +57,7 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
     if let Some(t) = m.min_tier {
         crate::outln!("  min_tier:    {t}");
     }
-    if !m.allowed_tools.is_empty() {
-        crate::outln!("  allowed-tools: {}", m.allowed_tools.join(" "));
-    }
+    super::trust::print_grants(&grants, name.as_str(), "  ")?;
     if !m.dependencies.python.is_empty() || !m.dependencies.node.is_empty() {
         crate::outln!(
             "  dependencies (not installed): python {:?}, node {:?}",

@@ -6,7 +6,9 @@ use crate::output;
 use anyhow::{Context as _, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+use skilldeck_core::grants::GrantRequest;
 use skilldeck_core::import::{self, ImportError};
+use skilldeck_core::trust::{GrantsView, Trust};
 use skilldeck_core::{Scope, SkillFiles};
 use std::io::{IsTerminal as _, Write as _};
 use std::path::Path;
@@ -20,6 +22,19 @@ struct Imported<'a> {
     scope: Scope,
     revision: u64,
     digest: String,
+    /// What its allowed-tools asks for and whether it is in force.
+    grants: GrantsView,
+}
+
+/// How `import` runs.
+#[derive(Debug, Clone, Copy)]
+pub struct ImportFlags {
+    /// Show what would happen; write nothing.
+    pub dry_run: bool,
+    /// Approve the skill's allowed-tools as well.
+    pub trust: bool,
+    /// Print JSON.
+    pub json: bool,
 }
 
 /// A progress bar on stderr when it is a terminal, shown once the import turns out large.
@@ -46,7 +61,8 @@ fn progress_bar() -> impl FnMut(u64, u64) {
 }
 
 /// Imports a folder or archive as the skill's next revision.
-pub fn import(path: &Path, scope: Scope, dry_run: bool, json: bool) -> anyhow::Result<Outcome> {
+pub fn import(path: &Path, scope: Scope, flags: ImportFlags) -> anyhow::Result<Outcome> {
+    let ImportFlags { dry_run, trust, json } = flags;
     let ctx = Ctx::open()?;
     let mut progress = progress_bar();
     let loaded = import::load(path, ctx.storage().limits(), &mut progress).map_err(explain)?;
@@ -64,16 +80,23 @@ pub fn import(path: &Path, scope: Scope, dry_run: bool, json: bool) -> anyhow::R
                 if preview.valid { "valid" } else { "INVALID" }
             );
             output::print_diags(&preview.diagnostics, "  ")?;
+            super::trust::print_grants(&preview.grants, preview.name.as_str(), "  ")?;
         }
         return Ok(Outcome::Ok);
     }
     let out = import::store(ctx.storage(), scope, &loaded).map_err(explain)?;
+    let mut approvals = Trust::load(ctx.storage().home())?;
+    if trust && GrantRequest::of(&loaded.validation.meta).asks_for_shell() {
+        approvals.approve(scope, out.name.as_str(), &loaded.validation.meta)?;
+    }
+    let grants = approvals.view(scope, out.name.as_str(), &loaded.validation.meta);
     if json {
         output::json(&Imported {
             name: out.name.as_str(),
             scope,
             revision: out.revision.0,
             digest: out.digest.short(),
+            grants,
         })?;
         return Ok(Outcome::Ok);
     }
@@ -91,6 +114,7 @@ pub fn import(path: &Path, scope: Scope, dry_run: bool, json: bool) -> anyhow::R
         crate::outln!("  it is INVALID, so models will not see it until it is fixed:");
     }
     output::print_diags(&loaded.validation.diagnostics, "  ")?;
+    super::trust::print_grants(&grants, out.name.as_str(), "  ")?;
     Ok(Outcome::Ok)
 }
 
