@@ -39,15 +39,31 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
-    /// A key was written into the file.
+    /// A key was written into the file (as `api_key`, `api-key`, `apiKey`, `token`, …).
     #[error(
-        "{path}: provider {provider:?} has an `api_key`; keys never go in this file. Put the key in an environment variable and name it with api_key_env"
+        "{path}: provider {provider:?} has `{field}`, which looks like a key; keys never go in this file. Put the key in an environment variable and name it with api_key_env"
     )]
     KeyInFile {
         /// The file.
         path: String,
         /// The provider.
         provider: String,
+        /// The field's name (never its value).
+        field: String,
+    },
+    /// A provider's `base_url` is not an http(s) address.
+    #[error(
+        "{path}: provider {provider:?} has base_url {url:?}, {reason}; use an address such as http://localhost:11434/v1"
+    )]
+    BadBaseUrl {
+        /// The file.
+        path: String,
+        /// The provider.
+        provider: String,
+        /// The value (an address, not a secret).
+        url: String,
+        /// What is wrong with it.
+        reason: String,
     },
     /// No provider of that name.
     #[error("no provider named {name:?}; configured: {known}")]
@@ -60,6 +76,49 @@ pub enum ConfigError {
     /// The provider could not be built.
     #[error(transparent)]
     Provider(#[from] ProviderError),
+}
+
+/// A field name that holds a key rather than naming its variable: `api_key`, `api-key`,
+/// `apiKey`, `token`, `secret`, `password`…
+fn looks_like_a_key(field: &str) -> bool {
+    let f: String = field.chars().filter(char::is_ascii_alphanumeric).collect::<String>().to_ascii_lowercase();
+    f != "apikeyenv" && ["key", "token", "secret", "password", "bearer", "auth"].iter().any(|s| f.contains(s))
+}
+
+/// A TOML error without the source snippet (the line it quotes may hold a secret) and with
+/// quoted values replaced: the line, then what was wrong.
+fn describe(e: &toml::de::Error, text: &str) -> String {
+    let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+    let mut message = String::new();
+    let mut in_quotes = false;
+    for c in e.message().trim().chars() {
+        match (c, in_quotes) {
+            ('"', false) => {
+                in_quotes = true;
+                message.push_str("\"…");
+            }
+            ('"', true) => {
+                in_quotes = false;
+                message.push('"');
+            }
+            (_, true) => {}
+            (c, false) => message.push(c),
+        }
+    }
+    match line {
+        Some(n) => format!("line {n}: {message}"),
+        None => message,
+    }
+}
+
+/// Whether `url` can be a model server's address: http or https with a host.
+pub fn check_base_url(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("which is not an address ({e})"))?;
+    match parsed.scheme() {
+        "http" | "https" if parsed.host_str().is_some_and(|h| !h.is_empty()) => Ok(()),
+        "http" | "https" => Err("which has no host".to_owned()),
+        other => Err(format!("whose scheme `{other}` is not http or https")),
+    }
 }
 
 /// Which wire format a provider speaks.
@@ -137,6 +196,11 @@ impl ProviderConfig {
         let need = |v: &Option<String>, what: &str| {
             v.clone().ok_or_else(|| ProviderError::Config(format!("this provider needs `{what}`")))
         };
+        if let Some(url) = &self.base_url
+            && let Err(reason) = check_base_url(url)
+        {
+            return Err(ProviderError::Config(format!("base_url {url:?} cannot be used, {reason}")));
+        }
         Ok(match self.api {
             Api::Offline => Arc::new(OfflineProvider),
             Api::Openai => {
@@ -302,18 +366,37 @@ impl Config {
         }
     }
 
-    /// Parses the file's text (`path` is for messages).
+    /// Parses the file's text (`path` is for messages). No message ever quotes a value from the
+    /// file, which could be a secret: only keys, lines and what was expected.
     pub fn parse(text: &str, path: &str) -> Result<Self, ConfigError> {
-        let invalid = |e: toml::de::Error| ConfigError::Invalid { path: path.to_owned(), message: e.to_string() };
+        let invalid = |e: toml::de::Error| ConfigError::Invalid { path: path.to_owned(), message: describe(&e, text) };
         let raw: toml::Table = toml::from_str(text).map_err(invalid)?;
         if let Some(providers) = raw.get("providers").and_then(toml::Value::as_table) {
             for (name, p) in providers {
-                if p.as_table().is_some_and(|t| t.contains_key("api_key")) {
-                    return Err(ConfigError::KeyInFile { path: path.to_owned(), provider: name.clone() });
+                let secret = p.as_table().and_then(|t| t.keys().find(|k| looks_like_a_key(k)));
+                if let Some(field) = secret {
+                    return Err(ConfigError::KeyInFile {
+                        path: path.to_owned(),
+                        provider: name.clone(),
+                        field: field.clone(),
+                    });
                 }
             }
         }
-        toml::from_str(text).map_err(invalid)
+        let config: Self = toml::from_str(text).map_err(invalid)?;
+        for (name, p) in &config.providers {
+            if let Some(url) = &p.base_url
+                && let Err(reason) = check_base_url(url)
+            {
+                return Err(ConfigError::BadBaseUrl {
+                    path: path.to_owned(),
+                    provider: name.clone(),
+                    url: url.clone(),
+                    reason,
+                });
+            }
+        }
+        Ok(config)
     }
 
     /// The provider named `name`, with `offline` built in.

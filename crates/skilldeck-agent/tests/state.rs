@@ -88,6 +88,30 @@ context_window = 8192
     let keyed = "[providers.x]\napi = \"openai\"\napi_key = \"sk-secret\"\n";
     assert!(matches!(Config::parse(keyed, "c.toml"), Err(ConfigError::KeyInFile { provider, .. }) if provider == "x"));
     assert!(matches!(Config::parse("max_stepz = 3", "c.toml"), Err(ConfigError::Invalid { .. })));
+    // A key under a misspelled name is refused by name, and no message ever shows a value.
+    for field in ["api-key", "apiKey", "token", "API_KEY", "secret_key"] {
+        let text = format!("[providers.x]\napi = \"openai\"\n\"{field}\" = \"sk-live-1234\"\n");
+        let err = Config::parse(&text, "c.toml").unwrap_err();
+        assert!(matches!(&err, ConfigError::KeyInFile { field: f, .. } if f == field), "{field}: {err}");
+        assert!(!err.to_string().contains("sk-live-1234"), "{err}");
+    }
+    for text in [
+        "[providers.x]\napi = \"openai\"\ncontext_window = \"sk-live-1234\"\n",
+        "[providers.x]\napi = \"openai\"\nmodel = \"m\"\nbase = \"sk-live-1234\"\n",
+        "default_provider = \"sk-live-1234\nmax_steps = 3\n",
+        "[listing]\nbudget_tokens = \"sk-live-1234\"\n",
+    ] {
+        let err = Config::parse(text, "c.toml").unwrap_err().to_string();
+        assert!(!err.contains("sk-live-1234"), "{err}");
+        assert!(err.contains("line "), "{err}");
+    }
+    // base_url is checked when the file is read, and when a provider is built from flags.
+    let file_url = "[providers.x]\napi = \"openai\"\nmodel = \"m\"\nbase_url = \"file:///etc/passwd\"\n";
+    let err = Config::parse(file_url, "c.toml").unwrap_err().to_string();
+    assert!(err.contains("whose scheme `file` is not http or https"), "{err}");
+    let flags = ProviderConfig { base_url: Some("localhost:11434".into()), ..c.provider("local").unwrap() };
+    let err = flags.build().err().unwrap().to_string();
+    assert!(err.contains("base_url \"localhost:11434\" cannot be used"), "{err}");
     let err = Config::default().provider("nope").unwrap_err().to_string();
     assert_eq!(err, "no provider named \"nope\"; configured: offline");
     // The key is read from the named variable at build time, never from the file.
