@@ -172,7 +172,7 @@ fn usage_errors_exit_2() {
     check_err(&["agent", "--resume", "no-such-session", "hi"], "no session \"no-such-session\"");
     check_err(
         &["agent", "--workspace", "/definitely/not/here", "hi"],
-        "cannot use /definitely/not/here as the workspace",
+        "cannot use /definitely/not/here as the workspace: that folder does not exist; create it or choose another folder",
     );
     fs::create_dir_all(env.home()).unwrap();
     fs::write(env.home().join("config.toml"), "[providers.x]\napi = \"openai\"\napi_key = \"sk\"\n").unwrap();

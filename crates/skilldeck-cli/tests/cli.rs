@@ -134,6 +134,28 @@ fn import_show_cat_export_and_the_listing() {
     // The exported archive imports back as the next revision.
     assert_eq!(env.json(&["import", p(&zip), "--json"])["revision"], 3);
     assert_eq!(env.expect(&["export", "pdf", p(&dest)], 2), "", "refuses a non-empty folder");
+
+    // Never into the live store, never through a symbolic link (dangling or not).
+    let live = env.home().join("skills/user/pdf/copy");
+    let err = env.run(&["export", "pdf", p(&live)]);
+    assert_eq!(err.status.code(), Some(2));
+    assert!(text(&err.stderr).contains("is inside Skilldeck's data folder"), "{}", text(&err.stderr));
+    assert!(!live.exists());
+    let target = env.tmp.path().join("elsewhere");
+    for (link, dest) in [("dangling", target.clone()), ("to-store", env.home().join("skills/user/pdf"))] {
+        let l = env.tmp.path().join(link);
+        std::os::unix::fs::symlink(&dest, &l).unwrap();
+        for out in [l.clone(), l.with_extension("zip")] {
+            if out.extension().is_some() {
+                std::os::unix::fs::symlink(&dest, &out).unwrap();
+            }
+            let err = env.run(&["export", "pdf", p(&out)]);
+            assert_eq!(err.status.code(), Some(2), "{out:?}");
+            assert!(text(&err.stderr).contains("is a symbolic link"), "{}", text(&err.stderr));
+        }
+    }
+    assert!(!target.exists());
+    assert_eq!(env.json(&["history", "pdf", "--json"]).as_array().unwrap().len(), 3, "the store is untouched");
 }
 
 #[test]

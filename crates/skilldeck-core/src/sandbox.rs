@@ -26,6 +26,14 @@ pub enum SandboxError {
         /// The path as given.
         path: String,
     },
+    /// The workspace folder itself cannot be used.
+    #[error("that folder {reason}")]
+    NoWorkspace {
+        /// The folder as given.
+        path: String,
+        /// Why: it does not exist, or is not a folder.
+        reason: &'static str,
+    },
     /// Nothing at the path.
     #[error("{path:?} does not exist in the workspace")]
     NotFound {
@@ -109,10 +117,16 @@ impl Sandbox {
     /// Opens the workspace at `root`, which must be an existing folder.
     pub fn open(root: &Path) -> Result<Self> {
         let shown = root.display().to_string();
-        let root = std::fs::canonicalize(root).map_err(|_| SandboxError::NotFound { path: shown.clone() })?;
+        let root = std::fs::canonicalize(root).map_err(|_| SandboxError::NoWorkspace {
+            path: shown.clone(),
+            reason: "does not exist; create it or choose another folder",
+        })?;
         let root_fd = rustix::fs::open(&root, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
             .map_err(|e| match e {
-                Errno::NOTDIR => SandboxError::WrongKind { path: shown.clone(), expected: "folder" },
+                Errno::NOTDIR => SandboxError::NoWorkspace {
+                    path: shown.clone(),
+                    reason: "is a file, not a folder; choose a folder",
+                },
                 e => SandboxError::Io { what: "open", path: shown.clone(), source: e.into() },
             })?;
         Ok(Self { root, root_fd })

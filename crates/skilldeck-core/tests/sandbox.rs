@@ -66,7 +66,7 @@ fn from_err(path: &str, e: SandboxError) -> Got {
     let (named, got) = match e {
         SandboxError::InvalidPath { path, source } => (path, Got::Invalid(source)),
         SandboxError::Escapes { path } => (path, Got::Escapes),
-        SandboxError::NotFound { path } => (path, Got::NotFound),
+        SandboxError::NotFound { path } | SandboxError::NoWorkspace { path, .. } => (path, Got::NotFound),
         SandboxError::WrongKind { path, expected } => (path, Got::WrongKind(expected)),
         SandboxError::TooLarge { path, size, limit } => (path, Got::TooLarge { size, limit }),
         SandboxError::Io { what, path, source } => (path, Got::Io(what, source.raw_os_error())),

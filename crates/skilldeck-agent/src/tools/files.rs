@@ -15,7 +15,7 @@ fn sandbox_error(e: SandboxError) -> ToolError {
     let code = match &e {
         SandboxError::InvalidPath { .. } => ToolErrorCode::PathInvalid,
         SandboxError::Escapes { .. } => ToolErrorCode::PathEscapes,
-        SandboxError::NotFound { .. } => ToolErrorCode::NotFound,
+        SandboxError::NotFound { .. } | SandboxError::NoWorkspace { .. } => ToolErrorCode::NotFound,
         SandboxError::WrongKind { .. } => ToolErrorCode::WrongKind,
         SandboxError::TooLarge { .. } => ToolErrorCode::TooLarge,
         SandboxError::Io { .. } => ToolErrorCode::Io,

@@ -128,6 +128,7 @@ fn explain(e: ImportError) -> anyhow::Error {
 pub fn export(name: &str, dest: &Path, scope: Option<Scope>) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let (scope, name) = ctx.resolve(name, scope)?;
+    check_export_dest(dest, ctx.storage().home().root())?;
     let snap = ctx.storage().snapshot(scope, &name)?;
     let is_zip = dest.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip") || e.eq_ignore_ascii_case("skill"));
     if is_zip {
@@ -137,6 +138,34 @@ pub fn export(name: &str, dest: &Path, scope: Option<Scope>) -> anyhow::Result<O
     }
     crate::outln!("Exported {name} ({scope}, {} files) to {}", snap.files.len(), dest.display());
     Ok(Outcome::Ok)
+}
+
+/// Refuses a destination that is a symbolic link (dangling or not) or lies inside Skilldeck's
+/// own data folder, where an export would write into the live store.
+fn check_export_dest(dest: &Path, home: &Path) -> anyhow::Result<()> {
+    if std::fs::symlink_metadata(dest).is_ok_and(|m| m.file_type().is_symlink()) {
+        bail!("{} is a symbolic link; export to a real path instead", dest.display());
+    }
+    let absolute = std::path::absolute(dest).with_context(|| format!("could not resolve {}", dest.display()))?;
+    // Resolve the deepest part that exists (symlinks included), then add the rest.
+    let mut existing = absolute.as_path();
+    let mut rest = Vec::new();
+    while !existing.exists() {
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_owned());
+                existing = parent;
+            }
+            _ => break,
+        }
+    }
+    let mut resolved = std::fs::canonicalize(existing).unwrap_or_else(|_| existing.to_path_buf());
+    resolved.extend(rest.iter().rev());
+    let home = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+    if resolved.starts_with(&home) {
+        bail!("{} is inside Skilldeck's data folder ({}); export somewhere outside it", dest.display(), home.display());
+    }
+    Ok(())
 }
 
 fn write_folder(files: &SkillFiles, dest: &Path) -> anyhow::Result<()> {
@@ -157,7 +186,8 @@ fn write_zip(files: &SkillFiles, root: &str, dest: &Path) -> anyhow::Result<()> 
     if dest.exists() {
         bail!("{} already exists; choose a new file name", dest.display());
     }
-    let file = std::fs::File::create(dest).with_context(|| format!("could not create {}", dest.display()))?;
+    // create_new never follows a symlink planted at `dest` between the check and here.
+    let file = std::fs::File::create_new(dest).with_context(|| format!("could not create {}", dest.display()))?;
     let mut zip = zip::ZipWriter::new(file);
     let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     for (rel, bytes) in files.iter() {
