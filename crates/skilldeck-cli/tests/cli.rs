@@ -306,6 +306,49 @@ fn a_crash_at_either_point_leaves_one_whole_revision() {
     assert_eq!(revs, vec![2, 1]);
 }
 
+/// A history as `(revision, event, short digest, current, dated)`, dates checked to be there.
+fn dated(history: &Value) -> Vec<(u64, String, String, bool, bool)> {
+    history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let long = e["digest"].as_str().unwrap_or_else(|| panic!("no digest: {e}"));
+            (
+                e["revision"].as_u64().unwrap(),
+                e["event"]["kind"].as_str().unwrap().to_owned(),
+                long[..7 + 12].to_owned(),
+                e["current"].as_bool().unwrap(),
+                e["at"].as_str().is_some_and(|at| at.starts_with("20")),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_import_whose_log_cannot_be_written_reports_the_live_revision() {
+    let env = Env::new();
+    let src = env.skill("pdf", "name: pdf\ndescription: d\n", "one");
+    let first = env.json(&["import", p(&src), "--json"]);
+    let log = env.home().join("history/user/pdf/log.jsonl");
+    fs::remove_file(&log).unwrap();
+    fs::create_dir(&log).unwrap();
+    fs::write(src.join("SKILL.md"), "---\nname: pdf\ndescription: d\n---\ntwo\n").unwrap();
+    let out = env.run(&["import", p(&src), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let second: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(second["revision"], 2);
+    assert!(text(&out.stderr).starts_with("warning: the history log was not updated"), "{}", text(&out.stderr));
+    let digest = |v: &Value| v["digest"].as_str().unwrap().to_owned();
+    assert_eq!(
+        dated(&env.json(&["history", "pdf", "--json"])),
+        vec![
+            (2, "upload".to_owned(), digest(&second), true, true),
+            (1, "upload".to_owned(), digest(&first), false, true)
+        ]
+    );
+}
+
 #[test]
 fn a_kill_at_a_random_moment_leaves_one_whole_revision() {
     let env = Env::new();

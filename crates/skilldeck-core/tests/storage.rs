@@ -1,7 +1,7 @@
 //! The store's revision rules, history, limits and crash recovery, checked on real files.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::storage::RevisionEvent;
+use skilldeck_core::storage::{HistoryEntry, RevisionEvent, WriteOutcome};
 use skilldeck_core::{
     FsStorage, RelPath, Revision, Scope, SkillFiles, SkillName, SkillStorage, SkilldeckHome, UploadLimits,
 };
@@ -322,4 +322,61 @@ fn bundled_skills_install_once_and_update_when_a_newer_copy_ships() {
     let events: Vec<RevisionEvent> =
         s.history_sync(Scope::System, &SkillName::parse(&name).unwrap()).unwrap().iter().map(|e| e.event).collect();
     assert_eq!(events, vec![RevisionEvent::Bundled, RevisionEvent::Bundled]);
+}
+
+/// The history of `n` with each date checked present, then blanked so whole values compare.
+fn history_undated(s: &FsStorage, n: &SkillName) -> Vec<HistoryEntry> {
+    let mut h = s.history_sync(Scope::User, n).unwrap();
+    for e in &mut h {
+        assert!(e.at.len() >= "2026-01-01T00:00:00Z".len(), "revision {} has no date: {e:?}", e.revision);
+        e.at.clear();
+    }
+    h
+}
+
+fn entry(rev: u64, files: &SkillFiles, event: RevisionEvent, current: bool) -> HistoryEntry {
+    HistoryEntry {
+        revision: Revision(rev),
+        digest: Some(files.digest()),
+        at: String::new(),
+        event,
+        current,
+        restorable: true,
+    }
+}
+
+#[test]
+fn a_log_that_cannot_be_written_after_the_swap_does_not_fail_the_live_revision() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    let (one, two) = (skill("pdf", "one"), skill("pdf", "two"));
+    s.write_skill_sync(Scope::User, &n, &one).unwrap();
+    // Something stands where the log goes, so every append to it fails.
+    let log = tmp.path().join("history/user/pdf/log.jsonl");
+    fs::remove_file(&log).unwrap();
+    fs::create_dir(&log).unwrap();
+    let loaded = skilldeck_core::import::LoadedSkill {
+        name: n.clone(),
+        files: two.clone(),
+        validation: skilldeck_core::validate::validate_bytes(two.skill_md(), Default::default()),
+        skipped: vec![],
+    };
+    let out = skilldeck_core::import::store(&s, Scope::User, &loaded).unwrap();
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    assert!(out.warnings[0].starts_with("the history log was not updated"), "{:?}", out.warnings);
+    assert_eq!(
+        out,
+        WriteOutcome {
+            name: n.clone(),
+            scope: Scope::User,
+            revision: Revision(2),
+            digest: two.digest(),
+            replaced: Some(Revision(1)),
+            warnings: out.warnings.clone(),
+        }
+    );
+    assert_eq!(s.revision_sync(Scope::User, &n).unwrap(), Some(Revision(2)));
+    let expected = vec![entry(2, &two, RevisionEvent::Upload, true), entry(1, &one, RevisionEvent::Upload, false)];
+    assert_eq!(history_undated(&s, &n), expected, "history lists the live revision from its own record");
 }

@@ -68,6 +68,8 @@ pub fn import(path: &Path, scope: Scope, dry_run: bool, json: bool) -> anyhow::R
         return Ok(Outcome::Ok);
     }
     let out = import::store(ctx.storage(), scope, &loaded).map_err(explain)?;
+    // The revision is live; what could not be finished after that is said, not failed.
+    output::print_warnings(&out.warnings);
     if json {
         output::json(&Imported {
             name: out.name.as_str(),

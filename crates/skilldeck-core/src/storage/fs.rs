@@ -3,6 +3,7 @@
 
 use super::history::{self, HistoryEntry, LogLine, RevisionEvent};
 use super::lock::SkillLock;
+use super::record;
 use super::tree::{self, Snapshot, TreeEntry, read_revision};
 use super::write::{self, WriteOutcome};
 use super::{Result, Revision, Scope, SkillStorage, StorageError};
@@ -113,7 +114,7 @@ impl FsStorage {
     /// A file's bytes as stored.
     pub fn read_raw_file_sync(&self, scope: Scope, name: &SkillName, path: &RelPath) -> Result<Vec<u8>> {
         let dir = self.existing(scope, name.as_str())?;
-        if path.as_str() == crate::files::VERSION_FILE {
+        if crate::files::is_sidecar(path.as_str()) {
             return Err(StorageError::FileNotFound { name: name.to_string(), path: path.to_string() });
         }
         let file = path.under(&dir);
@@ -164,14 +165,16 @@ impl FsStorage {
         let Ok(dir) = self.existing(scope, name.as_str()) else {
             return Ok(None);
         };
+        let history_dir = self.home.history_dir(scope, name);
         let snap = tree::snapshot(&dir)?;
         if snap.files.skill_md().is_none() {
             return Ok(None);
         }
         let digest = snap.files.digest();
-        let history_dir = self.home.history_dir(scope, name);
         let logged = snap.revision.and_then(|rev| {
-            history::read_log(&history_dir).into_iter().rev().find(|l| l.revision == rev).and_then(|l| l.digest)
+            // The log's last word on it, else its own record (when the log cannot be read).
+            let mut lines = record::read(&dir).into_iter().chain(history::read_log(&history_dir));
+            lines.rfind(|l| l.revision == rev).and_then(|l| l.digest)
         });
         match (snap.revision, logged) {
             (Some(_), Some(d)) if d == digest => Ok(None),
@@ -188,10 +191,14 @@ impl FsStorage {
             }
             (Some(_), Some(_)) | (None, _) => {
                 let rev = write::next_revision(&self.home, scope, name);
-                write::replace_version(&dir, name, rev)?;
                 let line =
                     LogLine { revision: rev, digest: Some(digest), at: history::now(), event: RevisionEvent::External };
-                history::append(&history_dir, &line)?;
+                // The record first: once `.version` names the revision, it carries its record.
+                write::replace_record(&dir, name, &line)?;
+                write::replace_version(&dir, name, rev)?;
+                // The revision is live now: a log line that cannot be written does not undo it,
+                // and history shows the revision from its record.
+                let _ = history::append(&history_dir, &line);
                 Ok(Some(rev))
             }
         }
@@ -219,8 +226,7 @@ impl FsStorage {
 
     /// The skill's revisions, newest first (also for a deleted skill).
     pub fn history_sync(&self, scope: Scope, name: &SkillName) -> Result<Vec<HistoryEntry>> {
-        let current = self.existing(scope, name.as_str()).ok().and_then(|d| read_revision(&d));
-        let entries = history::entries(&self.home.history_dir(scope, name), current);
+        let entries = history::entries(&self.home.history_dir(scope, name), &self.home.skill_dir(scope, name));
         if entries.is_empty() && !self.home.skill_dir(scope, name).is_dir() {
             return Err(StorageError::SkillNotFound { scope, name: name.to_string() });
         }

@@ -125,15 +125,22 @@ pub(crate) fn prune(history_dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Builds the history view: logged revisions newest first, marked current and restorable.
-pub(crate) fn entries(history_dir: &Path, current: Option<Revision>) -> Vec<HistoryEntry> {
+/// Builds the history view of the skill whose live folder is `live`: logged revisions newest
+/// first, marked current and restorable. A revision on disk with no log line yet (its writer
+/// stopped before the log, or the log could not be written) is shown from its own record.
+pub(crate) fn entries(history_dir: &Path, live: &Path) -> Vec<HistoryEntry> {
+    let current = super::tree::read_revision(live);
     let kept = stored(history_dir);
     let mut log = read_log(history_dir);
     log.retain(|l| l.event != RevisionEvent::Delete);
-    for rev in kept.iter().chain(current.iter()) {
-        if !log.iter().any(|l| l.revision == *rev) {
-            log.push(LogLine { revision: *rev, digest: None, at: String::new(), event: RevisionEvent::Recovered });
-        }
+    let logged = log.iter().map(|l| l.revision).collect();
+    for (revision, record) in super::record::unlogged(history_dir, live, &logged) {
+        log.push(record.unwrap_or(LogLine {
+            revision,
+            digest: None,
+            at: String::new(),
+            event: RevisionEvent::Recovered,
+        }));
     }
     log.sort_by_key(|l| std::cmp::Reverse(l.revision));
     log.dedup_by_key(|l| l.revision);
