@@ -379,4 +379,88 @@ fn a_log_that_cannot_be_written_after_the_swap_does_not_fail_the_live_revision()
     assert_eq!(s.revision_sync(Scope::User, &n).unwrap(), Some(Revision(2)));
     let expected = vec![entry(2, &two, RevisionEvent::Upload, true), entry(1, &one, RevisionEvent::Upload, false)];
     assert_eq!(history_undated(&s, &n), expected, "history lists the live revision from its own record");
+    // Once the log can be written again, the next start puts the missing lines back.
+    fs::remove_dir(&log).unwrap();
+    let s = open(tmp.path());
+    assert_eq!(history_undated(&s, &n), expected);
+    assert_eq!(logged(tmp.path()), vec![1, 2]);
+}
+
+/// Takes revision `rev`'s line out of the log, as if its writer had been killed before writing
+/// it; returns the line.
+fn unlog(home: &Path, rev: u64) -> String {
+    let log = home.join("history/user/pdf/log.jsonl");
+    let text = fs::read_to_string(&log).unwrap();
+    let (gone, kept): (Vec<&str>, Vec<&str>) =
+        text.lines().partition(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["revision"] == rev);
+    fs::write(&log, kept.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    assert_eq!(gone.len(), 1);
+    gone[0].to_owned()
+}
+
+/// The history entry a logged line stands for.
+fn from_line(line: &str, current: bool, restorable: bool) -> HistoryEntry {
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    HistoryEntry {
+        revision: Revision(v["revision"].as_u64().unwrap()),
+        digest: serde_json::from_value(v["digest"].clone()).unwrap(),
+        at: v["at"].as_str().unwrap().to_owned(),
+        event: serde_json::from_value(v["event"].clone()).unwrap(),
+        current,
+        restorable,
+    }
+}
+
+/// The revisions `log.jsonl` has lines for, in file order.
+fn logged(home: &Path) -> Vec<u64> {
+    fs::read_to_string(home.join("history/user/pdf/log.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["revision"].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_writer_killed_right_after_the_swap_loses_no_history() {
+    // What a writer killed just after swapping revision 3 in leaves beside the skill: the
+    // replaced tree not yet moved to history, or (moved) only the write's marker; no log line.
+    let leave_replaced_tree: fn(&Path) = |home| {
+        fs::rename(home.join("history/user/pdf/2"), home.join("skills/user/.staging-1-0-pdf")).unwrap();
+    };
+    let leave_marker: fn(&Path) = |home| fs::write(home.join("skills/user/.staging-1-1-pdf"), "").unwrap();
+    for (case, leave) in [("replaced tree", leave_replaced_tree), ("marker", leave_marker)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = open(tmp.path());
+        let n = name("pdf");
+        for body in ["one", "two", "three"] {
+            s.write_skill_sync(Scope::User, &n, &skill("pdf", body)).unwrap();
+        }
+        let line = unlog(tmp.path(), 3);
+        leave(tmp.path());
+        let s = open(tmp.path());
+        let h = s.history_sync(Scope::User, &n).unwrap();
+        assert_eq!(h[0], from_line(&line, true, true), "{case}: the live revision keeps its date and digest");
+        assert_eq!(h.len(), 3, "{case}");
+        assert!(tmp.path().join("history/user/pdf/2/SKILL.md").exists(), "{case}");
+        assert_eq!(logged(tmp.path()), vec![1, 2, 3], "{case}: the start completed the log");
+        assert!(fs::read_dir(tmp.path().join("skills/user")).unwrap().all(|e| e.unwrap().file_name() == "pdf"));
+    }
+}
+
+#[test]
+fn an_unlogged_revision_is_logged_before_it_can_be_pruned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    for body in ["one", "two", "three"] {
+        s.write_skill_sync(Scope::User, &n, &skill("pdf", body)).unwrap();
+    }
+    // Killed after the swap and the move to history, before the log line; nobody restarts.
+    let line = unlog(tmp.path(), 3);
+    for i in 4..=30 {
+        s.write_skill_sync(Scope::User, &n, &skill("pdf", &format!("v{i}"))).unwrap();
+    }
+    let h = s.history_sync(Scope::User, &n).unwrap();
+    assert_eq!(h.len(), 30, "every revision that went live is listed");
+    assert_eq!(h.iter().find(|e| e.revision == Revision(3)), Some(&from_line(&line, false, false)));
 }

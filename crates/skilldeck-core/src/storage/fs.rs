@@ -166,6 +166,8 @@ impl FsStorage {
             return Ok(None);
         };
         let history_dir = self.home.history_dir(scope, name);
+        // Best effort: a revision left unlogged is still read from its record below.
+        let _ = record::reconcile(&history_dir, &dir);
         let snap = tree::snapshot(&dir)?;
         if snap.files.skill_md().is_none() {
             return Ok(None);
@@ -193,12 +195,18 @@ impl FsStorage {
                 let rev = write::next_revision(&self.home, scope, name);
                 let line =
                     LogLine { revision: rev, digest: Some(digest), at: history::now(), event: RevisionEvent::External };
+                let marker = write::Marker::create(&self.home.scope_dir(scope), name)?;
                 // The record first: once `.version` names the revision, it carries its record.
-                write::replace_record(&dir, name, &line)?;
-                write::replace_version(&dir, name, rev)?;
-                // The revision is live now: a log line that cannot be written does not undo it,
-                // and history shows the revision from its record.
-                let _ = history::append(&history_dir, &line);
+                if let Err(e) =
+                    write::replace_record(&dir, name, &line).and_then(|()| write::replace_version(&dir, name, rev))
+                {
+                    return Err(marker.fail(e));
+                }
+                // The revision is live now; a log line that cannot be written is put back from
+                // its record by the next start (the marker stays for it) or write.
+                if history::append(&history_dir, &line).is_ok() {
+                    marker.done();
+                }
                 Ok(Some(rev))
             }
         }
@@ -209,6 +217,8 @@ impl FsStorage {
         let _lock = SkillLock::acquire(&self.home.lock_path(scope, name))?;
         let dir = self.existing(scope, name.as_str())?;
         let history_dir = self.home.history_dir(scope, name);
+        // The revision being deleted gets its own line before the delete's.
+        let _ = record::reconcile(&history_dir, &dir);
         let rev = read_revision(&dir).unwrap_or_else(|| write::next_revision(&self.home, scope, name));
         fs::create_dir_all(&history_dir).map_err(StorageError::io("create", &history_dir))?;
         let kept = history::rev_dir(&history_dir, rev);

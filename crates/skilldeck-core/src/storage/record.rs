@@ -1,7 +1,7 @@
 //! A revision's own record: its log line, kept inside the revision as the `.revision.json` sidecar.
-//! Holds reading and writing that sidecar and finding revisions the log lacks; not the log (`history`).
+//! Holds reading and writing that sidecar and completing the log from it; not the log (`history`).
 
-use super::history::{self, LogLine};
+use super::history::{self, LogLine, RevisionEvent};
 use super::tree::read_revision;
 use super::{Result, Revision, StorageError};
 use crate::files::RECORD_FILE;
@@ -51,4 +51,20 @@ pub(crate) fn unlogged(
         .filter(|(rev, _)| !logged.contains(rev))
         .map(|(rev, dir): (Revision, PathBuf)| (rev, read(&dir)))
         .collect()
+}
+
+/// Appends to the log every revision on disk that it lacks: from the revision's record, or, for
+/// a revision made before records existed, a `recovered` line dated now. The caller holds the
+/// skill's lock.
+pub(crate) fn reconcile(history_dir: &Path, live: &Path) -> Result<()> {
+    for (revision, record) in unlogged(history_dir, live, &history::logged(history_dir)) {
+        let line = record.unwrap_or_else(|| LogLine {
+            revision,
+            digest: None,
+            at: history::now(),
+            event: RevisionEvent::Recovered,
+        });
+        history::append(history_dir, &line)?;
+    }
+    Ok(())
 }

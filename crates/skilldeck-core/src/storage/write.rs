@@ -169,13 +169,19 @@ pub(crate) fn write_locked(
     fs::create_dir_all(&scope_dir).map_err(StorageError::io("create", &scope_dir))?;
     let current = home.skill_dir(scope, name);
     let history_dir = home.history_dir(scope, name);
+    // A revision an earlier writer left unlogged gets its line now. Should that fail, the
+    // revision still shows from its record, and pruning keeps it until it is logged.
+    let _ = record::reconcile(&history_dir, &current);
     let revision = next_revision(home, scope, name);
     let digest = files.digest();
     let line = LogLine { revision, digest: Some(digest), at: history::now(), event };
+    // Until its log line is written, the write keeps a marker that sends the next start's
+    // recovery to this skill, whether the writer is killed or the log cannot be written.
+    let marker = Marker::create(&scope_dir, name)?;
     let staged = staging_path(&scope_dir, name);
     if let Err(e) = stage(&staged, files, &line) {
         let _ = fs::remove_dir_all(&staged);
-        return Err(e);
+        return Err(marker.fail(e));
     }
     crash_point("staged");
     let mut warnings = Vec::new();
@@ -184,9 +190,10 @@ pub(crate) fn write_locked(
         // The old tree must carry its revision so recovery can tell it from a new one.
         if let Err(e) = replace_version(&current, name, old) {
             let _ = fs::remove_dir_all(&staged);
-            return Err(e);
+            return Err(marker.fail(e));
         }
-        // A swap cut halfway (two renames where the OS cannot exchange) is finished by recovery.
+        // A swap cut halfway (two renames where the OS cannot exchange) is finished by recovery,
+        // which the staging left behind (and the marker) send to this skill.
         swap(&staged, &current)?;
         crash_point("swapped");
         if let Err(e) = keep_replaced(&history_dir, &staged, old) {
@@ -196,17 +203,45 @@ pub(crate) fn write_locked(
     } else {
         if let Err(e) = fs::rename(&staged, &current) {
             let _ = fs::remove_dir_all(&staged);
-            return Err(StorageError::io("move into place", &staged)(e));
+            return Err(marker.fail(StorageError::io("move into place", &staged)(e)));
         }
         None
     };
-    if let Err(e) = history::append(&history_dir, &line) {
-        warnings.push(format!("the history log was not updated ({e}); revision {revision} keeps its own record"));
+    match history::append(&history_dir, &line) {
+        Ok(()) => marker.done(),
+        Err(e) => warnings.push(format!(
+            "the history log was not updated ({e}); revision {revision} keeps its own record, logged on the next start"
+        )),
     }
     if let Err(e) = history::prune(&history_dir) {
         warnings.push(format!("old revisions were not pruned: {e}"));
     }
     Ok(WriteOutcome { name: name.clone(), scope, revision, digest, replaced, warnings })
+}
+
+/// The empty staging entry a write keeps until its revision is logged. A writer that stops
+/// before (killed, or the log cannot be written) leaves it, and recovery then logs the revision
+/// from its record.
+pub(crate) struct Marker(PathBuf);
+
+impl Marker {
+    /// Creates a marker for a write of `name` in the scope folder `scope_dir`.
+    pub(crate) fn create(scope_dir: &Path, name: &SkillName) -> Result<Self> {
+        let path = staging_path(scope_dir, name);
+        fs::write(&path, b"").map_err(StorageError::io("create the write marker", &path))?;
+        Ok(Self(path))
+    }
+
+    /// The revision is logged: the marker goes.
+    pub(crate) fn done(self) {
+        let _ = fs::remove_file(&self.0);
+    }
+
+    /// The write failed before its revision went live: the marker goes, and `e` is returned.
+    pub(crate) fn fail(self, e: StorageError) -> StorageError {
+        self.done();
+        e
+    }
 }
 
 /// Moves the tree a swap left at `staged` into history as revision `old`.
