@@ -42,19 +42,26 @@ fn every_upload_bumps_even_identical_ones() {
 }
 
 #[test]
-fn incoming_version_files_are_dropped_and_never_shown() {
+fn incoming_sidecars_are_dropped_and_never_shown() {
     let tmp = tempfile::tempdir().unwrap();
     let s = open(tmp.path());
     let n = name("pdf");
     let mut files = skill("pdf", "x");
-    files.insert(RelPath::parse(".version").unwrap(), b"999".to_vec());
+    for sidecar in [".version", ".revision.json"] {
+        files.insert(RelPath::parse(sidecar).unwrap(), b"999".to_vec());
+    }
     let out = s.write_skill_sync(Scope::User, &n, &files).unwrap();
     assert_eq!(out.revision, Revision(1));
     assert_eq!(paths(&s, &n), vec!["SKILL.md", "references/guide.md"]);
     let snap = s.snapshot(Scope::User, &n).unwrap();
     assert_eq!(snap.revision, Some(Revision(1)));
-    assert!(snap.files.get(".version").is_none());
-    assert_eq!(out.digest, skill("pdf", "x").digest(), "the digest never covers .version");
+    assert_eq!(snap.files, skill("pdf", "x"), "no sidecar is part of a tree");
+    assert_eq!(out.digest, skill("pdf", "x").digest(), "the digest never covers a sidecar");
+    for sidecar in [".version", ".revision.json"] {
+        assert!(tmp.path().join("skills/user/pdf").join(sidecar).is_file(), "the store keeps {sidecar}");
+        let err = s.read_raw_file_sync(Scope::User, &n, &RelPath::parse(sidecar).unwrap()).unwrap_err();
+        assert_eq!(err.code(), "file_not_found", "{sidecar}");
+    }
 }
 
 #[test]
