@@ -54,6 +54,14 @@ pub fn print_diags(diags: &[Diagnostic], indent: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Prints on stderr what a finished write could not tidy up after its revision went live; stdout
+/// (and its JSON) stays the write's result.
+pub fn print_warnings(warnings: &[String]) {
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
 /// A byte count for people.
 pub fn size(bytes: u64) -> String {
     match bytes {

@@ -323,9 +323,59 @@ fn a_crash_at_either_point_leaves_one_whole_revision() {
         assert!(tree_tag(&live).starts_with(expect_tag));
     }
     assert!(env.home().join("history/user/crash/1/references/0.md").exists(), "the replaced revision is kept");
+    // The revision a writer killed right after the swap never logged keeps its own date and
+    // digest, and what made it.
+    let digest_b = Env::new().json(&["import", p(&src), "--json"])["digest"].as_str().unwrap().to_owned();
+    let digest_a =
+        Env::new().json(&["import", p(&big_skill(&env, "A")), "--json"])["digest"].as_str().unwrap().to_owned();
     let h = env.json(&["history", "crash", "--json"]);
-    let revs: Vec<u64> = h.as_array().unwrap().iter().map(|e| e["revision"].as_u64().unwrap()).collect();
-    assert_eq!(revs, vec![2, 1]);
+    assert_eq!(
+        dated(&h),
+        vec![(2, "upload".to_owned(), digest_b, true, true), (1, "upload".to_owned(), digest_a, false, true)]
+    );
+}
+
+/// A history as `(revision, event, short digest, current, dated)`, dates checked to be there.
+fn dated(history: &Value) -> Vec<(u64, String, String, bool, bool)> {
+    history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let long = e["digest"].as_str().unwrap_or_else(|| panic!("no digest: {e}"));
+            (
+                e["revision"].as_u64().unwrap(),
+                e["event"]["kind"].as_str().unwrap().to_owned(),
+                long[..7 + 12].to_owned(),
+                e["current"].as_bool().unwrap(),
+                e["at"].as_str().is_some_and(|at| at.starts_with("20")),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_import_whose_log_cannot_be_written_reports_the_live_revision() {
+    let env = Env::new();
+    let src = env.skill("pdf", "name: pdf\ndescription: d\n", "one");
+    let first = env.json(&["import", p(&src), "--json"]);
+    let log = env.home().join("history/user/pdf/log.jsonl");
+    fs::remove_file(&log).unwrap();
+    fs::create_dir(&log).unwrap();
+    fs::write(src.join("SKILL.md"), "---\nname: pdf\ndescription: d\n---\ntwo\n").unwrap();
+    let out = env.run(&["import", p(&src), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", text(&out.stderr));
+    let second: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(second["revision"], 2);
+    assert!(text(&out.stderr).starts_with("warning: the history log was not updated"), "{}", text(&out.stderr));
+    let digest = |v: &Value| v["digest"].as_str().unwrap().to_owned();
+    assert_eq!(
+        dated(&env.json(&["history", "pdf", "--json"])),
+        vec![
+            (2, "upload".to_owned(), digest(&second), true, true),
+            (1, "upload".to_owned(), digest(&first), false, true)
+        ]
+    );
 }
 
 #[test]
@@ -359,6 +409,13 @@ fn a_kill_at_a_random_moment_leaves_one_whole_revision() {
         let expected_rev = if got.starts_with(&tag) { prev_rev + 1 } else { prev_rev };
         assert_eq!(rev, expected_rev, "the revision matches the tree it names");
         prev_rev = rev;
+        // Every revision that went live is in history, dated, with the digest of its tree.
+        let h = dated(&env.json(&["history", "crash", "--json"]));
+        let revs: Vec<u64> = h.iter().map(|e| e.0).collect();
+        assert_eq!(revs, (1..=rev).rev().collect::<Vec<_>>());
+        assert!(h.iter().all(|e| e.1 == "upload" && e.4), "{h:?}");
+        let live_digest = env.json(&["show", "crash", "--json"])["digest"].as_str().unwrap().to_owned();
+        assert_eq!((h[0].2.as_str(), h[0].3), (live_digest.as_str(), true));
     }
     eprintln!("outcomes (finished, new tree): {outcomes:?}");
 }

@@ -8,6 +8,15 @@ use std::collections::BTreeMap;
 /// The name of the revision sidecar, never part of a tree.
 pub const VERSION_FILE: &str = ".version";
 
+/// The name of the record sidecar beside `.version`: the revision's log line (revision, date,
+/// digest, what made it), stored with the revision itself. Never part of a tree either.
+pub const RECORD_FILE: &str = ".revision.json";
+
+/// Whether a top-level path is one of the store's sidecars, which no tree, digest or mount holds.
+pub fn is_sidecar(path: &str) -> bool {
+    path == VERSION_FILE || path == RECORD_FILE
+}
+
 /// Limits on one upload. Exceeding any refuses the whole upload and writes nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UploadLimits {
@@ -101,9 +110,10 @@ impl SkillFiles {
         Self::default()
     }
 
-    /// Adds a file; a top-level `.version` is dropped (the store owns it).
+    /// Adds a file; a top-level sidecar (`.version`, `.revision.json`) is dropped: the store
+    /// owns them.
     pub fn insert(&mut self, path: RelPath, bytes: Vec<u8>) {
-        if path.as_str() != VERSION_FILE {
+        if !is_sidecar(path.as_str()) {
             self.files.insert(path, bytes);
         }
     }

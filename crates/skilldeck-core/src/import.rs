@@ -12,7 +12,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Names passed over when importing a folder: tool and OS litter, never part of a skill.
-const IGNORED: &[&str] = &[".git", ".DS_Store", "Thumbs.db", "__MACOSX", ".version"];
+const IGNORED: &[&str] =
+    &[".git", ".DS_Store", "Thumbs.db", "__MACOSX", crate::files::VERSION_FILE, crate::files::RECORD_FILE];
 
 /// Why an import was refused. Nothing is written to the store in any of these cases.
 #[derive(Debug, thiserror::Error)]

@@ -79,8 +79,8 @@ pub fn read_record(sandbox: &Sandbox, name: &SkillName) -> Option<MountRecord> {
 
 /// Copies the stored revision in folder `src` to `.skills/<name>/`, file by file in the kernel:
 /// staged beside the target, then swapped in. `still_valid` is asked after copying, before the
-/// swap; `false` (a writer replaced a live folder meanwhile) discards the copy with
-/// `SourceChanged`. On any failure the staging is removed and the previous mount (or its
+/// swap, whether the copy succeeded or failed; `false` (a writer replaced a live folder
+/// meanwhile) discards the copy with `SourceChanged`, never with the copy's own error. On any failure the staging is removed and the previous mount (or its
 /// absence) stands.
 pub fn mount(
     sandbox: &Sandbox,
@@ -140,17 +140,20 @@ fn stage(
             }
         }
     };
-    crate::storage::tree::walk(src, &mut Vec::new(), &mut |rel, from, meta| {
+    let copied = crate::storage::tree::walk(src, &mut Vec::new(), &mut |rel, from, meta| {
         let (dir, file) = parent_of(rel.as_str()).map_err(|e| crate::storage::StorageError::Task(e.to_string()))?;
         copy_file(dir.as_ref().unwrap_or(&root), &file, from, meta).map_err(|e| crate::storage::StorageError::Io {
             context: format!("could not copy {rel} into {shown}"),
             source: e,
         })
-    })?;
+    });
+    // Asked whether the copy failed or not: a writer swapping the live folder mid-copy makes
+    // files vanish under the walk (a copy error) or mixes revisions (no error), and both mean
+    // the same thing — copy again from where the revision is now.
     if !still_valid() {
         return Err(MountError::SourceChanged);
     }
-    Ok(())
+    Ok(copied?)
 }
 
 /// Copies one stored file into `dir` (kernel-side where the OS can), keeping its mode.

@@ -38,11 +38,16 @@ fn folders_skill_md_and_archives_load() {
     fs::write(dir.join("scripts/run.py"), "print(1)").unwrap();
     fs::write(dir.join(".git/HEAD"), "ref").unwrap();
     fs::write(dir.join(".version"), "77").unwrap();
+    fs::write(dir.join(".revision.json"), "{}").unwrap();
     let l = load(&dir).unwrap();
     assert_eq!((l.name.as_str(), paths(&l)), ("pdf", vec!["SKILL.md".to_owned(), "scripts/run.py".to_owned()]));
     let mut skipped = l.skipped.clone();
     skipped.sort();
-    assert_eq!(skipped, vec![".git", ".version"]);
+    assert_eq!(
+        skipped,
+        vec![".git", ".revision.json", ".version"],
+        "a folder copied out of a store drops its sidecars"
+    );
     assert!(l.validation.is_valid());
     assert_eq!(paths(&load(&dir.join("SKILL.md")).unwrap()), paths(&l));
 

@@ -1,7 +1,7 @@
 //! The store's revision rules, history, limits and crash recovery, checked on real files.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::storage::RevisionEvent;
+use skilldeck_core::storage::{HistoryEntry, RevisionEvent, WriteOutcome};
 use skilldeck_core::{
     FsStorage, RelPath, Revision, Scope, SkillFiles, SkillName, SkillStorage, SkilldeckHome, UploadLimits,
 };
@@ -42,19 +42,26 @@ fn every_upload_bumps_even_identical_ones() {
 }
 
 #[test]
-fn incoming_version_files_are_dropped_and_never_shown() {
+fn incoming_sidecars_are_dropped_and_never_shown() {
     let tmp = tempfile::tempdir().unwrap();
     let s = open(tmp.path());
     let n = name("pdf");
     let mut files = skill("pdf", "x");
-    files.insert(RelPath::parse(".version").unwrap(), b"999".to_vec());
+    for sidecar in [".version", ".revision.json"] {
+        files.insert(RelPath::parse(sidecar).unwrap(), b"999".to_vec());
+    }
     let out = s.write_skill_sync(Scope::User, &n, &files).unwrap();
     assert_eq!(out.revision, Revision(1));
     assert_eq!(paths(&s, &n), vec!["SKILL.md", "references/guide.md"]);
     let snap = s.snapshot(Scope::User, &n).unwrap();
     assert_eq!(snap.revision, Some(Revision(1)));
-    assert!(snap.files.get(".version").is_none());
-    assert_eq!(out.digest, skill("pdf", "x").digest(), "the digest never covers .version");
+    assert_eq!(snap.files, skill("pdf", "x"), "no sidecar is part of a tree");
+    assert_eq!(out.digest, skill("pdf", "x").digest(), "the digest never covers a sidecar");
+    for sidecar in [".version", ".revision.json"] {
+        assert!(tmp.path().join("skills/user/pdf").join(sidecar).is_file(), "the store keeps {sidecar}");
+        let err = s.read_raw_file_sync(Scope::User, &n, &RelPath::parse(sidecar).unwrap()).unwrap_err();
+        assert_eq!(err.code(), "file_not_found", "{sidecar}");
+    }
 }
 
 #[test]
@@ -322,4 +329,145 @@ fn bundled_skills_install_once_and_update_when_a_newer_copy_ships() {
     let events: Vec<RevisionEvent> =
         s.history_sync(Scope::System, &SkillName::parse(&name).unwrap()).unwrap().iter().map(|e| e.event).collect();
     assert_eq!(events, vec![RevisionEvent::Bundled, RevisionEvent::Bundled]);
+}
+
+/// The history of `n` with each date checked present, then blanked so whole values compare.
+fn history_undated(s: &FsStorage, n: &SkillName) -> Vec<HistoryEntry> {
+    let mut h = s.history_sync(Scope::User, n).unwrap();
+    for e in &mut h {
+        assert!(e.at.len() >= "2026-01-01T00:00:00Z".len(), "revision {} has no date: {e:?}", e.revision);
+        e.at.clear();
+    }
+    h
+}
+
+fn entry(rev: u64, files: &SkillFiles, event: RevisionEvent, current: bool) -> HistoryEntry {
+    HistoryEntry {
+        revision: Revision(rev),
+        digest: Some(files.digest()),
+        at: String::new(),
+        event,
+        current,
+        restorable: true,
+    }
+}
+
+#[test]
+fn a_log_that_cannot_be_written_after_the_swap_does_not_fail_the_live_revision() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    let (one, two) = (skill("pdf", "one"), skill("pdf", "two"));
+    s.write_skill_sync(Scope::User, &n, &one).unwrap();
+    // Something stands where the log goes, so every append to it fails.
+    let log = tmp.path().join("history/user/pdf/log.jsonl");
+    fs::remove_file(&log).unwrap();
+    fs::create_dir(&log).unwrap();
+    let loaded = skilldeck_core::import::LoadedSkill {
+        name: n.clone(),
+        files: two.clone(),
+        validation: skilldeck_core::validate::validate_bytes(two.skill_md(), Default::default()),
+        skipped: vec![],
+    };
+    let out = skilldeck_core::import::store(&s, Scope::User, &loaded).unwrap();
+    assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
+    assert!(out.warnings[0].starts_with("the history log was not updated"), "{:?}", out.warnings);
+    assert_eq!(
+        out,
+        WriteOutcome {
+            name: n.clone(),
+            scope: Scope::User,
+            revision: Revision(2),
+            digest: two.digest(),
+            replaced: Some(Revision(1)),
+            warnings: out.warnings.clone(),
+        }
+    );
+    assert_eq!(s.revision_sync(Scope::User, &n).unwrap(), Some(Revision(2)));
+    let expected = vec![entry(2, &two, RevisionEvent::Upload, true), entry(1, &one, RevisionEvent::Upload, false)];
+    assert_eq!(history_undated(&s, &n), expected, "history lists the live revision from its own record");
+    // Once the log can be written again, the next start puts the missing lines back.
+    fs::remove_dir(&log).unwrap();
+    let s = open(tmp.path());
+    assert_eq!(history_undated(&s, &n), expected);
+    assert_eq!(logged(tmp.path()), vec![1, 2]);
+}
+
+/// Takes revision `rev`'s line out of the log, as if its writer had been killed before writing
+/// it; returns the line.
+fn unlog(home: &Path, rev: u64) -> String {
+    let log = home.join("history/user/pdf/log.jsonl");
+    let text = fs::read_to_string(&log).unwrap();
+    let (gone, kept): (Vec<&str>, Vec<&str>) =
+        text.lines().partition(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["revision"] == rev);
+    fs::write(&log, kept.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    assert_eq!(gone.len(), 1);
+    gone[0].to_owned()
+}
+
+/// The history entry a logged line stands for.
+fn from_line(line: &str, current: bool, restorable: bool) -> HistoryEntry {
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    HistoryEntry {
+        revision: Revision(v["revision"].as_u64().unwrap()),
+        digest: serde_json::from_value(v["digest"].clone()).unwrap(),
+        at: v["at"].as_str().unwrap().to_owned(),
+        event: serde_json::from_value(v["event"].clone()).unwrap(),
+        current,
+        restorable,
+    }
+}
+
+/// The revisions `log.jsonl` has lines for, in file order.
+fn logged(home: &Path) -> Vec<u64> {
+    fs::read_to_string(home.join("history/user/pdf/log.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["revision"].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_writer_killed_right_after_the_swap_loses_no_history() {
+    // What a writer killed just after swapping revision 3 in leaves beside the skill: the
+    // replaced tree not yet moved to history, or (moved) only the write's marker; no log line.
+    let leave_replaced_tree: fn(&Path) = |home| {
+        fs::rename(home.join("history/user/pdf/2"), home.join("skills/user/.staging-1-0-pdf")).unwrap();
+    };
+    let leave_marker: fn(&Path) = |home| fs::write(home.join("skills/user/.staging-1-1-pdf"), "").unwrap();
+    for (case, leave) in [("replaced tree", leave_replaced_tree), ("marker", leave_marker)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = open(tmp.path());
+        let n = name("pdf");
+        for body in ["one", "two", "three"] {
+            s.write_skill_sync(Scope::User, &n, &skill("pdf", body)).unwrap();
+        }
+        let line = unlog(tmp.path(), 3);
+        leave(tmp.path());
+        let s = open(tmp.path());
+        let h = s.history_sync(Scope::User, &n).unwrap();
+        assert_eq!(h[0], from_line(&line, true, true), "{case}: the live revision keeps its date and digest");
+        assert_eq!(h.len(), 3, "{case}");
+        assert!(tmp.path().join("history/user/pdf/2/SKILL.md").exists(), "{case}");
+        assert_eq!(logged(tmp.path()), vec![1, 2, 3], "{case}: the start completed the log");
+        assert!(fs::read_dir(tmp.path().join("skills/user")).unwrap().all(|e| e.unwrap().file_name() == "pdf"));
+    }
+}
+
+#[test]
+fn an_unlogged_revision_is_logged_before_it_can_be_pruned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    for body in ["one", "two", "three"] {
+        s.write_skill_sync(Scope::User, &n, &skill("pdf", body)).unwrap();
+    }
+    // Killed after the swap and the move to history, before the log line; nobody restarts.
+    let line = unlog(tmp.path(), 3);
+    for i in 4..=30 {
+        s.write_skill_sync(Scope::User, &n, &skill("pdf", &format!("v{i}"))).unwrap();
+    }
+    let h = s.history_sync(Scope::User, &n).unwrap();
+    assert_eq!(h.len(), 30, "every revision that went live is listed");
+    assert_eq!(h.iter().find(|e| e.revision == Revision(3)), Some(&from_line(&line, false, false)));
 }

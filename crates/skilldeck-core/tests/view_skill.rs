@@ -371,6 +371,14 @@ fn a_full_disk_mid_copy_leaves_no_half_copied_skill() {
     assert!(r["error"]["message"].as_str().unwrap().contains("Nothing was left half-copied"), "{r}");
 }
 
+/// Stops a background thread even when an assertion fails, so a thread scope can end.
+struct Stop<'a>(&'a std::sync::atomic::AtomicBool);
+impl Drop for Stop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 #[test]
 fn source_files_vanishing_mid_copy_never_leave_a_partial_mount() {
     let fx = Fx::new();
@@ -382,13 +390,6 @@ fn source_files_vanishing_mid_copy_never_leave_a_partial_mount() {
     let store = fx.registry.storage().skill_dir(Scope::User, &SkillName::parse("pdf").unwrap());
     let stop = std::sync::atomic::AtomicBool::new(false);
     let (mut ok, mut failed) = (0, 0);
-    /// Stops the editing thread even when an assertion fails, so the scope can end.
-    struct Stop<'a>(&'a std::sync::atomic::AtomicBool);
-    impl Drop for Stop<'_> {
-        fn drop(&mut self) {
-            self.0.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
-    }
     std::thread::scope(|sc| {
         sc.spawn(|| {
             // An edit outside the app: files disappear and come back while turns mount them.
@@ -459,4 +460,49 @@ fn uploads_racing_a_mount_never_mix_two_revisions_in_it() {
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         writer.join().unwrap();
     });
+}
+
+#[test]
+fn imports_racing_mounts_never_fail_a_mount() {
+    let fx = Fx::new();
+    // Each revision names its files after itself, so a copy still reading a folder that was
+    // swapped out finds its files gone rather than replaced.
+    let numbered = |rev: u64| -> BTreeMap<String, Vec<u8>> {
+        let mut f: BTreeMap<String, Vec<u8>> = pdf(&format!("r{rev}"))
+            .iter()
+            .filter(|(p, _)| p.as_str() != "assets/big.txt")
+            .map(|(p, b)| (p.to_string(), b.to_vec()))
+            .collect();
+        for i in 0..150 {
+            f.insert(format!("references/r{rev}-{i}.md"), format!("r{rev}").into_bytes());
+        }
+        f
+    };
+    let upload =
+        |rev: u64| fx.upload(numbered(rev).into_iter().map(|(p, b)| (RelPath::parse(&p).unwrap(), b)).collect());
+    upload(2);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mut overtaken = 0;
+    std::thread::scope(|sc| {
+        let writer = sc.spawn(|| {
+            let mut rev = 3;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) && rev < 200 {
+                upload(rev);
+                rev += 1;
+            }
+        });
+        let _stop = Stop(&stop);
+        for turn in 0..25 {
+            let mut t = fx.turn(&format!("t{turn}"));
+            let listed = t.listing().skills[0].revision.unwrap().0;
+            let r = fx.call(&mut t, json!({"name": "pdf"}));
+            assert_eq!(r["version"], listed.to_string(), "mount {turn} did not mount the listed revision: {r}");
+            assert_eq!(tree(&fx.mount()).unwrap(), numbered(listed), "one revision whole in the mount");
+            let live = fx.registry.storage().revision_sync(Scope::User, &SkillName::parse("pdf").unwrap());
+            overtaken += usize::from(live.unwrap().unwrap().0 != listed);
+        }
+        drop(_stop);
+        writer.join().unwrap();
+    });
+    eprintln!("25 mounts, {overtaken} finished after an import had replaced the revision they mounted");
 }

@@ -66,6 +66,7 @@ pub fn restore(name: &str, revision: u64, scope: Option<Scope>, json: bool) -> a
     let ctx = Ctx::open()?;
     let (scope, name) = resolve_any(&ctx, name, scope)?;
     let out = ctx.registry.restore(scope, &name, Revision(revision))?;
+    output::print_warnings(&out.warnings);
     if json {
         output::json(&serde_json::json!({
             "name": out.name, "scope": scope, "revision": out.revision, "digest": out.digest.short(),

@@ -85,6 +85,8 @@ pub fn import(path: &Path, scope: Scope, flags: ImportFlags) -> anyhow::Result<O
         return Ok(Outcome::Ok);
     }
     let out = import::store(ctx.storage(), scope, &loaded).map_err(explain)?;
+    // The revision is live; what could not be finished after that is said, not failed.
+    output::print_warnings(&out.warnings);
     let mut approvals = Trust::load(ctx.storage().home())?;
     if trust && GrantRequest::of(&loaded.validation.meta).asks_for_shell() {
         approvals.approve(scope, out.name.as_str(), &loaded.validation.meta)?;

@@ -3,6 +3,7 @@
 
 use super::history::{self, HistoryEntry, LogLine, RevisionEvent};
 use super::lock::SkillLock;
+use super::record;
 use super::tree::{self, Snapshot, TreeEntry, read_revision};
 use super::write::{self, WriteOutcome};
 use super::{Result, Revision, Scope, SkillStorage, StorageError};
@@ -113,7 +114,7 @@ impl FsStorage {
     /// A file's bytes as stored.
     pub fn read_raw_file_sync(&self, scope: Scope, name: &SkillName, path: &RelPath) -> Result<Vec<u8>> {
         let dir = self.existing(scope, name.as_str())?;
-        if path.as_str() == crate::files::VERSION_FILE {
+        if crate::files::is_sidecar(path.as_str()) {
             return Err(StorageError::FileNotFound { name: name.to_string(), path: path.to_string() });
         }
         let file = path.under(&dir);
@@ -164,14 +165,18 @@ impl FsStorage {
         let Ok(dir) = self.existing(scope, name.as_str()) else {
             return Ok(None);
         };
+        let history_dir = self.home.history_dir(scope, name);
+        // Best effort: a revision left unlogged is still read from its record below.
+        let _ = record::reconcile(&history_dir, &dir);
         let snap = tree::snapshot(&dir)?;
         if snap.files.skill_md().is_none() {
             return Ok(None);
         }
         let digest = snap.files.digest();
-        let history_dir = self.home.history_dir(scope, name);
         let logged = snap.revision.and_then(|rev| {
-            history::read_log(&history_dir).into_iter().rev().find(|l| l.revision == rev).and_then(|l| l.digest)
+            // The log's last word on it, else its own record (when the log cannot be read).
+            let mut lines = record::read(&dir).into_iter().chain(history::read_log(&history_dir));
+            lines.rfind(|l| l.revision == rev).and_then(|l| l.digest)
         });
         match (snap.revision, logged) {
             (Some(_), Some(d)) if d == digest => Ok(None),
@@ -188,10 +193,20 @@ impl FsStorage {
             }
             (Some(_), Some(_)) | (None, _) => {
                 let rev = write::next_revision(&self.home, scope, name);
-                write::replace_version(&dir, name, rev)?;
                 let line =
                     LogLine { revision: rev, digest: Some(digest), at: history::now(), event: RevisionEvent::External };
-                history::append(&history_dir, &line)?;
+                let marker = write::Marker::create(&self.home.scope_dir(scope), name)?;
+                // The record first: once `.version` names the revision, it carries its record.
+                if let Err(e) =
+                    write::replace_record(&dir, name, &line).and_then(|()| write::replace_version(&dir, name, rev))
+                {
+                    return Err(marker.fail(e));
+                }
+                // The revision is live now; a log line that cannot be written is put back from
+                // its record by the next start (the marker stays for it) or write.
+                if history::append(&history_dir, &line).is_ok() {
+                    marker.done();
+                }
                 Ok(Some(rev))
             }
         }
@@ -202,6 +217,8 @@ impl FsStorage {
         let _lock = SkillLock::acquire(&self.home.lock_path(scope, name))?;
         let dir = self.existing(scope, name.as_str())?;
         let history_dir = self.home.history_dir(scope, name);
+        // The revision being deleted gets its own line before the delete's.
+        let _ = record::reconcile(&history_dir, &dir);
         let rev = read_revision(&dir).unwrap_or_else(|| write::next_revision(&self.home, scope, name));
         fs::create_dir_all(&history_dir).map_err(StorageError::io("create", &history_dir))?;
         let kept = history::rev_dir(&history_dir, rev);
@@ -219,8 +236,7 @@ impl FsStorage {
 
     /// The skill's revisions, newest first (also for a deleted skill).
     pub fn history_sync(&self, scope: Scope, name: &SkillName) -> Result<Vec<HistoryEntry>> {
-        let current = self.existing(scope, name.as_str()).ok().and_then(|d| read_revision(&d));
-        let entries = history::entries(&self.home.history_dir(scope, name), current);
+        let entries = history::entries(&self.home.history_dir(scope, name), &self.home.skill_dir(scope, name));
         if entries.is_empty() && !self.home.skill_dir(scope, name).is_dir() {
             return Err(StorageError::SkillNotFound { scope, name: name.to_string() });
         }

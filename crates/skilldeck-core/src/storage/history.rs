@@ -4,6 +4,7 @@
 use super::{Result, Revision, StorageError};
 use crate::digest::Digest;
 use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -88,6 +89,21 @@ pub(crate) fn read_log(history_dir: &Path) -> Vec<LogLine> {
         .unwrap_or_default()
 }
 
+/// The revisions the log has a line for. Reads only the `{"revision":N` each line starts with,
+/// as this store writes them; a line in any other shape is parsed whole.
+pub(crate) fn logged(history_dir: &Path) -> HashSet<Revision> {
+    let text = fs::read_to_string(history_dir.join(LOG_FILE)).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| {
+            let digits = l.strip_prefix("{\"revision\":").map(|rest| rest.split(',').next().unwrap_or_default());
+            match digits.and_then(|d| d.parse().ok()) {
+                Some(n) => Some(Revision(n)),
+                None => serde_json::from_str::<LogLine>(l).ok().map(|line| line.revision),
+            }
+        })
+        .collect()
+}
+
 /// The folder that keeps revision `rev`'s files.
 pub(crate) fn rev_dir(history_dir: &Path, rev: Revision) -> PathBuf {
     history_dir.join(rev.0.to_string())
@@ -109,31 +125,40 @@ pub(crate) fn stored(history_dir: &Path) -> Vec<Revision> {
 
 /// The highest revision the skill ever had, from its log and kept folders.
 pub(crate) fn highest(history_dir: &Path) -> Option<Revision> {
-    let logged = read_log(history_dir).into_iter().map(|l| l.revision).max();
+    let logged = logged(history_dir).into_iter().max();
     let kept = stored(history_dir).last().copied();
     logged.max(kept)
 }
 
-/// Removes the oldest kept revisions beyond `KEPT_REVISIONS`.
+/// Removes the oldest kept revisions beyond `KEPT_REVISIONS`. A revision the log has no line for
+/// stays until recovery logs it from its record: removing it would lose it from history.
 pub(crate) fn prune(history_dir: &Path) -> Result<()> {
+    let logged = logged(history_dir);
     let revs = stored(history_dir);
     let excess = revs.len().saturating_sub(KEPT_REVISIONS);
-    for rev in &revs[..excess] {
+    for rev in revs[..excess].iter().filter(|r| logged.contains(r)) {
         let dir = rev_dir(history_dir, *rev);
         fs::remove_dir_all(&dir).map_err(StorageError::io("prune", &dir))?;
     }
     Ok(())
 }
 
-/// Builds the history view: logged revisions newest first, marked current and restorable.
-pub(crate) fn entries(history_dir: &Path, current: Option<Revision>) -> Vec<HistoryEntry> {
+/// Builds the history view of the skill whose live folder is `live`: logged revisions newest
+/// first, marked current and restorable. A revision on disk with no log line yet (its writer
+/// stopped before the log, or the log could not be written) is shown from its own record.
+pub(crate) fn entries(history_dir: &Path, live: &Path) -> Vec<HistoryEntry> {
+    let current = super::tree::read_revision(live);
     let kept = stored(history_dir);
     let mut log = read_log(history_dir);
     log.retain(|l| l.event != RevisionEvent::Delete);
-    for rev in kept.iter().chain(current.iter()) {
-        if !log.iter().any(|l| l.revision == *rev) {
-            log.push(LogLine { revision: *rev, digest: None, at: String::new(), event: RevisionEvent::Recovered });
-        }
+    let logged = log.iter().map(|l| l.revision).collect();
+    for (revision, record) in super::record::unlogged(history_dir, live, &logged) {
+        log.push(record.unwrap_or(LogLine {
+            revision,
+            digest: None,
+            at: String::new(),
+            event: RevisionEvent::Recovered,
+        }));
     }
     log.sort_by_key(|l| std::cmp::Reverse(l.revision));
     log.dedup_by_key(|l| l.revision);

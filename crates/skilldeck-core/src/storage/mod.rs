@@ -4,6 +4,7 @@
 mod fs;
 mod history;
 mod lock;
+mod record;
 mod recover;
 pub(crate) mod tree;
 mod write;

@@ -1,8 +1,9 @@
-//! Recovery at start: finishing or undoing writes that a crash cut short.
-//! Holds the rules for leftover staging folders; the write path that leaves them is in `write`.
+//! Recovery at start: finishing or undoing writes that a crash cut short, and logging revisions
+//! their writer stopped before logging. Holds those rules; the write path that leaves them is in `write`.
 
-use super::history::{self, LogLine, RevisionEvent};
+use super::history;
 use super::lock::SkillLock;
+use super::record;
 use super::tree::read_revision;
 use super::write::{STAGING_PREFIX, staging_owner};
 use super::{Result, Scope, StorageError};
@@ -11,7 +12,10 @@ use crate::name::SkillName;
 use std::fs;
 use std::path::Path;
 
-/// Cleans up every scope. A staging folder whose skill is locked by a live writer is left alone.
+/// Cleans up every scope. A writer leaves a staging entry (its staged or replaced tree, or the
+/// empty marker it keeps until its log line is written) whenever it stops before logging, so
+/// each skill with one also gets its unlogged revisions logged from their records. A skill
+/// locked by a live writer is left alone: that writer finishes it.
 pub(crate) fn recover(home: &SkilldeckHome) -> Result<()> {
     for scope in Scope::ALL {
         let dir = home.scope_dir(scope);
@@ -45,9 +49,8 @@ fn recover_one(home: &SkilldeckHome, scope: Scope, name: &SkillName, staged: &Pa
     let current_rev = read_revision(&current);
     match (staged_rev, current.exists()) {
         // A whole new tree whose swap was cut between two renames: finish it.
-        (Some(rev), false) => {
+        (Some(_), false) => {
             fs::rename(staged, &current).map_err(StorageError::io("move into place", staged))?;
-            log_if_missing(&history_dir, rev)?;
         }
         // The old tree left after a swap: keep it in history.
         (Some(rev), true) if current_rev.is_some_and(|c| rev < c) => {
@@ -58,25 +61,18 @@ fn recover_one(home: &SkilldeckHome, scope: Scope, name: &SkillName, staged: &Pa
                 fs::create_dir_all(&history_dir).map_err(StorageError::io("create", &history_dir))?;
                 fs::rename(staged, &kept).map_err(StorageError::io("move to history", staged))?;
             }
-            if let Some(c) = current_rev {
-                log_if_missing(&history_dir, c)?;
-            }
         }
         // A new tree never swapped in, or a partial one: the old revision stands.
-        _ => remove(staged)?,
+        _ if staged.is_dir() => remove(staged)?,
+        // A writer's marker (or a sidecar it was replacing): dealt with once the log is complete.
+        _ => {}
+    }
+    // A log that cannot be written yet stops nothing: the revisions show from their records and
+    // pruning keeps them; a marker stays for the next start, and the skill's next write logs them.
+    if record::reconcile(&history_dir, &current).is_ok() && staged.is_file() {
+        remove(staged)?;
     }
     Ok(())
-}
-
-/// Adds a log line for a revision a crash left unlogged.
-fn log_if_missing(history_dir: &Path, rev: super::Revision) -> Result<()> {
-    if history::read_log(history_dir).iter().any(|l| l.revision == rev) {
-        return Ok(());
-    }
-    history::append(
-        history_dir,
-        &LogLine { revision: rev, digest: None, at: history::now(), event: RevisionEvent::Recovered },
-    )
 }
 
 fn remove(path: &Path) -> Result<()> {

@@ -2,7 +2,7 @@
 //! Holds directory walking and the revision check that keeps a reader off a mix of two revisions.
 
 use super::{Result, Revision, StorageError};
-use crate::files::{SkillFiles, VERSION_FILE};
+use crate::files::{self, SkillFiles, VERSION_FILE};
 use crate::relpath::RelPath;
 use serde::Serialize;
 use std::fs;
@@ -45,7 +45,7 @@ fn read_sized(path: &Path, size: u64) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Walks `dir` and calls `f` for each regular file (never the top-level `.version`).
+/// Walks `dir` and calls `f` for each regular file (never a top-level sidecar).
 /// Symlinks and special files are not followed; their paths go to `skipped`.
 pub(crate) fn walk(
     dir: &Path,
@@ -72,7 +72,7 @@ pub(crate) fn walk(
                 skipped.push(rel.to_string());
                 continue;
             }
-            if rel.as_str() == VERSION_FILE {
+            if files::is_sidecar(rel.as_str()) {
                 continue;
             }
             // A file deleted between the listing and this look (an editor saving, `git pull`)

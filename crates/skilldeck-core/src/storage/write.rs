@@ -2,6 +2,7 @@
 //! Holds staging, the atomic swap and the crash points tests use; not the public API (`fs`).
 
 use super::history::{self, LogLine, RevisionEvent};
+use super::record;
 use super::tree::read_revision;
 use super::{Result, Revision, Scope, StorageError};
 use crate::digest::Digest;
@@ -32,6 +33,11 @@ pub struct WriteOutcome {
     pub digest: Digest,
     /// The revision it replaced, now in history.
     pub replaced: Option<Revision>,
+    /// Bookkeeping that failed after the new revision went live (moving the replaced one to
+    /// history, the log line, pruning). The revision stands and carries its own record; the
+    /// next start finishes what is missing. Empty when everything went through.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Aborts the process at a named point when the crash test asks for it.
@@ -57,8 +63,9 @@ pub(crate) fn staging_owner(file_name: &str) -> Option<&str> {
     parts.next()
 }
 
-/// Writes `files` into `dir`, then the `.version` last, then flushes the file system.
-fn stage(dir: &Path, files: &SkillFiles, revision: Revision) -> Result<()> {
+/// Writes `files` into `dir`, then the revision's record, then the `.version` last, then
+/// flushes the file system.
+fn stage(dir: &Path, files: &SkillFiles, line: &LogLine) -> Result<()> {
     fs::create_dir(dir).map_err(StorageError::io("create the staging folder", dir))?;
     let mut made = std::collections::HashSet::new();
     for (rel, bytes) in files.iter() {
@@ -75,7 +82,8 @@ fn stage(dir: &Path, files: &SkillFiles, revision: Revision) -> Result<()> {
             fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).map_err(StorageError::io("chmod", &path))?;
         }
     }
-    write_version(dir, revision)?;
+    record::write(dir, line)?;
+    write_version(dir, line.revision)?;
     flush(dir);
     Ok(())
 }
@@ -93,15 +101,25 @@ pub(crate) fn replace_version(dir: &Path, name: &SkillName, revision: Revision) 
     if read_revision(dir) == Some(revision) {
         return Ok(());
     }
-    // Named like a staging folder of this skill: discovery passes over it, and recovery removes
-    // a leftover under the skill's lock.
-    let temp = staging_path(dir.parent().unwrap_or(dir), name);
+    let temp = sidecar_temp(dir, name);
     let target = dir.join(VERSION_FILE);
     fs::write(&temp, format!("{revision}\n")).map_err(StorageError::io("write", &temp))?;
     fs::rename(&temp, &target).map_err(|e| {
         let _ = fs::remove_file(&temp);
         StorageError::io("replace", &target)(e)
     })
+}
+
+/// Sets the record of a live skill folder, replacing the old one by rename like `.version`.
+pub(crate) fn replace_record(dir: &Path, name: &SkillName, line: &LogLine) -> Result<()> {
+    record::replace(dir, &sidecar_temp(dir, name), line)
+}
+
+/// Where a live folder's new sidecar is written before it is renamed into place: named like a
+/// staging folder of the skill, so discovery passes over it and recovery removes a leftover
+/// under the skill's lock.
+fn sidecar_temp(dir: &Path, name: &SkillName) -> PathBuf {
+    staging_path(dir.parent().unwrap_or(dir), name)
 }
 
 /// Flushes the file system holding `dir` so a power cut after the swap finds whole files.
@@ -136,6 +154,10 @@ pub(crate) fn next_revision(home: &SkilldeckHome, scope: Scope, name: &SkillName
 }
 
 /// Stores `files` as the next revision. The caller holds the skill's lock.
+///
+/// Everything that can fail the write happens before the swap: the digest and the revision's
+/// record are staged with its files. After the swap the revision is live, so what follows
+/// (history, log, pruning) can only add warnings, never turn it into a reported failure.
 pub(crate) fn write_locked(
     home: &SkilldeckHome,
     scope: Scope,
@@ -147,33 +169,88 @@ pub(crate) fn write_locked(
     fs::create_dir_all(&scope_dir).map_err(StorageError::io("create", &scope_dir))?;
     let current = home.skill_dir(scope, name);
     let history_dir = home.history_dir(scope, name);
+    // A revision an earlier writer left unlogged gets its line now. Should that fail, the
+    // revision still shows from its record, and pruning keeps it until it is logged.
+    let _ = record::reconcile(&history_dir, &current);
     let revision = next_revision(home, scope, name);
+    let digest = files.digest();
+    let line = LogLine { revision, digest: Some(digest), at: history::now(), event };
+    // Until its log line is written, the write keeps a marker that sends the next start's
+    // recovery to this skill, whether the writer is killed or the log cannot be written.
+    let marker = Marker::create(&scope_dir, name)?;
     let staged = staging_path(&scope_dir, name);
-    if let Err(e) = stage(&staged, files, revision) {
+    if let Err(e) = stage(&staged, files, &line) {
         let _ = fs::remove_dir_all(&staged);
-        return Err(e);
+        return Err(marker.fail(e));
     }
     crash_point("staged");
+    let mut warnings = Vec::new();
     let replaced = if current.is_dir() {
         let old = read_revision(&current).unwrap_or(Revision(revision.0 - 1));
         // The old tree must carry its revision so recovery can tell it from a new one.
-        replace_version(&current, name, old)?;
+        if let Err(e) = replace_version(&current, name, old) {
+            let _ = fs::remove_dir_all(&staged);
+            return Err(marker.fail(e));
+        }
+        // A swap cut halfway (two renames where the OS cannot exchange) is finished by recovery,
+        // which the staging left behind (and the marker) send to this skill.
         swap(&staged, &current)?;
         crash_point("swapped");
-        fs::create_dir_all(&history_dir).map_err(StorageError::io("create", &history_dir))?;
-        let kept = history::rev_dir(&history_dir, old);
-        if kept.exists() {
-            fs::remove_dir_all(&staged).map_err(StorageError::io("remove", &staged))?;
-        } else {
-            fs::rename(&staged, &kept).map_err(StorageError::io("move to history", &staged))?;
+        if let Err(e) = keep_replaced(&history_dir, &staged, old) {
+            warnings.push(format!("the replaced revision {old} is not in history yet ({e}); the next start moves it"));
         }
         Some(old)
     } else {
-        fs::rename(&staged, &current).map_err(StorageError::io("move into place", &staged))?;
+        if let Err(e) = fs::rename(&staged, &current) {
+            let _ = fs::remove_dir_all(&staged);
+            return Err(marker.fail(StorageError::io("move into place", &staged)(e)));
+        }
         None
     };
-    let digest = files.digest();
-    history::append(&history_dir, &LogLine { revision, digest: Some(digest), at: history::now(), event })?;
-    history::prune(&history_dir)?;
-    Ok(WriteOutcome { name: name.clone(), scope, revision, digest, replaced })
+    match history::append(&history_dir, &line) {
+        Ok(()) => marker.done(),
+        Err(e) => warnings.push(format!(
+            "the history log was not updated ({e}); revision {revision} keeps its own record, logged on the next start"
+        )),
+    }
+    if let Err(e) = history::prune(&history_dir) {
+        warnings.push(format!("old revisions were not pruned: {e}"));
+    }
+    Ok(WriteOutcome { name: name.clone(), scope, revision, digest, replaced, warnings })
+}
+
+/// The empty staging entry a write keeps until its revision is logged. A writer that stops
+/// before (killed, or the log cannot be written) leaves it, and recovery then logs the revision
+/// from its record.
+pub(crate) struct Marker(PathBuf);
+
+impl Marker {
+    /// Creates a marker for a write of `name` in the scope folder `scope_dir`.
+    pub(crate) fn create(scope_dir: &Path, name: &SkillName) -> Result<Self> {
+        let path = staging_path(scope_dir, name);
+        fs::write(&path, b"").map_err(StorageError::io("create the write marker", &path))?;
+        Ok(Self(path))
+    }
+
+    /// The revision is logged: the marker goes.
+    pub(crate) fn done(self) {
+        let _ = fs::remove_file(&self.0);
+    }
+
+    /// The write failed before its revision went live: the marker goes, and `e` is returned.
+    pub(crate) fn fail(self, e: StorageError) -> StorageError {
+        self.done();
+        e
+    }
+}
+
+/// Moves the tree a swap left at `staged` into history as revision `old`.
+fn keep_replaced(history_dir: &Path, staged: &Path, old: Revision) -> Result<()> {
+    fs::create_dir_all(history_dir).map_err(StorageError::io("create", history_dir))?;
+    let kept = history::rev_dir(history_dir, old);
+    if kept.exists() {
+        fs::remove_dir_all(staged).map_err(StorageError::io("remove", staged))
+    } else {
+        fs::rename(staged, &kept).map_err(StorageError::io("move to history", staged))
+    }
 }

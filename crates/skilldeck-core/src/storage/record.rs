@@ -1,0 +1,70 @@
+//! A revision's own record: its log line, kept inside the revision as the `.revision.json` sidecar.
+//! Holds reading and writing that sidecar and completing the log from it; not the log (`history`).
+
+use super::history::{self, LogLine, RevisionEvent};
+use super::tree::read_revision;
+use super::{Result, Revision, StorageError};
+use crate::files::RECORD_FILE;
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Writes `line` as the record of the tree in `dir`, a folder nobody else reads yet (staging).
+pub(crate) fn write(dir: &Path, line: &LogLine) -> Result<()> {
+    let path = dir.join(RECORD_FILE);
+    fs::write(&path, encode(line)?).map_err(StorageError::io("write", &path))
+}
+
+/// Replaces the record of a live folder by writing `temp` and renaming it over the old one, so
+/// a reader sees the old record or the new one, never a torn file.
+pub(crate) fn replace(dir: &Path, temp: &Path, line: &LogLine) -> Result<()> {
+    let target = dir.join(RECORD_FILE);
+    fs::write(temp, encode(line)?).map_err(StorageError::io("write", temp))?;
+    fs::rename(temp, &target).map_err(|e| {
+        let _ = fs::remove_file(temp);
+        StorageError::io("replace", &target)(e)
+    })
+}
+
+fn encode(line: &LogLine) -> Result<String> {
+    serde_json::to_string(line).map(|s| s + "\n").map_err(|e| StorageError::Task(e.to_string()))
+}
+
+/// The record of the revision in `dir`: only one naming the revision its `.version` holds
+/// (a record left over from an earlier revision, or one written ahead of its `.version`, is
+/// not this revision's).
+pub(crate) fn read(dir: &Path) -> Option<LogLine> {
+    let line: LogLine = serde_json::from_slice(&fs::read(dir.join(RECORD_FILE)).ok()?).ok()?;
+    (read_revision(dir) == Some(line.revision)).then_some(line)
+}
+
+/// The revisions on disk, live in `live` or kept in `history_dir`, that have no line in the log
+/// (`logged` holds the revisions it has), each with its own record when it has one.
+pub(crate) fn unlogged(
+    history_dir: &Path,
+    live: &Path,
+    logged: &HashSet<Revision>,
+) -> Vec<(Revision, Option<LogLine>)> {
+    let kept = history::stored(history_dir).into_iter().map(|r| (r, history::rev_dir(history_dir, r)));
+    let current = read_revision(live).map(|r| (r, live.to_path_buf()));
+    kept.chain(current)
+        .filter(|(rev, _)| !logged.contains(rev))
+        .map(|(rev, dir): (Revision, PathBuf)| (rev, read(&dir)))
+        .collect()
+}
+
+/// Appends to the log every revision on disk that it lacks: from the revision's record, or, for
+/// a revision made before records existed, a `recovered` line dated now. The caller holds the
+/// skill's lock.
+pub(crate) fn reconcile(history_dir: &Path, live: &Path) -> Result<()> {
+    for (revision, record) in unlogged(history_dir, live, &history::logged(history_dir)) {
+        let line = record.unwrap_or_else(|| LogLine {
+            revision,
+            digest: None,
+            at: history::now(),
+            event: RevisionEvent::Recovered,
+        });
+        history::append(history_dir, &line)?;
+    }
+    Ok(())
+}
