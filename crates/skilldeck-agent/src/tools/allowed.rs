@@ -87,6 +87,9 @@ fn simple_commands(command: &str) -> Result<Vec<Vec<String>>, NotCovered> {
     if command.len() > MAX_COMMAND {
         return Err(NotCovered("the command is too long to check".into()));
     }
+    if command.contains('\0') {
+        return Err(NotCovered("the command holds a NUL byte".into()));
+    }
     let options = ParserOptions::default();
     let program: Program = Parser::new(command.as_bytes(), &options)
         .parse_program()
@@ -281,6 +284,7 @@ mod tests {
             "[[ -e x ]] && git diff",
             "time git diff",
             "git diff 'unclosed",
+            "git diff a\0b",
             "",
         ] {
             check(g, command, None);
