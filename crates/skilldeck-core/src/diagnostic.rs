@@ -30,6 +30,10 @@ pub enum DiagCode {
     FrontmatterUnclosed,
     /// The frontmatter is larger than the parser accepts.
     FrontmatterTooLarge,
+    /// The frontmatter nests lists and mappings deeper than the parser accepts.
+    YamlTooDeep,
+    /// The frontmatter's aliases (`*name`) would expand to more values than the parser accepts.
+    YamlTooManyAliases,
     /// The frontmatter is not valid YAML (or is built to exhaust the parser).
     YamlInvalid,
     /// The frontmatter is YAML, but not a mapping of fields.
@@ -80,6 +84,8 @@ impl DiagCode {
             Self::FrontmatterMissing => "frontmatter_missing",
             Self::FrontmatterUnclosed => "frontmatter_unclosed",
             Self::FrontmatterTooLarge => "frontmatter_too_large",
+            Self::YamlTooDeep => "yaml_too_deep",
+            Self::YamlTooManyAliases => "yaml_too_many_aliases",
             Self::YamlInvalid => "yaml_invalid",
             Self::YamlNotMapping => "yaml_not_mapping",
             Self::YamlRecovered => "yaml_recovered",
@@ -115,6 +121,8 @@ impl DiagCode {
             Self::FrontmatterTooLarge => {
                 "Keep the frontmatter to a few fields; move long text into the body or references/."
             }
+            Self::YamlTooDeep => "Flatten the frontmatter: nest lists and mappings only a few levels deep.",
+            Self::YamlTooManyAliases => "Write the values out instead of repeating them with `&anchor` and `*alias`.",
             Self::YamlInvalid => {
                 "Fix the YAML at the given line; put values with `: `, `#`, `*` or `&` in double quotes."
             }

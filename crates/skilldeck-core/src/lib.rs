@@ -21,6 +21,7 @@ pub mod validate;
 pub mod view_result;
 pub mod view_skill;
 pub mod watch;
+pub mod yaml_bounds;
 
 pub use diagnostic::{DiagCode, Diagnostic, Severity};
 pub use digest::Digest;
