@@ -22,6 +22,10 @@ pub enum DiagCode {
     SkillMdMissing,
     /// `SKILL.md` is not valid UTF-8 text.
     SkillMdNotUtf8,
+    /// `SKILL.md` is a symbolic link, a named pipe, a device or a folder, not a regular file.
+    SkillMdNotRegular,
+    /// `SKILL.md` is larger than one file of a skill may be.
+    SkillMdTooLarge,
     /// The skill's folder could not be read (permissions, a vanished file).
     SkillUnreadable,
     /// `SKILL.md` does not start with a `---` line.
@@ -80,6 +84,8 @@ impl DiagCode {
         match self {
             Self::SkillMdMissing => "skill_md_missing",
             Self::SkillMdNotUtf8 => "skill_md_not_utf8",
+            Self::SkillMdNotRegular => "skill_md_not_regular",
+            Self::SkillMdTooLarge => "skill_md_too_large",
             Self::SkillUnreadable => "skill_unreadable",
             Self::FrontmatterMissing => "frontmatter_missing",
             Self::FrontmatterUnclosed => "frontmatter_unclosed",
@@ -113,6 +119,10 @@ impl DiagCode {
         match self {
             Self::SkillMdMissing => "Add a SKILL.md file at the top of the skill folder.",
             Self::SkillMdNotUtf8 => "Save SKILL.md as UTF-8 text.",
+            Self::SkillMdNotRegular => {
+                "Replace SKILL.md with a regular file (copy the text in; links and pipes are never read)."
+            }
+            Self::SkillMdTooLarge => "Shorten SKILL.md; move long material into references/.",
             Self::SkillUnreadable => "Check the folder's permissions, then reload.",
             Self::FrontmatterMissing => {
                 "Start SKILL.md with a line `---`, the fields `name:` and `description:`, then another `---`."

@@ -14,6 +14,7 @@ pub mod mount;
 pub mod name;
 pub mod registry;
 pub mod relpath;
+pub mod safe_read;
 pub mod sandbox;
 pub mod storage;
 pub mod tokens;

@@ -9,7 +9,7 @@ use crate::meta::SkillMeta;
 use crate::name::SkillName;
 use crate::storage::Summary;
 use crate::storage::{FsStorage, Revision, Scope, StorageError, WriteOutcome};
-use crate::validate::{self, ValidateOptions};
+use crate::validate::{self, ValidateOptions, Validated};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -44,10 +44,7 @@ impl SkillEntry {
     /// Parses and validates one skill from its summary.
     pub fn from_summary(scope: Scope, dir_name: &str, summary: &Summary, strict: bool) -> Self {
         let revision = summary.revision;
-        let v = validate::validate_bytes(
-            summary.skill_md.as_deref(),
-            ValidateOptions { strict, dir_name: Some(dir_name), app_version: crate::APP_VERSION },
-        );
+        let v = validate_summary(dir_name, summary, strict);
         let mut diagnostics = v.diagnostics;
         if let Err(e) = SkillName::parse(dir_name)
             && !diagnostics.iter().any(|d| d.code == DiagCode::NameInvalid)
@@ -88,6 +85,18 @@ impl SkillEntry {
             file_count: 0,
             total_bytes: 0,
         }
+    }
+}
+
+/// Validates the `SKILL.md` of a summary; one that was there but refused (a link, a pipe, too
+/// large) is its diagnostic.
+fn validate_summary(dir_name: &str, summary: &Summary, strict: bool) -> Validated {
+    match &summary.skill_md_problem {
+        Some(d) => Validated { meta: SkillMeta::default(), diagnostics: vec![d.clone()] },
+        None => validate::validate_bytes(
+            summary.skill_md.as_deref(),
+            ValidateOptions { strict, dir_name: Some(dir_name), app_version: crate::APP_VERSION },
+        ),
     }
 }
 
