@@ -239,6 +239,70 @@ fn bench_validate(c: &mut Criterion) {
     g.finish();
 }
 
+/// Grows `front` by `unit(i)` for i = 0, 1, … while it stays under `cap` bytes, then closes it.
+fn fill(mut front: String, cap: usize, unit: impl Fn(usize) -> String, close: &str) -> String {
+    for i in 0.. {
+        let next = unit(i);
+        if front.len() + next.len() + close.len() >= cap {
+            break;
+        }
+        front.push_str(&next);
+    }
+    front.push_str(close);
+    front
+}
+
+/// The worst frontmatters found for the parser, each just under the 16 KiB cap and just within
+/// the depth and alias limits (so they are parsed in full), and two that are refused unparsed.
+/// Each is checked to get the outcome it is named for before it is timed.
+fn hostile_yaml() -> Vec<(&'static str, String, Option<DiagCode>)> {
+    use skilldeck_core::frontmatter::MAX_FRONTMATTER_BYTES as CAP;
+    use skilldeck_core::yaml_bounds::{MAX_DEPTH, MAX_EXPANDED_VALUES};
+    let head = "name: pdf\ndescription: x\n".to_owned();
+    let flow = MAX_DEPTH - 2;
+    let brackets = fill(format!("{head}m: ["), CAP, |_| format!("{}x{},", "[".repeat(flow), "]".repeat(flow)), "]\n");
+    let braces = fill(format!("{head}m: ["), CAP, |_| format!("{}x{},", "{a: ".repeat(flow), "}".repeat(flow)), "]\n");
+    let block = fill(head.clone(), CAP, |i| format!("{}k{i}:\n", " ".repeat(i % (MAX_DEPTH - 1))), "");
+    let dashes = fill(format!("{head}m:\n"), CAP, |_| format!("{}x\n", "- ".repeat(MAX_DEPTH - 2)), "");
+    let anchor_values = 1900;
+    let per_alias = anchor_values as u64 + 2;
+    let aliases = (MAX_EXPANDED_VALUES - anchor_values as u64 - 8) / per_alias;
+    let mut alias_bomb = format!("{head}big: &big [{}]\n", "x, ".repeat(anchor_values - 1) + "x");
+    for i in 0..aliases {
+        let _ = writeln!(alias_bomb, "c{i}: *big");
+    }
+    vec![
+        ("flow_brackets_16k", brackets, None),
+        ("flow_braces_16k", braces, None),
+        ("block_indent_16k", block, None),
+        ("compact_dashes_16k", dashes, None),
+        ("aliases_at_budget", alias_bomb, None),
+        (
+            "refused_unclosed_16k",
+            format!("{head}m: {}\n", "[".repeat(CAP - head.len() - 8)),
+            Some(DiagCode::YamlTooDeep),
+        ),
+        (
+            "refused_issue_8_64k",
+            format!("{head}m: {}\n", "[".repeat(65_500 - head.len() - 4)),
+            Some(DiagCode::FrontmatterTooLarge),
+        ),
+    ]
+}
+
+fn bench_hostile_yaml(c: &mut Criterion) {
+    let opts = ValidateOptions { dir_name: Some("pdf"), ..ValidateOptions::default() };
+    let mut g = c.benchmark_group("hostile_yaml");
+    for (label, front, refused) in hostile_yaml() {
+        let text = format!("---\n{front}---\nbody\n");
+        let v = validate::validate_text(&text, opts);
+        let errors: Vec<DiagCode> = v.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.code).collect();
+        assert_eq!(errors, refused.into_iter().collect::<Vec<_>>(), "{label}: {:?}", v.diagnostics);
+        g.bench_function(label, |b| b.iter(|| validate::validate_text(black_box(&text), opts)));
+    }
+    g.finish();
+}
+
 /// A temporary `SKILLDECK_HOME` holding `count` generated user skills, checked to be valid.
 fn store(count: usize) -> (tempfile::TempDir, SkilldeckHome) {
     let tmp = tempfile::tempdir().unwrap();
@@ -310,5 +374,5 @@ fn bench_write(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_validate, bench_discovery, bench_listing, bench_write);
+criterion_group!(benches, bench_validate, bench_hostile_yaml, bench_discovery, bench_listing, bench_write);
 criterion_main!(benches);

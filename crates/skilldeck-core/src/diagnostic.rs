@@ -22,6 +22,10 @@ pub enum DiagCode {
     SkillMdMissing,
     /// `SKILL.md` is not valid UTF-8 text.
     SkillMdNotUtf8,
+    /// `SKILL.md` is a symbolic link, a named pipe, a device or a folder, not a regular file.
+    SkillMdNotRegular,
+    /// `SKILL.md` is larger than one file of a skill may be.
+    SkillMdTooLarge,
     /// The skill's folder could not be read (permissions, a vanished file).
     SkillUnreadable,
     /// `SKILL.md` does not start with a `---` line.
@@ -30,6 +34,10 @@ pub enum DiagCode {
     FrontmatterUnclosed,
     /// The frontmatter is larger than the parser accepts.
     FrontmatterTooLarge,
+    /// The frontmatter nests lists and mappings deeper than the parser accepts.
+    YamlTooDeep,
+    /// The frontmatter's aliases (`*name`) would expand to more values than the parser accepts.
+    YamlTooManyAliases,
     /// The frontmatter is not valid YAML (or is built to exhaust the parser).
     YamlInvalid,
     /// The frontmatter is YAML, but not a mapping of fields.
@@ -78,10 +86,14 @@ impl DiagCode {
         match self {
             Self::SkillMdMissing => "skill_md_missing",
             Self::SkillMdNotUtf8 => "skill_md_not_utf8",
+            Self::SkillMdNotRegular => "skill_md_not_regular",
+            Self::SkillMdTooLarge => "skill_md_too_large",
             Self::SkillUnreadable => "skill_unreadable",
             Self::FrontmatterMissing => "frontmatter_missing",
             Self::FrontmatterUnclosed => "frontmatter_unclosed",
             Self::FrontmatterTooLarge => "frontmatter_too_large",
+            Self::YamlTooDeep => "yaml_too_deep",
+            Self::YamlTooManyAliases => "yaml_too_many_aliases",
             Self::YamlInvalid => "yaml_invalid",
             Self::YamlNotMapping => "yaml_not_mapping",
             Self::YamlRecovered => "yaml_recovered",
@@ -110,6 +122,10 @@ impl DiagCode {
         match self {
             Self::SkillMdMissing => "Add a SKILL.md file at the top of the skill folder.",
             Self::SkillMdNotUtf8 => "Save SKILL.md as UTF-8 text.",
+            Self::SkillMdNotRegular => {
+                "Replace SKILL.md with a regular file (copy the text in; links and pipes are never read)."
+            }
+            Self::SkillMdTooLarge => "Shorten SKILL.md; move long material into references/.",
             Self::SkillUnreadable => "Check the folder's permissions, then reload.",
             Self::FrontmatterMissing => {
                 "Start SKILL.md with a line `---`, the fields `name:` and `description:`, then another `---`."
@@ -118,6 +134,8 @@ impl DiagCode {
             Self::FrontmatterTooLarge => {
                 "Keep the frontmatter to a few fields; move long text into the body or references/."
             }
+            Self::YamlTooDeep => "Flatten the frontmatter: nest lists and mappings only a few levels deep.",
+            Self::YamlTooManyAliases => "Write the values out instead of repeating them with `&anchor` and `*alias`.",
             Self::YamlInvalid => {
                 "Fix the YAML at the given line; put values with `: `, `#`, `*` or `&` in double quotes."
             }

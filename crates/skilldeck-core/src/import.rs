@@ -4,6 +4,7 @@
 use crate::files::{LimitError, LimitMeter, SkillFiles, UploadLimits};
 use crate::name::SkillName;
 use crate::relpath::RelPath;
+use crate::safe_read::{self, ReadError};
 use crate::storage::{FsStorage, Revision, Scope, StorageError, WriteOutcome};
 use crate::validate::{self, ValidateOptions, Validated};
 use serde::Serialize;
@@ -204,7 +205,7 @@ fn read_folder(
     progress: Progress<'_>,
 ) -> Result<(SkillFiles, Vec<String>), ImportError> {
     let mut meter = LimitMeter::new(limits);
-    let mut found: Vec<(RelPath, PathBuf, u64)> = Vec::new();
+    let mut found: Vec<(RelPath, u64)> = Vec::new();
     let mut skipped = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
@@ -238,14 +239,14 @@ fn read_folder(
             let rel = RelPath::from_path(rel_path)
                 .map_err(|e| ImportError::Hostile { entry: shown.clone(), reason: e.to_string() })?;
             meter.add(rel.as_str(), meta.len())?;
-            found.push((rel, path, meta.len()));
+            found.push((rel, meta.len()));
         }
     }
-    let total: u64 = found.iter().map(|(_, _, s)| s).sum();
+    let total: u64 = found.iter().map(|(_, s)| s).sum();
     let mut done = 0;
     let mut files = SkillFiles::new();
-    for (rel, path, _) in found {
-        let bytes = read_capped(&path, limits.max_file_bytes)?;
+    for (rel, _) in found {
+        let bytes = read_entry(root, &rel, limits.max_file_bytes)?;
         done += bytes.len() as u64;
         progress(done, total);
         files.insert(rel, bytes);
@@ -254,17 +255,22 @@ fn read_folder(
     Ok((files, skipped))
 }
 
-/// Reads a file, refusing it if it grew past the limit since it was measured.
-fn read_capped(path: &Path, limit: u64) -> Result<Vec<u8>, ImportError> {
-    let f = fs::File::open(path).map_err(io_err(path))?;
-    let mut bytes = Vec::new();
-    f.take(limit + 1).read_to_end(&mut bytes).map_err(io_err(path))?;
-    if bytes.len() as u64 > limit {
-        return Err(
-            LimitError::FileTooLarge { path: path.display().to_string(), size: bytes.len() as u64, limit }.into()
-        );
+/// Reads one file of a source folder through the one safe reader: no link is followed on the
+/// way, only a regular file is read, and never more than `limit` bytes (it may have grown or
+/// been swapped since it was listed).
+fn read_entry(root: &Path, rel: &RelPath, limit: u64) -> Result<Vec<u8>, ImportError> {
+    let hostile = |entry: String, reason: String| ImportError::Hostile { entry, reason };
+    match safe_read::read_beneath(root, rel, limit) {
+        Ok(f) => Ok(f.bytes),
+        Err(ReadError::TooLarge { path, size, limit }) => Err(LimitError::FileTooLarge { path, size, limit }.into()),
+        Err(ReadError::Io { path, source }) => Err(ImportError::Io { path: path.into(), source }),
+        Err(e @ (ReadError::Symlink { .. } | ReadError::NotRegular { .. })) => {
+            Err(hostile(rel.to_string(), e.to_string()))
+        }
+        Err(e @ (ReadError::NotFound { .. } | ReadError::Folder { .. })) => {
+            Err(hostile(rel.to_string(), format!("it changed while it was read ({e})")))
+        }
     }
-    Ok(bytes)
 }
 
 /// The Unix file-type bits of a zip entry that is neither a regular file nor a folder.

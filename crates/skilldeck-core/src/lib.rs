@@ -15,6 +15,7 @@ pub mod mount;
 pub mod name;
 pub mod registry;
 pub mod relpath;
+pub mod safe_read;
 pub mod sandbox;
 pub mod storage;
 pub mod tokens;
@@ -23,6 +24,7 @@ pub mod validate;
 pub mod view_result;
 pub mod view_skill;
 pub mod watch;
+pub mod yaml_bounds;
 
 pub use diagnostic::{DiagCode, Diagnostic, Severity};
 pub use digest::Digest;

@@ -162,7 +162,8 @@ fn copy_file(dir: &OwnedFd, name: &str, src: &Path, meta: &std::fs::Metadata) ->
     let mode = Mode::from_raw_mode(meta.permissions().mode() & 0o777);
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let mut to = std::fs::File::from(rustix::fs::openat(dir, name, flags, mode)?);
-    let mut from = std::fs::File::open(src)?;
+    // The one safe opener: a file swapped for a link or a pipe since the walk is refused.
+    let (mut from, _) = crate::safe_read::open_regular(src).map_err(std::io::Error::other)?;
     std::io::copy(&mut from, &mut to).map(|_| ())
 }
 

@@ -7,9 +7,10 @@ use crate::files::SkillFiles;
 use crate::listing::{self, Listing, ListingOptions};
 use crate::meta::SkillMeta;
 use crate::name::SkillName;
+use crate::safe_read::FileId;
 use crate::storage::Summary;
 use crate::storage::{FsStorage, Revision, Scope, StorageError, WriteOutcome};
-use crate::validate::{self, ValidateOptions};
+use crate::validate::{self, ValidateOptions, Validated};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -43,11 +44,12 @@ pub struct SkillEntry {
 impl SkillEntry {
     /// Parses and validates one skill from its summary.
     pub fn from_summary(scope: Scope, dir_name: &str, summary: &Summary, strict: bool) -> Self {
+        Self::from_validated(scope, dir_name, summary, validate_summary(dir_name, summary, strict))
+    }
+
+    /// One skill from its summary and what validating its `SKILL.md` found.
+    fn from_validated(scope: Scope, dir_name: &str, summary: &Summary, v: Validated) -> Self {
         let revision = summary.revision;
-        let v = validate::validate_bytes(
-            summary.skill_md.as_deref(),
-            ValidateOptions { strict, dir_name: Some(dir_name), app_version: crate::APP_VERSION },
-        );
         let mut diagnostics = v.diagnostics;
         if let Err(e) = SkillName::parse(dir_name)
             && !diagnostics.iter().any(|d| d.code == DiagCode::NameInvalid)
@@ -91,6 +93,18 @@ impl SkillEntry {
     }
 }
 
+/// Validates the `SKILL.md` of a summary; one that was there but refused (a link, a pipe, too
+/// large) is its diagnostic.
+fn validate_summary(dir_name: &str, summary: &Summary, strict: bool) -> Validated {
+    match &summary.skill_md_problem {
+        Some(d) => Validated { meta: SkillMeta::default(), diagnostics: vec![d.clone()] },
+        None => validate::validate_bytes(
+            summary.skill_md.as_deref(),
+            ValidateOptions { strict, dir_name: Some(dir_name), app_version: crate::APP_VERSION },
+        ),
+    }
+}
+
 /// A skill as listed across scopes: the cached entry and whether another scope shadows it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ListedEntry {
@@ -106,6 +120,10 @@ struct ScopeCache {
     names: Option<Arc<Vec<String>>>,
     entries: HashMap<String, Arc<SkillEntry>>,
     digests: HashMap<String, Digest>,
+    /// What validating each `SKILL.md` found, by the file's identity. Kept through
+    /// `invalidate`: a watcher event or a whole-scope reload reads the folder again, but parses
+    /// `SKILL.md` again only when it changed, so a slow or invalid file costs once per change.
+    parsed: HashMap<String, (FileId, Validated)>,
 }
 
 /// Discovers and caches skills. Writes and deletes through it, and `invalidate` calls from a
@@ -126,6 +144,9 @@ impl SkillRegistry {
     /// The same registry validating in strict (agentskills.io) mode.
     pub fn strict(mut self, strict: bool) -> Self {
         self.strict = strict;
+        if let Ok(cache) = self.cache.get_mut() {
+            cache.clear();
+        }
         self
     }
 
@@ -258,6 +279,7 @@ impl SkillRegistry {
         let mut cache = self.cache.write().map_err(poisoned)?;
         let sc = cache.entry(scope).or_default();
         sc.entries.retain(|k, _| names.binary_search(k).is_ok());
+        sc.parsed.retain(|k, _| names.binary_search(k).is_ok());
         sc.names = Some(Arc::clone(&names));
         Ok(names)
     }
@@ -284,9 +306,32 @@ impl SkillRegistry {
 
     fn load(&self, scope: Scope, dir_name: &str) -> (Arc<SkillEntry>, Option<Digest>) {
         match self.storage.summary_dir(scope, dir_name) {
-            Ok(s) => (Arc::new(SkillEntry::from_summary(scope, dir_name, &s, self.strict)), s.digest),
+            Ok(s) => {
+                let v = self.validated(scope, dir_name, &s);
+                (Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v)), s.digest)
+            }
             Err(e) => (Arc::new(SkillEntry::unreadable(scope, dir_name, &e)), None),
         }
+    }
+
+    /// What validating the summary's `SKILL.md` finds, from the parse cache when the file is
+    /// the one parsed before.
+    fn validated(&self, scope: Scope, dir_name: &str, summary: &Summary) -> Validated {
+        let Some(id) = summary.skill_md_id else {
+            return validate_summary(dir_name, summary, self.strict);
+        };
+        let cached = self.cache.read().ok().and_then(|cache| {
+            let (seen, v) = cache.get(&scope)?.parsed.get(dir_name)?;
+            (*seen == id).then(|| v.clone())
+        });
+        if let Some(v) = cached {
+            return v;
+        }
+        let v = validate_summary(dir_name, summary, self.strict);
+        if let Ok(mut cache) = self.cache.write() {
+            cache.entry(scope).or_default().parsed.insert(dir_name.to_owned(), (id, v.clone()));
+        }
+        v
     }
 }
 

@@ -219,3 +219,38 @@ fn the_estimate_tracks_a_real_tokenizer() {
         assert!(est <= real * 1.5, "not wildly over: estimate {est} vs o200k {real}");
     }
 }
+
+#[test]
+fn skill_md_is_parsed_again_only_when_the_file_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let reg = registry(tmp.path(), &[(Scope::User, "pdf", "", "first")]);
+    let md = tmp.path().join("skills/user/pdf/SKILL.md");
+    let described = |reg: &SkillRegistry| {
+        let e = reg.get(Scope::User, "pdf").unwrap().unwrap();
+        (e.meta.description.clone().unwrap(), e.file_count)
+    };
+    assert_eq!(described(&reg), ("first".to_owned(), 1));
+    let mtime = fs::metadata(&md).unwrap().modified().unwrap();
+    let rewrite = |path: &std::path::Path, desc: &str, at: std::time::SystemTime| {
+        use std::io::Write as _;
+        let mut f = fs::OpenOptions::new().write(true).create(true).truncate(false).open(path).unwrap();
+        f.write_all(format!("---\nname: pdf\ndescription: {desc}\n---\nbody\n").as_bytes()).unwrap();
+        f.set_modified(at).unwrap();
+    };
+    // The same inode, size and modification time are the same file to the parse cache: a
+    // reload (here of the whole scope) reads the folder again but does not parse SKILL.md.
+    rewrite(&md, "secnd", mtime);
+    fs::write(tmp.path().join("skills/user/pdf/notes.md"), "n").unwrap();
+    reg.invalidate(Scope::User, None);
+    assert_eq!(described(&reg), ("first".to_owned(), 2), "cached parse, fresh folder");
+    // A new modification time is a change.
+    rewrite(&md, "secnd", mtime + std::time::Duration::from_secs(1));
+    reg.invalidate(Scope::User, Some("pdf"));
+    assert_eq!(described(&reg), ("secnd".to_owned(), 2));
+    // So is another file (inode) put in its place, even with the same size and time.
+    let other = tmp.path().join("skills/user/pdf/.SKILL.md.new");
+    rewrite(&other, "third", mtime + std::time::Duration::from_secs(1));
+    fs::rename(&other, &md).unwrap();
+    reg.invalidate(Scope::User, Some("pdf"));
+    assert_eq!(described(&reg), ("third".to_owned(), 2));
+}

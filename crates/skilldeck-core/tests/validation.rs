@@ -177,24 +177,119 @@ fn missing_and_binary_skill_md() {
     assert_eq!(codes(Some(b"---\nname: \xff\xfe\n---\n")), vec![SkillMdNotUtf8]);
 }
 
-#[test]
-fn hostile_yaml_gets_a_diagnostic_not_a_hang() {
-    // Deep nesting.
-    let deep = format!("name: pdf\ndescription: x\nmetadata: {}{}\n", "[".repeat(5000), "]".repeat(5000));
-    let v = validate_text(&doc(&deep), ValidateOptions::default());
-    assert!(v.diagnostics.iter().any(|d| d.code == YamlInvalid), "{:?}", v.diagnostics);
-    // A billion-laughs alias bomb.
-    let mut bomb = String::from("name: pdf\ndescription: x\na0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+/// A diagnostic as compared: `(code, severity, line)`.
+type Expected = (DiagCode, Severity, Option<u32>);
+
+/// Frontmatter built to exhaust the parser, each with the one diagnostic it must get (code,
+/// severity, line): a bounded pre-scan refuses it before the YAML parser sees it.
+fn hostile_cases() -> Vec<(&'static str, String, Vec<Expected>)> {
+    let head = "name: pdf\ndescription: x\n";
+    let nested = |open: &str, close: &str, n: usize| format!("{head}metadata: {}{}\n", open.repeat(n), close.repeat(n));
+    let mut block = String::from(head);
+    for i in 0..40 {
+        block.push_str(&format!("{}k{i}:\n", " ".repeat(i)));
+    }
+    // A billion laughs: each level repeats the one before nine times.
+    let mut bomb = format!("{head}a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
     for i in 1..12 {
         let p = i - 1;
         bomb.push_str(&format!("a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"));
     }
-    let v = validate_text(&doc(&bomb), ValidateOptions::default());
-    assert!(v.diagnostics.iter().any(|d| d.code == YamlInvalid), "{:?}", v.diagnostics);
-    // A 10 MB frontmatter is refused unparsed.
-    let huge = format!("name: pdf\ndescription: x\npad: \"{}\"\n", "x".repeat(10 << 20));
-    let v = validate_text(&doc(&huge), ValidateOptions::default());
-    assert_eq!(v.diagnostics.iter().map(|d| d.code).collect::<Vec<_>>(), vec![FrontmatterTooLarge]);
+    // A few aliases of one large anchor.
+    let mut wide = format!("{head}big: &big [{}]\n", "x, ".repeat(2000));
+    for i in 0..12 {
+        wide.push_str(&format!("copy{i}: *big\n"));
+    }
+    let to_the_cap = format!("{head}m: {}\n", "[".repeat(16_000));
+    let issue_8 = format!("{head}m: {}\n", "[".repeat(65_500 - head.len() - 4));
+    vec![
+        ("flow [ nesting", nested("[", "]", 5000), vec![(YamlTooDeep, Error, Some(4))]),
+        ("flow { nesting", nested("{a: ", "}", 3000), vec![(YamlTooDeep, Error, Some(4))]),
+        ("unclosed [ to the cap", to_the_cap, vec![(YamlTooDeep, Error, Some(4))]),
+        ("block indentation", block, vec![(YamlTooDeep, Error, Some(36))]),
+        ("compact - entries", format!("{head}m:\n{}x\n", "- ".repeat(100)), vec![(YamlTooDeep, Error, Some(5))]),
+        ("flow lines", format!("{head}m:\n{}", "- [\n".repeat(40)), vec![(YamlTooDeep, Error, Some(36))]),
+        ("billion laughs", bomb, vec![(YamlTooManyAliases, Error, Some(8))]),
+        ("wide aliases", wide, vec![(YamlTooManyAliases, Error, Some(13))]),
+        // The 65,500-byte frontmatter of issue 8, and a 10 MB one: refused unparsed.
+        ("64 KB of [", issue_8, vec![(FrontmatterTooLarge, Error, Some(2))]),
+        ("10 MB", format!("{head}pad: \"{}\"\n", "x".repeat(10 << 20)), vec![(FrontmatterTooLarge, Error, Some(2))]),
+    ]
+}
+
+#[test]
+fn hostile_yaml_gets_its_diagnostic_not_a_hang() {
+    for (label, front, expected) in hostile_cases() {
+        for strict in [false, true] {
+            let opts = ValidateOptions { strict, dir_name: Some("pdf"), app_version: "1.4.0" };
+            let v = validate_text(&doc(&front), opts);
+            let got: Vec<_> = v.diagnostics.iter().map(|d| (d.code, d.severity, d.line)).collect();
+            assert_eq!(got, expected, "{label}: {:#?}", v.diagnostics);
+        }
+    }
+}
+
+#[test]
+fn hostile_yaml_messages_say_what_is_wrong_and_what_to_do() {
+    let messages: Vec<String> = hostile_cases()
+        .into_iter()
+        .filter(|(label, ..)| ["flow [ nesting", "billion laughs", "64 KB of ["].contains(label))
+        .map(|(_, front, _)| validate_text(&doc(&front), ValidateOptions::default()).diagnostics[0].message.clone())
+        .collect();
+    assert_eq!(
+        messages,
+        vec![
+            "the frontmatter nests lists and mappings more than 32 levels deep, so it was not parsed; flatten it to \
+             the few levels real fields need",
+            "the frontmatter's aliases (`*name`) would expand to more than 20000 values, so it was not parsed; write \
+             the values out instead of repeating them with `&`/`*`",
+            "the frontmatter is 65500 bytes; the limit is 16384 bytes, so it was not parsed; keep a few short fields \
+             there and move long text into the body or references/",
+        ]
+    );
+}
+
+/// Real frontmatter: nested metadata, flow and block lists, brackets, quotes, `*`, `&` and `#`
+/// inside text, block scalars, multi-line plain text and a few aliases — nothing to refuse.
+const NESTED: &str = r#"name: pdf
+description: "Use when: the user has [a PDF] {or two}; it's *bold* & fast"
+license: 'MIT [or not] ''quoted'''
+allowed-tools: Bash(git:*) Read
+metadata:
+  author: me # a comment with [ and {
+  tags: [pdf, 'a [b', "c {d", e*f]
+  notes: |
+    [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ not structure
+    {{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{ nor this
+  summary: a long plain text that goes on
+    [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ and on,
+    it's *still* text & more
+  defaults: &defaults {retries: 3, timeout: 10}
+  primary: *defaults
+  backup: *defaults
+  aibuddy:
+    dependencies:
+      python: [pdfplumber, pandas]
+      node:
+        - pdf-parse
+        - sharp
+  deep: [[[[[[[[[[[[[[[[[[[[[[[[[x]]]]]]]]]]]]]]]]]]]]]]]]]
+"#;
+
+#[test]
+fn nested_metadata_and_text_that_looks_like_structure_still_parse() {
+    check("pdf", &doc(NESTED), false, &[]);
+    let v = validate_text(&doc(NESTED), ValidateOptions { dir_name: Some("pdf"), ..ValidateOptions::default() });
+    assert_eq!(v.meta.dependencies.python, vec!["pdfplumber", "pandas"]);
+    assert_eq!(v.meta.dependencies.node, vec!["pdf-parse", "sharp"]);
+    assert_eq!(v.meta.license.as_deref(), Some("MIT [or not] 'quoted'"));
+    let m = v.meta.metadata.unwrap();
+    assert_eq!(m["primary"], serde_json::json!({"retries": 3, "timeout": 10}));
+    assert_eq!(m["backup"], m["primary"]);
+    assert_eq!(m["tags"], serde_json::json!(["pdf", "a [b", "c {d", "e*f"]));
+    // An unquoted `*` or `&` at the start of a value is still recovered, not refused.
+    let stray = doc("name: pdf\ndescription: *bold* claims & more\n");
+    check("pdf", &stray, false, &[(YamlRecovered, Warning, Some(3))]);
 }
 
 #[test]

@@ -4,6 +4,7 @@ use crate::Outcome;
 use crate::output::{self, DiagJson};
 use anyhow::Context as _;
 use serde::Serialize;
+use skilldeck_core::UploadLimits;
 use skilldeck_core::validate::{self, ValidateOptions};
 use std::path::{Path, PathBuf};
 
@@ -33,13 +34,10 @@ pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcom
     let mut results = Vec::new();
     for path in paths {
         let (skill_md, dir_name) = locate(path)?;
-        let bytes = match std::fs::read(&skill_md) {
-            Ok(b) => Some(b),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(e).with_context(|| format!("could not read {}", skill_md.display())),
-        };
         let opts = ValidateOptions { strict, dir_name: dir_name.as_deref(), ..ValidateOptions::default() };
-        results.push((path, validate::validate_bytes(bytes.as_deref(), opts)));
+        // The store's reader rules: a link, a pipe or an oversized SKILL.md is a diagnostic.
+        let limit = UploadLimits::default().max_file_bytes;
+        results.push((path, validate::validate_file(&skill_md, limit, opts)));
     }
     let all_valid = results.iter().all(|(_, v)| v.is_valid());
     if json {

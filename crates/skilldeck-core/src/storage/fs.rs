@@ -72,10 +72,12 @@ impl FsStorage {
         Ok(names)
     }
 
-    /// The folder of an existing skill, or `SkillNotFound`.
+    /// The folder of an existing skill, or `SkillNotFound`. A symbolic link in the scope folder
+    /// is no skill, as in `list_skills`: reading through it would leave the store.
     fn existing(&self, scope: Scope, dir_name: &str) -> Result<PathBuf> {
         let dir = self.home.scope_dir(scope).join(dir_name);
-        if dir_name.starts_with('.') || dir_name.contains(['/', '\\']) || !dir.is_dir() {
+        let is_dir = fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir());
+        if dir_name.starts_with('.') || dir_name.contains(['/', '\\']) || !is_dir {
             return Err(StorageError::SkillNotFound { scope, name: dir_name.to_owned() });
         }
         Ok(dir)
@@ -98,12 +100,12 @@ impl FsStorage {
 
     /// One whole revision of the skill in folder `dir_name` (which need not be a valid name).
     pub fn snapshot_dir(&self, scope: Scope, dir_name: &str) -> Result<Snapshot> {
-        tree::snapshot(&self.existing(scope, dir_name)?)
+        tree::snapshot(&self.existing(scope, dir_name)?, self.limits.max_file_bytes)
     }
 
     /// What discovery needs of the skill in folder `dir_name`: `SKILL.md`, file count and size.
     pub fn summary_dir(&self, scope: Scope, dir_name: &str) -> Result<super::Summary> {
-        tree::summary(&self.existing(scope, dir_name)?)
+        tree::summary(&self.existing(scope, dir_name)?, self.limits.max_file_bytes)
     }
 
     /// One whole revision of a skill.
@@ -117,15 +119,9 @@ impl FsStorage {
         if crate::files::is_sidecar(path.as_str()) {
             return Err(StorageError::FileNotFound { name: name.to_string(), path: path.to_string() });
         }
-        let file = path.under(&dir);
-        match fs::symlink_metadata(&file) {
-            Ok(m) if m.is_file() => fs::read(&file).map_err(StorageError::io("read", &file)),
-            Ok(_) => Err(StorageError::FileNotFound { name: name.to_string(), path: path.to_string() }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                Err(StorageError::FileNotFound { name: name.to_string(), path: path.to_string() })
-            }
-            Err(e) => Err(StorageError::io("read", &file)(e)),
-        }
+        crate::safe_read::read_beneath(&dir, path, self.limits.max_file_bytes)
+            .map(|f| f.bytes)
+            .map_err(|e| StorageError::read(name.as_str(), path.as_str(), e))
     }
 
     /// A file as text; `SKILL.md` comes with its frontmatter stripped.
@@ -168,7 +164,7 @@ impl FsStorage {
         let history_dir = self.home.history_dir(scope, name);
         // Best effort: a revision left unlogged is still read from its record below.
         let _ = record::reconcile(&history_dir, &dir);
-        let snap = tree::snapshot(&dir)?;
+        let snap = tree::snapshot(&dir, self.limits.max_file_bytes)?;
         if snap.files.skill_md().is_none() {
             return Ok(None);
         }
@@ -269,7 +265,7 @@ impl FsStorage {
     pub fn revision_files(&self, scope: Scope, name: &SkillName, rev: Revision) -> Result<SkillFiles> {
         let kept = history::rev_dir(&self.home.history_dir(scope, name), rev);
         if kept.is_dir() || (self.wait_for_writer(scope, name)? && kept.is_dir()) {
-            return Ok(tree::snapshot(&kept)?.files);
+            return Ok(tree::snapshot(&kept, self.limits.max_file_bytes)?.files);
         }
         match self.snapshot(scope, name) {
             Ok(s) if s.revision == Some(rev) => Ok(s.files),

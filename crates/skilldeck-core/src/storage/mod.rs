@@ -122,6 +122,14 @@ pub enum StorageError {
         /// Why.
         source: PathError,
     },
+    /// A stored file that is not safe to read: a symbolic link, a special file, or too large.
+    #[error("in the skill {name:?}: {source}")]
+    FileRefused {
+        /// The skill.
+        name: String,
+        /// What was wrong with the file.
+        source: crate::safe_read::ReadError,
+    },
     /// An upload over a limit.
     #[error("upload refused: {0}; nothing was written")]
     Limit(#[from] LimitError),
@@ -148,9 +156,24 @@ impl StorageError {
             Self::NoSkillMd => "skill_md_missing",
             Self::NotText { .. } => "file_not_text",
             Self::InvalidPath { .. } => "path_invalid",
+            Self::FileRefused { source, .. } => source.code(),
             Self::Limit(_) => "upload_too_large",
             Self::Io { .. } => "io_error",
             Self::Task(_) => "internal_error",
+        }
+    }
+
+    /// The error for a refused read of `path` in the skill `name`.
+    pub(crate) fn read(name: &str, path: &str, e: crate::safe_read::ReadError) -> Self {
+        use crate::safe_read::ReadError;
+        match e {
+            ReadError::NotFound { .. } | ReadError::Folder { .. } => {
+                Self::FileNotFound { name: name.to_owned(), path: path.to_owned() }
+            }
+            ReadError::Io { path: shown, source } => Self::Io { context: format!("could not read {shown}"), source },
+            refused @ (ReadError::Symlink { .. } | ReadError::NotRegular { .. } | ReadError::TooLarge { .. }) => {
+                Self::FileRefused { name: name.to_owned(), source: refused }
+            }
         }
     }
 

@@ -2,11 +2,17 @@
 //! Holds directory walking and the revision check that keeps a reader off a mix of two revisions.
 
 use super::{Result, Revision, StorageError};
+use crate::diagnostic::Diagnostic;
 use crate::files::{self, SkillFiles, VERSION_FILE};
 use crate::relpath::RelPath;
+use crate::safe_read::{self, FileId, ReadError};
+use crate::validate;
 use serde::Serialize;
 use std::fs;
 use std::path::Path;
+
+/// The name of the file every skill has at its top.
+const SKILL_MD: &str = "SKILL.md";
 
 /// One file in a skill's tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -28,21 +34,17 @@ pub struct Snapshot {
     pub skipped: Vec<String>,
 }
 
-/// Reads `<dir>/.version`; `None` when missing or not an integer.
+/// Reads `<dir>/.version`; `None` when missing, not an integer, or not a small regular file
+/// (a link or a named pipe put there by hand is never followed or waited on).
 pub(crate) fn read_revision(dir: &Path) -> Option<Revision> {
-    use std::io::Read as _;
-    // A small fixed read: no size lookup first, as `fs::read_to_string` would do.
-    let mut buf = [0u8; 32];
-    let n = fs::File::open(dir.join(VERSION_FILE)).ok()?.read(&mut buf).ok()?;
-    std::str::from_utf8(&buf[..n]).ok()?.trim().parse().ok().map(Revision)
+    // A small capped read: an integer and a line end fit in 32 bytes.
+    let f = safe_read::read_file(&dir.join(VERSION_FILE), 32).ok()?;
+    std::str::from_utf8(&f.bytes).ok()?.trim().parse().ok().map(Revision)
 }
 
-/// Reads a file whose size is already known, without looking it up again.
-fn read_sized(path: &Path, size: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read as _;
-    let mut bytes = Vec::with_capacity(size as usize + 1);
-    fs::File::open(path)?.read_to_end(&mut bytes)?;
-    Ok(bytes)
+/// The folder name of a skill, for messages.
+fn skill_name(dir: &Path) -> String {
+    dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// Walks `dir` and calls `f` for each regular file (never a top-level sidecar).
@@ -105,8 +107,12 @@ pub(crate) fn list(dir: &Path) -> Result<Vec<TreeEntry>> {
 pub struct Summary {
     /// The revision read, when the skill has a `.version`.
     pub revision: Option<Revision>,
-    /// The bytes of the top-level `SKILL.md`, if there is one.
+    /// The bytes of the top-level `SKILL.md`, if there is one and it could be read safely.
     pub skill_md: Option<Vec<u8>>,
+    /// Which version of `SKILL.md` was read, for caching what was parsed from it.
+    pub skill_md_id: Option<FileId>,
+    /// Why `SKILL.md` was there but not read (a link, a special file, too large).
+    pub skill_md_problem: Option<Diagnostic>,
     /// How many files (never counting `.version`).
     pub file_count: usize,
     /// Their total size in bytes.
@@ -144,46 +150,53 @@ fn consistent<T>(dir: &Path, mut read: impl FnMut() -> Result<T>) -> Result<(Opt
     }))
 }
 
-/// Reads every file of the skill at `dir`, one revision whole.
-pub(crate) fn snapshot(dir: &Path) -> Result<Snapshot> {
+/// Reads every file of the skill at `dir`, one revision whole; a file over `limit` bytes is
+/// an error.
+pub(crate) fn snapshot(dir: &Path, limit: u64) -> Result<Snapshot> {
     let (revision, (files, skipped)) = consistent(dir, || {
         let mut files = SkillFiles::new();
         let mut skipped = Vec::new();
-        walk(dir, &mut skipped, &mut |rel, path, meta| {
-            match read_sized(path, meta.len()) {
-                Ok(bytes) => files.insert(rel, bytes),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(StorageError::io("read", path)(e)),
+        let mut passed_over = Vec::new();
+        walk(dir, &mut skipped, &mut |rel, _, _| {
+            match safe_read::read_beneath(dir, &rel, limit) {
+                Ok(f) => files.insert(rel, f.bytes),
+                // Deleted since the listing (an editor saving, `git pull`): no longer there.
+                Err(ReadError::NotFound { .. } | ReadError::Folder { .. }) => {}
+                // Swapped for a link or a pipe since the listing: passed over, as `walk` does.
+                Err(ReadError::Symlink { .. } | ReadError::NotRegular { .. }) => passed_over.push(rel.to_string()),
+                Err(e) => return Err(StorageError::read(&skill_name(dir), rel.as_str(), e)),
             }
             Ok(())
         })?;
+        skipped.extend(passed_over);
         Ok((files, skipped))
     })?;
     Ok(Snapshot { revision, files, skipped })
 }
 
-/// Reads the summary of the skill at `dir`, one revision whole.
-pub(crate) fn summary(dir: &Path) -> Result<Summary> {
-    let (revision, (skill_md, file_count, total_bytes)) = consistent(dir, || {
+/// Reads the summary of the skill at `dir`, one revision whole. `SKILL.md` is read through the
+/// safe reader: a link, a special file or one over `limit` bytes becomes a diagnostic.
+pub(crate) fn summary(dir: &Path, limit: u64) -> Result<Summary> {
+    let (revision, (read, file_count, total_bytes)) = consistent(dir, || {
         let (mut count, mut bytes) = (0usize, 0u64);
-        let mut skill_md = None;
-        walk(dir, &mut Vec::new(), &mut |rel, path, meta| {
+        walk(dir, &mut Vec::new(), &mut |_, _, meta| {
             count += 1;
             bytes += meta.len();
-            if rel.is_skill_md() {
-                match read_sized(path, meta.len()) {
-                    Ok(b) => skill_md = Some(b),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(StorageError::io("read", path)(e)),
-                }
-            }
             Ok(())
         })?;
-        Ok((skill_md, count, bytes))
+        let read = match RelPath::parse(SKILL_MD) {
+            Ok(rel) => safe_read::read_beneath(dir, &rel, limit),
+            Err(_) => Err(ReadError::NotFound { path: SKILL_MD.to_owned() }),
+        };
+        Ok((read, count, bytes))
     })?;
+    let (skill_md, skill_md_id, skill_md_problem) = match read {
+        Ok(f) => (Some(f.bytes), Some(f.id), None),
+        Err(e) => (None, None, validate::read_diagnostic(&e)),
+    };
     let digest = match (&skill_md, file_count) {
-        (Some(md), 1) => RelPath::parse("SKILL.md").ok().map(|p| crate::digest::Digest::of([(&p, md.as_slice())])),
+        (Some(md), 1) => RelPath::parse(SKILL_MD).ok().map(|p| crate::digest::Digest::of([(&p, md.as_slice())])),
         _ => None,
     };
-    Ok(Summary { revision, skill_md, file_count, total_bytes, digest })
+    Ok(Summary { revision, skill_md, skill_md_id, skill_md_problem, file_count, total_bytes, digest })
 }
