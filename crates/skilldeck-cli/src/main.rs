@@ -242,7 +242,7 @@ fn main() -> ExitCode {
         Ok(Outcome::Invalid) => ExitCode::from(1),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", output::error_text(&e));
             ExitCode::from(2)
         }
     }

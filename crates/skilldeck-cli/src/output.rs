@@ -75,3 +75,20 @@ pub fn size(bytes: u64) -> String {
 pub fn badge(version: Option<&str>) -> String {
     version.map(|v| format!("v:{v}")).unwrap_or_default()
 }
+
+/// An error and its causes on one line, `: `-separated, leaving out a cause whose text the line
+/// already holds (an error that quotes its source would otherwise say the same thing twice).
+pub fn error_text(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || line.contains(&text) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&text);
+    }
+    line
+}

@@ -250,6 +250,17 @@ fn hostile_imports_are_refused_with_a_clear_error() {
     let err = text(&out.stderr);
     assert!(err.contains("source_hostile") && err.contains("symbolic links are refused"), "{err}");
     assert!(!env.home().join("skills/user/pdf").exists());
+
+    // Over a limit: the reason is said once, not once per layer of the error.
+    let many = env.skill("many", "name: many\ndescription: d\n", "b");
+    for i in 0..5001 {
+        fs::write(many.join(format!("f{i}")), "").unwrap();
+    }
+    let out = env.run(&["import", p(&many)]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.matches("files").count(), 1, "said once: {err}");
+    assert_eq!(err.matches("nothing was imported").count(), 1, "{err}");
 }
 
 #[test]

@@ -25,6 +25,9 @@ pub enum ImportError {
     /// The source is neither a folder, a `SKILL.md` nor a `.zip`/`.skill` archive.
     #[error("{0} is not a skill folder, a SKILL.md, or a .zip/.skill archive")]
     Unsupported(PathBuf),
+    /// The source is a symbolic link to nothing.
+    #[error("{0} is a symbolic link that leads nowhere; import the folder or archive by its own path")]
+    DanglingLink(PathBuf),
     /// No `SKILL.md` at the top (or under one top folder of an archive).
     #[error("{0} holds no SKILL.md at its top level, so it is not a skill")]
     NotASkill(PathBuf),
@@ -74,6 +77,7 @@ impl ImportError {
         match self {
             Self::NotFound(_) => "source_not_found",
             Self::Unsupported(_) => "source_unsupported",
+            Self::DanglingLink(_) => "source_not_found",
             Self::NotASkill(_) => "skill_md_missing",
             Self::Hostile { .. } => "source_hostile",
             Self::Limit(_) => "upload_too_large",
@@ -131,6 +135,15 @@ pub type Progress<'a> = &'a mut dyn FnMut(u64, u64);
 /// Reads a skill from `path`: a folder, a `SKILL.md` inside one, or a `.zip`/`.skill` archive.
 pub fn load(path: &Path, limits: UploadLimits, progress: Progress<'_>) -> Result<LoadedSkill, ImportError> {
     let meta = fs::symlink_metadata(path).map_err(|_| ImportError::NotFound(path.to_path_buf()))?;
+    // The path the user named may be a link (`~/skills/current -> v2`): import what it points to.
+    // Links inside the skill are never followed.
+    if meta.file_type().is_symlink() {
+        let target = fs::canonicalize(path)
+            .ok()
+            .filter(|t| fs::symlink_metadata(t).is_ok())
+            .ok_or_else(|| ImportError::DanglingLink(path.to_path_buf()))?;
+        return load(&target, limits, progress);
+    }
     let (files, skipped, fallback_name) = if meta.is_dir() {
         let (f, s) = read_folder(path, limits, progress)?;
         (f, s, file_name(path))
@@ -297,6 +310,15 @@ fn read_archive(
         |e: zip::result::ZipError| ImportError::Archive { path: path.to_path_buf(), reason: e.to_string() };
     let file = fs::File::open(path).map_err(io_err(path))?;
     let mut zip = zip::ZipArchive::new(file).map_err(archive_err)?;
+    if zip.has_duplicate_names() {
+        // The reader keeps one entry per name: a second SKILL.md would silently replace the first.
+        return Err(ImportError::Archive {
+            path: path.to_path_buf(),
+            reason: "it holds two entries with the same name, and only one could be kept; pack it again with one copy \
+                     of each file"
+                .to_owned(),
+        });
+    }
     let mut meter = LimitMeter::new(limits);
     let total: u64 = (0..zip.len()).filter_map(|i| zip.by_index_raw(i).ok().map(|f| f.size())).sum();
     let mut done = 0;
@@ -306,6 +328,9 @@ fn read_archive(
         let entry = zip.by_index(i).map_err(archive_err)?;
         let raw_name = String::from_utf8_lossy(entry.name_raw()).into_owned();
         let hostile = |reason: &str| ImportError::Hostile { entry: raw_name.clone(), reason: reason.to_owned() };
+        if std::str::from_utf8(entry.name_raw()).is_err() {
+            return Err(hostile("its name is not UTF-8 text; rename it and pack the archive again"));
+        }
         if entry.is_symlink() {
             return Err(hostile("symbolic links are refused"));
         }
@@ -339,9 +364,43 @@ fn read_archive(
         progress(done, total.max(done));
         entries.push((rel, bytes));
     }
+    check_entry_names(&entries)?;
     let (files, root) = strip_single_root(entries);
     files.check_limits(limits)?;
     Ok((files, skipped, root))
+}
+
+/// Refuses two entries for one file (also when their names differ only in case, which clash on
+/// macOS and Windows, and would keep only the last `SKILL.md`) and a name that is both a file
+/// and a folder, before anything is staged.
+fn check_entry_names(entries: &[(RelPath, Vec<u8>)]) -> Result<(), ImportError> {
+    let mut seen = std::collections::HashMap::new();
+    for (path, _) in entries {
+        if let Some(first) = seen.insert(path.as_str().to_lowercase(), path.as_str()) {
+            let reason = if first == path.as_str() {
+                "the archive holds this file twice; pack it again with one copy".to_owned()
+            } else {
+                format!("the archive also holds {first:?}, a name that differs only in case; keep one of them")
+            };
+            return Err(ImportError::Hostile { entry: path.to_string(), reason });
+        }
+    }
+    for (path, _) in entries {
+        let mut prefix = String::new();
+        for part in path.as_str().split('/').collect::<Vec<_>>().split_last().map_or(&[][..], |(_, dirs)| dirs) {
+            if !prefix.is_empty() {
+                prefix.push('/');
+            }
+            prefix.push_str(part);
+            if let Some(file) = seen.get(&prefix.to_lowercase()) {
+                return Err(ImportError::Hostile {
+                    entry: path.to_string(),
+                    reason: format!("{file:?} is a file in the archive, so it cannot also be a folder"),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// When the archive holds one top folder with a `SKILL.md` in it (and no `SKILL.md` at the

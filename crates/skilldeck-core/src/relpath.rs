@@ -15,7 +15,7 @@ pub enum PathError {
     #[error("the path is empty")]
     Empty,
     /// The path is absolute (`/x`, `C:\x`, `\\server\x`).
-    #[error("the path is absolute; give a path relative to the skill")]
+    #[error("the path is absolute")]
     Absolute,
     /// The path has a `..` component.
     #[error("the path climbs out with `..`")]
@@ -35,7 +35,13 @@ pub enum PathError {
     /// The path is too long.
     #[error("the path is longer than {MAX_REL_PATH_LEN} bytes")]
     TooLong,
+    /// One name in the path is longer than file systems allow.
+    #[error("a name in the path is longer than {MAX_NAME_LEN} bytes, more than file systems allow")]
+    NameTooLong,
 }
+
+/// The longest file or folder name, in bytes (what Linux, macOS and Windows file systems take).
+pub const MAX_NAME_LEN: usize = 255;
 
 /// A normalized relative path with `/` separators and no `.`, `..` or empty parts.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -68,6 +74,7 @@ impl RelPath {
             match part {
                 "" | "." => return Err(PathError::EmptyComponent),
                 ".." => return Err(PathError::ParentDir),
+                p if p.len() > MAX_NAME_LEN => return Err(PathError::NameTooLong),
                 _ => {}
             }
         }

@@ -102,6 +102,45 @@ fn hostile_archives_are_refused() {
         zip_of(&z, &entries);
         expect_refused(&z, code);
     }
+    // Duplicates (also differing only in case), a file that is also a folder, an over-long name,
+    // a name that is not UTF-8: each says what is wrong with the archive, never an internal path.
+    let long = "x".repeat(300);
+    let other_md = "---\nname: other\ndescription: Another\n---\n# Other\n";
+    let cases: Vec<Case<'_>> = vec![
+        ("case-twins", vec![("SKILL.md", MD.as_bytes()), ("skill.md", other_md.as_bytes())], "also holds \"SKILL.md\""),
+        ("clash", vec![("SKILL.md", MD.as_bytes()), ("a", b"x"), ("a/b", b"y")], "\"a\" is a file in the archive"),
+        ("long", vec![("SKILL.md", MD.as_bytes()), (long.as_str(), b"")], "longer than 255 bytes"),
+    ];
+    for (name, entries, says) in cases {
+        let z = tmp.path().join(format!("{name}.zip"));
+        zip_of(&z, &entries);
+        let err = load(&z).unwrap_err();
+        assert_eq!(err.code(), "source_hostile", "{name}: {err}");
+        assert!(err.to_string().contains(says), "{name}: {err}");
+        assert!(!err.to_string().contains("staging"), "{name}: {err}");
+        expect_refused(&z, "source_hostile");
+    }
+    // Names the zip writer will not write, made by patching an archive's bytes.
+    let patched = |name: &str, from: &[u8], to: &[u8]| -> PathBuf {
+        let z = tmp.path().join(format!("{name}.zip"));
+        zip_of(&z, &[("SKILL.md", MD.as_bytes()), (std::str::from_utf8(from).unwrap(), b"second")]);
+        let mut bytes = fs::read(&z).unwrap();
+        let mut i = 0;
+        while let Some(at) = bytes[i..].windows(from.len()).position(|w| w == from) {
+            bytes[i + at..i + at + from.len()].copy_from_slice(to);
+            i += at + from.len();
+        }
+        fs::write(&z, bytes).unwrap();
+        z
+    };
+    let twice = patched("twice", b"SKILL.mX", b"SKILL.md");
+    let err = load(&twice).unwrap_err();
+    assert!(matches!(err.code(), "source_hostile" | "archive_invalid"), "{err}");
+    expect_refused(&twice, err.code());
+    let latin = patched("not-utf8", b"ref-ab.md", b"ref-\xff\xfe.md");
+    let err = load(&latin).unwrap_err();
+    assert_eq!(err.code(), "source_hostile", "{err}");
+    assert!(err.to_string().contains("not UTF-8"), "{err}");
     // A symlink entry.
     let z = tmp.path().join("link.zip");
     let mut w = zip::ZipWriter::new(fs::File::create(&z).unwrap());
@@ -164,6 +203,15 @@ fn hostile_folders_are_refused() {
     let empty = tmp.path().join("empty");
     fs::create_dir_all(&empty).unwrap();
     expect_refused(&empty, "skill_md_missing");
+    // A link named as the source is followed (links inside are not); a dangling one says so.
+    let real = make("real-folder");
+    let link = tmp.path().join("current");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    assert_eq!(load(&link).unwrap().name.as_str(), "pdf");
+    let dangling = tmp.path().join("dangling");
+    std::os::unix::fs::symlink(tmp.path().join("nowhere"), &dangling).unwrap();
+    let err = load(&dangling).unwrap_err();
+    assert!(err.to_string().contains("is a symbolic link that leads nowhere"), "{err}");
 }
 
 #[test]
