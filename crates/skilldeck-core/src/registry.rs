@@ -8,7 +8,7 @@ use crate::listing::{self, Listing, ListingOptions};
 use crate::meta::SkillMeta;
 use crate::name::SkillName;
 use crate::storage::Summary;
-use crate::storage::{FsStorage, Revision, Scope, StorageError, WriteOutcome};
+use crate::storage::{DeleteOutcome, FsStorage, Revision, Scope, StorageError, WriteOutcome};
 use crate::validate::{self, ValidateOptions};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -207,7 +207,7 @@ impl SkillRegistry {
     }
 
     /// Deletes a skill (to history), then invalidates.
-    pub fn delete_skill(&self, scope: Scope, name: &SkillName) -> Result<Revision, StorageError> {
+    pub fn delete_skill(&self, scope: Scope, name: &SkillName) -> Result<DeleteOutcome, StorageError> {
         let out = self.storage.delete_skill_sync(scope, name);
         self.invalidate(scope, Some(name.as_str()));
         out
