@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use skilldeck_agent::tools::allowed::{Grant, covering};
-use skilldeck_fuzzkit::{Budget, run};
+use skilldeck_fuzzkit::{Budget, Mutator, run};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -110,19 +110,24 @@ fn a_covered_command_runs_only_what_its_grants_name() {
     .unwrap();
     std::fs::set_permissions(bin.join("git"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let grants = grants();
-    let mut covered = 0;
-    let tried = run("shell words", SEEDS, INTERESTING, Budget::from_env(20_000, 8), |input| {
-        let Ok(command) = std::str::from_utf8(input) else { return Ok(()) };
-        match covering(&grants, command) {
-            Err(_) => Ok(()),
-            Ok(by) if by.is_empty() => Err("covered by no grant".into()),
-            Ok(_) => {
-                covered += 1;
-                let _ = std::fs::remove_file(&log);
-                execute(&dir, &bin, &log, command)
+    let corpus: Vec<Vec<u8>> = SEEDS.iter().map(|s| s.to_vec()).collect();
+    let ran = run(
+        "a_covered_command_runs_only_what_its_grants_name",
+        Budget::from_env(20_000, 8.0),
+        &corpus,
+        &Mutator::new(INTERESTING, 512),
+        &mut |input| {
+            let Ok(command) = std::str::from_utf8(input) else { return Ok(false) };
+            match covering(&grants, command) {
+                Err(_) => Ok(false),
+                Ok(by) if by.is_empty() => Err("covered by no grant".into()),
+                Ok(_) => {
+                    let _ = std::fs::remove_file(&log);
+                    execute(&dir, &bin, &log, command).map(|()| true)
+                }
             }
-        }
-    });
-    eprintln!("shell words: {tried} inputs, {covered} covered and run");
+        },
+    );
+    let covered = ran.accepted;
     assert!(covered > 10, "the fuzzer should reach covered commands; it reached {covered}");
 }

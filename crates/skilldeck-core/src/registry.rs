@@ -9,7 +9,7 @@ use crate::meta::SkillMeta;
 use crate::name::SkillName;
 use crate::safe_read::FileId;
 use crate::storage::Summary;
-use crate::storage::{FsStorage, Revision, Scope, StorageError, WriteOutcome};
+use crate::storage::{DeleteOutcome, FsStorage, Revision, Scope, StorageError, WriteOutcome};
 use crate::validate::{self, ValidateOptions, Validated};
 use serde::Serialize;
 use std::collections::HashMap;
@@ -228,7 +228,7 @@ impl SkillRegistry {
     }
 
     /// Deletes a skill (to history), then invalidates.
-    pub fn delete_skill(&self, scope: Scope, name: &SkillName) -> Result<Revision, StorageError> {
+    pub fn delete_skill(&self, scope: Scope, name: &SkillName) -> Result<DeleteOutcome, StorageError> {
         let out = self.storage.delete_skill_sync(scope, name);
         self.invalidate(scope, Some(name.as_str()));
         out

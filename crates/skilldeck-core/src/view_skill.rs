@@ -7,7 +7,7 @@ use crate::mount::{self, MOUNT_DIR, MountError, MountRecord};
 use crate::name::{self, SkillName};
 use crate::registry::SkillRegistry;
 use crate::relpath::RelPath;
-use crate::sandbox::{Sandbox, SandboxError};
+use crate::sandbox::{EntryKind, Sandbox, SandboxError};
 use crate::storage::StorageError;
 use crate::view_result::{ViewErrorCode, ViewOk, ViewResult};
 use serde::Serialize;
@@ -203,7 +203,7 @@ fn ensure_mounted(
     // Another process may have mounted it for this same turn (the CLI's `--turn`).
     if let Some(record) = mount::read_record(sandbox, skill)
         && record.turn == turn.id
-        && sandbox.stat(&mount::mount_path(skill)).is_ok()
+        && matches!(sandbox.stat(&mount::mount_path(skill)), Ok((EntryKind::Dir, _)))
     {
         turn.mounted.insert(skill.to_string(), record);
         return Ok(());
@@ -226,11 +226,11 @@ fn ensure_mounted(
                 || listed.revision.is_none()
                 || storage.revision_sync(listed.scope, skill).ok().flatten() == listed.revision
         };
-        match mount::mount(sandbox, skill, &dir, &still_valid, &record) {
+        match mount::mount(sandbox, skill, &dir, storage.limits(), &still_valid, &record) {
             Ok(()) => break,
             // A write swapped the live folder while it was copied: the revision is in history now.
             Err(MountError::SourceChanged) if attempts < 3 => attempts += 1,
-            Err(e @ MountError::InTheWay { .. }) => return Err(e.to_string()),
+            Err(e @ (MountError::InTheWay { .. } | MountError::RecordInTheWay { .. })) => return Err(e.to_string()),
             Err(e) => {
                 return Err(format!("Could not copy the skill into the workspace: {e}. Nothing was left half-copied."));
             }

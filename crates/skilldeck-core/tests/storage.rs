@@ -1,7 +1,7 @@
 //! The store's revision rules, history, limits and crash recovery, checked on real files.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::storage::{HistoryEntry, RevisionEvent, WriteOutcome};
+use skilldeck_core::storage::{DeleteOutcome, HistoryEntry, RevisionEvent, WriteOutcome};
 use skilldeck_core::{
     FsStorage, RelPath, Revision, Scope, SkillFiles, SkillName, SkillStorage, SkilldeckHome, UploadLimits,
 };
@@ -91,7 +91,7 @@ fn delete_and_restore_make_new_revisions() {
     let n = name("pdf");
     s.write_skill_sync(Scope::User, &n, &skill("pdf", "one")).unwrap();
     s.write_skill_sync(Scope::User, &n, &skill("pdf", "two")).unwrap();
-    assert_eq!(s.delete_skill_sync(Scope::User, &n).unwrap(), Revision(2));
+    assert_eq!(s.delete_skill_sync(Scope::User, &n).unwrap().revision, Revision(2));
     assert!(!tmp.path().join("skills/user/pdf").exists());
     assert_eq!(s.deleted_skills_sync(Scope::User).unwrap(), vec![(n.clone(), Revision(2))]);
     assert!(s.read_tree_sync(Scope::User, &n).is_err());
@@ -301,7 +301,7 @@ async fn the_async_trait_runs_the_same_operations() {
         s.read_tree(Scope::User, &n).await.unwrap().into_iter().map(|e| e.path.to_string()).collect();
     assert_eq!(tree, vec!["SKILL.md", "references/guide.md"]);
     assert_eq!(s.read_file(Scope::User, &n, &RelPath::parse("SKILL.md").unwrap()).await.unwrap(), "body\n");
-    assert_eq!(s.delete_skill(Scope::User, &n).await.unwrap(), Revision(1));
+    assert_eq!(s.delete_skill(Scope::User, &n).await.unwrap().revision, Revision(1));
     assert_eq!(s.restore(Scope::User, &n, Revision(1)).await.unwrap().revision, Revision(2));
     assert_eq!(s.history(Scope::User, &n).await.unwrap().len(), 2);
 }
@@ -470,4 +470,72 @@ fn an_unlogged_revision_is_logged_before_it_can_be_pruned() {
     let h = s.history_sync(Scope::User, &n).unwrap();
     assert_eq!(h.len(), 30, "every revision that went live is listed");
     assert_eq!(h.iter().find(|e| e.revision == Revision(3)), Some(&from_line(&line, false, false)));
+}
+
+/// The events `log.jsonl` has, in file order, as `(revision, kind)`.
+fn logged_events(home: &Path) -> Vec<(u64, String)> {
+    fs::read_to_string(home.join("history/user/pdf/log.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .map(|v| (v["revision"].as_u64().unwrap(), v["event"]["kind"].as_str().unwrap().to_owned()))
+        .collect()
+}
+
+#[test]
+fn a_delete_whose_log_line_cannot_be_written_is_reported_done_and_shows_as_deleted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    let (one, two) = (skill("pdf", "one"), skill("pdf", "two"));
+    s.write_skill_sync(Scope::User, &n, &one).unwrap();
+    s.write_skill_sync(Scope::User, &n, &two).unwrap();
+    // Something stands where the log goes, so every append to it fails.
+    let log = tmp.path().join("history/user/pdf/log.jsonl");
+    fs::remove_file(&log).unwrap();
+    fs::create_dir(&log).unwrap();
+    let out = s.delete_skill_sync(Scope::User, &n).unwrap();
+    let warning = format!(
+        "the history log was not updated (could not open {}: Is a directory (os error 21)); \
+         the delete of revision 2 is kept beside the store and logged on the next start",
+        log.display()
+    );
+    assert_eq!(
+        out,
+        DeleteOutcome { name: n.clone(), scope: Scope::User, revision: Revision(2), warnings: vec![warning] }
+    );
+    assert!(!tmp.path().join("skills/user/pdf").exists());
+    let expected = vec![entry(2, &two, RevisionEvent::Upload, false), entry(1, &one, RevisionEvent::Upload, false)];
+    let deleted = vec![(n.clone(), Revision(2))];
+    assert_eq!(s.deleted_skills_sync(Scope::User).unwrap(), deleted, "what happened: the skill is deleted");
+    assert_eq!(history_undated(&s, &n), expected);
+    // A start while the log still cannot be written changes nothing.
+    let s = open(tmp.path());
+    assert_eq!(s.deleted_skills_sync(Scope::User).unwrap(), deleted);
+    // Once it can, the next start writes the delete's line, and the leftover goes.
+    fs::remove_dir(&log).unwrap();
+    let s = open(tmp.path());
+    assert_eq!(s.deleted_skills_sync(Scope::User).unwrap(), deleted);
+    assert_eq!(history_undated(&s, &n), expected);
+    assert_eq!(logged_events(tmp.path()), vec![(1, "upload".into()), (2, "upload".into()), (2, "delete".into())]);
+    assert_eq!(fs::read_dir(tmp.path().join("skills/user")).unwrap().count(), 0, "no marker left");
+}
+
+#[test]
+fn a_pending_delete_is_logged_before_the_next_write_of_the_skill() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "one")).unwrap();
+    let log = tmp.path().join("history/user/pdf/log.jsonl");
+    fs::remove_file(&log).unwrap();
+    fs::create_dir(&log).unwrap();
+    assert_eq!(s.delete_skill_sync(Scope::User, &n).unwrap().warnings.len(), 1);
+    fs::remove_dir(&log).unwrap();
+    // No restart: a restore is the next write, and the log keeps the order things happened in.
+    let out = s.restore_sync(Scope::User, &n, Revision(1)).unwrap();
+    assert_eq!((out.revision, out.warnings), (Revision(2), vec![]));
+    assert_eq!(logged_events(tmp.path()), vec![(1, "upload".into()), (1, "delete".into()), (2, "restore".into())]);
+    assert!(s.deleted_skills_sync(Scope::User).unwrap().is_empty(), "restored: no longer deleted");
+    assert_eq!(fs::read_dir(tmp.path().join("skills/user")).unwrap().count(), 1, "only the skill, no marker");
 }

@@ -368,7 +368,137 @@ fn a_full_disk_mid_copy_leaves_no_half_copied_skill() {
     fx.upload(large);
     let r = fx.call(&mut fx.turn("t2"), json!({"name": "pdf"}));
     assert_copy_failed(&fx, &r, &before);
-    assert!(r["error"]["message"].as_str().unwrap().contains("Nothing was left half-copied"), "{r}");
+    // Which file the disk fills on depends on the copy order; the rest of the message does not.
+    let message = r["error"]["message"].as_str().unwrap();
+    let file = message.split_once("while copying ").and_then(|(_, rest)| rest.split_once(';')).map(|(f, _)| f);
+    let file = file.unwrap_or_else(|| panic!("{message}"));
+    assert!(file.starts_with(".skills/pdf/references/part"), "{message}");
+    assert_eq!(
+        message,
+        format!(
+            "Could not copy the skill into the workspace: the workspace is full (No space left on device (os error 28)) \
+             while copying {file}; free space and call view_skill again. Nothing was left half-copied."
+        )
+    );
+}
+
+/// What `path` names, without following it: "symlink -> target", "fifo", "dir", or the file's bytes.
+fn planted(path: &Path) -> String {
+    let meta = fs::symlink_metadata(path).unwrap();
+    let ft = meta.file_type();
+    if ft.is_symlink() {
+        format!("symlink -> {}", fs::read_link(path).unwrap().display())
+    } else if ft.is_dir() {
+        "dir".to_owned()
+    } else if std::os::unix::fs::FileTypeExt::is_fifo(&ft) {
+        "fifo".to_owned()
+    } else {
+        format!("file {:?} links {}", fs::read_to_string(path).unwrap(), meta.nlink())
+    }
+}
+
+#[test]
+fn what_stands_at_the_mount_record_is_reported_never_followed_nor_blocked_on() {
+    // A record of this very turn, as a symlink might lead to it to pass a planted mount off.
+    let forged = r#"{"turn":"t1","scope":"user","revision":1,"version":"1"}"#;
+    // (case, what to plant given the workspace and a path outside it, what the error calls it)
+    type Plant<'a> = dyn Fn(&Path, &Path) + 'a;
+    let cases: [(&str, &Plant<'_>, &str); 5] = [
+        (
+            "a symlink to a forged record, beside a forged mount",
+            &|ws, _| {
+                fs::create_dir_all(ws.join(".skills/pdf")).unwrap();
+                fs::write(ws.join(".skills/pdf/SKILL.md"), "forged").unwrap();
+                fs::write(ws.join("forged.json"), forged).unwrap();
+                std::os::unix::fs::symlink("../forged.json", ws.join(".skills/.pdf.mount.json")).unwrap();
+            },
+            "a symbolic link",
+        ),
+        (
+            "a symlink out of the workspace",
+            &|ws, outside| {
+                fs::write(outside, forged).unwrap();
+                std::os::unix::fs::symlink(outside, ws.join(".skills/.pdf.mount.json")).unwrap();
+            },
+            "a symbolic link",
+        ),
+        (
+            "a FIFO nobody writes to",
+            &|ws, _| {
+                let ok = Command::new("mkfifo").arg(ws.join(".skills/.pdf.mount.json")).status().unwrap().success();
+                assert!(ok, "mkfifo");
+            },
+            "a named pipe (FIFO)",
+        ),
+        ("a folder", &|ws, _| fs::create_dir(ws.join(".skills/.pdf.mount.json")).unwrap(), "a folder"),
+        (
+            "a hard link to another file",
+            &|ws, _| {
+                fs::write(ws.join("notes.txt"), "mine").unwrap();
+                fs::hard_link(ws.join("notes.txt"), ws.join(".skills/.pdf.mount.json")).unwrap();
+            },
+            "a hard link to another file",
+        ),
+    ];
+    for (case, plant, kind) in cases {
+        let fx = Fx::new();
+        let outside = fx._tmp.path().join("outside.json");
+        fs::create_dir_all(fx.ws.join(".skills")).unwrap();
+        plant(&fx.ws, &outside);
+        let record = fx.ws.join(".skills/.pdf.mount.json");
+        let (before, planted_before) = (tree(&fx.mount()), planted(&record));
+        let r = fx.call(&mut fx.turn("t1"), json!({"name": "pdf"}));
+        let expected = ViewResult::error(
+            "pdf",
+            None,
+            skilldeck_core::view_result::ViewErrorCode::SkillCopyFailed,
+            format!(
+                ".skills/.pdf.mount.json is {kind} where Skilldeck keeps the mount record; move it away and call view_skill again"
+            ),
+        );
+        assert_eq!(r, expected.to_json(), "{case}");
+        assert_eq!(tree(&fx.mount()), before, "{case}: the previous mount (or none) stands");
+        assert_eq!(planted(&record), planted_before, "{case}: left as it was");
+        assert!(staging_left(&fx.ws).is_empty(), "{case}: {:?}", staging_left(&fx.ws));
+        if outside.exists() {
+            assert_eq!(fs::read_to_string(&outside).unwrap(), forged, "{case}");
+        }
+        // Once it is moved away, the same turn mounts.
+        if fs::symlink_metadata(&record).unwrap().is_dir() {
+            fs::remove_dir(&record).unwrap();
+        } else {
+            fs::remove_file(&record).unwrap();
+        }
+        let r = fx.call(&mut fx.turn("t1"), json!({"name": "pdf"}));
+        assert_eq!(r["content"], "# PDF v1\n\nSee references/guide.md.\n", "{case}: {r}");
+    }
+}
+
+#[test]
+fn a_sparse_file_planted_in_the_store_is_refused_not_written_out_dense() {
+    use std::os::unix::fs::FileExt as _;
+    let fx = Fx::new();
+    fx.call(&mut fx.turn("t1"), json!({"name": "pdf"}));
+    let before = tree(&fx.mount());
+    // 1 GiB long, a few bytes written: what no upload could store (32 MiB a file).
+    let store = fx.registry.storage().skill_dir(Scope::User, &SkillName::parse("pdf").unwrap());
+    let huge = fs::File::create(store.join("assets/huge.bin")).unwrap();
+    huge.set_len(1 << 30).unwrap();
+    huge.write_all_at(b"sparse", 1 << 20).unwrap();
+    let r = fx.call(&mut fx.turn("t2"), json!({"name": "pdf"}));
+    let expected = ViewResult::error(
+        "pdf",
+        None,
+        skilldeck_core::view_result::ViewErrorCode::SkillCopyFailed,
+        "Could not copy the skill into the workspace: the stored skill is over the store's limits \
+         (assets/huge.bin is 1073741824 bytes; the limit for one file is 33554432 bytes), so it was changed \
+         outside Skilldeck and is not copied; ask the user to remove the file from the stored skill or upload \
+         the skill again. Nothing was left half-copied.",
+    );
+    assert_eq!(r, expected.to_json());
+    assert_copy_failed(&fx, &r, &before);
+    let used: u64 = fs::read_dir(fx.ws.join(".skills")).unwrap().map(|e| e.unwrap().metadata().unwrap().blocks()).sum();
+    assert!(used * 512 < 1 << 20, "nothing large was written into the workspace: {used} blocks");
 }
 
 /// Stops a background thread even when an assertion fails, so a thread scope can end.

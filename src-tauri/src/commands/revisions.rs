@@ -10,7 +10,7 @@ use tauri::State;
 /// Moves a skill to history; returns the revision moved, for an undo.
 #[tauri::command]
 pub async fn delete_skill(state: State<'_, AppState>, scope: Scope, name: String) -> ApiResult<u64> {
-    Ok(state.registry.delete_skill(scope, &SkillName::parse(&name)?)?.0)
+    Ok(state.registry.delete_skill(scope, &SkillName::parse(&name)?)?.revision.0)
 }
 
 /// A skill's revisions, newest first, with dates and digests (also for a deleted skill).

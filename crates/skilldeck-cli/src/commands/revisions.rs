@@ -23,8 +23,10 @@ fn resolve_any(ctx: &Ctx, name: &str, scope: Option<Scope>) -> anyhow::Result<(S
 pub fn delete(name: &str, scope: Option<Scope>) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let (scope, name) = ctx.resolve(name, scope)?;
-    let rev = ctx.registry.delete_skill(scope, &name)?;
+    let out = ctx.registry.delete_skill(scope, &name)?;
+    let rev = out.revision;
     crate::outln!("Deleted {name} ({scope}, v:{rev}). Undo with: skilldeck restore {name} {rev} --scope {scope}");
+    output::print_warnings(&out.warnings);
     Ok(Outcome::Ok)
 }
 

@@ -1,6 +1,7 @@
 //! `FsStorage`: the file-system skill store of the desktop and the CLI.
 //! Holds the public operations and their sync forms; staging, history and recovery are siblings.
 
+use super::delete::{self, DeleteOutcome};
 use super::history::{self, HistoryEntry, LogLine, RevisionEvent};
 use super::lock::SkillLock;
 use super::record;
@@ -208,26 +209,12 @@ impl FsStorage {
         }
     }
 
-    /// Moves a skill to history; returns the revision moved.
-    pub fn delete_skill_sync(&self, scope: Scope, name: &SkillName) -> Result<Revision> {
+    /// Moves a skill to history; returns the revision moved. Once it has moved, the delete is
+    /// reported as done: a log line that cannot be written comes back as a warning.
+    pub fn delete_skill_sync(&self, scope: Scope, name: &SkillName) -> Result<DeleteOutcome> {
         let _lock = SkillLock::acquire(&self.home.lock_path(scope, name))?;
         let dir = self.existing(scope, name.as_str())?;
-        let history_dir = self.home.history_dir(scope, name);
-        // The revision being deleted gets its own line before the delete's.
-        let _ = record::reconcile(&history_dir, &dir);
-        let rev = read_revision(&dir).unwrap_or_else(|| write::next_revision(&self.home, scope, name));
-        fs::create_dir_all(&history_dir).map_err(StorageError::io("create", &history_dir))?;
-        let kept = history::rev_dir(&history_dir, rev);
-        if kept.exists() {
-            fs::remove_dir_all(&kept).map_err(StorageError::io("replace", &kept))?;
-        }
-        write::replace_version(&dir, name, rev)?;
-        fs::rename(&dir, &kept).map_err(StorageError::io("move to history", &dir))?;
-        history::append(
-            &history_dir,
-            &LogLine { revision: rev, digest: None, at: history::now(), event: RevisionEvent::Delete },
-        )?;
-        Ok(rev)
+        delete::delete_locked(&self.home, scope, name, &dir)
     }
 
     /// The skill's revisions, newest first (also for a deleted skill).
@@ -248,13 +235,19 @@ impl FsStorage {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(StorageError::io("read", &root)(e)),
         };
+        // A delete whose log line is still pending is newer than anything in the log.
+        let pending = delete::pending(&self.home.scope_dir(scope));
         let mut out: Vec<(SkillName, Revision)> = rd
             .filter_map(|e| e.ok())
             .filter_map(|e| SkillName::parse(e.file_name().to_str()?).ok())
             .filter(|name| !self.home.skill_dir(scope, name).is_dir())
             .filter_map(|name| {
-                let last = history::read_log(&self.home.history_dir(scope, &name)).pop()?;
-                (last.event == RevisionEvent::Delete).then_some((name, last.revision))
+                let waiting = pending.iter().rev().find(|(n, _, _)| *n == name).map(|(_, _, l)| l.revision);
+                let logged = || {
+                    let last = history::read_log(&self.home.history_dir(scope, &name)).pop()?;
+                    (last.event == RevisionEvent::Delete).then_some(last.revision)
+                };
+                Some((name.clone(), waiting.or_else(logged)?))
             })
             .collect();
         out.sort();
@@ -350,7 +343,7 @@ impl SkillStorage for FsStorage {
         self.blocking(move |s| s.write_skill_sync(scope, &name, &files)).await
     }
 
-    async fn delete_skill(&self, scope: Scope, name: &SkillName) -> Result<Revision> {
+    async fn delete_skill(&self, scope: Scope, name: &SkillName) -> Result<DeleteOutcome> {
         let name = name.clone();
         self.blocking(move |s| s.delete_skill_sync(scope, &name)).await
     }

@@ -1,6 +1,7 @@
 //! Storage: the skill store's types, its errors and the `SkillStorage` trait over scopes.
 //! Holds the contract every backend keeps; the file-system backend lives in `fs` and below.
 
+mod delete;
 mod fs;
 mod history;
 mod lock;
@@ -9,6 +10,7 @@ mod recover;
 pub(crate) mod tree;
 mod write;
 
+pub use delete::DeleteOutcome;
 pub use fs::FsStorage;
 pub use history::{HistoryEntry, RevisionEvent};
 pub use tree::{Snapshot, Summary, TreeEntry};
@@ -201,8 +203,9 @@ pub trait SkillStorage: Send + Sync {
     async fn read_file(&self, scope: Scope, name: &SkillName, path: &RelPath) -> Result<String>;
     /// The one upload path: stores `files` as the skill's next revision.
     async fn write_skill(&self, scope: Scope, name: &SkillName, files: SkillFiles) -> Result<WriteOutcome>;
-    /// Moves the skill to history (recoverable with `restore`). Returns the revision moved.
-    async fn delete_skill(&self, scope: Scope, name: &SkillName) -> Result<Revision>;
+    /// Moves the skill to history (recoverable with `restore`). Returns the revision moved, and
+    /// any bookkeeping that failed once it had moved.
+    async fn delete_skill(&self, scope: Scope, name: &SkillName) -> Result<DeleteOutcome>;
     /// The skill's revisions, newest first.
     async fn history(&self, scope: Scope, name: &SkillName) -> Result<Vec<HistoryEntry>>;
     /// Makes a new revision with the content of `revision`.

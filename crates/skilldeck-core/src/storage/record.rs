@@ -54,8 +54,8 @@ pub(crate) fn unlogged(
 }
 
 /// Appends to the log every revision on disk that it lacks: from the revision's record, or, for
-/// a revision made before records existed, a `recovered` line dated now. The caller holds the
-/// skill's lock.
+/// a revision made before records existed, a `recovered` line dated now; then any delete whose
+/// line is still pending in its marker. The caller holds the skill's lock.
 pub(crate) fn reconcile(history_dir: &Path, live: &Path) -> Result<()> {
     for (revision, record) in unlogged(history_dir, live, &history::logged(history_dir)) {
         let line = record.unwrap_or_else(|| LogLine {
@@ -66,5 +66,5 @@ pub(crate) fn reconcile(history_dir: &Path, live: &Path) -> Result<()> {
         });
         history::append(history_dir, &line)?;
     }
-    Ok(())
+    super::delete::finish_pending(history_dir, live)
 }

@@ -232,6 +232,15 @@ impl Marker {
         Ok(Self(path))
     }
 
+    /// A marker that also holds `line`, a log line still to be written (a delete's): should the
+    /// log not take it, recovery or the skill's next write appends it from here.
+    pub(crate) fn holding(scope_dir: &Path, name: &SkillName, line: &LogLine) -> Result<Self> {
+        let path = staging_path(scope_dir, name);
+        let json = serde_json::to_vec(line).map_err(|e| StorageError::Task(e.to_string()))?;
+        fs::write(&path, json).map_err(StorageError::io("create the write marker", &path))?;
+        Ok(Self(path))
+    }
+
     /// The revision is logged: the marker goes.
     pub(crate) fn done(self) {
         let _ = fs::remove_file(&self.0);
