@@ -47,6 +47,7 @@ function renderSidebar() {
         s.valid ? null : el("span", { class: "marker error", text: `⚠ ${t("invalid", s.errors)}` }),
         s.shadowed ? el("span", { class: "marker muted", title: t("shadowedTitle"), text: t("shadowed") }) : null,
         s.enabled ? null : el("span", { class: "marker muted off", title: t("offTitle"), text: t("off") }),
+        s.toolsUnapproved ? el("span", { class: "marker warn tools", title: t("toolsUnapprovedTitle"), text: t("toolsUnapproved") }) : null,
         el("span", { class: "skill-desc", text: description(s) }),
       );
       side.append(item);
@@ -192,6 +193,7 @@ async function setTrust(d, trusted) {
     showError(e);
   }
   renderFiles();
+  await loadSkills();
 }
 
 /** Switches a skill on or off for agents; the sidebar and the listing follow. */

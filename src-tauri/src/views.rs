@@ -4,7 +4,7 @@
 use serde::Serialize;
 use skilldeck_core::grants::RequestedTool;
 use skilldeck_core::registry::ListedEntry;
-use skilldeck_core::trust::{GrantState, GrantsView};
+use skilldeck_core::trust::{GrantState, GrantsView, Trust};
 use skilldeck_core::{Diagnostic, Scope, Severity};
 use std::collections::BTreeSet;
 
@@ -34,11 +34,14 @@ pub struct SkillRow {
     pub description: Option<String>,
     /// The Chinese description.
     pub description_zh: Option<String>,
+    /// Whether its `allowed-tools` asks for shell commands the user has not approved.
+    pub tools_unapproved: bool,
 }
 
 impl SkillRow {
-    /// The row of `l`; `disabled` holds the skills switched off for agents.
-    pub fn new(l: &ListedEntry, disabled: &BTreeSet<String>) -> Self {
+    /// The row of `l`; `disabled` holds the skills switched off for agents, `trust` the user's
+    /// approvals of requested tools.
+    pub fn new(l: &ListedEntry, disabled: &BTreeSet<String>, trust: &Trust) -> Self {
         let e = &l.entry;
         let errors = e.diagnostics.iter().filter(|d| d.is_error()).count();
         Self {
@@ -53,6 +56,10 @@ impl SkillRow {
             warnings: e.diagnostics.len() - errors,
             description: e.meta.description.clone(),
             description_zh: e.meta.description_zh.clone(),
+            tools_unapproved: matches!(
+                trust.state(e.scope, &e.name, &e.meta),
+                GrantState::Untrusted | GrantState::Changed
+            ),
         }
     }
 }

@@ -12,7 +12,9 @@ use tauri::State;
 #[tauri::command]
 pub async fn list_skills(state: State<'_, AppState>) -> ApiResult<Vec<SkillRow>> {
     let disabled = state.disabled();
-    Ok(state.registry.list_metas_across(&Scope::ALL)?.iter().map(|l| SkillRow::new(l, &disabled)).collect())
+    // An unreadable trust file approves nothing: every requested tool shows as not approved.
+    let trust = Trust::load(state.storage().home()).unwrap_or_default();
+    Ok(state.registry.list_metas_across(&Scope::ALL)?.iter().map(|l| SkillRow::new(l, &disabled, &trust)).collect())
 }
 
 /// One skill: its row, problems, files and digest.
@@ -26,7 +28,7 @@ pub async fn skill_detail(state: State<'_, AppState>, scope: Scope, name: String
     let skill = SkillName::parse(&name)?;
     let files = state.storage().read_tree_sync(scope, &skill)?;
     Ok(SkillDetail {
-        row: SkillRow::new(listed, &state.disabled()),
+        row: SkillRow::new(listed, &state.disabled(), &Trust::load(state.storage().home()).unwrap_or_default()),
         diagnostics: listed.entry.diagnostics.iter().map(DiagView::from).collect(),
         files: files.into_iter().map(|f| FileRow { path: f.path.to_string(), size: f.size }).collect(),
         digest: state.registry.digest(scope, &name)?.short(),

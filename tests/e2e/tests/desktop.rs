@@ -120,12 +120,18 @@ async fn a_skills_requested_tools_are_shown_and_take_effect_only_once_approved()
     s.click(".skill-item[data-key='user/grabby']").await;
     let state = s.wait_text("#grants-state", 10, |t| !t.is_empty()).await;
     assert!(state.starts_with("Not in force"), "{state}");
+    s.wait_for(".skill-item[data-key='user/grabby'] .marker.tools").await;
     let listed = skilldeck_e2e::cli(&s.home(), &["list", "--json"]);
     assert!(String::from_utf8_lossy(&listed.stdout).contains("\"untrusted\""));
     s.screenshot("grants-untrusted").await;
     // Approving in the skill view writes the approval the CLI and the loop read.
     s.click("#trust-btn").await;
     s.wait_text("#grants-state", 10, |t| t.starts_with("In force")).await;
+    s.wait_until(
+        "the sidebar drops its marker",
+        "return !document.querySelector(\".skill-item[data-key='user/grabby'] .marker.tools\");",
+    )
+    .await;
     let shown = skilldeck_e2e::cli(&s.home(), &["show", "grabby", "--json"]);
     let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
     assert_eq!(shown["grants"]["state"], "trusted");
