@@ -251,7 +251,8 @@ async function send() {
   };
   setRunning(true);
   try {
-    const request = { sessionId: agent.sessionId, workspace, provider: $("#agent-provider").value, prompt };
+    const network = $("#agent-network").checked;
+    const request = { sessionId: agent.sessionId, workspace, provider: $("#agent-provider").value, prompt, network };
     const out = await invoke("agent_send", { request, events });
     agent.sessionId = out.sessionId;
   } catch (e) {

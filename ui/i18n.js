@@ -74,6 +74,8 @@ const STRINGS = {
     agentEmpty: "Choose a workspace folder and ask. Skills the agent loads appear as chips; their files are copied into the workspace under .skills/.",
     offlineNote: "The offline provider uses no language model: it picks the best-matching skill, loads it, and shows what it loaded.",
     needWorkspace: "Choose a workspace folder first.",
+    network: "Network for commands",
+    networkTitle: "Shell commands run in a sandbox with no network; tick to let them reach the network in this session.",
     grantsTitle: "Tools this skill asks for",
     toolsUnapproved: "tools?",
     toolsUnapprovedTitle: "It asks for shell commands you have not approved; the agent asks before each one.",
@@ -176,6 +178,8 @@ const STRINGS = {
     agentEmpty: "选择工作区文件夹，然后提问。智能体加载的技能显示为标签；其文件复制到工作区的 .skills/ 下。",
     offlineNote: "离线提供方不使用语言模型：它挑选最匹配的技能，加载并展示加载的内容。",
     needWorkspace: "请先选择工作区文件夹。",
+    network: "允许命令联网",
+    networkTitle: "shell 命令在沙箱中运行且不能联网；勾选后本次会话中的命令可以联网。",
     grantsTitle: "此技能请求的工具",
     toolsUnapproved: "工具待批准",
     toolsUnapprovedTitle: "它请求的 shell 命令尚未获你批准；智能体每条命令前都会询问。",
@@ -227,8 +231,9 @@ export function t(key, ...args) {
   return typeof v === "function" ? v(...args) : v;
 }
 
-/** Fills every element marked with data-i18n / data-i18n-placeholder. */
+/** Fills every element marked with data-i18n / data-i18n-placeholder / data-i18n-title. */
 export function translatePage() {
   for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
   for (const el of document.querySelectorAll("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
+  for (const el of document.querySelectorAll("[data-i18n-title]")) el.title = t(el.dataset.i18nTitle);
 }

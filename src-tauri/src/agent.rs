@@ -109,6 +109,9 @@ pub struct SendRequest {
     pub provider: String,
     /// What the user asked.
     pub prompt: String,
+    /// Whether shell commands may use the network in this turn (config.toml may allow it always).
+    #[serde(default)]
+    pub network: bool,
 }
 
 /// How a request ended.
@@ -379,6 +382,7 @@ impl AgentPanel {
             workspace: workspace.clone(),
             provider: session.provider().info().label,
         }));
+        session.allow_network(request.network);
         let host = PanelHost { panel: self, emit, workspace };
         let end = session.run_turn(request.prompt.trim(), &host, &cancel).await;
         if let Ok(mut r) = self.running.lock() {

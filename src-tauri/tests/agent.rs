@@ -70,6 +70,7 @@ impl Fx {
             workspace: Some(self.workspace().display().to_string()),
             provider: provider.into(),
             prompt: prompt.into(),
+            network: false,
         }
     }
 }

@@ -244,6 +244,11 @@ impl Session {
         self.transcript.path()
     }
 
+    /// Lets shell commands use the network from now on (`true`), or only as config.toml says.
+    pub fn allow_network(&mut self, allowed: bool) {
+        self.shell_sandbox.policy.network = self.opts.sandbox.network || allowed;
+    }
+
     /// How shell commands are confined in this session.
     pub fn shell_sandbox(&self) -> &ShellSandbox {
         &self.shell_sandbox

@@ -287,6 +287,12 @@ async fn no_sandbox_is_said_and_every_command_asks() {
     opts.sandbox.choice = SandboxChoice::None;
     let mut s = fx.session(script, opts);
     assert!(!s.shell_sandbox().is_sandboxed());
+    // The app's "network for commands" box turns the network on for the session, and off again.
+    assert!(!s.shell_sandbox().policy.network);
+    s.allow_network(true);
+    assert!(s.shell_sandbox().policy.network);
+    s.allow_network(false);
+    assert!(!s.shell_sandbox().policy.network);
     let host = Recorder::new(true);
     s.run_turn("go", &host, &CancellationToken::new()).await.unwrap();
     let q = host.questions.lock().unwrap().clone();

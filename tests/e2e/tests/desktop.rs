@@ -326,6 +326,7 @@ async fn shell_commands_ask_in_a_dialog_and_the_stop_button_ends_a_turn() {
     let asked = s.wait_text("#approve-command", 15, |t| !t.is_empty()).await;
     assert_eq!(asked, "echo hi > approved.txt && echo wrote");
     s.wait_for("#approve-dialog[open]").await;
+    assert_eq!(s.text_of("label:has(#agent-network)").await, "Network for commands");
     let sandbox = s.text_of("#approve-sandbox").await;
     assert!(sandbox.contains("sandbox"), "the dialog says whether it runs sandboxed: {sandbox}");
     s.wait_for("#approve-session").await;
