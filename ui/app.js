@@ -4,6 +4,7 @@
 import { $, el, showError, size, toast } from "./dom.js";
 import { language, setLanguage, t, translatePage } from "./i18n.js";
 import { initAgent, openAgent, translateAgent } from "./agent.js";
+import { catchLinks, scrollToAnchor } from "./links.js";
 
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
@@ -207,7 +208,7 @@ async function setEnabled(d, enabled) {
   await refresh();
 }
 
-async function openFile(path) {
+async function openFile(path, anchor) {
   state.file = path;
   for (const b of document.querySelectorAll("#file-tree .file")) b.classList.toggle("selected", b.dataset.path === path);
   const [scope, name] = state.selected.split("/");
@@ -234,6 +235,9 @@ async function openFile(path) {
   } else {
     pane.append(el("p", { class: "binary", text: t("binary", view.kindName, size(view.size)) }));
   }
+  // Another file starts at its top (or at the heading a link named).
+  pane.scrollTop = 0;
+  if (anchor) scrollToAnchor(pane, anchor);
 }
 
 // ---------- history, delete ----------
@@ -433,6 +437,10 @@ function wire() {
   $("#lang").onchange = (e) => { setLanguage(e.target.value); translatePage(); renderSidebar(); if (state.detail) renderFiles(); translateAgent(); };
   listen("skills://changed", () => refresh().catch(showError));
   listen("skills://dropped", (e) => { if (e.payload?.length) openImport(e.payload[0]); });
+  // A link in the viewer knows its skill's files; one in an agent answer does not.
+  catchLinks((a) => (a.closest("#viewer") && state.detail && state.file
+    ? { file: state.file, files: state.detail.files.map((f) => f.path), open: (path, anchor) => openFile(path, anchor) }
+    : null));
 }
 
 setLanguage(language());

@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod commands;
 pub mod error;
+pub mod links;
 pub mod markdown;
 pub mod state;
 pub mod views;
@@ -60,6 +61,7 @@ macro_rules! handlers {
             $crate::commands::agent::agent_stop,
             $crate::commands::agent::agent_answer,
             $crate::commands::agent::agent_markdown,
+            $crate::commands::skills::open_link,
         ]
     };
 }
@@ -68,6 +70,7 @@ macro_rules! handlers {
 pub fn builder<R: tauri::Runtime>(state: AppState) -> tauri::Builder<R> {
     tauri::Builder::<R>::new()
         .plugin(tauri_plugin_dialog::init())
+        .plugin(links::navigation_guard())
         .manage(state)
         .invoke_handler(handlers!())
         .on_window_event(|window, event| {

@@ -149,7 +149,7 @@ impl From<GrantsView> for GrantsRow {
 
 /// A file as the viewer shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
+#[serde(rename_all = "camelCase", rename_all_fields = "camelCase", tag = "kind")]
 pub enum FileView {
     /// Markdown rendered to sanitized HTML; for `SKILL.md`, its frontmatter as a table.
     Markdown {

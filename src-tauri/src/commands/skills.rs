@@ -150,3 +150,10 @@ pub async fn ui_ready(state: State<'_, AppState>) -> ApiResult<u64> {
     }
     Ok(ms)
 }
+
+/// Opens an http, https or mailto link from rendered Markdown in the system browser; any other
+/// address is refused with the reason.
+#[tauri::command]
+pub async fn open_link(url: String) -> ApiResult<()> {
+    crate::links::open_external(&url).map_err(|e| crate::error::ApiError::new(e.code(), e.to_string()))
+}

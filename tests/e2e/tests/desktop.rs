@@ -142,6 +142,76 @@ async fn a_skills_requested_tools_are_shown_and_take_effect_only_once_approved()
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn links_in_a_skill_open_its_files_or_the_browser_and_never_take_the_window() {
+    if !enabled("links_in_a_skill_open_its_files_or_the_browser_and_never_take_the_window") {
+        return;
+    }
+    let s = Session::start("links").await;
+    let filler: String = (1..=80).map(|i| format!("Line {i} of the instructions.\n\n")).collect();
+    let body = format!(
+        "# Linked\n\nRead [the guide](references/guide.md) first, see [the site](https://example.invalid/docs), \
+         [a file link](file:///etc/passwd), [the end](#deep-section).\n\n{filler}## Deep section\n\nThe end.\n"
+    );
+    let src = s.skill_source("linked", "name: linked\ndescription: A skill full of links\n", &body);
+    std::fs::create_dir_all(src.join("assets")).unwrap();
+    std::fs::write(src.join("assets/logo.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xff\xfe").unwrap();
+    s.import_via_dialog(&src).await;
+    s.click(".skill-item[data-key='user/linked']").await;
+    s.wait_text("#viewer .markdown", 10, |t| t.contains("Read the guide first")).await;
+    let location = "return window.location.href;";
+    let home = s.client.execute(location, vec![]).await.unwrap();
+    assert!(home.as_str().unwrap().starts_with("tauri://localhost"), "{home}");
+
+    // A relative link opens the skill's file in the viewer.
+    s.click("#viewer .markdown a[href='references/guide.md']").await;
+    s.wait_text("#viewer .file-title", 10, |t| t == "references/guide.md").await;
+    assert_eq!(s.client.execute(location, vec![]).await.unwrap(), home);
+
+    // Another file starts at the top: scroll SKILL.md down, open the guide again.
+    s.click("#file-tree .file[data-path='SKILL.md']").await;
+    s.wait_text("#viewer .file-title", 10, |t| t == "SKILL.md").await;
+    s.client.execute("document.querySelector('#viewer').scrollTop = 2000;", vec![]).await.unwrap();
+    let scrolled = s.client.execute("return document.querySelector('#viewer').scrollTop;", vec![]).await.unwrap();
+    assert!(scrolled.as_f64().unwrap() > 0.0, "the viewer scrolls: {scrolled}");
+    s.click("#file-tree .file[data-path='references/guide.md']").await;
+    s.wait_text("#viewer .file-title", 10, |t| t == "references/guide.md").await;
+    let top = s.client.execute("return document.querySelector('#viewer').scrollTop;", vec![]).await.unwrap();
+    assert_eq!(top.as_f64(), Some(0.0));
+
+    // An anchor scrolls to its heading; a web link goes to the browser, never into the window;
+    // a link the sanitizer emptied says so.
+    s.click("#file-tree .file[data-path='SKILL.md']").await;
+    s.wait_text("#viewer .file-title", 10, |t| t == "SKILL.md").await;
+    s.click("#viewer .markdown a[href='#deep-section']").await;
+    s.wait_until(
+        "the anchor scrolls its heading into view",
+        "const v = document.querySelector('#viewer').getBoundingClientRect(); \
+         const h = [...document.querySelectorAll('#viewer h2')].find((e) => e.textContent === 'Deep section'); \
+         const r = h.getBoundingClientRect(); return r.top >= v.top - 1 && r.bottom <= v.bottom + 1;",
+    )
+    .await;
+    s.click("#viewer .markdown a[href='https://example.invalid/docs']").await;
+    s.wait_text("#toast", 10, |t| t.contains("example.invalid")).await;
+    s.screenshot("web-link").await;
+    s.client.execute("document.querySelectorAll('#viewer .markdown a')[2].click();", vec![]).await.unwrap();
+    s.wait_text("#toast", 10, |t| t.contains("no address")).await;
+    assert_eq!(s.client.execute(location, vec![]).await.unwrap(), home);
+
+    // Second line of defence: the webview itself refuses to leave the app.
+    s.client.execute("window.location.href = 'https://example.invalid/';", vec![]).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    assert_eq!(s.client.execute(location, vec![]).await.unwrap(), home);
+    s.wait_for("#sidebar .skill-item").await;
+
+    // A binary file says its type, not "undefined".
+    s.click("#file-tree .file[data-path='assets/logo.png']").await;
+    let binary = s.wait_text("#viewer .binary", 10, |t| !t.is_empty()).await;
+    assert!(!binary.contains("undefined") && binary.contains("PNG"), "{binary}");
+    s.screenshot("binary").await;
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn an_edit_on_disk_shows_in_the_open_viewer() {
     if !enabled("an_edit_on_disk_shows_in_the_open_viewer") {
         return;

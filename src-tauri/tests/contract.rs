@@ -1,0 +1,173 @@
+//! The IPC contract in one place: the JSON shape of every view the UI reads, as whole values.
+//! A renamed field (`kind_name` where the UI reads `kindName`) fails here, not in a window.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use serde_json::{Value, json};
+use skilldeck_agent::events::ShellQuestion;
+use skilldeck_app::agent::{PanelNotice, ProviderView};
+use skilldeck_app::views::{
+    DiagView, FieldRow, FileRow, FileView, GrantsRow, HistoryRow, ImportPreviewView, ImportedView, ListingView,
+    SkillDetail, SkillRow,
+};
+use skilldeck_core::grants::RequestedTool;
+use skilldeck_core::trust::GrantState;
+use skilldeck_core::{Scope, Severity};
+
+fn check(value: impl serde::Serialize, expected: Value) {
+    assert_eq!(serde_json::to_value(value).unwrap(), expected);
+}
+
+fn row() -> SkillRow {
+    SkillRow {
+        name: "pdf".into(),
+        scope: Scope::User,
+        version: Some("2".into()),
+        revision: Some(2),
+        valid: true,
+        shadowed: false,
+        enabled: true,
+        errors: 0,
+        warnings: 1,
+        description: Some("Extract text".into()),
+        description_zh: Some("提取文本".into()),
+        tools_unapproved: true,
+    }
+}
+
+fn grants() -> GrantsRow {
+    GrantsRow {
+        requested: vec![RequestedTool { pattern: "Bash".into(), plain: "run any shell command".into(), broad: true }],
+        broad: true,
+        state: GrantState::Untrusted,
+        in_force: false,
+    }
+}
+
+fn row_json() -> Value {
+    json!({"name": "pdf", "scope": "user", "version": "2", "revision": 2, "valid": true, "shadowed": false,
+           "enabled": true, "errors": 0, "warnings": 1, "description": "Extract text",
+           "descriptionZh": "提取文本", "toolsUnapproved": true})
+}
+
+fn grants_json() -> Value {
+    json!({"requested": [{"pattern": "Bash", "plain": "run any shell command", "broad": true}], "broad": true,
+           "state": "untrusted", "inForce": false})
+}
+
+#[test]
+fn the_sidebar_and_the_skill_view() {
+    check(row(), row_json());
+    let diag =
+        DiagView { code: "name_missing", severity: Severity::Error, message: "m".into(), line: Some(2), fix: "f" };
+    check(&diag, json!({"code": "name_missing", "severity": "error", "message": "m", "line": 2, "fix": "f"}));
+    let detail = SkillDetail {
+        row: row(),
+        diagnostics: vec![diag],
+        files: vec![FileRow { path: "SKILL.md".into(), size: 10 }],
+        digest: "sha256:0123456789ab".into(),
+        grants: grants(),
+    };
+    let mut expected = row_json();
+    let extra = json!({
+        "diagnostics": [{"code": "name_missing", "severity": "error", "message": "m", "line": 2, "fix": "f"}],
+        "files": [{"path": "SKILL.md", "size": 10}],
+        "digest": "sha256:0123456789ab",
+        "grants": grants_json(),
+    });
+    expected.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    check(detail, expected);
+}
+
+#[test]
+fn every_kind_of_file_view() {
+    let md = FileView::Markdown {
+        html: "<p>x</p>".into(),
+        frontmatter: vec![FieldRow { key: "name".into(), value: "pdf".into() }],
+        size: 3,
+    };
+    check(
+        md,
+        json!({"kind": "markdown", "html": "<p>x</p>", "frontmatter": [{"key": "name", "value": "pdf"}], "size": 3}),
+    );
+    check(FileView::Text { text: "t".into(), size: 1 }, json!({"kind": "text", "text": "t", "size": 1}));
+    check(
+        FileView::Binary { kind_name: "PNG image".into(), size: 304 },
+        json!({"kind": "binary", "kindName": "PNG image", "size": 304}),
+    );
+}
+
+#[test]
+fn listing_import_and_history() {
+    let listing = ListingView {
+        text: "### Skills".into(),
+        estimated_tokens: 10,
+        budget_tokens: 1500,
+        shortened: vec!["pdf".into()],
+        listed: 1,
+    };
+    check(
+        listing,
+        json!({"text": "### Skills", "estimatedTokens": 10, "budgetTokens": 1500, "shortened": ["pdf"], "listed": 1}),
+    );
+    let preview = ImportPreviewView {
+        name: "pdf".into(),
+        scope: Scope::User,
+        file_count: 2,
+        total_bytes: 20,
+        valid: true,
+        diagnostics: vec![],
+        next_revision: 3,
+        is_new: false,
+        skipped: vec![".git".into()],
+        grants: grants(),
+    };
+    check(
+        preview,
+        json!({"name": "pdf", "scope": "user", "fileCount": 2, "totalBytes": 20, "valid": true, "diagnostics": [],
+               "nextRevision": 3, "isNew": false, "skipped": [".git"], "grants": grants_json()}),
+    );
+    let imported = ImportedView {
+        name: "pdf".into(),
+        scope: Scope::User,
+        revision: 3,
+        digest: "sha256:x".into(),
+        grants: grants(),
+    };
+    check(
+        imported,
+        json!({"name": "pdf", "scope": "user", "revision": 3, "digest": "sha256:x", "grants": grants_json()}),
+    );
+    let history = HistoryRow {
+        revision: 2,
+        digest: Some("sha256:x".into()),
+        at: "2026-12-01T00:00:00Z".into(),
+        event: "upload".into(),
+        current: true,
+        restorable: false,
+    };
+    check(
+        history,
+        json!({"revision": 2, "digest": "sha256:x", "at": "2026-12-01T00:00:00Z", "event": "upload", "current": true,
+               "restorable": false}),
+    );
+}
+
+#[test]
+fn the_agent_panel() {
+    let question = ShellQuestion {
+        command: "ls".into(),
+        sandboxed: true,
+        sandbox: "sandboxed (bubblewrap): …".into(),
+        grant: None,
+        not_covered: Some("no approved grant allows `ls`".into()),
+    };
+    let notice = PanelNotice::Approval { id: 7, question, workspace: "/w".into() };
+    check(
+        notice,
+        json!({"type": "approval", "id": 7, "command": "ls", "sandboxed": true, "sandbox": "sandboxed (bubblewrap): …",
+               "grant": null, "notCovered": "no approved grant allows `ls`", "workspace": "/w"}),
+    );
+    let provider =
+        ProviderView { name: "offline".into(), label: "offline".into(), kind: "offline".into(), problem: None };
+    check(provider, json!({"name": "offline", "label": "offline", "kind": "offline", "problem": null}));
+}
