@@ -15,8 +15,20 @@ const keyOf = (s) => `${s.scope}/${s.name}`;
 
 // ---------- sidebar ----------
 
+/** Markdown emphasis, code and links as the plain text a person reads in the sidebar. */
+function plainText(md) {
+  return md
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/(\*\*|__)(.+?)\1/g, "$2")
+    .replace(/(^|[\s(])[*_]([^*_\s][^*_]*?)[*_](?=[\s).,;:!?]|$)/g, "$1$2")
+    .replace(/`([^`]*)`/g, "$1")
+    .replace(/^\s*#+\s*/, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
 function description(skill) {
-  return (language() === "zh" && skill.descriptionZh) || skill.description || "";
+  return plainText((language() === "zh" && skill.descriptionZh) || skill.description || "");
 }
 
 function visibleSkills() {
@@ -87,6 +99,7 @@ function moveSelection(delta) {
 async function select(key, keepFile = false) {
   state.selected = key;
   renderSidebar();
+  document.querySelector(`.skill-item[data-key="${CSS.escape(key)}"]`)?.scrollIntoView({ block: "nearest" });
   const [scope, name] = key.split("/");
   try {
     state.detail = await invoke("skill_detail", { scope, name });
@@ -106,21 +119,26 @@ async function select(key, keepFile = false) {
 function renderFiles() {
   const d = state.detail;
   const pane = $("#files");
-  pane.replaceChildren(
+  pane.replaceChildren(...[
     el("div", { class: "skill-head" },
       el("h2", { text: d.name }),
       d.version ? el("span", { class: "badge", text: `v:${d.version}` }) : null,
       el("span", { class: "digest", title: "content digest", text: d.digest }),
     ),
     el("button", {
-      type: "button", id: "enabled-switch", class: "switch", role: "switch", "aria-checked": String(d.enabled),
-      title: t("offTitle"), onclick: () => setEnabled(d, !d.enabled),
+      type: "button", id: "enabled-switch", class: "switch", role: "switch", "aria-checked": String(d.enabled && d.valid && !d.shadowed),
+      // An invalid or shadowed skill is never listed, whatever the switch says: say why instead.
+      disabled: !d.valid || d.shadowed,
+      title: !d.valid ? t("switchInvalid") : d.shadowed ? t("switchShadowed", d.name) : t("offTitle"),
+      onclick: () => setEnabled(d, !d.enabled),
     }, el("span", { class: "track", "aria-hidden": "true" }), el("span", { text: t("offeredToAgents") })),
+    !d.valid ? el("p", { class: "hint", id: "switch-why", text: t("switchInvalid") })
+      : d.shadowed ? el("p", { class: "hint", id: "switch-why", text: t("switchShadowed", d.name) }) : null,
     el("div", { class: "row" },
       el("button", { type: "button", id: "history-btn", text: t("history"), onclick: () => showHistory(d) }),
       el("button", { type: "button", id: "delete-btn", class: "danger", text: t("delete"), onclick: () => confirmDelete(d) }),
     ),
-  );
+  ].filter(Boolean));
   if (d.grants.requested.length) pane.append(grantsPanel(d));
   if (d.diagnostics.length) {
     const list = el("ul", { id: "diagnostics", class: "diagnostics" });
@@ -304,7 +322,7 @@ function openImport(path = "") {
 
 async function checkImport() {
   const path = $("#import-path").value.trim();
-  const scope = $("#import-scope").value;
+  const scope = "user";
   const box = $("#import-preview");
   $("#import-confirm").disabled = true;
   if (!path) return;
@@ -345,7 +363,7 @@ async function checkImport() {
 
 async function confirmImport() {
   const path = $("#import-path").value.trim();
-  const scope = $("#import-scope").value;
+  const scope = "user";
   $("#import-confirm").disabled = true;
   $("#import-preview").append(el("p", { class: "hint busy", text: t("importing") }));
   try {
@@ -426,7 +444,6 @@ function wire() {
   $("#import-btn").onclick = () => openImport();
   $("#import-check").onclick = checkImport;
   $("#import-path").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); checkImport(); } });
-  $("#import-scope").onchange = checkImport;
   $("#import-confirm").onclick = confirmImport;
   $("#import-cancel").onclick = () => $("#import-dialog").close();
   $("#browse-folder").onclick = () => browse(true);

@@ -97,6 +97,11 @@ fn preview_then_import_then_reimport() {
     let p = fx.ok("import_preview", json!({"path": src, "scope": "user"}));
     assert_eq!((p["isNew"].as_bool(), p["nextRevision"].as_u64()), (Some(false), Some(2)));
     assert_eq!(fx.ok("import_skill", json!({"path": src, "scope": "user"}))["revision"], 2);
+    // A pasted file:// address works; the bundled scope is never an import target.
+    let url = format!("file://{}", src.replace(" ", "%20"));
+    assert_eq!(fx.ok("import_preview", json!({"path": url, "scope": "user"}))["nextRevision"], 3);
+    let e = fx.invoke("import_skill", json!({"path": src, "scope": "system"})).unwrap_err();
+    assert_eq!(e["code"], "scope_refused");
     let rows = fx.ok("list_skills", json!({}));
     let pdf = rows.as_array().unwrap().iter().find(|r| r["name"] == "pdf").unwrap();
     assert_eq!(pdf["version"], "2");

@@ -1,19 +1,20 @@
 //! Importing: the preview shown before anything is written, and the import itself.
 
-use crate::error::ApiResult;
+use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::views::{DiagView, ImportPreviewView, ImportedView};
 use skilldeck_core::Scope;
 use skilldeck_core::grants::GrantRequest;
 use skilldeck_core::import;
 use skilldeck_core::trust::Trust;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use tauri::State;
 
 /// Reads a folder, `SKILL.md` or `.zip`/`.skill` archive and says what importing it would do.
 #[tauri::command]
 pub async fn import_preview(state: State<'_, AppState>, path: String, scope: Scope) -> ApiResult<ImportPreviewView> {
-    let loaded = import::load(Path::new(path.trim()), state.storage().limits(), &mut |_, _| {})?;
+    let scope = user_scope(scope)?;
+    let loaded = import::load(&typed_path(&path)?, state.storage().limits(), &mut |_, _| {})?;
     let p = import::preview(state.storage(), scope, &loaded);
     Ok(ImportPreviewView {
         name: p.name.to_string(),
@@ -38,7 +39,8 @@ pub async fn import_skill(
     scope: Scope,
     trust: Option<bool>,
 ) -> ApiResult<ImportedView> {
-    let loaded = import::load(Path::new(path.trim()), state.storage().limits(), &mut |_, _| {})?;
+    let scope = user_scope(scope)?;
+    let loaded = import::load(&typed_path(&path)?, state.storage().limits(), &mut |_, _| {})?;
     let out = state.registry.write_skill(scope, &loaded.name, &loaded.files)?;
     let meta = &loaded.validation.meta;
     let mut approvals = Trust::load(state.storage().home())?;
@@ -52,4 +54,52 @@ pub async fn import_skill(
         digest: out.digest.short(),
         grants: approvals.view(scope, out.name.as_str(), meta).into(),
     })
+}
+
+/// The app imports into the user's skills only: bundled skills come with Skilldeck.
+fn user_scope(scope: Scope) -> ApiResult<Scope> {
+    match scope {
+        Scope::User => Ok(scope),
+        Scope::System => Err(ApiError::new(
+            "scope_refused",
+            "bundled (system) skills come with Skilldeck; import into your own skills instead",
+        )),
+    }
+}
+
+/// A path as people type or paste it: `~/skills/pdf`, `file:///home/me/pdf.zip`, or plain.
+fn typed_path(typed: &str) -> ApiResult<PathBuf> {
+    let typed = typed.trim();
+    if typed.starts_with("file://") {
+        let url = tauri::Url::parse(typed)
+            .map_err(|e| ApiError::new("path_invalid", format!("{typed} is not a file address: {e}")))?;
+        return url
+            .to_file_path()
+            .map_err(|()| ApiError::new("path_invalid", format!("{typed} does not name a file on this computer")));
+    }
+    let home = || std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    match typed.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => match home() {
+            Some(h) => Ok(h.join(rest.trim_start_matches('/'))),
+            None => Err(ApiError::new("path_invalid", "~ cannot be expanded: HOME is not set; type the whole path")),
+        },
+        _ => Ok(Path::new(typed).to_path_buf()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::typed_path;
+    use std::path::PathBuf;
+
+    #[test]
+    fn typed_paths_expand_home_and_file_addresses() {
+        let home = PathBuf::from(std::env::var("HOME").unwrap());
+        assert_eq!(typed_path(" ~/skills/pdf ").unwrap(), home.join("skills/pdf"));
+        assert_eq!(typed_path("~").unwrap(), home);
+        assert_eq!(typed_path("file:///tmp/my%20skill.zip").unwrap(), PathBuf::from("/tmp/my skill.zip"));
+        assert_eq!(typed_path("~other/x").unwrap(), PathBuf::from("~other/x"));
+        assert_eq!(typed_path("/srv/skills").unwrap(), PathBuf::from("/srv/skills"));
+        assert_eq!(typed_path("file://server/x").unwrap_err().code, "path_invalid");
+    }
 }

@@ -257,6 +257,19 @@ async fn an_invalid_skill_shows_its_diagnostics() {
     let diags = s.wait_text("#diagnostics", 10, |t| t.contains("description_missing")).await;
     assert!(diags.contains("min_tier_invalid") && diags.contains("line 3"), "{diags}");
     assert!(diags.contains("Fix:"), "each problem carries a fix: {diags}");
+    // An invalid skill is never offered to agents: the switch is off, disabled, and says why.
+    s.wait_for("#enabled-switch[disabled][aria-checked='false']").await;
+    assert!(s.text_of("#switch-why").await.contains("never offered to agents"));
+    assert!(!s.text_of("#files").await.contains("null"), "no stray text in the skill view");
+    // A description's Markdown reads as text in the sidebar.
+    let fancy = s.skill_source(
+        "fancy",
+        "name: fancy\ndescription: \"**Bold** move with `code` and [a link](https://x.invalid)\"\n",
+        "# F\n",
+    );
+    s.import_via_dialog(&fancy).await;
+    let desc = s.wait_text(".skill-item[data-key='user/fancy'] .skill-desc", 10, |t| !t.is_empty()).await;
+    assert_eq!(desc, "Bold move with code and a link");
     s.screenshot("diagnostics").await;
     s.finish().await;
 }
