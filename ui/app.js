@@ -9,7 +9,7 @@ import { catchLinks, scrollToAnchor } from "./links.js";
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
 
-const state = { skills: [], deleted: [], selected: null, detail: null, file: null, filter: "" };
+const state = { skills: [], deleted: [], selected: null, detail: null, file: null, filter: "", savedBudget: null, budgetTimer: null };
 
 const keyOf = (s) => `${s.scope}/${s.name}`;
 
@@ -389,21 +389,72 @@ async function browse(directory) {
 
 // ---------- listing preview ----------
 
-async function showListing() {
-  const l = await invoke("listing_preview", {}).catch(showError);
-  if (!l) return;
+/** Fills the listing dialog for `budget` tokens (config.toml's when not given). */
+async function renderListing(budget) {
+  const l = await invoke("listing_preview", budget ? { budget } : {}).catch(showError);
+  if (!l) return null;
+  const over = l.estimatedTokens > l.budgetTokens;
   const pct = Math.min(100, Math.round((100 * l.estimatedTokens) / l.budgetTokens));
-  $("#listing-meter-bar").style.width = `${pct}%`;
-  $("#listing-meter-text").textContent =
-    t("tokens", l.estimatedTokens, l.budgetTokens, l.listed) + (l.shortened.length ? ` · ${t("shortenedNote", l.shortened.join(", "))}` : "");
+  const bar = $("#listing-meter-bar");
+  bar.style.width = `${pct}%`;
+  bar.classList.toggle("over", over);
+  const meter = $("#listing-meter-text");
+  meter.textContent = t("tokens", l.estimatedTokens, l.budgetTokens, l.listed)
+    + (over ? ` · ${t("overBudget", l.estimatedTokens - l.budgetTokens)}` : "");
+  meter.classList.toggle("error", over);
+  // A few shortened names inline; a long list folded away behind its count.
+  const box = $("#listing-shortened");
+  box.replaceChildren();
+  if (l.shortened.length && l.shortened.length <= 8) {
+    box.append(el("p", { class: "hint", text: t("shortenedNote", l.shortened.join(", ")) }));
+  } else if (l.shortened.length) {
+    box.append(el("details", { class: "hint" },
+      el("summary", { text: t("shortenedCount", l.shortened.length) }),
+      el("p", { text: l.shortened.join(", ") })));
+  }
   const pre = $("#listing-text");
   pre.replaceChildren();
   if (!l.text) pre.textContent = t("empty");
   for (const line of l.text.split("\n")) {
     const m = line.match(/^- \*\*([^*]+)\*\*/);
-    pre.append(el("span", { class: m && l.shortened.includes(m[1]) ? "shortened" : "" , text: line }), "\n");
+    pre.append(el("span", { class: m && l.shortened.includes(m[1]) ? "shortened" : "", text: line }), "\n");
   }
-  $("#listing-dialog").showModal();
+  return l;
+}
+
+async function showListing() {
+  const l = await renderListing();
+  if (!l) return;
+  state.savedBudget = l.budgetTokens;
+  $("#listing-budget").value = l.budgetTokens;
+  $("#listing-budget-save").disabled = true;
+  const dlg = $("#listing-dialog");
+  dlg.showModal();
+  // Open at the top, whatever the text's length.
+  $("#listing-text").scrollTop = 0;
+  dlg.scrollTop = 0;
+  dlg.querySelector(".dialog-body").scrollTop = 0;
+  $("#listing-budget").blur();
+}
+
+/** Previews the listing at the typed budget; Save writes it to config.toml. */
+async function previewBudget() {
+  const n = Number($("#listing-budget").value);
+  const ok = Number.isInteger(n) && n >= 100 && n <= 200000;
+  $("#listing-budget-save").disabled = !ok || n === state.savedBudget;
+  if (ok) await renderListing(n);
+}
+
+async function saveBudget() {
+  const tokens = Number($("#listing-budget").value);
+  try {
+    await invoke("set_listing_budget", { tokens });
+    state.savedBudget = tokens;
+    $("#listing-budget-save").disabled = true;
+    toast(t("budgetSaved", tokens));
+  } catch (e) {
+    showError(e);
+  }
 }
 
 // ---------- wiring ----------
@@ -450,6 +501,8 @@ function wire() {
   $("#browse-archive").onclick = () => browse(false);
   $("#listing-btn").onclick = showListing;
   $("#listing-close").onclick = () => $("#listing-dialog").close();
+  $("#listing-budget").addEventListener("input", () => { clearTimeout(state.budgetTimer); state.budgetTimer = setTimeout(previewBudget, 200); });
+  $("#listing-budget-save").onclick = saveBudget;
   $("#lang").value = language();
   $("#lang").onchange = (e) => { setLanguage(e.target.value); translatePage(); renderSidebar(); if (state.detail) renderFiles(); translateAgent(); };
   listen("skills://changed", () => refresh().catch(showError));

@@ -48,6 +48,7 @@ macro_rules! handlers {
             $crate::commands::skills::listing_preview,
             $crate::commands::skills::set_skill_enabled,
             $crate::commands::skills::set_skill_trust,
+            $crate::commands::skills::set_listing_budget,
             $crate::commands::skills::ui_ready,
             $crate::commands::transfer::import_preview,
             $crate::commands::transfer::import_skill,

@@ -371,6 +371,15 @@ fn the_per_skill_switch_edits_config_toml_in_place() {
     assert_eq!(Config::load(&path).unwrap().listing.disabled, ["pdf".to_owned()].into());
     assert!(std::fs::read_to_string(&path).unwrap().contains("# small model"));
 
+    // The listing budget, as the app's listing preview and `skilldeck budget` set it.
+    assert!(config_edit::set_budget_tokens(&path, 3000).unwrap());
+    assert!(!config_edit::set_budget_tokens(&path, 3000).unwrap(), "unchanged: nothing to write");
+    let config = Config::load(&path).unwrap();
+    assert_eq!((config.listing.budget_tokens, config.listing.disabled.len()), (3000, 1));
+    assert!(std::fs::read_to_string(&path).unwrap().starts_with("# my settings"));
+    let err = config_edit::set_budget_tokens(&path, 5).unwrap_err().to_string();
+    assert!(err.contains("out of range; choose 100 to 200000"), "{err}");
+
     // A broken file is reported and left exactly as it was.
     let broken = "[listing]\nbudget_tokens = \"lots\"\n";
     std::fs::write(&path, broken).unwrap();

@@ -165,6 +165,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the listing's token budget, or set it in config.toml.
+    Budget {
+        /// The new budget in tokens; omit it to print the current one.
+        tokens: Option<usize>,
+    },
     /// Approve a skill's allowed-tools: its shell grants pre-approve commands (in the sandbox).
     Trust {
         /// The skill.
@@ -223,6 +228,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Prompt { budget, tier, json } => prompt::run(budget, tier, json),
         Command::View { name, path, workspace, turn } => view::view(&name, path.as_deref(), &workspace, turn),
         Command::ToolSpec { json } => view::tool_spec(json),
+        Command::Budget { tokens } => switch::budget(tokens),
         Command::Trust { name, scope } => trust::set(&name, scope, true),
         Command::Untrust { name, scope } => trust::set(&name, scope, false),
         Command::Agent(args) => agent::run(args),

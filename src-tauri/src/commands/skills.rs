@@ -132,6 +132,14 @@ pub async fn listing_preview(state: State<'_, AppState>, budget: Option<usize>) 
     })
 }
 
+/// Sets the listing's token budget in config.toml, as `skilldeck budget` does; returns whether
+/// anything changed.
+#[tauri::command]
+pub async fn set_listing_budget(state: State<'_, AppState>, tokens: usize) -> ApiResult<bool> {
+    skilldeck_agent::config_edit::set_budget_tokens(&state.storage().home().config_path(), tokens)
+        .map_err(|e| crate::error::ApiError::new("config_invalid", e.to_string()))
+}
+
 /// Switches a skill on or off for agents (kept in config.toml); returns whether anything changed.
 #[tauri::command]
 pub async fn set_skill_enabled(state: State<'_, AppState>, name: String, enabled: bool) -> ApiResult<bool> {

@@ -212,6 +212,44 @@ async fn links_in_a_skill_open_its_files_or_the_browser_and_never_take_the_windo
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn the_listing_preview_shows_an_over_budget_store_and_sets_the_budget() {
+    if !enabled("the_listing_preview_shows_an_over_budget_store_and_sets_the_budget") {
+        return;
+    }
+    let s = Session::start("listing").await;
+    for i in 0..30 {
+        let src = s.skill_source(
+            &format!("tool-{i:02}"),
+            &format!("name: tool-{i:02}\ndescription: Handle the {i:02}th kind of chore with care and a checklist\n"),
+            "# Tool\n",
+        );
+        let out = skilldeck_e2e::cli(&s.home(), &["import", src.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = skilldeck_e2e::cli(&s.home(), &["budget", "200"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    badge(&s, "user/tool-29").await;
+    s.click("#listing-btn").await;
+    let meter = s.wait_text("#listing-meter-text", 10, |t| !t.is_empty()).await;
+    assert!(meter.contains("of 200 tokens") && meter.contains("over the budget by"), "{meter}");
+    s.wait_for("#listing-meter-bar.over").await;
+    let folded = s.text_of("#listing-shortened details summary").await;
+    assert!(folded.ends_with("skills shortened to fit (show them)"), "a long list is folded: {folded}");
+    let top = s.client.execute("return document.querySelector('#listing-text').scrollTop;", vec![]).await.unwrap();
+    assert_eq!(top.as_f64(), Some(0.0), "the dialog opens at the top");
+    s.screenshot("over-budget").await;
+    // A bigger budget previews at once and is saved to config.toml on request.
+    s.type_into("#listing-budget", "20000").await;
+    s.wait_text("#listing-meter-text", 10, |t| t.contains("of 20000 tokens") && !t.contains("over")).await;
+    s.click("#listing-budget-save").await;
+    s.wait_text("#toast", 10, |t| t.contains("20000 tokens")).await;
+    let out = skilldeck_e2e::cli(&s.home(), &["budget"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("20000 tokens"), "{}", String::from_utf8_lossy(&out.stdout));
+    s.screenshot("budget-saved").await;
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn an_edit_on_disk_shows_in_the_open_viewer() {
     if !enabled("an_edit_on_disk_shows_in_the_open_viewer") {
         return;

@@ -1,4 +1,5 @@
-//! `skilldeck enable` and `skilldeck disable`: the per-skill switch, kept in config.toml.
+//! `skilldeck enable`, `skilldeck disable` and `skilldeck budget`: the per-skill switch and the
+//! listing budget, kept in config.toml.
 
 use crate::Outcome;
 use crate::context::Ctx;
@@ -23,5 +24,23 @@ pub fn set_enabled(name: &str, enabled: bool) -> anyhow::Result<Outcome> {
         (true, false) => "was already offered to agents",
     };
     crate::outln!("{name} {what} ({}).", path.display());
+    Ok(Outcome::Ok)
+}
+
+/// Prints the listing budget, or sets it to `tokens`.
+pub fn budget(tokens: Option<usize>) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let path = ctx.storage().home().config_path();
+    match tokens {
+        None => {
+            crate::outln!("The listing budget is {} tokens ({}).", ctx.config()?.listing.budget_tokens, path.display())
+        }
+        Some(n) => {
+            let changed = config_edit::set_budget_tokens(&path, n)
+                .with_context(|| format!("could not update {}", path.display()))?;
+            let what = if changed { "is now" } else { "was already" };
+            crate::outln!("The listing budget {what} {n} tokens ({}).", path.display());
+        }
+    }
     Ok(Outcome::Ok)
 }
