@@ -5,6 +5,7 @@ import { $, el, showError, size, toast } from "./dom.js";
 import { language, setLanguage, t, translatePage } from "./i18n.js";
 import { initAgent, openAgent, translateAgent } from "./agent.js";
 import { catchLinks, scrollToAnchor } from "./links.js";
+import { initSplitters } from "./splitters.js";
 
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
@@ -516,6 +517,7 @@ function wire() {
 setLanguage(language());
 translatePage();
 wire();
+initSplitters();
 initAgent();
 document.body.dataset.view = "skills";
 loadSkills()

@@ -250,6 +250,60 @@ async fn the_listing_preview_shows_an_over_budget_store_and_sets_the_budget() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn a_small_window_overflows_nowhere_and_the_splitters_remember_their_widths() {
+    if !enabled("a_small_window_overflows_nowhere_and_the_splitters_remember_their_widths") {
+        return;
+    }
+    let s = Session::start("small").await;
+    let wide_row: String = (0..14).map(|i| format!("| column number {i} ")).collect::<String>() + "|";
+    let rule: String = (0..14).map(|_| "|---").collect::<String>() + "|";
+    let body = format!("# Wide\n\n{wide_row}\n{rule}\n{wide_row}\n\n`{}`\n", "x".repeat(300));
+    let src = s.skill_source(
+        "wide-tables",
+        &format!("name: wide-tables\ndescription: {}\n", "A very long description ".repeat(20)),
+        &body,
+    );
+    s.import_via_dialog(&src).await;
+    s.client.set_window_size(800, 500).await.unwrap();
+    s.click(".skill-item[data-key='user/wide-tables']").await;
+    s.wait_text("#viewer .markdown", 10, |t| t.contains("column number 13")).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let overflow = "const out = []; \
+        if (document.documentElement.scrollWidth > window.innerWidth + 1) out.push('page ' + document.documentElement.scrollWidth + ' > ' + window.innerWidth); \
+        for (const id of ['sidebar', 'files', 'viewer']) { const e = document.getElementById(id); \
+          if (e.scrollWidth > e.clientWidth + 1) out.push(id + ' ' + e.scrollWidth + ' > ' + e.clientWidth); } \
+        const head = document.querySelector('.topbar'); \
+        for (const c of head.querySelectorAll('button, input, select')) { const r = c.getBoundingClientRect(); \
+          if (r.right > window.innerWidth + 1) out.push('header control ' + (c.id || c.textContent) + ' ends at ' + r.right); } \
+        return out;";
+    let found = s.client.execute(overflow, vec![]).await.unwrap();
+    assert_eq!(found, serde_json::json!([]), "nothing overflows at 800x500");
+    s.screenshot("800x500").await;
+    // The splitter moves with the keyboard (as with the pointer) and the width is remembered.
+    // (WebKit keeps local storage across launches: start from the default widths.)
+    s.client.execute("localStorage.removeItem('skilldeck.widths'); location.reload();", vec![]).await.unwrap();
+    s.wait_for("#sidebar .skill-item").await;
+    let width = "return document.querySelector('#sidebar').getBoundingClientRect().width;";
+    let before = s.client.execute(width, vec![]).await.unwrap().as_f64().unwrap();
+    s.client.execute("document.querySelector('#split-sidebar').focus();", vec![]).await.unwrap();
+    for _ in 0..2 {
+        s.client
+            .execute(
+                "document.querySelector('#split-sidebar').dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowLeft', bubbles: true}));",
+                vec![],
+            )
+            .await
+            .unwrap();
+    }
+    let after = s.client.execute(width, vec![]).await.unwrap().as_f64().unwrap();
+    assert!(after < before - 20.0, "the sidebar narrowed: {before} -> {after}");
+    let saved = s.client.execute("return JSON.parse(localStorage.getItem('skilldeck.widths')).sidebar;", vec![]).await;
+    assert_eq!(saved.unwrap().as_f64().map(f64::round), Some(after.round()));
+    s.client.execute("localStorage.removeItem('skilldeck.widths');", vec![]).await.unwrap();
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn an_edit_on_disk_shows_in_the_open_viewer() {
     if !enabled("an_edit_on_disk_shows_in_the_open_viewer") {
         return;
