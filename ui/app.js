@@ -10,7 +10,12 @@ import { initSplitters } from "./splitters.js";
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
 
-const state = { skills: [], deleted: [], selected: null, detail: null, file: null, filter: "", savedBudget: null, budgetTimer: null };
+const state = {
+  skills: [], deleted: [], selected: null, detail: null, file: null, filter: "",
+  // The sidebar's rows by key, its groups, and the search text of each skill (see renderSidebar).
+  rows: new Map(), groups: [], haystacks: new Map(), noMatch: null, deletedBox: null,
+  savedBudget: null, budgetTimer: null,
+};
 
 const keyOf = (s) => `${s.scope}/${s.name}`;
 
@@ -32,26 +37,42 @@ function description(skill) {
   return plainText((language() === "zh" && skill.descriptionZh) || skill.description || "");
 }
 
-function visibleSkills() {
-  const q = state.filter.trim().toLowerCase();
-  if (!q) return state.skills;
-  return state.skills.filter((s) => `${s.name} ${s.description || ""} ${s.descriptionZh || ""}`.toLowerCase().includes(q));
+/** What a search matches a skill on, lowercased once per load. */
+function haystack(s) {
+  return `${s.name} ${s.description || ""} ${s.descriptionZh || ""}`.toLowerCase();
 }
 
+function matches(s, q) {
+  return !q || (state.haystacks.get(keyOf(s)) ?? haystack(s)).includes(q);
+}
+
+function visibleSkills() {
+  const q = state.filter.trim().toLowerCase();
+  return q ? state.skills.filter((s) => matches(s, q)) : state.skills;
+}
+
+/**
+ * Builds every row once per load (or language change). Moving the selection and filtering
+ * then touch only the rows that change: at 2,000 skills a rebuild per key press was visible.
+ */
 function renderSidebar() {
   const side = $("#sidebar");
-  const shown = visibleSkills();
   side.replaceChildren();
+  state.rows = new Map();
+  state.groups = [];
+  state.haystacks = new Map(state.skills.map((s) => [keyOf(s), haystack(s)]));
   for (const scope of ["user", "system"]) {
-    const group = shown.filter((s) => s.scope === scope);
+    const group = state.skills.filter((s) => s.scope === scope);
     if (!group.length) continue;
-    side.append(el("h3", { class: "scope", text: t(scope === "user" ? "userScope" : "systemScope") }));
+    const head = el("h3", { class: "scope", text: t(scope === "user" ? "userScope" : "systemScope") });
+    side.append(head);
+    state.groups.push({ head, keys: group.map(keyOf) });
     for (const s of group) {
       const item = el(
         "button",
         {
           type: "button",
-          class: `skill-item${state.selected === keyOf(s) ? " selected" : ""}${s.valid ? "" : " invalid"}`,
+          class: `skill-item${s.valid ? "" : " invalid"}`,
           dataset: { key: keyOf(s) },
           title: description(s),
           onclick: () => select(keyOf(s)),
@@ -64,21 +85,52 @@ function renderSidebar() {
         s.toolsUnapproved ? el("span", { class: "marker warn tools", title: t("toolsUnapprovedTitle"), text: t("toolsUnapproved") }) : null,
         el("span", { class: "skill-desc", text: description(s) }),
       );
+      state.rows.set(keyOf(s), item);
       side.append(item);
     }
   }
-  if (!side.children.length) side.append(el("p", { class: "empty", text: t("noSkills") }));
-  if (state.deleted.length && !state.filter.trim()) {
-    side.append(el("h3", { class: "scope", text: t("deletedScope") }));
+  state.noMatch = el("p", { class: "empty", text: t("noSkills") });
+  side.append(state.noMatch);
+  state.deletedBox = el("div", { id: "deleted-group" });
+  if (state.deleted.length) {
+    state.deletedBox.append(el("h3", { class: "scope", text: t("deletedScope") }));
     for (const d of state.deleted) {
-      side.append(el("button", {
+      state.deletedBox.append(el("button", {
         type: "button",
         class: "skill-item deleted",
         dataset: { deleted: keyOf(d) },
-        onclick: () => { state.selected = null; renderSidebar(); $("#files").replaceChildren(); showHistory(d); },
+        onclick: () => { state.selected = null; markSelected(); $("#files").replaceChildren(); showHistory(d); },
       }, el("span", { class: "skill-name", text: d.name }), el("span", { class: "badge", text: `v:${d.revision}` })));
     }
   }
+  side.append(state.deletedBox);
+  applyFilter();
+  markSelected();
+}
+
+/** Shows the rows the search matches, hides the rest (and empty groups); builds nothing. */
+function applyFilter() {
+  const q = state.filter.trim().toLowerCase();
+  let shown = 0;
+  for (const g of state.groups) {
+    let any = false;
+    for (const key of g.keys) {
+      const hit = !q || state.haystacks.get(key).includes(q);
+      const row = state.rows.get(key);
+      if (row.hidden === hit) row.hidden = !hit;
+      any ||= hit;
+      shown += hit ? 1 : 0;
+    }
+    g.head.hidden = !any;
+  }
+  state.noMatch.hidden = shown > 0;
+  state.deletedBox.hidden = Boolean(q);
+}
+
+/** Moves the highlight to the selected skill's row. */
+function markSelected() {
+  for (const row of $("#sidebar").querySelectorAll(".skill-item.selected")) row.classList.remove("selected");
+  state.rows.get(state.selected)?.classList.add("selected");
 }
 
 async function loadSkills() {
@@ -86,20 +138,53 @@ async function loadSkills() {
   renderSidebar();
 }
 
+/** Moves the selection; the returned promise settles once the viewer shows the skill. */
 function moveSelection(delta) {
   const keys = visibleSkills().map(keyOf);
-  if (!keys.length) return;
+  if (!keys.length) return Promise.resolve();
   const at = keys.indexOf(state.selected);
   const next = keys[Math.max(0, Math.min(keys.length - 1, at < 0 ? 0 : at + delta))];
-  select(next);
-  document.querySelector(`.skill-item[data-key="${CSS.escape(next)}"]`)?.scrollIntoView({ block: "nearest" });
+  const shown = select(next);
+  state.rows.get(next)?.scrollIntoView({ block: "nearest" });
+  return shown;
+}
+
+/** Resolves after the next frame is painted. */
+const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+
+/**
+ * With SKILLDECK_TRACE_UI=1 (scripts/bench-app): times arrow steps (to the sidebar's paint,
+ * and to the viewer showing the skill) and search keystrokes (to the paint), in the page.
+ */
+async function traceInteractions() {
+  for (let i = 0; i < 10; i++) {
+    const t0 = performance.now();
+    const shown = moveSelection(1);
+    await nextPaint();
+    await invoke("ui_trace", { label: "arrow step, sidebar painted", ms: performance.now() - t0 });
+    await shown;
+    await nextPaint();
+    await invoke("ui_trace", { label: "arrow step, skill shown", ms: performance.now() - t0 });
+  }
+  const search = $("#search");
+  let typed = "";
+  for (const ch of "skill-19") {
+    typed += ch;
+    const t0 = performance.now();
+    search.value = typed;
+    search.dispatchEvent(new Event("input"));
+    await nextPaint();
+    await invoke("ui_trace", { label: "search keystroke, painted", ms: performance.now() - t0 });
+  }
+  search.value = "";
+  search.dispatchEvent(new Event("input"));
 }
 
 // ---------- one skill ----------
 
 async function select(key, keepFile = false) {
   state.selected = key;
-  renderSidebar();
+  markSelected();
   document.querySelector(`.skill-item[data-key="${CSS.escape(key)}"]`)?.scrollIntoView({ block: "nearest" });
   const [scope, name] = key.split("/");
   try {
@@ -475,7 +560,7 @@ function setView(view) {
 }
 
 function wire() {
-  $("#search").addEventListener("input", (e) => { state.filter = e.target.value; renderSidebar(); });
+  $("#search").addEventListener("input", (e) => { state.filter = e.target.value; applyFilter(); });
   $("#search").addEventListener("keydown", (e) => {
     if (e.key === "ArrowDown" || e.key === "ArrowUp") { e.preventDefault(); moveSelection(e.key === "ArrowDown" ? 1 : -1); }
   });
@@ -524,6 +609,9 @@ loadSkills()
   .then(() => {
     document.body.dataset.ready = "true";
     $("#viewer").replaceChildren(el("p", { class: "empty", text: t("pickSkill") }));
-    requestAnimationFrame(() => invoke("ui_ready").catch(() => {}));
+    requestAnimationFrame(() => {
+      invoke("ui_ready").catch(() => {});
+      invoke("ui_trace", { label: "", ms: 0 }).then((on) => on && traceInteractions()).catch(() => {});
+    });
   })
   .catch(showError);

@@ -50,6 +50,7 @@ macro_rules! handlers {
             $crate::commands::skills::set_skill_trust,
             $crate::commands::skills::set_listing_budget,
             $crate::commands::skills::ui_ready,
+            $crate::commands::skills::ui_trace,
             $crate::commands::transfer::import_preview,
             $crate::commands::transfer::import_skill,
             $crate::commands::revisions::delete_skill,

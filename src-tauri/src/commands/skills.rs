@@ -159,6 +159,17 @@ pub async fn ui_ready(state: State<'_, AppState>) -> ApiResult<u64> {
     Ok(ms)
 }
 
+/// With `SKILLDECK_TRACE_UI=1`, prints a timing the UI measured (`label: N ms`) to stderr for
+/// `scripts/bench-app`; returns whether tracing is on, so the UI measures only then.
+#[tauri::command]
+pub async fn ui_trace(label: String, ms: f64) -> bool {
+    let on = std::env::var_os("SKILLDECK_TRACE_UI").is_some_and(|v| v == "1");
+    if on && !label.is_empty() {
+        eprintln!("skilldeck-app: trace {label}: {ms:.1} ms");
+    }
+    on
+}
+
 /// Opens an http, https or mailto link from rendered Markdown in the system browser; any other
 /// address is refused with the reason.
 #[tauri::command]
