@@ -93,6 +93,13 @@ function chip(callId, name, args, outcome) {
       view.path ? el("span", { class: "chip-arg", text: view.path }) : null,
     ];
     node.replaceChildren(...parts.filter(Boolean)); // replaceChildren would print a null
+    // The chip opens the skill it names in the Skills tab (the file, when it loaded one).
+    const open = () => document.dispatchEvent(new CustomEvent("skilldeck:open-skill", { detail: { name: view.skillName, path: view.path } }));
+    node.tabIndex = 0;
+    node.setAttribute("role", "button");
+    node.title = t("chipOpensSkill", view.skillName);
+    node.onclick = open;
+    node.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); open(); } };
   } else {
     const detail = outcome.ok ? detailOf(name, view) : "";
     node.replaceChildren(...[
@@ -108,7 +115,7 @@ function chip(callId, name, args, outcome) {
       node.onkeydown = (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggleDetail(node, detail); } };
     }
   }
-  node.title = outcome.display;
+  if (!node.title) node.title = outcome.display;
   if (!node.isConnected) append(node);
   return node;
 }

@@ -125,6 +125,9 @@ function applyFilter() {
   }
   state.noMatch.hidden = shown > 0;
   state.deletedBox.hidden = Boolean(q);
+  const count = $("#search-count");
+  count.textContent = q ? t("searchCount", shown, state.skills.length) : "";
+  count.hidden = !q;
 }
 
 /** Moves the highlight to the selected skill's row. */
@@ -136,6 +139,22 @@ function markSelected() {
 async function loadSkills() {
   [state.skills, state.deleted] = await Promise.all([invoke("list_skills"), invoke("deleted_skills")]);
   renderSidebar();
+}
+
+/** Shows skill `name` (yours before a bundled one) in the Skills tab, at `path` when given. */
+async function openSkillByName(name, path) {
+  const skill = state.skills.find((s) => s.name === name && s.scope === "user") || state.skills.find((s) => s.name === name);
+  if (!skill) {
+    toast(t("skillGone", name));
+    return;
+  }
+  setView("skills");
+  state.filter = "";
+  $("#search").value = "";
+  applyFilter();
+  await select(keyOf(skill));
+  state.rows.get(keyOf(skill))?.scrollIntoView({ block: "nearest" });
+  if (path && state.detail?.files.some((f) => f.path === path)) await openFile(path);
 }
 
 /** Moves the selection; the returned promise settles once the viewer shows the skill. */
@@ -178,6 +197,13 @@ async function traceInteractions() {
   }
   search.value = "";
   search.dispatchEvent(new Event("input"));
+}
+
+/** What the empty viewer says: how to start, in three steps. */
+function guide() {
+  return el("div", { class: "guide" },
+    el("p", { class: "empty", text: t("pickSkill") }),
+    el("ol", {}, ...["guideImport", "guideSelect", "guideAgent"].map((k) => el("li", { text: t(k) }))));
 }
 
 // ---------- one skill ----------
@@ -240,7 +266,9 @@ function renderFiles() {
   }
   const tree = el("ul", { id: "file-tree", class: "tree" });
   const shownDirs = new Set();
-  for (const f of d.files) {
+  // Files at the top of the skill first, then each folder with its files.
+  const ordered = [...d.files].sort((a, b) => Number(a.path.includes("/")) - Number(b.path.includes("/")) || a.path.localeCompare(b.path));
+  for (const f of ordered) {
     const parts = f.path.split("/");
     const depth = parts.length - 1;
     // A row for each folder, once, above its first file.
@@ -561,6 +589,7 @@ function setView(view) {
 
 function wire() {
   $("#search").addEventListener("input", (e) => { state.filter = e.target.value; applyFilter(); });
+  document.addEventListener("skilldeck:open-skill", (e) => openSkillByName(e.detail.name, e.detail.path).catch(showError));
   $("#search").addEventListener("keydown", (e) => {
     if (e.key === "ArrowDown" || e.key === "ArrowUp") { e.preventDefault(); moveSelection(e.key === "ArrowDown" ? 1 : -1); }
   });
@@ -608,7 +637,7 @@ document.body.dataset.view = "skills";
 loadSkills()
   .then(() => {
     document.body.dataset.ready = "true";
-    $("#viewer").replaceChildren(el("p", { class: "empty", text: t("pickSkill") }));
+    $("#viewer").replaceChildren(guide());
     requestAnimationFrame(() => {
       invoke("ui_ready").catch(() => {});
       invoke("ui_trace", { label: "", ms: 0 }).then((on) => on && traceInteractions()).catch(() => {});

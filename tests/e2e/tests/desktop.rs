@@ -396,6 +396,7 @@ async fn the_search_filters_as_you_type() {
     // Descriptions match too.
     s.type_into("#search", "durable working notes").await;
     wait_shown("workspace-notes").await;
+    assert_eq!(s.text_of("#search-count").await, "1 of 4", "the search says how many match");
     // Nothing matches: the sidebar says so.
     s.type_into("#search", "zzz-nothing").await;
     wait_shown("").await;
@@ -493,6 +494,11 @@ async fn the_agent_panel_answers_offline_with_a_skill_chip_and_reopens_the_sessi
     s.wait_text("#chat-log .msg.user", 5, |t| t == "Help me write a good commit message").await;
     show(&s, "#chat-log .chip.ok").await;
     s.screenshot("reopened").await;
+    // The chip opens the skill it names in the Skills tab.
+    s.click("#chat-log .chip.ok[role='button']").await;
+    s.wait_for("body[data-view='skills']").await;
+    s.wait_for(".skill-item.selected[data-key='system/commit-messages']").await;
+    s.wait_text("#viewer .file-title", 10, |t| t == "SKILL.md").await;
     s.finish().await;
 }
 
