@@ -8,7 +8,7 @@ import { initAgent, openAgent, translateAgent } from "./agent.js";
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
 
-const state = { skills: [], deleted: [], selected: null, detail: null, file: null, filter: "" };
+const state = { skills: [], deleted: [], selected: null, detail: null, file: null, filter: "", showing: "file" };
 
 const keyOf = (s) => `${s.scope}/${s.name}`;
 
@@ -209,6 +209,7 @@ async function setEnabled(d, enabled) {
 
 async function openFile(path) {
   state.file = path;
+  state.showing = "file";
   for (const b of document.querySelectorAll("#file-tree .file")) b.classList.toggle("selected", b.dataset.path === path);
   const [scope, name] = state.selected.split("/");
   let view;
@@ -253,6 +254,7 @@ async function showHistory(d) {
     ));
   }
   $("#viewer").replaceChildren(el("div", { class: "file-title", text: `${d.name} — ${t("history")}` }), list);
+  state.showing = "history";
 }
 
 async function restore(scope, name, revision) {
@@ -388,8 +390,13 @@ async function showListing() {
 
 async function refresh() {
   const selected = state.selected;
+  const history = state.showing === "history";
   await loadSkills();
-  if (selected && state.skills.some((s) => keyOf(s) === selected)) await select(selected, true);
+  if (selected && state.skills.some((s) => keyOf(s) === selected)) {
+    await select(selected, true);
+    // An open History stays open, with the new revision in it.
+    if (history && state.detail) await showHistory(state.detail);
+  }
 }
 
 /** Switches between the skills browser and the agent panel. */
