@@ -9,7 +9,7 @@ pub use classify::change_for;
 use crate::home::SkilldeckHome;
 use crate::storage::Scope;
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex, Weak, mpsc};
 use std::time::Duration;
 
 /// One changed skill, or a whole scope when the name is unknown.
@@ -33,7 +33,7 @@ pub enum StoreChange {
 
 /// Watches `skills/` and `config.toml` under a home until dropped.
 pub struct SkillWatcher {
-    _watcher: RecommendedWatcher,
+    _watcher: Arc<Mutex<RecommendedWatcher>>,
 }
 
 impl std::fmt::Debug for SkillWatcher {
@@ -56,7 +56,7 @@ impl SkillWatcher {
     ) -> Result<Self, notify::Error> {
         let (tx, rx) = mpsc::channel::<Vec<StoreChange>>();
         let owned = home.clone();
-        let mut watcher = notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
+        let watcher = notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
             // An error (the kernel's queue overflowed, a watch lost) may hide any change.
             let changes = match result {
                 Ok(event) => classify::changes_in(&owned, &event),
@@ -66,20 +66,52 @@ impl SkillWatcher {
                 let _ = tx.send(changes);
             }
         })?;
-        std::thread::Builder::new()
-            .name("skilldeck-watch".into())
-            .spawn(move || settle::run(&rx, debounce, &on_change))
-            .map_err(notify::Error::io)?;
         let skills = home.root().join("skills");
         for scope in Scope::ALL {
             let dir = home.scope_dir(scope);
             std::fs::create_dir_all(&dir).map_err(|e| notify::Error::io(e).add_path(dir))?;
         }
-        // Recursive: the scope folders (where folders are exchanged), and every skill's files.
-        watcher.watch(&skills, RecursiveMode::Recursive)?;
-        // config.toml is replaced by rename (our own edits and most editors'), so its folder
-        // is watched, not the file; only events naming config.toml count.
-        watcher.watch(home.root(), RecursiveMode::NonRecursive)?;
+        let watcher = Arc::new(Mutex::new(watcher));
+        if let Ok(mut w) = watcher.lock() {
+            // Recursive: the scope folders (where folders are exchanged), and every skill's files.
+            w.watch(&skills, RecursiveMode::Recursive)?;
+            // config.toml is replaced by rename (our own edits and most editors'), so its
+            // folder is watched, not the file; only events naming config.toml count.
+            w.watch(home.root(), RecursiveMode::NonRecursive)?;
+        }
+        // The settling thread holds the watcher weakly: dropping `SkillWatcher` stops the
+        // watching, which drops the sender, which ends the thread.
+        let weak = Arc::downgrade(&watcher);
+        let owned = home.clone();
+        std::thread::Builder::new()
+            .name("skilldeck-watch".into())
+            .spawn(move || {
+                settle::run(&rx, debounce, &|changes| {
+                    rewatch(&weak, &owned, &changes);
+                    on_change(changes);
+                });
+            })
+            .map_err(notify::Error::io)?;
         Ok(Self { _watcher: watcher })
+    }
+}
+
+/// Watches again the folders of the skills that changed. The recursive watch follows a folder
+/// exchange by the two rename pairs it sees; should it read them in two goes it would drop the
+/// watch of the new folder, and edits inside it would go unseen. Watching a folder that is
+/// watched already changes nothing.
+fn rewatch(watcher: &Weak<Mutex<RecommendedWatcher>>, home: &SkilldeckHome, changes: &[StoreChange]) {
+    let Some(watcher) = watcher.upgrade() else { return };
+    let Ok(mut watcher) = watcher.lock() else { return };
+    for change in changes {
+        let dir = match change {
+            StoreChange::Skill(SkillChange { scope, name: Some(name) }) => home.scope_dir(*scope).join(name),
+            StoreChange::Skill(SkillChange { scope, name: None }) => home.scope_dir(*scope),
+            StoreChange::Config => continue,
+        };
+        if dir.is_dir() {
+            // A folder gone again meanwhile is reported by its own event.
+            let _ = watcher.watch(&dir, RecursiveMode::Recursive);
+        }
     }
 }
