@@ -19,7 +19,8 @@ pub fn start<R: tauri::Runtime>(state: &AppState, app: tauri::AppHandle<R>) -> R
     SkillWatcher::start(state.storage().home(), DEBOUNCE, move |changes: Vec<StoreChange>| {
         let state = app.state::<AppState>();
         for c in &changes {
-            // config.toml is read afresh by every command; the event alone makes the UI reload.
+            // config.toml and trust.json are read afresh by every command; the event alone
+            // makes the UI reload.
             let StoreChange::Skill(c) = c else { continue };
             if let Some(name) = c.name.as_deref().and_then(|n| SkillName::parse(n).ok()) {
                 // An edit made outside the app becomes a new revision once.

@@ -207,6 +207,19 @@ fn every_kind_of_store_change_is_reported_and_served() {
             }],
         ),
         (
+            "trust.json replaced by rename (as `skilldeck trust` writes it)",
+            vec![Step {
+                act: |fx| {
+                    let temp = fx.home.root().join("trust.json.tmp");
+                    fs::write(&temp, "{}").unwrap();
+                    fs::rename(&temp, fx.home.root().join("trust.json")).unwrap();
+                },
+                reported: vec![StoreChange::Trust],
+                skill: pdf,
+                served: Some((2, "two")),
+            }],
+        ),
+        (
             "config.toml written in place",
             vec![Step {
                 act: |fx| fs::write(fx.home.config_path(), "[listing]\nbudget_tokens = 900\n").unwrap(),

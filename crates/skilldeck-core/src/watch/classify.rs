@@ -1,10 +1,11 @@
-//! What a file-system event means for the store: which skills changed, or config.toml.
+//! What a file-system event means for the store: which skills changed, or a settings file.
 //! Holds the path-to-change mapping only; watching and debouncing live beside it.
 
 use super::{SkillChange, StoreChange};
 use crate::home::SkilldeckHome;
 use crate::name::SkillName;
 use crate::storage::{STAGING_PREFIX, Scope, staging_owner};
+use crate::trust::TRUST_FILE;
 use notify::{Event, EventKind};
 use std::path::Path;
 
@@ -14,7 +15,7 @@ pub(crate) fn everything() -> Vec<StoreChange> {
     Scope::ALL
         .into_iter()
         .map(|scope| StoreChange::Skill(SkillChange { scope, name: None }))
-        .chain([StoreChange::Config])
+        .chain([StoreChange::Config, StoreChange::Trust])
         .collect()
 }
 
@@ -31,15 +32,17 @@ pub(crate) fn changes_in(home: &SkilldeckHome, event: &Event) -> Vec<StoreChange
 }
 
 /// Maps a changed path to what it changes: a skill (by its folder, anything inside it, or its
-/// staging siblings), a whole scope when the skill cannot be told, or config.toml. Other hidden
+/// staging siblings), a whole scope when the skill cannot be told, or a settings file. Other hidden
 /// entries of a scope folder and paths elsewhere map to nothing.
 pub fn change_for(home: &SkilldeckHome, path: &Path) -> Vec<StoreChange> {
     if path == home.config_path() {
         return vec![StoreChange::Config];
     }
-    let skills = home.root().join("skills");
-    if path == skills {
-        return everything().into_iter().filter(|c| *c != StoreChange::Config).collect();
+    if path == home.root().join(TRUST_FILE) {
+        return vec![StoreChange::Trust];
+    }
+    if path == home.root().join("skills") {
+        return everything().into_iter().filter(|c| matches!(c, StoreChange::Skill(_))).collect();
     }
     for scope in Scope::ALL {
         let Ok(rest) = path.strip_prefix(home.scope_dir(scope)) else { continue };
@@ -93,6 +96,7 @@ mod tests {
         check("skills/user", &[skill(Scope::User, None)]);
         check("skills", &[skill(Scope::System, None), skill(Scope::User, None)]);
         check("config.toml", &[StoreChange::Config]);
+        check("trust.json", &[StoreChange::Trust]);
         check("skills/user/.DS_Store", &[]);
         check("config.toml.123.tmp", &[]);
         check("history/user/pdf/1/SKILL.md", &[]);

@@ -1,4 +1,4 @@
-//! The watcher: changes made on disk to the skill folders and config.toml, debounced, as
+//! The watcher: changes made on disk to the skill folders, config.toml and trust.json, debounced, as
 //! skill-level changes. Holds the watches and their wiring; what to do about a change is the caller's.
 
 mod classify;
@@ -29,9 +29,11 @@ pub enum StoreChange {
     Skill(SkillChange),
     /// `config.toml` (the per-skill switches, listing options, providers).
     Config,
+    /// `trust.json` (the approvals of skills' requested tools).
+    Trust,
 }
 
-/// Watches `skills/` and `config.toml` under a home until dropped.
+/// Watches `skills/`, `config.toml` and `trust.json` under a home until dropped.
 pub struct SkillWatcher {
     _watcher: Arc<Mutex<RecommendedWatcher>>,
 }
@@ -44,7 +46,7 @@ impl std::fmt::Debug for SkillWatcher {
 
 impl SkillWatcher {
     /// Starts watching; `on_change` gets each batch once the store has been quiet for
-    /// `debounce`, sorted, one entry per skill (and one for config.toml).
+    /// `debounce`, sorted, one entry per skill (and one per settings file).
     ///
     /// The events are taken raw, not through a debouncer that stitches renames together: a
     /// new revision goes live by exchanging the skill's folder with its staging sibling, two
@@ -75,8 +77,8 @@ impl SkillWatcher {
         if let Ok(mut w) = watcher.lock() {
             // Recursive: the scope folders (where folders are exchanged), and every skill's files.
             w.watch(&skills, RecursiveMode::Recursive)?;
-            // config.toml is replaced by rename (our own edits and most editors'), so its
-            // folder is watched, not the file; only events naming config.toml count.
+            // config.toml and trust.json are replaced by rename (our own edits and most
+            // editors'), so their folder is watched, not the files; only events naming them count.
             w.watch(home.root(), RecursiveMode::NonRecursive)?;
         }
         // The settling thread holds the watcher weakly: dropping `SkillWatcher` stops the
@@ -107,7 +109,7 @@ fn rewatch(watcher: &Weak<Mutex<RecommendedWatcher>>, home: &SkilldeckHome, chan
         let dir = match change {
             StoreChange::Skill(SkillChange { scope, name: Some(name) }) => home.scope_dir(*scope).join(name),
             StoreChange::Skill(SkillChange { scope, name: None }) => home.scope_dir(*scope),
-            StoreChange::Config => continue,
+            StoreChange::Config | StoreChange::Trust => continue,
         };
         if dir.is_dir() {
             // A folder gone again meanwhile is reported by its own event.
