@@ -12,6 +12,8 @@ const { listen } = window.__TAURI__.event;
 
 const state = {
   skills: [], deleted: [], selected: null, detail: null, file: null, filter: "",
+  // What the viewer shows: a file, or the History of the selected skill.
+  showing: "file",
   // The sidebar's rows by key, its groups, and the search text of each skill (see renderSidebar).
   rows: new Map(), groups: [], haystacks: new Map(), noMatch: null, deletedBox: null,
   savedBudget: null, budgetTimer: null,
@@ -342,6 +344,7 @@ async function setEnabled(d, enabled) {
 
 async function openFile(path, anchor) {
   state.file = path;
+  state.showing = "file";
   for (const b of document.querySelectorAll("#file-tree .file")) b.classList.toggle("selected", b.dataset.path === path);
   const [scope, name] = state.selected.split("/");
   let view;
@@ -389,6 +392,7 @@ async function showHistory(d) {
     ));
   }
   $("#viewer").replaceChildren(el("div", { class: "file-title", text: `${d.name} — ${t("history")}` }), list);
+  state.showing = "history";
 }
 
 async function restore(scope, name, revision) {
@@ -575,8 +579,13 @@ async function saveBudget() {
 
 async function refresh() {
   const selected = state.selected;
+  const history = state.showing === "history";
   await loadSkills();
-  if (selected && state.skills.some((s) => keyOf(s) === selected)) await select(selected, true);
+  if (selected && state.skills.some((s) => keyOf(s) === selected)) {
+    await select(selected, true);
+    // An open History stays open, with the new revision in it.
+    if (history && state.detail) await showHistory(state.detail);
+  }
 }
 
 /** Switches between the skills browser and the agent panel. */

@@ -1,9 +1,10 @@
 //! Live updates: disk changes become new revisions where the content changed, then one
-//! debounced `skills://changed` event. Holds the glue only; the watching is skilldeck-core's.
+//! debounced `skills://changed` event (config.toml too). Holds the glue only; the watching is
+//! skilldeck-core's.
 
 use crate::state::AppState;
 use skilldeck_core::SkillName;
-use skilldeck_core::watch::{SkillChange, SkillWatcher};
+use skilldeck_core::watch::{SkillWatcher, StoreChange};
 use std::time::Duration;
 use tauri::{Emitter as _, Manager as _};
 
@@ -15,9 +16,12 @@ const DEBOUNCE: Duration = Duration::from_millis(250);
 
 /// Starts watching the store of `state`, reporting to the app's windows.
 pub fn start<R: tauri::Runtime>(state: &AppState, app: tauri::AppHandle<R>) -> Result<SkillWatcher, notify::Error> {
-    SkillWatcher::start(state.storage().home(), DEBOUNCE, move |changes: Vec<SkillChange>| {
+    SkillWatcher::start(state.storage().home(), DEBOUNCE, move |changes: Vec<StoreChange>| {
         let state = app.state::<AppState>();
         for c in &changes {
+            // config.toml and trust.json are read afresh by every command; the event alone
+            // makes the UI reload.
+            let StoreChange::Skill(c) = c else { continue };
             if let Some(name) = c.name.as_deref().and_then(|n| SkillName::parse(n).ok()) {
                 // An edit made outside the app becomes a new revision once.
                 let _ = state.storage().adopt_external_edit(c.scope, &name);

@@ -331,6 +331,29 @@ async fn an_edit_on_disk_shows_in_the_open_viewer() {
     let out = skilldeck_e2e::cli(&s.home(), &["import", cli_src.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(badge(&s, "user/from-cli").await, "v:1");
+    // A second revision of the open skill imported in a terminal (the store exchanges folders):
+    // header, sidebar and viewer all move to it.
+    let again = s.skill_source("notes", "name: notes\ndescription: Keep notes\n", "# Notes\n\nImported again.");
+    let out = skilldeck_e2e::cli(&s.home(), &["import", again.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    s.wait_text("#viewer .markdown", 10, |t| t.contains("Imported again.")).await;
+    s.wait_text("#files .skill-head .badge", 10, |t| t == "v:3").await;
+    s.wait_text(".skill-item[data-key='user/notes'] .badge", 10, |t| t == "v:3").await;
+    // An open History stays open and gains the next revision imported in a terminal.
+    s.click("#history-btn").await;
+    s.wait_text("#history", 10, |t| t.contains("v:3") && !t.contains("v:4")).await;
+    let third = s.skill_source("notes", "name: notes\ndescription: Keep notes\n", "# Notes\n\nThird import.");
+    let out = skilldeck_e2e::cli(&s.home(), &["import", third.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    s.wait_text("#history", 10, |t| t.contains("v:4")).await;
+    s.wait_text("#files .skill-head .badge", 10, |t| t == "v:4").await;
+    let out = skilldeck_e2e::cli(&s.home(), &["import", cli_src.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    s.wait_text(".skill-item[data-key='user/from-cli'] .badge", 10, |t| t == "v:2").await;
+    // Switched off in a terminal: config.toml changes, and the sidebar marks the skill.
+    let out = skilldeck_e2e::cli(&s.home(), &["disable", "from-cli"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    s.wait_text(".skill-item[data-key='user/from-cli'] .marker.off", 10, |t| t == "off").await;
     s.screenshot("after-edit").await;
     s.finish().await;
 }

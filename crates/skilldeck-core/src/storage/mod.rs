@@ -10,6 +10,8 @@ mod recover;
 pub(crate) mod tree;
 mod write;
 
+pub(crate) use write::{STAGING_PREFIX, staging_owner};
+
 pub use delete::DeleteOutcome;
 pub use fs::FsStorage;
 pub use history::{HistoryEntry, RevisionEvent};

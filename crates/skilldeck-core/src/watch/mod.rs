@@ -1,0 +1,119 @@
+//! The watcher: changes made on disk to the skill folders, config.toml and trust.json, debounced, as
+//! skill-level changes. Holds the watches and their wiring; what to do about a change is the caller's.
+
+mod classify;
+mod settle;
+
+pub use classify::change_for;
+
+use crate::home::SkilldeckHome;
+use crate::storage::Scope;
+use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
+use std::sync::{Arc, Mutex, Weak, mpsc};
+use std::time::Duration;
+
+/// One changed skill, or a whole scope when the name is unknown.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub struct SkillChange {
+    /// The scope.
+    pub scope: Scope,
+    /// The skill's folder name; `None` when the change is to the scope itself.
+    pub name: Option<String>,
+}
+
+/// Something in the store that changed on disk.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "camelCase", tag = "kind")]
+pub enum StoreChange {
+    /// A skill, or a whole scope.
+    Skill(SkillChange),
+    /// `config.toml` (the per-skill switches, listing options, providers).
+    Config,
+    /// `trust.json` (the approvals of skills' requested tools).
+    Trust,
+}
+
+/// Watches `skills/`, `config.toml` and `trust.json` under a home until dropped.
+pub struct SkillWatcher {
+    _watcher: Arc<Mutex<RecommendedWatcher>>,
+}
+
+impl std::fmt::Debug for SkillWatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SkillWatcher")
+    }
+}
+
+impl SkillWatcher {
+    /// Starts watching; `on_change` gets each batch once the store has been quiet for
+    /// `debounce`, sorted, one entry per skill (and one per settings file).
+    ///
+    /// The events are taken raw, not through a debouncer that stitches renames together: a
+    /// new revision goes live by exchanging the skill's folder with its staging sibling, two
+    /// renames that such stitching folds into a rename of the staging folder onto itself.
+    pub fn start(
+        home: &SkilldeckHome,
+        debounce: Duration,
+        on_change: impl Fn(Vec<StoreChange>) + Send + 'static,
+    ) -> Result<Self, notify::Error> {
+        let (tx, rx) = mpsc::channel::<Vec<StoreChange>>();
+        let owned = home.clone();
+        let watcher = notify::recommended_watcher(move |result: notify::Result<notify::Event>| {
+            // An error (the kernel's queue overflowed, a watch lost) may hide any change.
+            let changes = match result {
+                Ok(event) => classify::changes_in(&owned, &event),
+                Err(_) => classify::everything(),
+            };
+            if !changes.is_empty() {
+                let _ = tx.send(changes);
+            }
+        })?;
+        let skills = home.root().join("skills");
+        for scope in Scope::ALL {
+            let dir = home.scope_dir(scope);
+            std::fs::create_dir_all(&dir).map_err(|e| notify::Error::io(e).add_path(dir))?;
+        }
+        let watcher = Arc::new(Mutex::new(watcher));
+        if let Ok(mut w) = watcher.lock() {
+            // Recursive: the scope folders (where folders are exchanged), and every skill's files.
+            w.watch(&skills, RecursiveMode::Recursive)?;
+            // config.toml and trust.json are replaced by rename (our own edits and most
+            // editors'), so their folder is watched, not the files; only events naming them count.
+            w.watch(home.root(), RecursiveMode::NonRecursive)?;
+        }
+        // The settling thread holds the watcher weakly: dropping `SkillWatcher` stops the
+        // watching, which drops the sender, which ends the thread.
+        let weak = Arc::downgrade(&watcher);
+        let owned = home.clone();
+        std::thread::Builder::new()
+            .name("skilldeck-watch".into())
+            .spawn(move || {
+                settle::run(&rx, debounce, &|changes| {
+                    rewatch(&weak, &owned, &changes);
+                    on_change(changes);
+                });
+            })
+            .map_err(notify::Error::io)?;
+        Ok(Self { _watcher: watcher })
+    }
+}
+
+/// Watches again the folders of the skills that changed. The recursive watch follows a folder
+/// exchange by the two rename pairs it sees; should it read them in two goes it would drop the
+/// watch of the new folder, and edits inside it would go unseen. Watching a folder that is
+/// watched already changes nothing.
+fn rewatch(watcher: &Weak<Mutex<RecommendedWatcher>>, home: &SkilldeckHome, changes: &[StoreChange]) {
+    let Some(watcher) = watcher.upgrade() else { return };
+    let Ok(mut watcher) = watcher.lock() else { return };
+    for change in changes {
+        let dir = match change {
+            StoreChange::Skill(SkillChange { scope, name: Some(name) }) => home.scope_dir(*scope).join(name),
+            StoreChange::Skill(SkillChange { scope, name: None }) => home.scope_dir(*scope),
+            StoreChange::Config | StoreChange::Trust => continue,
+        };
+        if dir.is_dir() {
+            // A folder gone again meanwhile is reported by its own event.
+            let _ = watcher.watch(&dir, RecursiveMode::Recursive);
+        }
+    }
+}

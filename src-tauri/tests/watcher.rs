@@ -1,0 +1,98 @@
+//! Live updates through the app's own wiring (mock runtime, no display): a change made by
+//! another writer, as the CLI does from a terminal, is announced and then served.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use serde_json::{Value, json};
+use skilldeck_app::state::AppState;
+use skilldeck_app::watcher::{self, CHANGED};
+use skilldeck_core::{FsStorage, RelPath, Scope, SkillFiles, SkillName, SkilldeckHome};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+use tauri::test::{MockRuntime, get_ipc_response};
+use tauri::{Listener as _, Manager as _, WebviewWindow, WebviewWindowBuilder};
+
+/// How long an announcement may take before the test calls it lost: only a hang fails.
+const WITHIN: Duration = Duration::from_secs(10);
+
+struct Fx {
+    home: SkilldeckHome,
+    _tmp: tempfile::TempDir,
+    _app: tauri::App<MockRuntime>,
+    webview: WebviewWindow<MockRuntime>,
+    key: String,
+    changed: mpsc::Receiver<Value>,
+}
+
+impl Fx {
+    /// The app over a store holding `user/pdf` at revision 1, its watcher running and live.
+    fn new() -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = SkilldeckHome::new(tmp.path().join("home"));
+        let state = AppState::open(home.clone()).unwrap();
+        state.storage().write_skill_sync(Scope::User, &SkillName::parse("pdf").unwrap(), &pdf("one")).unwrap();
+        let app = skilldeck_app::builder::<MockRuntime>(state).build(tauri::generate_context!()).unwrap();
+        let webview = WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
+        let (tx, changed) = mpsc::channel();
+        app.listen_any(CHANGED, move |e| {
+            let _ = tx.send(serde_json::from_str(e.payload()).unwrap());
+        });
+        let state = app.state::<AppState>();
+        state.keep_watcher(watcher::start(&state, app.handle().clone()).unwrap());
+        let key = app.invoke_key().to_owned();
+        let fx = Self { home, _tmp: tmp, _app: app, webview, key, changed };
+        // Cached as a window showing it would have it.
+        assert_eq!(fx.ok("skill_detail", json!({"scope": "user", "name": "pdf"}))["version"], "1");
+        // Live, as in an app open a while: a change made now is announced.
+        std::fs::create_dir(fx.home.root().join("skills/user/warm-up")).unwrap();
+        fx.announced(&json!({"kind": "skill", "scope": "user", "name": "warm-up"}));
+        fx
+    }
+
+    fn ok(&self, cmd: &str, body: Value) -> Value {
+        let request = tauri::webview::InvokeRequest {
+            cmd: cmd.into(),
+            callback: tauri::ipc::CallbackFn(0),
+            error: tauri::ipc::CallbackFn(1),
+            url: "tauri://localhost".parse().unwrap(),
+            body: tauri::ipc::InvokeBody::Json(body.clone()),
+            headers: Default::default(),
+            invoke_key: self.key.clone(),
+        };
+        let response = get_ipc_response(&self.webview, request).unwrap_or_else(|e| panic!("{cmd} {body}: {e}"));
+        response.deserialize::<Value>().unwrap()
+    }
+
+    /// Waits until an announcement names `change`; the changes it held, or a failure after `WITHIN`.
+    fn announced(&self, change: &Value) -> Value {
+        let deadline = Instant::now() + WITHIN;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let payload = self.changed.recv_timeout(left).unwrap_or_else(|_| panic!("{change} was never announced"));
+            if payload.as_array().is_some_and(|a| a.contains(change)) {
+                return payload;
+            }
+        }
+    }
+}
+
+fn pdf(description: &str) -> SkillFiles {
+    let md = format!("---\nname: pdf\ndescription: {description}\n---\nbody\n");
+    [(RelPath::parse("SKILL.md").unwrap(), md.into_bytes())].into_iter().collect()
+}
+
+#[test]
+fn another_writers_new_revision_and_config_switch_reach_the_open_app() {
+    let fx = Fx::new();
+    // A second revision from another writer (the CLI's `import`): an exchange of folders.
+    let other = FsStorage::open(fx.home.clone()).unwrap();
+    other.write_skill_sync(Scope::User, &SkillName::parse("pdf").unwrap(), &pdf("two")).unwrap();
+    fx.announced(&json!({"kind": "skill", "scope": "user", "name": "pdf"}));
+    let detail = fx.ok("skill_detail", json!({"scope": "user", "name": "pdf"}));
+    assert_eq!((&detail["version"], &detail["description"]), (&json!("2"), &json!("two")), "{detail}");
+
+    // `skilldeck disable pdf` from a terminal rewrites config.toml.
+    skilldeck_agent::config_edit::set_skill_enabled(&fx.home.config_path(), "pdf", false).unwrap();
+    fx.announced(&json!({"kind": "config"}));
+    let row = fx.ok("skill_detail", json!({"scope": "user", "name": "pdf"}));
+    assert_eq!(row["enabled"], false, "{row}");
+}
