@@ -2,6 +2,7 @@
 //! Holds the lenient reading (BOM, CRLF, unquoted colons) and the parser's limits; not field rules.
 
 use crate::diagnostic::{DiagCode, Diagnostic};
+use crate::yaml_explain;
 use serde_yaml_ng::{Mapping, Value};
 
 /// The largest frontmatter parsed, in bytes. Larger ones get `frontmatter_too_large` unparsed.
@@ -124,7 +125,8 @@ pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Dia
             .at(Some(split.yaml_first_line)),
         ]);
     }
-    let yaml = split.yaml.replace("\r\n", "\n").replace('\t', "  ");
+    let written = split.yaml.replace("\r\n", "\n");
+    let yaml = written.replace('\t', "  ");
     // Bound the parser's work before it starts: its time grows with the square of the nesting
     // depth, and aliases can make a value tree far larger than the text.
     crate::yaml_bounds::check(&yaml, split.yaml_first_line).map_err(|d| vec![d])?;
@@ -133,45 +135,53 @@ pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Dia
         .enumerate()
         .filter_map(|(i, line)| top_level_key(line).map(|(k, _)| (k.to_owned(), split.yaml_first_line + i as u32)))
         .collect();
-    match parse_mapping(&yaml, split.yaml_first_line) {
+    let first_line = split.yaml_first_line;
+    let explained = |e: ParseFailure| match e {
+        ParseFailure::NotMapping(d) => d,
+        ParseFailure::Yaml(message) => yaml_explain::explain(&message, &yaml, &written, first_line),
+    };
+    match parse_mapping(&yaml, first_line) {
         Ok(fields) => Ok(ParsedYaml { fields, key_lines, warnings: Vec::new() }),
         Err(first_error) => {
             // Strict mode reads YAML as written; and YAML built to exhaust the parser (deep
             // nesting, alias bombs) is refused, never repaired.
-            if strict || first_error.message.contains("limit exceeded") {
-                return Err(vec![first_error]);
+            let exhausting = matches!(&first_error, ParseFailure::Yaml(m) if m.contains("limit exceeded"));
+            if strict || exhausting {
+                return Err(vec![explained(first_error)]);
             }
-            let (repaired, recovered) = quote_plain_values(&yaml, split.yaml_first_line);
+            let (repaired, recovered) = quote_plain_values(&yaml, first_line);
             if recovered.is_empty() {
-                return Err(vec![first_error]);
+                return Err(vec![explained(first_error)]);
             }
-            match parse_mapping(&repaired, split.yaml_first_line) {
+            match parse_mapping(&repaired, first_line) {
                 Ok(fields) => Ok(ParsedYaml { fields, key_lines, warnings: recovered }),
-                Err(_) => Err(vec![first_error]),
+                Err(_) => Err(vec![explained(first_error)]),
             }
         }
     }
 }
 
+/// Why YAML text did not give a mapping.
+enum ParseFailure {
+    /// The parser refused it, with its message (and marks).
+    Yaml(String),
+    /// It parsed, but not to a mapping.
+    NotMapping(Diagnostic),
+}
+
 /// Parses YAML text that must be a mapping (or empty).
-fn parse_mapping(yaml: &str, first_line: u32) -> Result<Mapping, Diagnostic> {
+fn parse_mapping(yaml: &str, first_line: u32) -> Result<Mapping, ParseFailure> {
     match serde_yaml_ng::from_str::<Value>(yaml) {
         Ok(Value::Mapping(m)) => Ok(m),
         Ok(Value::Null) => Ok(Mapping::new()),
-        Ok(other) => Err(Diagnostic::error(
-            DiagCode::YamlNotMapping,
-            format!("the frontmatter is a {}, not `field: value` lines", kind_of(&other)),
-        )
-        .at(Some(first_line))),
-        Err(e) => {
-            let line = e.location().map(|l| first_line + l.line().saturating_sub(1) as u32);
-            let mut msg = e.to_string();
-            if let Some(i) = msg.find(" at line ") {
-                msg.truncate(i);
-            }
-            Err(Diagnostic::error(DiagCode::YamlInvalid, format!("the frontmatter is not valid YAML: {msg}"))
-                .at(line.or(Some(first_line))))
-        }
+        Ok(other) => Err(ParseFailure::NotMapping(
+            Diagnostic::error(
+                DiagCode::YamlNotMapping,
+                format!("the frontmatter is a {}, not `field: value` lines", kind_of(&other)),
+            )
+            .at(Some(first_line)),
+        )),
+        Err(e) => Err(ParseFailure::Yaml(e.to_string())),
     }
 }
 
@@ -221,10 +231,19 @@ fn quote_plain_values(yaml: &str, first_line: u32) -> (String, Vec<Diagnostic>) 
                 && (value.contains(": ") || value.starts_with(['*', '&', '@', '`', '%', '!']));
             needs.then(|| {
                 let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+                let why = match value.chars().next().and_then(|c| Some((c, yaml_explain::indicator_meaning(c)?))) {
+                    Some((c, meaning)) => {
+                        format!("starts with {}, which YAML reads as {meaning}", yaml_explain::code_span(c))
+                    }
+                    None => "holds `: `, which YAML reads as the start of another field".to_owned(),
+                };
                 warnings.push(
                     Diagnostic::warning(
                         DiagCode::YamlRecovered,
-                        format!("`{key}` holds an unquoted `: ` or YAML indicator; read it as quoted text"),
+                        format!(
+                            "the value of `{key}` {why}; Skilldeck read it as text, but other tools may refuse it — \
+                             put the whole value in double quotes"
+                        ),
                     )
                     .at(Some(first_line + i as u32)),
                 );
