@@ -489,7 +489,10 @@ function wire() {
   $("#listing-btn").onclick = showListing;
   $("#listing-close").onclick = () => $("#listing-dialog").close();
   $("#lang").value = language();
-  $("#lang").onchange = (e) => { setLanguage(e.target.value); translatePage(); renderSidebar(); if (state.detail) renderFiles(); translateAgent(); };
+  $("#lang").onchange = (e) => {
+    setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent();
+    if (state.detail) { renderFiles(); if (state.file) openFile(state.file); }
+  };
   listen("skills://changed", () => refresh().catch(showError));
   listen("skills://dropped", (e) => { if (e.payload?.length) openImport(e.payload[0]); });
   // A link in the viewer knows its skill's files; one in an agent answer does not.
