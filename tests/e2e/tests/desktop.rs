@@ -503,5 +503,14 @@ async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
     let note = s.text_of("#source .src-note.warning[data-line='5']").await;
     assert_eq!(note, "warningauthor is not a known field; it is kept but ignored");
     s.screenshot("warning-picked").await;
+    // In Chinese, the view's own words follow; the picked line and the open warnings stay.
+    let zh = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
+    s.client.execute(zh, vec![]).await.unwrap();
+    s.wait_text("#view-source", 5, |t| t == "源文件").await;
+    assert_eq!(s.text_of("#warnings > summary").await, "1 个警告");
+    assert_eq!(s.text_of("#open-editor-btn").await, "在编辑器中打开");
+    s.wait_for("details#warnings[open]").await;
+    s.wait_for("#source #src-line-5.picked").await;
+    s.screenshot("chinese").await;
     s.finish().await;
 }
