@@ -141,7 +141,22 @@ pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Dia
         ParseFailure::Yaml(message) => yaml_explain::explain(&message, &yaml, &written, first_line),
     };
     match parse_mapping(&yaml, first_line) {
-        Ok(fields) => Ok(ParsedYaml { fields, key_lines, warnings: Vec::new() }),
+        Ok(fields) => {
+            // `description: &more tool` parses, but as an anchor and the text `tool`: words
+            // lost without a sound. Read such a field as the text it was meant to be; strict
+            // mode reads YAML as written, so there it is an error.
+            let (repaired, recovered) = quote_plain_values(&yaml, first_line, anchored_text);
+            if recovered.is_empty() {
+                return Ok(ParsedYaml { fields, key_lines, warnings: Vec::new() });
+            }
+            if strict {
+                return Err(anchored_errors(&yaml, first_line));
+            }
+            match parse_mapping(&repaired, first_line) {
+                Ok(fields) => Ok(ParsedYaml { fields, key_lines, warnings: recovered }),
+                Err(_) => Ok(ParsedYaml { fields, key_lines, warnings: Vec::new() }),
+            }
+        }
         Err(first_error) => {
             // Strict mode reads YAML as written; and YAML built to exhaust the parser (deep
             // nesting, alias bombs) is refused, never repaired.
@@ -149,7 +164,7 @@ pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Dia
             if strict || exhausting {
                 return Err(vec![explained(first_error)]);
             }
-            let (repaired, recovered) = quote_plain_values(&yaml, first_line);
+            let (repaired, recovered) = quote_plain_values(&yaml, first_line, unreadable_plain);
             if recovered.is_empty() {
                 return Err(vec![explained(first_error)]);
             }
@@ -217,19 +232,47 @@ pub fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// Quotes plain top-level values that YAML cannot read as written: an unquoted `: ` inside the
-/// value, or a leading indicator such as `*`, `&`, `@`, `` ` ``, `%`, `!`, `|`-less `>`.
-/// Returns the repaired text and one warning per line changed.
-fn quote_plain_values(yaml: &str, first_line: u32) -> (String, Vec<Diagnostic>) {
+/// A plain value YAML refuses: an unquoted `: ` inside it, or a leading indicator.
+fn unreadable_plain(value: &str) -> bool {
+    value.contains(": ") || value.starts_with(['*', '&', '@', '`', '%', '!'])
+}
+
+/// A plain value YAML reads, but not as the text written: an anchor or a tag (not a standard
+/// `!!` one) followed by words, as in `&more tool` or `!important note`.
+fn anchored_text(value: &str) -> bool {
+    let tagged = value.starts_with('&') || (value.starts_with('!') && !value.starts_with("!!"));
+    tagged
+        && value.split_once(' ').is_some_and(|(_, rest)| {
+            !rest.trim().is_empty() && !rest.trim_start().starts_with(['[', '{', '|', '>', '#'])
+        })
+}
+
+/// Strict mode's errors for top-level values that `anchored_text` picks.
+fn anchored_errors(yaml: &str, first_line: u32) -> Vec<Diagnostic> {
+    yaml.lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let (key, rest) = top_level_key(line)?;
+            let value = rest.trim();
+            if !anchored_text(value) {
+                return None;
+            }
+            let msg = yaml_explain::indicator_message(&format!("the value of `{key}`"), value.chars().next()?)?;
+            Some(Diagnostic::error(DiagCode::YamlInvalid, msg).at(Some(first_line + i as u32)))
+        })
+        .collect()
+}
+
+/// Quotes the plain top-level values `needs` picks (`unreadable_plain`: what YAML refuses;
+/// `anchored_text`: what it misreads). Returns the repaired text and one warning per line changed.
+fn quote_plain_values(yaml: &str, first_line: u32, needs: fn(&str) -> bool) -> (String, Vec<Diagnostic>) {
     let mut out = String::with_capacity(yaml.len() + 16);
     let mut warnings = Vec::new();
     for (i, line) in yaml.lines().enumerate() {
         let repaired = top_level_key(line).and_then(|(key, rest)| {
             let value = rest.trim();
-            let needs = !value.is_empty()
-                && !value.starts_with(['"', '\'', '[', '{', '|', '>'])
-                && (value.contains(": ") || value.starts_with(['*', '&', '@', '`', '%', '!']));
-            needs.then(|| {
+            let plain = !value.is_empty() && !value.starts_with(['"', '\'', '[', '{', '|', '>']);
+            (plain && needs(value)).then(|| {
                 let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
                 let why = match value.chars().next().and_then(|c| Some((c, yaml_explain::indicator_meaning(c)?))) {
                     Some((c, meaning)) => {
@@ -241,7 +284,7 @@ fn quote_plain_values(yaml: &str, first_line: u32) -> (String, Vec<Diagnostic>) 
                     Diagnostic::warning(
                         DiagCode::YamlRecovered,
                         format!(
-                            "the value of `{key}` {why}; Skilldeck read it as text, but other tools may refuse it — \
+                            "the value of `{key}` {why}; Skilldeck read it as text, but other tools may not — \
                              put the whole value in double quotes"
                         ),
                     )

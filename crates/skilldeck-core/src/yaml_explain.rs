@@ -26,6 +26,15 @@ pub fn indicator_meaning(c: char) -> Option<&'static str> {
     INDICATORS.iter().find(|(i, _)| *i == c).map(|(_, m)| *m)
 }
 
+/// What to say of a value (`the value of `key``) that starts with the indicator `c`.
+pub fn indicator_message(value_name: &str, c: char) -> Option<String> {
+    let meaning = indicator_meaning(c)?;
+    let c = code_span(c);
+    Some(format!(
+        "{value_name} starts with {c}, which YAML reads as {meaning}; a value that starts with {c} must be in quotes"
+    ))
+}
+
 /// `c` as inline Markdown code: `` `*` ``, and `` `` ` `` `` for a backtick.
 pub fn code_span(c: char) -> String {
     if c == '`' { "`` ` ``".to_owned() } else { format!("`{c}`") }
@@ -240,21 +249,14 @@ fn leading_indicator(r: &Report<'_>, t: &Text<'_>) -> Found {
     let line = r.context.map(|(_, m)| m).or(r.at)?.line;
     let entry = t.entry(line)?;
     let c = entry.value.chars().next()?;
-    let meaning = indicator_meaning(c)?;
     let blamed = match c {
         '|' | '>' => r.says("expected comment or line break"),
         _ => true,
     };
-    let c = code_span(c);
-    blamed.then(|| {
-        (
-            line,
-            format!(
-                "{} starts with {c}, which YAML reads as {meaning}; a value that starts with {c} must be in quotes",
-                entry.value_name()
-            ),
-        )
-    })
+    if !blamed {
+        return None;
+    }
+    indicator_message(&entry.value_name(), c).map(|msg| (line, msg))
 }
 
 /// A quoted value that ends early because it holds its own quote character, with text after.

@@ -290,6 +290,8 @@ fn nested_metadata_and_text_that_looks_like_structure_still_parse() {
     // An unquoted `*` or `&` at the start of a value is still recovered, not refused.
     let stray = doc("name: pdf\ndescription: *bold* claims & more\n");
     check("pdf", &stray, false, &[(YamlRecovered, Warning, Some(3))]);
+    let anchored = validate_text(&doc("name: pdf\ndescription: &more tools\n"), ValidateOptions::default());
+    assert_eq!(anchored.meta.description.as_deref(), Some("&more tools"));
 }
 
 #[test]
@@ -445,8 +447,8 @@ fn yaml_errors_are_said_in_our_words_at_the_right_line() {
                 YamlRecovered,
                 3,
                 "the value of `description` starts with `*`, which YAML reads as an alias (a reference to an \
-                 `&anchor`); Skilldeck read it as text, but other tools may refuse it — put the whole value in \
-                 double quotes",
+                 `&anchor`); Skilldeck read it as text, but other tools may not — put the whole value in double \
+                 quotes",
             )],
         ),
         (
@@ -456,9 +458,31 @@ fn yaml_errors_are_said_in_our_words_at_the_right_line() {
                 YamlRecovered,
                 3,
                 "the value of `description` holds `: `, which YAML reads as the start of another field; Skilldeck \
-                 read it as text, but other tools may refuse it — put the whole value in double quotes",
+                 read it as text, but other tools may not — put the whole value in double quotes",
             )],
         ),
+        // An anchor or tag before words parses, but loses the words: read as text instead.
+        (
+            "name: pdf\ndescription: &more tools for PDFs\n",
+            false,
+            vec![(
+                YamlRecovered,
+                3,
+                "the value of `description` starts with `&`, which YAML reads as an anchor name; Skilldeck read it \
+                 as text, but other tools may not — put the whole value in double quotes",
+            )],
+        ),
+        (
+            "name: pdf\ndescription: &more tools for PDFs\n",
+            true,
+            vec![(
+                YamlInvalid,
+                3,
+                "the value of `description` starts with `&`, which YAML reads as an anchor name; a value that \
+                 starts with `&` must be in quotes",
+            )],
+        ),
+        ("name: pdf\ndescription: x\nversion: !!str 1.0\n", false, vec![]),
         // What no rule knows keeps the parser's words at the parser's line.
         (
             "name: pdf\ndescription: x\n- y\n",
