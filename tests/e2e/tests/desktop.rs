@@ -452,6 +452,9 @@ async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
         return;
     }
     let s = Session::start("source").await;
+    // The webview's storage (and so the language) is shared by every session on this machine.
+    let english = "const l = document.querySelector('#lang'); l.value = 'en'; l.dispatchEvent(new Event('change'));";
+    s.client.execute(english, vec![]).await.unwrap();
     let src = s.skill_source(
         "bold",
         "name: bold\ndescription: **bold** claims\n  about PDFs\nlicense: MIT\n",
@@ -512,5 +515,8 @@ async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
     s.wait_for("details#warnings[open]").await;
     s.wait_for("#source #src-line-5.picked").await;
     s.screenshot("chinese").await;
+    // Put English back, so the next session starts where the other tests expect.
+    s.client.execute(english, vec![]).await.unwrap();
+    s.wait_text("#view-source", 5, |t| t == "Source").await;
     s.finish().await;
 }
