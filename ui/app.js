@@ -6,14 +6,17 @@ import { language, setLanguage, t, translatePage } from "./i18n.js";
 import { initAgent, openAgent, translateAgent } from "./agent.js";
 import { catchLinks, scrollToAnchor } from "./links.js";
 import { initSplitters } from "./splitters.js";
+import { problemsPanel, showLine, sourceView } from "./diagnostics.js";
 
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
 
+// `showing`: what the viewer shows, a file or the History of the selected skill.
+// `source`: SKILL.md shows as stored (line-numbered, with its problems) instead of rendered;
+// `line`: the line of it a problem was picked for, kept when a watcher event re-renders.
 const state = {
   skills: [], deleted: [], selected: null, detail: null, file: null, filter: "",
-  // What the viewer shows: a file, or the History of the selected skill.
-  showing: "file",
+  showing: "file", source: false, line: null,
   // The sidebar's rows by key, its groups, and the search text of each skill (see renderSidebar).
   rows: new Map(), groups: [], haystacks: new Map(), noMatch: null, deletedBox: null,
   savedBudget: null, budgetTimer: null,
@@ -224,6 +227,11 @@ async function select(key, keepFile = false) {
     if (e.code !== "skill_not_found") showError(e);
     return;
   }
+  // An invalid skill opens on its source, where each problem's line is shown.
+  if (!keepFile) {
+    state.source = !state.detail.valid && state.detail.diagnostics.some((p) => p.line);
+    state.line = null;
+  }
   const files = state.detail.files.map((f) => f.path);
   const file = keepFile && files.includes(state.file) ? state.file : files.includes("SKILL.md") ? "SKILL.md" : files[0];
   renderFiles();
@@ -252,20 +260,13 @@ function renderFiles() {
       el("button", { type: "button", id: "history-btn", text: t("history"), onclick: () => showHistory(d) }),
       el("button", { type: "button", id: "delete-btn", class: "danger", text: t("delete"), onclick: () => confirmDelete(d) }),
     ),
+    el("div", { class: "row compact" },
+      el("button", { type: "button", id: "open-editor-btn", text: t("openInEditor"), title: t("openInEditorTitle"), onclick: () => handToSystem("open_skill_in_editor", d) }),
+      el("button", { type: "button", id: "reveal-btn", text: t("revealInFolder"), onclick: () => handToSystem("reveal_skill_in_folder", d) }),
+    ),
   ].filter(Boolean));
   if (d.grants.requested.length) pane.append(grantsPanel(d));
-  if (d.diagnostics.length) {
-    const list = el("ul", { id: "diagnostics", class: "diagnostics" });
-    for (const p of d.diagnostics) {
-      list.append(el("li", { class: p.severity },
-        el("code", { text: p.code }),
-        p.line ? el("span", { class: "line", text: `${t("line")} ${p.line}` }) : null,
-        el("div", { class: "message", text: p.message }),
-        el("div", { class: "fix", text: `${t("fix")}: ${p.fix}` }),
-      ));
-    }
-    pane.append(el("h3", { text: t("problems") }), list);
-  }
+  pane.append(...problemsPanel(keyOf(d), d.diagnostics, jumpToLine));
   const tree = el("ul", { id: "file-tree", class: "tree" });
   const shownDirs = new Set();
   // Files at the top of the skill first, then each folder with its files.
@@ -342,21 +343,57 @@ async function setEnabled(d, enabled) {
   await refresh();
 }
 
+/** Asks the backend to open the skill's SKILL.md in the system's editor, or show it in its folder. */
+async function handToSystem(command, d) {
+  try {
+    await invoke(command, { scope: d.scope, name: d.name });
+  } catch (e) {
+    showError(e);
+  }
+}
+
+/** Shows SKILL.md as stored, scrolled to `line` and marked. */
+async function jumpToLine(line) {
+  state.line = line;
+  if (state.file !== "SKILL.md" || !state.source || !document.getElementById("source")) {
+    state.source = true;
+    await openFile("SKILL.md");
+  }
+  showLine(line);
+}
+
+/** SKILL.md's two views: rendered, or as stored with line numbers and problems. */
+function viewSwitch() {
+  const mode = (source) => el("button", {
+    type: "button",
+    id: source ? "view-source" : "view-rendered",
+    class: state.source === source ? "on" : "",
+    "aria-pressed": String(state.source === source),
+    text: t(source ? "viewSource" : "viewRendered"),
+    onclick: () => { state.source = source; state.line = null; openFile("SKILL.md"); },
+  });
+  return el("div", { class: "view-switch", role: "group" }, mode(false), mode(true));
+}
+
 async function openFile(path, anchor) {
   state.file = path;
   state.showing = "file";
   for (const b of document.querySelectorAll("#file-tree .file")) b.classList.toggle("selected", b.dataset.path === path);
   const [scope, name] = state.selected.split("/");
+  const asSource = path === "SKILL.md" && state.source;
   let view;
   try {
-    view = await invoke("read_skill_file", { scope, name, path });
+    view = asSource ? await invoke("skill_source", { scope, name }) : await invoke("read_skill_file", { scope, name, path });
   } catch (e) {
     showError(e);
     return;
   }
   const pane = $("#viewer");
   pane.replaceChildren(el("div", { class: "file-title", text: path }));
-  if (view.kind === "markdown") {
+  if (path === "SKILL.md") pane.append(viewSwitch());
+  if (asSource) {
+    pane.append(sourceView(view, state.detail ? state.detail.diagnostics : [], state.line));
+  } else if (view.kind === "markdown") {
     if (view.frontmatter.length) {
       const table = el("table", { class: "frontmatter" });
       for (const f of view.frontmatter) table.append(el("tr", {}, el("th", { text: f.key }), el("td", { text: f.value })));
@@ -373,6 +410,7 @@ async function openFile(path, anchor) {
   // Another file starts at its top (or at the heading a link named).
   pane.scrollTop = 0;
   if (anchor) scrollToAnchor(pane, anchor);
+  if (asSource && state.line) showLine(state.line);
 }
 
 // ---------- history, delete ----------
@@ -628,7 +666,10 @@ function wire() {
   $("#listing-budget").addEventListener("input", () => { clearTimeout(state.budgetTimer); state.budgetTimer = setTimeout(previewBudget, 200); });
   $("#listing-budget-save").onclick = saveBudget;
   $("#lang").value = language();
-  $("#lang").onchange = (e) => { setLanguage(e.target.value); translatePage(); renderSidebar(); if (state.detail) renderFiles(); translateAgent(); };
+  $("#lang").onchange = (e) => {
+    setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent();
+    if (state.detail) { renderFiles(); if (state.file) openFile(state.file); }
+  };
   listen("skills://changed", () => refresh().catch(showError));
   listen("skills://dropped", (e) => { if (e.payload?.length) openImport(e.payload[0]); });
   // A link in the viewer knows its skill's files; one in an agent answer does not.

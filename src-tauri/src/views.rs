@@ -251,3 +251,22 @@ pub struct HistoryRow {
     /// Whether its files are kept.
     pub restorable: bool,
 }
+
+/// `SKILL.md` as stored, for the line-numbered source view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceView {
+    /// The whole text, frontmatter included.
+    pub text: String,
+    /// Whether bytes that are not UTF-8 were replaced with `�`.
+    pub lossy: bool,
+}
+
+impl SourceView {
+    /// The view of the file's bytes.
+    pub fn new(bytes: &[u8]) -> Self {
+        let text = String::from_utf8_lossy(bytes);
+        let lossy = matches!(text, std::borrow::Cow::Owned(_));
+        Self { text: text.into_owned(), lossy }
+    }
+}

@@ -244,3 +244,41 @@ fn the_per_skill_switch_hides_a_skill_from_the_listing_and_keeps_it() {
     let e = fx.invoke("set_skill_enabled", json!({"name": "../x", "enabled": false})).unwrap_err();
     assert_eq!(e["code"], "name_invalid");
 }
+
+#[test]
+fn the_source_view_gets_skill_md_as_stored_frontmatter_and_all() {
+    let fx = Fx::new();
+    let src = fx.skill("bold", "name: bold\ndescription: **bold** tool\n  for PDFs\n");
+    fx.ok("import_skill", json!({"path": src, "scope": "user"}));
+    let raw = "---\nname: bold\ndescription: **bold** tool\n  for PDFs\n---\n# Title\n\nBody text.\n";
+    assert_eq!(fx.ok("skill_source", json!({"scope": "user", "name": "bold"})), json!({"text": raw, "lossy": false}));
+    // The rendered view is unchanged: the body only.
+    let view = fx.ok("read_skill_file", json!({"scope": "user", "name": "bold", "path": "SKILL.md"}));
+    assert!(!view["html"].as_str().unwrap().contains("bold tool"));
+    let d = fx.ok("skill_detail", json!({"scope": "user", "name": "bold"}));
+    assert_eq!(
+        (d["diagnostics"][0]["code"].clone(), d["diagnostics"][0]["line"].clone()),
+        (json!("yaml_invalid"), json!(3))
+    );
+    let e = fx.invoke("skill_source", json!({"scope": "user", "name": "nope"})).unwrap_err();
+    assert_eq!(e["code"], "skill_not_found");
+}
+
+#[test]
+fn open_and_reveal_refuse_what_is_not_a_stored_skill_file() {
+    let fx = Fx::new();
+    let codes = |name: &str| {
+        ["open_skill_in_editor", "reveal_skill_in_folder"]
+            .map(|cmd| fx.invoke(cmd, json!({"scope": "user", "name": name})).unwrap_err()["code"].clone())
+    };
+    assert_eq!(codes("missing"), [json!("skill_not_found"), json!("skill_not_found")]);
+    assert_eq!(codes("../system/pdf"), [json!("name_invalid"), json!("name_invalid")]);
+    // A SKILL.md swapped for a link is never handed to the system.
+    let src = fx.skill("linked", "name: linked\ndescription: d\n");
+    fx.ok("import_skill", json!({"path": src, "scope": "user"}));
+    let md = fx.tmp.path().join("home/skills/user/linked/SKILL.md");
+    fs::remove_file(&md).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", &md).unwrap();
+    let e = fx.invoke("open_skill_in_editor", json!({"scope": "user", "name": "linked"})).unwrap_err();
+    assert_eq!(e["code"], "file_not_found");
+}

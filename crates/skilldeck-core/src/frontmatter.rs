@@ -2,6 +2,7 @@
 //! Holds the lenient reading (BOM, CRLF, unquoted colons) and the parser's limits; not field rules.
 
 use crate::diagnostic::{DiagCode, Diagnostic};
+use crate::yaml_explain;
 use serde_yaml_ng::{Mapping, Value};
 
 /// The largest frontmatter parsed, in bytes. Larger ones get `frontmatter_too_large` unparsed.
@@ -124,7 +125,8 @@ pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Dia
             .at(Some(split.yaml_first_line)),
         ]);
     }
-    let yaml = split.yaml.replace("\r\n", "\n").replace('\t', "  ");
+    let written = split.yaml.replace("\r\n", "\n");
+    let yaml = written.replace('\t', "  ");
     // Bound the parser's work before it starts: its time grows with the square of the nesting
     // depth, and aliases can make a value tree far larger than the text.
     crate::yaml_bounds::check(&yaml, split.yaml_first_line).map_err(|d| vec![d])?;
@@ -133,45 +135,68 @@ pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Dia
         .enumerate()
         .filter_map(|(i, line)| top_level_key(line).map(|(k, _)| (k.to_owned(), split.yaml_first_line + i as u32)))
         .collect();
-    match parse_mapping(&yaml, split.yaml_first_line) {
-        Ok(fields) => Ok(ParsedYaml { fields, key_lines, warnings: Vec::new() }),
+    let first_line = split.yaml_first_line;
+    let explained = |e: ParseFailure| match e {
+        ParseFailure::NotMapping(d) => d,
+        ParseFailure::Yaml(message) => yaml_explain::explain(&message, &yaml, &written, first_line),
+    };
+    match parse_mapping(&yaml, first_line) {
+        Ok(fields) => {
+            // `description: &more tool` parses, but as an anchor and the text `tool`: words
+            // lost without a sound. Read such a field as the text it was meant to be; strict
+            // mode reads YAML as written, so there it is an error.
+            let (repaired, recovered) = quote_plain_values(&yaml, first_line, anchored_text);
+            if recovered.is_empty() {
+                return Ok(ParsedYaml { fields, key_lines, warnings: Vec::new() });
+            }
+            if strict {
+                return Err(anchored_errors(&yaml, first_line));
+            }
+            match parse_mapping(&repaired, first_line) {
+                Ok(fields) => Ok(ParsedYaml { fields, key_lines, warnings: recovered }),
+                Err(_) => Ok(ParsedYaml { fields, key_lines, warnings: Vec::new() }),
+            }
+        }
         Err(first_error) => {
             // Strict mode reads YAML as written; and YAML built to exhaust the parser (deep
             // nesting, alias bombs) is refused, never repaired.
-            if strict || first_error.message.contains("limit exceeded") {
-                return Err(vec![first_error]);
+            let exhausting = matches!(&first_error, ParseFailure::Yaml(m) if m.contains("limit exceeded"));
+            if strict || exhausting {
+                return Err(vec![explained(first_error)]);
             }
-            let (repaired, recovered) = quote_plain_values(&yaml, split.yaml_first_line);
+            let (repaired, recovered) = quote_plain_values(&yaml, first_line, unreadable_plain);
             if recovered.is_empty() {
-                return Err(vec![first_error]);
+                return Err(vec![explained(first_error)]);
             }
-            match parse_mapping(&repaired, split.yaml_first_line) {
+            match parse_mapping(&repaired, first_line) {
                 Ok(fields) => Ok(ParsedYaml { fields, key_lines, warnings: recovered }),
-                Err(_) => Err(vec![first_error]),
+                Err(_) => Err(vec![explained(first_error)]),
             }
         }
     }
 }
 
+/// Why YAML text did not give a mapping.
+enum ParseFailure {
+    /// The parser refused it, with its message (and marks).
+    Yaml(String),
+    /// It parsed, but not to a mapping.
+    NotMapping(Diagnostic),
+}
+
 /// Parses YAML text that must be a mapping (or empty).
-fn parse_mapping(yaml: &str, first_line: u32) -> Result<Mapping, Diagnostic> {
+fn parse_mapping(yaml: &str, first_line: u32) -> Result<Mapping, ParseFailure> {
     match serde_yaml_ng::from_str::<Value>(yaml) {
         Ok(Value::Mapping(m)) => Ok(m),
         Ok(Value::Null) => Ok(Mapping::new()),
-        Ok(other) => Err(Diagnostic::error(
-            DiagCode::YamlNotMapping,
-            format!("the frontmatter is a {}, not `field: value` lines", kind_of(&other)),
-        )
-        .at(Some(first_line))),
-        Err(e) => {
-            let line = e.location().map(|l| first_line + l.line().saturating_sub(1) as u32);
-            let mut msg = e.to_string();
-            if let Some(i) = msg.find(" at line ") {
-                msg.truncate(i);
-            }
-            Err(Diagnostic::error(DiagCode::YamlInvalid, format!("the frontmatter is not valid YAML: {msg}"))
-                .at(line.or(Some(first_line))))
-        }
+        Ok(other) => Err(ParseFailure::NotMapping(
+            Diagnostic::error(
+                DiagCode::YamlNotMapping,
+                format!("the frontmatter is a {}, not `field: value` lines", kind_of(&other)),
+            )
+            .at(Some(first_line)),
+        )),
+        Err(e) => Err(ParseFailure::Yaml(e.to_string())),
     }
 }
 
@@ -207,24 +232,61 @@ pub fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// Quotes plain top-level values that YAML cannot read as written: an unquoted `: ` inside the
-/// value, or a leading indicator such as `*`, `&`, `@`, `` ` ``, `%`, `!`, `|`-less `>`.
-/// Returns the repaired text and one warning per line changed.
-fn quote_plain_values(yaml: &str, first_line: u32) -> (String, Vec<Diagnostic>) {
+/// A plain value YAML refuses: an unquoted `: ` inside it, or a leading indicator.
+fn unreadable_plain(value: &str) -> bool {
+    value.contains(": ") || value.starts_with(['*', '&', '@', '`', '%', '!'])
+}
+
+/// A plain value YAML reads, but not as the text written: an anchor or a tag (not a standard
+/// `!!` one) followed by words, as in `&more tool` or `!important note`.
+fn anchored_text(value: &str) -> bool {
+    let tagged = value.starts_with('&') || (value.starts_with('!') && !value.starts_with("!!"));
+    tagged
+        && value.split_once(' ').is_some_and(|(_, rest)| {
+            !rest.trim().is_empty() && !rest.trim_start().starts_with(['[', '{', '|', '>', '#'])
+        })
+}
+
+/// Strict mode's errors for top-level values that `anchored_text` picks.
+fn anchored_errors(yaml: &str, first_line: u32) -> Vec<Diagnostic> {
+    yaml.lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let (key, rest) = top_level_key(line)?;
+            let value = rest.trim();
+            if !anchored_text(value) {
+                return None;
+            }
+            let msg = yaml_explain::indicator_message(&format!("the value of `{key}`"), value.chars().next()?)?;
+            Some(Diagnostic::error(DiagCode::YamlInvalid, msg).at(Some(first_line + i as u32)))
+        })
+        .collect()
+}
+
+/// Quotes the plain top-level values `needs` picks (`unreadable_plain`: what YAML refuses;
+/// `anchored_text`: what it misreads). Returns the repaired text and one warning per line changed.
+fn quote_plain_values(yaml: &str, first_line: u32, needs: fn(&str) -> bool) -> (String, Vec<Diagnostic>) {
     let mut out = String::with_capacity(yaml.len() + 16);
     let mut warnings = Vec::new();
     for (i, line) in yaml.lines().enumerate() {
         let repaired = top_level_key(line).and_then(|(key, rest)| {
             let value = rest.trim();
-            let needs = !value.is_empty()
-                && !value.starts_with(['"', '\'', '[', '{', '|', '>'])
-                && (value.contains(": ") || value.starts_with(['*', '&', '@', '`', '%', '!']));
-            needs.then(|| {
+            let plain = !value.is_empty() && !value.starts_with(['"', '\'', '[', '{', '|', '>']);
+            (plain && needs(value)).then(|| {
                 let escaped = value.replace('\\', "\\\\").replace('"', "\\\"");
+                let why = match value.chars().next().and_then(|c| Some((c, yaml_explain::indicator_meaning(c)?))) {
+                    Some((c, meaning)) => {
+                        format!("starts with {}, which YAML reads as {meaning}", yaml_explain::code_span(c))
+                    }
+                    None => "holds `: `, which YAML reads as the start of another field".to_owned(),
+                };
                 warnings.push(
                     Diagnostic::warning(
                         DiagCode::YamlRecovered,
-                        format!("`{key}` holds an unquoted `: ` or YAML indicator; read it as quoted text"),
+                        format!(
+                            "the value of `{key}` {why}; Skilldeck read it as text, but other tools may not — \
+                             put the whole value in double quotes"
+                        ),
                     )
                     .at(Some(first_line + i as u32)),
                 );

@@ -25,6 +25,7 @@ pub mod view_result;
 pub mod view_skill;
 pub mod watch;
 pub mod yaml_bounds;
+pub mod yaml_explain;
 
 pub use diagnostic::{DiagCode, Diagnostic, Severity};
 pub use digest::Digest;

@@ -64,7 +64,7 @@ fn real_world_messes() {
     // A stray `*` at the start of a value is an alias to YAML; recovered the same way.
     check("pdf", &doc("name: pdf\ndescription: *Important* tool\n"), false, &[(YamlRecovered, Warning, Some(3))]);
     // YAML that cannot be repaired reports its line.
-    check("pdf", &doc("name: pdf\ndescription: [unclosed\n"), false, &[(YamlInvalid, Error, Some(4))]);
+    check("pdf", &doc("name: pdf\ndescription: [unclosed\n"), false, &[(YamlInvalid, Error, Some(3))]);
     // A number or list where text belongs.
     check("pdf", &doc("name: 123\ndescription: x\n"), false, &[(NameInvalid, Error, Some(2))]);
     check("pdf", &doc("name: [pdf]\ndescription: x\n"), false, &[(NameInvalid, Error, Some(2))]);
@@ -290,6 +290,8 @@ fn nested_metadata_and_text_that_looks_like_structure_still_parse() {
     // An unquoted `*` or `&` at the start of a value is still recovered, not refused.
     let stray = doc("name: pdf\ndescription: *bold* claims & more\n");
     check("pdf", &stray, false, &[(YamlRecovered, Warning, Some(3))]);
+    let anchored = validate_text(&doc("name: pdf\ndescription: &more tools\n"), ValidateOptions::default());
+    assert_eq!(anchored.meta.description.as_deref(), Some("&more tools"));
 }
 
 #[test]
@@ -298,4 +300,197 @@ fn every_code_has_a_fix_and_a_stable_name() {
     assert_eq!(json, "\"name_dir_mismatch\"");
     assert_eq!(NameDirMismatch.as_str(), "name_dir_mismatch");
     assert!(!NameDirMismatch.fix().is_empty());
+}
+
+/// A diagnostic as compared by message: `(code, line, message)`.
+type Said = (DiagCode, u32, &'static str);
+
+/// Validates `front` as the frontmatter of skill `pdf` and compares every diagnostic as
+/// `(code, line, message)`.
+fn check_messages(front: &str, strict: bool, expected: &[Said]) {
+    let opts = ValidateOptions { strict, dir_name: Some("pdf"), app_version: "1.4.0" };
+    let v = validate_text(&doc(front), opts);
+    let got: Vec<_> = v.diagnostics.iter().map(|d| (d.code, d.line.unwrap_or(0), d.message.as_str())).collect();
+    assert_eq!(got, expected, "for {front:?} (strict: {strict})");
+}
+
+const STAR: &str = "the value of `description` starts with `*`, which YAML reads as an alias (a reference to an \
+                    `&anchor`); a value that starts with `*` must be in quotes";
+
+#[test]
+fn yaml_errors_are_said_in_our_words_at_the_right_line() {
+    let cases: Vec<(&str, bool, Vec<Said>)> = vec![
+        // `**bold**` is an alias to YAML; recovery cannot quote a value that runs over lines.
+        ("name: pdf\ndescription: **bold** tool\n  for PDFs\n", false, vec![(YamlInvalid, 3, STAR)]),
+        ("name: pdf\ndescription: **bold** tool\n", true, vec![(YamlInvalid, 3, STAR)]),
+        (
+            "name: pdf\ndescription: @mention the tool\n",
+            true,
+            vec![(
+                YamlInvalid,
+                3,
+                "the value of `description` starts with `@`, which YAML reads as a reserved character; a value that \
+                 starts with `@` must be in quotes",
+            )],
+        ),
+        (
+            "name: pdf\ndescription: x\nmetadata:\n  tags:\n    - `code`\n",
+            true,
+            vec![(
+                YamlInvalid,
+                6,
+                "this value starts with `` ` ``, which YAML reads as a reserved character; a value that starts with \
+                 `` ` `` must be in quotes",
+            )],
+        ),
+        (
+            "name: pdf\ndescription: |bold claims\n",
+            false,
+            vec![(
+                YamlInvalid,
+                3,
+                "the value of `description` starts with `|`, which YAML reads as the start of a block of text on \
+                 the lines below; a value that starts with `|` must be in quotes",
+            )],
+        ),
+        // An unclosed quote is reported where it opens, not where the text ends.
+        (
+            "name: pdf\ndescription: \"Extract text\nlicense: MIT\nversion: 1\n",
+            false,
+            vec![(
+                YamlInvalid,
+                3,
+                "the \" that opens the value of `description` is never closed; add the closing \" at the end of \
+                 the value",
+            )],
+        ),
+        (
+            "name: pdf\ndescription: 'it's a tool'\nlicense: MIT\n",
+            false,
+            vec![(
+                YamlInvalid,
+                3,
+                "the value of `description` is in ' quotes and holds a ' of its own, which ends it early; write \
+                 that ' as '', or quote the value with \" instead",
+            )],
+        ),
+        // An unquoted `: ` that recovery cannot repair, on the field's line and on a continuation.
+        (
+            "name: pdf\ndescription: Use when: the user has a PDF\n  or two\n",
+            false,
+            vec![(
+                YamlInvalid,
+                3,
+                "the value of `description` holds `: `, which YAML reads as the start of another field; put the \
+                 whole value in double quotes",
+            )],
+        ),
+        (
+            "name: pdf\ndescription: Extract text\n  Use when: the user has a PDF\n",
+            false,
+            vec![(
+                YamlInvalid,
+                4,
+                "this line is indented under `description`, so YAML reads it as more of that value, where `: ` is \
+                 not allowed; remove the indentation if it is a field of its own, or put the whole value in double \
+                 quotes",
+            )],
+        ),
+        // A tab before a field makes it part of the value above.
+        (
+            "name: pdf\ndescription: x\n\tlicense: MIT\n",
+            false,
+            vec![(
+                YamlInvalid,
+                4,
+                "this line is indented with a tab, which puts it at a different depth than the lines around it; \
+                 indent with spaces only",
+            )],
+        ),
+        // A duplicated key is reported at its second place, naming the first.
+        (
+            "name: pdf\ndescription: x\nname: pdf\n",
+            false,
+            vec![(YamlInvalid, 4, "`name` is given twice (first on line 2); keep one")],
+        ),
+        (
+            "name: pdf\ndescription: x\nmetadata:\n  author: me\n  tags: [a]\n  author: you\n",
+            false,
+            vec![(YamlInvalid, 7, "`metadata.author` is given twice (first on line 5); keep one")],
+        ),
+        // An unclosed `[` is reported where it opens.
+        (
+            "name: pdf\ndescription: x\nmetadata:\n  tags: [a, b\nlicense: MIT\n",
+            false,
+            vec![(
+                YamlInvalid,
+                5,
+                "the `[` that opens the value of `tags` is never closed with `]`; close it, or put the value in \
+                 quotes if the `[` is text",
+            )],
+        ),
+        (
+            "name: pdf\ndescription: x\nmetadata:\n    author: me\n  tags: a\n",
+            false,
+            vec![(
+                YamlInvalid,
+                6,
+                "this line is indented by 2 spaces, which matches none of the fields above it; line it up with the \
+                 fields it belongs with",
+            )],
+        ),
+        // Recovered values say why, at their line.
+        (
+            "name: pdf\ndescription: **bold** tool\n",
+            false,
+            vec![(
+                YamlRecovered,
+                3,
+                "the value of `description` starts with `*`, which YAML reads as an alias (a reference to an \
+                 `&anchor`); Skilldeck read it as text, but other tools may not — put the whole value in double \
+                 quotes",
+            )],
+        ),
+        (
+            "name: pdf\ndescription: Use when: the user has a PDF\n",
+            false,
+            vec![(
+                YamlRecovered,
+                3,
+                "the value of `description` holds `: `, which YAML reads as the start of another field; Skilldeck \
+                 read it as text, but other tools may not — put the whole value in double quotes",
+            )],
+        ),
+        // An anchor or tag before words parses, but loses the words: read as text instead.
+        (
+            "name: pdf\ndescription: &more tools for PDFs\n",
+            false,
+            vec![(
+                YamlRecovered,
+                3,
+                "the value of `description` starts with `&`, which YAML reads as an anchor name; Skilldeck read it \
+                 as text, but other tools may not — put the whole value in double quotes",
+            )],
+        ),
+        (
+            "name: pdf\ndescription: &more tools for PDFs\n",
+            true,
+            vec![(
+                YamlInvalid,
+                3,
+                "the value of `description` starts with `&`, which YAML reads as an anchor name; a value that \
+                 starts with `&` must be in quotes",
+            )],
+        ),
+        ("name: pdf\ndescription: x\nversion: !!str 1.0\n", false, vec![]),
+        // What no rule knows keeps the parser's words at the parser's line.
+        (
+            "name: pdf\ndescription: x\n- y\n",
+            false,
+            vec![(YamlInvalid, 4, "the frontmatter is not valid YAML: did not find expected key")],
+        ),
+    ];
+    for (front, strict, expected) in cases {
+        check_messages(front, strict, &expected);
+    }
 }

@@ -4,4 +4,5 @@
 pub mod agent;
 pub mod revisions;
 pub mod skills;
+pub mod source;
 pub mod transfer;

@@ -587,3 +587,78 @@ async fn shell_commands_ask_in_a_dialog_and_the_stop_button_ends_a_turn() {
     assert_eq!(server.requests().len(), 4);
     s.finish().await;
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
+    if !enabled("a_yaml_problem_is_shown_at_its_line_in_the_source") {
+        return;
+    }
+    let s = Session::start("source").await;
+    // The webview's storage (and so the language) is shared by every session on this machine.
+    let english = "const l = document.querySelector('#lang'); l.value = 'en'; l.dispatchEvent(new Event('change'));";
+    s.client.execute(english, vec![]).await.unwrap();
+    let src = s.skill_source(
+        "bold",
+        "name: bold\ndescription: **bold** claims\n  about PDFs\nlicense: MIT\n",
+        "# Bold\n\nMarkup stays text: <b>not bold</b>\n",
+    );
+    s.import_via_dialog(&src).await;
+    s.click(".skill-item[data-key='user/bold']").await;
+    // An invalid skill opens on SKILL.md as stored: the broken line is marked, our words under it.
+    let line = s.wait_text("#source .src-line.error[data-line='3']", 10, |t| !t.is_empty()).await;
+    assert_eq!(line, "3description: **bold** claims");
+    let note = s.text_of("#source .src-note.error[data-line='3']").await;
+    assert_eq!(
+        note.to_lowercase(),
+        "errorthe value of description starts with *, which yaml reads as an alias (a reference to an &anchor); \
+         a value that starts with * must be in quotes"
+    );
+    let spans: serde_json::Value = s
+        .client
+        .execute("return [...document.querySelectorAll('#source .src-note code')].map((c) => c.textContent);", vec![])
+        .await
+        .unwrap();
+    assert_eq!(spans, json!(["description", "*", "&anchor", "*"]), "`code` in a message shows as code");
+    let source = s.text_of("#source").await;
+    assert!(source.contains("1---") && source.contains("<b>not bold</b>"), "raw text, escaped: {source}");
+    let tags: serde_json::Value =
+        s.client.execute("return document.querySelectorAll('#source b').length;", vec![]).await.unwrap();
+    assert_eq!(tags, json!(0), "no markup from the file is ever parsed");
+    assert!(
+        s.text_of("#open-editor-btn").await == "Open in editor" && s.text_of("#reveal-btn").await == "Reveal in folder"
+    );
+    s.screenshot("yaml-error").await;
+    // From the rendered view, clicking the problem brings the source back at its line.
+    s.click("#view-rendered").await;
+    s.wait_until("the rendered view shows", "return !document.querySelector('#source');").await;
+    s.click("#diagnostics li[data-line='3']").await;
+    s.wait_for("#source #src-line-3.picked").await;
+
+    // Errors first; warnings folded under a count while there are errors.
+    let mixed = s.skill_source("mixed", "name: mixed\ndescription: Mixed bag\nmin_tier: mega\nauthor: me\n", "# M\n");
+    s.import_via_dialog(&mixed).await;
+    s.click(".skill-item[data-key='user/mixed']").await;
+    let errors = s.wait_text("#diagnostics", 10, |t| t.contains("min_tier_invalid")).await;
+    assert!(!errors.contains("field_unknown"), "{errors}");
+    assert_eq!(s.text_of("#warnings > summary").await, "1 warning");
+    s.wait_for("details#warnings:not([open])").await;
+    s.click("#warnings > summary").await;
+    s.click("#warnings-list li[data-line='5']").await;
+    s.wait_for("#source #src-line-5.picked.warning").await;
+    let note = s.text_of("#source .src-note.warning[data-line='5']").await;
+    assert_eq!(note, "warningauthor is not a known field; it is kept but ignored");
+    s.screenshot("warning-picked").await;
+    // In Chinese, the view's own words follow; the picked line and the open warnings stay.
+    let zh = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
+    s.client.execute(zh, vec![]).await.unwrap();
+    s.wait_text("#view-source", 5, |t| t == "源文件").await;
+    assert_eq!(s.text_of("#warnings > summary").await, "1 个警告");
+    assert_eq!(s.text_of("#open-editor-btn").await, "在编辑器中打开");
+    s.wait_for("details#warnings[open]").await;
+    s.wait_for("#source #src-line-5.picked").await;
+    s.screenshot("chinese").await;
+    // Put English back, so the next session starts where the other tests expect.
+    s.client.execute(english, vec![]).await.unwrap();
+    s.wait_text("#view-source", 5, |t| t == "Source").await;
+    s.finish().await;
+}

@@ -125,6 +125,29 @@ impl FsStorage {
             .map_err(|e| StorageError::read(name.as_str(), path.as_str(), e))
     }
 
+    /// Where a stored skill's folder is on disk; `skill_not_found` when it is not stored.
+    pub fn stored_dir(&self, scope: Scope, name: &SkillName) -> Result<PathBuf> {
+        self.existing(scope, name.as_str())
+    }
+
+    /// Where a stored skill's file is on disk, for handing to the system (an editor, a file
+    /// manager): a regular file beneath the skill's folder, never a link, a folder or the
+    /// `.version` sidecar. `skill_not_found` or `file_not_found` otherwise.
+    pub fn stored_file(&self, scope: Scope, name: &SkillName, path: &RelPath) -> Result<PathBuf> {
+        let dir = self.existing(scope, name.as_str())?;
+        let missing = || StorageError::FileNotFound { name: name.to_string(), path: path.to_string() };
+        if crate::files::is_sidecar(path.as_str()) {
+            return Err(missing());
+        }
+        let file = path.under(&dir);
+        let regular = fs::symlink_metadata(&file).is_ok_and(|m| m.is_file());
+        let beneath = match (fs::canonicalize(&file), fs::canonicalize(&dir)) {
+            (Ok(f), Ok(d)) => f.starts_with(d),
+            _ => false,
+        };
+        if regular && beneath { Ok(file) } else { Err(missing()) }
+    }
+
     /// A file as text; `SKILL.md` comes with its frontmatter stripped.
     pub fn read_file_sync(&self, scope: Scope, name: &SkillName, path: &RelPath) -> Result<String> {
         let bytes = self.read_raw_file_sync(scope, name, path)?;

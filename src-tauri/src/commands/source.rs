@@ -1,0 +1,51 @@
+//! The skill view's diagnostics helpers: the raw `SKILL.md` (frontmatter included) and handing a
+//! stored skill to the system's editor or file manager. Paths come from the store, never the UI.
+
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use crate::views::SourceView;
+use skilldeck_core::{RelPath, Scope, SkillName};
+use std::path::PathBuf;
+use tauri::State;
+
+/// `SKILL.md` exactly as stored, frontmatter included, for the line-numbered source view.
+/// Bytes that are not UTF-8 show as `�` (and `lossy` says so); `read_skill_file` stays the
+/// rendered view.
+#[tauri::command]
+pub async fn skill_source(state: State<'_, AppState>, scope: Scope, name: String) -> ApiResult<SourceView> {
+    let skill = SkillName::parse(&name)?;
+    let bytes = state.storage().read_raw_file_sync(scope, &skill, &skill_md()?)?;
+    Ok(SourceView::new(&bytes))
+}
+
+/// Opens the stored skill's `SKILL.md` in the system's default app for it.
+#[tauri::command]
+pub async fn open_skill_in_editor(state: State<'_, AppState>, scope: Scope, name: String) -> ApiResult<()> {
+    let path = skill_md_path(&state, scope, &name)?;
+    tauri_plugin_opener::open_path(&path, None::<&str>).map_err(|e| open_failed(&path, &e))
+}
+
+/// Shows the stored skill's `SKILL.md` in the system's file manager (the folder when the skill
+/// has no `SKILL.md`).
+#[tauri::command]
+pub async fn reveal_skill_in_folder(state: State<'_, AppState>, scope: Scope, name: String) -> ApiResult<()> {
+    let path = match skill_md_path(&state, scope, &name) {
+        Err(e) if e.code == "file_not_found" => state.storage().stored_dir(scope, &SkillName::parse(&name)?)?,
+        other => other?,
+    };
+    tauri_plugin_opener::reveal_item_in_dir(&path).map_err(|e| open_failed(&path, &e))
+}
+
+fn skill_md() -> ApiResult<RelPath> {
+    Ok(RelPath::parse("SKILL.md")?)
+}
+
+/// Where the stored skill `name` in `scope` keeps its `SKILL.md`, resolved by the store.
+fn skill_md_path(state: &AppState, scope: Scope, name: &str) -> ApiResult<PathBuf> {
+    let skill = SkillName::parse(name)?;
+    Ok(state.storage().stored_file(scope, &skill, &skill_md()?)?)
+}
+
+fn open_failed(path: &std::path::Path, e: &tauri_plugin_opener::Error) -> ApiError {
+    ApiError::new("open_failed", format!("could not hand {} to the system: {e}", path.display()))
+}
