@@ -66,6 +66,9 @@ impl Session {
         let driver = Command::new(driver_binary())
             .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
             .env("SKILLDECK_HOME", tmp.path().join("home"))
+            // The webview's own storage (language, splitter widths) is the session's, so no
+            // test starts from what another one left.
+            .env("XDG_DATA_HOME", tmp.path().join("xdg-data"))
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log)
