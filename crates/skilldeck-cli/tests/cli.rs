@@ -194,6 +194,11 @@ fn validate_exit_codes_and_json() {
     );
     env.expect(&["validate", p(&extra), "--strict"], 1);
     env.expect(&["validate", p(&good), p(&bad)], 1);
+    // A lowercase skill.md is read, with a warning; never "has no SKILL.md".
+    let lower = env.skill("lower", "name: lower\ndescription: fine\n", "b");
+    fs::rename(lower.join("SKILL.md"), lower.join("skill.md")).unwrap();
+    let said = env.expect(&["validate", p(&lower)], 0);
+    assert!(said.contains("ok (1 warning)") && said.contains("the file is named skill.md"), "{said}");
     let out: Value = serde_json::from_str(&env.expect(&["validate", "--json", p(&bad.join("SKILL.md"))], 1)).unwrap();
     let codes: Vec<&str> =
         out[0]["diagnostics"].as_array().unwrap().iter().map(|d| d["code"].as_str().unwrap()).collect();

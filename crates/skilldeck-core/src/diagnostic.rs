@@ -22,6 +22,8 @@ pub enum DiagCode {
     SkillMdMissing,
     /// `SKILL.md` is not valid UTF-8 text.
     SkillMdNotUtf8,
+    /// The file was named `skill.md` (another case); it is stored as `SKILL.md`.
+    SkillMdRenamed,
     /// `SKILL.md` is a symbolic link, a named pipe, a device or a folder, not a regular file.
     SkillMdNotRegular,
     /// `SKILL.md` is larger than one file of a skill may be.
@@ -86,6 +88,7 @@ impl DiagCode {
         match self {
             Self::SkillMdMissing => "skill_md_missing",
             Self::SkillMdNotUtf8 => "skill_md_not_utf8",
+            Self::SkillMdRenamed => "skill_md_renamed",
             Self::SkillMdNotRegular => "skill_md_not_regular",
             Self::SkillMdTooLarge => "skill_md_too_large",
             Self::SkillUnreadable => "skill_unreadable",
@@ -122,6 +125,7 @@ impl DiagCode {
         match self {
             Self::SkillMdMissing => "Add a SKILL.md file at the top of the skill folder.",
             Self::SkillMdNotUtf8 => "Save SKILL.md as UTF-8 text.",
+            Self::SkillMdRenamed => "Rename the file to SKILL.md in your copy too, so every agent finds it.",
             Self::SkillMdNotRegular => {
                 "Replace SKILL.md with a regular file (copy the text in; links and pipes are never read)."
             }

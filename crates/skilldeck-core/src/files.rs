@@ -118,6 +118,19 @@ impl SkillFiles {
         }
     }
 
+    /// When there is no `SKILL.md` but one top-level file is named so in another case
+    /// (`skill.md`, common in the wild), stores it as `SKILL.md`; returns the name it had.
+    pub fn normalize_skill_md(&mut self) -> Option<String> {
+        if self.skill_md().is_some() {
+            return None;
+        }
+        let mut cased = self.files.keys().filter(|p| p.as_str().eq_ignore_ascii_case("SKILL.md"));
+        let (Some(found), None) = (cased.next().cloned(), cased.next()) else { return None };
+        let bytes = self.files.remove(&found)?;
+        self.files.insert(RelPath::parse("SKILL.md").ok()?, bytes);
+        Some(found.to_string())
+    }
+
     /// The bytes of one file.
     pub fn get(&self, path: &str) -> Option<&[u8]> {
         self.files.iter().find(|(p, _)| p.as_str() == path).map(|(_, b)| b.as_slice())

@@ -147,7 +147,9 @@ pub fn load(path: &Path, limits: UploadLimits, progress: Progress<'_>) -> Result
     let (files, skipped, fallback_name) = if meta.is_dir() {
         let (f, s) = read_folder(path, limits, progress)?;
         (f, s, file_name(path))
-    } else if meta.is_file() && path.file_name().is_some_and(|n| n == "SKILL.md") {
+    } else if meta.is_file()
+        && path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.eq_ignore_ascii_case("SKILL.md"))
+    {
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let (f, s) = read_folder(dir, limits, progress)?;
         let dir = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
@@ -159,6 +161,8 @@ pub fn load(path: &Path, limits: UploadLimits, progress: Progress<'_>) -> Result
     } else {
         return Err(ImportError::Unsupported(path.to_path_buf()));
     };
+    let mut files = files;
+    let renamed = files.normalize_skill_md();
     let Some(skill_md) = files.skill_md() else {
         return Err(ImportError::NotASkill(path.to_path_buf()));
     };
@@ -170,10 +174,19 @@ pub fn load(path: &Path, limits: UploadLimits, progress: Progress<'_>) -> Result
         .and_then(|n| SkillName::parse(n).ok())
         .or_else(|| SkillName::parse(&fallback_name).ok())
         .ok_or_else(|| ImportError::NoName { found: probe.meta.name.clone().unwrap_or(fallback_name) })?;
-    let validation = validate::validate_bytes(
+    let mut validation = validate::validate_bytes(
         Some(skill_md),
         ValidateOptions { dir_name: Some(name.as_str()), ..ValidateOptions::default() },
     );
+    if let Some(was) = renamed {
+        validation.diagnostics.insert(
+            0,
+            crate::Diagnostic::warning(
+                crate::DiagCode::SkillMdRenamed,
+                format!("the file is named {was}; the spec names it SKILL.md, so it is stored as SKILL.md"),
+            ),
+        );
+    }
     Ok(LoadedSkill { name, files, validation, skipped })
 }
 
@@ -406,12 +419,15 @@ fn check_entry_names(entries: &[(RelPath, Vec<u8>)]) -> Result<(), ImportError> 
 /// When the archive holds one top folder with a `SKILL.md` in it (and no `SKILL.md` at the
 /// top), the skill is that folder.
 fn strip_single_root(entries: Vec<(RelPath, Vec<u8>)>) -> (SkillFiles, Option<String>) {
-    let at_top = entries.iter().any(|(p, _)| p.is_skill_md());
+    let is_md = |p: &str| p.eq_ignore_ascii_case("SKILL.md");
+    let at_top = entries.iter().any(|(p, _)| is_md(p.as_str()));
     let first = entries.first().map(|(p, _)| p.first_component().to_owned());
     let single_root = first.filter(|root| {
         !at_top
             && entries.iter().all(|(p, _)| p.first_component() == root && p.as_str().len() > root.len())
-            && entries.iter().any(|(p, _)| p.as_str() == format!("{root}/SKILL.md"))
+            && entries.iter().any(|(p, _)| {
+                p.as_str().strip_prefix(root.as_str()).and_then(|r| r.strip_prefix('/')).is_some_and(is_md)
+            })
     });
     match single_root {
         Some(root) => {

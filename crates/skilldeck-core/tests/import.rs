@@ -156,6 +156,32 @@ fn hostile_archives_are_refused() {
 }
 
 #[test]
+fn a_lowercase_skill_md_is_read_and_stored_as_skill_md() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("pdf");
+    fs::create_dir_all(dir.join("references")).unwrap();
+    fs::write(dir.join("skill.md"), MD).unwrap();
+    fs::write(dir.join("references/guide.md"), "g").unwrap();
+    let expect = |l: &import::LoadedSkill| {
+        assert_eq!(paths(l), vec!["SKILL.md", "references/guide.md"]);
+        let first = &l.validation.diagnostics[0];
+        assert_eq!(first.code.as_str(), "skill_md_renamed", "{first:?}");
+        assert!(first.message.contains("the spec names it SKILL.md"), "{first:?}");
+        assert!(l.validation.is_valid());
+    };
+    expect(&load(&dir).unwrap());
+    expect(&load(&dir.join("skill.md")).unwrap());
+    // In an archive under one top folder too.
+    let z = tmp.path().join("pdf.zip");
+    zip_of(&z, &[("pdf/Skill.md", MD.as_bytes()), ("pdf/references/guide.md", b"g")]);
+    expect(&load(&z).unwrap());
+    // Stored, it is SKILL.md.
+    let storage = FsStorage::open(SkilldeckHome::new(tmp.path().join("home"))).unwrap();
+    import::store(&storage, Scope::User, &load(&dir).unwrap()).unwrap();
+    assert!(tmp.path().join("home/skills/user/pdf/SKILL.md").is_file());
+}
+
+#[test]
 fn a_zip_bomb_stops_at_the_limit() {
     let tmp = tempfile::tempdir().unwrap();
     let z = tmp.path().join("bomb.zip");

@@ -6,6 +6,7 @@ use anyhow::Context as _;
 use serde::Serialize;
 use skilldeck_core::UploadLimits;
 use skilldeck_core::validate::{self, ValidateOptions};
+use skilldeck_core::{DiagCode, Diagnostic};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Serialize)]
@@ -20,13 +21,30 @@ struct Report<'a> {
 fn locate(path: &Path) -> anyhow::Result<(PathBuf, Option<String>)> {
     let meta = std::fs::metadata(path).with_context(|| format!("{} does not exist", path.display()))?;
     let (skill_md, dir) = if meta.is_dir() {
-        (path.join("SKILL.md"), path.to_path_buf())
+        (cased_skill_md(path).unwrap_or_else(|| path.join("SKILL.md")), path.to_path_buf())
     } else {
         let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         (path.to_path_buf(), dir.to_path_buf())
     };
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
     Ok((skill_md, dir.file_name().and_then(|n| n.to_str()).map(str::to_owned)))
+}
+
+/// The folder's `skill.md` (any case) when it has no `SKILL.md`: common in the wild, and read
+/// with a warning rather than called missing.
+fn cased_skill_md(dir: &Path) -> Option<PathBuf> {
+    if std::fs::symlink_metadata(dir.join("SKILL.md")).is_ok() {
+        return None;
+    }
+    let mut cased = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.eq_ignore_ascii_case("SKILL.md")));
+    match (cased.next(), cased.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
 }
 
 /// Validates each path; `Invalid` when any has an error.
@@ -37,7 +55,17 @@ pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcom
         let opts = ValidateOptions { strict, dir_name: dir_name.as_deref(), ..ValidateOptions::default() };
         // The store's reader rules: a link, a pipe or an oversized SKILL.md is a diagnostic.
         let limit = UploadLimits::default().max_file_bytes;
-        results.push((path, validate::validate_file(&skill_md, limit, opts)));
+        let mut v = validate::validate_file(&skill_md, limit, opts);
+        if let Some(name) = skill_md.file_name().and_then(|n| n.to_str()).filter(|n| *n != "SKILL.md") {
+            v.diagnostics.insert(
+                0,
+                Diagnostic::warning(
+                    DiagCode::SkillMdRenamed,
+                    format!("the file is named {name}; the spec names it SKILL.md (`skilldeck import` stores it so)"),
+                ),
+            );
+        }
+        results.push((path, v));
     }
     let all_valid = results.iter().all(|(_, v)| v.is_valid());
     if json {
