@@ -477,7 +477,11 @@ fn check_archive(dir: &Path, input: &[u8]) -> Verdict {
             return Err(format!("accepted a sidecar or litter {path:?}"));
         }
         let from_entry = entries.iter().zip(&names).any(|(e, n)| {
-            let named = n == path.as_str() || n.split_once('/').is_some_and(|(_, rest)| rest == path.as_str());
+            let same = |name: &str| {
+                // A lowercase `skill.md` is stored as `SKILL.md`.
+                name == path.as_str() || (path.is_skill_md() && name.eq_ignore_ascii_case("SKILL.md"))
+            };
+            let named = same(n) || n.split_once('/').is_some_and(|(_, rest)| same(rest));
             // A folder entry without its trailing `/` is read as an (empty) file, as zip readers do.
             named && e.content == bytes && matches!(e.mode & 0o170_000, 0o100_000 | 0o040_000)
         });
