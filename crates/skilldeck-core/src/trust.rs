@@ -113,7 +113,27 @@ pub enum TrustError {
 pub struct Trust {
     path: PathBuf,
     file: TrustFile,
-    bundled: BTreeMap<String, GrantRequest>,
+    /// The bundled skills' requests; none in a `Trust` that read no file (nothing is trusted).
+    bundled: Option<&'static BTreeMap<String, GrantRequest>>,
+}
+
+/// What each bundled skill of this build asks for: read from the binary once per process.
+fn bundled_requests() -> &'static BTreeMap<String, GrantRequest> {
+    static REQUESTS: std::sync::OnceLock<BTreeMap<String, GrantRequest>> = std::sync::OnceLock::new();
+    REQUESTS.get_or_init(|| {
+        crate::bundled::skills()
+            .into_iter()
+            .map(|(name, files)| {
+                let meta = files
+                    .skill_md()
+                    .map(|md| {
+                        crate::validate::validate_bytes(Some(md), crate::validate::ValidateOptions::default()).meta
+                    })
+                    .unwrap_or_default();
+                (name.to_string(), GrantRequest::of(&meta))
+            })
+            .collect()
+    })
 }
 
 fn key(scope: Scope, name: &str) -> String {
@@ -130,19 +150,7 @@ impl Trust {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => TrustFile::default(),
             Err(source) => return Err(TrustError::Io { action: "read", path, source }),
         };
-        let bundled = crate::bundled::skills()
-            .into_iter()
-            .map(|(name, files)| {
-                let meta = files
-                    .skill_md()
-                    .map(|md| {
-                        crate::validate::validate_bytes(Some(md), crate::validate::ValidateOptions::default()).meta
-                    })
-                    .unwrap_or_default();
-                (name.to_string(), GrantRequest::of(&meta))
-            })
-            .collect();
-        Ok(Self { path, file, bundled })
+        Ok(Self { path, file, bundled: Some(bundled_requests()) })
     }
 
     /// Whether the `allowed-tools` of skill `name` in `scope` (with frontmatter `meta`) is in force.
@@ -151,7 +159,7 @@ impl Trust {
         if !request.asks_for_shell() {
             return GrantState::None;
         }
-        if scope == Scope::System && self.bundled.get(name) == Some(&request) {
+        if scope == Scope::System && self.bundled.and_then(|b| b.get(name)) == Some(&request) {
             return GrantState::Bundled;
         }
         match self.file.skills.get(&key(scope, name)) {

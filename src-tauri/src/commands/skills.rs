@@ -27,12 +27,14 @@ pub async fn skill_detail(state: State<'_, AppState>, scope: Scope, name: String
         .ok_or_else(|| crate::error::ApiError::new("skill_not_found", format!("no skill {name:?} in {scope}")))?;
     let skill = SkillName::parse(&name)?;
     let files = state.storage().read_tree_sync(scope, &skill)?;
+    // One read of the approvals serves the row's marker and the grants box.
+    let trust = Trust::load(state.storage().home())?;
     Ok(SkillDetail {
-        row: SkillRow::new(listed, &state.disabled(), &Trust::load(state.storage().home()).unwrap_or_default()),
+        row: SkillRow::new(listed, &state.disabled(), &trust),
         diagnostics: listed.entry.diagnostics.iter().map(DiagView::from).collect(),
         files: files.into_iter().map(|f| FileRow { path: f.path.to_string(), size: f.size }).collect(),
         digest: state.registry.digest(scope, &name)?.short(),
-        grants: grants_of(&state, scope, &name)?,
+        grants: trust.view(scope, &name, &listed.entry.meta).into(),
     })
 }
 

@@ -82,9 +82,7 @@ impl SandboxPolicy {
         unreadable.push(skilldeck_home.to_owned());
         Self { writable: vec![workspace.to_owned()], unreadable, network }
     }
-}
 
-impl SandboxPolicy {
     /// What the policy allows, in words: "it can write only in the workspace …".
     pub fn describe_limits(&self) -> String {
         format!(
