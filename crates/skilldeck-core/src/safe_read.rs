@@ -6,7 +6,7 @@ use rustix::fs::{Mode, OFlags};
 use rustix::io::Errno;
 use std::fs::File;
 use std::io::Read as _;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd as _, BorrowedFd, OwnedFd};
 use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _};
 use std::path::Path;
 
@@ -129,7 +129,7 @@ fn open_error(shown: &str, e: Errno) -> ReadError {
 
 /// The error of opening `name` in `dir`, told apart: with `O_DIRECTORY`, a link is refused as
 /// "not a folder" (`ENOTDIR`), which would hide that it is a link.
-fn link_or(dir: &OwnedFd, name: &str, e: Errno) -> Errno {
+fn link_or(dir: BorrowedFd<'_>, name: &str, e: Errno) -> Errno {
     let is_link = || {
         rustix::fs::statat(dir, name, rustix::fs::AtFlags::SYMLINK_NOFOLLOW)
             .is_ok_and(|st| rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::Symlink)
@@ -154,6 +154,11 @@ fn kind_of(ft: std::fs::FileType) -> &'static str {
 
 /// Checks that an opened descriptor is a regular file.
 fn regular(fd: OwnedFd, shown: &str) -> Result<(File, FileId), ReadError> {
+    regular_meta(fd, shown).map(|(file, meta)| (file, FileId::of(&meta)))
+}
+
+/// Checks that an opened descriptor is a regular file; returns it with its metadata.
+fn regular_meta(fd: OwnedFd, shown: &str) -> Result<(File, std::fs::Metadata), ReadError> {
     let file = File::from(fd);
     let meta = file.metadata().map_err(|source| ReadError::Io { path: shown.to_owned(), source })?;
     if meta.is_dir() {
@@ -162,7 +167,7 @@ fn regular(fd: OwnedFd, shown: &str) -> Result<(File, FileId), ReadError> {
     if !meta.file_type().is_file() {
         return Err(ReadError::NotRegular { path: shown.to_owned(), kind: kind_of(meta.file_type()) });
     }
-    Ok((file, FileId::of(&meta)))
+    Ok((file, meta))
 }
 
 /// Opens `path` for reading if it is a regular file. Its last component must not be a
@@ -177,25 +182,50 @@ pub fn open_regular(path: &Path) -> Result<(File, FileId), ReadError> {
 /// the way: `etcdir/passwd` with `etcdir -> /etc` is refused at `etcdir`. `root` itself is the
 /// caller's to trust.
 pub fn open_beneath(root: &Path, rel: &RelPath) -> Result<(File, FileId), ReadError> {
-    let dir_flags = flags() | OFlags::DIRECTORY;
     let open_root = rustix::fs::openat(rustix::fs::CWD, root, OFlags::RDONLY | OFlags::DIRECTORY, Mode::empty());
-    let mut dir = open_root.map_err(|e| open_error(&root.display().to_string(), e))?;
-    let parts: Vec<&str> = rel.as_str().split('/').collect();
+    let dir = open_root.map_err(|e| open_error(&root.display().to_string(), e))?;
+    let (file, meta) = open_at(dir.as_fd(), rel)?;
+    Ok((file, FileId::of(&meta)))
+}
+
+/// Opens `rel` beneath the opened folder `dir` if it is a regular file, following no symbolic
+/// link on the way; returns it with its metadata. A top-level name costs one `openat`.
+pub(crate) fn open_at(dir: BorrowedFd<'_>, rel: &RelPath) -> Result<(File, std::fs::Metadata), ReadError> {
+    let (parent, last, shown) = open_parent(dir, rel)?;
+    let at = parent.as_ref().map_or(dir, |p| p.as_fd());
+    let fd =
+        rustix::fs::openat(at, last, flags(), Mode::empty()).map_err(|e| open_error(&shown, link_or(at, last, e)))?;
+    regular_meta(fd, &shown)
+}
+
+/// Opens the folder `rel` beneath the opened folder `dir`, following no symbolic link.
+pub(crate) fn open_dir_at(dir: BorrowedFd<'_>, rel: &RelPath) -> Result<OwnedFd, ReadError> {
+    let (parent, last, shown) = open_parent(dir, rel)?;
+    let at = parent.as_ref().map_or(dir, |p| p.as_fd());
+    rustix::fs::openat(at, last, flags() | OFlags::DIRECTORY, Mode::empty())
+        .map_err(|e| open_error(&shown, link_or(at, last, e)))
+}
+
+/// Opens the folders on the way to `rel`'s last component (none for a top-level name) and
+/// returns the innermost, that last component and the whole path as shown to people.
+fn open_parent<'r>(dir: BorrowedFd<'_>, rel: &'r RelPath) -> Result<(Option<OwnedFd>, &'r str, String), ReadError> {
+    let (folders, last) = match rel.as_str().rsplit_once('/') {
+        Some((folders, last)) => (Some(folders), last),
+        None => (None, rel.as_str()),
+    };
     let mut shown = String::new();
-    for (i, part) in parts.iter().enumerate() {
+    let mut parent: Option<OwnedFd> = None;
+    for part in folders.into_iter().flat_map(|f| f.split('/')) {
         if !shown.is_empty() {
             shown.push('/');
         }
         shown.push_str(part);
-        let last = i + 1 == parts.len();
-        let fd = rustix::fs::openat(&dir, *part, if last { flags() } else { dir_flags }, Mode::empty())
-            .map_err(|e| open_error(&shown, link_or(&dir, part, e)))?;
-        if last {
-            return regular(fd, &shown);
-        }
-        dir = fd;
+        let at = parent.as_ref().map_or(dir, |p| p.as_fd());
+        let fd = rustix::fs::openat(at, part, flags() | OFlags::DIRECTORY, Mode::empty())
+            .map_err(|e| open_error(&shown, link_or(at, part, e)))?;
+        parent = Some(fd);
     }
-    Err(ReadError::NotFound { path: rel.to_string() })
+    Ok((parent, last, rel.to_string()))
 }
 
 /// Reads at most `limit` bytes from an opened file; one byte more means it is too large.
@@ -215,6 +245,18 @@ fn read_capped(file: File, id: FileId, limit: u64, shown: impl Fn() -> String) -
 pub fn read_file(path: &Path, limit: u64) -> Result<ReadFile, ReadError> {
     let (file, id) = open_regular(path)?;
     read_capped(file, id, limit, || path.display().to_string())
+}
+
+/// Reads the regular file `rel` beneath the opened folder `dir`, following no link, at most
+/// `limit` bytes; returns its metadata too.
+pub(crate) fn read_at(
+    dir: BorrowedFd<'_>,
+    rel: &RelPath,
+    limit: u64,
+) -> Result<(ReadFile, std::fs::Metadata), ReadError> {
+    let (file, meta) = open_at(dir, rel)?;
+    let read = read_capped(file, FileId::of(&meta), limit, || rel.to_string())?;
+    Ok((read, meta))
 }
 
 /// Reads the regular file `rel` inside `root`, following no link, at most `limit` bytes.
