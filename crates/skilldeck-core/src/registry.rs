@@ -132,13 +132,14 @@ struct ScopeCache {
 pub struct SkillRegistry {
     storage: FsStorage,
     strict: bool,
+    digests: bool,
     cache: RwLock<HashMap<Scope, ScopeCache>>,
 }
 
 impl SkillRegistry {
     /// A registry over `storage` with an empty cache.
     pub fn new(storage: FsStorage) -> Self {
-        Self { storage, strict: false, cache: RwLock::new(HashMap::new()) }
+        Self { storage, strict: false, digests: false, cache: RwLock::new(HashMap::new()) }
     }
 
     /// The same registry validating in strict (agentskills.io) mode.
@@ -147,6 +148,15 @@ impl SkillRegistry {
         if let Ok(cache) = self.cache.get_mut() {
             cache.clear();
         }
+        self
+    }
+
+    /// The same registry reading each skill's content digest with its summary, for callers
+    /// that show digests of many skills (`list --json`, the app): `digest` is then answered
+    /// from the cache, and no skill is read twice. The digest comes from the revision's record
+    /// when its files are as written, so this costs little beyond the listing itself.
+    pub fn with_digests(mut self, digests: bool) -> Self {
+        self.digests = digests;
         self
     }
 
@@ -260,13 +270,14 @@ impl SkillRegistry {
         }
     }
 
-    /// The content digest of a skill as it is on disk, cached like the entries. Reading every
-    /// file is needed for it, so listings never ask for it; `list --json` and the UI do.
+    /// The content digest of a skill as it is on disk, cached like the entries. It is the
+    /// revision's recorded digest while its files are as written, else hashed from every file
+    /// (see `FsStorage::digest_dir`); a registry `with_digests` has it from the listing.
     pub fn digest(&self, scope: Scope, dir_name: &str) -> Result<Digest, StorageError> {
         if let Some(d) = self.cache.read().map_err(poisoned)?.get(&scope).and_then(|c| c.digests.get(dir_name)) {
             return Ok(*d);
         }
-        let digest = self.storage.snapshot_dir(scope, dir_name)?.files.digest();
+        let digest = self.storage.digest_dir(scope, dir_name)?;
         self.cache.write().map_err(poisoned)?.entry(scope).or_default().digests.insert(dir_name.to_owned(), digest);
         Ok(digest)
     }
@@ -305,7 +316,7 @@ impl SkillRegistry {
     }
 
     fn load(&self, scope: Scope, dir_name: &str) -> (Arc<SkillEntry>, Option<Digest>) {
-        match self.storage.summary_dir(scope, dir_name) {
+        match self.storage.summary_dir_with(scope, dir_name, self.digests) {
             Ok(s) => {
                 let v = self.validated(scope, dir_name, &s);
                 (Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v)), s.digest)

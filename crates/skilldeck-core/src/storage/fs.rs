@@ -5,9 +5,11 @@ use super::delete::{self, DeleteOutcome};
 use super::history::{self, HistoryEntry, LogLine, RevisionEvent};
 use super::lock::SkillLock;
 use super::record;
+use super::scan;
 use super::tree::{self, Snapshot, TreeEntry, read_revision};
 use super::write::{self, WriteOutcome};
 use super::{Result, Revision, Scope, SkillStorage, StorageError};
+use crate::digest::Digest;
 use crate::files::{SkillFiles, UploadLimits};
 use crate::frontmatter;
 use crate::home::SkilldeckHome;
@@ -106,7 +108,35 @@ impl FsStorage {
 
     /// What discovery needs of the skill in folder `dir_name`: `SKILL.md`, file count and size.
     pub fn summary_dir(&self, scope: Scope, dir_name: &str) -> Result<super::Summary> {
-        tree::summary(&self.existing(scope, dir_name)?, self.limits.max_file_bytes)
+        self.summary_dir_with(scope, dir_name, false)
+    }
+
+    /// `summary_dir`, with the content digest when `digest` is set: from `SKILL.md` when it is
+    /// the only file, from the revision's record when its files are as written, else hashed
+    /// from every file. Each file is opened once, through one descriptor of the skill folder.
+    pub fn summary_dir_with(&self, scope: Scope, dir_name: &str, digest: bool) -> Result<super::Summary> {
+        let dir = self.skill_path(scope, dir_name)?;
+        match scan::scan(&dir, self.limits.max_file_bytes, digest)? {
+            Some(s) => Ok(s.summary),
+            None => Err(StorageError::SkillNotFound { scope, name: dir_name.to_owned() }),
+        }
+    }
+
+    /// The content digest of the skill in folder `dir_name` as it is on disk, the way
+    /// `summary_dir_with` gets it; an error when a file that has to be hashed cannot be read.
+    pub fn digest_dir(&self, scope: Scope, dir_name: &str) -> Result<Digest> {
+        let dir = self.skill_path(scope, dir_name)?;
+        scan::digest(&dir, self.limits.max_file_bytes)?
+            .ok_or_else(|| StorageError::SkillNotFound { scope, name: dir_name.to_owned() })
+    }
+
+    /// The folder a skill named `dir_name` would have, refusing names that would leave the scope
+    /// folder or name a hidden entry; whether it is a folder is the reader's to check.
+    fn skill_path(&self, scope: Scope, dir_name: &str) -> Result<PathBuf> {
+        if dir_name.is_empty() || dir_name.starts_with('.') || dir_name.contains(['/', '\\']) {
+            return Err(StorageError::SkillNotFound { scope, name: dir_name.to_owned() });
+        }
+        Ok(self.home.scope_dir(scope).join(dir_name))
     }
 
     /// One whole revision of a skill.

@@ -7,6 +7,8 @@ mod history;
 mod lock;
 mod record;
 mod recover;
+mod scan;
+mod seal;
 pub(crate) mod tree;
 mod write;
 

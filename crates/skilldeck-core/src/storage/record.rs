@@ -2,17 +2,41 @@
 //! Holds reading and writing that sidecar and completing the log from it; not the log (`history`).
 
 use super::history::{self, LogLine, RevisionEvent};
+use super::seal::Seal;
 use super::tree::read_revision;
 use super::{Result, Revision, StorageError};
 use crate::files::RECORD_FILE;
+use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Writes `line` as the record of the tree in `dir`, a folder nobody else reads yet (staging).
+/// A record as stored: the revision's log line and, since seals exist, the seal of its files
+/// (`seal`) that lets a listing trust the digest without hashing them. A record without a seal
+/// (an older one, or one replaced by the watcher) reads the same; its files are hashed instead.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Record {
+    /// The log line.
+    #[serde(flatten)]
+    pub line: LogLine,
+    /// The files as written, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<Seal>,
+}
+
+impl Record {
+    /// Parses a record's bytes; `None` when they are not one.
+    pub(crate) fn parse(bytes: &[u8]) -> Option<Self> {
+        serde_json::from_slice(bytes).ok()
+    }
+}
+
+/// Writes `line` as the record of the tree in `dir`, a folder nobody else reads yet (staging),
+/// with the seal of the files already written there (taken now, after the last of them).
 pub(crate) fn write(dir: &Path, line: &LogLine) -> Result<()> {
     let path = dir.join(RECORD_FILE);
-    fs::write(&path, encode(line)?).map_err(StorageError::io("write", &path))
+    let record = Record { line: line.clone(), seal: super::scan::seal(dir) };
+    fs::write(&path, encode(&record)?).map_err(StorageError::io("write", &path))
 }
 
 /// Replaces the record of a live folder by writing `temp` and renaming it over the old one, so
@@ -26,7 +50,7 @@ pub(crate) fn replace(dir: &Path, temp: &Path, line: &LogLine) -> Result<()> {
     })
 }
 
-fn encode(line: &LogLine) -> Result<String> {
+fn encode(line: &impl Serialize) -> Result<String> {
     serde_json::to_string(line).map(|s| s + "\n").map_err(|e| StorageError::Task(e.to_string()))
 }
 

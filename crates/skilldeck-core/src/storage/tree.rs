@@ -6,13 +6,9 @@ use crate::diagnostic::Diagnostic;
 use crate::files::{self, SkillFiles, VERSION_FILE};
 use crate::relpath::RelPath;
 use crate::safe_read::{self, FileId, ReadError};
-use crate::validate;
 use serde::Serialize;
 use std::fs;
 use std::path::Path;
-
-/// The name of the file every skill has at its top.
-const SKILL_MD: &str = "SKILL.md";
 
 /// One file in a skill's tree.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -102,7 +98,8 @@ pub(crate) fn list(dir: &Path) -> Result<Vec<TreeEntry>> {
     Ok(out)
 }
 
-/// What discovery needs of a skill: its `SKILL.md`, file count and size. No other file is read.
+/// What discovery needs of a skill: its `SKILL.md`, file count and size, and on request its
+/// digest. No other file is read, unless a digest asked for has to be hashed from them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
     /// The revision read, when the skill has a `.version`.
@@ -117,7 +114,9 @@ pub struct Summary {
     pub file_count: usize,
     /// Their total size in bytes.
     pub total_bytes: u64,
-    /// The content digest, when it came for free (`SKILL.md` is the only file).
+    /// The content digest, when it was asked for and could be had: hashed from `SKILL.md` when
+    /// it is the only file, else the one recorded for the revision when the files are as
+    /// written (see the seal in the storage module), else hashed from every file.
     pub digest: Option<crate::digest::Digest>,
 }
 
@@ -172,31 +171,4 @@ pub(crate) fn snapshot(dir: &Path, limit: u64) -> Result<Snapshot> {
         Ok((files, skipped))
     })?;
     Ok(Snapshot { revision, files, skipped })
-}
-
-/// Reads the summary of the skill at `dir`, one revision whole. `SKILL.md` is read through the
-/// safe reader: a link, a special file or one over `limit` bytes becomes a diagnostic.
-pub(crate) fn summary(dir: &Path, limit: u64) -> Result<Summary> {
-    let (revision, (read, file_count, total_bytes)) = consistent(dir, || {
-        let (mut count, mut bytes) = (0usize, 0u64);
-        walk(dir, &mut Vec::new(), &mut |_, _, meta| {
-            count += 1;
-            bytes += meta.len();
-            Ok(())
-        })?;
-        let read = match RelPath::parse(SKILL_MD) {
-            Ok(rel) => safe_read::read_beneath(dir, &rel, limit),
-            Err(_) => Err(ReadError::NotFound { path: SKILL_MD.to_owned() }),
-        };
-        Ok((read, count, bytes))
-    })?;
-    let (skill_md, skill_md_id, skill_md_problem) = match read {
-        Ok(f) => (Some(f.bytes), Some(f.id), None),
-        Err(e) => (None, None, validate::read_diagnostic(&e)),
-    };
-    let digest = match (&skill_md, file_count) {
-        (Some(md), 1) => RelPath::parse(SKILL_MD).ok().map(|p| crate::digest::Digest::of([(&p, md.as_slice())])),
-        _ => None,
-    };
-    Ok(Summary { revision, skill_md, skill_md_id, skill_md_problem, file_count, total_bytes, digest })
 }
