@@ -29,7 +29,12 @@ struct Row<'a> {
 
 /// Lists the skills of one scope or all.
 pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
-    let ctx = Ctx::open()?;
+    let mut ctx = Ctx::open()?;
+    if json {
+        // The digests come with the one read of each skill (from its record when its files are
+        // as written), not from a second pass over every file.
+        ctx.registry = ctx.registry.with_digests(true);
+    }
     let scopes = scope.map_or_else(|| Scope::ALL.to_vec(), |s| vec![s]);
     let entries = ctx.registry.list_metas_across(&scopes)?;
     let disabled = match ctx.config() {
