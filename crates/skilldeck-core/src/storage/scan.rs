@@ -257,7 +257,9 @@ fn list_one(
         }
         let mut kind = file_type;
         let mut stamp = None;
-        if kind == FileType::Unknown || (kind == FileType::RegularFile && !rel.is_skill_md()) {
+        // A sidecar is read, never stamped; `SKILL.md` gets its stamp from its read.
+        let read_anyway = rel.is_skill_md() || (prefix.is_none() && is_sidecar(rel.as_str()));
+        if kind == FileType::Unknown || (kind == FileType::RegularFile && !read_anyway) {
             match rustix::fs::statat(fd, name.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
                 Ok(st) => {
                     kind = FileType::from_raw_mode(st.st_mode);
