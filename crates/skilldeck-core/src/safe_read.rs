@@ -228,13 +228,39 @@ fn open_parent<'r>(dir: BorrowedFd<'_>, rel: &'r RelPath) -> Result<(Option<Owne
     Ok((parent, last, rel.to_string()))
 }
 
-/// Reads at most `limit` bytes from an opened file; one byte more means it is too large.
-fn read_capped(file: File, id: FileId, limit: u64, shown: impl Fn() -> String) -> Result<ReadFile, ReadError> {
+/// Reads at most `limit` bytes from an opened regular file; one byte more means it is too large.
+///
+/// A read that returns fewer bytes than asked for is the end of a regular file, so a file that
+/// fits its size from `fstat` takes one `read`, not a second one that returns nothing.
+fn read_capped(mut file: File, id: FileId, limit: u64, shown: impl Fn() -> String) -> Result<ReadFile, ReadError> {
     let cap = id.size.min(limit).saturating_add(1);
     let mut bytes = Vec::with_capacity(usize::try_from(cap).unwrap_or(0));
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|source| ReadError::Io { path: shown(), source })?;
+    let io = |source| ReadError::Io { path: shown(), source };
+    let mut len = 0usize;
+    bytes.resize(bytes.capacity().max(1), 0);
+    loop {
+        if len == bytes.len() {
+            if len as u64 > limit {
+                break;
+            }
+            // Grown since `fstat`: read on, in steps, up to one byte past the limit.
+            let more = usize::try_from(limit.saturating_add(1) - len as u64).unwrap_or(usize::MAX).min(len.max(8192));
+            bytes.resize(len + more, 0);
+        }
+        let asked = bytes.len() - len;
+        match file.read(&mut bytes[len..]) {
+            Ok(0) => break,
+            Ok(n) => {
+                len += n;
+                if n < asked {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io(e)),
+        }
+    }
+    bytes.truncate(len);
     if bytes.len() as u64 > limit {
         return Err(ReadError::TooLarge { path: shown(), size: id.size.max(bytes.len() as u64), limit });
     }
