@@ -123,7 +123,7 @@ struct ScopeCache {
     /// What validating each `SKILL.md` found, by the file's identity. Kept through
     /// `invalidate`: a watcher event or a whole-scope reload reads the folder again, but parses
     /// `SKILL.md` again only when it changed, so a slow or invalid file costs once per change.
-    parsed: HashMap<String, (FileId, Validated)>,
+    parsed: HashMap<String, (FileId, Arc<SkillEntry>)>,
 }
 
 /// Discovers and caches skills. Writes and deletes through it, and `invalidate` calls from a
@@ -318,31 +318,31 @@ impl SkillRegistry {
     fn load(&self, scope: Scope, dir_name: &str) -> (Arc<SkillEntry>, Option<Digest>) {
         match self.storage.summary_dir_with(scope, dir_name, self.digests) {
             Ok(s) => {
-                let v = self.validated(scope, dir_name, &s);
-                (Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v)), s.digest)
+                let entry = match self.parsed_before(scope, dir_name, &s) {
+                    Some(v) => Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v)),
+                    None => {
+                        let v = validate_summary(dir_name, &s, self.strict);
+                        let entry = Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v));
+                        if let (Some(id), Ok(mut cache)) = (s.skill_md_id, self.cache.write()) {
+                            let parsed = &mut cache.entry(scope).or_default().parsed;
+                            parsed.insert(dir_name.to_owned(), (id, Arc::clone(&entry)));
+                        }
+                        entry
+                    }
+                };
+                (entry, s.digest)
             }
             Err(e) => (Arc::new(SkillEntry::unreadable(scope, dir_name, &e)), None),
         }
     }
 
-    /// What validating the summary's `SKILL.md` finds, from the parse cache when the file is
-    /// the one parsed before.
-    fn validated(&self, scope: Scope, dir_name: &str, summary: &Summary) -> Validated {
-        let Some(id) = summary.skill_md_id else {
-            return validate_summary(dir_name, summary, self.strict);
-        };
-        let cached = self.cache.read().ok().and_then(|cache| {
-            let (seen, v) = cache.get(&scope)?.parsed.get(dir_name)?;
-            (*seen == id).then(|| v.clone())
-        });
-        if let Some(v) = cached {
-            return v;
-        }
-        let v = validate_summary(dir_name, summary, self.strict);
-        if let Ok(mut cache) = self.cache.write() {
-            cache.entry(scope).or_default().parsed.insert(dir_name.to_owned(), (id, v.clone()));
-        }
-        v
+    /// What validating the summary's `SKILL.md` found when this very file was parsed before
+    /// (the parse cache holds the entry built then, so it costs no copy until it is reused).
+    fn parsed_before(&self, scope: Scope, dir_name: &str, summary: &Summary) -> Option<Validated> {
+        let id = summary.skill_md_id?;
+        let cache = self.cache.read().ok()?;
+        let (seen, e) = cache.get(&scope)?.parsed.get(dir_name)?;
+        (*seen == id).then(|| Validated { meta: e.meta.clone(), diagnostics: e.diagnostics.clone() })
     }
 }
 
