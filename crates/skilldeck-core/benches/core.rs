@@ -1,4 +1,5 @@
-//! Core benchmarks: frontmatter validation, cold discovery, the warm L1 listing and one upload.
+//! Core benchmarks: frontmatter validation, cold discovery (with digests too), the warm L1 listing
+//! and one upload.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
@@ -331,6 +332,57 @@ fn bench_discovery(c: &mut Criterion) {
     g.finish();
 }
 
+/// A home holding `count` user skills of three files each, written through `write_skill` (so
+/// each revision carries its record and seal); with `unsealed`, every record is then cut back
+/// to the bare log line older versions wrote, so each digest has to be hashed from the files.
+fn written_store(count: usize, unsealed: bool) -> (tempfile::TempDir, SkilldeckHome) {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = SkilldeckHome::new(tmp.path());
+    let storage = FsStorage::open(home.clone()).unwrap();
+    let mut rng = Rng::new(count as u64 + 7);
+    for i in 0..count {
+        let name = format!("skill-{i:04}");
+        let len = description_len(&mut rng);
+        let files: SkillFiles = [
+            ("SKILL.md", skill_md(&mut rng, &name, len, 80, false)),
+            ("references/guide.md", body(&mut rng, 60)),
+            ("scripts/run.py", "import sys\n\nprint(sys.argv[1:])\n".repeat(20)),
+        ]
+        .into_iter()
+        .map(|(p, t)| (RelPath::parse(p).unwrap(), t.into_bytes()))
+        .collect();
+        storage.write_skill_sync(Scope::User, &SkillName::parse(&name).unwrap(), &files).unwrap();
+        if unsealed {
+            let record = tmp.path().join("skills/user").join(&name).join(".revision.json");
+            let mut line: serde_json::Map<String, serde_json::Value> =
+                serde_json::from_slice(&fs::read(&record).unwrap()).unwrap();
+            assert!(line.remove("seal").is_some());
+            fs::write(&record, serde_json::to_vec(&line).unwrap()).unwrap();
+        }
+    }
+    (tmp, home)
+}
+
+/// A cold listing with every skill's digest (`list --json`, the app): from the records while
+/// the files are as written, against hashing every file (records without a seal).
+fn bench_digests(c: &mut Criterion) {
+    let mut fixtures: [Option<(tempfile::TempDir, SkilldeckHome)>; 2] = [None, None];
+    let mut g = c.benchmark_group("discovery_with_digests");
+    g.sample_size(10).sampling_mode(SamplingMode::Flat).measurement_time(Duration::from_secs(10));
+    for (i, label) in ["sealed_500", "unsealed_500"].into_iter().enumerate() {
+        g.bench_function(label, |b| {
+            let (_tmp, home) = fixtures[i].get_or_insert_with(|| written_store(500, i == 1));
+            b.iter(|| {
+                let registry = SkillRegistry::new(FsStorage::open(home.clone()).unwrap()).with_digests(true);
+                let entries = registry.list_metas(Scope::User).unwrap();
+                assert_eq!(entries.len(), 500);
+                registry.digest(Scope::User, "skill-0000").unwrap()
+            })
+        });
+    }
+    g.finish();
+}
+
 fn bench_listing(c: &mut Criterion) {
     let opts = ListingOptions::default();
     let mut fixture = None;
@@ -374,5 +426,13 @@ fn bench_write(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_validate, bench_hostile_yaml, bench_discovery, bench_listing, bench_write);
+criterion_group!(
+    benches,
+    bench_validate,
+    bench_hostile_yaml,
+    bench_discovery,
+    bench_digests,
+    bench_listing,
+    bench_write
+);
 criterion_main!(benches);
