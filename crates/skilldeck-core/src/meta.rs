@@ -65,9 +65,52 @@ pub struct SkillMeta {
     /// `license`.
     pub license: Option<String>,
     /// `metadata`, as JSON.
-    pub metadata: Option<serde_json::Value>,
+    pub metadata: Option<JsonText>,
     /// The dependencies declared under `metadata.aibuddy.dependencies`.
     pub dependencies: Dependencies,
     /// Fields outside the format, kept as JSON.
-    pub extra: BTreeMap<String, serde_json::Value>,
+    pub extra: BTreeMap<String, JsonText>,
+}
+
+/// A JSON value kept as its compact text. `metadata` and unknown fields are shown (`show`, the
+/// app), never looked into by a listing, so a store of 20,000 skills holds each as one string
+/// instead of a tree of maps (a map costs over 600 bytes however few its entries). It
+/// serializes as the value itself, with keys sorted, as a `serde_json::Value` does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct JsonText(Box<str>);
+
+impl JsonText {
+    /// The text of `value`.
+    pub fn of(value: &impl Serialize) -> Result<Self, serde_json::Error> {
+        serde_json::to_string(value).map(|s| Self(s.into_boxed_str()))
+    }
+
+    /// The value, parsed from the text (`null` should the text not be JSON, which `of` never
+    /// makes).
+    pub fn value(&self) -> serde_json::Value {
+        serde_json::from_str(&self.0).unwrap_or_default()
+    }
+
+    /// The compact JSON text, keys in the order they were written.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<serde_json::Value> for JsonText {
+    fn from(value: serde_json::Value) -> Self {
+        Self(value.to_string().into_boxed_str())
+    }
+}
+
+impl Serialize for JsonText {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        serde_json::Value::deserialize(d).map(Self::from)
+    }
 }

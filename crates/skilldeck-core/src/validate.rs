@@ -3,7 +3,7 @@
 
 use crate::diagnostic::{DiagCode, Diagnostic};
 use crate::frontmatter::{self, ParsedYaml, kind_of};
-use crate::meta::{Dependencies, SkillMeta, Tier};
+use crate::meta::{Dependencies, JsonText, SkillMeta, Tier};
 use crate::name::{NameError, SkillName};
 use crate::safe_read::{self, ReadError};
 use serde_yaml_ng::Value;
@@ -397,7 +397,7 @@ fn read_allowed_tools(ctx: &mut Ctx<'_, '_>) -> Vec<String> {
     good
 }
 
-fn read_metadata(ctx: &mut Ctx<'_, '_>) -> (Option<serde_json::Value>, Dependencies) {
+fn read_metadata(ctx: &mut Ctx<'_, '_>) -> (Option<JsonText>, Dependencies) {
     let Some(value) = ctx.get("metadata").cloned() else {
         return (None, Dependencies::default());
     };
@@ -466,7 +466,7 @@ fn read_unknown(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>, meta: &mut Ski
     }
 }
 
-/// YAML to JSON; values JSON cannot hold (non-text keys) become their debug text.
-fn to_json(v: &Value) -> serde_json::Value {
-    serde_json::to_value(v).unwrap_or_else(|_| serde_json::Value::String(format!("{v:?}")))
+/// YAML to JSON text; values JSON cannot hold (non-text keys) become their debug text.
+fn to_json(v: &Value) -> JsonText {
+    JsonText::of(v).unwrap_or_else(|_| JsonText::from(serde_json::Value::String(format!("{v:?}"))))
 }

@@ -154,7 +154,7 @@ fn parsed_fields() {
     assert_eq!(v.meta.min_tier, Some(skilldeck_core::Tier::Ultra));
     assert_eq!(v.meta.dependencies.python, vec!["pypdf", "pandas"]);
     assert_eq!(v.meta.dependencies.node, vec!["pdfjs-dist"]);
-    assert_eq!(v.meta.extra.get("author"), Some(&serde_json::json!("me")));
+    assert_eq!(v.meta.extra.get("author").map(|a| a.value()), Some(serde_json::json!("me")));
 }
 
 #[test]
@@ -283,7 +283,7 @@ fn nested_metadata_and_text_that_looks_like_structure_still_parse() {
     assert_eq!(v.meta.dependencies.python, vec!["pdfplumber", "pandas"]);
     assert_eq!(v.meta.dependencies.node, vec!["pdf-parse", "sharp"]);
     assert_eq!(v.meta.license.as_deref(), Some("MIT [or not] 'quoted'"));
-    let m = v.meta.metadata.unwrap();
+    let m = v.meta.metadata.unwrap().value();
     assert_eq!(m["primary"], serde_json::json!({"retries": 3, "timeout": 10}));
     assert_eq!(m["backup"], m["primary"]);
     assert_eq!(m["tags"], serde_json::json!(["pdf", "a [b", "c {d", "e*f"]));
