@@ -27,6 +27,18 @@ struct Row<'a> {
     grants: GrantsView,
 }
 
+/// A sequence serialized from an iterator, consumed by its one serialization.
+struct Streamed<I>(std::cell::RefCell<Option<I>>);
+
+impl<I: Iterator<Item = T>, T: Serialize> Serialize for Streamed<I> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0.borrow_mut().take() {
+            Some(rows) => s.collect_seq(rows),
+            None => s.collect_seq(std::iter::empty::<T>()),
+        }
+    }
+}
+
 /// Lists the skills of one scope or all.
 pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
     let mut ctx = Ctx::open()?;
@@ -52,28 +64,26 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         }
     };
     if json {
-        let rows: Vec<Row<'_>> = entries
-            .iter()
-            .map(|l| {
-                let e = &l.entry;
-                Row {
-                    name: &e.name,
-                    scope: e.scope,
-                    version: e.version.as_deref(),
-                    revision: e.revision.map(|r| r.0),
-                    valid: e.valid,
-                    shadowed: l.shadowed,
-                    enabled: !disabled.contains(&e.name),
-                    description: e.meta.description.as_deref(),
-                    description_zh: e.meta.description_zh.as_deref(),
-                    digest: ctx.registry.digest(e.scope, &e.name).ok().map(|d| d.short()),
-                    file_count: e.file_count,
-                    diagnostics: output::diags_json(&e.diagnostics),
-                    grants: trust.view(e.scope, &e.name, &e.meta),
-                }
-            })
-            .collect();
-        output::json(&rows)?;
+        // Each row is made as it is written, so a store of 20,000 skills never holds them all.
+        let rows = entries.iter().map(|l| {
+            let e = &l.entry;
+            Row {
+                name: &e.name,
+                scope: e.scope,
+                version: e.version.as_deref(),
+                revision: e.revision.map(|r| r.0),
+                valid: e.valid,
+                shadowed: l.shadowed,
+                enabled: !disabled.contains(&e.name),
+                description: e.meta.description.as_deref(),
+                description_zh: e.meta.description_zh.as_deref(),
+                digest: ctx.registry.digest(e.scope, &e.name).ok().map(|d| d.short()),
+                file_count: e.file_count,
+                diagnostics: output::diags_json(&e.diagnostics),
+                grants: trust.view(e.scope, &e.name, &e.meta),
+            }
+        });
+        output::json(&Streamed(std::cell::RefCell::new(Some(rows))))?;
         return Ok(Outcome::Ok);
     }
     if entries.is_empty() {
