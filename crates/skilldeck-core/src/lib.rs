@@ -31,7 +31,7 @@ pub use diagnostic::{DiagCode, Diagnostic, Severity};
 pub use digest::Digest;
 pub use files::{SkillFiles, UploadLimits};
 pub use home::SkilldeckHome;
-pub use meta::{JsonText, SkillMeta, Tier};
+pub use meta::{ExtraFields, JsonText, SkillMeta, Tier};
 pub use name::SkillName;
 pub use registry::{SkillEntry, SkillRegistry};
 pub use relpath::RelPath;

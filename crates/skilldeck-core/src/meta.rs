@@ -69,7 +69,55 @@ pub struct SkillMeta {
     /// The dependencies declared under `metadata.aibuddy.dependencies`.
     pub dependencies: Dependencies,
     /// Fields outside the format, kept as JSON.
-    pub extra: BTreeMap<String, JsonText>,
+    pub extra: ExtraFields,
+}
+
+/// The fields of a frontmatter outside the format, by name, each kept as JSON text: a small
+/// sorted list (a skill has a few), which serializes as a JSON object like a map would.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExtraFields(Vec<(String, JsonText)>);
+
+impl ExtraFields {
+    /// The field `name`.
+    pub fn get(&self, name: &str) -> Option<&JsonText> {
+        self.0.binary_search_by(|(k, _)| k.as_str().cmp(name)).ok().map(|i| &self.0[i].1)
+    }
+
+    /// Sets the field `name`, replacing any value it had.
+    pub fn insert(&mut self, name: String, value: JsonText) {
+        match self.0.binary_search_by(|(k, _)| k.as_str().cmp(&name)) {
+            Ok(i) => self.0[i].1 = value,
+            Err(i) => self.0.insert(i, (name, value)),
+        }
+    }
+
+    /// The fields, sorted by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &JsonText)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// How many fields.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for ExtraFields {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+    }
+}
+
+impl<'de> Deserialize<'de> for ExtraFields {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let map = BTreeMap::<String, JsonText>::deserialize(d)?;
+        Ok(Self(map.into_iter().collect()))
+    }
 }
 
 /// A JSON value kept as its compact text. `metadata` and unknown fields are shown (`show`, the
