@@ -121,7 +121,7 @@ pub fn build(entries: &[ListedEntry], opts: &ListingOptions) -> Listing {
         .sum::<TokenCount>()
         + TokenCount::of(HEADER);
     let fixed = TokenCount { ascii: fixed.ascii - 1, ..fixed };
-    let descs: Vec<&str> = chosen.iter().map(|e| e.entry.listing_description.as_str()).collect();
+    let descs: Vec<&str> = chosen.iter().map(|e| e.entry.listing_description()).collect();
     let cost = |cap: usize| -> usize {
         let descs: TokenCount = descs
             .iter()

@@ -26,9 +26,13 @@ pub struct SkillEntry {
     pub meta: SkillMeta,
     /// Every problem found.
     pub diagnostics: Vec<Diagnostic>,
-    /// The description on one line (runs of white space made one space), as listings show it.
+    /// The description on one line, when that differs from the description as written (most
+    /// are one line already, and a store of 20,000 skills need not hold them twice).
     #[serde(skip)]
-    pub listing_description: String,
+    one_line: Option<String>,
+    /// The content digest, when it was read with the summary (a registry `with_digests`).
+    #[serde(skip)]
+    digest: Option<Digest>,
     /// The stored revision, from `.version`.
     pub revision: Option<Revision>,
     /// The version tag shown: the revision, else the frontmatter `version`, else none.
@@ -41,7 +45,17 @@ pub struct SkillEntry {
     pub total_bytes: u64,
 }
 
+/// `text` on one line: runs of white space made one space, none at either end.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 impl SkillEntry {
+    /// The description on one line (runs of white space made one space), as listings show it.
+    pub fn listing_description(&self) -> &str {
+        self.one_line.as_deref().unwrap_or_else(|| self.meta.description.as_deref().unwrap_or_default())
+    }
+
     /// Parses and validates one skill from its summary.
     pub fn from_summary(scope: Scope, dir_name: &str, summary: &Summary, strict: bool) -> Self {
         Self::from_validated(scope, dir_name, summary, validate_summary(dir_name, summary, strict))
@@ -60,13 +74,15 @@ impl SkillEntry {
             ));
         }
         let version = revision.map(|r| r.to_string()).or_else(|| v.meta.version.clone());
-        let listing_description =
-            v.meta.description.as_deref().unwrap_or_default().split_whitespace().collect::<Vec<_>>().join(" ");
+        let description = v.meta.description.as_deref().unwrap_or_default();
+        let one_line = one_line(description);
+        let one_line = (one_line != description).then_some(one_line);
         Self {
             scope,
             name: dir_name.to_owned(),
             valid: !diagnostics.iter().any(Diagnostic::is_error),
-            listing_description,
+            one_line,
+            digest: summary.digest,
             meta: v.meta,
             diagnostics,
             revision,
@@ -83,7 +99,8 @@ impl SkillEntry {
             name: dir_name.to_owned(),
             meta: SkillMeta::default(),
             diagnostics: vec![d],
-            listing_description: String::new(),
+            one_line: None,
+            digest: None,
             revision: None,
             version: None,
             valid: false,
@@ -187,14 +204,10 @@ impl SkillRegistry {
         {
             let mut cache = self.cache.write().map_err(poisoned)?;
             let sc = cache.entry(scope).or_default();
-            for (e, digest) in &loaded {
+            for e in &loaded {
                 sc.entries.insert(e.name.clone(), Arc::clone(e));
-                if let Some(d) = digest {
-                    sc.digests.insert(e.name.clone(), *d);
-                }
             }
         }
-        let loaded: Vec<Arc<SkillEntry>> = loaded.into_iter().map(|(e, _)| e).collect();
         out.extend(loaded);
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
@@ -274,8 +287,11 @@ impl SkillRegistry {
     /// revision's recorded digest while its files are as written, else hashed from every file
     /// (see `FsStorage::digest_dir`); a registry `with_digests` has it from the listing.
     pub fn digest(&self, scope: Scope, dir_name: &str) -> Result<Digest, StorageError> {
-        if let Some(d) = self.cache.read().map_err(poisoned)?.get(&scope).and_then(|c| c.digests.get(dir_name)) {
-            return Ok(*d);
+        if let Some(sc) = self.cache.read().map_err(poisoned)?.get(&scope) {
+            let listed = sc.entries.get(dir_name).and_then(|e| e.digest);
+            if let Some(d) = listed.or_else(|| sc.digests.get(dir_name).copied()) {
+                return Ok(d);
+            }
         }
         let digest = self.storage.digest_dir(scope, dir_name)?;
         self.cache.write().map_err(poisoned)?.entry(scope).or_default().digests.insert(dir_name.to_owned(), digest);
@@ -296,7 +312,7 @@ impl SkillRegistry {
     }
 
     /// Loads skills, on as many threads as there are cores when there are many.
-    fn load_all(&self, scope: Scope, names: &[String]) -> Vec<(Arc<SkillEntry>, Option<Digest>)> {
+    fn load_all(&self, scope: Scope, names: &[String]) -> Vec<Arc<SkillEntry>> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
         if names.len() < 64 || threads < 2 {
             return names.iter().map(|n| self.load(scope, n)).collect();
@@ -315,24 +331,21 @@ impl SkillRegistry {
         })
     }
 
-    fn load(&self, scope: Scope, dir_name: &str) -> (Arc<SkillEntry>, Option<Digest>) {
+    fn load(&self, scope: Scope, dir_name: &str) -> Arc<SkillEntry> {
         match self.storage.summary_dir_with(scope, dir_name, self.digests) {
-            Ok(s) => {
-                let entry = match self.parsed_before(scope, dir_name, &s) {
-                    Some(v) => Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v)),
-                    None => {
-                        let v = validate_summary(dir_name, &s, self.strict);
-                        let entry = Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v));
-                        if let (Some(id), Ok(mut cache)) = (s.skill_md_id, self.cache.write()) {
-                            let parsed = &mut cache.entry(scope).or_default().parsed;
-                            parsed.insert(dir_name.to_owned(), (id, Arc::clone(&entry)));
-                        }
-                        entry
+            Ok(s) => match self.parsed_before(scope, dir_name, &s) {
+                Some(v) => Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v)),
+                None => {
+                    let v = validate_summary(dir_name, &s, self.strict);
+                    let entry = Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v));
+                    if let (Some(id), Ok(mut cache)) = (s.skill_md_id, self.cache.write()) {
+                        let parsed = &mut cache.entry(scope).or_default().parsed;
+                        parsed.insert(dir_name.to_owned(), (id, Arc::clone(&entry)));
                     }
-                };
-                (entry, s.digest)
-            }
-            Err(e) => (Arc::new(SkillEntry::unreadable(scope, dir_name, &e)), None),
+                    entry
+                }
+            },
+            Err(e) => Arc::new(SkillEntry::unreadable(scope, dir_name, &e)),
         }
     }
 
