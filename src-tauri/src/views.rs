@@ -97,8 +97,11 @@ impl From<&Diagnostic> for DiagView {
 pub struct FieldRow {
     /// The field.
     pub key: String,
-    /// Its value as text.
+    /// Its value as text; empty for a nested mapping or list, whose entries follow one
+    /// level deeper.
     pub value: String,
+    /// How deep it is nested: 0 for a top-level field.
+    pub depth: u8,
 }
 
 /// One file of a skill.
@@ -167,9 +170,18 @@ pub enum FileView {
         /// Bytes.
         size: u64,
     },
+    /// An image (PNG, JPEG, GIF, WebP, SVG), inlined for an `<img>`.
+    Image {
+        /// Its type.
+        mime: String,
+        /// `data:` URL of its bytes.
+        data_url: String,
+        /// Bytes.
+        size: u64,
+    },
     /// Not text: only its type and size.
     Binary {
-        /// A guess at its type from the extension.
+        /// Its type, told from its bytes or else its extension.
         kind_name: String,
         /// Bytes.
         size: u64,

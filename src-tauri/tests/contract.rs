@@ -82,14 +82,18 @@ fn the_sidebar_and_the_skill_view() {
 fn every_kind_of_file_view() {
     let md = FileView::Markdown {
         html: "<p>x</p>".into(),
-        frontmatter: vec![FieldRow { key: "name".into(), value: "pdf".into() }],
+        frontmatter: vec![FieldRow { key: "name".into(), value: "pdf".into(), depth: 0 }],
         size: 3,
     };
     check(
         md,
-        json!({"kind": "markdown", "html": "<p>x</p>", "frontmatter": [{"key": "name", "value": "pdf"}], "size": 3}),
+        json!({"kind": "markdown", "html": "<p>x</p>", "frontmatter": [{"key": "name", "value": "pdf", "depth": 0}], "size": 3}),
     );
     check(FileView::Text { text: "t".into(), size: 1 }, json!({"kind": "text", "text": "t", "size": 1}));
+    check(
+        FileView::Image { mime: "image/png".into(), data_url: "data:image/png;base64,AA==".into(), size: 1 },
+        json!({"kind": "image", "mime": "image/png", "dataUrl": "data:image/png;base64,AA==", "size": 1}),
+    );
     check(
         FileView::Binary { kind_name: "PNG image".into(), size: 304 },
         json!({"kind": "binary", "kindName": "PNG image", "size": 304}),

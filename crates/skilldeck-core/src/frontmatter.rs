@@ -200,22 +200,15 @@ fn parse_mapping(yaml: &str, first_line: u32) -> Result<Mapping, ParseFailure> {
     }
 }
 
-/// The top-level frontmatter fields of `SKILL.md` as `(key, value as text)` in file order, for
-/// tables in a UI; text values as written, others as JSON. Empty when there is no readable
-/// frontmatter.
-pub fn field_rows(text: &str) -> Vec<(String, String)> {
+/// The top-level frontmatter fields of `SKILL.md` as `(key, value)` in file order, for tables
+/// in a UI, with nested values kept as they are. Empty when there is no readable frontmatter.
+pub fn field_rows(text: &str) -> Vec<(String, Value)> {
     let Ok(split) = split(text) else { return Vec::new() };
     let Ok(parsed) = parse_yaml(&split, false) else { return Vec::new() };
     parsed
         .key_lines
         .iter()
-        .filter_map(|(key, _)| {
-            let value = match parsed.fields.get(key.as_str())? {
-                Value::String(s) => s.clone(),
-                other => serde_json::to_string(other).unwrap_or_default(),
-            };
-            Some((key.clone(), value))
-        })
+        .filter_map(|(key, _)| Some((key.clone(), parsed.fields.get(key.as_str())?.clone())))
         .collect()
 }
 
