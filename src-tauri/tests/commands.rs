@@ -121,7 +121,11 @@ fn detail_and_files_never_show_the_sidecar() {
     assert_eq!(f["html"], "<h1>Title</h1>\n<p>Body text.</p>\n");
     assert_eq!(
         f["frontmatter"],
-        json!([{"key": "name", "value": "pdf"}, {"key": "description", "value": "Extract text"}, {"key": "license", "value": "MIT"}])
+        json!([
+            {"key": "name", "value": "pdf", "depth": 0},
+            {"key": "description", "value": "Extract text", "depth": 0},
+            {"key": "license", "value": "MIT", "depth": 0}
+        ])
     );
     let e = fx.invoke("read_skill_file", json!({"scope": "user", "name": "pdf", "path": ".version"})).unwrap_err();
     assert_eq!(e["code"], "file_not_found");
@@ -151,7 +155,10 @@ fn errors_cross_as_code_and_message() {
     assert_eq!(e["code"], "source_hostile");
     assert!(e["message"].as_str().unwrap().contains("symbolic links are refused"));
     let e = fx.invoke("import_skill", json!({"path": "/no/such/place", "scope": "user"})).unwrap_err();
-    assert_eq!(e, json!({"code": "source_not_found", "message": "/no/such/place does not exist"}));
+    assert_eq!(
+        e,
+        json!({"code": "source_not_found", "message": "/no/such/place does not exist", "args": {"path": "/no/such/place"}})
+    );
 }
 
 #[test]
@@ -167,6 +174,17 @@ fn delete_history_and_restore() {
     let revs: Vec<u64> = h.as_array().unwrap().iter().map(|r| r["revision"].as_u64().unwrap()).collect();
     assert_eq!(revs, vec![2, 1]);
     assert!(h[0]["at"].as_str().unwrap().starts_with("20"));
+    // A kept revision can be read as it was, file by file.
+    let files = fx.ok("revision_files", json!({"scope": "user", "name": "pdf", "revision": 1}));
+    let paths: Vec<&str> = files.as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert!(paths.contains(&"SKILL.md"), "{files}");
+    let f = fx.ok("read_revision_file", json!({"scope": "user", "name": "pdf", "revision": 1, "path": "SKILL.md"}));
+    assert_eq!(f["kind"], "markdown");
+    assert_eq!(f["frontmatter"][1], json!({"key": "description", "value": "one", "depth": 0}));
+    let e = fx.invoke("read_revision_file", json!({"scope": "user", "name": "pdf", "revision": 1, "path": "nope.md"}));
+    assert_eq!(e.unwrap_err()["code"], "file_not_found");
+    let e = fx.invoke("revision_files", json!({"scope": "user", "name": "pdf", "revision": 9}));
+    assert_eq!(e.unwrap_err()["code"], "revision_not_found");
     assert_eq!(fx.ok("restore_skill", json!({"scope": "user", "name": "pdf", "revision": 2}))["revision"], 3);
     assert!(names(&fx.ok("list_skills", json!({}))).contains(&"user/pdf".to_owned()));
     assert_eq!(fx.ok("deleted_skills", json!({})), json!([]));
