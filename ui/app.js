@@ -2,11 +2,13 @@
 // Every piece of data comes from a backend command; Markdown arrives as sanitized HTML.
 
 import { $, el, showError, size, toast } from "./dom.js";
-import { language, setLanguage, t, translatePage } from "./i18n.js";
+import { errorText, language, setLanguage, t, translatePage } from "./i18n.js";
 import { initAgent, openAgent, translateAgent } from "./agent.js";
 import { catchLinks, scrollToAnchor } from "./links.js";
 import { initSplitters } from "./splitters.js";
 import { problemsPanel, showLine, sourceView } from "./diagnostics.js";
+import { fileBody } from "./fileview.js";
+import { showHistory as showHistoryPane } from "./history.js";
 
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
@@ -393,19 +395,8 @@ async function openFile(path, anchor) {
   if (path === "SKILL.md") pane.append(viewSwitch());
   if (asSource) {
     pane.append(sourceView(view, state.detail ? state.detail.diagnostics : [], state.line));
-  } else if (view.kind === "markdown") {
-    if (view.frontmatter.length) {
-      const table = el("table", { class: "frontmatter" });
-      for (const f of view.frontmatter) table.append(el("tr", {}, el("th", { text: f.key }), el("td", { text: f.value })));
-      pane.append(table);
-    }
-    const body = el("article", { class: "markdown" });
-    body.innerHTML = view.html; // sanitized by the backend (ammonia)
-    pane.append(body);
-  } else if (view.kind === "text") {
-    pane.append(el("pre", { class: "code", text: view.text }));
   } else {
-    pane.append(el("p", { class: "binary", text: t("binary", view.kindName, size(view.size)) }));
+    pane.append(...fileBody(view, path));
   }
   // Another file starts at its top (or at the heading a link named).
   pane.scrollTop = 0;
@@ -416,21 +407,7 @@ async function openFile(path, anchor) {
 // ---------- history, delete ----------
 
 async function showHistory(d) {
-  const rows = await invoke("skill_history", { scope: d.scope, name: d.name }).catch(showError);
-  if (!rows) return;
-  const list = el("table", { class: "history", id: "history" });
-  for (const r of rows) {
-    list.append(el("tr", {},
-      el("td", { text: `v:${r.revision}` }),
-      el("td", { text: r.at ? new Date(r.at).toLocaleString() : "—" }),
-      el("td", { class: "digest", text: r.digest || "—" }),
-      el("td", { text: r.event }),
-      el("td", {}, r.current ? el("span", { class: "marker muted", text: t("current") })
-        : r.restorable ? el("button", { type: "button", text: t("restore"), onclick: () => restore(d.scope, d.name, r.revision) }) : null),
-    ));
-  }
-  $("#viewer").replaceChildren(el("div", { class: "file-title", text: `${d.name} — ${t("history")}` }), list);
-  state.showing = "history";
+  if (await showHistoryPane(d, restore)) state.showing = "history";
 }
 
 async function restore(scope, name, revision) {
@@ -513,7 +490,7 @@ async function checkImport() {
     }
     $("#import-confirm").disabled = false;
   } catch (e) {
-    box.replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: e.message || String(e) }));
+    box.replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: errorText(e) }));
   }
 }
 
@@ -530,7 +507,7 @@ async function confirmImport() {
     await loadSkills();
     await select(`${out.scope}/${out.name}`);
   } catch (e) {
-    $("#import-preview").replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: e.message || String(e) }));
+    $("#import-preview").replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: errorText(e) }));
   }
 }
 

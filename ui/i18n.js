@@ -69,6 +69,29 @@ const STRINGS = {
     checking: "Reading…",
     importing: "Importing…",
     current: "current",
+    colRevision: "Revision",
+    skillActivated: "Skill activated.",
+    toolFailed: (name, msg) => `${name} failed: ${msg}`,
+    toolRead: (p) => `Read ${p}`,
+    toolWrote: (p, n) => `Wrote ${p} (${n} bytes)`,
+    toolListed: (p, n) => `Listed ${p} (${n} entries)`,
+    toolRan: (cmd, exit) => `Ran \`${cmd}\`: ${exit}`,
+    toolExit: (n) => `exit ${n}`,
+    toolTimedOut: "timed out",
+    toolKilled: "killed",
+    colDate: "Date",
+    colDigest: "Digest",
+    colEvent: "What happened",
+    view: "View",
+    event_upload: "uploaded",
+    event_bundled: "bundled with Skilldeck",
+    event_external: "edited on disk",
+    event_restore: (from) => `restored from v:${from}`,
+    event_delete: "deleted",
+    event_recovered: "recovered after a crash",
+    revisionReadOnly: (v) => `v:${v} — read-only, as it was stored`,
+    restoreThis: (v) => `Restore v:${v} as a new revision`,
+    backToHistory: "Back to History",
     off: "off",
     offTitle: "Switched off: agents are not shown this skill (it stays in the store)",
     offeredToAgents: "Offered to agents",
@@ -204,6 +227,29 @@ const STRINGS = {
     checking: "读取中…",
     importing: "导入中…",
     current: "当前",
+    colRevision: "版本",
+    skillActivated: "已启用技能。",
+    toolFailed: (name, msg) => `${name} 失败：${msg}`,
+    toolRead: (p) => `读取了 ${p}`,
+    toolWrote: (p, n) => `写入了 ${p}（${n} 字节）`,
+    toolListed: (p, n) => `列出了 ${p}（${n} 项）`,
+    toolRan: (cmd, exit) => `运行了 \`${cmd}\`：${exit}`,
+    toolExit: (n) => `退出码 ${n}`,
+    toolTimedOut: "超时",
+    toolKilled: "被终止",
+    colDate: "时间",
+    colDigest: "摘要",
+    colEvent: "经过",
+    view: "查看",
+    event_upload: "上传",
+    event_bundled: "随 Skilldeck 附带",
+    event_external: "在磁盘上编辑",
+    event_restore: (from) => `从 v:${from} 恢复`,
+    event_delete: "删除",
+    event_recovered: "崩溃后恢复",
+    revisionReadOnly: (v) => `v:${v}——只读，保存时的样子`,
+    restoreThis: (v) => `将 v:${v} 恢复为新版本`,
+    backToHistory: "返回历史",
     off: "已关闭",
     offTitle: "已关闭：智能体看不到此技能（仍保留在存储中）",
     offeredToAgents: "提供给智能体",
@@ -291,6 +337,46 @@ export function setLanguage(code) {
 export function t(key, ...args) {
   const v = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
   return typeof v === "function" ? v(...args) : v;
+}
+
+/**
+ * Backend errors in Chinese, by code, from their `args`; English uses the backend's own text.
+ * A code missing here falls back to the English message.
+ */
+const ERRORS_ZH = {
+  source_not_found: (a) => `${a.path} 不存在`,
+  source_unsupported: (a) => `${a.path} 不是技能文件夹、SKILL.md，也不是 .zip / .skill 压缩包`,
+  skill_md_missing: (a) => `${a.path} 的顶层没有 SKILL.md，所以它不是技能`,
+  source_hostile: (a) => `已拒绝 ${a.entry}：${a.reason}；没有导入任何内容`,
+  upload_too_large: (a) => `已拒绝：${a.reason}；没有导入任何内容`,
+  archive_invalid: (a) => `${a.path} 不是可读的 zip 压缩包：${a.reason}`,
+  name_invalid: (a) => a.found !== undefined ? `无法确定技能名称：请在 SKILL.md 中把 \`name:\` 设为小写字母、数字和连字符（找到的是 "${a.found}"）` : undefined,
+  io_error: (a) => a.path ? `无法读取 ${a.path}：${a.reason}` : undefined,
+  workspace_invalid: (a) => a.missing ? `无法使用 ${a.path} 作为工作区：该文件夹不存在；请创建它或选择其他文件夹` : undefined,
+  workspace_missing: () => "请先为会话选择一个工作区文件夹",
+  scope_refused: () => "内置（system）技能随 Skilldeck 附带；请导入到你自己的技能中",
+};
+
+/** The text of a backend error `{code, message, args}` in the current language. */
+export function errorText(err) {
+  if (!err || typeof err !== "object") return String(err);
+  const zh = lang === "zh" && ERRORS_ZH[err.code];
+  const text = zh ? zh(err.args || {}) : undefined;
+  return text || err.message || String(err);
+}
+
+/** A date and time (an ISO 8601 string) the way the current language writes them. */
+export function formatDate(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const opts = { dateStyle: "medium", timeStyle: "short" };
+  const locale = lang === "zh" ? "zh-CN" : navigator.language;
+  try {
+    return new Intl.DateTimeFormat(locale, opts).format(d);
+  } catch {
+    // The system's language tag may be one Intl refuses (a bare "C" locale, say).
+    return new Intl.DateTimeFormat("en", opts).format(d);
+  }
 }
 
 /** Fills every element marked with data-i18n / data-i18n-placeholder / data-i18n-title. */

@@ -154,7 +154,7 @@ async fn links_in_a_skill_open_its_files_or_the_browser_and_never_take_the_windo
     );
     let src = s.skill_source("linked", "name: linked\ndescription: A skill full of links\n", &body);
     std::fs::create_dir_all(src.join("assets")).unwrap();
-    std::fs::write(src.join("assets/logo.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xff\xfe").unwrap();
+    std::fs::write(src.join("assets/data.bin"), b"\x00\x01\x02\xff\xfe binary").unwrap();
     s.import_via_dialog(&src).await;
     s.click(".skill-item[data-key='user/linked']").await;
     s.wait_text("#viewer .markdown", 10, |t| t.contains("Read the guide first")).await;
@@ -204,10 +204,86 @@ async fn links_in_a_skill_open_its_files_or_the_browser_and_never_take_the_windo
     s.wait_for("#sidebar .skill-item").await;
 
     // A binary file says its type, not "undefined".
-    s.click("#file-tree .file[data-path='assets/logo.png']").await;
+    s.click("#file-tree .file[data-path='assets/data.bin']").await;
     let binary = s.wait_text("#viewer .binary", 10, |t| !t.is_empty()).await;
-    assert!(!binary.contains("undefined") && binary.contains("PNG"), "{binary}");
+    assert!(!binary.contains("undefined") && binary.contains(".bin file"), "{binary}");
     s.screenshot("binary").await;
+    s.finish().await;
+}
+
+/// A real 24×16 PNG, for the image preview.
+const PNG_24X16: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x18\x00\x00\x00\x10\x08\x06\x00\x00\x00\x0c\x24\xbf\x95\x00\x00\x00\x1e\x49\x44\x41\x54\x78\x9c\x63\x38\x61\xa3\xf1\x9f\x96\x98\x61\xd4\x82\x51\x0b\x46\x2d\x18\xb5\x60\xd4\x82\xa1\x60\x01\x00\xb1\x25\x40\xae\xa0\xb2\xc4\x31\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_viewer_previews_images_highlights_code_and_indents_metadata() {
+    if !enabled("the_viewer_previews_images_highlights_code_and_indents_metadata") {
+        return;
+    }
+    let s = Session::start("viewer").await;
+    let front = "name: showcase\ndescription: Shows what the viewer does\nmetadata:\n  author: Ada\n  aibuddy:\n    \
+                 dependencies: [pdf, notes]\n";
+    let body = "# Showcase 🚀\n\n> Read this first: it matters.\n\n- [x] done\n- [ ] to do\n\n\
+                ```python\ndef greet(name):\n    return \"hi \" + name  # say hi\n```\n";
+    let src = s.skill_source("showcase", front, body);
+    std::fs::create_dir_all(src.join("assets")).unwrap();
+    std::fs::write(src.join("assets/logo.png"), PNG_24X16).unwrap();
+    std::fs::write(src.join("assets/icon.svg"), "<svg xmlns='http://www.w3.org/2000/svg' width='20' height='20'><script>document.title='pwned'</script><circle cx='10' cy='10' r='8' fill='teal'/></svg>").unwrap();
+    // A PDF whose bytes happen to be valid UTF-8 is still a PDF.
+    std::fs::write(src.join("assets/manual.pdf"), "%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n").unwrap();
+    s.import_via_dialog(&src).await;
+    s.click(".skill-item[data-key='user/showcase']").await;
+    s.wait_text("#viewer .markdown", 10, |t| t.contains("Showcase")).await;
+
+    // Nested metadata is an indented table, not JSON.
+    let table = s.text_of("#viewer table.frontmatter").await;
+    assert!(table.contains("author") && table.contains("Ada") && table.contains("pdf, notes"), "{table}");
+    assert!(!table.contains('{') && !table.contains('"'), "no JSON in the table: {table}");
+    let indent = "return getComputedStyle([...document.querySelectorAll('#viewer table.frontmatter th')].find((e) => e.textContent === 'dependencies')).paddingLeft;";
+    let pad = s.client.execute(indent, vec![]).await.unwrap();
+    assert_ne!(pad.as_str(), Some("0px"), "nested rows are indented: {pad}");
+    // Blockquote, task list and highlighted code are styled.
+    let styled = "const q = document.querySelector('#viewer blockquote'); const c = document.querySelector('#viewer .hl-comment'); \
+                  const s = document.querySelector('#viewer .hl-string'); \
+                  return [q && getComputedStyle(q).borderLeftStyle, document.querySelectorAll('#viewer li input[type=checkbox]').length, \
+                  c && getComputedStyle(c).fontStyle, s && getComputedStyle(s).color !== getComputedStyle(document.querySelector('#viewer pre')).color];";
+    let got = s.client.execute(styled, vec![]).await.unwrap();
+    assert_eq!(got, serde_json::json!(["solid", 2, "italic", true]), "blockquote, task list, highlighting");
+    s.screenshot("markdown").await;
+
+    // Images are previewed; an SVG's script never runs.
+    s.click("#file-tree .file[data-path='assets/logo.png']").await;
+    s.wait_until(
+        "the PNG decodes in the viewer",
+        "const i = document.querySelector('#viewer .image-view img'); return !!i && i.complete && i.naturalWidth === 24;",
+    )
+    .await;
+    s.screenshot("image").await;
+    s.click("#file-tree .file[data-path='assets/icon.svg']").await;
+    s.wait_until(
+        "the SVG shows as an image",
+        "const i = document.querySelector('#viewer .image-view img'); return !!i && i.complete && i.naturalWidth === 20;",
+    )
+    .await;
+    let title = s.client.execute("return document.title;", vec![]).await.unwrap();
+    assert_ne!(title.as_str(), Some("pwned"));
+    s.click("#file-tree .file[data-path='assets/manual.pdf']").await;
+    let pdf = s.wait_text("#viewer .binary", 10, |t| !t.is_empty()).await;
+    assert!(pdf.contains("PDF document"), "{pdf}");
+
+    // In Chinese, History's headers, events and dates are Chinese too; errors from the backend
+    // are translated from their code and arguments.
+    let zh = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
+    s.client.execute(zh, vec![]).await.unwrap();
+    s.click("#history-btn").await;
+    let history = s.wait_text("#history", 10, |t| t.contains("v:1")).await;
+    assert!(history.contains("经过") && history.contains("上传") && history.contains("年"), "{history}");
+    assert!(!history.contains("upload"), "{history}");
+    s.screenshot("history-chinese").await;
+    s.click("#import-btn").await;
+    s.type_into("#import-path", "/nowhere/at-all").await;
+    s.click("#import-check").await;
+    let error = s.wait_text("#import-error", 10, |t| !t.is_empty()).await;
+    assert!(error.contains("不存在") && error.contains("/nowhere/at-all"), "{error}");
     s.finish().await;
 }
 
@@ -453,8 +529,16 @@ async fn delete_asks_first_and_history_brings_it_back() {
     s.click(".skill-item[data-deleted='user/drafts']").await;
     let history = s.wait_text("#history", 10, |t| t.contains("v:1")).await;
     assert!(history.contains("sha256:"), "revisions show their digests: {history}");
+    assert!(history.contains("Revision") && history.contains("What happened"), "the table has headers: {history}");
+    assert!(history.contains("uploaded"), "events in words: {history}");
     s.screenshot("history").await;
-    s.click("#history button").await;
+    // A kept revision opens read-only, with its files, and restores from there.
+    s.click("#history tr[data-revision='1'] .view-revision").await;
+    let banner = s.wait_text("#revision-banner", 10, |t| t.contains("read-only")).await;
+    assert!(banner.contains("v:1"), "{banner}");
+    s.wait_text("#viewer .markdown", 10, |t| t.contains("Drafts")).await;
+    s.screenshot("revision-view").await;
+    s.click("#revision-banner button.restore").await;
     s.wait_text(".skill-item[data-key='user/drafts'] .badge", 10, |t| t == "v:2").await;
     s.screenshot("restored").await;
     s.finish().await;
