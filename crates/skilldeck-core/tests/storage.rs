@@ -369,7 +369,10 @@ fn a_log_that_cannot_be_written_after_the_swap_does_not_fail_the_live_revision()
         validation: skilldeck_core::validate::validate_bytes(two.skill_md(), Default::default()),
         skipped: vec![],
     };
-    let out = skilldeck_core::import::store(&s, Scope::User, &loaded).unwrap();
+    let skilldeck_core::import::Stored::Written(out) = skilldeck_core::import::store(&s, Scope::User, &loaded).unwrap()
+    else {
+        panic!("new files are written")
+    };
     assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
     assert!(out.warnings[0].starts_with("the history log was not updated"), "{:?}", out.warnings);
     assert_eq!(
