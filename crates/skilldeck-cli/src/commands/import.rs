@@ -40,7 +40,7 @@ pub struct ImportFlags {
 pub fn import(paths: &[PathBuf], scope: Scope, flags: ImportFlags) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     match paths {
-        [one] if Source::open(one).map_or(true, |s| s.layout() == Layout::Skill) => import_one(&ctx, one, scope, flags),
+        [one] if Source::layout_of(one) == Layout::Skill => import_one(&ctx, one, scope, flags),
         _ => import_many(&ctx, paths, scope, flags),
     }
 }

@@ -21,6 +21,9 @@ fn is_special_mode(mode: Option<u32>) -> bool {
     })
 }
 
+/// Entries read from an archive: each path and its bytes.
+type Entries = Vec<(RelPath, Vec<u8>)>;
+
 /// An opened zip archive: its entry names are read once, so a collection of thousands of
 /// skills is grouped in one pass and each skill then reads only its own entries.
 pub(crate) struct Archive {
@@ -139,7 +142,7 @@ impl Archive {
         prefix: &str,
         limits: UploadLimits,
         progress: Progress<'_>,
-    ) -> Result<(Vec<(RelPath, Vec<u8>)>, Vec<String>), ImportError> {
+    ) -> Result<(Entries, Vec<String>), ImportError> {
         let path = self.path.clone();
         let mut meter = LimitMeter::new(limits);
         let total: u64 = indices.iter().filter_map(|&i| self.zip.by_index_raw(i).ok().map(|f| f.size())).sum();

@@ -95,6 +95,24 @@ impl Source {
         Ok(Self { path: path.to_path_buf(), kind })
     }
 
+    /// Whether `path` is one skill or a collection, without searching a collection: a quick
+    /// look at its top (an archive's directory). A path that cannot be used is `Skill`, the
+    /// layout whose reader says what is wrong with it.
+    pub fn layout_of(path: &Path) -> Layout {
+        let real = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let Ok(meta) = fs::metadata(&real) else { return Layout::Skill };
+        if meta.is_dir() {
+            return if has_skill_md(&real) { Layout::Skill } else { Layout::Collection };
+        }
+        if meta.is_file() && super::has_archive_ext(&real) {
+            return match Archive::open(&real) {
+                Ok(a) if !a.is_one_skill() && !a.skill_folders().is_empty() => Layout::Collection,
+                _ => Layout::Skill,
+            };
+        }
+        Layout::Skill
+    }
+
     /// The path as it was given.
     pub fn path(&self) -> &Path {
         &self.path
