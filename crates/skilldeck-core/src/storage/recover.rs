@@ -73,7 +73,9 @@ fn recover_one(home: &SkilldeckHome, scope: Scope, name: &SkillName, staged: &Pa
     }
     // A log that cannot be written yet stops nothing: the revisions show from their records and
     // pruning keeps them; a marker stays for the next start, and the skill's next write logs them.
-    if record::reconcile(&history_dir, &current).is_ok() && staged.is_file() {
+    let reconciled = record::reconcile(&history_dir, &current)
+        .and_then(|()| super::delete::finish_pending_scan(&history_dir, &current));
+    if reconciled.is_ok() && staged.is_file() {
         remove(staged)?;
     }
     Ok(())
