@@ -254,7 +254,8 @@ fn preview_says_what_will_happen() {
     assert_eq!((p.is_new, p.next_revision.0, p.file_count, p.valid), (true, 1, 1, true));
     import::store(&storage, Scope::User, &l).unwrap();
     let p = import::preview(&storage, Scope::User, &l);
-    assert_eq!((p.is_new, p.identical, p.next_revision.0), (false, true, 1), "the same files stay v:1");
+    assert_eq!((p.is_new, p.identical, p.current_revision.map(|r| r.0)), (false, true, Some(1)), "they stay v:1");
+    assert!(import::store(&storage, Scope::User, &l).unwrap().is_unchanged());
     fs::write(dir.join("SKILL.md"), format!("{MD}More.\n")).unwrap();
     let p = import::preview(&storage, Scope::User, &load(&dir).unwrap());
     assert_eq!((p.is_new, p.identical, p.next_revision.0), (false, false, 2));

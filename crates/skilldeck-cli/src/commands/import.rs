@@ -129,8 +129,8 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
         if json {
             output::json(&preview)?;
         } else {
-            let what = if preview.identical {
-                format!("is unchanged, still v:{}", preview.next_revision)
+            let what = if let (true, Some(current)) = (preview.identical, preview.current_revision) {
+                format!("is identical to v:{current}, so it would stay v:{current}")
             } else if preview.is_new {
                 "would become a new skill".to_owned()
             } else {

@@ -53,11 +53,14 @@ pub struct ImportPreview {
     pub valid: bool,
     /// Every problem found.
     pub diagnostics: Vec<crate::Diagnostic>,
-    /// The revision it will become (when `identical`, the revision it stays).
+    /// The revision a write of it through `write_skill` would make.
     pub next_revision: Revision,
     /// Whether no skill of that name is stored yet.
     pub is_new: bool,
-    /// Whether its files equal the current revision's, so importing it writes nothing.
+    /// The stored skill's current revision, when it has one.
+    pub current_revision: Option<Revision>,
+    /// Whether its files equal the current revision's, so `store` (and `skilldeck import`)
+    /// writes nothing and the skill stays at `current_revision`.
     pub identical: bool,
     /// The digest of its files.
     pub digest: Digest,
@@ -184,11 +187,9 @@ pub fn preview(storage: &FsStorage, scope: Scope, skill: &LoadedSkill) -> Import
         total_bytes: skill.files.total_bytes(),
         valid: skill.validation.is_valid(),
         diagnostics: skill.validation.diagnostics.clone(),
-        next_revision: match current {
-            Some((rev, _)) if identical => rev,
-            _ => storage.next_revision(scope, &skill.name),
-        },
+        next_revision: storage.next_revision(scope, &skill.name),
         is_new: !storage.skill_dir(scope, &skill.name).is_dir(),
+        current_revision: current.map(|(rev, _)| rev),
         identical,
         digest,
         grants: crate::trust::Trust::load(storage.home()).unwrap_or_default().view(
