@@ -423,6 +423,9 @@ async fn an_edit_on_disk_shows_in_the_open_viewer() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     s.wait_text("#history", 10, |t| t.contains("v:4")).await;
     s.wait_text("#files .skill-head .badge", 10, |t| t == "v:4").await;
+    // The same files again are no new revision; changed ones are.
+    let cli_src =
+        s.skill_source("from-cli", "name: from-cli\ndescription: Imported in a terminal\n", "# CLI\n\nAgain.");
     let out = skilldeck_e2e::cli(&s.home(), &["import", cli_src.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     s.wait_text(".skill-item[data-key='user/from-cli'] .badge", 10, |t| t == "v:2").await;
