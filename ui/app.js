@@ -9,6 +9,7 @@ import { initSplitters } from "./splitters.js";
 import { problemsPanel, showLine, sourceView } from "./diagnostics.js";
 import { fileBody } from "./fileview.js";
 import { showHistory as showHistoryPane } from "./history.js";
+import { importCollection, previewCollection } from "./import_many.js";
 
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
@@ -445,6 +446,8 @@ function confirmDelete(d) {
 
 function openImport(path = "") {
   $("#import-path").value = path;
+  importChoice = null;
+  setImportLabel(null);
   $("#import-preview").replaceChildren();
   $("#import-confirm").disabled = true;
   const dlg = $("#import-dialog");
@@ -460,7 +463,18 @@ async function checkImport() {
   $("#import-confirm").disabled = true;
   if (!path) return;
   box.replaceChildren(el("p", { class: "hint", text: t("checking") }));
+  importChoice = null;
+  setImportLabel(null);
   try {
+    if ((await invoke("import_layout", { path })) === "collection") {
+      box.replaceChildren();
+      const chosen = await previewCollection(box, path, (n) => {
+        setImportLabel(n);
+        $("#import-confirm").disabled = n === 0;
+      });
+      importChoice = chosen;
+      return;
+    }
     const p = await invoke("import_preview", { path, scope });
     const status = el("p", { class: p.valid ? "ok" : "error", text: p.valid ? t("valid") : t("invalidSkill") });
     const diags = el("ul", { class: "diagnostics" });
@@ -468,7 +482,8 @@ async function checkImport() {
     box.replaceChildren(
       el("div", { class: "preview-head" },
         el("strong", { id: "preview-name", text: p.name }),
-        el("span", { id: "preview-version", class: "badge", text: p.isNew ? t("newSkill") : t("willBecome", p.nextRevision) }),
+        el("span", { id: "preview-version", class: "badge",
+          text: p.identical ? t("identicalTo", p.currentRevision) : p.isNew ? t("newSkill") : t("willBecome", p.nextRevision) }),
       ),
       el("p", { class: "hint", text: t("filesSize", p.fileCount, size(p.totalBytes)) }),
       status,
@@ -498,16 +513,43 @@ async function confirmImport() {
   const path = $("#import-path").value.trim();
   const scope = "user";
   $("#import-confirm").disabled = true;
+  if (importChoice) {
+    await confirmCollection(path, importChoice());
+    return;
+  }
   $("#import-preview").append(el("p", { class: "hint busy", text: t("importing") }));
   try {
     const trust = Boolean($("#import-trust")?.checked);
     const out = await invoke("import_skill", { path, scope, trust });
     $("#import-dialog").close();
-    toast(t("imported", out.name, out.revision));
+    toast(out.unchanged ? t("unchangedImport", out.name, out.revision) : t("imported", out.name, out.revision));
     await loadSkills();
     await select(`${out.scope}/${out.name}`);
   } catch (e) {
     $("#import-preview").replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: errorText(e) }));
+  }
+}
+
+/** The chosen skills of a collection being imported, or null for a single skill. */
+let importChoice = null;
+
+/** The Import button says how many skills it imports (a collection) or just "Import". */
+function setImportLabel(n) {
+  $("#import-confirm").textContent = n === null ? t("importConfirm") : t("importN", n);
+}
+
+/** Imports the chosen skills of a collection, then shows the first new one. */
+async function confirmCollection(path, locations) {
+  const box = $("#import-preview");
+  try {
+    const report = await importCollection(box, path, locations);
+    $("#import-dialog").close();
+    toast(t("importedMany", report.imported, report.unchanged, report.refused));
+    await loadSkills();
+    const first = report.items.find((i) => i.state === "imported") || report.items.find((i) => i.name && i.state !== "refused");
+    if (first) await select(`user/${first.name}`);
+  } catch (e) {
+    box.replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: errorText(e) }));
   }
 }
 

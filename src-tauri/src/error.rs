@@ -47,6 +47,7 @@ impl From<ImportError> for ApiError {
             | ImportError::Unsupported(p)
             | ImportError::DanglingLink(p)
             | ImportError::NotASkill(p) => err.arg("path", p.display()),
+            ImportError::Duplicate { name, first } => err.arg("name", name).arg("first", first),
             ImportError::Hostile { entry, reason } => err.arg("entry", entry).arg("reason", reason),
             ImportError::Limit(l) => err.arg("reason", l),
             ImportError::Archive { path, reason } => err.arg("path", path.display()).arg("reason", reason),

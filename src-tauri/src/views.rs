@@ -224,6 +224,10 @@ pub struct ImportPreviewView {
     pub next_revision: u64,
     /// Whether it is new.
     pub is_new: bool,
+    /// Whether its files equal the current revision's, so importing would write nothing.
+    pub identical: bool,
+    /// The revision stored now, if any.
+    pub current_revision: Option<u64>,
     /// Entries left out (`.git`, `.DS_Store`, …).
     pub skipped: Vec<String>,
     /// What its `allowed-tools` asks for, and whether an approval on record covers it.
@@ -242,6 +246,8 @@ pub struct ImportedView {
     pub revision: u64,
     /// Its digest, short form.
     pub digest: String,
+    /// Whether nothing was written: the files were the current revision's.
+    pub unchanged: bool,
     /// Its requested tools after the import (approved when the user ticked the box).
     pub grants: GrantsRow,
 }

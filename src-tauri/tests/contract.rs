@@ -122,24 +122,27 @@ fn listing_import_and_history() {
         diagnostics: vec![],
         next_revision: 3,
         is_new: false,
+        identical: false,
+        current_revision: Some(2),
         skipped: vec![".git".into()],
         grants: grants(),
     };
     check(
         preview,
         json!({"name": "pdf", "scope": "user", "fileCount": 2, "totalBytes": 20, "valid": true, "diagnostics": [],
-               "nextRevision": 3, "isNew": false, "skipped": [".git"], "grants": grants_json()}),
+               "nextRevision": 3, "isNew": false, "identical": false, "currentRevision": 2, "skipped": [".git"], "grants": grants_json()}),
     );
     let imported = ImportedView {
         name: "pdf".into(),
         scope: Scope::User,
         revision: 3,
         digest: "sha256:x".into(),
+        unchanged: false,
         grants: grants(),
     };
     check(
         imported,
-        json!({"name": "pdf", "scope": "user", "revision": 3, "digest": "sha256:x", "grants": grants_json()}),
+        json!({"name": "pdf", "scope": "user", "revision": 3, "digest": "sha256:x", "unchanged": false, "grants": grants_json()}),
     );
     let history = HistoryRow {
         revision: 2,
@@ -174,4 +177,30 @@ fn the_agent_panel() {
     let provider =
         ProviderView { name: "offline".into(), label: "offline".into(), kind: "offline".into(), problem: None };
     check(provider, json!({"name": "offline", "label": "offline", "kind": "offline", "problem": null}));
+}
+
+#[test]
+fn a_collection_preview() {
+    use skilldeck_app::commands::collection::{CollectionItemView, CollectionView};
+    use skilldeck_core::import::ErrorInfo;
+    let item = CollectionItemView {
+        location: "skills/pdf".into(),
+        name: Some("pdf".into()),
+        state: "update",
+        revision: Some(3),
+        current: Some(2),
+        valid: true,
+        diagnostics: vec![],
+        file_count: 2,
+        total_bytes: 20,
+        asks_for_tools: false,
+        error: Some(ErrorInfo { code: "source_hostile".into(), message: "m".into() }),
+    };
+    check(
+        CollectionView { items: vec![item], imported: 1, unchanged: 2, refused: 3 },
+        json!({"items": [{"location": "skills/pdf", "name": "pdf", "state": "update", "revision": 3, "current": 2,
+                          "valid": true, "diagnostics": [], "fileCount": 2, "totalBytes": 20, "asksForTools": false,
+                          "error": {"code": "source_hostile", "message": "m"}}],
+               "imported": 1, "unchanged": 2, "refused": 3}),
+    );
 }

@@ -82,6 +82,7 @@ pub async fn restore_skill(
         scope,
         revision: out.revision.0,
         digest: out.digest.short(),
+        unchanged: false,
     })
 }
 

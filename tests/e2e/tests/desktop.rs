@@ -78,6 +78,15 @@ async fn importing_twice_turns_the_badge_from_v1_to_v2() {
     assert_eq!(s.import_via_dialog(&src).await, "new skill");
     assert_eq!(badge(&s, "user/pdf-tools").await, "v:1");
     s.screenshot("after-first-import").await;
+    // The same files again make no new revision, and the dialog and toast say so.
+    assert_eq!(s.import_via_dialog(&src).await, "identical to v:1");
+    s.wait_text("#toast", 10, |t| t.contains("unchanged, still v:1")).await;
+    assert_eq!(badge(&s, "user/pdf-tools").await, "v:1");
+    std::fs::write(
+        src.join("SKILL.md"),
+        "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files\n---\n# PDF tools, revised\n",
+    )
+    .unwrap();
     let preview = s.import_via_dialog(&src).await;
     assert_eq!(preview, "will become v:2");
     s.wait_text(".skill-item[data-key='user/pdf-tools'] .badge", 10, |t| t == "v:2").await;
@@ -90,6 +99,66 @@ async fn importing_twice_turns_the_badge_from_v1_to_v2() {
     let err = s.wait_text("#import-error", 10, |t| !t.is_empty()).await;
     assert!(err.contains("symbolic links are refused"), "{err}");
     s.screenshot("hostile-import").await;
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_folder_of_many_skills_imports_the_chosen_ones_with_progress() {
+    if !enabled("a_folder_of_many_skills_imports_the_chosen_ones_with_progress") {
+        return;
+    }
+    let s = Session::start("collection").await;
+    let root = s.home().parent().unwrap().join("collection");
+    let skill = |dir: &str, file: &str, text: &str| {
+        let d = root.join(dir);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(file), text).unwrap();
+    };
+    let md = |name: &str, desc: &str| format!("---\nname: {name}\ndescription: {desc}\n---\n# {name}\n");
+    skill("skills/alpha", "SKILL.md", &md("alpha", "First skill of the set"));
+    skill("skills/beta", "SKILL.md", &md("beta", "Second skill of the set"));
+    skill("tools/gamma", "skill.md", &md("gamma", "A lowercase skill.md"));
+    skill("skills/broken", "SKILL.md", "---\nname: broken\ndescription: \"never closed\n---\n# Broken\n");
+    skill("skills/evil", "SKILL.md", &md("evil", "Holds a link out"));
+    std::os::unix::fs::symlink("/etc/passwd", root.join("skills/evil/passwd")).unwrap();
+    // alpha is already stored with the same files: it shows as identical and is not offered.
+    let out = skilldeck_e2e::cli(&s.home(), &["import", root.join("skills/alpha").to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    s.click("#import-btn").await;
+    s.type_into("#import-path", &root.display().to_string()).await;
+    s.click("#import-check").await;
+    s.wait_text("#collection-count", 20, |t| t.contains("5 skills found")).await;
+    let row = |loc: &str| format!("#collection-list li[data-location='{loc}']");
+    assert!(s.text_of(&row("skills/alpha")).await.contains("identical to v:1"));
+    assert!(s.text_of(&row("skills/beta")).await.contains("new skill"));
+    assert!(s.text_of(&row("tools/gamma")).await.contains("gamma"));
+    let evil = s.text_of(&row("skills/evil")).await;
+    assert!(evil.contains("refused") && evil.contains("symbolic links"), "{evil}");
+    assert!(s.text_of(&row("skills/broken")).await.contains("invalid"));
+    let state = "return [...document.querySelectorAll('#collection-list input.pick')].map((c) => [c.dataset.location, c.checked, c.disabled]);";
+    let boxes = s.client.execute(state, vec![]).await.unwrap();
+    let boxes: Vec<(String, bool, bool)> = serde_json::from_value(boxes).unwrap();
+    let by = |loc: &str| boxes.iter().find(|b| b.0 == loc).cloned().unwrap();
+    assert_eq!(by("skills/alpha"), ("skills/alpha".into(), false, true), "identical is not offered");
+    assert_eq!(by("skills/evil"), ("skills/evil".into(), false, true), "refused is not offered");
+    assert!(by("skills/beta").1 && by("tools/gamma").1 && by("skills/broken").1, "{boxes:?}");
+    assert_eq!(s.text_of("#import-confirm").await, "Import 3 skills");
+    s.screenshot("preview").await;
+    // Leave beta out; import the other two.
+    s.click(&format!("{} input.pick", row("skills/beta"))).await;
+    s.wait_text("#import-confirm", 5, |t| t == "Import 2 skills").await;
+    s.click("#import-confirm").await;
+    s.wait_until("the import dialog closes", "return !document.querySelector('#import-dialog').open;").await;
+    let toast = s.wait_text("#toast", 10, |t| t.contains("Imported")).await;
+    assert!(toast.contains("Imported 2"), "{toast}");
+    s.wait_for(".skill-item[data-key='user/gamma']").await;
+    s.wait_for(".skill-item[data-key='user/broken']").await;
+    assert!(s.home().join("skills/user/gamma/SKILL.md").is_file(), "a lowercase skill.md is stored as SKILL.md");
+    assert!(!s.home().join("skills/user/beta").exists(), "an unchosen skill is not imported");
+    assert!(!s.home().join("skills/user/evil").exists());
+    assert_eq!(badge(&s, "user/alpha").await, "v:1");
+    s.screenshot("imported").await;
     s.finish().await;
 }
 
