@@ -25,7 +25,7 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(80);
 #[tauri::command]
 pub async fn import_layout(path: String) -> ApiResult<Layout> {
     let path = typed_path(&path)?;
-    Ok(tauri::async_runtime::spawn_blocking(move || Source::layout_of(&path)).await.map_err(task_failed)?)
+    tauri::async_runtime::spawn_blocking(move || Source::layout_of(&path)).await.map_err(task_failed)
 }
 
 /// One skill of a collection, as the import dialog lists it.
