@@ -8,6 +8,7 @@ import { catchLinks, scrollToAnchor } from "./links.js";
 import { initSplitters } from "./splitters.js";
 import { problemsPanel, showLine, sourceView } from "./diagnostics.js";
 import { fileBody } from "./fileview.js";
+import { diagMessage } from "./diag_i18n.js";
 import { showHistory as showHistoryPane } from "./history.js";
 import { importCollection, previewCollection } from "./import_many.js";
 
@@ -478,7 +479,7 @@ async function checkImport() {
     const p = await invoke("import_preview", { path, scope });
     const status = el("p", { class: p.valid ? "ok" : "error", text: p.valid ? t("valid") : t("invalidSkill") });
     const diags = el("ul", { class: "diagnostics" });
-    for (const d of p.diagnostics) diags.append(el("li", { class: d.severity }, el("code", { text: d.code }), el("div", { class: "message", text: d.message })));
+    for (const d of p.diagnostics) diags.append(el("li", { class: d.severity }, el("code", { text: d.code }), el("div", { class: "message", text: diagMessage(d) })));
     box.replaceChildren(
       el("div", { class: "preview-head" },
         el("strong", { id: "preview-name", text: p.name }),

@@ -3,7 +3,8 @@
 // ones as one batch, with progress from the backend's `import://progress` events.
 
 import { el, size } from "./dom.js";
-import { t } from "./i18n.js";
+import { errorText, t } from "./i18n.js";
+import { diagMessage } from "./diag_i18n.js";
 
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
@@ -47,9 +48,9 @@ function itemRow(item, index) {
   const errors = item.diagnostics.filter((d) => d.severity === "error");
   const warnings = item.diagnostics.length - errors.length;
   const problems = item.error
-    ? el("div", { class: "error reason", text: item.error.message })
+    ? el("div", { class: "error reason", text: errorText(item.error) })
     : errors.length
-      ? el("div", { class: "error reason", text: `${t("invalid", errors.length)}: ${errors[0].message}` })
+      ? el("div", { class: "error reason", text: `${t("invalid", errors.length)}: ${diagMessage(errors[0])}` })
       : null;
   return el("li", { class: `collection-item state-${item.state}`, dataset: { location: item.location, index: String(index) } },
     el("label", { class: "check" },
