@@ -2,6 +2,7 @@
 //! Holds the stable codes and their plain-language fixes; not the rules that raise them.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// How bad a problem is. An `Error` makes a skill invalid; a `Warning` does not.
@@ -34,6 +35,9 @@ pub enum DiagCode {
     FrontmatterMissing,
     /// The opening `---` has no closing `---`.
     FrontmatterUnclosed,
+    /// The frontmatter's fences are not as the spec writes them (indented, or text after the
+    /// closing `---`); read as meant, with a warning saying what was assumed.
+    FrontmatterRecovered,
     /// The frontmatter is larger than the parser accepts.
     FrontmatterTooLarge,
     /// The frontmatter nests lists and mappings deeper than the parser accepts.
@@ -64,12 +68,16 @@ pub enum DiagCode {
     VersionTooLong,
     /// `compatibility` is longer than 500 characters.
     CompatibilityTooLong,
+    /// `compatibility` is given but empty; the spec wants 1–500 characters (strict mode).
+    CompatibilityEmpty,
     /// `compatibility` is a version range this build of Skilldeck does not satisfy.
     CompatibilityUnmet,
     /// An entry of `allowed-tools` is not a tool pattern.
     AllowedToolsInvalid,
     /// `allowed-tools` asks to run any code without asking (`Bash`, `Bash(*)`, an interpreter).
     AllowedToolsBroad,
+    /// `allowed-tools` is a YAML list; the spec wants one space-separated string (strict mode).
+    AllowedToolsNotPortable,
     /// `min_tier` is neither `lite` nor `ultra`.
     MinTierInvalid,
     /// A field has the wrong YAML type (a list where text belongs, …).
@@ -78,6 +86,9 @@ pub enum DiagCode {
     FieldUnknown,
     /// `metadata.aibuddy.dependencies` is not lists of package names.
     DependenciesInvalid,
+    /// A `metadata` value is not text (a nested mapping, a list, a number, true/false); the spec
+    /// wants a map from text to text (strict mode).
+    MetadataNotPortable,
     /// The Markdown body after the frontmatter is empty.
     BodyEmpty,
 }
@@ -94,6 +105,7 @@ impl DiagCode {
             Self::SkillUnreadable => "skill_unreadable",
             Self::FrontmatterMissing => "frontmatter_missing",
             Self::FrontmatterUnclosed => "frontmatter_unclosed",
+            Self::FrontmatterRecovered => "frontmatter_recovered",
             Self::FrontmatterTooLarge => "frontmatter_too_large",
             Self::YamlTooDeep => "yaml_too_deep",
             Self::YamlTooManyAliases => "yaml_too_many_aliases",
@@ -109,13 +121,16 @@ impl DiagCode {
             Self::DescriptionNotEnglish => "description_not_english",
             Self::VersionTooLong => "version_too_long",
             Self::CompatibilityTooLong => "compatibility_too_long",
+            Self::CompatibilityEmpty => "compatibility_empty",
             Self::CompatibilityUnmet => "compatibility_unmet",
             Self::AllowedToolsInvalid => "allowed_tools_invalid",
             Self::AllowedToolsBroad => "allowed_tools_broad",
+            Self::AllowedToolsNotPortable => "allowed_tools_not_portable",
             Self::MinTierInvalid => "min_tier_invalid",
             Self::FieldTypeInvalid => "field_type_invalid",
             Self::FieldUnknown => "field_unknown",
             Self::DependenciesInvalid => "dependencies_invalid",
+            Self::MetadataNotPortable => "metadata_not_portable",
             Self::BodyEmpty => "body_empty",
         }
     }
@@ -135,6 +150,9 @@ impl DiagCode {
                 "Start SKILL.md with a line `---`, the fields `name:` and `description:`, then another `---`."
             }
             Self::FrontmatterUnclosed => "Add a line `---` after the last frontmatter field.",
+            Self::FrontmatterRecovered => {
+                "Write the frontmatter fences as lines of exactly `---` at the left margin, with the fields unindented."
+            }
             Self::FrontmatterTooLarge => {
                 "Keep the frontmatter to a few fields; move long text into the body or references/."
             }
@@ -158,6 +176,7 @@ impl DiagCode {
             }
             Self::VersionTooLong => "Shorten `version` to 32 characters or fewer (e.g. `1.2.0`).",
             Self::CompatibilityTooLong => "Shorten `compatibility` to 500 characters or fewer.",
+            Self::CompatibilityEmpty => "Say what the skill needs in `compatibility`, or remove the field.",
             Self::CompatibilityUnmet => "Update Skilldeck, or widen the skill's `compatibility` range.",
             Self::AllowedToolsInvalid => {
                 "List tools separated by spaces, each `Tool` or `Tool(pattern)`, e.g. `Bash(git:*) Read`."
@@ -165,11 +184,17 @@ impl DiagCode {
             Self::AllowedToolsBroad => {
                 "Ask for the exact commands the skill needs, e.g. `Bash(git diff:*)`, so people can approve it safely."
             }
+            Self::AllowedToolsNotPortable => {
+                "Write `allowed-tools` as one line of space-separated tools, e.g. `allowed-tools: Bash(git:*) Read`."
+            }
             Self::MinTierInvalid => "Set `min_tier` to `lite` or `ultra`, or remove it.",
             Self::FieldTypeInvalid => "Give the field the type the format expects (text, list or mapping).",
             Self::FieldUnknown => "Move the field under `metadata:`, or remove it.",
             Self::DependenciesInvalid => {
                 "Write `metadata.aibuddy.dependencies.python` and `.node` as lists of package names."
+            }
+            Self::MetadataNotPortable => {
+                "Give every `metadata` key a text value (quote numbers and true/false); other agents read nothing else."
             }
             Self::BodyEmpty => "Write the skill's instructions below the frontmatter.",
         }
@@ -182,7 +207,7 @@ impl fmt::Display for DiagCode {
     }
 }
 
-/// One problem found in a skill: `{code, severity, message, line?}`.
+/// One problem found in a skill: `{code, severity, message, line?, args?}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     /// The stable code.
@@ -193,22 +218,43 @@ pub struct Diagnostic {
     pub message: String,
     /// The 1-based line in `SKILL.md`, when one is known.
     pub line: Option<u32>,
+    /// The message's facts as data (`{"field": "metadata", "line": "3"}`), so a UI can put them
+    /// into a translated template for `code`. Values are names, numbers and stable tokens as
+    /// written in the file, never English words; omitted from JSON when empty.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub args: BTreeMap<String, String>,
 }
 
 impl Diagnostic {
     /// An error with no line.
     pub fn error(code: DiagCode, message: impl Into<String>) -> Self {
-        Self { code, severity: Severity::Error, message: message.into(), line: None }
+        Self { code, severity: Severity::Error, message: message.into(), line: None, args: BTreeMap::new() }
     }
 
     /// A warning with no line.
     pub fn warning(code: DiagCode, message: impl Into<String>) -> Self {
-        Self { code, severity: Severity::Warning, message: message.into(), line: None }
+        Self { code, severity: Severity::Warning, message: message.into(), line: None, args: BTreeMap::new() }
     }
 
-    /// The same diagnostic placed at a line.
+    /// The same diagnostic placed at a line; the line is also its `line` argument.
     pub fn at(mut self, line: Option<u32>) -> Self {
         self.line = line;
+        match line {
+            Some(l) => self.args.insert("line".to_owned(), l.to_string()),
+            None => self.args.remove("line"),
+        };
+        self
+    }
+
+    /// The same diagnostic with one more argument for a translated template.
+    pub fn arg(mut self, key: &str, value: impl fmt::Display) -> Self {
+        self.args.insert(key.to_owned(), value.to_string());
+        self
+    }
+
+    /// The same diagnostic with another severity (strict mode turns some warnings into errors).
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
         self
     }
 
