@@ -17,6 +17,7 @@ pub mod registry;
 pub mod relpath;
 pub mod safe_read;
 pub mod sandbox;
+pub mod spec;
 pub mod storage;
 pub mod tokens;
 pub mod trust;

@@ -120,12 +120,8 @@ fn field_rules() {
         false,
         &[(CompatibilityTooLong, Error, Some(4))],
     );
-    check(
-        "pdf",
-        &doc("name: pdf\ndescription: x\ncompatibility: \">=2.0\"\n"),
-        false,
-        &[(CompatibilityUnmet, Error, Some(4))],
-    );
+    // A bare range in a skill not written for Skilldeck means another host: shown, not checked.
+    check("pdf", &doc("name: pdf\ndescription: x\ncompatibility: \">=2.0\"\n"), false, &[]);
     check("pdf", &doc("name: pdf\ndescription: x\ncompatibility: Claude Code 1.x\n"), false, &[]);
     check("pdf", &doc("name: pdf\ndescription: x\nmin_tier: mega\n"), false, &[(MinTierInvalid, Error, Some(4))]);
     check(
@@ -320,8 +316,6 @@ const STAR: &str = "the value of `description` starts with `*`, which YAML reads
 #[test]
 fn yaml_errors_are_said_in_our_words_at_the_right_line() {
     let cases: Vec<(&str, bool, Vec<Said>)> = vec![
-        // `**bold**` is an alias to YAML; recovery cannot quote a value that runs over lines.
-        ("name: pdf\ndescription: **bold** tool\n  for PDFs\n", false, vec![(YamlInvalid, 3, STAR)]),
         ("name: pdf\ndescription: **bold** tool\n", true, vec![(YamlInvalid, 3, STAR)]),
         (
             "name: pdf\ndescription: @mention the tool\n",
@@ -374,10 +368,10 @@ fn yaml_errors_are_said_in_our_words_at_the_right_line() {
                  that ' as '', or quote the value with \" instead",
             )],
         ),
-        // An unquoted `: ` that recovery cannot repair, on the field's line and on a continuation.
+        // An unquoted `: ` as strict mode reads it (lenient recovers it), and on a continuation.
         (
             "name: pdf\ndescription: Use when: the user has a PDF\n  or two\n",
-            false,
+            true,
             vec![(
                 YamlInvalid,
                 3,
