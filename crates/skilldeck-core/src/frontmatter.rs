@@ -390,16 +390,11 @@ fn runs_into_body(yaml: &str, message: &str, first_line: u32) -> Option<Diagnost
         (1..=6).contains(&hashes) && l[hashes..].starts_with(' ') && !l[hashes..].trim().is_empty()
     };
     let heading = (1..lines.len()).find(|&i| {
-        is_heading(lines[i])
-            && lines[i - 1].trim().is_empty()
-            && lines[..i].iter().any(|l| top_level_key(l).is_some())
+        is_heading(lines[i]) && lines[i - 1].trim().is_empty() && lines[..i].iter().any(|l| top_level_key(l).is_some())
     })?;
     // The parser's marks: `at line N`, 1-based lines of the YAML.
-    let failed_at = message
-        .split(" at line ")
-        .skip(1)
-        .filter_map(|t| t.split_whitespace().next()?.parse::<usize>().ok())
-        .max()?;
+    let failed_at =
+        message.split(" at line ").skip(1).filter_map(|t| t.split_whitespace().next()?.parse::<usize>().ok()).max()?;
     if failed_at <= heading {
         return None;
     }
@@ -561,12 +556,16 @@ fn entry(line: &str) -> Option<Entry<'_>> {
     Some(Entry { key, value, value_at, col })
 }
 
-/// Whether `value` starts with an alias whose anchor is defined in `yaml`: a real reference.
-fn is_real_alias(value: &str, yaml: &str) -> bool {
-    value.strip_prefix('*').is_some_and(|rest| {
-        let name = rest.split([' ', ',', ']', '}']).next().unwrap_or("");
-        !name.is_empty() && yaml.contains(&format!("&{name}"))
-    })
+/// Whether `value` starts with a real reference: an alias (`*name`) whose anchor is defined in
+/// `yaml`, or an anchor (`&name`) that an alias uses. Such values are YAML, not stray text.
+fn is_real_reference(value: &str, yaml: &str) -> bool {
+    let (sigil, other) = match value.chars().next() {
+        Some('*') => ('*', '&'),
+        Some('&') => ('&', '*'),
+        _ => return false,
+    };
+    let name = value[sigil.len_utf8()..].split([' ', ',', ']', '}']).next().unwrap_or("");
+    !name.is_empty() && yaml.contains(&format!("{other}{name}"))
 }
 
 /// Strict mode's errors for the values that `anchored_text` picks.
@@ -600,7 +599,7 @@ fn quote_plain_values(yaml: &str, first_line: u32, needs: fn(&str) -> bool) -> (
         let line = lines[i];
         let picked = entry(line).filter(|e| {
             let plain = !e.value.is_empty() && !e.value.starts_with(['"', '\'', '[', '{', '|', '>']);
-            plain && needs(e.value) && !is_real_alias(e.value, yaml)
+            plain && needs(e.value) && !is_real_reference(e.value, yaml)
         });
         let Some(e) = picked else {
             out.push_str(line);

@@ -333,7 +333,9 @@ pub fn check_rule(rule: &SpecRule, s: Subject<'_>) -> Vec<Diagnostic> {
         }
         Check::MaxChars(max) => match text.map(|t| t.chars().count()) {
             Some(len) if len > max => vec![
-                error(format!("`{field}` is {len} characters; the limit is {max}")).arg("length", len).arg("limit", max),
+                error(format!("`{field}` is {len} characters; the limit is {max}"))
+                    .arg("length", len)
+                    .arg("limit", max),
             ],
             _ => Vec::new(),
         },
@@ -352,9 +354,9 @@ pub fn check_rule(rule: &SpecRule, s: Subject<'_>) -> Vec<Diagnostic> {
             _ => Vec::new(),
         },
         Check::MatchesFolder => match (text, s.dir_name) {
-            (Some(t), Some(dir)) if t != dir => vec![
-                error(format!("`{field}` is {t:?} but the folder is {dir:?}")).arg("value", t).arg("folder", dir),
-            ],
+            (Some(t), Some(dir)) if t != dir => {
+                vec![error(format!("`{field}` is {t:?} but the folder is {dir:?}")).arg("value", t).arg("folder", dir)]
+            }
             _ => Vec::new(),
         },
         Check::StringMap => match value {

@@ -3,10 +3,10 @@
 
 use crate::diagnostic::{DiagCode, Diagnostic};
 use crate::frontmatter::{self, ParsedYaml, kind_of, kind_token};
-use crate::spec;
 use crate::meta::{Dependencies, SkillMeta, Tier};
 use crate::name::{NameError, SkillName};
 use crate::safe_read::{self, ReadError};
+use crate::spec;
 use serde_yaml_ng::Value;
 use std::path::Path;
 
@@ -60,8 +60,7 @@ pub fn validate_bytes(bytes: Option<&[u8]>, opts: ValidateOptions<'_>) -> Valida
         None => Validated {
             meta: SkillMeta::default(),
             diagnostics: vec![
-                Diagnostic::error(DiagCode::SkillMdMissing, "the skill folder has no SKILL.md")
-                    .arg("file", "SKILL.md"),
+                Diagnostic::error(DiagCode::SkillMdMissing, "the skill folder has no SKILL.md").arg("file", "SKILL.md"),
             ],
         },
         Some(b) => match std::str::from_utf8(b) {
@@ -375,7 +374,8 @@ fn read_compatibility(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> Optio
     }
     // Free text such as `>=1.0.0` usually means another host; only a range that names
     // Skilldeck, or a bare range in a skill written for Skilldeck, is about this app.
-    let range = compat::skilldeck_range(&c).or_else(|| targets_skilldeck(ctx).then(|| compat::bare_range(&c)).flatten());
+    let range =
+        compat::skilldeck_range(&c).or_else(|| targets_skilldeck(ctx).then(|| compat::bare_range(&c)).flatten());
     if let Some(range) = range
         && let (Ok(req), Ok(app)) = (semver::VersionReq::parse(&range), semver::Version::parse(opts.app_version))
         && !req.matches(&app)
