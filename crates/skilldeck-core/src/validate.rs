@@ -558,10 +558,12 @@ fn read_metadata(ctx: &mut Ctx<'_, '_>) -> (Option<serde_json::Value>, Dependenc
                 }
                 Some(other) => {
                     let kind = kind_of(other);
-                    ctx.warn(
+                    let path = format!("metadata.aibuddy.dependencies.{lang}");
+                    ctx.warn_with(
                         DiagCode::DependenciesInvalid,
                         "metadata",
-                        format!("`metadata.aibuddy.dependencies.{lang}` should be a list of package names, but it is a {kind}"),
+                        format!("`{path}` should be a list of package names, but it is a {kind}"),
+                        &[("field", path.clone()), ("kind", kind_token(other).to_owned())],
                     );
                 }
             }
