@@ -278,9 +278,9 @@ fn top_level_key(line: &str) -> Option<(&str, &str)> {
 }
 
 /// Removes up to `indent` leading spaces from every line of `text`.
-fn dedent(text: &str, indent: usize) -> String {
+fn dedent(text: String, indent: usize) -> String {
     if indent == 0 {
-        return text.to_owned();
+        return text;
     }
     let mut out = String::with_capacity(text.len());
     for line in text.split_inclusive('\n') {
@@ -308,7 +308,7 @@ pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Dia
             .arg("limit", MAX_FRONTMATTER_BYTES),
         ]);
     }
-    let written = dedent(&split.yaml.replace("\r\n", "\n"), split.indent);
+    let written = dedent(split.yaml.replace("\r\n", "\n"), split.indent);
     let yaml = written.replace('\t', "  ");
     // Bound the parser's work before it starts: its time grows with the square of the nesting
     // depth, and aliases can make a value tree far larger than the text.
@@ -319,13 +319,6 @@ pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Dia
         .enumerate()
         .filter_map(|(i, line)| top_level_key(line).map(|(k, _)| (k.to_owned(), first_line + i as u32)))
         .collect();
-    let done = |fields: Mapping, warnings: Vec<Diagnostic>| ParsedYaml {
-        fields,
-        key_lines: key_lines.clone(),
-        warnings,
-        text: yaml.clone(),
-        first_line,
-    };
     let explained = |e: ParseFailure| match e {
         ParseFailure::NotMapping(d) => d,
         ParseFailure::Yaml(message) => runs_into_body(&yaml, &message, first_line)
@@ -338,15 +331,16 @@ pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Dia
             // mode reads YAML as written, so there it is an error.
             let (repaired, recovered) = quote_plain_values(&yaml, first_line, anchored_text);
             if recovered.is_empty() {
-                return Ok(done(fields, Vec::new()));
+                return Ok(ParsedYaml { fields, key_lines, warnings: Vec::new(), text: yaml, first_line });
             }
             if strict {
                 return Err(anchored_errors(&yaml, first_line));
             }
-            match parse_mapping(&repaired, first_line) {
-                Ok(fields) => Ok(done(fields, recovered)),
-                Err(_) => Ok(done(fields, Vec::new())),
-            }
+            let (fields, warnings) = match parse_mapping(&repaired, first_line) {
+                Ok(repaired) => (repaired, recovered),
+                Err(_) => (fields, Vec::new()),
+            };
+            Ok(ParsedYaml { fields, key_lines, warnings, text: yaml, first_line })
         }
         Err(first_error) => {
             // Strict mode reads YAML as written; and YAML built to exhaust the parser (deep
@@ -362,7 +356,7 @@ pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Dia
             if !warnings.is_empty()
                 && let Ok(fields) = parse_mapping(&text, first_line)
             {
-                return Ok(done(fields, warnings));
+                return Ok(ParsedYaml { fields, key_lines, warnings, text: yaml, first_line });
             }
             let (repaired, recovered) = quote_plain_values(&text, first_line, unreadable_plain);
             if recovered.is_empty() {
@@ -372,7 +366,7 @@ pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Dia
                 Ok(fields) => {
                     warnings.extend(recovered);
                     warnings.sort_by_key(|d| d.line);
-                    Ok(done(fields, warnings))
+                    Ok(ParsedYaml { fields, key_lines, warnings, text: yaml, first_line })
                 }
                 Err(_) => Err(vec![explained(first_error)]),
             }
