@@ -93,7 +93,12 @@ impl Assumption {
                 DiagCode::FrontmatterUnclosed,
                 format!(
                     "the frontmatter opened on line 1 has no line of exactly `---` to close it; line {line} comes \
-                     closest, but it is indented or has text after the `---`; write `---` alone at the left margin"
+                     closest, but {}; write `---` alone at the left margin",
+                    if trailing.is_empty() {
+                        "it is indented".to_owned()
+                    } else {
+                        format!("it has text after the `---` ({trailing:?})")
+                    }
                 ),
             )
             .at(Some(1))
@@ -168,15 +173,20 @@ pub fn split(text: &str) -> Result<Split<'_>, Diagnostic> {
         })
     });
     match found {
-        Some((fence, body_start)) => Ok(Split {
-            yaml: &text[yaml_start..fence],
-            yaml_first_line: 2,
-            body: &text[body_start.min(text.len())..],
-            indent,
-            assumed,
-        }),
+        Some((fence, body_start)) => {
+            let yaml = &text[yaml_start..fence];
+            // Fields indented as a block under unindented fences are valid YAML; read them
+            // dedented, so every top-level field keeps its line.
+            let indent = if indent == 0 && yaml.starts_with(' ') { block_indent(yaml) } else { indent };
+            Ok(Split { yaml, yaml_first_line: 2, body: &text[body_start.min(text.len())..], indent, assumed })
+        }
         None => Err(unclosed(&text[yaml_start..])),
     }
+}
+
+/// The indentation every line of `yaml` that holds something shares.
+fn block_indent(yaml: &str) -> usize {
+    yaml.lines().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start_matches(' ').len()).min().unwrap_or(0)
 }
 
 /// The error for a frontmatter with no closing fence: at the opening `---`, naming the last

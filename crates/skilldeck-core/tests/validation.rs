@@ -732,6 +732,10 @@ fn loose_fences_are_read_as_meant() {
     check("pdf", indented, true, &[(FrontmatterMissing, Error, Some(1))]);
     // Fields indented under unindented fences: key lines still known.
     check("pdf", "---\nname: pdf\ndescription: x\n  ---\nbody\n", false, &[(FrontmatterRecovered, Warning, Some(4))]);
+    // Fields indented as a block under unindented fences are YAML as written; lines still known.
+    let fields_indented = "---\n  name: pdf\n  description: x\n  author: me\n---\nbody\n";
+    check("pdf", fields_indented, false, &[(FieldUnknown, Warning, Some(4))]);
+    check("other", fields_indented, true, &[(NameDirMismatch, Error, Some(2)), (FieldUnknown, Error, Some(4))]);
     // A horizontal rule of more dashes is not a fence.
     check("pdf", "---\nname: pdf\ndescription: x\n-----\nbody\n", false, &[(FrontmatterUnclosed, Error, Some(1))]);
 }
