@@ -91,7 +91,7 @@ impl From<&Diagnostic> for DiagView {
             message: d.message.clone(),
             line: d.line,
             fix: d.code.fix(),
-            args: d.args.clone(),
+            args: d.args_map(),
         }
     }
 }

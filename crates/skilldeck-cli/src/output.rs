@@ -39,7 +39,7 @@ pub struct DiagJson<'a> {
     /// The message's facts for a translated template (`{"field": "name", "line": "2"}`);
     /// left out when empty.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub args: &'a BTreeMap<String, String>,
+    pub args: BTreeMap<String, String>,
 }
 
 /// Diagnostics in their JSON form.
@@ -51,7 +51,7 @@ pub fn diags_json(diags: &[Diagnostic]) -> Vec<DiagJson<'_>> {
             severity: d.severity,
             message: &d.message,
             line: d.line,
-            args: &d.args,
+            args: d.args_map(),
         })
         .collect()
 }

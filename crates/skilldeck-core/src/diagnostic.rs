@@ -1,6 +1,8 @@
 //! Diagnostics: the typed problems that parsing and validating a skill can report.
 //! Holds the stable codes and their plain-language fixes; not the rules that raise them.
 
+pub use crate::diag_args::DiagArgs;
+use serde::ser::SerializeStruct as _;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -208,7 +210,7 @@ impl fmt::Display for DiagCode {
 }
 
 /// One problem found in a skill: `{code, severity, message, line?, args?}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Diagnostic {
     /// The stable code.
     pub code: DiagCode,
@@ -218,49 +220,66 @@ pub struct Diagnostic {
     pub message: String,
     /// The 1-based line in `SKILL.md`, when one is known.
     pub line: Option<u32>,
-    /// The message's facts as data (`{"field": "metadata", "line": "3"}`), so a UI can put them
-    /// into a translated template for `code`. Values are names, numbers and stable tokens as
-    /// written in the file, never English words; omitted from JSON when empty.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub args: BTreeMap<String, String>,
+    /// The message's facts as data (`{"field": "metadata"}`), so a UI can put them into a
+    /// translated template for `code`. Values are names, numbers and stable tokens as written in
+    /// the file, never English words. In JSON they hold `line` too ([`Self::args_map`]), and
+    /// are left out when there are none.
+    #[serde(default)]
+    pub args: DiagArgs,
 }
 
 impl Diagnostic {
     /// An error with no line.
     pub fn error(code: DiagCode, message: impl Into<String>) -> Self {
-        Self { code, severity: Severity::Error, message: message.into(), line: None, args: BTreeMap::new() }
+        Self { code, severity: Severity::Error, message: message.into(), line: None, args: DiagArgs::new() }
     }
 
     /// A warning with no line.
     pub fn warning(code: DiagCode, message: impl Into<String>) -> Self {
-        Self { code, severity: Severity::Warning, message: message.into(), line: None, args: BTreeMap::new() }
+        Self { code, severity: Severity::Warning, message: message.into(), line: None, args: DiagArgs::new() }
     }
 
-    /// The same diagnostic placed at a line; the line is also its `line` argument.
+    /// The same diagnostic placed at a line (which is also its `line` argument in JSON).
     pub fn at(mut self, line: Option<u32>) -> Self {
         self.line = line;
-        match line {
-            Some(l) => self.args.insert("line".to_owned(), l.to_string()),
-            None => self.args.remove("line"),
-        };
         self
     }
 
     /// The same diagnostic with one more argument for a translated template.
-    pub fn arg(mut self, key: &str, value: impl fmt::Display) -> Self {
-        self.args.insert(key.to_owned(), value.to_string());
+    pub fn arg(mut self, name: &'static str, value: impl fmt::Display) -> Self {
+        self.args.set(name, value.to_string());
         self
     }
 
-    /// The same diagnostic with another severity (strict mode turns some warnings into errors).
-    pub fn with_severity(mut self, severity: Severity) -> Self {
-        self.severity = severity;
-        self
+    /// The arguments as a translated template gets them: `args` and, when known, `line`.
+    pub fn args_map(&self) -> BTreeMap<String, String> {
+        let mut map: BTreeMap<String, String> = self.args.iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
+        if let Some(line) = self.line {
+            map.insert("line".to_owned(), line.to_string());
+        }
+        map
     }
 
     /// Whether this diagnostic makes the skill invalid.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
+    }
+}
+
+impl Serialize for Diagnostic {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let args = self.args_map();
+        let mut st = s.serialize_struct("Diagnostic", if args.is_empty() { 4 } else { 5 })?;
+        st.serialize_field("code", &self.code)?;
+        st.serialize_field("severity", &self.severity)?;
+        st.serialize_field("message", &self.message)?;
+        st.serialize_field("line", &self.line)?;
+        if args.is_empty() {
+            st.skip_field("args")?;
+        } else {
+            st.serialize_field("args", &args)?;
+        }
+        st.end()
     }
 }
 

@@ -112,7 +112,7 @@ pub fn validate_text(text: &str, opts: ValidateOptions<'_>) -> Validated {
         Err(d) => return Validated { meta: SkillMeta::default(), diagnostics: vec![d] },
     };
     let assumed: Vec<Diagnostic> = split.assumed.iter().map(|a| a.diagnostic(opts.strict)).collect();
-    let parsed = match frontmatter::parse_yaml(&split, opts.strict) {
+    let mut parsed = match frontmatter::parse_yaml(&split, opts.strict) {
         Ok(p) => p,
         Err(mut diagnostics) => {
             diagnostics.splice(0..0, assumed);
@@ -120,7 +120,7 @@ pub fn validate_text(text: &str, opts: ValidateOptions<'_>) -> Validated {
         }
     };
     let mut v = Validated { meta: SkillMeta::default(), diagnostics: assumed };
-    v.diagnostics.extend(parsed.warnings.iter().cloned());
+    v.diagnostics.append(&mut parsed.warnings);
     let mut ctx =
         Ctx { parsed: &parsed, diags: &mut v.diagnostics, raw: &parsed.text, first_line: split.yaml_first_line };
     v.meta = read_fields(&mut ctx, opts);
@@ -160,14 +160,14 @@ impl Ctx<'_, '_> {
     }
 
     /// An error at `key`'s line, with `key` as its `field` argument and `args` after it.
-    fn error_with(&mut self, code: DiagCode, key: &str, msg: String, args: &[(&str, String)]) {
+    fn error_with(&mut self, code: DiagCode, key: &str, msg: String, args: &[(&'static str, String)]) {
         let line = self.line(key);
         let d = args.iter().fold(Diagnostic::error(code, msg).at(line).arg("field", key), |d, (k, v)| d.arg(k, v));
         self.diags.push(d);
     }
 
     /// A warning at `key`'s line, with `key` as its `field` argument and `args` after it.
-    fn warn_with(&mut self, code: DiagCode, key: &str, msg: String, args: &[(&str, String)]) {
+    fn warn_with(&mut self, code: DiagCode, key: &str, msg: String, args: &[(&'static str, String)]) {
         let line = self.line(key);
         let d = args.iter().fold(Diagnostic::warning(code, msg).at(line).arg("field", key), |d, (k, v)| d.arg(k, v));
         self.diags.push(d);

@@ -598,8 +598,8 @@ fn nested_metadata_is_ours_by_default_and_not_portable_in_strict() {
     assert_eq!(got, vec![(MetadataNotPortable, Error, Some(6))]);
     let d = &strict.diagnostics[0];
     assert!(d.message.contains("`metadata.aibuddy` is a mapping, not text, so it is not portable"), "{}", d.message);
-    assert_eq!(d.args.get("field").map(String::as_str), Some("metadata.aibuddy"));
-    assert_eq!(d.args.get("kind").map(String::as_str), Some("mapping"));
+    assert_eq!(d.args.get("field"), Some("metadata.aibuddy"));
+    assert_eq!(d.args.get("kind"), Some("mapping"));
     // Numbers and true/false are text to the seed, not to the spec: one error each, at its line.
     let scalars = doc("name: pdf\ndescription: x\nmetadata:\n  version: 1.0\n  internal: true\n  owner: me\n");
     check("pdf", &scalars, false, &[]);
@@ -665,8 +665,8 @@ fn compatibility_is_checked_only_when_it_is_about_skilldeck_and_never_invalidate
     assert_eq!(compat("\">=1.0\"", "description_zh: 提取文本\n", "1.4.0"), vec![]);
     let v = run("pdf", &doc("name: pdf\ndescription: x\ncompatibility: skilldeck >=9\n"), false);
     let d = v.diagnostics.iter().find(|d| d.code == CompatibilityUnmet).unwrap();
-    assert_eq!(d.args.get("range").map(String::as_str), Some(">=9"));
-    assert_eq!(d.args.get("app_version").map(String::as_str), Some("1.4.0"));
+    assert_eq!(d.args.get("range"), Some(">=9"));
+    assert_eq!(d.args.get("app_version"), Some("1.4.0"));
 }
 
 #[test]
@@ -693,7 +693,7 @@ fn values_starting_with_a_star_are_read_as_text_at_any_depth() {
     assert_eq!(m["same"], "plain");
     assert_eq!(m["tags"], serde_json::json!(["*new* tag"]));
     let recovered = &run("pdf", &nested, false).diagnostics[0];
-    assert_eq!(recovered.args.get("field").map(String::as_str), Some("note"));
+    assert_eq!(recovered.args.get("field"), Some("note"));
 }
 
 #[test]
@@ -704,7 +704,7 @@ fn json_surrogate_escapes_are_decoded_as_javascript_does() {
     check("pdf", &text, false, &[(YamlRecovered, Warning, Some(3))]);
     let d = &v.diagnostics[0];
     assert!(d.message.contains("`\\ud83e\\udec0`") && d.message.contains("U+1FAC0"), "{}", d.message);
-    assert_eq!(d.args.get("char").map(String::as_str), Some("U+1FAC0"));
+    assert_eq!(d.args.get("char"), Some("U+1FAC0"));
     // A lone half becomes U+FFFD; the same text in single quotes is literal and untouched.
     let lone = run("pdf", &doc("name: pdf\ndescription: \"half \\ud83e only\"\nlicense: 'MIT \\ud83e'\n"), false);
     assert_eq!(lone.meta.description.as_deref(), Some("half \u{fffd} only"));
@@ -791,7 +791,7 @@ fn diagnostics_carry_args_for_translated_templates() {
         run("pdf", text, strict)
             .diagnostics
             .into_iter()
-            .map(|d| (d.code, d.args.into_iter().collect::<Vec<_>>()))
+            .map(|d| (d.code, d.args_map().into_iter().collect::<Vec<_>>()))
             .collect::<Vec<_>>()
     };
     let s = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>();
@@ -817,6 +817,13 @@ fn diagnostics_carry_args_for_translated_templates() {
         args(&doc("name: pdf\ndescription: x\n- y\n"), false),
         vec![(YamlInvalid, s(&[("line", "4"), ("problem", "did not find expected key")]))]
     );
+    assert_eq!(
+        args(&doc("name: pdf\ndescription: x\nmetadata:\n  n: 1\n"), true),
+        vec![(
+            MetadataNotPortable,
+            s(&[("field", "metadata.n"), ("kind", "number"), ("line", "5"), ("rule", "metadata.string-map")])
+        )]
+    );
     // In JSON, `args` is an object of strings, left out when empty.
     let body_empty = run("pdf", "---\nname: pdf\ndescription: x\n---\n", false).diagnostics;
     let json = serde_json::to_value(&body_empty).unwrap();
@@ -828,4 +835,8 @@ fn diagnostics_carry_args_for_translated_templates() {
     assert_eq!(missing["args"], serde_json::json!({"field": "name", "line": "2"}));
     let back: skilldeck_core::Diagnostic = serde_json::from_value(json[0].clone()).unwrap();
     assert!(back.args.is_empty());
+    // A round trip gives the same diagnostic: `line` in `args` is the diagnostic's own line.
+    let d = run("pdf", &doc("description: x\n"), false).diagnostics.remove(0);
+    let back: skilldeck_core::Diagnostic = serde_json::from_value(serde_json::to_value(&d).unwrap()).unwrap();
+    assert_eq!(back, d);
 }
