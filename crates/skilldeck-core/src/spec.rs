@@ -320,8 +320,11 @@ pub fn check_rule(rule: &SpecRule, s: Subject<'_>) -> Vec<Diagnostic> {
             _ => Vec::new(),
         },
         Check::MinChars(min) => {
+            // An empty optional field (`compatibility:`) is given but empty; an empty required
+            // one is missing, which its `Required` rule says.
+            let required = RULES.iter().any(|r| r.field == field && r.check == Check::Required);
             let len = match value {
-                Some(Value::Null) => Some(0),
+                Some(Value::Null) if !required => Some(0),
                 _ => text.map(|t| t.chars().count()),
             };
             match len {

@@ -263,11 +263,11 @@ fn read_fields(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> SkillMeta {
 
 fn read_name(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> Option<String> {
     let Some(value) = ctx.get("name").cloned() else {
-        ctx.diags.push(
-            Diagnostic::error(DiagCode::NameMissing, "the frontmatter has no `name`")
-                .at(Some(ctx.first_line))
-                .arg("field", "name"),
-        );
+        let (msg, line) = match ctx.line("name") {
+            Some(l) => ("`name` is empty", l),
+            None => ("the frontmatter has no `name`", ctx.first_line),
+        };
+        ctx.diags.push(Diagnostic::error(DiagCode::NameMissing, msg).at(Some(line)).arg("field", "name"));
         return None;
     };
     let name = match value {

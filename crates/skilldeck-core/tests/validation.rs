@@ -102,6 +102,8 @@ fn field_rules() {
     check(&long, &doc(&format!("name: {long}\ndescription: x\n")), false, &[(NameTooLong, Error, Some(2))]);
     check("other", &doc("name: pdf\ndescription: x\n"), false, &[(NameDirMismatch, Error, Some(2))]);
     check("pdf", &doc("description: x\n"), false, &[(NameMissing, Error, Some(2))]);
+    // Given but empty: at its line, and said once in strict mode too.
+    check("pdf", &doc("description: x\nname:\n"), true, &[(NameMissing, Error, Some(3))]);
     check(
         "pdf",
         &doc(&format!("name: pdf\ndescription: {}\n", "word ".repeat(210))),
