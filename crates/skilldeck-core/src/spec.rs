@@ -9,7 +9,9 @@
 //! `allowed-tools`, fields outside the spec.
 //!
 //! Source: <https://agentskills.io/specification> (`docs/specification.mdx` of
-//! `agentskills/agentskills`, as of August 2026).
+//! `agentskills/agentskills`, main as of August 2026). A proposal not merged there (March 2026)
+//! would let `allowed-tools` be a YAML list of strings too; if it lands, `allowed-tools.string`
+//! is the one rule to change.
 
 use crate::diagnostic::{DiagCode, Diagnostic};
 use crate::frontmatter::{ParsedYaml, kind_of, kind_token};
