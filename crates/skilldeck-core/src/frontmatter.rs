@@ -591,21 +591,30 @@ fn anchored_errors(yaml: &str, first_line: u32) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// The entry on `line` whose plain value `needs` picks, unless it is a real reference.
+fn picked<'l>(line: &'l str, yaml: &str, needs: fn(&str) -> bool) -> Option<Entry<'l>> {
+    entry(line).filter(|e| {
+        let plain = !e.value.is_empty() && !e.value.starts_with(['"', '\'', '[', '{', '|', '>']);
+        plain && needs(e.value) && !is_real_reference(e.value, yaml)
+    })
+}
+
 /// Quotes the plain values `needs` picks (`unreadable_plain`: what YAML refuses;
 /// `anchored_text`: what it misreads), at any depth and with the lines a plain value runs on
 /// to folded in. Returns the repaired text (same line count) and one warning per value changed.
 fn quote_plain_values(yaml: &str, first_line: u32, needs: fn(&str) -> bool) -> (String, Vec<Diagnostic>) {
+    let picks = |line| picked(line, yaml, needs);
+    // Most frontmatter needs nothing: say so without building a copy (listing runs this per skill).
+    if !yaml.lines().any(|l| picks(l).is_some()) {
+        return (String::new(), Vec::new());
+    }
     let lines: Vec<&str> = yaml.lines().collect();
     let mut out = String::with_capacity(yaml.len() + 16);
     let mut warnings = Vec::new();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
-        let picked = entry(line).filter(|e| {
-            let plain = !e.value.is_empty() && !e.value.starts_with(['"', '\'', '[', '{', '|', '>']);
-            plain && needs(e.value) && !is_real_reference(e.value, yaml)
-        });
-        let Some(e) = picked else {
+        let Some(e) = picks(line) else {
             out.push_str(line);
             out.push('\n');
             i += 1;
