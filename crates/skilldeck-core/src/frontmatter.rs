@@ -399,7 +399,13 @@ fn runs_into_body(yaml: &str, message: &str, first_line: u32) -> Option<Diagnost
     // The parser's marks: `at line N`, 1-based lines of the YAML.
     let failed_at =
         message.split(" at line ").skip(1).filter_map(|t| t.split_whitespace().next()?.parse::<usize>().ok()).max()?;
-    if failed_at <= heading {
+    // Prose after the heading, up to where the parser failed: a line of words, not a field or a
+    // comment (a `# Section` comment between fields is YAML, and so are the fields after it).
+    let prose = lines.iter().take(failed_at).skip(heading + 1).any(|l| {
+        let t = l.trim();
+        !t.is_empty() && !l.starts_with([' ', '#', '-']) && top_level_key(l).is_none()
+    });
+    if failed_at <= heading || !prose {
         return None;
     }
     let line_of = |i: usize| first_line.saturating_add(u32::try_from(i).unwrap_or(u32::MAX));

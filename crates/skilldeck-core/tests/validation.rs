@@ -788,6 +788,13 @@ fn broken_frontmatter_is_reported_where_the_problem_is() {
 }
 
 #[test]
+fn a_comment_heading_between_fields_is_yaml_not_the_body() {
+    let text = doc("name: pdf\n\n# Description\ndescription: Use when: a PDF is shared\n");
+    check("pdf", &text, false, &[(YamlRecovered, Warning, Some(5))]);
+    check("pdf", &text, true, &[(YamlInvalid, Error, Some(5))]);
+}
+
+#[test]
 fn diagnostics_carry_args_for_translated_templates() {
     let args = |text: &str, strict: bool| {
         run("pdf", text, strict)
