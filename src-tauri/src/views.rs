@@ -78,6 +78,9 @@ pub struct DiagView {
     pub line: Option<u32>,
     /// How to fix it.
     pub fix: &'static str,
+    /// The message's facts, for a template in the UI's language (`{"field": "name"}`).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub args: std::collections::BTreeMap<String, String>,
 }
 
 impl From<&Diagnostic> for DiagView {
@@ -88,6 +91,7 @@ impl From<&Diagnostic> for DiagView {
             message: d.message.clone(),
             line: d.line,
             fix: d.code.fix(),
+            args: d.args_map(),
         }
     }
 }

@@ -57,9 +57,19 @@ fn grants_json() -> Value {
 #[test]
 fn the_sidebar_and_the_skill_view() {
     check(row(), row_json());
-    let diag =
-        DiagView { code: "name_missing", severity: Severity::Error, message: "m".into(), line: Some(2), fix: "f" };
-    check(&diag, json!({"code": "name_missing", "severity": "error", "message": "m", "line": 2, "fix": "f"}));
+    let args = [("field", "name"), ("line", "2")].map(|(k, v)| (k.to_owned(), v.to_owned())).into();
+    let diag = DiagView {
+        code: "name_missing",
+        severity: Severity::Error,
+        message: "m".into(),
+        line: Some(2),
+        fix: "f",
+        args,
+    };
+    let diag_json = json!({"code": "name_missing", "severity": "error", "message": "m", "line": 2, "fix": "f", "args": {"field": "name", "line": "2"}});
+    check(&diag, diag_json.clone());
+    let no_args = DiagView { args: Default::default(), line: None, ..diag.clone() };
+    check(&no_args, json!({"code": "name_missing", "severity": "error", "message": "m", "line": null, "fix": "f"}));
     let detail = SkillDetail {
         row: row(),
         diagnostics: vec![diag],
@@ -69,7 +79,7 @@ fn the_sidebar_and_the_skill_view() {
     };
     let mut expected = row_json();
     let extra = json!({
-        "diagnostics": [{"code": "name_missing", "severity": "error", "message": "m", "line": 2, "fix": "f"}],
+        "diagnostics": [diag_json],
         "files": [{"path": "SKILL.md", "size": 10}],
         "digest": "sha256:0123456789ab",
         "grants": grants_json(),
