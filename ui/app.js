@@ -688,7 +688,11 @@ function wire() {
   $("#lang").value = language();
   $("#lang").onchange = (e) => {
     setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent();
-    if (state.detail) { renderFiles(); if (state.file) openFile(state.file); }
+    if (state.detail) {
+      renderFiles();
+      if (state.showing === "history") showHistory(state.detail);
+      else if (state.file) openFile(state.file);
+    }
   };
   listen("skills://changed", () => refresh().catch(showError));
   listen("skills://dropped", (e) => { if (e.payload?.length) openImport(e.payload[0]); });

@@ -18,7 +18,9 @@ const MESSAGES_ZH = {
   skill_md_too_large: () => "SKILL.md 太大",
   skill_unreadable: () => "无法读取该技能",
   frontmatter_missing: () => "SKILL.md 开头没有 frontmatter（以 `---` 开始的字段块）",
-  frontmatter_unclosed: (a) => `frontmatter 没有结束的 \`---\` 行${a.last_field_line ? `；最后一个字段在第 ${a.last_field_line} 行` : ""}`,
+  frontmatter_unclosed: (a) => a.heading_line
+    ? `frontmatter 没有在字段之后结束，一直延续到第 ${a.heading_line} 行的正文${a.last_field_line ? `；最后一个字段在第 ${a.last_field_line} 行` : ""}`
+    : `frontmatter 没有结束的 \`---\` 行${a.last_field_line ? `；最后一个字段在第 ${a.last_field_line} 行` : ""}`,
   frontmatter_recovered: () => "frontmatter 的格式不标准，已按推测读取",
   frontmatter_too_large: (a) => `frontmatter 太大${a.bytes ? `（${a.bytes} 字节，上限 ${a.limit}）` : ""}`,
   yaml_too_deep: () => "frontmatter 嵌套太深",
@@ -27,7 +29,7 @@ const MESSAGES_ZH = {
   yaml_not_mapping: () => "frontmatter 不是 `字段: 值` 的形式",
   yaml_recovered: (a) => `${f(a, "某个值")} 的写法会被 YAML 误读，已按文本读取`,
   name_missing: () => "缺少 `name`",
-  name_invalid: (a) => `\`name\`${a.value ? ` "${a.value}"` : ""} 不是有效的技能名：只能用小写字母、数字和连字符`,
+  name_invalid: (a) => `\`name\`${a.value ? ` "${a.value}"` : ""} 不是有效的技能名：${NAME_REASONS_ZH[a.reason] || "只能用小写字母、数字和连字符"}${a.char ? `（"${a.char}"）` : ""}`,
   name_too_long: (a) => `\`name\` 太长${a.length ? `（${a.length} 个字符，上限 ${a.limit}）` : ""}`,
   name_dir_mismatch: (a) => `\`name\`${a.value ? ` "${a.value}"` : ""} 与文件夹名${a.folder ? ` "${a.folder}"` : ""}不一致`,
   description_missing: () => "缺少 `description`",
@@ -36,16 +38,23 @@ const MESSAGES_ZH = {
   version_too_long: () => "`version` 太长",
   compatibility_too_long: (a) => `\`compatibility\` 太长${a.length ? `（${a.length} 个字符，上限 ${a.limit}）` : ""}`,
   compatibility_empty: () => "`compatibility` 为空",
-  compatibility_unmet: () => "此技能要求的 Skilldeck 版本与当前版本不符",
+  compatibility_unmet: (a) => `此技能要求 Skilldeck ${a.range || ""}，当前版本是 ${a.app_version || "?"}`,
   allowed_tools_invalid: () => "`allowed-tools` 无法读取",
   allowed_tools_broad: () => "`allowed-tools` 请求的权限很宽",
   allowed_tools_not_portable: () => "`allowed-tools` 写成了列表；规范要求用空格分隔的字符串",
   min_tier_invalid: () => "`min_tier` 无效",
   field_type_invalid: (a) => `${f(a)} 的类型不对${a.kind ? `：这里是${KINDS_ZH[a.kind] || a.kind}` : ""}${a.expected ? `，应为${KINDS_ZH[a.expected] || a.expected}` : ""}`,
-  field_unknown: (a) => `${f(a, "该字段")} 不是规范中的字段`,
+  field_unknown: (a, d) => `${f(a, "该字段")} 不是规范中的字段${d.severity === "warning" ? "；会保留，但被忽略" : ""}`,
   dependencies_invalid: () => "依赖声明无效",
   metadata_not_portable: (a) => `${f(a, "`metadata`")} 不是“字符串到字符串”的映射，其他智能体可能不接受`,
   body_empty: () => "SKILL.md 的正文是空的",
+};
+
+const NAME_REASONS_ZH = {
+  empty: "名称为空",
+  bad_char: "只能用小写字母、数字和连字符",
+  edge_hyphen: "不能以连字符开头或结尾",
+  double_hyphen: "不能连续使用两个连字符",
 };
 
 const KINDS_ZH = {
@@ -94,7 +103,7 @@ const FIXES_ZH = {
 /** The problem `d` in the current language. */
 export function diagMessage(d) {
   const zh = language() === "zh" && MESSAGES_ZH[d.code];
-  return zh ? zh(d.args || {}) : d.message;
+  return zh ? zh(d.args || {}, d) : d.message;
 }
 
 /** How to fix `d`, in the current language. */

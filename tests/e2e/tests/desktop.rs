@@ -755,26 +755,26 @@ async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
     s.client.execute(english, vec![]).await.unwrap();
     let src = s.skill_source(
         "bold",
-        "name: bold\ndescription: **bold** claims\n  about PDFs\nlicense: MIT\n",
+        "name: bold\ndescription: \"bold claims\n  about PDFs\nlicense: MIT\n",
         "# Bold\n\nMarkup stays text: <b>not bold</b>\n",
     );
     s.import_via_dialog(&src).await;
     s.click(".skill-item[data-key='user/bold']").await;
-    // An invalid skill opens on SKILL.md as stored: the broken line is marked, our words under it.
+    // An invalid skill opens on SKILL.md as stored: the line where the quote opens is marked,
+    // our words under it.
     let line = s.wait_text("#source .src-line.error[data-line='3']", 10, |t| !t.is_empty()).await;
-    assert_eq!(line, "3description: **bold** claims");
+    assert_eq!(line, "3description: \"bold claims");
     let note = s.text_of("#source .src-note.error[data-line='3']").await;
     assert_eq!(
         note.to_lowercase(),
-        "errorthe value of description starts with *, which yaml reads as an alias (a reference to an &anchor); \
-         a value that starts with * must be in quotes"
+        "errorthe \" that opens the value of description is never closed; add the closing \" at the end of the value"
     );
     let spans: serde_json::Value = s
         .client
         .execute("return [...document.querySelectorAll('#source .src-note code')].map((c) => c.textContent);", vec![])
         .await
         .unwrap();
-    assert_eq!(spans, json!(["description", "*", "&anchor", "*"]), "`code` in a message shows as code");
+    assert_eq!(spans, json!(["description"]), "`code` in a message shows as code");
     let source = s.text_of("#source").await;
     assert!(source.contains("1---") && source.contains("<b>not bold</b>"), "raw text, escaped: {source}");
     let tags: serde_json::Value =
@@ -802,7 +802,7 @@ async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
     s.click("#warnings-list li[data-line='5']").await;
     s.wait_for("#source #src-line-5.picked.warning").await;
     let note = s.text_of("#source .src-note.warning[data-line='5']").await;
-    assert_eq!(note, "warningauthor is not a known field; it is kept but ignored");
+    assert_eq!(note, "warningauthor is not a known field; it is kept but ignored (move it under metadata:)");
     s.screenshot("warning-picked").await;
     // In Chinese, the view's own words follow; the picked line and the open warnings stay.
     let zh = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
@@ -812,6 +812,11 @@ async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
     assert_eq!(s.text_of("#open-editor-btn").await, "在编辑器中打开");
     s.wait_for("details#warnings[open]").await;
     s.wait_for("#source #src-line-5.picked").await;
+    // The problem itself and its fix are Chinese too, built from its code and args.
+    let note = s.wait_text("#source .src-note.warning[data-line='5']", 5, |t| t.contains("不是规范中的字段")).await;
+    assert!(note.contains("author"), "{note}");
+    let fix = s.text_of("#warnings-list li[data-line='5'] .fix").await;
+    assert!(fix.contains("metadata") && fix.contains("移到"), "{fix}");
     s.screenshot("chinese").await;
     // Put English back, so the next session starts where the other tests expect.
     s.client.execute(english, vec![]).await.unwrap();
