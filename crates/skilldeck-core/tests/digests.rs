@@ -23,7 +23,7 @@ fn imported() -> (tempfile::TempDir, FsStorage, PathBuf, Digest) {
     let loaded = import::load(&src, UploadLimits::default(), &mut |_, _| {}).unwrap();
     let out = import::store(&storage, Scope::User, &loaded).unwrap();
     let dir = storage.stored_dir(Scope::User, &name()).unwrap();
-    (tmp, storage, dir, out.digest)
+    (tmp, storage, dir, out.digest())
 }
 
 fn name() -> SkillName {
