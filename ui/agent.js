@@ -97,6 +97,9 @@ function toolText(name, args, outcome) {
 function chip(callId, name, args, outcome) {
   const node = agent.chips.get(callId) || el("div", { class: "chip pending", dataset: { call: callId, tool: name } });
   agent.chips.set(callId, node);
+  // The finished call's event carries no arguments: keep the ones its start brought.
+  if (args) node.callArgs = args;
+  else args = node.callArgs;
   finishBlock();
   if (!outcome) {
     node.replaceChildren(el("span", { class: "chip-icon spinner", "aria-hidden": "true" }), el("span", { class: "chip-tool", text: name }), el("span", { class: "chip-arg", text: callSummary(name, args) }));
