@@ -7,6 +7,7 @@ import { initAgent, openAgent, translateAgent } from "./agent.js";
 import { catchLinks, scrollToAnchor } from "./links.js";
 import { initSplitters } from "./splitters.js";
 import { problemsPanel, showLine, sourceView } from "./diagnostics.js";
+import { mark, traceInteractions } from "./trace.js";
 
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
@@ -142,8 +143,11 @@ function markSelected() {
 }
 
 async function loadSkills() {
+  mark("skill list asked");
   [state.skills, state.deleted] = await Promise.all([invoke("list_skills"), invoke("deleted_skills")]);
+  mark("skill list received");
   renderSidebar();
+  mark("sidebar built");
 }
 
 /** Shows skill `name` (yours before a bundled one) in the Skills tab, at `path` when given. */
@@ -171,37 +175,6 @@ function moveSelection(delta) {
   const shown = select(next);
   state.rows.get(next)?.scrollIntoView({ block: "nearest" });
   return shown;
-}
-
-/** Resolves after the next frame is painted. */
-const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-
-/**
- * With SKILLDECK_TRACE_UI=1 (scripts/bench-app): times arrow steps (to the sidebar's paint,
- * and to the viewer showing the skill) and search keystrokes (to the paint), in the page.
- */
-async function traceInteractions() {
-  for (let i = 0; i < 10; i++) {
-    const t0 = performance.now();
-    const shown = moveSelection(1);
-    await nextPaint();
-    await invoke("ui_trace", { label: "arrow step, sidebar painted", ms: performance.now() - t0 });
-    await shown;
-    await nextPaint();
-    await invoke("ui_trace", { label: "arrow step, skill shown", ms: performance.now() - t0 });
-  }
-  const search = $("#search");
-  let typed = "";
-  for (const ch of "skill-19") {
-    typed += ch;
-    const t0 = performance.now();
-    search.value = typed;
-    search.dispatchEvent(new Event("input"));
-    await nextPaint();
-    await invoke("ui_trace", { label: "search keystroke, painted", ms: performance.now() - t0 });
-  }
-  search.value = "";
-  search.dispatchEvent(new Event("input"));
 }
 
 /** What the empty viewer says: how to start, in three steps. */
@@ -689,8 +662,9 @@ loadSkills()
     document.body.dataset.ready = "true";
     $("#viewer").replaceChildren(guide());
     requestAnimationFrame(() => {
+      mark("first frame");
       invoke("ui_ready").catch(() => {});
-      invoke("ui_trace", { label: "", ms: 0 }).then((on) => on && traceInteractions()).catch(() => {});
+      traceInteractions(() => moveSelection(1), $("#search")).catch(() => {});
     });
   })
   .catch(showError);

@@ -7,6 +7,7 @@ pub mod error;
 pub mod links;
 pub mod markdown;
 pub mod state;
+pub mod trace;
 pub mod views;
 pub mod watcher;
 
@@ -91,14 +92,17 @@ pub fn builder<R: tauri::Runtime>(state: AppState) -> tauri::Builder<R> {
 /// skills), starts the watcher and runs the app until its window closes.
 pub fn run(started: std::time::Instant) -> Result<(), StartError> {
     let state = AppState::open_default(started)?;
+    trace::since_start(started, "store opened");
     builder::<tauri::Wry>(state)
-        .setup(|app| {
+        .setup(move |app| {
+            trace::since_start(started, "setup begins");
             let handle = app.handle().clone();
             let state = app.state::<AppState>();
             match watcher::start(&state, handle) {
                 Ok(w) => state.keep_watcher(w),
                 Err(e) => eprintln!("skilldeck-app: live updates are off: {e}"),
             }
+            trace::since_start(started, "watcher started");
             Ok(())
         })
         .run(tauri::generate_context!())?;
