@@ -395,7 +395,7 @@ async fn the_search_filters_as_you_type() {
         return;
     }
     let s = Session::start("search").await;
-    // The rows shown (filtered rows stay in the page, hidden).
+    // The rows shown (rows the search leaves out are not in the page at all).
     let shown = "return [...document.querySelectorAll('#sidebar .skill-item:not([hidden]) .skill-name')].map((e) => e.textContent).join(' ');";
     let wait_shown = |want: &'static str| {
         let s = &s;
