@@ -18,7 +18,7 @@ pub async fn list_skills(state: State<'_, AppState>) -> ApiResult<Vec<SkillRow>>
     let trust = Trust::load(state.storage().home()).unwrap_or_default();
     crate::trace::took("list_skills, config and trust read", t0);
     let t1 = std::time::Instant::now();
-    let entries = state.registry.list_metas_across(&Scope::ALL)?;
+    let entries = state.list_all()?;
     crate::trace::took("list_skills, registry listed", t1);
     let rows: Vec<SkillRow> = entries.iter().map(|l| SkillRow::new(l, &disabled, &trust)).collect();
     crate::trace::took("list_skills, whole command", t0);
@@ -33,7 +33,7 @@ pub async fn list_skills(state: State<'_, AppState>) -> ApiResult<Vec<SkillRow>>
 /// One skill: its row, problems, files and digest.
 #[tauri::command]
 pub async fn skill_detail(state: State<'_, AppState>, scope: Scope, name: String) -> ApiResult<SkillDetail> {
-    let entries = state.registry.list_metas_across(&Scope::ALL)?;
+    let entries = state.list_all()?;
     let listed = entries
         .iter()
         .find(|l| l.entry.scope == scope && l.entry.name == name)
