@@ -27,8 +27,11 @@ export async function traceInteractions(step, search) {
   for (let i = 0; i < 20; i++) {
     const t0 = performance.now();
     const shown = step();
+    const handled = performance.now() - t0;
     await nextPaint();
-    await trace("arrow step, sidebar painted", performance.now() - t0);
+    const painted = performance.now() - t0;
+    await trace("arrow step, script done", handled);
+    await trace("arrow step, sidebar painted", painted);
     await shown;
     await nextPaint();
     await trace("arrow step, skill shown", performance.now() - t0);
@@ -39,8 +42,11 @@ export async function traceInteractions(step, search) {
     const t0 = performance.now();
     search.value = typed;
     search.dispatchEvent(new Event("input"));
+    const handled = performance.now() - t0;
     await nextPaint();
-    await trace("search keystroke, painted", performance.now() - t0);
+    const painted = performance.now() - t0;
+    await trace("search keystroke, script done", handled);
+    await trace("search keystroke, painted", painted);
   }
   search.value = "";
   search.dispatchEvent(new Event("input"));
