@@ -2,7 +2,7 @@
 // tool calls as chips (the client view, never a skill's text), shell approvals, stop, past sessions.
 
 import { $, el, showError, toast } from "./dom.js";
-import { t } from "./i18n.js";
+import { errorText, t } from "./i18n.js";
 
 const { invoke, Channel } = window.__TAURI__.core;
 
@@ -72,6 +72,27 @@ function callSummary(name, args) {
   return args.path || "";
 }
 
+/**
+ * One line saying what a finished tool did, in the reader's language, from the call and its
+ * result (the backend's `display` is the English form, kept for the CLI and as a fallback).
+ */
+function toolText(name, args, outcome) {
+  const r = outcome.client_view || {};
+  const path = (p) => p || ".";
+  if (!outcome.ok) {
+    const message = r.error && r.error.message;
+    return message ? t("toolFailed", name, message) : outcome.display;
+  }
+  if (name === "read_file") return t("toolRead", path(r.path));
+  if (name === "write_file") return t("toolWrote", path(r.path), r.bytesWritten);
+  if (name === "list_dir") return t("toolListed", path(r.path), Array.isArray(r.entries) ? r.entries.length : 0);
+  if (name === "shell") {
+    const exit = r.timedOut ? t("toolTimedOut") : typeof r.exitCode === "number" ? t("toolExit", r.exitCode) : t("toolKilled");
+    return t("toolRan", (args && args.command) || "", exit);
+  }
+  return outcome.display;
+}
+
 /** A chip for a tool call: pending until `outcome` (ok, display, client_view, version) arrives. */
 function chip(callId, name, args, outcome) {
   const node = agent.chips.get(callId) || el("div", { class: "chip pending", dataset: { call: callId, tool: name } });
@@ -87,7 +108,7 @@ function chip(callId, name, args, outcome) {
   if (name === "view_skill" && outcome.ok) {
     const parts = [
       el("span", { class: "chip-icon", "aria-hidden": "true", text: "✦" }),
-      el("span", { class: "chip-text", text: view.content }),
+      el("span", { class: "chip-text", text: view.content === "Skill activated." ? t("skillActivated") : view.content }),
       el("strong", { class: "chip-skill", text: view.skillName }),
       outcome.version ? el("span", { class: "badge", text: `v:${outcome.version}` }) : null,
       view.path ? el("span", { class: "chip-arg", text: view.path }) : null,
@@ -104,7 +125,7 @@ function chip(callId, name, args, outcome) {
     const detail = outcome.ok ? detailOf(name, view) : "";
     node.replaceChildren(...[
       el("span", { class: "chip-icon", "aria-hidden": "true", text: outcome.ok ? "✓" : "✕" }),
-      el("span", { class: "chip-text", text: outcome.display }),
+      el("span", { class: "chip-text", text: toolText(name, args, outcome) }),
       detail ? el("span", { class: "chip-more", "aria-hidden": "true", text: "▸" }) : null,
     ].filter(Boolean));
     if (detail) {
@@ -264,7 +285,7 @@ async function send() {
     agent.sessionId = out.sessionId;
   } catch (e) {
     if (started) {
-      note(e.message || String(e), "error");
+      note(errorText(e), "error");
     } else {
       // Refused before the turn began: nothing was sent, so the request goes back to the box.
       bubble.remove();

@@ -2,11 +2,15 @@
 // Every piece of data comes from a backend command; Markdown arrives as sanitized HTML.
 
 import { $, el, showError, size, toast } from "./dom.js";
-import { language, setLanguage, t, translatePage } from "./i18n.js";
+import { errorText, language, setLanguage, t, translatePage } from "./i18n.js";
 import { initAgent, openAgent, translateAgent } from "./agent.js";
 import { catchLinks, scrollToAnchor } from "./links.js";
 import { initSplitters } from "./splitters.js";
 import { problemsPanel, showLine, sourceView } from "./diagnostics.js";
+import { fileBody } from "./fileview.js";
+import { diagMessage } from "./diag_i18n.js";
+import { showHistory as showHistoryPane } from "./history.js";
+import { importCollection, previewCollection } from "./import_many.js";
 import { mark, traceInteractions } from "./trace.js";
 import * as sidebar from "./sidebar.js";
 import { keyOf } from "./sidebar.js";
@@ -252,19 +256,8 @@ async function openFile(path, anchor) {
   if (path === "SKILL.md") pane.append(viewSwitch());
   if (asSource) {
     pane.append(sourceView(view, state.detail ? state.detail.diagnostics : [], state.line));
-  } else if (view.kind === "markdown") {
-    if (view.frontmatter.length) {
-      const table = el("table", { class: "frontmatter" });
-      for (const f of view.frontmatter) table.append(el("tr", {}, el("th", { text: f.key }), el("td", { text: f.value })));
-      pane.append(table);
-    }
-    const body = el("article", { class: "markdown" });
-    body.innerHTML = view.html; // sanitized by the backend (ammonia)
-    pane.append(body);
-  } else if (view.kind === "text") {
-    pane.append(el("pre", { class: "code", text: view.text }));
   } else {
-    pane.append(el("p", { class: "binary", text: t("binary", view.kindName, size(view.size)) }));
+    pane.append(...fileBody(view, path));
   }
   // Another file starts at its top (or at the heading a link named).
   pane.scrollTop = 0;
@@ -275,21 +268,7 @@ async function openFile(path, anchor) {
 // ---------- history, delete ----------
 
 async function showHistory(d) {
-  const rows = await invoke("skill_history", { scope: d.scope, name: d.name }).catch(showError);
-  if (!rows) return;
-  const list = el("table", { class: "history", id: "history" });
-  for (const r of rows) {
-    list.append(el("tr", {},
-      el("td", { text: `v:${r.revision}` }),
-      el("td", { text: r.at ? new Date(r.at).toLocaleString() : "—" }),
-      el("td", { class: "digest", text: r.digest || "—" }),
-      el("td", { text: r.event }),
-      el("td", {}, r.current ? el("span", { class: "marker muted", text: t("current") })
-        : r.restorable ? el("button", { type: "button", text: t("restore"), onclick: () => restore(d.scope, d.name, r.revision) }) : null),
-    ));
-  }
-  $("#viewer").replaceChildren(el("div", { class: "file-title", text: `${d.name} — ${t("history")}` }), list);
-  state.showing = "history";
+  if (await showHistoryPane(d, restore)) state.showing = "history";
 }
 
 async function restore(scope, name, revision) {
@@ -327,6 +306,8 @@ function confirmDelete(d) {
 
 function openImport(path = "") {
   $("#import-path").value = path;
+  importChoice = null;
+  setImportLabel(null);
   $("#import-preview").replaceChildren();
   $("#import-confirm").disabled = true;
   const dlg = $("#import-dialog");
@@ -342,15 +323,27 @@ async function checkImport() {
   $("#import-confirm").disabled = true;
   if (!path) return;
   box.replaceChildren(el("p", { class: "hint", text: t("checking") }));
+  importChoice = null;
+  setImportLabel(null);
   try {
+    if ((await invoke("import_layout", { path })) === "collection") {
+      box.replaceChildren();
+      const chosen = await previewCollection(box, path, (n) => {
+        setImportLabel(n);
+        $("#import-confirm").disabled = n === 0;
+      });
+      importChoice = chosen;
+      return;
+    }
     const p = await invoke("import_preview", { path, scope });
     const status = el("p", { class: p.valid ? "ok" : "error", text: p.valid ? t("valid") : t("invalidSkill") });
     const diags = el("ul", { class: "diagnostics" });
-    for (const d of p.diagnostics) diags.append(el("li", { class: d.severity }, el("code", { text: d.code }), el("div", { class: "message", text: d.message })));
+    for (const d of p.diagnostics) diags.append(el("li", { class: d.severity }, el("code", { text: d.code }), el("div", { class: "message", text: diagMessage(d) })));
     box.replaceChildren(
       el("div", { class: "preview-head" },
         el("strong", { id: "preview-name", text: p.name }),
-        el("span", { id: "preview-version", class: "badge", text: p.isNew ? t("newSkill") : t("willBecome", p.nextRevision) }),
+        el("span", { id: "preview-version", class: "badge",
+          text: p.identical ? t("identicalTo", p.currentRevision) : p.isNew ? t("newSkill") : t("willBecome", p.nextRevision) }),
       ),
       el("p", { class: "hint", text: t("filesSize", p.fileCount, size(p.totalBytes)) }),
       status,
@@ -372,7 +365,7 @@ async function checkImport() {
     }
     $("#import-confirm").disabled = false;
   } catch (e) {
-    box.replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: e.message || String(e) }));
+    box.replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: errorText(e) }));
   }
 }
 
@@ -380,16 +373,43 @@ async function confirmImport() {
   const path = $("#import-path").value.trim();
   const scope = "user";
   $("#import-confirm").disabled = true;
+  if (importChoice) {
+    await confirmCollection(path, importChoice());
+    return;
+  }
   $("#import-preview").append(el("p", { class: "hint busy", text: t("importing") }));
   try {
     const trust = Boolean($("#import-trust")?.checked);
     const out = await invoke("import_skill", { path, scope, trust });
     $("#import-dialog").close();
-    toast(t("imported", out.name, out.revision));
+    toast(out.unchanged ? t("unchangedImport", out.name, out.revision) : t("imported", out.name, out.revision));
     await loadSkills();
     await select(`${out.scope}/${out.name}`);
   } catch (e) {
-    $("#import-preview").replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: e.message || String(e) }));
+    $("#import-preview").replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: errorText(e) }));
+  }
+}
+
+/** The chosen skills of a collection being imported, or null for a single skill. */
+let importChoice = null;
+
+/** The Import button says how many skills it imports (a collection) or just "Import". */
+function setImportLabel(n) {
+  $("#import-confirm").textContent = n === null ? t("importConfirm") : t("importN", n);
+}
+
+/** Imports the chosen skills of a collection, then shows the first new one. */
+async function confirmCollection(path, locations) {
+  const box = $("#import-preview");
+  try {
+    const report = await importCollection(box, path, locations);
+    $("#import-dialog").close();
+    toast(t("importedMany", report.imported, report.unchanged, report.refused));
+    await loadSkills();
+    const first = report.items.find((i) => i.state === "imported") || report.items.find((i) => i.name && i.state !== "refused");
+    if (first) await select(`user/${first.name}`);
+  } catch (e) {
+    box.replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: errorText(e) }));
   }
 }
 
@@ -527,7 +547,11 @@ function wire() {
   $("#lang").value = language();
   $("#lang").onchange = (e) => {
     setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent();
-    if (state.detail) { renderFiles(); if (state.file) openFile(state.file); }
+    if (state.detail) {
+      renderFiles();
+      if (state.showing === "history") showHistory(state.detail);
+      else if (state.file) openFile(state.file);
+    }
   };
   listen("skills://changed", () => refresh().catch(showError));
   listen("skills://dropped", (e) => { if (e.payload?.length) openImport(e.payload[0]); });

@@ -3,6 +3,7 @@
 
 import { el } from "./dom.js";
 import { t } from "./i18n.js";
+import { diagFix, diagMessage, translated } from "./diag_i18n.js";
 
 /** Skills whose folded warnings the user opened, so a re-render (a watcher event) keeps them open. */
 const warningsOpen = new Set();
@@ -45,8 +46,8 @@ function problemItem(p, jump) {
   },
     el("code", { text: p.code }),
     p.line ? el("span", { class: "line", text: `${t("line")} ${p.line}` }) : null,
-    el("div", { class: "message" }, withCode(p.message)),
-    el("div", { class: "fix" }, `${t("fix")}: `, withCode(p.fix)),
+    el("div", { class: "message", title: translated(p) ? p.message : null }, withCode(diagMessage(p))),
+    el("div", { class: "fix" }, `${t("fix")}: `, withCode(diagFix(p))),
   );
 }
 
@@ -109,7 +110,7 @@ export function sourceView(source, diagnostics, picked) {
     for (const p of here) {
       box.append(el("div", { class: `src-note ${p.severity}`, dataset: { line: String(n), code: p.code } },
         el("span", { class: "sev", text: t(p.severity === "error" ? "severityError" : "severityWarning") }),
-        el("span", { class: "src-message" }, withCode(p.message)),
+        el("span", { class: "src-message", title: translated(p) ? p.message : null }, withCode(diagMessage(p))),
       ));
     }
   });

@@ -1,5 +1,7 @@
 // Small DOM helpers shared by the skills view and the agent panel: building elements, toasts.
 
+import { errorText } from "./i18n.js";
+
 /** The first element matching `sel`. */
 export const $ = (sel) => document.querySelector(sel);
 
@@ -38,7 +40,7 @@ export function toast(message, action) {
 
 /** Shows a backend `{code, message}` error (or any error) as a toast. */
 export function showError(err) {
-  const message = err && err.message ? err.message : String(err);
+  const message = errorText(err);
   toast(message);
   console.error(err);
 }

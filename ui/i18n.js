@@ -5,8 +5,8 @@ const STRINGS = {
     search: "Search skills  ( / or Ctrl+K )",
     import: "Import…",
     listingPreview: "Listing preview",
-    importTitle: "Import a skill",
-    importHint: "Choose a skill folder or a .zip / .skill archive, or type or paste its path. You can also drop it on the window.",
+    importTitle: "Import skills",
+    importHint: "Choose a skill folder, a folder holding many skills, or a .zip / .skill archive, or type or paste its path. You can also drop it on the window.",
     importPath: "/path/to/skill-folder or archive.zip",
     browseFolder: "Folder…",
     browseArchive: "Archive…",
@@ -49,6 +49,21 @@ const STRINGS = {
     binary: (kind, size) => `${kind}, ${size} — not shown`,
     willBecome: (v) => `will become v:${v}`,
     newSkill: "new skill",
+    identicalTo: (v) => `identical to v:${v}`,
+    unchangedImport: (name, v) => `${name} is unchanged, still v:${v}: the files are the same as the current revision`,
+    refusedItem: "refused",
+    invalidShort: "invalid",
+    warningsN: (n) => `${n} warning${n === 1 ? "" : "s"}`,
+    asksForTools: "asks for tools",
+    asksForToolsTitle: "Its allowed-tools asks for shell commands; approve them on the skill after the import",
+    collectionFound: (n) => `${n} skill${n === 1 ? "" : "s"} found`,
+    collectionCounts: (a, b, c, d) => `${a} new · ${b} updated · ${c} identical · ${d} refused`,
+    selectAll: "Select all",
+    selectNone: "Select none",
+    importN: (n) => `Import ${n} skill${n === 1 ? "" : "s"}`,
+    importedMany: (a, u, r) => `Imported ${a}; ${u} unchanged; ${r} refused`,
+    progressReading: (d, n) => `Reading ${d} of ${n}…`,
+    progressWriting: (d, n) => `Storing ${d} of ${n}…`,
     valid: "valid",
     invalidSkill: "invalid — it will be kept, but not shown to models until fixed",
     filesSize: (n, size) => `${n} file${n === 1 ? "" : "s"}, ${size}`,
@@ -69,6 +84,29 @@ const STRINGS = {
     checking: "Reading…",
     importing: "Importing…",
     current: "current",
+    colRevision: "Revision",
+    skillActivated: "Skill activated.",
+    toolFailed: (name, msg) => `${name} failed: ${msg}`,
+    toolRead: (p) => `Read ${p}`,
+    toolWrote: (p, n) => `Wrote ${p} (${n} bytes)`,
+    toolListed: (p, n) => `Listed ${p} (${n} entries)`,
+    toolRan: (cmd, exit) => `Ran \`${cmd}\`: ${exit}`,
+    toolExit: (n) => `exit ${n}`,
+    toolTimedOut: "timed out",
+    toolKilled: "killed",
+    colDate: "Date",
+    colDigest: "Digest",
+    colEvent: "What happened",
+    view: "View",
+    event_upload: "uploaded",
+    event_bundled: "bundled with Skilldeck",
+    event_external: "edited on disk",
+    event_restore: (from) => `restored from v:${from}`,
+    event_delete: "deleted",
+    event_recovered: "recovered after a crash",
+    revisionReadOnly: (v) => `v:${v} — read-only, as it was stored`,
+    restoreThis: (v) => `Restore v:${v} as a new revision`,
+    backToHistory: "Back to History",
     off: "off",
     offTitle: "Switched off: agents are not shown this skill (it stays in the store)",
     offeredToAgents: "Offered to agents",
@@ -141,7 +179,7 @@ const STRINGS = {
     import: "导入…",
     listingPreview: "清单预览",
     importTitle: "导入技能",
-    importHint: "选择技能文件夹或 .zip / .skill 压缩包，或输入、粘贴其路径。也可以直接拖到窗口上。",
+    importHint: "选择技能文件夹、包含多个技能的文件夹，或 .zip / .skill 压缩包，或输入、粘贴其路径。也可以直接拖到窗口上。",
     importPath: "/技能文件夹路径 或 压缩包.zip",
     browseFolder: "文件夹…",
     browseArchive: "压缩包…",
@@ -184,6 +222,21 @@ const STRINGS = {
     binary: (kind, size) => `${kind}，${size}——不显示`,
     willBecome: (v) => `将成为 v:${v}`,
     newSkill: "新技能",
+    identicalTo: (v) => `与 v:${v} 相同`,
+    unchangedImport: (name, v) => `${name} 没有变化，仍为 v:${v}：文件与当前版本相同`,
+    refusedItem: "已拒绝",
+    invalidShort: "无效",
+    warningsN: (n) => `${n} 个警告`,
+    asksForTools: "请求工具",
+    asksForToolsTitle: "它的 allowed-tools 请求运行 shell 命令；导入后在技能页面批准",
+    collectionFound: (n) => `找到 ${n} 个技能`,
+    collectionCounts: (a, b, c, d) => `新增 ${a} · 更新 ${b} · 相同 ${c} · 拒绝 ${d}`,
+    selectAll: "全选",
+    selectNone: "全不选",
+    importN: (n) => `导入 ${n} 个技能`,
+    importedMany: (a, u, r) => `已导入 ${a} 个；${u} 个无变化；${r} 个被拒绝`,
+    progressReading: (d, n) => `正在读取 ${d} / ${n}…`,
+    progressWriting: (d, n) => `正在保存 ${d} / ${n}…`,
     valid: "有效",
     invalidSkill: "无效——会被保留，但修复前不会提供给模型",
     filesSize: (n, size) => `${n} 个文件，${size}`,
@@ -204,6 +257,29 @@ const STRINGS = {
     checking: "读取中…",
     importing: "导入中…",
     current: "当前",
+    colRevision: "版本",
+    skillActivated: "已启用技能。",
+    toolFailed: (name, msg) => `${name} 失败：${msg}`,
+    toolRead: (p) => `读取了 ${p}`,
+    toolWrote: (p, n) => `写入了 ${p}（${n} 字节）`,
+    toolListed: (p, n) => `列出了 ${p}（${n} 项）`,
+    toolRan: (cmd, exit) => `运行了 \`${cmd}\`：${exit}`,
+    toolExit: (n) => `退出码 ${n}`,
+    toolTimedOut: "超时",
+    toolKilled: "被终止",
+    colDate: "时间",
+    colDigest: "摘要",
+    colEvent: "经过",
+    view: "查看",
+    event_upload: "上传",
+    event_bundled: "随 Skilldeck 附带",
+    event_external: "在磁盘上编辑",
+    event_restore: (from) => `从 v:${from} 恢复`,
+    event_delete: "删除",
+    event_recovered: "崩溃后恢复",
+    revisionReadOnly: (v) => `v:${v}——只读，保存时的样子`,
+    restoreThis: (v) => `将 v:${v} 恢复为新版本`,
+    backToHistory: "返回历史",
     off: "已关闭",
     offTitle: "已关闭：智能体看不到此技能（仍保留在存储中）",
     offeredToAgents: "提供给智能体",
@@ -291,6 +367,46 @@ export function setLanguage(code) {
 export function t(key, ...args) {
   const v = STRINGS[lang][key] ?? STRINGS.en[key] ?? key;
   return typeof v === "function" ? v(...args) : v;
+}
+
+/**
+ * Backend errors in Chinese, by code, from their `args`; English uses the backend's own text.
+ * A code missing here falls back to the English message.
+ */
+const ERRORS_ZH = {
+  source_not_found: (a) => `${a.path} 不存在`,
+  source_unsupported: (a) => `${a.path} 不是技能文件夹、SKILL.md，也不是 .zip / .skill 压缩包`,
+  skill_md_missing: (a) => `${a.path} 的顶层没有 SKILL.md，所以它不是技能`,
+  source_hostile: (a) => `已拒绝 ${a.entry}：${a.reason}；没有导入任何内容`,
+  upload_too_large: (a) => `已拒绝：${a.reason}；没有导入任何内容`,
+  archive_invalid: (a) => `${a.path} 不是可读的 zip 压缩包：${a.reason}`,
+  name_invalid: (a) => a.found !== undefined ? `无法确定技能名称：请在 SKILL.md 中把 \`name:\` 设为小写字母、数字和连字符（找到的是 "${a.found}"）` : undefined,
+  io_error: (a) => a.path ? `无法读取 ${a.path}：${a.reason}` : undefined,
+  workspace_invalid: (a) => a.missing ? `无法使用 ${a.path} 作为工作区：该文件夹不存在；请创建它或选择其他文件夹` : undefined,
+  workspace_missing: () => "请先为会话选择一个工作区文件夹",
+  scope_refused: () => "内置（system）技能随 Skilldeck 附带；请导入到你自己的技能中",
+};
+
+/** The text of a backend error `{code, message, args}` in the current language. */
+export function errorText(err) {
+  if (!err || typeof err !== "object") return String(err);
+  const zh = lang === "zh" && ERRORS_ZH[err.code];
+  const text = zh ? zh(err.args || {}) : undefined;
+  return text || err.message || String(err);
+}
+
+/** A date and time (an ISO 8601 string) the way the current language writes them. */
+export function formatDate(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const opts = { dateStyle: "medium", timeStyle: "short" };
+  const locale = lang === "zh" ? "zh-CN" : navigator.language;
+  try {
+    return new Intl.DateTimeFormat(locale, opts).format(d);
+  } catch {
+    // The system's language tag may be one Intl refuses (a bare "C" locale, say).
+    return new Intl.DateTimeFormat("en", opts).format(d);
+  }
 }
 
 /** Fills every element marked with data-i18n / data-i18n-placeholder / data-i18n-title. */

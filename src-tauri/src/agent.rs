@@ -176,7 +176,14 @@ fn agent_error(e: AgentError) -> ApiError {
         AgentError::Transcript(TranscriptError::InUse { .. }) => "session_in_use",
         _ => "agent_failed",
     };
-    ApiError::new(code, e.to_string())
+    let err = ApiError::new(code, e.to_string());
+    match &e {
+        AgentError::Workspace { path, source: skilldeck_core::sandbox::SandboxError::NotFound { .. } } => {
+            err.arg("path", path.display()).arg("missing", true)
+        }
+        AgentError::Workspace { path, .. } => err.arg("path", path.display()),
+        _ => err,
+    }
 }
 
 /// The agent settings in config.toml; the defaults when there is none.

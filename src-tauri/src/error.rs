@@ -1,9 +1,11 @@
-//! `ApiError`: the one error type that crosses the IPC boundary, as `{code, message}`.
-//! Holds the conversions from core errors; the UI switches on `code`, never on `message`.
+//! `ApiError`: the one error type that crosses the IPC boundary, as `{code, message, args}`.
+//! Holds the conversions from core errors; the UI switches on `code`, never on `message`, and
+//! builds its translated text from `code` and `args` (the English `message` is the fallback).
 
 use serde::Serialize;
 use skilldeck_core::StorageError;
 use skilldeck_core::import::ImportError;
+use std::collections::BTreeMap;
 
 /// An error as the UI gets it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
@@ -11,14 +13,23 @@ use skilldeck_core::import::ImportError;
 pub struct ApiError {
     /// A stable snake_case code.
     pub code: String,
-    /// What went wrong and what to do, for people.
+    /// What went wrong and what to do, for people, in English.
     pub message: String,
+    /// The values a translated message needs (`path`, `entry`, `reason`, …).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub args: BTreeMap<&'static str, String>,
 }
 
 impl ApiError {
     /// An error with a code and message.
     pub fn new(code: &str, message: impl Into<String>) -> Self {
-        Self { code: code.to_owned(), message: message.into() }
+        Self { code: code.to_owned(), message: message.into(), args: BTreeMap::new() }
+    }
+
+    /// The same error with the argument `key` set to `value`.
+    pub fn arg(mut self, key: &'static str, value: impl ToString) -> Self {
+        self.args.insert(key, value.to_string());
+        self
     }
 }
 
@@ -30,7 +41,20 @@ impl From<StorageError> for ApiError {
 
 impl From<ImportError> for ApiError {
     fn from(e: ImportError) -> Self {
-        Self::new(e.code(), e.to_string())
+        let err = Self::new(e.code(), e.to_string());
+        match &e {
+            ImportError::NotFound(p)
+            | ImportError::Unsupported(p)
+            | ImportError::DanglingLink(p)
+            | ImportError::NotASkill(p) => err.arg("path", p.display()),
+            ImportError::Duplicate { name, first } => err.arg("name", name).arg("first", first),
+            ImportError::Hostile { entry, reason } => err.arg("entry", entry).arg("reason", reason),
+            ImportError::Limit(l) => err.arg("reason", l),
+            ImportError::Archive { path, reason } => err.arg("path", path.display()).arg("reason", reason),
+            ImportError::NoName { found } => err.arg("found", found),
+            ImportError::Io { path, source } => err.arg("path", path.display()).arg("reason", source),
+            ImportError::Storage(_) => err,
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod commands;
 pub mod error;
+pub mod file_view;
 pub mod links;
 pub mod markdown;
 pub mod state;
@@ -57,9 +58,14 @@ macro_rules! handlers {
             $crate::commands::skills::ui_trace,
             $crate::commands::transfer::import_preview,
             $crate::commands::transfer::import_skill,
+            $crate::commands::collection::import_layout,
+            $crate::commands::collection::import_collection_preview,
+            $crate::commands::collection::import_collection,
             $crate::commands::revisions::delete_skill,
             $crate::commands::revisions::skill_history,
             $crate::commands::revisions::restore_skill,
+            $crate::commands::revisions::revision_files,
+            $crate::commands::revisions::read_revision_file,
             $crate::commands::revisions::deleted_skills,
             $crate::commands::agent::agent_setup,
             $crate::commands::agent::agent_session,

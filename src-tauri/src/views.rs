@@ -78,6 +78,9 @@ pub struct DiagView {
     pub line: Option<u32>,
     /// How to fix it.
     pub fix: &'static str,
+    /// The message's facts, for a template in the UI's language (`{"field": "name"}`).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub args: std::collections::BTreeMap<String, String>,
 }
 
 impl From<&Diagnostic> for DiagView {
@@ -88,6 +91,7 @@ impl From<&Diagnostic> for DiagView {
             message: d.message.clone(),
             line: d.line,
             fix: d.code.fix(),
+            args: d.args_map(),
         }
     }
 }
@@ -97,8 +101,11 @@ impl From<&Diagnostic> for DiagView {
 pub struct FieldRow {
     /// The field.
     pub key: String,
-    /// Its value as text.
+    /// Its value as text; empty for a nested mapping or list, whose entries follow one
+    /// level deeper.
     pub value: String,
+    /// How deep it is nested: 0 for a top-level field.
+    pub depth: u8,
 }
 
 /// One file of a skill.
@@ -167,9 +174,18 @@ pub enum FileView {
         /// Bytes.
         size: u64,
     },
+    /// An image (PNG, JPEG, GIF, WebP, SVG), inlined for an `<img>`.
+    Image {
+        /// Its type.
+        mime: String,
+        /// `data:` URL of its bytes.
+        data_url: String,
+        /// Bytes.
+        size: u64,
+    },
     /// Not text: only its type and size.
     Binary {
-        /// A guess at its type from the extension.
+        /// Its type, told from its bytes or else its extension.
         kind_name: String,
         /// Bytes.
         size: u64,
@@ -212,6 +228,10 @@ pub struct ImportPreviewView {
     pub next_revision: u64,
     /// Whether it is new.
     pub is_new: bool,
+    /// Whether its files equal the current revision's, so importing would write nothing.
+    pub identical: bool,
+    /// The revision stored now, if any.
+    pub current_revision: Option<u64>,
     /// Entries left out (`.git`, `.DS_Store`, …).
     pub skipped: Vec<String>,
     /// What its `allowed-tools` asks for, and whether an approval on record covers it.
@@ -230,6 +250,8 @@ pub struct ImportedView {
     pub revision: u64,
     /// Its digest, short form.
     pub digest: String,
+    /// Whether nothing was written: the files were the current revision's.
+    pub unchanged: bool,
     /// Its requested tools after the import (approved when the user ticked the box).
     pub grants: GrantsRow,
 }

@@ -94,9 +94,19 @@ fn preview_then_import_then_reimport() {
     );
     assert!(!Path::new(&fx.tmp.path().join("home/skills/user/pdf")).exists(), "a preview writes nothing");
     assert_eq!(fx.ok("import_skill", json!({"path": src, "scope": "user"}))["revision"], 1);
+    // The same files again: identical, and importing writes nothing.
     let p = fx.ok("import_preview", json!({"path": src, "scope": "user"}));
-    assert_eq!((p["isNew"].as_bool(), p["nextRevision"].as_u64()), (Some(false), Some(2)));
-    assert_eq!(fx.ok("import_skill", json!({"path": src, "scope": "user"}))["revision"], 2);
+    assert_eq!(
+        (p["isNew"].as_bool(), p["identical"].as_bool(), p["currentRevision"].as_u64()),
+        (Some(false), Some(true), Some(1))
+    );
+    let out = fx.ok("import_skill", json!({"path": src, "scope": "user"}));
+    assert_eq!((out["revision"].as_u64(), out["unchanged"].as_bool()), (Some(1), Some(true)));
+    fs::write(Path::new(&src).join("references/guide.md"), "guide, revised").unwrap();
+    let p = fx.ok("import_preview", json!({"path": src, "scope": "user"}));
+    assert_eq!((p["identical"].as_bool(), p["nextRevision"].as_u64()), (Some(false), Some(2)));
+    let out = fx.ok("import_skill", json!({"path": src, "scope": "user"}));
+    assert_eq!((out["revision"].as_u64(), out["unchanged"].as_bool()), (Some(2), Some(false)));
     // A pasted file:// address works; the bundled scope is never an import target.
     let url = format!("file://{}", src.replace(" ", "%20"));
     assert_eq!(fx.ok("import_preview", json!({"path": url, "scope": "user"}))["nextRevision"], 3);
@@ -121,7 +131,11 @@ fn detail_and_files_never_show_the_sidecar() {
     assert_eq!(f["html"], "<h1>Title</h1>\n<p>Body text.</p>\n");
     assert_eq!(
         f["frontmatter"],
-        json!([{"key": "name", "value": "pdf"}, {"key": "description", "value": "Extract text"}, {"key": "license", "value": "MIT"}])
+        json!([
+            {"key": "name", "value": "pdf", "depth": 0},
+            {"key": "description", "value": "Extract text", "depth": 0},
+            {"key": "license", "value": "MIT", "depth": 0}
+        ])
     );
     let e = fx.invoke("read_skill_file", json!({"scope": "user", "name": "pdf", "path": ".version"})).unwrap_err();
     assert_eq!(e["code"], "file_not_found");
@@ -151,7 +165,10 @@ fn errors_cross_as_code_and_message() {
     assert_eq!(e["code"], "source_hostile");
     assert!(e["message"].as_str().unwrap().contains("symbolic links are refused"));
     let e = fx.invoke("import_skill", json!({"path": "/no/such/place", "scope": "user"})).unwrap_err();
-    assert_eq!(e, json!({"code": "source_not_found", "message": "/no/such/place does not exist"}));
+    assert_eq!(
+        e,
+        json!({"code": "source_not_found", "message": "/no/such/place does not exist", "args": {"path": "/no/such/place"}})
+    );
 }
 
 #[test]
@@ -159,6 +176,7 @@ fn delete_history_and_restore() {
     let fx = Fx::new();
     let src = fx.skill("pdf", "name: pdf\ndescription: one\n");
     fx.ok("import_skill", json!({"path": src, "scope": "user"}));
+    fs::write(Path::new(&src).join("references/guide.md"), "guide, revised").unwrap();
     fx.ok("import_skill", json!({"path": src, "scope": "user"}));
     assert_eq!(fx.ok("delete_skill", json!({"scope": "user", "name": "pdf"})), 2);
     assert!(!names(&fx.ok("list_skills", json!({}))).contains(&"user/pdf".to_owned()));
@@ -167,6 +185,17 @@ fn delete_history_and_restore() {
     let revs: Vec<u64> = h.as_array().unwrap().iter().map(|r| r["revision"].as_u64().unwrap()).collect();
     assert_eq!(revs, vec![2, 1]);
     assert!(h[0]["at"].as_str().unwrap().starts_with("20"));
+    // A kept revision can be read as it was, file by file.
+    let files = fx.ok("revision_files", json!({"scope": "user", "name": "pdf", "revision": 1}));
+    let paths: Vec<&str> = files.as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
+    assert!(paths.contains(&"SKILL.md"), "{files}");
+    let f = fx.ok("read_revision_file", json!({"scope": "user", "name": "pdf", "revision": 1, "path": "SKILL.md"}));
+    assert_eq!(f["kind"], "markdown");
+    assert_eq!(f["frontmatter"][1], json!({"key": "description", "value": "one", "depth": 0}));
+    let e = fx.invoke("read_revision_file", json!({"scope": "user", "name": "pdf", "revision": 1, "path": "nope.md"}));
+    assert_eq!(e.unwrap_err()["code"], "file_not_found");
+    let e = fx.invoke("revision_files", json!({"scope": "user", "name": "pdf", "revision": 9}));
+    assert_eq!(e.unwrap_err()["code"], "revision_not_found");
     assert_eq!(fx.ok("restore_skill", json!({"scope": "user", "name": "pdf", "revision": 2}))["revision"], 3);
     assert!(names(&fx.ok("list_skills", json!({}))).contains(&"user/pdf".to_owned()));
     assert_eq!(fx.ok("deleted_skills", json!({})), json!([]));
@@ -281,4 +310,45 @@ fn open_and_reveal_refuse_what_is_not_a_stored_skill_file() {
     std::os::unix::fs::symlink("/etc/passwd", &md).unwrap();
     let e = fx.invoke("open_skill_in_editor", json!({"scope": "user", "name": "linked"})).unwrap_err();
     assert_eq!(e["code"], "file_not_found");
+}
+
+#[test]
+fn a_collection_previews_each_skill_and_imports_the_chosen_ones() {
+    let fx = Fx::new();
+    let root = fx.tmp.path().join("collection");
+    for (dir, name) in [("skills/one", "one"), ("skills/two", "two"), ("more/three", "three")] {
+        fs::create_dir_all(root.join(dir)).unwrap();
+        fs::write(
+            root.join(dir).join("SKILL.md"),
+            format!("---\nname: {name}\ndescription: Skill {name}\n---\n# {name}\n"),
+        )
+        .unwrap();
+    }
+    let path = root.display().to_string();
+    assert_eq!(fx.ok("import_layout", json!({"path": path})), "collection");
+    assert_eq!(fx.ok("import_layout", json!({"path": root.join("skills/one")})), "skill");
+    let p = fx.ok("import_collection_preview", json!({"path": path, "scope": "user"}));
+    let states: Vec<(&str, &str)> = p["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["location"].as_str().unwrap(), i["state"].as_str().unwrap()))
+        .collect();
+    assert_eq!(states, vec![("more/three", "new"), ("skills/one", "new"), ("skills/two", "new")]);
+    let r =
+        fx.ok("import_collection", json!({"path": path, "scope": "user", "locations": ["skills/one", "more/three"]}));
+    assert_eq!((r["imported"].as_u64(), r["unchanged"].as_u64(), r["refused"].as_u64()), (Some(2), Some(0), Some(0)));
+    let listed = names(&fx.ok("list_skills", json!({})));
+    assert!(listed.contains(&"user/one".to_owned()) && listed.contains(&"user/three".to_owned()), "{listed:?}");
+    assert!(!listed.contains(&"user/two".to_owned()), "{listed:?}");
+    // Again: the imported ones are identical now, the other still new.
+    let p = fx.ok("import_collection_preview", json!({"path": path, "scope": "user"}));
+    let states: Vec<&str> = p["items"].as_array().unwrap().iter().map(|i| i["state"].as_str().unwrap()).collect();
+    assert_eq!(states, vec!["identical", "identical", "new"]);
+    let e = fx.invoke("import_collection", json!({"path": path, "scope": "user", "locations": []})).unwrap_err();
+    assert_eq!(e["code"], "nothing_chosen");
+    let e = fx
+        .invoke("import_collection", json!({"path": path, "scope": "system", "locations": ["skills/two"]}))
+        .unwrap_err();
+    assert_eq!(e["code"], "scope_refused");
 }

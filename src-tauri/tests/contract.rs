@@ -57,9 +57,19 @@ fn grants_json() -> Value {
 #[test]
 fn the_sidebar_and_the_skill_view() {
     check(row(), row_json());
-    let diag =
-        DiagView { code: "name_missing", severity: Severity::Error, message: "m".into(), line: Some(2), fix: "f" };
-    check(&diag, json!({"code": "name_missing", "severity": "error", "message": "m", "line": 2, "fix": "f"}));
+    let args = [("field", "name"), ("line", "2")].map(|(k, v)| (k.to_owned(), v.to_owned())).into();
+    let diag = DiagView {
+        code: "name_missing",
+        severity: Severity::Error,
+        message: "m".into(),
+        line: Some(2),
+        fix: "f",
+        args,
+    };
+    let diag_json = json!({"code": "name_missing", "severity": "error", "message": "m", "line": 2, "fix": "f", "args": {"field": "name", "line": "2"}});
+    check(&diag, diag_json.clone());
+    let no_args = DiagView { args: Default::default(), line: None, ..diag.clone() };
+    check(&no_args, json!({"code": "name_missing", "severity": "error", "message": "m", "line": null, "fix": "f"}));
     let detail = SkillDetail {
         row: row(),
         diagnostics: vec![diag],
@@ -69,7 +79,7 @@ fn the_sidebar_and_the_skill_view() {
     };
     let mut expected = row_json();
     let extra = json!({
-        "diagnostics": [{"code": "name_missing", "severity": "error", "message": "m", "line": 2, "fix": "f"}],
+        "diagnostics": [diag_json],
         "files": [{"path": "SKILL.md", "size": 10}],
         "digest": "sha256:0123456789ab",
         "grants": grants_json(),
@@ -82,14 +92,18 @@ fn the_sidebar_and_the_skill_view() {
 fn every_kind_of_file_view() {
     let md = FileView::Markdown {
         html: "<p>x</p>".into(),
-        frontmatter: vec![FieldRow { key: "name".into(), value: "pdf".into() }],
+        frontmatter: vec![FieldRow { key: "name".into(), value: "pdf".into(), depth: 0 }],
         size: 3,
     };
     check(
         md,
-        json!({"kind": "markdown", "html": "<p>x</p>", "frontmatter": [{"key": "name", "value": "pdf"}], "size": 3}),
+        json!({"kind": "markdown", "html": "<p>x</p>", "frontmatter": [{"key": "name", "value": "pdf", "depth": 0}], "size": 3}),
     );
     check(FileView::Text { text: "t".into(), size: 1 }, json!({"kind": "text", "text": "t", "size": 1}));
+    check(
+        FileView::Image { mime: "image/png".into(), data_url: "data:image/png;base64,AA==".into(), size: 1 },
+        json!({"kind": "image", "mime": "image/png", "dataUrl": "data:image/png;base64,AA==", "size": 1}),
+    );
     check(
         FileView::Binary { kind_name: "PNG image".into(), size: 304 },
         json!({"kind": "binary", "kindName": "PNG image", "size": 304}),
@@ -118,24 +132,27 @@ fn listing_import_and_history() {
         diagnostics: vec![],
         next_revision: 3,
         is_new: false,
+        identical: false,
+        current_revision: Some(2),
         skipped: vec![".git".into()],
         grants: grants(),
     };
     check(
         preview,
         json!({"name": "pdf", "scope": "user", "fileCount": 2, "totalBytes": 20, "valid": true, "diagnostics": [],
-               "nextRevision": 3, "isNew": false, "skipped": [".git"], "grants": grants_json()}),
+               "nextRevision": 3, "isNew": false, "identical": false, "currentRevision": 2, "skipped": [".git"], "grants": grants_json()}),
     );
     let imported = ImportedView {
         name: "pdf".into(),
         scope: Scope::User,
         revision: 3,
         digest: "sha256:x".into(),
+        unchanged: false,
         grants: grants(),
     };
     check(
         imported,
-        json!({"name": "pdf", "scope": "user", "revision": 3, "digest": "sha256:x", "grants": grants_json()}),
+        json!({"name": "pdf", "scope": "user", "revision": 3, "digest": "sha256:x", "unchanged": false, "grants": grants_json()}),
     );
     let history = HistoryRow {
         revision: 2,
@@ -170,4 +187,30 @@ fn the_agent_panel() {
     let provider =
         ProviderView { name: "offline".into(), label: "offline".into(), kind: "offline".into(), problem: None };
     check(provider, json!({"name": "offline", "label": "offline", "kind": "offline", "problem": null}));
+}
+
+#[test]
+fn a_collection_preview() {
+    use skilldeck_app::commands::collection::{CollectionItemView, CollectionView};
+    use skilldeck_core::import::ErrorInfo;
+    let item = CollectionItemView {
+        location: "skills/pdf".into(),
+        name: Some("pdf".into()),
+        state: "update",
+        revision: Some(3),
+        current: Some(2),
+        valid: true,
+        diagnostics: vec![],
+        file_count: 2,
+        total_bytes: 20,
+        asks_for_tools: false,
+        error: Some(ErrorInfo { code: "source_hostile".into(), message: "m".into() }),
+    };
+    check(
+        CollectionView { items: vec![item], imported: 1, unchanged: 2, refused: 3 },
+        json!({"items": [{"location": "skills/pdf", "name": "pdf", "state": "update", "revision": 3, "current": 2,
+                          "valid": true, "diagnostics": [], "fileCount": 2, "totalBytes": 20, "asksForTools": false,
+                          "error": {"code": "source_hostile", "message": "m"}}],
+               "imported": 1, "unchanged": 2, "refused": 3}),
+    );
 }

@@ -1,5 +1,6 @@
 //! `skilldeck`: the command-line tool over the Skilldeck core.
-//! Parses arguments and maps outcomes to exit codes: 0 ok, 1 validation failure, 2 usage or I/O.
+//! Parses arguments and maps outcomes to exit codes: 0 ok, 1 validation failure, 2 usage or I/O
+//! (or an import that refused a path or a skill).
 
 mod commands;
 mod context;
@@ -44,10 +45,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Import a skill folder, or a .zip/.skill archive, as a new revision.
+    /// Import skills: each a folder, SKILL.md or .zip/.skill archive, or a folder or archive
+    /// holding many (every folder below it with a SKILL.md). Same files again: unchanged.
     Import {
-        /// The folder, SKILL.md or archive.
-        path: PathBuf,
+        /// Skill folders, SKILL.md files, archives, or collections of skills.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
         /// The scope to import into.
         #[arg(long, default_value = "user")]
         scope: Scope,
@@ -207,6 +210,8 @@ pub enum Outcome {
     Ok,
     /// Exit 1: a skill failed validation.
     Invalid,
+    /// Exit 2: an import refused a path or a skill (after importing everything else).
+    Refused,
 }
 
 fn run(cli: Cli) -> anyhow::Result<Outcome> {
@@ -214,8 +219,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::List { scope, json } => list::run(scope, json),
         Command::Validate { paths, strict, json } => validate::run(&paths, strict, json),
-        Command::Import { path, scope, dry_run, trust, json } => {
-            transfer::import(&path, scope, transfer::ImportFlags { dry_run, trust, json })
+        Command::Import { paths, scope, dry_run, trust, json } => {
+            import::import(&paths, scope, import::ImportFlags { dry_run, trust, json })
         }
         Command::Export { name, dest, scope } => transfer::export(&name, &dest, scope),
         Command::Delete { name, scope } => revisions::delete(&name, scope),
@@ -246,6 +251,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
         Ok(Outcome::Invalid) => ExitCode::from(1),
+        Ok(Outcome::Refused) => ExitCode::from(2),
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", output::error_text(&e));

@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 use skilldeck_core::{Diagnostic, Severity};
+use std::collections::BTreeMap;
 use std::io::Write as _;
 
 /// `println!` that returns a closed pipe as an error instead of panicking; `main` then exits
@@ -35,13 +36,23 @@ pub struct DiagJson<'a> {
     pub message: &'a str,
     /// The line in SKILL.md, or null.
     pub line: Option<u32>,
+    /// The message's facts for a translated template (`{"field": "name", "line": "2"}`);
+    /// left out when empty.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub args: BTreeMap<String, String>,
 }
 
 /// Diagnostics in their JSON form.
 pub fn diags_json(diags: &[Diagnostic]) -> Vec<DiagJson<'_>> {
     diags
         .iter()
-        .map(|d| DiagJson { code: d.code.as_str(), severity: d.severity, message: &d.message, line: d.line })
+        .map(|d| DiagJson {
+            code: d.code.as_str(),
+            severity: d.severity,
+            message: &d.message,
+            line: d.line,
+            args: d.args_map(),
+        })
         .collect()
 }
 

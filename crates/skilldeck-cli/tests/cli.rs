@@ -104,8 +104,18 @@ fn import_show_cat_export_and_the_listing() {
     assert_eq!(out["name"], "pdf");
     assert_eq!(out["scope"], "user");
     assert_eq!(out["revision"], 1);
+    assert_eq!((out["unchanged"].as_bool(), out["valid"].as_bool()), (Some(false), Some(true)));
+    assert_eq!(out["diagnostics"][0]["code"], "field_unknown");
     let digest = out["digest"].as_str().unwrap().to_owned();
+    // The same files again: no new revision.
+    let again = env.json(&["import", p(&src), "--json"]);
+    assert_eq!((again["revision"].as_u64(), again["unchanged"].as_bool()), (Some(1), Some(true)));
+    assert!(env.expect(&["import", p(&src)], 0).contains("pdf in user: unchanged, still v:1"));
+    // Changed, then changed back: two revisions, the second with the first's digest.
+    fs::write(src.join("notes.txt"), "draft").unwrap();
     assert_eq!(env.json(&["import", p(&src), "--json"])["revision"], 2);
+    fs::remove_file(src.join("notes.txt")).unwrap();
+    assert_eq!(env.json(&["import", p(&src), "--json"])["revision"], 3);
 
     let show = env.json(&["show", "pdf", "--json"]);
     let files: Vec<&str> = show["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap()).collect();
@@ -121,7 +131,7 @@ fn import_show_cat_export_and_the_listing() {
 
     let prompt = env.expect(&["prompt"], 0);
     assert!(prompt.starts_with("### Skills: `view_skill`\n\nAvailable Skills:\n"), "{prompt}");
-    assert!(prompt.contains("- **pdf** (v:2): Extract text and tables from PDF files\n"), "{prompt}");
+    assert!(prompt.contains("- **pdf** (v:3): Extract text and tables from PDF files\n"), "{prompt}");
     let pj = env.json(&["prompt", "--json", "--budget", "60"]);
     assert!(pj["estimated_tokens"].as_u64().unwrap() <= 60, "{pj}");
     assert!(!pj["shortened"].as_array().unwrap().is_empty());
@@ -131,8 +141,9 @@ fn import_show_cat_export_and_the_listing() {
     assert!(dest.join("SKILL.md").exists() && !dest.join(".version").exists());
     let zip = env.tmp.path().join("pdf.zip");
     env.expect(&["export", "pdf", p(&zip)], 0);
-    // The exported archive imports back as the next revision.
-    assert_eq!(env.json(&["import", p(&zip), "--json"])["revision"], 3);
+    // The exported archive holds the same files: importing it back changes nothing.
+    let back = env.json(&["import", p(&zip), "--json"]);
+    assert_eq!((back["revision"].as_u64(), back["unchanged"].as_bool()), (Some(3), Some(true)));
     assert_eq!(env.expect(&["export", "pdf", p(&dest)], 2), "", "refuses a non-empty folder");
 
     // Never into the live store, never through a symbolic link (dangling or not).
@@ -271,14 +282,19 @@ fn hostile_imports_are_refused_with_a_clear_error() {
 #[test]
 fn two_processes_importing_one_skill_get_revisions_1_to_40() {
     let env = Env::new();
-    let src = env.skill("race", "name: race\ndescription: d\n", "b");
     env.expect(&["list"], 0);
     let revs: Vec<u64> = std::thread::scope(|sc| {
         let workers: Vec<_> = (0..2)
-            .map(|_| {
-                sc.spawn(|| {
+            .map(|w| {
+                let env = &env;
+                sc.spawn(move || {
+                    // Each import brings other files: the same ones again would be unchanged.
                     (0..20)
-                        .map(|_| env.json(&["import", p(&src), "--json"])["revision"].as_u64().unwrap())
+                        .map(|k| {
+                            let body = format!("{w}-{k}");
+                            let src = env.skill(&format!("w{w}-{k}/race"), "name: race\ndescription: d\n", &body);
+                            env.json(&["import", p(&src), "--json"])["revision"].as_u64().unwrap()
+                        })
                         .collect::<Vec<_>>()
                 })
             })
@@ -399,6 +415,7 @@ fn a_kill_at_a_random_moment_leaves_one_whole_revision() {
     let env = Env::new();
     let a = big_skill(&env, "A");
     env.expect(&["import", p(&a)], 0);
+    let a = big_skill(&env, "A2");
     let started = std::time::Instant::now();
     env.expect(&["import", p(&a)], 0);
     // Kill points spread over the whole length of an import, and a little past it.
@@ -536,4 +553,116 @@ fn a_skill_switched_off_is_kept_but_never_listed_or_viewable() {
     assert_eq!(err.status.code(), Some(2));
     assert!(text(&err.stderr).contains("config.toml"), "{}", text(&err.stderr));
     assert_eq!(fs::read_to_string(env.home().join("config.toml")).unwrap(), "listing = 3\n");
+}
+
+/// A collection of five skills in nested folders: one invalid, one with a link (refused).
+fn small_collection(env: &Env) -> PathBuf {
+    for (dir, front) in [
+        ("coll/skills/alpha", "name: alpha\ndescription: The first\n"),
+        ("coll/skills/beta", "name: beta\ndescription: The second\n"),
+        ("coll/writing/gamma", "name: gamma\ndescription: The third\n"),
+        ("coll/writing/broken", "name: broken\n"),
+        ("coll/skills/linked", "name: linked\ndescription: d\n"),
+    ] {
+        env.skill(dir, front, "b");
+    }
+    let root = env.tmp.path().join("src/coll");
+    std::os::unix::fs::symlink("/etc/passwd", root.join("skills/linked/passwd")).unwrap();
+    root
+}
+
+#[test]
+fn a_collection_imports_skill_by_skill_with_a_summary_and_again_unchanged() {
+    let env = Env::new();
+    let coll = small_collection(&env);
+    let dry = env.expect(&["import", p(&coll), "--dry-run"], 2);
+    assert!(dry.contains("new        alpha would become v:1 (from skills/alpha)"), "{dry}");
+    assert!(dry.contains("refused    skills/linked: refused \"passwd\""), "{dry}");
+    assert!(dry.ends_with("Would import into user: 4 new, 1 refused; nothing was written.\n"), "{dry}");
+    let preview: Value = serde_json::from_str(&env.expect(&["import", p(&coll), "--dry-run", "--json"], 2)).unwrap();
+    assert_eq!(preview["items"][0]["location"], "skills/alpha");
+    assert_eq!(preview["items"][0]["state"], "new");
+    assert_eq!(preview["items"][0]["skill"]["name"], "alpha");
+    assert!(!env.home().join("skills/user/alpha").exists(), "a dry run writes nothing");
+
+    let out = env.run(&["import", p(&coll)]);
+    let said = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "something was refused: {said}");
+    assert!(said.contains("imported   alpha as v:1 (sha256:"), "{said}");
+    assert!(said.contains("imported   broken as v:1") && said.contains("INVALID (description_missing)"), "{said}");
+    assert!(said.contains("[source_hostile]"), "{said}");
+    assert!(
+        said.ends_with("Into user: imported 3, unchanged 0, invalid but stored 1, refused 1 (1 source_hostile)\n"),
+        "{said}"
+    );
+    let list = env.json(&["list", "--json", "--scope", "user"]);
+    let names: Vec<&str> = list.as_array().unwrap().iter().map(|e| e["name"].as_str().unwrap()).collect();
+    assert_eq!(names, vec!["alpha", "beta", "broken", "gamma"]);
+
+    // Again, with the link gone: everything unchanged, exit 0, nothing new in history.
+    fs::remove_file(coll.join("skills/linked/passwd")).unwrap();
+    let out = env.run(&["import", p(&coll), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let alpha = &j["skills"][0];
+    assert_eq!(
+        (alpha["name"].as_str(), alpha["state"].as_str(), alpha["revision"].as_u64(), alpha["unchanged"].as_bool()),
+        (Some("alpha"), Some("unchanged"), Some(1), Some(true))
+    );
+    assert_eq!(alpha["scope"], "user");
+    assert!(alpha["digest"].as_str().unwrap().starts_with("sha256:"));
+    assert_eq!(alpha["valid"], true);
+    assert_eq!(
+        j["summary"],
+        json!({"imported": 1, "unchanged": 4, "invalid_stored": 0, "refused": 0, "paths_refused": 0})
+    );
+    assert_eq!(env.json(&["history", "alpha", "--json"]).as_array().unwrap().len(), 1);
+    let broken = j["skills"].as_array().unwrap().iter().find(|s| s["name"] == "broken").unwrap().clone();
+    assert_eq!(
+        (broken["valid"].as_bool(), broken["diagnostics"][0]["code"].as_str()),
+        (Some(false), Some("description_missing"))
+    );
+}
+
+#[test]
+fn many_paths_import_each_and_a_missing_one_is_said_without_stopping_the_rest() {
+    let env = Env::new();
+    let one = env.skill("one", "name: one\ndescription: d\n", "b");
+    let two = env.skill("two", "name: two\ndescription: d\n", "b");
+    let out = env.run(&["import", p(&one), "/no/such/skill", p(&two), "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let got: Vec<(&str, &str)> = j["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap(), s["state"].as_str().unwrap()))
+        .collect();
+    assert_eq!(got, vec![("one", "imported"), ("two", "imported")]);
+    assert_eq!(j["errors"][0]["source"], "/no/such/skill");
+    assert_eq!(j["errors"][0]["error"]["code"], "source_not_found");
+    let said = env.expect(&["import", p(&one), p(&two)], 0);
+    assert!(said.contains("unchanged  one, still v:1 (from "), "{said}");
+    assert!(said.ends_with("Into user: imported 0, unchanged 2, invalid but stored 0, refused 0\n"), "{said}");
+}
+
+#[test]
+fn validate_reports_every_path_even_past_a_missing_one() {
+    let env = Env::new();
+    let good = env.skill("good", "name: good\ndescription: fine\n", "b");
+    let bad = env.skill("bad", "name: bad\n", "b");
+    let out = env.run(&["validate", "/no/such/dir", p(&good), p(&bad)]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = text(&out.stdout);
+    assert!(said.starts_with("/no/such/dir: cannot be validated: /no/such/dir does not exist"), "{said}");
+    assert!(said.contains(&format!("{}: ok", p(&good))) && said.contains(&format!("{}: INVALID", p(&bad))), "{said}");
+    let out = env.run(&["validate", "--json", p(&good), "/no/such/dir"]);
+    assert_eq!(out.status.code(), Some(2));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j[0]["valid"], true);
+    assert_eq!(j[0].get("error"), None);
+    assert_eq!((j[1]["path"].as_str(), j[1]["valid"].as_bool()), (Some("/no/such/dir"), Some(false)));
+    assert_eq!(j[1]["error"]["code"], "source_not_found");
+    let j: Value = serde_json::from_str(&env.expect(&["validate", "--json", p(&good)], 0)).unwrap();
+    assert!(j.is_array(), "always an array");
 }

@@ -1,7 +1,10 @@
 //! Diagnostics: the typed problems that parsing and validating a skill can report.
 //! Holds the stable codes and their plain-language fixes; not the rules that raise them.
 
+pub use crate::diag_args::DiagArgs;
+use serde::ser::SerializeStruct as _;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 
 /// How bad a problem is. An `Error` makes a skill invalid; a `Warning` does not.
@@ -34,6 +37,9 @@ pub enum DiagCode {
     FrontmatterMissing,
     /// The opening `---` has no closing `---`.
     FrontmatterUnclosed,
+    /// The frontmatter's fences are not as the spec writes them (indented, or text after the
+    /// closing `---`); read as meant, with a warning saying what was assumed.
+    FrontmatterRecovered,
     /// The frontmatter is larger than the parser accepts.
     FrontmatterTooLarge,
     /// The frontmatter nests lists and mappings deeper than the parser accepts.
@@ -64,12 +70,16 @@ pub enum DiagCode {
     VersionTooLong,
     /// `compatibility` is longer than 500 characters.
     CompatibilityTooLong,
+    /// `compatibility` is given but empty; the spec wants 1–500 characters (strict mode).
+    CompatibilityEmpty,
     /// `compatibility` is a version range this build of Skilldeck does not satisfy.
     CompatibilityUnmet,
     /// An entry of `allowed-tools` is not a tool pattern.
     AllowedToolsInvalid,
     /// `allowed-tools` asks to run any code without asking (`Bash`, `Bash(*)`, an interpreter).
     AllowedToolsBroad,
+    /// `allowed-tools` is a YAML list; the spec wants one space-separated string (strict mode).
+    AllowedToolsNotPortable,
     /// `min_tier` is neither `lite` nor `ultra`.
     MinTierInvalid,
     /// A field has the wrong YAML type (a list where text belongs, …).
@@ -78,6 +88,9 @@ pub enum DiagCode {
     FieldUnknown,
     /// `metadata.aibuddy.dependencies` is not lists of package names.
     DependenciesInvalid,
+    /// A `metadata` value is not text (a nested mapping, a list, a number, true/false); the spec
+    /// wants a map from text to text (strict mode).
+    MetadataNotPortable,
     /// The Markdown body after the frontmatter is empty.
     BodyEmpty,
 }
@@ -94,6 +107,7 @@ impl DiagCode {
             Self::SkillUnreadable => "skill_unreadable",
             Self::FrontmatterMissing => "frontmatter_missing",
             Self::FrontmatterUnclosed => "frontmatter_unclosed",
+            Self::FrontmatterRecovered => "frontmatter_recovered",
             Self::FrontmatterTooLarge => "frontmatter_too_large",
             Self::YamlTooDeep => "yaml_too_deep",
             Self::YamlTooManyAliases => "yaml_too_many_aliases",
@@ -109,13 +123,16 @@ impl DiagCode {
             Self::DescriptionNotEnglish => "description_not_english",
             Self::VersionTooLong => "version_too_long",
             Self::CompatibilityTooLong => "compatibility_too_long",
+            Self::CompatibilityEmpty => "compatibility_empty",
             Self::CompatibilityUnmet => "compatibility_unmet",
             Self::AllowedToolsInvalid => "allowed_tools_invalid",
             Self::AllowedToolsBroad => "allowed_tools_broad",
+            Self::AllowedToolsNotPortable => "allowed_tools_not_portable",
             Self::MinTierInvalid => "min_tier_invalid",
             Self::FieldTypeInvalid => "field_type_invalid",
             Self::FieldUnknown => "field_unknown",
             Self::DependenciesInvalid => "dependencies_invalid",
+            Self::MetadataNotPortable => "metadata_not_portable",
             Self::BodyEmpty => "body_empty",
         }
     }
@@ -135,6 +152,9 @@ impl DiagCode {
                 "Start SKILL.md with a line `---`, the fields `name:` and `description:`, then another `---`."
             }
             Self::FrontmatterUnclosed => "Add a line `---` after the last frontmatter field.",
+            Self::FrontmatterRecovered => {
+                "Write the frontmatter fences as lines of exactly `---` at the left margin, with the fields unindented."
+            }
             Self::FrontmatterTooLarge => {
                 "Keep the frontmatter to a few fields; move long text into the body or references/."
             }
@@ -158,6 +178,7 @@ impl DiagCode {
             }
             Self::VersionTooLong => "Shorten `version` to 32 characters or fewer (e.g. `1.2.0`).",
             Self::CompatibilityTooLong => "Shorten `compatibility` to 500 characters or fewer.",
+            Self::CompatibilityEmpty => "Say what the skill needs in `compatibility`, or remove the field.",
             Self::CompatibilityUnmet => "Update Skilldeck, or widen the skill's `compatibility` range.",
             Self::AllowedToolsInvalid => {
                 "List tools separated by spaces, each `Tool` or `Tool(pattern)`, e.g. `Bash(git:*) Read`."
@@ -165,11 +186,17 @@ impl DiagCode {
             Self::AllowedToolsBroad => {
                 "Ask for the exact commands the skill needs, e.g. `Bash(git diff:*)`, so people can approve it safely."
             }
+            Self::AllowedToolsNotPortable => {
+                "Write `allowed-tools` as one line of space-separated tools, e.g. `allowed-tools: Bash(git:*) Read`."
+            }
             Self::MinTierInvalid => "Set `min_tier` to `lite` or `ultra`, or remove it.",
             Self::FieldTypeInvalid => "Give the field the type the format expects (text, list or mapping).",
             Self::FieldUnknown => "Move the field under `metadata:`, or remove it.",
             Self::DependenciesInvalid => {
                 "Write `metadata.aibuddy.dependencies.python` and `.node` as lists of package names."
+            }
+            Self::MetadataNotPortable => {
+                "Give every `metadata` key a text value (quote numbers and true/false); other agents read nothing else."
             }
             Self::BodyEmpty => "Write the skill's instructions below the frontmatter.",
         }
@@ -182,8 +209,8 @@ impl fmt::Display for DiagCode {
     }
 }
 
-/// One problem found in a skill: `{code, severity, message, line?}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One problem found in a skill: `{code, severity, message, line?, args?}`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct Diagnostic {
     /// The stable code.
     pub code: DiagCode,
@@ -193,28 +220,66 @@ pub struct Diagnostic {
     pub message: String,
     /// The 1-based line in `SKILL.md`, when one is known.
     pub line: Option<u32>,
+    /// The message's facts as data (`{"field": "metadata"}`), so a UI can put them into a
+    /// translated template for `code`. Values are names, numbers and stable tokens as written in
+    /// the file, never English words. In JSON they hold `line` too ([`Self::args_map`]), and
+    /// are left out when there are none.
+    #[serde(default)]
+    pub args: DiagArgs,
 }
 
 impl Diagnostic {
     /// An error with no line.
     pub fn error(code: DiagCode, message: impl Into<String>) -> Self {
-        Self { code, severity: Severity::Error, message: message.into(), line: None }
+        Self { code, severity: Severity::Error, message: message.into(), line: None, args: DiagArgs::new() }
     }
 
     /// A warning with no line.
     pub fn warning(code: DiagCode, message: impl Into<String>) -> Self {
-        Self { code, severity: Severity::Warning, message: message.into(), line: None }
+        Self { code, severity: Severity::Warning, message: message.into(), line: None, args: DiagArgs::new() }
     }
 
-    /// The same diagnostic placed at a line.
+    /// The same diagnostic placed at a line (which is also its `line` argument in JSON).
     pub fn at(mut self, line: Option<u32>) -> Self {
         self.line = line;
         self
     }
 
+    /// The same diagnostic with one more argument for a translated template.
+    pub fn arg(mut self, name: &'static str, value: impl fmt::Display) -> Self {
+        self.args.set(name, value.to_string());
+        self
+    }
+
+    /// The arguments as a translated template gets them: `args` and, when known, `line`.
+    pub fn args_map(&self) -> BTreeMap<String, String> {
+        let mut map: BTreeMap<String, String> = self.args.iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect();
+        if let Some(line) = self.line {
+            map.insert("line".to_owned(), line.to_string());
+        }
+        map
+    }
+
     /// Whether this diagnostic makes the skill invalid.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
+    }
+}
+
+impl Serialize for Diagnostic {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let args = self.args_map();
+        let mut st = s.serialize_struct("Diagnostic", if args.is_empty() { 4 } else { 5 })?;
+        st.serialize_field("code", &self.code)?;
+        st.serialize_field("severity", &self.severity)?;
+        st.serialize_field("message", &self.message)?;
+        st.serialize_field("line", &self.line)?;
+        if args.is_empty() {
+            st.skip_field("args")?;
+        } else {
+            st.serialize_field("args", &args)?;
+        }
+        st.end()
     }
 }
 

@@ -58,6 +58,12 @@ impl SkilldeckHome {
         self.root.join("locks").join(scope.as_str()).join(format!("{name}.lock"))
     }
 
+    /// `locks/<scope>.lock`: the scope's lock, held shared by each writer of one skill and
+    /// exclusively by a batch of writes.
+    pub fn scope_lock_path(&self, scope: Scope) -> PathBuf {
+        self.root.join("locks").join(format!("{}.lock", scope.as_str()))
+    }
+
     /// `sessions/`: agent transcripts.
     pub fn sessions_dir(&self) -> PathBuf {
         self.root.join("sessions")

@@ -2,6 +2,7 @@
 //! It holds no UI or desktop types; the CLI and the desktop app are thin layers over it.
 
 pub mod bundled;
+pub mod diag_args;
 pub mod diagnostic;
 pub mod digest;
 pub mod files;
@@ -17,6 +18,7 @@ pub mod registry;
 pub mod relpath;
 pub mod safe_read;
 pub mod sandbox;
+pub mod spec;
 pub mod storage;
 pub mod tokens;
 pub mod trust;

@@ -183,12 +183,26 @@ impl Trust {
 
     /// Approves `meta`'s request for skill `name` in `scope` and saves the file.
     pub fn approve(&mut self, scope: Scope, name: &str, meta: &SkillMeta) -> Result<(), TrustError> {
-        let request = GrantRequest::of(meta);
+        self.approve_all(scope, [(name, meta)])
+    }
+
+    /// Approves several skills of `scope` at once, writing the file once (a bulk import).
+    pub fn approve_all<'a>(
+        &mut self,
+        scope: Scope,
+        skills: impl IntoIterator<Item = (&'a str, &'a SkillMeta)>,
+    ) -> Result<(), TrustError> {
         let approved =
             time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
-        let approval =
-            Approval { digest: request.digest(scope, name), allowed_tools: request.patterns().to_vec(), approved };
-        self.file.skills.insert(key(scope, name), approval);
+        for (name, meta) in skills {
+            let request = GrantRequest::of(meta);
+            let approval = Approval {
+                digest: request.digest(scope, name),
+                allowed_tools: request.patterns().to_vec(),
+                approved: approved.clone(),
+            };
+            self.file.skills.insert(key(scope, name), approval);
+        }
         self.save()
     }
 

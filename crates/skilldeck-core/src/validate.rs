@@ -2,10 +2,11 @@
 //! Holds the rules and the strict (agentskills.io) mode; not the YAML reading or storage.
 
 use crate::diagnostic::{DiagCode, Diagnostic};
-use crate::frontmatter::{self, ParsedYaml, kind_of};
+use crate::frontmatter::{self, ParsedYaml, kind_of, kind_token};
 use crate::meta::{Dependencies, SkillMeta, Tier};
 use crate::name::{NameError, SkillName};
 use crate::safe_read::{self, ReadError};
+use crate::spec;
 use serde_yaml_ng::Value;
 use std::path::Path;
 
@@ -16,19 +17,18 @@ pub const MAX_VERSION_LEN: usize = 32;
 /// The longest `compatibility`, in characters.
 pub const MAX_COMPATIBILITY_LEN: usize = 500;
 
-/// The fields the agentskills.io format defines.
-const SPEC_FIELDS: &[&str] = &["name", "description", "license", "compatibility", "allowed-tools", "metadata"];
-/// Skilldeck's own additions, accepted unless strict.
-const SKILLDECK_FIELDS: &[&str] = &["description_zh", "version", "min_tier"];
+/// Skilldeck's own additions to the agentskills.io fields (`spec::FIELDS`), accepted unless strict.
+pub const SKILLDECK_FIELDS: &[&str] = &["description_zh", "version", "min_tier"];
 
 /// How to validate.
 #[derive(Debug, Clone, Copy)]
 pub struct ValidateOptions<'a> {
-    /// Apply the agentskills.io rules exactly: unknown fields and YAML repairs are errors.
+    /// Apply the agentskills.io rules exactly (`spec::RULES`): unknown fields, values the spec
+    /// does not allow (nested `metadata`, a list of `allowed-tools`) and YAML repairs are errors.
     pub strict: bool,
     /// The skill's folder name, which `name` must equal; `None` skips that check.
     pub dir_name: Option<&'a str>,
-    /// The app version a semver `compatibility` is checked against.
+    /// The app version a `compatibility` range naming Skilldeck is checked against.
     pub app_version: &'a str,
 }
 
@@ -59,16 +59,21 @@ pub fn validate_bytes(bytes: Option<&[u8]>, opts: ValidateOptions<'_>) -> Valida
     match bytes {
         None => Validated {
             meta: SkillMeta::default(),
-            diagnostics: vec![Diagnostic::error(DiagCode::SkillMdMissing, "the skill folder has no SKILL.md")],
+            diagnostics: vec![
+                Diagnostic::error(DiagCode::SkillMdMissing, "the skill folder has no SKILL.md").arg("file", "SKILL.md"),
+            ],
         },
         Some(b) => match std::str::from_utf8(b) {
             Ok(text) => validate_text(text, opts),
             Err(e) => Validated {
                 meta: SkillMeta::default(),
-                diagnostics: vec![Diagnostic::error(
-                    DiagCode::SkillMdNotUtf8,
-                    format!("SKILL.md is not UTF-8 text (bad byte at offset {})", e.valid_up_to()),
-                )],
+                diagnostics: vec![
+                    Diagnostic::error(
+                        DiagCode::SkillMdNotUtf8,
+                        format!("SKILL.md is not UTF-8 text (bad byte at offset {})", e.valid_up_to()),
+                    )
+                    .arg("offset", e.valid_up_to()),
+                ],
             },
         },
     }
@@ -106,14 +111,29 @@ pub fn validate_text(text: &str, opts: ValidateOptions<'_>) -> Validated {
         Ok(s) => s,
         Err(d) => return Validated { meta: SkillMeta::default(), diagnostics: vec![d] },
     };
-    let parsed = match frontmatter::parse_yaml(&split, opts.strict) {
+    let assumed: Vec<Diagnostic> = split.assumed.iter().map(|a| a.diagnostic(opts.strict)).collect();
+    let mut parsed = match frontmatter::parse_yaml(&split, opts.strict) {
         Ok(p) => p,
-        Err(diagnostics) => return Validated { meta: SkillMeta::default(), diagnostics },
+        Err(mut diagnostics) => {
+            diagnostics.splice(0..0, assumed);
+            return Validated { meta: SkillMeta::default(), diagnostics };
+        }
     };
-    let mut v = Validated { meta: SkillMeta::default(), diagnostics: parsed.warnings.clone() };
+    let mut v = Validated { meta: SkillMeta::default(), diagnostics: assumed };
+    v.diagnostics.append(&mut parsed.warnings);
     let mut ctx =
-        Ctx { parsed: &parsed, diags: &mut v.diagnostics, raw: split.yaml, first_line: split.yaml_first_line };
+        Ctx { parsed: &parsed, diags: &mut v.diagnostics, raw: &parsed.text, first_line: split.yaml_first_line };
     v.meta = read_fields(&mut ctx, opts);
+    if opts.strict {
+        // Every rule of the specification, from its table; what the field readers already
+        // reported (same code, same line) is not said twice.
+        let subject = spec::Subject { parsed: &parsed, first_line: split.yaml_first_line, dir_name: opts.dir_name };
+        for d in spec::check(subject) {
+            if !v.diagnostics.iter().any(|seen| seen.code == d.code && seen.line == d.line) {
+                v.diagnostics.push(d);
+            }
+        }
+    }
     if split.body.trim().is_empty() {
         v.diagnostics
             .push(Diagnostic::warning(DiagCode::BodyEmpty, "SKILL.md has no instructions after the frontmatter"));
@@ -139,14 +159,26 @@ impl Ctx<'_, '_> {
         self.parsed.line_of(key)
     }
 
-    fn error(&mut self, code: DiagCode, key: &str, msg: String) {
+    /// An error at `key`'s line, with `key` as its `field` argument and `args` after it.
+    fn error_with(&mut self, code: DiagCode, key: &str, msg: String, args: &[(&'static str, String)]) {
         let line = self.line(key);
-        self.diags.push(Diagnostic::error(code, msg).at(line));
+        let d = args.iter().fold(Diagnostic::error(code, msg).at(line).arg("field", key), |d, (k, v)| d.arg(k, v));
+        self.diags.push(d);
+    }
+
+    /// A warning at `key`'s line, with `key` as its `field` argument and `args` after it.
+    fn warn_with(&mut self, code: DiagCode, key: &str, msg: String, args: &[(&'static str, String)]) {
+        let line = self.line(key);
+        let d = args.iter().fold(Diagnostic::warning(code, msg).at(line).arg("field", key), |d, (k, v)| d.arg(k, v));
+        self.diags.push(d);
+    }
+
+    fn error(&mut self, code: DiagCode, key: &str, msg: String) {
+        self.error_with(code, key, msg, &[]);
     }
 
     fn warn(&mut self, code: DiagCode, key: &str, msg: String) {
-        let line = self.line(key);
-        self.diags.push(Diagnostic::warning(code, msg).at(line));
+        self.warn_with(code, key, msg, &[]);
     }
 
     /// Reads a text field; a number is taken as written (`version: 1.10` stays `1.10`).
@@ -155,8 +187,13 @@ impl Ctx<'_, '_> {
             Value::String(s) => Some(s.clone()),
             Value::Number(n) if allow_number => Some(self.raw_value(key).unwrap_or_else(|| n.to_string())),
             other => {
-                let kind = kind_of(other);
-                self.error(DiagCode::FieldTypeInvalid, key, format!("`{key}` should be text, but it is a {kind}"));
+                let (kind, token) = (kind_of(other), kind_token(other));
+                self.error_with(
+                    DiagCode::FieldTypeInvalid,
+                    key,
+                    format!("`{key}` should be text, but it is a {kind}"),
+                    &[("kind", token.to_owned()), ("expected", "text".to_owned())],
+                );
                 None
             }
         }
@@ -177,10 +214,11 @@ fn read_fields(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> SkillMeta {
     if let Some(zh) = &meta.description_zh {
         let len = zh.chars().count();
         if len > MAX_DESCRIPTION_LEN {
-            ctx.warn(
+            ctx.warn_with(
                 DiagCode::DescriptionTooLong,
                 "description_zh",
                 format!("`description_zh` is {len} characters; keep it under {MAX_DESCRIPTION_LEN}"),
+                &[("length", len.to_string()), ("limit", MAX_DESCRIPTION_LEN.to_string())],
             );
         }
     }
@@ -188,10 +226,11 @@ fn read_fields(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> SkillMeta {
     if let Some(v) = &meta.version {
         let len = v.chars().count();
         if len > MAX_VERSION_LEN {
-            ctx.error(
+            ctx.error_with(
                 DiagCode::VersionTooLong,
                 "version",
                 format!("`version` is {len} characters; the limit is {MAX_VERSION_LEN}"),
+                &[("length", len.to_string()), ("limit", MAX_VERSION_LEN.to_string())],
             );
         }
     }
@@ -205,7 +244,12 @@ fn read_fields(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> SkillMeta {
                 Value::String(s) => format!("{s:?}"),
                 v => format!("a {}", kind_of(v)),
             };
-            ctx.error(DiagCode::MinTierInvalid, "min_tier", format!("`min_tier` is {shown}; use `lite` or `ultra`"));
+            ctx.error_with(
+                DiagCode::MinTierInvalid,
+                "min_tier",
+                format!("`min_tier` is {shown}; use `lite` or `ultra`"),
+                &[("value", shown.clone())],
+            );
             None
         }
     };
@@ -219,27 +263,58 @@ fn read_fields(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> SkillMeta {
 
 fn read_name(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> Option<String> {
     let Some(value) = ctx.get("name").cloned() else {
-        ctx.diags
-            .push(Diagnostic::error(DiagCode::NameMissing, "the frontmatter has no `name`").at(Some(ctx.first_line)));
+        let (msg, line) = match ctx.line("name") {
+            Some(l) => ("`name` is empty", l),
+            None => ("the frontmatter has no `name`", ctx.first_line),
+        };
+        ctx.diags.push(Diagnostic::error(DiagCode::NameMissing, msg).at(Some(line)).arg("field", "name"));
         return None;
     };
     let name = match value {
         Value::String(s) => s,
         other => {
             let kind = kind_of(&other);
-            ctx.error(DiagCode::NameInvalid, "name", format!("`name` should be text, but it is a {kind}; quote it"));
+            ctx.error_with(
+                DiagCode::NameInvalid,
+                "name",
+                format!("`name` should be text, but it is a {kind}; quote it"),
+                &[("kind", kind_token(&other).to_owned())],
+            );
             return None;
         }
     };
     match SkillName::parse(&name) {
         Ok(_) => {}
-        Err(e @ NameError::TooLong(_)) => ctx.error(DiagCode::NameTooLong, "name", format!("`name` {name:?}: {e}")),
-        Err(e) => ctx.error(DiagCode::NameInvalid, "name", format!("`name` {name:?}: {e}")),
+        Err(e @ NameError::TooLong(len)) => ctx.error_with(
+            DiagCode::NameTooLong,
+            "name",
+            format!("`name` {name:?}: {e}"),
+            &[("length", len.to_string()), ("limit", crate::name::MAX_NAME_LEN.to_string())],
+        ),
+        Err(e) => {
+            let reason = match e {
+                NameError::Empty => "empty",
+                NameError::TooLong(_) => "too_long",
+                NameError::BadChar(_) => "bad_char",
+                NameError::EdgeHyphen => "edge_hyphen",
+                NameError::DoubleHyphen => "double_hyphen",
+            };
+            let mut args = vec![("value", name.clone()), ("reason", reason.to_owned())];
+            if let NameError::BadChar(c) = e {
+                args.push(("char", c.to_string()));
+            }
+            ctx.error_with(DiagCode::NameInvalid, "name", format!("`name` {name:?}: {e}"), &args);
+        }
     }
     if let Some(dir) = opts.dir_name
         && dir != name
     {
-        ctx.error(DiagCode::NameDirMismatch, "name", format!("`name` is {name:?} but the folder is {dir:?}"));
+        ctx.error_with(
+            DiagCode::NameDirMismatch,
+            "name",
+            format!("`name` is {name:?} but the folder is {dir:?}"),
+            &[("value", name.clone()), ("folder", dir.to_owned())],
+        );
     }
     Some(name)
 }
@@ -252,7 +327,7 @@ fn read_description(ctx: &mut Ctx<'_, '_>) -> Option<String> {
         } else {
             "the frontmatter has no `description`"
         };
-        ctx.diags.push(Diagnostic::error(DiagCode::DescriptionMissing, msg).at(line));
+        ctx.diags.push(Diagnostic::error(DiagCode::DescriptionMissing, msg).at(line).arg("field", "description"));
         return None;
     }
     let d = ctx.text("description", false)?;
@@ -262,10 +337,11 @@ fn read_description(ctx: &mut Ctx<'_, '_>) -> Option<String> {
     }
     let len = d.chars().count();
     if len > MAX_DESCRIPTION_LEN {
-        ctx.error(
+        ctx.error_with(
             DiagCode::DescriptionTooLong,
             "description",
             format!("`description` is {len} characters; the limit is {MAX_DESCRIPTION_LEN}"),
+            &[("length", len.to_string()), ("limit", MAX_DESCRIPTION_LEN.to_string())],
         );
     }
     let cjk = d.chars().filter(|c| is_cjk(*c)).count();
@@ -288,25 +364,74 @@ fn read_compatibility(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> Optio
     let c = ctx.text("compatibility", true)?;
     let len = c.chars().count();
     if len > MAX_COMPATIBILITY_LEN {
-        ctx.error(
+        ctx.error_with(
             DiagCode::CompatibilityTooLong,
             "compatibility",
             format!("`compatibility` is {len} characters; the limit is {MAX_COMPATIBILITY_LEN}"),
+            &[("length", len.to_string()), ("limit", MAX_COMPATIBILITY_LEN.to_string())],
         );
         return Some(c);
     }
-    let looks_like_range = c.trim_start().starts_with(['>', '<', '=', '~', '^']);
-    if looks_like_range
-        && let (Ok(req), Ok(app)) = (semver::VersionReq::parse(c.trim()), semver::Version::parse(opts.app_version))
+    // Free text such as `>=1.0.0` usually means another host; only a range that names
+    // Skilldeck, or a bare range in a skill written for Skilldeck, is about this app.
+    let range =
+        compat::skilldeck_range(&c).or_else(|| targets_skilldeck(ctx).then(|| compat::bare_range(&c)).flatten());
+    if let Some(range) = range
+        && let (Ok(req), Ok(app)) = (semver::VersionReq::parse(&range), semver::Version::parse(opts.app_version))
         && !req.matches(&app)
     {
-        ctx.error(
+        ctx.warn_with(
             DiagCode::CompatibilityUnmet,
             "compatibility",
-            format!("the skill needs Skilldeck {c}, and this is {}", opts.app_version),
+            format!(
+                "`compatibility` asks for Skilldeck {range}, and this is {}; the skill is listed anyway, but may \
+                 use what this version lacks",
+                opts.app_version
+            ),
+            &[("range", range.clone()), ("app_version", opts.app_version.to_owned())],
         );
     }
     Some(c)
+}
+
+/// Whether the skill is written for Skilldeck: it carries a Skilldeck field (`description_zh`,
+/// `min_tier`) or `metadata.aibuddy`, the seed app's own block.
+fn targets_skilldeck(ctx: &Ctx<'_, '_>) -> bool {
+    ["description_zh", "min_tier"].iter().any(|k| ctx.get(k).is_some())
+        || ctx.get("metadata").and_then(|m| m.get("aibuddy")).is_some()
+}
+
+/// Reading a Skilldeck version range out of `compatibility` text.
+mod compat {
+    /// The range after the word "Skilldeck" (any case): `Skilldeck >=1.2, Python 3` → `>=1.2`.
+    pub fn skilldeck_range(text: &str) -> Option<String> {
+        let lower = text.to_ascii_lowercase();
+        lower.match_indices("skilldeck").find_map(|(i, w)| {
+            let after = &text[i + w.len()..];
+            let after = after.trim_start_matches([' ', ':', 'v', 'V']);
+            let end = after.find(|c: char| !(c.is_ascii_digit() || " .<>=~^*xX,-+".contains(c))).unwrap_or(after.len());
+            parse(&after[..end])
+        })
+    }
+
+    /// The whole text when it is a bare range such as `>=1.0` (the seed's convention).
+    pub fn bare_range(text: &str) -> Option<String> {
+        let t = text.trim();
+        if t.starts_with(['>', '<', '=', '~', '^']) { parse(t) } else { None }
+    }
+
+    /// The longest leading part of `s` that is a version range.
+    fn parse(s: &str) -> Option<String> {
+        let s = s.trim().trim_end_matches([',', '-', ' ']);
+        if s.is_empty() {
+            return None;
+        }
+        if semver::VersionReq::parse(s).is_ok() {
+            return Some(s.to_owned());
+        }
+        let first = s.split(',').next()?.trim();
+        (first != s && semver::VersionReq::parse(first).is_ok()).then(|| first.to_owned())
+    }
 }
 
 /// Splits `Bash(git diff:*) Read, Write` into patterns, keeping spaces inside parentheses.
@@ -370,13 +495,24 @@ fn read_allowed_tools(ctx: &mut Ctx<'_, '_>) -> Vec<String> {
         }
         Some(other) => {
             let kind = kind_of(&other);
-            ctx.error(DiagCode::FieldTypeInvalid, KEY, format!("`allowed-tools` should be text, but it is a {kind}"));
+            ctx.error_with(
+                DiagCode::FieldTypeInvalid,
+                KEY,
+                format!("`allowed-tools` should be text, but it is a {kind}"),
+                &[("kind", kind_token(&other).to_owned()), ("expected", "text".to_owned())],
+            );
             return Vec::new();
         }
     };
     let (good, bad): (Vec<_>, Vec<_>) = patterns.into_iter().partition(|p| is_tool_pattern(p));
     if !bad.is_empty() {
-        ctx.error(DiagCode::AllowedToolsInvalid, KEY, format!("not tool patterns: {}", bad.join(", ")));
+        let listed = bad.join(", ");
+        ctx.error_with(
+            DiagCode::AllowedToolsInvalid,
+            KEY,
+            format!("not tool patterns: {listed}"),
+            &[("patterns", listed.clone())],
+        );
     }
     let broad: Vec<&str> = good
         .iter()
@@ -384,7 +520,7 @@ fn read_allowed_tools(ctx: &mut Ctx<'_, '_>) -> Vec<String> {
         .filter(|p| crate::grants::Pattern::parse(p).is_some_and(|p| p.is_broad()))
         .collect();
     if !broad.is_empty() {
-        ctx.warn(
+        ctx.warn_with(
             DiagCode::AllowedToolsBroad,
             KEY,
             format!(
@@ -392,6 +528,7 @@ fn read_allowed_tools(ctx: &mut Ctx<'_, '_>) -> Vec<String> {
                  effect only after you approve it (`skilldeck trust NAME`), and always in the sandbox",
                 broad.join(", ")
             ),
+            &[("patterns", broad.join(", "))],
         );
     }
     good
@@ -403,10 +540,11 @@ fn read_metadata(ctx: &mut Ctx<'_, '_>) -> (Option<serde_json::Value>, Dependenc
     };
     if !value.is_mapping() {
         let kind = kind_of(&value);
-        ctx.error(
+        ctx.error_with(
             DiagCode::FieldTypeInvalid,
             "metadata",
             format!("`metadata` should be a mapping, but it is a {kind}"),
+            &[("kind", kind_token(&value).to_owned()), ("expected", "mapping".to_owned())],
         );
         return (None, Dependencies::default());
     }
@@ -420,10 +558,12 @@ fn read_metadata(ctx: &mut Ctx<'_, '_>) -> (Option<serde_json::Value>, Dependenc
                 }
                 Some(other) => {
                     let kind = kind_of(other);
-                    ctx.warn(
+                    let path = format!("metadata.aibuddy.dependencies.{lang}");
+                    ctx.warn_with(
                         DiagCode::DependenciesInvalid,
                         "metadata",
-                        format!("`metadata.aibuddy.dependencies.{lang}` should be a list of package names, but it is a {kind}"),
+                        format!("`{path}` should be a list of package names, but it is a {kind}"),
+                        &[("field", path.clone()), ("kind", kind_token(other).to_owned())],
                     );
                 }
             }
@@ -432,6 +572,8 @@ fn read_metadata(ctx: &mut Ctx<'_, '_>) -> (Option<serde_json::Value>, Dependenc
     (Some(to_json(&value)), deps)
 }
 
+/// Keeps fields outside the format in `meta.extra`. By default each is a warning (it is kept
+/// and ignored); strict mode reports them from the spec table (`frontmatter.fields`) instead.
 fn read_unknown(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>, meta: &mut SkillMeta) {
     let keys: Vec<(String, Value)> = ctx
         .parsed
@@ -439,29 +581,18 @@ fn read_unknown(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>, meta: &mut Ski
         .iter()
         .filter_map(|(k, v)| {
             let key = k.as_str().map_or_else(|| format!("{k:?}"), str::to_owned);
-            let known =
-                SPEC_FIELDS.contains(&key.as_str()) || (SKILLDECK_FIELDS.contains(&key.as_str()) && !opts.strict);
+            let known = spec::FIELDS.contains(&key.as_str()) || SKILLDECK_FIELDS.contains(&key.as_str());
             (!known).then(|| (key, v.clone()))
         })
         .collect();
     for (key, value) in keys {
-        let spec = SPEC_FIELDS.contains(&key.as_str());
-        let ours = SKILLDECK_FIELDS.contains(&key.as_str());
-        if spec || (ours && !opts.strict) {
-            continue;
-        }
-        if !ours {
-            meta.extra.insert(key.clone(), to_json(&value));
-        }
-        let msg = if ours {
-            format!("`{key}` is a Skilldeck field, not part of the agentskills.io format")
-        } else {
-            format!("`{key}` is not a known field; it is kept but ignored")
-        };
-        if opts.strict {
-            ctx.error(DiagCode::FieldUnknown, &key, msg);
-        } else {
-            ctx.warn(DiagCode::FieldUnknown, &key, msg);
+        meta.extra.insert(key.clone(), to_json(&value));
+        if !opts.strict {
+            ctx.warn(
+                DiagCode::FieldUnknown,
+                &key,
+                format!("`{key}` is not a known field; it is kept but ignored (move it under `metadata:`)"),
+            );
         }
     }
 }

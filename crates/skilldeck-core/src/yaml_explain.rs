@@ -46,7 +46,9 @@ pub fn code_span(c: char) -> String {
 pub fn explain(message: &str, parsed: &str, original: &str, first_line: u32) -> Diagnostic {
     let report = Report::read(message);
     let text = Text { parsed: parsed.lines().collect(), original: original.lines().collect(), first_line };
-    let rules: [Rule; 8] = [
+    let rules: [Rule; 10] = [
+        surrogate_escape,
+        stray_line,
         unclosed_quote,
         duplicate_key,
         tab_indent,
@@ -57,12 +59,19 @@ pub fn explain(message: &str, parsed: &str, original: &str, first_line: u32) -> 
         stray_indent,
     ];
     match rules.iter().find_map(|rule| rule(&report, &text)) {
-        Some((index, msg)) => Diagnostic::error(DiagCode::YamlInvalid, msg).at(Some(text.file_line(index))),
+        Some((index, msg)) => {
+            let d = Diagnostic::error(DiagCode::YamlInvalid, msg).at(Some(text.file_line(index)));
+            match text.entry(index).and_then(|e| e.key) {
+                Some(k) => d.arg("field", k),
+                None => d,
+            }
+        }
         None => Diagnostic::error(
             DiagCode::YamlInvalid,
             format!("the frontmatter is not valid YAML: {}", report.problem.trim()),
         )
-        .at(Some(report.at.map_or(first_line, |m| text.file_line(m.line)))),
+        .at(Some(report.at.map_or(first_line, |m| text.file_line(m.line))))
+        .arg("problem", report.problem.trim()),
     }
 }
 
@@ -181,6 +190,51 @@ impl Entry<'_> {
 
 fn indent_of(line: &str) -> usize {
     line.len() - line.trim_start_matches(' ').len()
+}
+
+/// A JSON-style `\uD83E` escape (half of a UTF-16 surrogate pair) in a double-quoted value.
+fn surrogate_escape(r: &Report<'_>, t: &Text<'_>) -> Found {
+    if !r.says("invalid Unicode character escape") {
+        return None;
+    }
+    let at = r.at?;
+    let line = t.line(at.line)?;
+    let start = line.match_indices("\\u").map(|(i, _)| i).find(|&i| {
+        line.get(i + 2..i + 6)
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+            .is_some_and(|u| (0xD800..0xE000).contains(&u))
+    })?;
+    let pair = line.get(start..start + 12).filter(|p| p[6..].starts_with("\\u")).unwrap_or(&line[start..start + 6]);
+    let whose = r.context.map_or(at.line, |(_, m)| m.line);
+    let name = t.entry(whose).map_or("this value".to_owned(), |e| e.value_name());
+    Some((
+        at.line,
+        format!(
+            "{name} holds `{pair}`, a JSON-style escape (UTF-16 surrogates) that YAML does not allow; write the \
+             character itself, or one `\\UXXXXXXXX` escape of its code point"
+        ),
+    ))
+}
+
+/// A line with no `: ` among fields: the parser reads it as the start of a key and reports the
+/// line after it ("could not find expected ':'"). Point at the line itself.
+fn stray_line(r: &Report<'_>, t: &Text<'_>) -> Found {
+    if !r.says("could not find expected ':'") {
+        return None;
+    }
+    let at = r.context_says("simple key")?;
+    let above = (0..at.line).rev().filter_map(|i| t.entry(i)).find_map(|e| e.key);
+    let hint = match above {
+        Some(k) => format!("if it continues the value of `{k}`, indent it under that field"),
+        None => "if it continues the value above, indent it".to_owned(),
+    };
+    Some((
+        at.line,
+        format!(
+            "this line is not a `field: value` line (it has no `: `), so YAML cannot read it; {hint}; if it is \
+             instructions, the frontmatter's closing `---` is missing above it"
+        ),
+    ))
 }
 
 /// An opening quote never closed: the parser reports the end of the text.

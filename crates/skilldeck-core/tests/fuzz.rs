@@ -32,6 +32,9 @@ const SKILL_MD_SEEDS: &[&[u8]] = &[
     b"---\nname: &n pdf\ndescription: *n\n---\n",
     b"# No frontmatter\n\nname: pdf\n",
     b"---\nname: pdf\ndescription: never closed\n",
+    b"---\nname: pdf\ndescription: \"heart \\ud83e\\udec0 \\ud83e\"\ncompatibility: skilldeck >=9\n--- # Use\nbody\n",
+    b"  ---\n  name: pdf\n  description: **bold** text\n    over: lines\n  metadata:\n    - *x y\n  ---\n",
+    b"---\nname: pdf\ndescription: x\nstray line\n\n# Title\n\ntext: more\n---\n",
 ];
 
 /// YAML indicators, fences, line ends and bytes that are not text.
@@ -72,6 +75,8 @@ const YAML_TOKENS: &[&[u8]] = &[
     b"\xff",
     b"\0",
     b"\\u0000",
+    b"\\ud83e",
+    b"\\udec0",
     "\u{e9}".as_bytes(),
     "\u{2028}".as_bytes(),
     b"<<: *a\n",

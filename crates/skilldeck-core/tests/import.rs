@@ -1,8 +1,10 @@
 //! Importing folders and archives: the good cases, and hostile input refused with nothing written.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+use skilldeck_core::SkillName;
 use skilldeck_core::import::{self, ImportError};
 use skilldeck_core::{FsStorage, Scope, SkilldeckHome, UploadLimits};
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -252,5 +254,233 @@ fn preview_says_what_will_happen() {
     assert_eq!((p.is_new, p.next_revision.0, p.file_count, p.valid), (true, 1, 1, true));
     import::store(&storage, Scope::User, &l).unwrap();
     let p = import::preview(&storage, Scope::User, &l);
-    assert_eq!((p.is_new, p.next_revision.0), (false, 2));
+    assert_eq!((p.is_new, p.identical, p.current_revision.map(|r| r.0)), (false, true, Some(1)), "they stay v:1");
+    assert!(import::store(&storage, Scope::User, &l).unwrap().is_unchanged());
+    fs::write(dir.join("SKILL.md"), format!("{MD}More.\n")).unwrap();
+    let p = import::preview(&storage, Scope::User, &load(&dir).unwrap());
+    assert_eq!((p.is_new, p.identical, p.next_revision.0), (false, false, 2));
+}
+
+/// Writes `root/<rel>/SKILL.md` with `front` as frontmatter, and a reference beside it.
+fn put_skill(root: &Path, rel: &str, front: &str) -> PathBuf {
+    let d = root.join(rel);
+    fs::create_dir_all(d.join("references")).unwrap();
+    fs::write(d.join("SKILL.md"), format!("---\n{front}---\n# {rel}\n\nSee references/guide.md.\n")).unwrap();
+    fs::write(d.join("references/guide.md"), format!("guide of {rel}\n")).unwrap();
+    d
+}
+
+/// A collection laid out as public ones are: `skills/<name>/` and `<category>/<name>/`, with
+/// four broken skills among 200, and folders that must never be searched.
+fn collection(root: &Path) {
+    for i in 0..200 {
+        let name = format!("skill-{i:03}");
+        let rel = if i % 2 == 0 { format!("skills/{name}") } else { format!("cat-{}/{name}", i % 7) };
+        let front = match i {
+            // Bad YAML: stored, invalid, under its folder's name.
+            13 => "name: [skill-013\ndescription: broken\n".to_owned(),
+            _ => format!("name: {name}\ndescription: Skill number {i}. Use it when asked for {i}.\n"),
+        };
+        let d = put_skill(root, &rel, &front);
+        if i == 27 {
+            std::os::unix::fs::symlink("/etc/passwd", d.join("passwd")).unwrap();
+        }
+        if i == 41 {
+            fs::rename(d.join("SKILL.md"), d.join("skill.md")).unwrap();
+        }
+    }
+    // No usable name: neither in the frontmatter nor the folder.
+    put_skill(root, "misc/Not A Name", "description: nameless\n");
+    // A second skill named skill-000: refused, the first one stays.
+    put_skill(root, "zz-copies/skill-000", "name: skill-000\ndescription: a copy\n");
+    // Never searched: a skill's own subfolders, hidden folders, node_modules.
+    put_skill(root, "skills/skill-000/examples/inner", "name: inner\ndescription: part of skill-000\n");
+    put_skill(root, ".git/hidden", "name: hidden\ndescription: no\n");
+    put_skill(root, "node_modules/pkg", "name: pkg\ndescription: no\n");
+}
+
+fn states(report: &import::BatchReport) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for item in &report.items {
+        let state = serde_json::to_value(item).unwrap()["state"].as_str().unwrap().to_owned();
+        *out.entry(state).or_default() += 1;
+    }
+    out
+}
+
+fn counts(pairs: &[(&str, usize)]) -> BTreeMap<String, usize> {
+    pairs.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect()
+}
+
+#[test]
+fn a_collection_imports_each_skill_and_refuses_only_the_broken_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("collection");
+    collection(&src);
+    let storage = FsStorage::open(SkilldeckHome::new(tmp.path().join("home"))).unwrap();
+    let req = [import::ImportRequest::all(&src)];
+    let limits = UploadLimits::default();
+
+    let preview = import::preview_all(&storage, Scope::User, &req, limits, &mut |_| {});
+    assert_eq!(preview.items.len(), 202, "200 skills, the nameless one and the copy; nothing else");
+    assert!(preview.items.iter().all(|i| !i.location.contains("inner") && !i.location.contains("hidden")));
+    let preview_json = serde_json::to_value(&preview.items[0]).unwrap();
+    assert_eq!(preview_json["location"], "cat-0/skill-007");
+    assert_eq!((preview_json["state"].as_str(), preview_json["revision"].as_u64()), (Some("new"), Some(1)));
+    assert_eq!(preview_json["skill"]["name"], "skill-007");
+    assert_eq!(preview_json["skill"]["file_count"], 2);
+    assert!(storage.list_skills_sync(Scope::User).unwrap().is_empty(), "a preview writes nothing");
+
+    let mut seen = 0;
+    let report = import::import_batch(&storage, Scope::User, &req, limits, &mut |p| {
+        if let import::BatchProgress::Reading { done, total } = p {
+            assert_eq!(total, 202);
+            seen = done;
+        }
+    })
+    .unwrap();
+    assert_eq!(seen, 202);
+    assert!(report.errors.is_empty(), "{:?}", report.errors);
+    assert_eq!(states(&report), counts(&[("imported", 199), ("refused", 3)]));
+    assert_eq!((report.imported(), report.imported_invalid(), report.refused()), (199, 1, 3));
+    let refused: Vec<(&str, &str)> = report
+        .items
+        .iter()
+        .filter_map(|i| match &i.state {
+            import::ImportState::Refused { error } => Some((i.location.as_str(), error.code.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        refused,
+        vec![
+            ("cat-6/skill-027", "source_hostile"),
+            ("misc/Not A Name", "name_invalid"),
+            ("zz-copies/skill-000", "name_duplicate")
+        ]
+    );
+
+    // Each stored skill: one revision, whose digest is the one of its files as stored.
+    let stored = storage.list_skills_sync(Scope::User).unwrap();
+    assert_eq!(stored.len(), 199);
+    for item in &report.items {
+        let (import::ImportState::Imported { revision, .. }, Some(skill)) = (&item.state, &item.skill) else {
+            continue;
+        };
+        assert_eq!(revision.0, 1);
+        let snap = storage.snapshot(Scope::User, &skill.name).unwrap();
+        assert_eq!(snap.files.digest(), skill.digest, "{}", skill.name);
+        assert_eq!(storage.history_sync(Scope::User, &skill.name).unwrap()[0].digest, Some(skill.digest));
+    }
+    let lower = storage.snapshot(Scope::User, &SkillName::parse("skill-041").unwrap()).unwrap();
+    assert!(lower.files.skill_md().is_some(), "a lowercase skill.md is stored as SKILL.md");
+    let broken = report.items.iter().find(|i| i.location == "cat-6/skill-013").unwrap();
+    assert!(!broken.skill.as_ref().unwrap().valid, "bad YAML is stored, invalid");
+    let leftovers: Vec<_> = fs::read_dir(tmp.path().join("home/skills/user"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+
+    // Importing it all again writes nothing: every skill is unchanged, still v:1.
+    let again = import::import_batch(&storage, Scope::User, &req, limits, &mut |_| {}).unwrap();
+    assert_eq!(states(&again), counts(&[("unchanged", 199), ("refused", 3)]));
+    for name in &stored {
+        let n = SkillName::parse(name).unwrap();
+        assert_eq!(storage.history_sync(Scope::User, &n).unwrap().len(), 1, "{name}: no new revision");
+    }
+    let preview = import::preview_all(&storage, Scope::User, &req, limits, &mut |_| {});
+    let identical = preview.items.iter().filter(|i| matches!(i.state, import::ItemState::Identical { .. })).count();
+    assert_eq!(identical, 199);
+
+    // One skill changed: only it becomes v:2.
+    fs::write(src.join("skills/skill-100/references/guide.md"), "changed\n").unwrap();
+    let third = import::import_batch(&storage, Scope::User, &req, limits, &mut |_| {}).unwrap();
+    assert_eq!(states(&third), counts(&[("imported", 1), ("unchanged", 198), ("refused", 3)]));
+    let changed = third.items.iter().find(|i| i.location == "skills/skill-100").unwrap();
+    assert_eq!(
+        changed.state,
+        import::ImportState::Imported {
+            revision: skilldeck_core::Revision(2),
+            replaced: Some(skilldeck_core::Revision(1)),
+            warnings: vec![]
+        }
+    );
+}
+
+#[test]
+fn a_collection_archive_imports_each_skill_and_a_selection_only_those() {
+    let tmp = tempfile::tempdir().unwrap();
+    let z = tmp.path().join("collection.zip");
+    let md = |n: &str| format!("---\nname: {n}\ndescription: The {n} skill\n---\n# {n}\n");
+    let (a, b, c) = (md("alpha"), md("beta"), md("gamma"));
+    zip_of(
+        &z,
+        &[
+            ("repo/skills/alpha/SKILL.md", a.as_bytes()),
+            ("repo/skills/alpha/references/x.md", b"x"),
+            ("repo/skills/beta/SKILL.md", b.as_bytes()),
+            ("repo/skills/beta/../../../evil", b"x"),
+            ("repo/tools/gamma/skill.md", c.as_bytes()),
+            ("repo/.github/workflows/SKILL.md", b"no"),
+            ("repo/README.md", b"readme"),
+        ],
+    );
+    let storage = FsStorage::open(SkilldeckHome::new(tmp.path().join("home"))).unwrap();
+    let all = [import::ImportRequest::all(&z)];
+    let r = import::import_batch(&storage, Scope::User, &all, UploadLimits::default(), &mut |_| {}).unwrap();
+    let got: Vec<(&str, String)> = r
+        .items
+        .iter()
+        .map(|i| (i.location.as_str(), serde_json::to_value(&i.state).unwrap()["state"].as_str().unwrap().to_owned()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("repo/skills/alpha", "imported".to_owned()),
+            ("repo/skills/beta", "refused".to_owned()),
+            ("repo/tools/gamma", "imported".to_owned())
+        ]
+    );
+    let alpha = storage.snapshot(Scope::User, &SkillName::parse("alpha").unwrap()).unwrap();
+    let paths: Vec<String> = alpha.files.iter().map(|(p, _)| p.to_string()).collect();
+    assert_eq!(paths, vec!["SKILL.md", "references/x.md"]);
+
+    // The app imports what was ticked in the preview, by location.
+    let home2 = FsStorage::open(SkilldeckHome::new(tmp.path().join("home2"))).unwrap();
+    let only = [import::ImportRequest { path: z.clone(), only: Some(vec!["repo/tools/gamma".into(), "gone".into()]) }];
+    let r = import::import_batch(&home2, Scope::User, &only, UploadLimits::default(), &mut |_| {}).unwrap();
+    assert_eq!(r.items.len(), 1);
+    assert_eq!(r.errors.len(), 1, "a location no longer there is said");
+    assert_eq!(home2.list_skills_sync(Scope::User).unwrap(), vec!["gamma"]);
+
+    // A path with no skill at all, and one that is missing, are errors of their own.
+    let empty = tmp.path().join("empty");
+    fs::create_dir_all(empty.join("docs")).unwrap();
+    let r = import::import_batch(
+        &home2,
+        Scope::User,
+        &[import::ImportRequest::all(&empty), import::ImportRequest::all(tmp.path().join("missing"))],
+        UploadLimits::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    let codes: Vec<&str> = r.errors.iter().map(|e| e.error.code.as_str()).collect();
+    assert_eq!(codes, vec!["skill_md_missing", "source_not_found"]);
+}
+
+#[test]
+fn discover_reads_each_skill_of_a_folder_and_keeps_single_skills_as_before() {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("c");
+    put_skill(&src, "skills/one", "name: one\ndescription: d\n");
+    put_skill(&src, "skills/two", "description: d\n");
+    let d = import::discover(&src, UploadLimits::default()).unwrap();
+    assert_eq!(d.layout, import::Layout::Collection);
+    let names: Vec<(&str, &str)> =
+        d.skills.iter().map(|f| (f.location.as_str(), f.result.as_ref().unwrap().name.as_str())).collect();
+    assert_eq!(names, vec![("skills/one", "one"), ("skills/two", "two")]);
+    let one = import::discover(&src.join("skills/one"), UploadLimits::default()).unwrap();
+    assert_eq!((one.layout, one.skills.len(), one.skills[0].location.as_str()), (import::Layout::Skill, 1, "."));
 }

@@ -369,7 +369,10 @@ fn a_log_that_cannot_be_written_after_the_swap_does_not_fail_the_live_revision()
         validation: skilldeck_core::validate::validate_bytes(two.skill_md(), Default::default()),
         skipped: vec![],
     };
-    let out = skilldeck_core::import::store(&s, Scope::User, &loaded).unwrap();
+    let skilldeck_core::import::Stored::Written(out) = skilldeck_core::import::store(&s, Scope::User, &loaded).unwrap()
+    else {
+        panic!("new files are written")
+    };
     assert_eq!(out.warnings.len(), 1, "{:?}", out.warnings);
     assert!(out.warnings[0].starts_with("the history log was not updated"), "{:?}", out.warnings);
     assert_eq!(
@@ -538,4 +541,77 @@ fn a_pending_delete_is_logged_before_the_next_write_of_the_skill() {
     assert_eq!(logged_events(tmp.path()), vec![(1, "upload".into()), (1, "delete".into()), (2, "restore".into())]);
     assert!(s.deleted_skills_sync(Scope::User).unwrap().is_empty(), "restored: no longer deleted");
     assert_eq!(fs::read_dir(tmp.path().join("skills/user")).unwrap().count(), 1, "only the skill, no marker");
+}
+
+fn scope_leftovers(home: &Path) -> Vec<String> {
+    fs::read_dir(home.join("skills/user"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
+
+#[test]
+fn a_batch_writes_each_skill_as_its_next_revision_and_a_twice_staged_one_twice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    s.write_skill_sync(Scope::User, &name("b"), &skill("b", "old")).unwrap();
+    let mut batch = s.batch(Scope::User, RevisionEvent::Upload).unwrap();
+    batch.stage(&name("a"), &skill("a", "one")).unwrap();
+    batch.stage(&name("b"), &skill("b", "new")).unwrap();
+    batch.stage(&name("a"), &skill("a", "two")).unwrap();
+    assert_eq!(batch.stage(&name("c"), &SkillFiles::new()).unwrap_err().code(), "skill_md_missing");
+    let mut swapped = 0;
+    let out: Vec<(String, u64, Option<u64>)> = batch
+        .commit(&mut |n| swapped = n)
+        .into_iter()
+        .map(|(n, r)| {
+            let w = r.unwrap();
+            (n.to_string(), w.revision.0, w.replaced.map(|r| r.0))
+        })
+        .collect();
+    assert_eq!(swapped, 3);
+    assert_eq!(
+        out,
+        vec![("a".to_owned(), 1, None), ("b".to_owned(), 2, Some(1)), ("a".to_owned(), 2, Some(1))],
+        "in the order staged; a skill staged twice gets two revisions"
+    );
+    assert_eq!(s.snapshot(Scope::User, &name("a")).unwrap().files, skill("a", "two"));
+    assert_eq!(s.history_sync(Scope::User, &name("b")).unwrap()[0].digest, Some(skill("b", "new").digest()));
+    assert!(scope_leftovers(tmp.path()).is_empty(), "{:?}", scope_leftovers(tmp.path()));
+}
+
+#[test]
+fn a_batch_dropped_without_commit_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let mut batch = s.batch(Scope::User, RevisionEvent::Upload).unwrap();
+    batch.stage(&name("a"), &skill("a", "one")).unwrap();
+    assert!(!scope_leftovers(tmp.path()).is_empty(), "staged beside the store");
+    drop(batch);
+    assert!(scope_leftovers(tmp.path()).is_empty());
+    assert!(s.list_skills_sync(Scope::User).unwrap().is_empty());
+    let s = open(tmp.path());
+    assert!(s.list_skills_sync(Scope::User).unwrap().is_empty(), "nor after the next start");
+}
+
+#[test]
+fn a_batch_keeps_single_writers_and_recovery_out_of_its_scope_until_it_commits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let mut batch = s.batch(Scope::User, RevisionEvent::Upload).unwrap();
+    batch.stage(&name("a"), &skill("a", "batch")).unwrap();
+    // A recovery started meanwhile (another process opening the store) leaves the staging alone.
+    let other = open(tmp.path());
+    assert!(!scope_leftovers(tmp.path()).is_empty());
+    let writer = std::thread::spawn(move || other.write_skill_sync(Scope::User, &name("a"), &skill("a", "single")));
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(!writer.is_finished(), "a single writer waits for the batch");
+    // The system scope is not held.
+    s.write_skill_sync(Scope::System, &name("a"), &skill("a", "system")).unwrap();
+    let out = batch.commit(&mut |_| {});
+    assert_eq!(out[0].1.as_ref().unwrap().revision, Revision(1));
+    assert_eq!(writer.join().unwrap().unwrap().revision, Revision(2), "then writes the next revision");
+    assert_eq!(s.snapshot(Scope::User, &name("a")).unwrap().files, skill("a", "single"));
+    assert!(scope_leftovers(tmp.path()).is_empty());
 }

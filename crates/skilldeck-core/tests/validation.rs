@@ -102,6 +102,8 @@ fn field_rules() {
     check(&long, &doc(&format!("name: {long}\ndescription: x\n")), false, &[(NameTooLong, Error, Some(2))]);
     check("other", &doc("name: pdf\ndescription: x\n"), false, &[(NameDirMismatch, Error, Some(2))]);
     check("pdf", &doc("description: x\n"), false, &[(NameMissing, Error, Some(2))]);
+    // Given but empty: at its line, and said once in strict mode too.
+    check("pdf", &doc("description: x\nname:\n"), true, &[(NameMissing, Error, Some(3))]);
     check(
         "pdf",
         &doc(&format!("name: pdf\ndescription: {}\n", "word ".repeat(210))),
@@ -120,12 +122,8 @@ fn field_rules() {
         false,
         &[(CompatibilityTooLong, Error, Some(4))],
     );
-    check(
-        "pdf",
-        &doc("name: pdf\ndescription: x\ncompatibility: \">=2.0\"\n"),
-        false,
-        &[(CompatibilityUnmet, Error, Some(4))],
-    );
+    // A bare range in a skill not written for Skilldeck means another host: shown, not checked.
+    check("pdf", &doc("name: pdf\ndescription: x\ncompatibility: \">=2.0\"\n"), false, &[]);
     check("pdf", &doc("name: pdf\ndescription: x\ncompatibility: Claude Code 1.x\n"), false, &[]);
     check("pdf", &doc("name: pdf\ndescription: x\nmin_tier: mega\n"), false, &[(MinTierInvalid, Error, Some(4))]);
     check(
@@ -320,8 +318,6 @@ const STAR: &str = "the value of `description` starts with `*`, which YAML reads
 #[test]
 fn yaml_errors_are_said_in_our_words_at_the_right_line() {
     let cases: Vec<(&str, bool, Vec<Said>)> = vec![
-        // `**bold**` is an alias to YAML; recovery cannot quote a value that runs over lines.
-        ("name: pdf\ndescription: **bold** tool\n  for PDFs\n", false, vec![(YamlInvalid, 3, STAR)]),
         ("name: pdf\ndescription: **bold** tool\n", true, vec![(YamlInvalid, 3, STAR)]),
         (
             "name: pdf\ndescription: @mention the tool\n",
@@ -374,10 +370,10 @@ fn yaml_errors_are_said_in_our_words_at_the_right_line() {
                  that ' as '', or quote the value with \" instead",
             )],
         ),
-        // An unquoted `: ` that recovery cannot repair, on the field's line and on a continuation.
+        // An unquoted `: ` as strict mode reads it (lenient recovers it), and on a continuation.
         (
             "name: pdf\ndescription: Use when: the user has a PDF\n  or two\n",
-            false,
+            true,
             vec![(
                 YamlInvalid,
                 3,
@@ -493,4 +489,363 @@ fn yaml_errors_are_said_in_our_words_at_the_right_line() {
     for (front, strict, expected) in cases {
         check_messages(front, strict, &expected);
     }
+}
+
+/// Validates `text` in folder `dir` with the given strictness.
+fn run(dir: &str, text: &str, strict: bool) -> skilldeck_core::validate::Validated {
+    validate_text(text, ValidateOptions { strict, dir_name: Some(dir), app_version: "1.4.0" })
+}
+
+/// Each rule of the agentskills.io table with one frontmatter that keeps it and one that breaks
+/// it: `(rule id, folder, valid, invalid)`. Fields not under test are the minimal valid ones.
+fn conformance_cases() -> Vec<(&'static str, &'static str, String, String)> {
+    let base = "name: pdf\ndescription: Extract text from PDFs. Use when the user has a PDF.\n";
+    let with = |extra: &str| doc(&format!("{base}{extra}"));
+    let named = |name: &str| doc(&format!("name: {name}\ndescription: Extract text.\n"));
+    vec![
+        ("frontmatter.present", "pdf", doc(base), format!("{base}{BODY}")),
+        ("frontmatter.fields", "pdf", with("license: MIT\n"), with("author: me\n")),
+        ("name.required", "pdf", doc(base), doc("description: Extract text.\n")),
+        ("name.text", "pdf", named("pdf"), named("123")),
+        ("name.min", "pdf", named("pdf"), named("\"\"")),
+        ("name.max", "a", named("a"), named(&"a".repeat(65))),
+        ("name.chars", "pdf-processing", named("pdf-processing"), named("PDF-Processing")),
+        ("name.edges", "pdf", named("pdf"), named("-pdf")),
+        ("name.consecutive", "pdf-processing", named("pdf-processing"), named("pdf--processing")),
+        ("name.folder", "pdf", named("pdf"), named("other")),
+        ("description.required", "pdf", doc(base), doc("name: pdf\n")),
+        ("description.text", "pdf", doc(base), doc("name: pdf\ndescription: [a, b]\n")),
+        ("description.not-empty", "pdf", doc(base), doc("name: pdf\ndescription: \"  \"\n")),
+        (
+            "description.max",
+            "pdf",
+            doc(&format!("name: pdf\ndescription: {}\n", "d".repeat(1024))),
+            doc(&format!("name: pdf\ndescription: {}\n", "d".repeat(1025))),
+        ),
+        ("license.text", "pdf", with("license: Proprietary. LICENSE.txt has complete terms\n"), with("license: 2\n")),
+        (
+            "compatibility.text",
+            "pdf",
+            with("compatibility: Requires git, docker, jq, and access to the internet\n"),
+            with("compatibility: 3.14\n"),
+        ),
+        ("compatibility.min", "pdf", with("compatibility: Designed for Claude Code\n"), with("compatibility: \"\"\n")),
+        (
+            "compatibility.max",
+            "pdf",
+            with(&format!("compatibility: {}\n", "c".repeat(500))),
+            with(&format!("compatibility: {}\n", "c".repeat(501))),
+        ),
+        (
+            "metadata.string-map",
+            "pdf",
+            with("metadata:\n  author: example-org\n  version: \"1.0\"\n"),
+            with("metadata:\n  author: example-org\n  version: 1.0\n"),
+        ),
+        (
+            "allowed-tools.string",
+            "pdf",
+            with("allowed-tools: Bash(git:*) Bash(jq:*) Read\n"),
+            with("allowed-tools:\n  - Bash(git:*)\n  - Read\n"),
+        ),
+    ]
+}
+
+#[test]
+fn strict_mode_is_the_spec_rule_by_rule() {
+    let cases = conformance_cases();
+    for rule in skilldeck_core::spec::RULES {
+        assert!(cases.iter().any(|(id, ..)| *id == rule.id), "rule {} has no conformance case", rule.id);
+    }
+    for (id, dir, valid, invalid) in cases {
+        let rule = skilldeck_core::spec::rule(id).unwrap_or_else(|| panic!("no rule {id}"));
+        let ok = run(dir, &valid, true);
+        assert!(ok.is_valid(), "{id}: the valid example is refused: {:#?}", ok.diagnostics);
+        let bad = run(dir, &invalid, true);
+        assert!(
+            bad.diagnostics.iter().any(|d| d.code == rule.code && d.is_error()),
+            "{id}: the invalid example has no {} error: {:#?}",
+            rule.code,
+            bad.diagnostics
+        );
+        // What only strict mode enforces, default validation reads and accepts.
+        if !rule.everywhere {
+            let lenient = run(dir, &invalid, false);
+            assert!(lenient.is_valid(), "{id}: default validation refuses {invalid:?}: {:#?}", lenient.diagnostics);
+        }
+    }
+}
+
+#[test]
+fn every_spec_rule_quotes_the_spec() {
+    for rule in skilldeck_core::spec::RULES {
+        assert!(!rule.says.is_empty() && rule.cite.starts_with('#'), "{}", rule.id);
+        let field_known = rule.field == "*" || skilldeck_core::spec::FIELDS.contains(&rule.field);
+        assert!(field_known, "{}: {} is not a spec field", rule.id, rule.field);
+    }
+}
+
+/// The seed's own shape: dependencies as nested lists under `metadata.aibuddy`.
+const SEED: &str = "name: pdf\ndescription: Extract text from PDFs.\nmetadata:\n  author: me\n  aibuddy:\n    \
+                    dependencies:\n      python: [pypdf]\n      node:\n        - pdf-parse\n";
+
+#[test]
+fn nested_metadata_is_ours_by_default_and_not_portable_in_strict() {
+    let lenient = run("pdf", &doc(SEED), false);
+    assert_eq!(lenient.diagnostics, vec![]);
+    assert_eq!(lenient.meta.dependencies.python, vec!["pypdf"]);
+    assert_eq!(lenient.meta.dependencies.node, vec!["pdf-parse"]);
+    let strict = run("pdf", &doc(SEED), true);
+    let got: Vec<_> = strict.diagnostics.iter().map(|d| (d.code, d.severity, d.line)).collect();
+    assert_eq!(got, vec![(MetadataNotPortable, Error, Some(6))]);
+    let d = &strict.diagnostics[0];
+    assert!(d.message.contains("`metadata.aibuddy` is a mapping, not text, so it is not portable"), "{}", d.message);
+    assert_eq!(d.args.get("field"), Some("metadata.aibuddy"));
+    assert_eq!(d.args.get("kind"), Some("mapping"));
+    // Numbers and true/false are text to the seed, not to the spec: one error each, at its line.
+    let scalars = doc("name: pdf\ndescription: x\nmetadata:\n  version: 1.0\n  internal: true\n  owner: me\n");
+    check("pdf", &scalars, false, &[]);
+    check("pdf", &scalars, true, &[(MetadataNotPortable, Error, Some(5)), (MetadataNotPortable, Error, Some(6))]);
+    // A flow mapping on one line is reported at `metadata`.
+    check(
+        "pdf",
+        &doc("name: pdf\ndescription: x\nmetadata: {tags: [a, b]}\n"),
+        true,
+        &[(MetadataNotPortable, Error, Some(4))],
+    );
+}
+
+#[test]
+fn allowed_tools_as_a_list_is_read_by_default_and_not_portable_in_strict() {
+    let text = doc("name: pdf\ndescription: x\nallowed-tools:\n  - Bash(git:*)\n  - Read\n");
+    let lenient = run("pdf", &text, false);
+    assert_eq!(lenient.diagnostics, vec![]);
+    assert_eq!(lenient.meta.allowed_tools, vec!["Bash(git:*)", "Read"]);
+    let strict = run("pdf", &text, true);
+    let got: Vec<_> = strict.diagnostics.iter().map(|d| (d.code, d.severity, d.line)).collect();
+    assert_eq!(got, vec![(AllowedToolsNotPortable, Error, Some(4))]);
+    assert!(strict.diagnostics[0].message.contains("`allowed-tools: Bash(git:*) Read`"));
+}
+
+#[test]
+fn unknown_fields_say_kept_only_where_they_are_kept() {
+    let text = doc("name: pdf\ndescription: x\nauthor: me\n");
+    let lenient = run("pdf", &text, false);
+    assert!(lenient.diagnostics[0].message.contains("kept but ignored"), "{}", lenient.diagnostics[0].message);
+    let strict = run("pdf", &text, true);
+    let d = &strict.diagnostics[0];
+    assert_eq!((d.code, d.severity), (FieldUnknown, Error));
+    assert!(!d.message.contains("kept but ignored"), "{}", d.message);
+    assert!(d.message.contains("not an agentskills.io field"), "{}", d.message);
+    assert_eq!(strict.meta.extra.get("author"), Some(&serde_json::json!("me")), "still kept");
+}
+
+#[test]
+fn compatibility_is_checked_only_when_it_is_about_skilldeck_and_never_invalidates() {
+    let compat = |value: &str, extra: &str, app: &str| {
+        let text = doc(&format!("name: pdf\ndescription: x\n{extra}compatibility: {value}\n"));
+        let v = validate_text(&text, ValidateOptions { strict: false, dir_name: Some("pdf"), app_version: app });
+        let strict = validate_text(&text, ValidateOptions { strict: true, dir_name: Some("pdf"), app_version: app });
+        assert!(v.is_valid(), "{value}: {:#?}", v.diagnostics);
+        let unmet = |v: &skilldeck_core::validate::Validated| {
+            v.diagnostics.iter().filter(|d| d.code == CompatibilityUnmet).map(|d| d.severity).collect::<Vec<_>>()
+        };
+        assert_eq!(unmet(&v), unmet(&strict), "{value}: strict says the same");
+        unmet(&v)
+    };
+    // Free text and bare ranges in the wild mean another host.
+    assert_eq!(compat("\">=1.0.0\"", "", "0.5.0"), vec![]);
+    assert_eq!(compat("Claude Code >=2.0", "", "0.5.0"), vec![]);
+    assert_eq!(compat("Requires Python 3.14+ and uv", "", "0.5.0"), vec![]);
+    // A range that names Skilldeck is checked, and an unmet one is a warning.
+    assert_eq!(compat("skilldeck >=2.0", "", "1.4.0"), vec![Warning]);
+    assert_eq!(compat("Requires Skilldeck >= 1.2, git and network access", "", "1.4.0"), vec![]);
+    assert_eq!(compat("Skilldeck 2.x or Claude Code", "", "1.4.0"), vec![Warning]);
+    // The seed's bare range, in a skill written for Skilldeck.
+    assert_eq!(compat("\">=2.0\"", "min_tier: lite\n", "1.4.0"), vec![Warning]);
+    assert_eq!(compat("\">=2.0\"", "description_zh: 提取文本\n", "1.4.0"), vec![Warning]);
+    assert_eq!(compat("\">=1.0\"", "description_zh: 提取文本\n", "1.4.0"), vec![]);
+    let v = run("pdf", &doc("name: pdf\ndescription: x\ncompatibility: skilldeck >=9\n"), false);
+    let d = v.diagnostics.iter().find(|d| d.code == CompatibilityUnmet).unwrap();
+    assert_eq!(d.args.get("range"), Some(">=9"));
+    assert_eq!(d.args.get("app_version"), Some("1.4.0"));
+}
+
+#[test]
+fn values_starting_with_a_star_are_read_as_text_at_any_depth() {
+    // `**bold**` over two lines, as many real descriptions are written.
+    let text = doc(
+        "name: pdf\ndescription: **Extract** text from PDFs,\n  tables too. Use when: a PDF is shared.\nlicense: MIT\n",
+    );
+    check("pdf", &text, false, &[(YamlRecovered, Warning, Some(3))]);
+    let v = run("pdf", &text, false);
+    assert_eq!(
+        v.meta.description.as_deref(),
+        Some("**Extract** text from PDFs, tables too. Use when: a PDF is shared.")
+    );
+    assert_eq!(v.meta.license.as_deref(), Some("MIT"));
+    check("pdf", &text, true, &[(YamlInvalid, Error, Some(3))]);
+    // In metadata and in a list, and a real alias is left alone.
+    let nested = doc(
+        "name: pdf\ndescription: x\nmetadata:\n  base: &b plain\n  note: *Important* read first\n  same: *b\n  tags:\n    - *new* tag\n",
+    );
+    check("pdf", &nested, false, &[(YamlRecovered, Warning, Some(6)), (YamlRecovered, Warning, Some(9))]);
+    let m = run("pdf", &nested, false).meta.metadata.unwrap();
+    assert_eq!(m["note"], "*Important* read first");
+    assert_eq!(m["same"], "plain");
+    assert_eq!(m["tags"], serde_json::json!(["*new* tag"]));
+    let recovered = &run("pdf", &nested, false).diagnostics[0];
+    assert_eq!(recovered.args.get("field"), Some("note"));
+}
+
+#[test]
+fn json_surrogate_escapes_are_decoded_as_javascript_does() {
+    let text = doc("name: pdf\ndescription: \"Anatomy \\ud83e\\udec0 and more \\u00e9\"\n");
+    let v = run("pdf", &text, false);
+    assert_eq!(v.meta.description.as_deref(), Some("Anatomy \u{1fac0} and more \u{e9}"));
+    check("pdf", &text, false, &[(YamlRecovered, Warning, Some(3))]);
+    let d = &v.diagnostics[0];
+    assert!(d.message.contains("`\\ud83e\\udec0`") && d.message.contains("U+1FAC0"), "{}", d.message);
+    assert_eq!(d.args.get("char"), Some("U+1FAC0"));
+    // A lone half becomes U+FFFD; the same text in single quotes is literal and untouched.
+    let lone = run("pdf", &doc("name: pdf\ndescription: \"half \\ud83e only\"\nlicense: 'MIT \\ud83e'\n"), false);
+    assert_eq!(lone.meta.description.as_deref(), Some("half \u{fffd} only"));
+    assert_eq!(lone.meta.license.as_deref(), Some("MIT \\ud83e"));
+    // Strict mode reads YAML as written, and says where and what.
+    let strict = run("pdf", &text, true);
+    let got: Vec<_> = strict.diagnostics.iter().map(|d| (d.code, d.line)).collect();
+    assert_eq!(got, vec![(YamlInvalid, Some(3))]);
+    assert!(strict.diagnostics[0].message.starts_with("the value of `description` holds `\\ud83e\\udec0`"));
+}
+
+#[test]
+fn loose_fences_are_read_as_meant() {
+    // Text after the closing `---` on its line.
+    let trailing = "---\nname: pdf\ndescription: x\n--- # Usage\n\nDo the thing.\n";
+    check("pdf", trailing, false, &[(FrontmatterRecovered, Warning, Some(4))]);
+    check("pdf", trailing, true, &[(FrontmatterUnclosed, Error, Some(1))]);
+    assert_eq!(skilldeck_core::frontmatter::strip(trailing), "# Usage\n\nDo the thing.\n");
+    // A frontmatter indented as a block (fences too), as templates in code often leave it.
+    let indented = "  ---\n  name: pdf\n  description: Extract text\n  metadata:\n    author: me\n  ---\n\n# Use\n";
+    check("pdf", indented, false, &[(FrontmatterRecovered, Warning, Some(1))]);
+    let v = run("pdf", indented, false);
+    assert_eq!(v.meta.description.as_deref(), Some("Extract text"));
+    assert_eq!(v.meta.metadata, Some(serde_json::json!({"author": "me"})));
+    check("pdf", indented, true, &[(FrontmatterMissing, Error, Some(1))]);
+    // Fields indented under unindented fences: key lines still known.
+    check("pdf", "---\nname: pdf\ndescription: x\n  ---\nbody\n", false, &[(FrontmatterRecovered, Warning, Some(4))]);
+    // Fields indented as a block under unindented fences are YAML as written; lines still known.
+    let fields_indented = "---\n  name: pdf\n  description: x\n  author: me\n---\nbody\n";
+    check("pdf", fields_indented, false, &[(FieldUnknown, Warning, Some(4))]);
+    check("other", fields_indented, true, &[(NameDirMismatch, Error, Some(2)), (FieldUnknown, Error, Some(4))]);
+    // A horizontal rule of more dashes is not a fence.
+    check("pdf", "---\nname: pdf\ndescription: x\n-----\nbody\n", false, &[(FrontmatterUnclosed, Error, Some(1))]);
+}
+
+#[test]
+fn broken_frontmatter_is_reported_where_the_problem_is() {
+    let said = |text: &str| {
+        let v = run("pdf", text, false);
+        v.diagnostics.iter().map(|d| (d.code, d.line.unwrap_or(0), d.message.clone())).collect::<Vec<_>>()
+    };
+    // A line with no `: `: at that line, not the one after it.
+    let stray = doc("name: pdf\ndescription: Extract text.\nUse when the user has a PDF.\nlicense: MIT\n");
+    assert_eq!(
+        said(&stray),
+        vec![(
+            YamlInvalid,
+            4,
+            "this line is not a `field: value` line (it has no `: `), so YAML cannot read it; if it continues the \
+             value of `description`, indent it under that field; if it is instructions, the frontmatter's closing \
+             `---` is missing above it"
+                .to_owned()
+        )]
+    );
+    // No closing fence at all: at the opening one, naming the last field.
+    assert_eq!(
+        said("---\nname: pdf\ndescription: x\n\n# Title\n\nText.\n"),
+        vec![(
+            FrontmatterUnclosed,
+            1,
+            "the frontmatter opened on line 1 is never closed: no line `---` follows it (read to line 7); add a line \
+             `---` after its last field (line 3)"
+                .to_owned()
+        )]
+    );
+    // No closing fence, but a horizontal rule later: the body was read as YAML.
+    let runs_on = "---\nname: pdf\ndescription: x\n\n# Title\n\nSome words here.\nMore: text\n---\nmore\n";
+    assert_eq!(
+        said(runs_on),
+        vec![(
+            FrontmatterUnclosed,
+            1,
+            "the frontmatter opened on line 1 is not closed before the Markdown: the first `---` after it is on line \
+             9, so the heading on line 5 (\"# Title\") and the text after it were read as YAML; add a line `---` \
+             after the last field (line 3)"
+                .to_owned()
+        )]
+    );
+}
+
+#[test]
+fn a_comment_heading_between_fields_is_yaml_not_the_body() {
+    let text = doc("name: pdf\n\n# Description\ndescription: Use when: a PDF is shared\n");
+    check("pdf", &text, false, &[(YamlRecovered, Warning, Some(5))]);
+    check("pdf", &text, true, &[(YamlInvalid, Error, Some(5))]);
+}
+
+#[test]
+fn diagnostics_carry_args_for_translated_templates() {
+    let args = |text: &str, strict: bool| {
+        run("pdf", text, strict)
+            .diagnostics
+            .into_iter()
+            .map(|d| (d.code, d.args_map().into_iter().collect::<Vec<_>>()))
+            .collect::<Vec<_>>()
+    };
+    let s = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>();
+    assert_eq!(
+        args(&doc("description: x\nauthor: me\n"), false),
+        vec![
+            (NameMissing, s(&[("field", "name"), ("line", "2")])),
+            (FieldUnknown, s(&[("field", "author"), ("line", "3")]))
+        ]
+    );
+    assert_eq!(
+        args(&doc(&format!("name: pdf\ndescription: {}\n", "d".repeat(1100))), false),
+        vec![(
+            DescriptionTooLong,
+            s(&[("field", "description"), ("length", "1100"), ("limit", "1024"), ("line", "3")])
+        )]
+    );
+    assert_eq!(
+        args(&doc("name: Pdf\ndescription: x\n"), false)[0],
+        (NameInvalid, s(&[("char", "P"), ("field", "name"), ("line", "2"), ("reason", "bad_char"), ("value", "Pdf")]))
+    );
+    assert_eq!(
+        args(&doc("name: pdf\ndescription: x\n- y\n"), false),
+        vec![(YamlInvalid, s(&[("line", "4"), ("problem", "did not find expected key")]))]
+    );
+    assert_eq!(
+        args(&doc("name: pdf\ndescription: x\nmetadata:\n  n: 1\n"), true),
+        vec![(
+            MetadataNotPortable,
+            s(&[("field", "metadata.n"), ("kind", "number"), ("line", "5"), ("rule", "metadata.string-map")])
+        )]
+    );
+    // In JSON, `args` is an object of strings, left out when empty.
+    let body_empty = run("pdf", "---\nname: pdf\ndescription: x\n---\n", false).diagnostics;
+    let json = serde_json::to_value(&body_empty).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!([{"code": "body_empty", "severity": "warning", "message": "SKILL.md has no instructions after the frontmatter", "line": null}])
+    );
+    let missing = serde_json::to_value(&run("pdf", &doc("description: x\n"), false).diagnostics[0]).unwrap();
+    assert_eq!(missing["args"], serde_json::json!({"field": "name", "line": "2"}));
+    let back: skilldeck_core::Diagnostic = serde_json::from_value(json[0].clone()).unwrap();
+    assert!(back.args.is_empty());
+    // A round trip gives the same diagnostic: `line` in `args` is the diagnostic's own line.
+    let d = run("pdf", &doc("description: x\n"), false).diagnostics.remove(0);
+    let back: skilldeck_core::Diagnostic = serde_json::from_value(serde_json::to_value(&d).unwrap()).unwrap();
+    assert_eq!(back, d);
 }

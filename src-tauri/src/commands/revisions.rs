@@ -2,9 +2,9 @@
 
 use crate::error::ApiResult;
 use crate::state::AppState;
-use crate::views::{HistoryRow, ImportedView};
+use crate::views::{FileRow, FileView, HistoryRow, ImportedView};
 use skilldeck_core::storage::RevisionEvent;
-use skilldeck_core::{Revision, Scope, SkillName};
+use skilldeck_core::{RelPath, Revision, Scope, SkillName};
 use tauri::State;
 
 /// Moves a skill to history; returns the revision moved, for an undo.
@@ -37,6 +37,36 @@ pub async fn skill_history(state: State<'_, AppState>, scope: Scope, name: Strin
         .collect())
 }
 
+/// The files of one revision (current or kept in history), for its read-only view.
+#[tauri::command]
+pub async fn revision_files(
+    state: State<'_, AppState>,
+    scope: Scope,
+    name: String,
+    revision: u64,
+) -> ApiResult<Vec<FileRow>> {
+    let files = state.storage().revision_files(scope, &SkillName::parse(&name)?, Revision(revision))?;
+    Ok(files.iter().map(|(path, bytes)| FileRow { path: path.to_string(), size: bytes.len() as u64 }).collect())
+}
+
+/// One file of one revision, shaped for the viewer like a current file.
+#[tauri::command]
+pub async fn read_revision_file(
+    state: State<'_, AppState>,
+    scope: Scope,
+    name: String,
+    revision: u64,
+    path: String,
+) -> ApiResult<FileView> {
+    let skill = SkillName::parse(&name)?;
+    let files = state.storage().revision_files(scope, &skill, Revision(revision))?;
+    let rel = RelPath::parse(&path)?;
+    let bytes = files.get(rel.as_str()).ok_or_else(|| {
+        crate::error::ApiError::new("file_not_found", format!("v:{revision} of {name} has no file {path}"))
+    })?;
+    Ok(crate::file_view::file_view(&path, bytes.to_vec()))
+}
+
 /// Makes a new revision with the content of `revision`.
 #[tauri::command]
 pub async fn restore_skill(
@@ -52,6 +82,7 @@ pub async fn restore_skill(
         scope,
         revision: out.revision.0,
         digest: out.digest.short(),
+        unchanged: false,
     })
 }
 

@@ -1,11 +1,10 @@
 //! Reading skills: the sidebar list, one skill's detail, one file, and the listing preview.
 
 use crate::error::ApiResult;
-use crate::markdown::to_safe_html;
 use crate::state::AppState;
-use crate::views::{DiagView, FieldRow, FileRow, FileView, GrantsRow, ListingView, SkillDetail, SkillRow};
+use crate::views::{DiagView, FileRow, FileView, GrantsRow, ListingView, SkillDetail, SkillRow};
 use skilldeck_core::trust::Trust;
-use skilldeck_core::{RelPath, Scope, SkillName, frontmatter};
+use skilldeck_core::{RelPath, Scope, SkillName};
 use tauri::State;
 
 /// Every skill in both scopes, valid or not, sorted by name.
@@ -91,42 +90,7 @@ pub async fn read_skill_file(
     let skill = SkillName::parse(&name)?;
     let rel = RelPath::parse(&path)?;
     let bytes = state.storage().read_raw_file_sync(scope, &skill, &rel)?;
-    Ok(file_view(&path, bytes))
-}
-
-/// How a file is shown: Markdown rendered, other text as is, binaries by type and size.
-pub fn file_view(path: &str, bytes: Vec<u8>) -> FileView {
-    let size = bytes.len() as u64;
-    let text = match String::from_utf8(bytes) {
-        Ok(t) if !t.contains('\0') => t,
-        _ => return FileView::Binary { kind_name: kind_name(path), size },
-    };
-    let lower = path.to_ascii_lowercase();
-    if !(lower.ends_with(".md") || lower.ends_with(".markdown")) {
-        return FileView::Text { text, size };
-    }
-    let is_skill_md = path == "SKILL.md";
-    let frontmatter = if is_skill_md { frontmatter_rows(&text) } else { Vec::new() };
-    let body = if is_skill_md { frontmatter::strip(&text) } else { &text };
-    FileView::Markdown { html: to_safe_html(body), frontmatter, size }
-}
-
-/// The frontmatter's top-level fields as rows, in file order.
-fn frontmatter_rows(text: &str) -> Vec<FieldRow> {
-    frontmatter::field_rows(text).into_iter().map(|(key, value)| FieldRow { key, value }).collect()
-}
-
-/// A readable type for a binary file, from its extension.
-fn kind_name(path: &str) -> String {
-    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
-    match ext.as_str() {
-        "png" | "jpg" | "jpeg" | "gif" | "webp" | "ico" => format!("{} image", ext.to_uppercase()),
-        "pdf" => "PDF document".to_owned(),
-        "zip" | "gz" | "tar" | "tgz" => "archive".to_owned(),
-        "ttf" | "otf" | "woff" | "woff2" => "font".to_owned(),
-        "" => "binary file".to_owned(),
-        e => format!(".{e} file"),
-    }
+    Ok(crate::file_view::file_view(&path, bytes))
 }
 
 /// The L1 listing a model would get now: what config.toml gives a session with the default

@@ -25,13 +25,16 @@ pub async fn import_preview(state: State<'_, AppState>, path: String, scope: Sco
         diagnostics: loaded.validation.diagnostics.iter().map(DiagView::from).collect(),
         next_revision: p.next_revision.0,
         is_new: p.is_new,
+        identical: p.identical,
+        current_revision: p.current_revision.map(|r| r.0),
         skipped: loaded.skipped,
         grants: p.grants.into(),
     })
 }
 
-/// Imports through the one upload path, as the skill's next revision; with `trust`, also
-/// approves its `allowed-tools` (the preview showed them).
+/// Imports through the one upload path, as the skill's next revision, unless its files equal
+/// the current revision's (then nothing is written and `unchanged` says so); with `trust`,
+/// also approves its `allowed-tools` (the preview showed them).
 #[tauri::command]
 pub async fn import_skill(
     state: State<'_, AppState>,
@@ -41,23 +44,26 @@ pub async fn import_skill(
 ) -> ApiResult<ImportedView> {
     let scope = user_scope(scope)?;
     let loaded = import::load(&typed_path(&path)?, state.storage().limits(), &mut |_, _| {})?;
-    let out = state.registry.write_skill(scope, &loaded.name, &loaded.files)?;
+    let out = import::store(state.storage(), scope, &loaded)?;
+    state.registry.invalidate(scope, Some(loaded.name.as_str()));
     let meta = &loaded.validation.meta;
     let mut approvals = Trust::load(state.storage().home())?;
+    let name = loaded.name.as_str();
     if trust == Some(true) && GrantRequest::of(meta).asks_for_shell() {
-        approvals.approve(scope, out.name.as_str(), meta)?;
+        approvals.approve(scope, name, meta)?;
     }
     Ok(ImportedView {
-        name: out.name.to_string(),
+        name: name.to_owned(),
         scope,
-        revision: out.revision.0,
-        digest: out.digest.short(),
-        grants: approvals.view(scope, out.name.as_str(), meta).into(),
+        revision: out.revision().0,
+        digest: out.digest().short(),
+        unchanged: out.is_unchanged(),
+        grants: approvals.view(scope, name, meta).into(),
     })
 }
 
 /// The app imports into the user's skills only: bundled skills come with Skilldeck.
-fn user_scope(scope: Scope) -> ApiResult<Scope> {
+pub(crate) fn user_scope(scope: Scope) -> ApiResult<Scope> {
     match scope {
         Scope::User => Ok(scope),
         Scope::System => Err(ApiError::new(
@@ -68,7 +74,7 @@ fn user_scope(scope: Scope) -> ApiResult<Scope> {
 }
 
 /// A path as people type or paste it: `~/skills/pdf`, `file:///home/me/pdf.zip`, or plain.
-fn typed_path(typed: &str) -> ApiResult<PathBuf> {
+pub(crate) fn typed_path(typed: &str) -> ApiResult<PathBuf> {
     let typed = typed.trim();
     if typed.starts_with("file://") {
         let url = tauri::Url::parse(typed)

@@ -78,6 +78,15 @@ async fn importing_twice_turns_the_badge_from_v1_to_v2() {
     assert_eq!(s.import_via_dialog(&src).await, "new skill");
     assert_eq!(badge(&s, "user/pdf-tools").await, "v:1");
     s.screenshot("after-first-import").await;
+    // The same files again make no new revision, and the dialog and toast say so.
+    assert_eq!(s.import_via_dialog(&src).await, "identical to v:1");
+    s.wait_text("#toast", 10, |t| t.contains("unchanged, still v:1")).await;
+    assert_eq!(badge(&s, "user/pdf-tools").await, "v:1");
+    std::fs::write(
+        src.join("SKILL.md"),
+        "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files\n---\n# PDF tools, revised\n",
+    )
+    .unwrap();
     let preview = s.import_via_dialog(&src).await;
     assert_eq!(preview, "will become v:2");
     s.wait_text(".skill-item[data-key='user/pdf-tools'] .badge", 10, |t| t == "v:2").await;
@@ -90,6 +99,66 @@ async fn importing_twice_turns_the_badge_from_v1_to_v2() {
     let err = s.wait_text("#import-error", 10, |t| !t.is_empty()).await;
     assert!(err.contains("symbolic links are refused"), "{err}");
     s.screenshot("hostile-import").await;
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_folder_of_many_skills_imports_the_chosen_ones_with_progress() {
+    if !enabled("a_folder_of_many_skills_imports_the_chosen_ones_with_progress") {
+        return;
+    }
+    let s = Session::start("collection").await;
+    let root = s.home().parent().unwrap().join("collection");
+    let skill = |dir: &str, file: &str, text: &str| {
+        let d = root.join(dir);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join(file), text).unwrap();
+    };
+    let md = |name: &str, desc: &str| format!("---\nname: {name}\ndescription: {desc}\n---\n# {name}\n");
+    skill("skills/alpha", "SKILL.md", &md("alpha", "First skill of the set"));
+    skill("skills/beta", "SKILL.md", &md("beta", "Second skill of the set"));
+    skill("tools/gamma", "skill.md", &md("gamma", "A lowercase skill.md"));
+    skill("skills/broken", "SKILL.md", "---\nname: broken\ndescription: \"never closed\n---\n# Broken\n");
+    skill("skills/evil", "SKILL.md", &md("evil", "Holds a link out"));
+    std::os::unix::fs::symlink("/etc/passwd", root.join("skills/evil/passwd")).unwrap();
+    // alpha is already stored with the same files: it shows as identical and is not offered.
+    let out = skilldeck_e2e::cli(&s.home(), &["import", root.join("skills/alpha").to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    s.click("#import-btn").await;
+    s.type_into("#import-path", &root.display().to_string()).await;
+    s.click("#import-check").await;
+    s.wait_text("#collection-count", 20, |t| t.contains("5 skills found")).await;
+    let row = |loc: &str| format!("#collection-list li[data-location='{loc}']");
+    assert!(s.text_of(&row("skills/alpha")).await.contains("identical to v:1"));
+    assert!(s.text_of(&row("skills/beta")).await.contains("new skill"));
+    assert!(s.text_of(&row("tools/gamma")).await.contains("gamma"));
+    let evil = s.text_of(&row("skills/evil")).await;
+    assert!(evil.contains("refused") && evil.contains("symbolic links"), "{evil}");
+    assert!(s.text_of(&row("skills/broken")).await.contains("invalid"));
+    let state = "return [...document.querySelectorAll('#collection-list input.pick')].map((c) => [c.dataset.location, c.checked, c.disabled]);";
+    let boxes = s.client.execute(state, vec![]).await.unwrap();
+    let boxes: Vec<(String, bool, bool)> = serde_json::from_value(boxes).unwrap();
+    let by = |loc: &str| boxes.iter().find(|b| b.0 == loc).cloned().unwrap();
+    assert_eq!(by("skills/alpha"), ("skills/alpha".into(), false, true), "identical is not offered");
+    assert_eq!(by("skills/evil"), ("skills/evil".into(), false, true), "refused is not offered");
+    assert!(by("skills/beta").1 && by("tools/gamma").1 && by("skills/broken").1, "{boxes:?}");
+    assert_eq!(s.text_of("#import-confirm").await, "Import 3 skills");
+    s.screenshot("preview").await;
+    // Leave beta out; import the other two.
+    s.click(&format!("{} input.pick", row("skills/beta"))).await;
+    s.wait_text("#import-confirm", 5, |t| t == "Import 2 skills").await;
+    s.click("#import-confirm").await;
+    s.wait_until("the import dialog closes", "return !document.querySelector('#import-dialog').open;").await;
+    let toast = s.wait_text("#toast", 10, |t| t.contains("Imported")).await;
+    assert!(toast.contains("Imported 2"), "{toast}");
+    s.wait_for(".skill-item[data-key='user/gamma']").await;
+    s.wait_for(".skill-item[data-key='user/broken']").await;
+    assert!(s.home().join("skills/user/gamma/SKILL.md").is_file(), "a lowercase skill.md is stored as SKILL.md");
+    assert!(!s.home().join("skills/user/beta").exists(), "an unchosen skill is not imported");
+    assert!(!s.home().join("skills/user/evil").exists());
+    assert_eq!(badge(&s, "user/alpha").await, "v:1");
+    s.screenshot("imported").await;
     s.finish().await;
 }
 
@@ -154,7 +223,7 @@ async fn links_in_a_skill_open_its_files_or_the_browser_and_never_take_the_windo
     );
     let src = s.skill_source("linked", "name: linked\ndescription: A skill full of links\n", &body);
     std::fs::create_dir_all(src.join("assets")).unwrap();
-    std::fs::write(src.join("assets/logo.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xff\xfe").unwrap();
+    std::fs::write(src.join("assets/data.bin"), b"\x00\x01\x02\xff\xfe binary").unwrap();
     s.import_via_dialog(&src).await;
     s.click(".skill-item[data-key='user/linked']").await;
     s.wait_text("#viewer .markdown", 10, |t| t.contains("Read the guide first")).await;
@@ -204,10 +273,86 @@ async fn links_in_a_skill_open_its_files_or_the_browser_and_never_take_the_windo
     s.wait_for("#sidebar .skill-item").await;
 
     // A binary file says its type, not "undefined".
-    s.click("#file-tree .file[data-path='assets/logo.png']").await;
+    s.click("#file-tree .file[data-path='assets/data.bin']").await;
     let binary = s.wait_text("#viewer .binary", 10, |t| !t.is_empty()).await;
-    assert!(!binary.contains("undefined") && binary.contains("PNG"), "{binary}");
+    assert!(!binary.contains("undefined") && binary.contains(".bin file"), "{binary}");
     s.screenshot("binary").await;
+    s.finish().await;
+}
+
+/// A real 24×16 PNG, for the image preview.
+const PNG_24X16: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x18\x00\x00\x00\x10\x08\x06\x00\x00\x00\x0c\x24\xbf\x95\x00\x00\x00\x1e\x49\x44\x41\x54\x78\x9c\x63\x38\x61\xa3\xf1\x9f\x96\x98\x61\xd4\x82\x51\x0b\x46\x2d\x18\xb5\x60\xd4\x82\xa1\x60\x01\x00\xb1\x25\x40\xae\xa0\xb2\xc4\x31\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_viewer_previews_images_highlights_code_and_indents_metadata() {
+    if !enabled("the_viewer_previews_images_highlights_code_and_indents_metadata") {
+        return;
+    }
+    let s = Session::start("viewer").await;
+    let front = "name: showcase\ndescription: Shows what the viewer does\nmetadata:\n  author: Ada\n  aibuddy:\n    \
+                 dependencies: [pdf, notes]\n";
+    let body = "# Showcase 🚀\n\n> Read this first: it matters.\n\n- [x] done\n- [ ] to do\n\n\
+                ```python\ndef greet(name):\n    return \"hi \" + name  # say hi\n```\n";
+    let src = s.skill_source("showcase", front, body);
+    std::fs::create_dir_all(src.join("assets")).unwrap();
+    std::fs::write(src.join("assets/logo.png"), PNG_24X16).unwrap();
+    std::fs::write(src.join("assets/icon.svg"), "<svg xmlns='http://www.w3.org/2000/svg' width='20' height='20'><script>document.title='pwned'</script><circle cx='10' cy='10' r='8' fill='teal'/></svg>").unwrap();
+    // A PDF whose bytes happen to be valid UTF-8 is still a PDF.
+    std::fs::write(src.join("assets/manual.pdf"), "%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n%%EOF\n").unwrap();
+    s.import_via_dialog(&src).await;
+    s.click(".skill-item[data-key='user/showcase']").await;
+    s.wait_text("#viewer .markdown", 10, |t| t.contains("Showcase")).await;
+
+    // Nested metadata is an indented table, not JSON.
+    let table = s.text_of("#viewer table.frontmatter").await;
+    assert!(table.contains("author") && table.contains("Ada") && table.contains("pdf, notes"), "{table}");
+    assert!(!table.contains('{') && !table.contains('"'), "no JSON in the table: {table}");
+    let indent = "return getComputedStyle([...document.querySelectorAll('#viewer table.frontmatter th')].find((e) => e.textContent === 'dependencies')).paddingLeft;";
+    let pad = s.client.execute(indent, vec![]).await.unwrap();
+    assert_ne!(pad.as_str(), Some("0px"), "nested rows are indented: {pad}");
+    // Blockquote, task list and highlighted code are styled.
+    let styled = "const q = document.querySelector('#viewer blockquote'); const c = document.querySelector('#viewer .hl-comment'); \
+                  const s = document.querySelector('#viewer .hl-string'); \
+                  return [q && getComputedStyle(q).borderLeftStyle, document.querySelectorAll('#viewer li input[type=checkbox]').length, \
+                  c && getComputedStyle(c).fontStyle, s && getComputedStyle(s).color !== getComputedStyle(document.querySelector('#viewer pre')).color];";
+    let got = s.client.execute(styled, vec![]).await.unwrap();
+    assert_eq!(got, serde_json::json!(["solid", 2, "italic", true]), "blockquote, task list, highlighting");
+    s.screenshot("markdown").await;
+
+    // Images are previewed; an SVG's script never runs.
+    s.click("#file-tree .file[data-path='assets/logo.png']").await;
+    s.wait_until(
+        "the PNG decodes in the viewer",
+        "const i = document.querySelector('#viewer .image-view img'); return !!i && i.complete && i.naturalWidth === 24;",
+    )
+    .await;
+    s.screenshot("image").await;
+    s.click("#file-tree .file[data-path='assets/icon.svg']").await;
+    s.wait_until(
+        "the SVG shows as an image",
+        "const i = document.querySelector('#viewer .image-view img'); return !!i && i.complete && i.naturalWidth === 20;",
+    )
+    .await;
+    let title = s.client.execute("return document.title;", vec![]).await.unwrap();
+    assert_ne!(title.as_str(), Some("pwned"));
+    s.click("#file-tree .file[data-path='assets/manual.pdf']").await;
+    let pdf = s.wait_text("#viewer .binary", 10, |t| !t.is_empty()).await;
+    assert!(pdf.contains("PDF document"), "{pdf}");
+
+    // In Chinese, History's headers, events and dates are Chinese too; errors from the backend
+    // are translated from their code and arguments.
+    let zh = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
+    s.client.execute(zh, vec![]).await.unwrap();
+    s.click("#history-btn").await;
+    let history = s.wait_text("#history", 10, |t| t.contains("v:1")).await;
+    assert!(history.contains("经过") && history.contains("上传") && history.contains("年"), "{history}");
+    assert!(!history.contains("upload"), "{history}");
+    s.screenshot("history-chinese").await;
+    s.click("#import-btn").await;
+    s.type_into("#import-path", "/nowhere/at-all").await;
+    s.click("#import-check").await;
+    let error = s.wait_text("#import-error", 10, |t| !t.is_empty()).await;
+    assert!(error.contains("不存在") && error.contains("/nowhere/at-all"), "{error}");
     s.finish().await;
 }
 
@@ -353,6 +498,9 @@ async fn an_edit_on_disk_shows_in_the_open_viewer() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     s.wait_text("#history", 10, |t| t.contains("v:4")).await;
     s.wait_text("#files .skill-head .badge", 10, |t| t == "v:4").await;
+    // The same files again are no new revision; changed ones are.
+    let cli_src =
+        s.skill_source("from-cli", "name: from-cli\ndescription: Imported in a terminal\n", "# CLI\n\nAgain.");
     let out = skilldeck_e2e::cli(&s.home(), &["import", cli_src.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     s.wait_text(".skill-item[data-key='user/from-cli'] .badge", 10, |t| t == "v:2").await;
@@ -459,8 +607,16 @@ async fn delete_asks_first_and_history_brings_it_back() {
     s.click(".skill-item[data-deleted='user/drafts']").await;
     let history = s.wait_text("#history", 10, |t| t.contains("v:1")).await;
     assert!(history.contains("sha256:"), "revisions show their digests: {history}");
+    assert!(history.contains("Revision") && history.contains("What happened"), "the table has headers: {history}");
+    assert!(history.contains("uploaded"), "events in words: {history}");
     s.screenshot("history").await;
-    s.click("#history button").await;
+    // A kept revision opens read-only, with its files, and restores from there.
+    s.click("#history tr[data-revision='1'] .view-revision").await;
+    let banner = s.wait_text("#revision-banner", 10, |t| t.contains("read-only")).await;
+    assert!(banner.contains("v:1"), "{banner}");
+    s.wait_text("#viewer .markdown", 10, |t| t.contains("Drafts")).await;
+    s.screenshot("revision-view").await;
+    s.click("#revision-banner button.restore").await;
     s.wait_text(".skill-item[data-key='user/drafts'] .badge", 10, |t| t == "v:2").await;
     s.screenshot("restored").await;
     s.finish().await;
@@ -605,26 +761,26 @@ async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
     s.client.execute(english, vec![]).await.unwrap();
     let src = s.skill_source(
         "bold",
-        "name: bold\ndescription: **bold** claims\n  about PDFs\nlicense: MIT\n",
+        "name: bold\ndescription: \"bold claims\n  about PDFs\nlicense: MIT\n",
         "# Bold\n\nMarkup stays text: <b>not bold</b>\n",
     );
     s.import_via_dialog(&src).await;
     s.click(".skill-item[data-key='user/bold']").await;
-    // An invalid skill opens on SKILL.md as stored: the broken line is marked, our words under it.
+    // An invalid skill opens on SKILL.md as stored: the line where the quote opens is marked,
+    // our words under it.
     let line = s.wait_text("#source .src-line.error[data-line='3']", 10, |t| !t.is_empty()).await;
-    assert_eq!(line, "3description: **bold** claims");
+    assert_eq!(line, "3description: \"bold claims");
     let note = s.text_of("#source .src-note.error[data-line='3']").await;
     assert_eq!(
         note.to_lowercase(),
-        "errorthe value of description starts with *, which yaml reads as an alias (a reference to an &anchor); \
-         a value that starts with * must be in quotes"
+        "errorthe \" that opens the value of description is never closed; add the closing \" at the end of the value"
     );
     let spans: serde_json::Value = s
         .client
         .execute("return [...document.querySelectorAll('#source .src-note code')].map((c) => c.textContent);", vec![])
         .await
         .unwrap();
-    assert_eq!(spans, json!(["description", "*", "&anchor", "*"]), "`code` in a message shows as code");
+    assert_eq!(spans, json!(["description"]), "`code` in a message shows as code");
     let source = s.text_of("#source").await;
     assert!(source.contains("1---") && source.contains("<b>not bold</b>"), "raw text, escaped: {source}");
     let tags: serde_json::Value =
@@ -652,7 +808,7 @@ async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
     s.click("#warnings-list li[data-line='5']").await;
     s.wait_for("#source #src-line-5.picked.warning").await;
     let note = s.text_of("#source .src-note.warning[data-line='5']").await;
-    assert_eq!(note, "warningauthor is not a known field; it is kept but ignored");
+    assert_eq!(note, "warningauthor is not a known field; it is kept but ignored (move it under metadata:)");
     s.screenshot("warning-picked").await;
     // In Chinese, the view's own words follow; the picked line and the open warnings stay.
     let zh = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
@@ -662,6 +818,11 @@ async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
     assert_eq!(s.text_of("#open-editor-btn").await, "在编辑器中打开");
     s.wait_for("details#warnings[open]").await;
     s.wait_for("#source #src-line-5.picked").await;
+    // The problem itself and its fix are Chinese too, built from its code and args.
+    let note = s.wait_text("#source .src-note.warning[data-line='5']", 5, |t| t.contains("不是规范中的字段")).await;
+    assert!(note.contains("author"), "{note}");
+    let fix = s.text_of("#warnings-list li[data-line='5'] .fix").await;
+    assert!(fix.contains("metadata") && fix.contains("移到"), "{fix}");
     s.screenshot("chinese").await;
     // Put English back, so the next session starts where the other tests expect.
     s.client.execute(english, vec![]).await.unwrap();

@@ -15,6 +15,16 @@ struct Report<'a> {
     name: Option<&'a str>,
     valid: bool,
     diagnostics: Vec<DiagJson<'a>>,
+    /// Why the path could not be validated at all (missing, unreadable).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<PathError>,
+}
+
+/// A path that could not be validated: `{code, message}`.
+#[derive(Debug, Serialize)]
+struct PathError {
+    code: &'static str,
+    message: String,
 }
 
 /// The SKILL.md of `path` and the folder name its `name` must equal.
@@ -47,11 +57,18 @@ fn cased_skill_md(dir: &Path) -> Option<PathBuf> {
     }
 }
 
-/// Validates each path; `Invalid` when any has an error.
+/// Validates each path; `Invalid` when any has an error, `Refused` (exit 2) when a path could
+/// not be validated at all. One such path never stops the others from being reported.
 pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcome> {
     let mut results = Vec::new();
     for path in paths {
-        let (skill_md, dir_name) = locate(path)?;
+        let (skill_md, dir_name) = match locate(path) {
+            Ok(found) => found,
+            Err(e) => {
+                results.push((path, Err(PathError { code: "source_not_found", message: output::error_text(&e) })));
+                continue;
+            }
+        };
         let opts = ValidateOptions { strict, dir_name: dir_name.as_deref(), ..ValidateOptions::default() };
         // The store's reader rules: a link, a pipe or an oversized SKILL.md is a diagnostic.
         let limit = UploadLimits::default().max_file_bytes;
@@ -65,22 +82,40 @@ pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcom
                 ),
             );
         }
-        results.push((path, v));
+        results.push((path, Ok(v)));
     }
-    let all_valid = results.iter().all(|(_, v)| v.is_valid());
+    let missing = results.iter().any(|(_, r)| r.is_err());
+    let all_valid = results.iter().all(|(_, r)| r.as_ref().is_ok_and(|v| v.is_valid()));
     if json {
         let reports: Vec<Report<'_>> = results
-            .iter()
-            .map(|(p, v)| Report {
-                path: p.display().to_string(),
-                name: v.meta.name.as_deref(),
-                valid: v.is_valid(),
-                diagnostics: output::diags_json(&v.diagnostics),
+            .iter_mut()
+            .map(|(p, r)| match r {
+                Ok(v) => Report {
+                    path: p.display().to_string(),
+                    name: v.meta.name.as_deref(),
+                    valid: v.is_valid(),
+                    diagnostics: output::diags_json(&v.diagnostics),
+                    error: None,
+                },
+                Err(e) => Report {
+                    path: p.display().to_string(),
+                    name: None,
+                    valid: false,
+                    diagnostics: Vec::new(),
+                    error: Some(PathError { code: e.code, message: std::mem::take(&mut e.message) }),
+                },
             })
             .collect();
         output::json(&reports)?;
     } else {
-        for (p, v) in &results {
+        for (p, r) in &results {
+            let v = match r {
+                Ok(v) => v,
+                Err(e) => {
+                    crate::outln!("{}: cannot be validated: {}", p.display(), e.message);
+                    continue;
+                }
+            };
             let verdict = if v.is_valid() { "ok" } else { "INVALID" };
             let warnings = v.diagnostics.iter().filter(|d| !d.is_error()).count();
             let note = if warnings > 0 {
@@ -92,5 +127,11 @@ pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcom
             output::print_diags(&v.diagnostics, "  ")?;
         }
     }
-    Ok(if all_valid { Outcome::Ok } else { Outcome::Invalid })
+    Ok(if missing {
+        Outcome::Refused
+    } else if all_valid {
+        Outcome::Ok
+    } else {
+        Outcome::Invalid
+    })
 }

@@ -45,13 +45,22 @@ pub(crate) fn delete_locked(home: &SkilldeckHome, scope: Scope, name: &SkillName
     }
     write::replace_version(dir, name, revision)?;
     let line = LogLine { revision, digest: None, at: history::now(), event: RevisionEvent::Delete };
-    let marker = Marker::holding(&home.scope_dir(scope), name, &line)?;
+    // Best effort: without the hint, the pending line is logged by the next start's recovery.
+    let hint = history_dir.join(PENDING_HINT);
+    let _ = fs::write(&hint, b"");
+    let marker = Marker::holding(&home.scope_dir(scope), name, &line).inspect_err(|_| {
+        let _ = fs::remove_file(&hint);
+    })?;
     if let Err(e) = fs::rename(dir, &kept) {
+        let _ = fs::remove_file(&hint);
         return Err(marker.fail(StorageError::io("move to history", dir)(e)));
     }
     let mut warnings = Vec::new();
     match history::append(&history_dir, &line) {
-        Ok(()) => marker.done(),
+        Ok(()) => {
+            marker.done();
+            let _ = fs::remove_file(&hint);
+        }
         Err(e) => warnings.push(format!(
             "the history log was not updated ({e}); the delete of revision {revision} is kept beside the store \
              and logged on the next start"
@@ -81,9 +90,25 @@ pub(crate) fn pending(scope_dir: &Path) -> Vec<(SkillName, PathBuf, LogLine)> {
     out
 }
 
+/// The file a delete leaves in the skill's history folder while its line may wait in a marker
+/// beside the store. A write looks for it (one lookup) before it reads the whole scope folder
+/// for markers: that read, once per write, made each write cost more the more skills there were.
+const PENDING_HINT: &str = ".delete-pending";
+
 /// Writes the pending delete lines of the skill whose live folder is `live` to its log, and
-/// removes their markers. The caller holds the skill's lock (or is recovery, which does).
+/// removes their markers, when a delete left the hint that one may be pending (recovery, which
+/// starts from the markers themselves, finishes any other). The caller holds the skill's lock.
 pub(crate) fn finish_pending(history_dir: &Path, live: &Path) -> Result<()> {
+    let hint = history_dir.join(PENDING_HINT);
+    if fs::symlink_metadata(&hint).is_err() {
+        return Ok(());
+    }
+    finish_pending_scan(history_dir, live)
+}
+
+/// `finish_pending` without the hint: reads the scope folder for markers. For recovery, and
+/// for markers a version without hints left.
+pub(crate) fn finish_pending_scan(history_dir: &Path, live: &Path) -> Result<()> {
     let (Some(scope_dir), Some(name)) = (live.parent(), live.file_name().and_then(|n| n.to_str())) else {
         return Ok(());
     };
@@ -94,5 +119,6 @@ pub(crate) fn finish_pending(history_dir: &Path, live: &Path) -> Result<()> {
         }
         fs::remove_file(&marker).map_err(StorageError::io("remove leftover", &marker))?;
     }
+    let _ = fs::remove_file(history_dir.join(PENDING_HINT));
     Ok(())
 }

@@ -172,7 +172,7 @@ impl FsStorage {
         if files.skill_md().is_none() {
             return Err(StorageError::NoSkillMd);
         }
-        let _lock = SkillLock::acquire(&self.home.lock_path(scope, name))?;
+        let _lock = SkillLock::acquire(&self.home, scope, name)?;
         write::write_locked(&self.home, scope, name, files, event)
     }
 
@@ -181,7 +181,7 @@ impl FsStorage {
     /// logged for its current revision. Returns the new revision, or `None` when nothing
     /// changed (so the watcher seeing Skilldeck's own writes bumps nothing).
     pub fn adopt_external_edit(&self, scope: Scope, name: &SkillName) -> Result<Option<Revision>> {
-        let _lock = SkillLock::acquire(&self.home.lock_path(scope, name))?;
+        let _lock = SkillLock::acquire(&self.home, scope, name)?;
         let Ok(dir) = self.existing(scope, name.as_str()) else {
             return Ok(None);
         };
@@ -235,7 +235,7 @@ impl FsStorage {
     /// Moves a skill to history; returns the revision moved. Once it has moved, the delete is
     /// reported as done: a log line that cannot be written comes back as a warning.
     pub fn delete_skill_sync(&self, scope: Scope, name: &SkillName) -> Result<DeleteOutcome> {
-        let _lock = SkillLock::acquire(&self.home.lock_path(scope, name))?;
+        let _lock = SkillLock::acquire(&self.home, scope, name)?;
         let dir = self.existing(scope, name.as_str())?;
         delete::delete_locked(&self.home, scope, name, &dir)
     }
@@ -319,11 +319,10 @@ impl FsStorage {
     /// Waits until no write of `name` is in flight. Returns whether the skill's lock file
     /// exists (no lock file: nothing was ever written through the store).
     fn wait_for_writer(&self, scope: Scope, name: &SkillName) -> Result<bool> {
-        let path = self.home.lock_path(scope, name);
-        if !path.exists() {
+        if !self.home.lock_path(scope, name).exists() {
             return Ok(false);
         }
-        drop(SkillLock::acquire(&path)?);
+        drop(SkillLock::acquire(&self.home, scope, name)?);
         Ok(true)
     }
 

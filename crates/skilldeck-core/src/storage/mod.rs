@@ -1,6 +1,7 @@
 //! Storage: the skill store's types, its errors and the `SkillStorage` trait over scopes.
 //! Holds the contract every backend keeps; the file-system backend lives in `fs` and below.
 
+mod batch;
 mod delete;
 mod fs;
 mod history;
@@ -12,6 +13,7 @@ mod write;
 
 pub(crate) use write::{STAGING_PREFIX, staging_owner};
 
+pub use batch::{BatchResult, WriteBatch};
 pub use delete::DeleteOutcome;
 pub use fs::FsStorage;
 pub use history::{HistoryEntry, RevisionEvent};

@@ -2,7 +2,7 @@
 //! their writer stopped before logging. Holds those rules; the write path that leaves them is in `write`.
 
 use super::history;
-use super::lock::SkillLock;
+use super::lock::{ScopeLock, SkillLock};
 use super::record;
 use super::tree::read_revision;
 use super::write::{STAGING_PREFIX, staging_owner};
@@ -15,9 +15,13 @@ use std::path::Path;
 /// Cleans up every scope. A writer leaves a staging entry (its staged or replaced tree, or the
 /// empty marker it keeps until its log line is written) whenever it stops before logging, so
 /// each skill with one also gets its unlogged revisions logged from their records. A skill
-/// locked by a live writer is left alone: that writer finishes it.
+/// locked by a live writer is left alone: that writer finishes it, and so is a whole scope that
+/// a live batch holds.
 pub(crate) fn recover(home: &SkilldeckHome) -> Result<()> {
     for scope in Scope::ALL {
+        if ScopeLock::try_shared(home, scope)?.is_none() {
+            continue;
+        }
         let dir = home.scope_dir(scope);
         let Ok(entries) = fs::read_dir(&dir) else { continue };
         for entry in entries.flatten() {
@@ -37,7 +41,7 @@ pub(crate) fn recover(home: &SkilldeckHome) -> Result<()> {
 }
 
 fn recover_one(home: &SkilldeckHome, scope: Scope, name: &SkillName, staged: &Path) -> Result<()> {
-    let Some(_lock) = SkillLock::try_acquire(&home.lock_path(scope, name))? else {
+    let Some(_lock) = SkillLock::try_acquire(home, scope, name)? else {
         return Ok(());
     };
     if !staged.exists() {
@@ -69,7 +73,9 @@ fn recover_one(home: &SkilldeckHome, scope: Scope, name: &SkillName, staged: &Pa
     }
     // A log that cannot be written yet stops nothing: the revisions show from their records and
     // pruning keeps them; a marker stays for the next start, and the skill's next write logs them.
-    if record::reconcile(&history_dir, &current).is_ok() && staged.is_file() {
+    let reconciled = record::reconcile(&history_dir, &current)
+        .and_then(|()| super::delete::finish_pending_scan(&history_dir, &current));
+    if reconciled.is_ok() && staged.is_file() {
         remove(staged)?;
     }
     Ok(())

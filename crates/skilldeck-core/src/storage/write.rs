@@ -63,8 +63,8 @@ pub(crate) fn staging_owner(file_name: &str) -> Option<&str> {
     parts.next()
 }
 
-/// Writes `files` into `dir`, then the revision's record, then the `.version` last, then
-/// flushes the file system.
+/// Writes `files` into `dir`, then the revision's record, then the `.version` last. The caller
+/// flushes the file system before the staged tree is swapped in.
 fn stage(dir: &Path, files: &SkillFiles, line: &LogLine) -> Result<()> {
     fs::create_dir(dir).map_err(StorageError::io("create the staging folder", dir))?;
     let mut made = std::collections::HashSet::new();
@@ -84,7 +84,6 @@ fn stage(dir: &Path, files: &SkillFiles, line: &LogLine) -> Result<()> {
     }
     record::write(dir, line)?;
     write_version(dir, line.revision)?;
-    flush(dir);
     Ok(())
 }
 
@@ -123,7 +122,9 @@ fn sidecar_temp(dir: &Path, name: &SkillName) -> PathBuf {
 }
 
 /// Flushes the file system holding `dir` so a power cut after the swap finds whole files.
-fn flush(dir: &Path) {
+/// One call covers every tree staged on that file system so far, which is what lets a batch
+/// flush once for all its skills.
+pub(crate) fn flush(dir: &Path) {
     if let Ok(f) = fs::File::open(dir) {
         let _ = rustix::fs::syncfs(&f);
     }
@@ -153,7 +154,7 @@ pub(crate) fn next_revision(home: &SkilldeckHome, scope: Scope, name: &SkillName
     current.max(past).unwrap_or(Revision(0)).next()
 }
 
-/// Stores `files` as the next revision. The caller holds the skill's lock.
+/// Stores `files` as the next revision: stage, flush, swap. The caller holds the skill's lock.
 ///
 /// Everything that can fail the write happens before the swap: the digest and the revision's
 /// record are staged with its files. After the swap the revision is live, so what follows
@@ -165,6 +166,33 @@ pub(crate) fn write_locked(
     files: &SkillFiles,
     event: RevisionEvent,
 ) -> Result<WriteOutcome> {
+    let staged = prepare(home, scope, name, files, event)?;
+    flush(&staged.staged);
+    staged.commit()
+}
+
+/// A revision staged beside its live folder, with its record and `.version`, waiting for the
+/// flush and its swap. Dropped without `commit`, it stays for recovery; `discard` removes it.
+pub(crate) struct Staged {
+    name: SkillName,
+    scope: Scope,
+    digest: Digest,
+    line: LogLine,
+    marker: Marker,
+    staged: PathBuf,
+    current: PathBuf,
+    history_dir: PathBuf,
+}
+
+/// Stages `files` as the next revision of `name`, without flushing: the first half of a write.
+/// The caller holds the skill's lock (or the scope's, for a batch) until `commit`.
+pub(crate) fn prepare(
+    home: &SkilldeckHome,
+    scope: Scope,
+    name: &SkillName,
+    files: &SkillFiles,
+    event: RevisionEvent,
+) -> Result<Staged> {
     let scope_dir = home.scope_dir(scope);
     fs::create_dir_all(&scope_dir).map_err(StorageError::io("create", &scope_dir))?;
     let current = home.skill_dir(scope, name);
@@ -183,40 +211,63 @@ pub(crate) fn write_locked(
         let _ = fs::remove_dir_all(&staged);
         return Err(marker.fail(e));
     }
-    crash_point("staged");
-    let mut warnings = Vec::new();
-    let replaced = if current.is_dir() {
-        let old = read_revision(&current).unwrap_or(Revision(revision.0 - 1));
-        // The old tree must carry its revision so recovery can tell it from a new one.
-        if let Err(e) = replace_version(&current, name, old) {
-            let _ = fs::remove_dir_all(&staged);
-            return Err(marker.fail(e));
-        }
-        // A swap cut halfway (two renames where the OS cannot exchange) is finished by recovery,
-        // which the staging left behind (and the marker) send to this skill.
-        swap(&staged, &current)?;
-        crash_point("swapped");
-        if let Err(e) = keep_replaced(&history_dir, &staged, old) {
-            warnings.push(format!("the replaced revision {old} is not in history yet ({e}); the next start moves it"));
-        }
-        Some(old)
-    } else {
-        if let Err(e) = fs::rename(&staged, &current) {
-            let _ = fs::remove_dir_all(&staged);
-            return Err(marker.fail(StorageError::io("move into place", &staged)(e)));
-        }
-        None
-    };
-    match history::append(&history_dir, &line) {
-        Ok(()) => marker.done(),
-        Err(e) => warnings.push(format!(
-            "the history log was not updated ({e}); revision {revision} keeps its own record, logged on the next start"
-        )),
+    Ok(Staged { name: name.clone(), scope, digest, line, marker, staged, current, history_dir })
+}
+
+impl Staged {
+    /// The skill staged.
+    pub(crate) fn name(&self) -> &SkillName {
+        &self.name
     }
-    if let Err(e) = history::prune(&history_dir) {
-        warnings.push(format!("old revisions were not pruned: {e}"));
+
+    /// Removes the staged tree and its marker: the write does not happen.
+    pub(crate) fn discard(self) {
+        let _ = fs::remove_dir_all(&self.staged);
+        self.marker.done();
     }
-    Ok(WriteOutcome { name: name.clone(), scope, revision, digest, replaced, warnings })
+
+    /// Swaps the staged tree in and does the bookkeeping: the second half of a write. The file
+    /// system must have been flushed since the tree was staged.
+    pub(crate) fn commit(self) -> Result<WriteOutcome> {
+        let Self { name, scope, digest, line, marker, staged, current, history_dir } = self;
+        let revision = line.revision;
+        crash_point("staged");
+        let mut warnings = Vec::new();
+        let replaced = if current.is_dir() {
+            let old = read_revision(&current).unwrap_or(Revision(revision.0.saturating_sub(1)));
+            // The old tree must carry its revision so recovery can tell it from a new one.
+            if let Err(e) = replace_version(&current, &name, old) {
+                let _ = fs::remove_dir_all(&staged);
+                return Err(marker.fail(e));
+            }
+            // A swap cut halfway (two renames where the OS cannot exchange) is finished by
+            // recovery, which the staging left behind (and the marker) send to this skill.
+            swap(&staged, &current)?;
+            crash_point("swapped");
+            if let Err(e) = keep_replaced(&history_dir, &staged, old) {
+                warnings
+                    .push(format!("the replaced revision {old} is not in history yet ({e}); the next start moves it"));
+            }
+            Some(old)
+        } else {
+            if let Err(e) = fs::rename(&staged, &current) {
+                let _ = fs::remove_dir_all(&staged);
+                return Err(marker.fail(StorageError::io("move into place", &staged)(e)));
+            }
+            None
+        };
+        match history::append(&history_dir, &line) {
+            Ok(()) => marker.done(),
+            Err(e) => warnings.push(format!(
+                "the history log was not updated ({e}); revision {revision} keeps its own record, logged on the next \
+                 start"
+            )),
+        }
+        if let Err(e) = history::prune(&history_dir) {
+            warnings.push(format!("old revisions were not pruned: {e}"));
+        }
+        Ok(WriteOutcome { name, scope, revision, digest, replaced, warnings })
+    }
 }
 
 /// The empty staging entry a write keeps until its revision is logged. A writer that stops
