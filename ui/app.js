@@ -11,6 +11,9 @@ import { fileBody } from "./fileview.js";
 import { diagMessage } from "./diag_i18n.js";
 import { showHistory as showHistoryPane } from "./history.js";
 import { importCollection, previewCollection } from "./import_many.js";
+import { mark, traceInteractions } from "./trace.js";
+import * as sidebar from "./sidebar.js";
+import { keyOf } from "./sidebar.js";
 
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
@@ -21,133 +24,26 @@ const { listen } = window.__TAURI__.event;
 const state = {
   skills: [], deleted: [], selected: null, detail: null, file: null, filter: "",
   showing: "file", source: false, line: null,
-  // The sidebar's rows by key, its groups, and the search text of each skill (see renderSidebar).
-  rows: new Map(), groups: [], haystacks: new Map(), noMatch: null, deletedBox: null,
   savedBudget: null, budgetTimer: null,
 };
 
-const keyOf = (s) => `${s.scope}/${s.name}`;
+// ---------- sidebar (ui/sidebar.js draws it; these are its hooks) ----------
 
-// ---------- sidebar ----------
-
-/** Markdown emphasis, code and links as the plain text a person reads in the sidebar. */
-function plainText(md) {
-  return md
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/(\*\*|__)(.+?)\1/g, "$2")
-    .replace(/(^|[\s(])[*_]([^*_\s][^*_]*?)[*_](?=[\s).,;:!?]|$)/g, "$1$2")
-    .replace(/`([^`]*)`/g, "$1")
-    .replace(/^\s*#+\s*/, "")
-    .replace(/\s+/g, " ")
-    .trim();
-}
-
-function description(skill) {
-  return plainText((language() === "zh" && skill.descriptionZh) || skill.description || "");
-}
-
-/** What a search matches a skill on, lowercased once per load. */
-function haystack(s) {
-  return `${s.name} ${s.description || ""} ${s.descriptionZh || ""}`.toLowerCase();
-}
-
-function matches(s, q) {
-  return !q || (state.haystacks.get(keyOf(s)) ?? haystack(s)).includes(q);
-}
-
-function visibleSkills() {
-  const q = state.filter.trim().toLowerCase();
-  return q ? state.skills.filter((s) => matches(s, q)) : state.skills;
-}
-
-/**
- * Builds every row once per load (or language change). Moving the selection and filtering
- * then touch only the rows that change: at 2,000 skills a rebuild per key press was visible.
- */
 function renderSidebar() {
-  const side = $("#sidebar");
-  side.replaceChildren();
-  state.rows = new Map();
-  state.groups = [];
-  state.haystacks = new Map(state.skills.map((s) => [keyOf(s), haystack(s)]));
-  for (const scope of ["user", "system"]) {
-    const group = state.skills.filter((s) => s.scope === scope);
-    if (!group.length) continue;
-    const head = el("h3", { class: "scope", text: t(scope === "user" ? "userScope" : "systemScope") });
-    side.append(head);
-    state.groups.push({ head, keys: group.map(keyOf) });
-    for (const s of group) {
-      const item = el(
-        "button",
-        {
-          type: "button",
-          class: `skill-item${s.valid ? "" : " invalid"}`,
-          dataset: { key: keyOf(s) },
-          title: description(s),
-          onclick: () => select(keyOf(s)),
-        },
-        el("span", { class: "skill-name", text: s.name }),
-        s.version ? el("span", { class: "badge", text: `v:${s.version}` }) : null,
-        s.valid ? null : el("span", { class: "marker error", text: `⚠ ${t("invalid", s.errors)}` }),
-        s.shadowed ? el("span", { class: "marker muted", title: t("shadowedTitle"), text: t("shadowed") }) : null,
-        s.enabled ? null : el("span", { class: "marker muted off", title: t("offTitle"), text: t("off") }),
-        s.toolsUnapproved ? el("span", { class: "marker warn tools", title: t("toolsUnapprovedTitle"), text: t("toolsUnapproved") }) : null,
-        el("span", { class: "skill-desc", text: description(s) }),
-      );
-      state.rows.set(keyOf(s), item);
-      side.append(item);
-    }
-  }
-  state.noMatch = el("p", { class: "empty", text: t("noSkills") });
-  side.append(state.noMatch);
-  state.deletedBox = el("div", { id: "deleted-group" });
-  if (state.deleted.length) {
-    state.deletedBox.append(el("h3", { class: "scope", text: t("deletedScope") }));
-    for (const d of state.deleted) {
-      state.deletedBox.append(el("button", {
-        type: "button",
-        class: "skill-item deleted",
-        dataset: { deleted: keyOf(d) },
-        onclick: () => { state.selected = null; markSelected(); $("#files").replaceChildren(); showHistory(d); },
-      }, el("span", { class: "skill-name", text: d.name }), el("span", { class: "badge", text: `v:${d.revision}` })));
-    }
-  }
-  side.append(state.deletedBox);
-  applyFilter();
-  markSelected();
+  sidebar.setSkills(state.skills, state.deleted);
+  sidebar.markSelected(state.selected);
 }
 
-/** Shows the rows the search matches, hides the rest (and empty groups); builds nothing. */
 function applyFilter() {
-  const q = state.filter.trim().toLowerCase();
-  let shown = 0;
-  for (const g of state.groups) {
-    let any = false;
-    for (const key of g.keys) {
-      const hit = !q || state.haystacks.get(key).includes(q);
-      const row = state.rows.get(key);
-      if (row.hidden === hit) row.hidden = !hit;
-      any ||= hit;
-      shown += hit ? 1 : 0;
-    }
-    g.head.hidden = !any;
-  }
-  state.noMatch.hidden = shown > 0;
-  state.deletedBox.hidden = Boolean(q);
-  const count = $("#search-count");
-  count.textContent = q ? t("searchCount", shown, state.skills.length) : "";
-  count.hidden = !q;
-}
-
-/** Moves the highlight to the selected skill's row. */
-function markSelected() {
-  for (const row of $("#sidebar").querySelectorAll(".skill-item.selected")) row.classList.remove("selected");
-  state.rows.get(state.selected)?.classList.add("selected");
+  sidebar.setFilter(state.filter);
 }
 
 async function loadSkills() {
+  mark("skill list asked");
   [state.skills, state.deleted] = await Promise.all([invoke("list_skills"), invoke("deleted_skills")]);
+  mark("skill list received");
   renderSidebar();
+  mark("sidebar built");
 }
 
 /** Shows skill `name` (yours before a bundled one) in the Skills tab, at `path` when given. */
@@ -162,50 +58,13 @@ async function openSkillByName(name, path) {
   $("#search").value = "";
   applyFilter();
   await select(keyOf(skill));
-  state.rows.get(keyOf(skill))?.scrollIntoView({ block: "nearest" });
   if (path && state.detail?.files.some((f) => f.path === path)) await openFile(path);
 }
 
 /** Moves the selection; the returned promise settles once the viewer shows the skill. */
 function moveSelection(delta) {
-  const keys = visibleSkills().map(keyOf);
-  if (!keys.length) return Promise.resolve();
-  const at = keys.indexOf(state.selected);
-  const next = keys[Math.max(0, Math.min(keys.length - 1, at < 0 ? 0 : at + delta))];
-  const shown = select(next);
-  state.rows.get(next)?.scrollIntoView({ block: "nearest" });
-  return shown;
-}
-
-/** Resolves after the next frame is painted. */
-const nextPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
-
-/**
- * With SKILLDECK_TRACE_UI=1 (scripts/bench-app): times arrow steps (to the sidebar's paint,
- * and to the viewer showing the skill) and search keystrokes (to the paint), in the page.
- */
-async function traceInteractions() {
-  for (let i = 0; i < 10; i++) {
-    const t0 = performance.now();
-    const shown = moveSelection(1);
-    await nextPaint();
-    await invoke("ui_trace", { label: "arrow step, sidebar painted", ms: performance.now() - t0 });
-    await shown;
-    await nextPaint();
-    await invoke("ui_trace", { label: "arrow step, skill shown", ms: performance.now() - t0 });
-  }
-  const search = $("#search");
-  let typed = "";
-  for (const ch of "skill-19") {
-    typed += ch;
-    const t0 = performance.now();
-    search.value = typed;
-    search.dispatchEvent(new Event("input"));
-    await nextPaint();
-    await invoke("ui_trace", { label: "search keystroke, painted", ms: performance.now() - t0 });
-  }
-  search.value = "";
-  search.dispatchEvent(new Event("input"));
+  const next = sidebar.stepFrom(state.selected, delta);
+  return next ? select(next) : Promise.resolve();
 }
 
 /** What the empty viewer says: how to start, in three steps. */
@@ -219,8 +78,8 @@ function guide() {
 
 async function select(key, keepFile = false) {
   state.selected = key;
-  markSelected();
-  document.querySelector(`.skill-item[data-key="${CSS.escape(key)}"]`)?.scrollIntoView({ block: "nearest" });
+  sidebar.markSelected(key);
+  sidebar.reveal(key);
   const [scope, name] = key.split("/");
   try {
     state.detail = await invoke("skill_detail", { scope, name });
@@ -704,17 +563,24 @@ function wire() {
 
 setLanguage(language());
 translatePage();
+sidebar.initSidebar({
+  onSelect: (key) => select(key),
+  onDeleted: (d) => { state.selected = null; sidebar.markSelected(null); $("#files").replaceChildren(); showHistory(d); },
+});
+// Asked for first: the rest of the set-up runs while the backend answers.
+const firstLoad = loadSkills();
 wire();
 initSplitters();
 initAgent();
 document.body.dataset.view = "skills";
-loadSkills()
+firstLoad
   .then(() => {
     document.body.dataset.ready = "true";
     $("#viewer").replaceChildren(guide());
     requestAnimationFrame(() => {
+      mark("first frame");
       invoke("ui_ready").catch(() => {});
-      invoke("ui_trace", { label: "", ms: 0 }).then((on) => on && traceInteractions()).catch(() => {});
+      traceInteractions(() => moveSelection(1), $("#search")).catch(() => {});
     });
   })
   .catch(showError);

@@ -8,6 +8,7 @@ pub mod file_view;
 pub mod links;
 pub mod markdown;
 pub mod state;
+pub mod trace;
 pub mod views;
 pub mod watcher;
 
@@ -97,16 +98,35 @@ pub fn builder<R: tauri::Runtime>(state: AppState) -> tauri::Builder<R> {
 /// skills), starts the watcher and runs the app until its window closes.
 pub fn run(started: std::time::Instant) -> Result<(), StartError> {
     let state = AppState::open_default(started)?;
+    trace::since_start(started, "store opened");
     builder::<tauri::Wry>(state)
-        .setup(|app| {
-            let handle = app.handle().clone();
-            let state = app.state::<AppState>();
-            match watcher::start(&state, handle) {
-                Ok(w) => state.keep_watcher(w),
-                Err(e) => eprintln!("skilldeck-app: live updates are off: {e}"),
-            }
+        .setup(move |app| {
+            trace::since_start(started, "setup begins");
+            watch_and_warm_up(app.handle().clone(), started);
             Ok(())
         })
         .run(tauri::generate_context!())?;
     Ok(())
+}
+
+/// Watches the store, then lists it once, on a thread of its own: the window waits for
+/// neither (watching thousands of skill folders takes a while), and the page's first
+/// `list_skills` finds the registry's cache filled. Watching begins before the listing, so no
+/// change can fall between them unseen.
+fn watch_and_warm_up<R: tauri::Runtime>(app: tauri::AppHandle<R>, started: std::time::Instant) {
+    let spawned = std::thread::Builder::new().name("skilldeck-start".into()).spawn(move || {
+        let state = app.state::<AppState>();
+        state.exclusively(|| {
+            match watcher::start(&state, app.clone()) {
+                Ok(w) => state.keep_watcher(w),
+                Err(e) => eprintln!("skilldeck-app: live updates are off: {e}"),
+            }
+            trace::since_start(started, "watcher started");
+            let _ = state.registry.list_metas_across(&skilldeck_core::Scope::ALL);
+            trace::since_start(started, "store listed ahead of the page");
+        });
+    });
+    if let Err(e) = spawned {
+        eprintln!("skilldeck-app: live updates are off: {e}");
+    }
 }

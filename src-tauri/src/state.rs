@@ -5,10 +5,11 @@ use crate::agent::AgentPanel;
 use crate::error::ApiError;
 use skilldeck_agent::session::SessionOptions;
 use skilldeck_core::listing::ListingOptions;
+use skilldeck_core::registry::ListedEntry;
 use skilldeck_core::watch::SkillWatcher;
-use skilldeck_core::{FsStorage, SkillRegistry, SkilldeckHome, bundled};
+use skilldeck_core::{FsStorage, Scope, SkillRegistry, SkilldeckHome, bundled};
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// The app's shared state.
 #[derive(Debug)]
@@ -20,6 +21,8 @@ pub struct AppState {
     /// When the process started, for the start-up trace.
     pub started: std::time::Instant,
     watcher: Mutex<Option<SkillWatcher>>,
+    /// Held while the whole store is listed (see `exclusively`).
+    listing: Mutex<()>,
 }
 
 impl AppState {
@@ -32,6 +35,7 @@ impl AppState {
             agent: AgentPanel::default(),
             started: std::time::Instant::now(),
             watcher: Mutex::new(None),
+            listing: Mutex::new(()),
         })
     }
 
@@ -39,6 +43,19 @@ impl AppState {
     pub fn open_default(started: std::time::Instant) -> Result<Self, ApiError> {
         let home = SkilldeckHome::from_env().map_err(|e| ApiError::new("home_missing", e.to_string()))?;
         Ok(Self { started, ..Self::open(home)? })
+    }
+
+    /// Every skill in every scope, from the registry's cache when it is filled.
+    pub fn list_all(&self) -> Result<Vec<ListedEntry>, ApiError> {
+        Ok(self.exclusively(|| self.registry.list_metas_across(&Scope::ALL))?)
+    }
+
+    /// Runs `f` while no whole-store listing (`list_all`) can run: start-up lists the store
+    /// this way so the page's first listing waits for its cache rather than read every skill
+    /// a second time.
+    pub fn exclusively<T>(&self, f: impl FnOnce() -> T) -> T {
+        let _one_at_a_time = self.listing.lock().unwrap_or_else(PoisonError::into_inner);
+        f()
     }
 
     /// The store.

@@ -10,16 +10,29 @@ use tauri::State;
 /// Every skill in both scopes, valid or not, sorted by name.
 #[tauri::command]
 pub async fn list_skills(state: State<'_, AppState>) -> ApiResult<Vec<SkillRow>> {
+    crate::trace::since_start(state.started, "list_skills called");
+    let t0 = std::time::Instant::now();
     let disabled = state.disabled();
     // An unreadable trust file approves nothing: every requested tool shows as not approved.
     let trust = Trust::load(state.storage().home()).unwrap_or_default();
-    Ok(state.registry.list_metas_across(&Scope::ALL)?.iter().map(|l| SkillRow::new(l, &disabled, &trust)).collect())
+    crate::trace::took("list_skills, config and trust read", t0);
+    let t1 = std::time::Instant::now();
+    let entries = state.list_all()?;
+    crate::trace::took("list_skills, registry listed", t1);
+    let rows: Vec<SkillRow> = entries.iter().map(|l| SkillRow::new(l, &disabled, &trust)).collect();
+    crate::trace::took("list_skills, whole command", t0);
+    if crate::trace::on() {
+        let t2 = std::time::Instant::now();
+        let bytes = serde_json::to_vec(&rows).map_or(0, |b| b.len());
+        crate::trace::took(&format!("list_skills, JSON of {} KiB (a copy)", bytes / 1024), t2);
+    }
+    Ok(rows)
 }
 
 /// One skill: its row, problems, files and digest.
 #[tauri::command]
 pub async fn skill_detail(state: State<'_, AppState>, scope: Scope, name: String) -> ApiResult<SkillDetail> {
-    let entries = state.registry.list_metas_across(&Scope::ALL)?;
+    let entries = state.list_all()?;
     let listed = entries
         .iter()
         .find(|l| l.entry.scope == scope && l.entry.name == name)

@@ -60,7 +60,14 @@ fn free_port() -> u16 {
 impl Session {
     /// Starts tauri-driver and the app for test `name`.
     pub async fn start(name: &str) -> Self {
+        Self::start_with(name, |_| {}).await
+    }
+
+    /// Starts tauri-driver and the app for test `name`, once `prepare` has filled the store's
+    /// home (the folder it is given) as a test needs it at launch.
+    pub async fn start_with(name: &str, prepare: impl FnOnce(&Path)) -> Self {
         let tmp = tempfile::tempdir().unwrap();
+        prepare(&tmp.path().join("home"));
         let (port, native_port) = (free_port(), free_port());
         let log = std::fs::File::create(tmp.path().join("driver.log")).unwrap();
         let driver = Command::new(driver_binary())

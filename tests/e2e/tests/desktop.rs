@@ -373,7 +373,13 @@ async fn the_listing_preview_shows_an_over_budget_store_and_sets_the_budget() {
     }
     let out = skilldeck_e2e::cli(&s.home(), &["budget", "200"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    badge(&s, "user/tool-29").await;
+    // Every import has reached the app: the sidebar's list holds 30 skills and the 4 bundled
+    // (the last rows are further down than the page keeps rows for).
+    s.wait_until(
+        "the sidebar lists the 30 imported skills",
+        "return document.querySelector('#sidebar [role=option]')?.getAttribute('aria-setsize') === '34';",
+    )
+    .await;
     s.click("#listing-btn").await;
     let meter = s.wait_text("#listing-meter-text", 10, |t| !t.is_empty()).await;
     assert!(meter.contains("of 200 tokens") && meter.contains("over the budget by"), "{meter}");
@@ -543,7 +549,7 @@ async fn the_search_filters_as_you_type() {
         return;
     }
     let s = Session::start("search").await;
-    // The rows shown (filtered rows stay in the page, hidden).
+    // The rows shown (rows the search leaves out are not in the page at all).
     let shown = "return [...document.querySelectorAll('#sidebar .skill-item:not([hidden]) .skill-name')].map((e) => e.textContent).join(' ');";
     let wait_shown = |want: &'static str| {
         let s = &s;

@@ -1,0 +1,207 @@
+// The sidebar: every skill grouped by scope, then the deleted ones, as a listbox of which only
+// the rows in view are in the DOM (see virtual_list.js). Holds search and the highlight; what a
+// selection opens is app.js's.
+
+import { $, el } from "./dom.js";
+import { language, t } from "./i18n.js";
+import { VirtualList } from "./virtual_list.js";
+
+const SCOPES = [["user", "userScope"], ["system", "systemScope"]];
+
+const side = {
+  list: null, // the VirtualList
+  box: null, // the listbox element
+  empty: null, // "No skills match."
+  groups: [], // [{head, rows}] per scope, rows as built by `setSkills`
+  deleted: [], // rows of deleted skills
+  total: 0,
+  query: "",
+  selected: null,
+  options: 0, // how many options the filtered list holds (aria-setsize)
+  onSelect: () => {},
+  onDeleted: () => {},
+};
+
+/** `${scope}/${name}`: a skill's key everywhere in the UI. */
+export const keyOf = (s) => `${s.scope}/${s.name}`;
+
+/** Markdown emphasis, code and links as the plain text a person reads in the sidebar. */
+function plainText(md) {
+  return md
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+    .replace(/(\*\*|__)(.+?)\1/g, "$2")
+    .replace(/(^|[\s(])[*_]([^*_\s][^*_]*?)[*_](?=[\s).,;:!?]|$)/g, "$1$2")
+    .replace(/`([^`]*)`/g, "$1")
+    .replace(/^\s*#+\s*/, "")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+function description(skill) {
+  return plainText((language() === "zh" && skill.descriptionZh) || skill.description || "");
+}
+
+/**
+ * Puts the sidebar into `#sidebar`. `onSelect(key)` runs when a skill's row is clicked,
+ * `onDeleted(row)` when a deleted skill's is.
+ */
+export function initSidebar({ onSelect, onDeleted }) {
+  Object.assign(side, { onSelect, onDeleted });
+  const scroller = $("#sidebar");
+  side.box = el("div", { id: "skill-list", class: "vlist", role: "listbox", tabindex: "0", "aria-label": t("tabSkills") });
+  side.empty = el("p", { class: "empty", hidden: true });
+  scroller.replaceChildren(side.box, side.empty);
+  side.box.addEventListener("keydown", pageKeys);
+  side.list = new VirtualList({
+    scroller,
+    list: side.box,
+    kindOf: (item) => item.kind,
+    keyOf: (item) => item.key,
+    render: renderItem,
+    place: placeItem,
+  });
+}
+
+/** Shows a new load of skills and deleted skills (or the same in another language). */
+export function setSkills(skills, deleted) {
+  let id = 0;
+  const row = (skill) => ({
+    kind: "skill",
+    key: keyOf(skill),
+    id: `skill-opt-${id++}`,
+    skill,
+    // What a search matches on, lowercased once per load.
+    hay: `${skill.name} ${skill.description || ""} ${skill.descriptionZh || ""}`.toLowerCase(),
+    pos: 0,
+  });
+  side.groups = SCOPES.map(([scope, label]) => ({
+    head: { kind: "head", key: `head:${scope}`, text: t(label) },
+    rows: skills.filter((s) => s.scope === scope).map(row),
+  }));
+  side.deleted = deleted.length
+    ? [{ kind: "head", key: "head:deleted", text: t("deletedScope") },
+      ...deleted.map((d) => ({ kind: "deleted", key: `deleted:${keyOf(d)}`, id: `skill-opt-${id++}`, skill: d, pos: 0 }))]
+    : [];
+  side.total = skills.length;
+  side.empty.textContent = t("noSkills");
+  side.box.setAttribute("aria-label", t("tabSkills"));
+  filter(side.query, true);
+}
+
+/** Shows the skills whose name or description holds `text` (any case); the count says how many. */
+export function setFilter(text) {
+  filter(text.trim().toLowerCase(), false);
+}
+
+function filter(q, fresh) {
+  side.query = q;
+  const items = [];
+  let shown = 0;
+  for (const g of side.groups) {
+    const hits = q ? g.rows.filter((r) => r.hay.includes(q)) : g.rows;
+    if (!hits.length) continue;
+    items.push(g.head, ...hits);
+    shown += hits.length;
+  }
+  // Deleted skills are not searched: they show with the whole list only.
+  if (!q) items.push(...side.deleted);
+  let pos = 0;
+  for (const item of items) if (item.kind !== "head") item.pos = ++pos;
+  side.options = pos;
+  side.list.setItems(items, fresh);
+  side.empty.hidden = shown > 0;
+  const count = $("#search-count");
+  count.textContent = q ? t("searchCount", shown, side.total) : "";
+  count.hidden = !q;
+  markActive();
+}
+
+/** The key `delta` rows from the selected skill among those shown (the first if none is). */
+export function stepFrom(key, delta) {
+  const keys = side.list.items.filter((i) => i.kind === "skill").map((i) => i.key);
+  if (!keys.length) return null;
+  const at = keys.indexOf(key);
+  // With none selected a step lands on the first; Home and End (±Infinity) still go to an end.
+  const to = at < 0 ? (Number.isFinite(delta) ? 0 : delta) : at + delta;
+  return keys[Math.max(0, Math.min(keys.length - 1, to))];
+}
+
+/** Home, End, PageUp and PageDown select the first, the last, or a view's worth away. */
+function pageKeys(e) {
+  const page = Math.max(1, Math.floor(side.list.scroller.clientHeight / (side.list.heights.get("skill") || 48)) - 1);
+  const delta = { Home: -Infinity, End: Infinity, PageUp: -page, PageDown: page }[e.key];
+  if (delta === undefined) return;
+  e.preventDefault();
+  const key = stepFrom(side.selected, delta);
+  if (key) side.onSelect(key);
+}
+
+/** Highlights the skill `key` (or nothing), wherever the list is scrolled. */
+export function markSelected(key) {
+  side.list.rowOf(side.selected)?.classList.remove("selected");
+  side.list.rowOf(side.selected)?.setAttribute("aria-selected", "false");
+  side.selected = key;
+  const row = side.list.rowOf(key);
+  row?.classList.add("selected");
+  row?.setAttribute("aria-selected", "true");
+  markActive();
+}
+
+/** Scrolls the list so skill `key` shows (with its scope's heading when it is the first). */
+export function reveal(key) {
+  const i = side.list.indexOf(key);
+  if (i < 0) return;
+  side.list.reveal(i, side.list.items[i - 1]?.kind === "head" ? i - 1 : i);
+  markActive();
+}
+
+/** Tells assistive technology which option is the current one, when it is in the DOM. */
+function markActive() {
+  const row = side.list.rowOf(side.selected);
+  if (row) side.box.setAttribute("aria-activedescendant", row.id);
+  else side.box.removeAttribute("aria-activedescendant");
+}
+
+function renderItem(item) {
+  if (item.kind === "head") return el("div", { class: "scope", role: "presentation", text: item.text });
+  const s = item.skill;
+  const selected = item.key === side.selected;
+  const attrs = {
+    id: item.id,
+    role: "option",
+    "aria-selected": String(selected),
+    "aria-posinset": String(item.pos),
+    "aria-setsize": String(side.options),
+  };
+  if (item.kind === "deleted") {
+    return el("div", {
+      ...attrs,
+      class: "skill-item deleted",
+      dataset: { deleted: keyOf(s) },
+      onclick: () => side.onDeleted(s),
+    }, el("span", { class: "skill-name", text: s.name }), el("span", { class: "badge", text: `v:${s.revision}` }));
+  }
+  const text = description(s);
+  return el("div", {
+    ...attrs,
+    class: `skill-item${s.valid ? "" : " invalid"}${selected ? " selected" : ""}`,
+    dataset: { key: item.key },
+    title: text,
+    onclick: () => side.onSelect(item.key),
+  },
+  el("span", { class: "skill-name", text: s.name }),
+  s.version ? el("span", { class: "badge", text: `v:${s.version}` }) : null,
+  el("span", { class: "skill-sub" },
+    s.valid ? null : el("span", { class: "marker error", text: `⚠ ${t("invalid", s.errors)}` }),
+    s.shadowed ? el("span", { class: "marker muted", title: t("shadowedTitle"), text: t("shadowed") }) : null,
+    s.enabled ? null : el("span", { class: "marker muted off", title: t("offTitle"), text: t("off") }),
+    s.toolsUnapproved ? el("span", { class: "marker warn tools", title: t("toolsUnapprovedTitle"), text: t("toolsUnapproved") }) : null,
+    el("span", { class: "skill-desc", text })));
+}
+
+/** A kept row after a filter: its place in the set may have changed. */
+function placeItem(row, item) {
+  if (item.kind === "head") return;
+  row.setAttribute("aria-posinset", String(item.pos));
+  row.setAttribute("aria-setsize", String(side.options));
+}
