@@ -16,6 +16,8 @@ const side = {
   deleted: [], // rows of deleted skills
   total: 0,
   query: "",
+  flags: new Set(), // the filter chips turned on: invalid, warnings, off, user, system
+  chips: null,
   selected: null,
   options: 0, // how many options the filtered list holds (aria-setsize)
   onSelect: () => {},
@@ -50,7 +52,9 @@ export function initSidebar({ onSelect, onDeleted }) {
   const scroller = $("#sidebar");
   side.box = el("div", { id: "skill-list", class: "vlist", role: "listbox", tabindex: "0", "aria-label": t("tabSkills") });
   side.empty = el("p", { class: "empty", hidden: true });
-  scroller.replaceChildren(side.box, side.empty);
+  side.chips = el("div", { class: "filters", role: "group", id: "sidebar-filters" });
+  scroller.replaceChildren(side.chips, side.box, side.empty);
+  renderChips();
   side.box.addEventListener("keydown", pageKeys);
   side.list = new VirtualList({
     scroller,
@@ -85,6 +89,7 @@ export function setSkills(skills, deleted) {
   side.total = skills.length;
   side.empty.textContent = t("noSkills");
   side.box.setAttribute("aria-label", t("tabSkills"));
+  renderChips();
   filter(side.query, true);
 }
 
@@ -93,26 +98,62 @@ export function setFilter(text) {
   filter(text.trim().toLowerCase(), false);
 }
 
+/** The filter chips: what each keeps, and in which group (chips of one group widen each other). */
+const CHIPS = [
+  ["invalid", "state", (s) => !s.valid],
+  ["warnings", "state", (s) => s.warnings > 0],
+  ["off", "state", (s) => !s.enabled],
+  ["user", "scope", (s) => s.scope === "user"],
+  ["system", "scope", (s) => s.scope === "system"],
+];
+
+/** Whether skill `s` passes the chips turned on: any chip of a group, every group. */
+function passesChips(s) {
+  for (const group of ["state", "scope"]) {
+    const on = CHIPS.filter(([id, g]) => g === group && side.flags.has(id));
+    if (on.length && !on.some(([, , keep]) => keep(s))) return false;
+  }
+  return true;
+}
+
+/** Draws the chips in the current language, each pressed or not. */
+function renderChips() {
+  side.chips.setAttribute("aria-label", t("filtersLabel"));
+  side.chips.replaceChildren(...CHIPS.map(([id]) => el("button", {
+    type: "button",
+    class: `chip-filter${side.flags.has(id) ? " on" : ""}`,
+    dataset: { filter: id },
+    "aria-pressed": String(side.flags.has(id)),
+    text: t(`filter_${id}`),
+    onclick: () => {
+      if (!side.flags.delete(id)) side.flags.add(id);
+      renderChips();
+      filter(side.query, false);
+    },
+  })));
+}
+
 function filter(q, fresh) {
   side.query = q;
   const items = [];
   let shown = 0;
+  const narrowed = side.flags.size > 0;
   for (const g of side.groups) {
-    const hits = q ? g.rows.filter((r) => r.hay.includes(q)) : g.rows;
+    const hits = q || narrowed ? g.rows.filter((r) => (!q || r.hay.includes(q)) && passesChips(r.skill)) : g.rows;
     if (!hits.length) continue;
     items.push(g.head, ...hits);
     shown += hits.length;
   }
   // Deleted skills are not searched: they show with the whole list only.
-  if (!q) items.push(...side.deleted);
+  if (!q && !narrowed) items.push(...side.deleted);
   let pos = 0;
   for (const item of items) if (item.kind !== "head") item.pos = ++pos;
   side.options = pos;
   side.list.setItems(items, fresh);
   side.empty.hidden = shown > 0;
   const count = $("#search-count");
-  count.textContent = q ? t("searchCount", shown, side.total) : "";
-  count.hidden = !q;
+  count.textContent = q || narrowed ? t("searchCount", shown, side.total) : "";
+  count.hidden = !(q || narrowed);
   markActive();
 }
 

@@ -586,6 +586,25 @@ async fn the_search_filters_as_you_type() {
             .unwrap()
     );
     s.screenshot("search").await;
+    // Filter chips narrow the list without a query: a broken skill of one's own, then the
+    // bundled ones; chips of one kind widen each other.
+    let broken = s.skill_source("broken-one", "name: broken-one\n", "# Broken\n");
+    let out = skilldeck_e2e::cli(&s.home(), &["import", broken.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let clear = "const e = document.querySelector('#search'); e.value = ''; e.dispatchEvent(new Event('input'));";
+    s.client.execute(clear, vec![]).await.unwrap();
+    s.wait_for(".skill-item[data-key='user/broken-one']").await;
+    s.click("#sidebar-filters [data-filter='invalid']").await;
+    wait_shown("broken-one").await;
+    assert_eq!(s.text_of("#search-count").await, "1 of 5");
+    s.click("#sidebar-filters [data-filter='invalid']").await;
+    s.click("#sidebar-filters [data-filter='system']").await;
+    wait_shown("change-review commit-messages skill-authoring workspace-notes").await;
+    s.click("#sidebar-filters [data-filter='user']").await;
+    wait_shown("broken-one change-review commit-messages skill-authoring workspace-notes").await;
+    s.type_into("#search", "broken").await;
+    wait_shown("broken-one").await;
+    s.screenshot("filters").await;
     s.finish().await;
 }
 
