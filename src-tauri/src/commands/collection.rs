@@ -10,7 +10,8 @@ use serde::Serialize;
 use skilldeck_core::Scope;
 use skilldeck_core::grants::GrantRequest;
 use skilldeck_core::import::{
-    self, BatchProgress, ErrorInfo, ImportRequest, ImportState, Incoming, ItemState, Layout, Source,
+    self, BatchProgress, ErrorInfo, ImportRequest, ImportState, ImportedItem, Incoming, ItemState, Layout, PathError,
+    PreviewItem, Source,
 };
 use std::time::{Duration, Instant};
 use tauri::{AppHandle, Emitter as _, Runtime, State};
@@ -125,28 +126,8 @@ pub async fn import_collection_preview<R: Runtime>(
     })
     .await
     .map_err(task_failed)?;
-    if let Some(e) = preview.errors.into_iter().next() {
-        return Err(ApiError::new(&e.error.code, e.error.message).arg("path", e.source));
-    }
-    let items: Vec<CollectionItemView> = preview
-        .items
-        .into_iter()
-        .map(|item| {
-            let mut view = CollectionItemView::new(item.location, item.skill.as_ref());
-            match item.state {
-                ItemState::New { revision } => (view.state, view.revision) = ("new", Some(revision.0)),
-                ItemState::Update { revision, current } => {
-                    (view.state, view.revision, view.current) = ("update", Some(revision.0), Some(current.0));
-                }
-                ItemState::Identical { revision } => (view.state, view.revision) = ("identical", Some(revision.0)),
-                ItemState::Refused { error } => view.error = Some(error),
-            }
-            view
-        })
-        .collect();
-    let refused = items.iter().filter(|i| i.state == "refused").count();
-    let unchanged = items.iter().filter(|i| i.state == "identical").count();
-    Ok(CollectionView { items, imported: 0, unchanged, refused })
+    first_path_error(preview.errors)?;
+    Ok(CollectionView::of(preview.items.into_iter().map(CollectionItemView::from).collect()))
 }
 
 /// Imports the skills at `locations` of the collection at `path` into `scope`, one revision
@@ -172,26 +153,53 @@ pub async fn import_collection<R: Runtime>(
     .await
     .map_err(task_failed)??;
     state.registry.invalidate(scope, None);
-    if let Some(e) = report.errors.into_iter().next() {
-        return Err(ApiError::new(&e.error.code, e.error.message).arg("path", e.source));
+    first_path_error(report.errors)?;
+    Ok(CollectionView::of(report.items.into_iter().map(CollectionItemView::from).collect()))
+}
+
+/// A path that held nothing importable fails the whole command with its reason.
+fn first_path_error(errors: Vec<PathError>) -> ApiResult<()> {
+    match errors.into_iter().next() {
+        Some(e) => Err(ApiError::new(&e.error.code, e.error.message).arg("path", e.source)),
+        None => Ok(()),
     }
-    let items: Vec<CollectionItemView> = report
-        .items
-        .into_iter()
-        .map(|item| {
-            let mut view = CollectionItemView::new(item.location, item.skill.as_ref());
-            match item.state {
-                ImportState::Imported { revision, replaced, .. } => {
-                    (view.state, view.revision, view.current) = ("imported", Some(revision.0), replaced.map(|r| r.0));
-                }
-                ImportState::Unchanged { revision } => (view.state, view.revision) = ("identical", Some(revision.0)),
-                ImportState::Refused { error } => view.error = Some(error),
+}
+
+impl CollectionView {
+    /// The view of `items`, counted by state.
+    fn of(items: Vec<CollectionItemView>) -> Self {
+        let count = |s: &str| items.iter().filter(|i| i.state == s).count();
+        Self { imported: count("imported"), unchanged: count("identical"), refused: count("refused"), items }
+    }
+}
+
+impl From<PreviewItem> for CollectionItemView {
+    fn from(item: PreviewItem) -> Self {
+        let mut view = Self::new(item.location, item.skill.as_ref());
+        match item.state {
+            ItemState::New { revision } => (view.state, view.revision) = ("new", Some(revision.0)),
+            ItemState::Update { revision, current } => {
+                (view.state, view.revision, view.current) = ("update", Some(revision.0), Some(current.0));
             }
-            view
-        })
-        .collect();
-    let count = |s: &str| items.iter().filter(|i| i.state == s).count();
-    Ok(CollectionView { imported: count("imported"), unchanged: count("identical"), refused: count("refused"), items })
+            ItemState::Identical { revision } => (view.state, view.revision) = ("identical", Some(revision.0)),
+            ItemState::Refused { error } => view.error = Some(error),
+        }
+        view
+    }
+}
+
+impl From<ImportedItem> for CollectionItemView {
+    fn from(item: ImportedItem) -> Self {
+        let mut view = Self::new(item.location, item.skill.as_ref());
+        match item.state {
+            ImportState::Imported { revision, replaced, .. } => {
+                (view.state, view.revision, view.current) = ("imported", Some(revision.0), replaced.map(|r| r.0));
+            }
+            ImportState::Unchanged { revision } => (view.state, view.revision) = ("identical", Some(revision.0)),
+            ImportState::Refused { error } => view.error = Some(error),
+        }
+        view
+    }
 }
 
 fn task_failed(e: impl std::fmt::Display) -> ApiError {
