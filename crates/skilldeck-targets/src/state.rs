@@ -101,7 +101,12 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
         };
         let owned = record.skills.get(name);
         let (Kind::Folder, Some(owned)) = (kind, owned) else {
-            let digest = if *kind == Kind::Folder { folder::content(&dir.join(name)).ok().map(|c| c.digest) } else { None };
+            // A foreign folder is read only when it clashes with a chosen skill (its digest is
+            // reported beside ours); the others are not Skilldeck's business.
+            let digest = match kind {
+                Kind::Folder if want.is_some() => folder::content(&dir.join(name)).ok().map(|c| c.digest),
+                _ => None,
+            };
             out.push(Observed { digest, ..base });
             continue;
         };
