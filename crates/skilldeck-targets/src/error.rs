@@ -62,7 +62,9 @@ impl TargetError {
             std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem => {
                 Self::ReadOnly { path, source }
             }
-            _ if source.raw_os_error() == Some(rustix::io::Errno::PERM.raw_os_error()) => Self::ReadOnly { path, source },
+            _ if source.raw_os_error() == Some(rustix::io::Errno::PERM.raw_os_error()) => {
+                Self::ReadOnly { path, source }
+            }
             _ => Self::Io { context, source },
         }
     }

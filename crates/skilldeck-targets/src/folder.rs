@@ -81,7 +81,9 @@ pub fn stamp(dir: &Path) -> std::io::Result<String> {
     for f in walk(dir)? {
         h.update(f.rel.as_bytes());
         h.update([0]);
-        for n in [f.meta.len(), u64::from(f.meta.mode()), f.meta.ino(), f.meta.ctime() as u64, f.meta.ctime_nsec() as u64] {
+        for n in
+            [f.meta.len(), u64::from(f.meta.mode()), f.meta.ino(), f.meta.ctime() as u64, f.meta.ctime_nsec() as u64]
+        {
             h.update(n.to_le_bytes());
         }
         h.update(f.meta.mtime().to_le_bytes());

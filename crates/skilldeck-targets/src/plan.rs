@@ -57,9 +57,10 @@ impl Action {
     /// The skill the step is about.
     pub fn name(&self) -> &str {
         match self {
-            Self::Write { name, .. } | Self::Replace { name, .. } | Self::Remove { name, .. } | Self::Skip { name, .. } => {
-                name
-            }
+            Self::Write { name, .. }
+            | Self::Replace { name, .. }
+            | Self::Remove { name, .. }
+            | Self::Skip { name, .. } => name,
         }
     }
 }
@@ -169,7 +170,9 @@ pub fn steps(
         let name = o.name.clone();
         match (o.state, want) {
             (SkillState::InSync, _) => unchanged.push(name),
-            (SkillState::Missing, Some(w)) => actions.push(Action::Write { name, scope: w.scope, revision: w.revision }),
+            (SkillState::Missing, Some(w)) => {
+                actions.push(Action::Write { name, scope: w.scope, revision: w.revision })
+            }
             (SkillState::Outdated, Some(w)) => actions.push(Action::Replace {
                 name,
                 scope: w.scope,

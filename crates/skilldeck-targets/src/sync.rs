@@ -304,7 +304,10 @@ fn place_new(staged: &Path, dest: &Path) -> Result<(), TargetError> {
         Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {
             if fs::symlink_metadata(dest).is_ok() {
                 return Err(TargetError::Io {
-                    context: format!("could not write {}: something appeared there meanwhile; sync again", dest.display()),
+                    context: format!(
+                        "could not write {}: something appeared there meanwhile; sync again",
+                        dest.display()
+                    ),
                     source: std::io::Error::from(std::io::ErrorKind::AlreadyExists),
                 });
             }

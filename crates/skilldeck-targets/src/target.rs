@@ -46,19 +46,17 @@ pub struct Target {
     /// Whether the tool is installed (its folder exists), or the target is configured.
     pub detected: bool,
     /// Whether `sync` without names goes to it: detected and not switched off, or switched on.
+    /// (A project folder that already exists is synced even for a tool not detected here,
+    /// unless the tool is switched off.)
     pub active: bool,
+    /// Switched off in config.toml (`enabled = false`).
+    pub off: bool,
     /// Its folders: the user-level one, then the project's.
     pub folders: Vec<Folder>,
 }
 
 fn folder(target: &str, level: Level, path: PathBuf, cfg: Option<&TargetConfig>) -> Folder {
-    Folder {
-        target: target.to_owned(),
-        level,
-        exists: path.is_dir(),
-        path,
-        skills: cfg.and_then(|c| c.skills.clone()),
-    }
+    Folder { target: target.to_owned(), level, exists: path.is_dir(), path, skills: cfg.and_then(|c| c.skills.clone()) }
 }
 
 /// Every known tool, then every configured target, with their folders. Project folders of a
@@ -81,7 +79,8 @@ pub fn resolve(env: &Env, config: &TargetsConfig, project: Option<&Path>) -> Res
                 }
             }
         }
-        out.push(Target { id: tool.id.to_owned(), name: tool.name.to_owned(), detected, active, folders });
+        let off = cfg.and_then(|c| c.enabled) == Some(false);
+        out.push(Target { id: tool.id.to_owned(), name: tool.name.to_owned(), detected, active, off, folders });
     }
     for (name, cfg) in &config.targets {
         let Some(path) = &cfg.path else { continue };
@@ -91,16 +90,18 @@ pub fn resolve(env: &Env, config: &TargetsConfig, project: Option<&Path>) -> Res
         let path = env.expand(path);
         let active = cfg.enabled.unwrap_or(true);
         let folders = vec![folder(name, Level::Custom, path, Some(cfg))];
-        out.push(Target { id: name.clone(), name: name.clone(), detected: true, active, folders });
+        out.push(Target { id: name.clone(), name: name.clone(), detected: true, active, off: !active, folders });
     }
     Ok(out)
 }
 
 /// The folders a sync goes to: of the named targets (any, even undetected), or else of every
-/// active one. An unknown name is an error naming the known ones.
+/// active one, and the project folders that already exist of tools not switched off. An
+/// unknown name is an error naming the known ones.
 pub fn chosen(targets: &[Target], names: &[String]) -> Result<Vec<Folder>, TargetError> {
     if names.is_empty() {
-        return Ok(targets.iter().filter(|t| t.active).flat_map(|t| t.folders.clone()).collect());
+        let wanted = |t: &Target, f: &Folder| t.active || (!t.off && f.level == Level::Project && f.exists);
+        return Ok(targets.iter().flat_map(|t| t.folders.iter().filter(move |f| wanted(t, f)).cloned()).collect());
     }
     let mut out = Vec::new();
     for name in names {

@@ -50,8 +50,9 @@ fn wanted(ctx: &Ctx) -> anyhow::Result<WantedSet> {
 fn project_dir(project: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
     project
         .map(|p| {
-            std::fs::canonicalize(p)
-                .with_context(|| format!("the project folder {} cannot be opened; give an existing folder", p.display()))
+            std::fs::canonicalize(p).with_context(|| {
+                format!("the project folder {} cannot be opened; give an existing folder", p.display())
+            })
         })
         .transpose()
 }
@@ -108,11 +109,11 @@ pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
         let mut folders = Vec::new();
         for f in t.folders {
             let (id, _) = record::folder_id(&f.path);
-            let chosen = if t.active { narrow(&wanted, f.skills.as_deref()) } else { WantedSet::new() };
-            let read = records
-                .load(&id)
-                .map_err(|e| e.to_string())
-                .and_then(|r| state::survey(&f.path, &r, &chosen).map_err(|e| format!("could not read {}: {e}", f.path.display())));
+            let synced = t.active || (!t.off && f.level == Level::Project && f.exists);
+            let chosen = if synced { narrow(&wanted, f.skills.as_deref()) } else { WantedSet::new() };
+            let read = records.load(&id).map_err(|e| e.to_string()).and_then(|r| {
+                state::survey(&f.path, &r, &chosen).map_err(|e| format!("could not read {}: {e}", f.path.display()))
+            });
             let (skills, error) = match read {
                 Ok(s) => (s, None),
                 Err(e) => (Vec::new(), Some(e)),
