@@ -160,7 +160,7 @@ pub fn sync(args: SyncArgs) -> anyhow::Result<Outcome> {
     let targets = resolve(&ctx, project.as_deref())?;
     let folders = target::chosen(&targets, &args.names)?;
     let wanted = wanted(&ctx)?;
-    let source = Store(ctx.storage());
+    let source = Store::new(ctx.storage());
     let syncer = skilldeck_targets::sync::Syncer {
         records: Records::new(ctx.storage().home().root()),
         source: &source,
