@@ -400,3 +400,44 @@ impl SpawnOutput for Command {
         std::thread::spawn(move || self.output())
     }
 }
+
+#[test]
+fn a_sync_killed_at_any_point_leaves_only_our_skills_whole_and_the_next_finishes() {
+    let w = World::new();
+    fs::create_dir_all(w.home().join(".claude")).unwrap();
+    let claude = w.home().join(".claude/skills");
+    w.foreign(".claude/skills", "theirs", "not ours");
+    w.import("alpha", "one");
+    w.import("beta", "one");
+    w.json(&["sync", "--json"], 0);
+    for (round, point) in ["targets-staged", "targets-recorded", "targets-renamed-one"].iter().enumerate() {
+        let body = format!("round {round}");
+        w.import("alpha", &body);
+        w.import("beta", &body);
+        w.import(&format!("new{round}"), &body);
+        let out = w.cmd(&["sync"]).env("SKILLDECK_TEST_CRASH_AT", point).output().unwrap();
+        assert!(!out.status.success(), "{point}: the sync was not stopped");
+        // Every skill there is whole: the old revision or the new one, and known as ours.
+        let s = states(&w.json(&["targets", "--json"], 0), &claude);
+        assert_eq!(s["theirs"], "foreign");
+        for name in ["alpha", "beta"] {
+            assert!(["in-sync", "outdated"].contains(&s[name].as_str()), "{point}: {name} is {}", s[name]);
+            let text = fs::read_to_string(claude.join(name).join("SKILL.md")).unwrap();
+            assert!(text.contains(&body) || text.contains("one") || text.contains("round"), "{point}: {text}");
+            assert!(claude.join(name).join("references/notes.md").is_file(), "{point}: {name} is not whole");
+        }
+        assert!(s.values().all(|v| v != "drifted"), "{point}: {s:?}");
+        // The next sync finishes the job and cleans up.
+        w.json(&["sync", "--json"], 0);
+        let s = states(&w.json(&["targets", "--json"], 0), &claude);
+        assert!(s.iter().all(|(n, v)| v == "in-sync" || n == "theirs"), "{point}: {s:?}");
+        assert!(fs::read_to_string(claude.join("alpha/SKILL.md")).unwrap().contains(&body));
+        let hidden: Vec<String> = fs::read_dir(&claude)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(hidden.is_empty(), "{point}: leftovers {hidden:?}");
+    }
+    assert_eq!(fs::read_to_string(claude.join("theirs/SKILL.md")).unwrap(), "not ours");
+}

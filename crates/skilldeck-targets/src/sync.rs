@@ -18,6 +18,17 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// The environment variable naming a point at which a sync aborts, for crash-safety tests
+/// only: `targets-staged`, `targets-recorded`, `targets-renamed-one`.
+pub const CRASH_ENV: &str = "SKILLDECK_TEST_CRASH_AT";
+
+/// Aborts the process at a named point when the crash test asks for it.
+fn crash_point(point: &str) {
+    if std::env::var(CRASH_ENV).is_ok_and(|v| v == point) {
+        std::process::abort();
+    }
+}
+
 /// What a sync needs: where records live, where skills come from, and which drifted skills to
 /// replace anyway.
 pub struct Syncer<'a> {
@@ -169,6 +180,7 @@ impl Syncer<'_> {
             return Err(e);
         }
         flush(path);
+        crash_point("targets-staged");
         // 2. Record every new tree, with what it replaces, before any goes live.
         let before = record.clone();
         for (i, (_, owned)) in &staged {
@@ -185,6 +197,7 @@ impl Syncer<'_> {
             }
             return Err(e);
         }
+        crash_point("targets-recorded");
         // 3. Rename each in, or away; stop at the first failure and leave the rest as they were.
         let mut failure = None;
         for (i, a) in tp.actions.iter().enumerate() {
@@ -208,6 +221,7 @@ impl Syncer<'_> {
                         }
                     }
                     staged.remove(&i);
+                    crash_point("targets-renamed-one");
                 }
                 Err(e) => {
                     failure = Some(e);
