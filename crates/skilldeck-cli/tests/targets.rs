@@ -384,7 +384,10 @@ fn project_folders_and_config_narrowing() {
     assert!(project.join(".claude/skills/beta/SKILL.md").is_file());
     // Copilot is not installed, but the project already has its folder: it is synced.
     assert!(project.join(".github/skills/alpha/SKILL.md").is_file(), "{plans:#}");
-    w.expect(&["list"], 0);
+    // The other readers of config.toml still take it, and an edit by them keeps [targets].
+    w.expect(&["budget", "900"], 0);
+    let again = w.json(&["sync", "--json", "--project", project.to_str().unwrap()], 0);
+    assert!(again.as_array().unwrap().iter().all(|p| p["actions"].as_array().unwrap().is_empty()), "{again:#}");
     let unknown = w.run(&["sync", "nope"]);
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("no target named \"nope\""));

@@ -54,10 +54,30 @@ pub struct Record {
 
 /// A stable id for a folder: 16 hex digits of the SHA-256 of its path with links resolved, so
 /// two names of one folder (`~/.claude/skills` linked to `~/.agents/skills`) share a record.
+/// A folder not made yet gets the id it will have once made: its nearest existing ancestor is
+/// resolved and the rest appended.
 pub fn folder_id(path: &Path) -> (String, PathBuf) {
-    let real = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let real = resolved(path);
     let h = Sha256::digest(real.as_os_str().as_encoded_bytes());
     (h.iter().take(8).map(|b| format!("{b:02x}")).collect(), real)
+}
+
+/// `path` with links resolved, as far as it exists.
+fn resolved(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut cur = path;
+    loop {
+        if let Ok(real) = fs::canonicalize(cur) {
+            return rest.iter().rev().fold(real, |p, part| p.join(part));
+        }
+        match (cur.parent(), cur.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                cur = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
 }
 
 /// The records in `$SKILLDECK_HOME/targets/`.
@@ -130,4 +150,24 @@ impl Records {
 /// Now, RFC 3339 UTC.
 pub fn now() -> String {
     time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_keeps_its_id_when_it_is_made_below_a_link() {
+        let tmp = tempfile::tempdir().ok();
+        let Some(tmp) = tmp else { return };
+        let real = tmp.path().join("real");
+        fs::create_dir_all(&real).ok();
+        std::os::unix::fs::symlink(&real, tmp.path().join("link")).ok();
+        let target = tmp.path().join("link/.tool/skills");
+        let before = folder_id(&target);
+        fs::create_dir_all(&target).ok();
+        assert!(target.is_dir());
+        assert_eq!(folder_id(&target), before);
+        assert_eq!(before.0, folder_id(&real.join(".tool/skills")).0);
+    }
 }
