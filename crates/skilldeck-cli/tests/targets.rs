@@ -226,6 +226,8 @@ fn states_foreign_untouched_drift_kept_and_removal() {
     assert_eq!(fs::read_to_string(kept.join("SKILL.md")).unwrap(), "my edit");
     assert!(fs::read_to_string(claude.join("beta/SKILL.md")).unwrap().contains("third"));
 
+    let out = w.run(&["sync", "--overwrite", "beta"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--overwrite beta: it is not drifted"));
     // Deleted in the store: ours and unchanged, so removed; foreign ones stay.
     w.expect(&["delete", "beta"], 0);
     assert_eq!(states(&w.json(&["targets", "--json"], 0), &claude)["beta"], "unselected");

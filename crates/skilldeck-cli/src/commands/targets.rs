@@ -173,6 +173,17 @@ pub fn sync(args: SyncArgs) -> anyhow::Result<Outcome> {
     } else {
         print_plans(&plans, args.dry_run)?;
     }
+    for name in &args.overwrite {
+        let used = plans
+            .iter()
+            .flat_map(|p| &p.actions)
+            .any(|a| matches!(a, Action::Replace { name: n, keep: Some(_), .. } if n == name));
+        if !used {
+            eprintln!(
+                "warning: --overwrite {name}: it is not drifted in any target synced, so nothing was overwritten"
+            );
+        }
+    }
     if failed {
         eprintln!("error: some targets could not be synced (see above); the others were");
         return Ok(Outcome::Refused);
