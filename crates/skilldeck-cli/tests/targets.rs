@@ -274,6 +274,27 @@ fn dry_run_writes_nothing_and_a_second_sync_is_a_no_op() {
         assert_eq!(p["unchanged"].as_array().unwrap().len(), 5);
     }
     assert_eq!(tree(&w.home(), &[]), after, "a sync with nothing to do changed a file");
+    // A file touched but not edited stays in sync, and the record learns its new stamp.
+    let records = || -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(w.sd().join("targets"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .map(|p| fs::read_to_string(p).unwrap())
+            .collect();
+        v.sort();
+        v
+    };
+    let before = records();
+    let md = w.home().join(".claude/skills/alpha/SKILL.md");
+    fs::File::options().write(true).open(&md).unwrap().set_modified(std::time::SystemTime::UNIX_EPOCH).unwrap();
+    assert_eq!(states(&w.json(&["targets", "--json"], 0), &w.home().join(".claude/skills"))["alpha"], "in-sync");
+    let touched = w.json(&["sync", "--json"], 0);
+    assert!(touched.as_array().unwrap().iter().all(|p| p["actions"].as_array().unwrap().is_empty()));
+    assert_ne!(records(), before, "the new stamp was not recorded");
+    let settled = records();
+    w.json(&["sync", "--json"], 0);
+    assert_eq!(records(), settled);
 }
 
 #[test]

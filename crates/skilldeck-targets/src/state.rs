@@ -63,20 +63,29 @@ pub struct Observed {
     /// The record entry it matched (internal: what a replacement replaces).
     #[serde(skip)]
     pub owned: Option<Owned>,
+    /// A new stamp for the record, when the files' stamp changed but their content still
+    /// matches the current entry (touched, not edited): so the next look is cheap again.
+    #[serde(skip)]
+    pub fresh_stamp: Option<String>,
 }
+
+/// What `matching` found: the recorded write the folder matches, the digest of what is there
+/// when it was read, and its stamp when that differs from the matched entry's.
+type Match = (Option<Owned>, Option<Digest>, Option<String>);
 
 /// Which recorded write the folder at `dir` still matches: `owned`, or the one it replaced
 /// while that replacement was under way. The stamp is tried first; the content only when it
-/// differs. Returns the match and the digest of what is there when it was read.
-fn matching(dir: &Path, owned: &Owned) -> std::io::Result<(Option<Owned>, Option<Digest>)> {
+/// differs.
+fn matching(dir: &Path, owned: &Owned) -> std::io::Result<Match> {
     let candidates: Vec<&Owned> = std::iter::once(owned).chain(owned.previous.as_deref()).collect();
     let stamp = folder::stamp(dir)?;
     if let Some(c) = candidates.iter().find(|c| c.stamp == stamp) {
-        return Ok((Some(Owned { previous: None, ..(*c).clone() }), None));
+        return Ok((Some(Owned { previous: None, ..(*c).clone() }), None, None));
     }
     let content = folder::content(dir)?;
     let hit = candidates.iter().find(|c| content.extras.is_empty() && c.written == content.digest);
-    Ok((hit.map(|c| Owned { previous: None, ..(*c).clone() }), Some(content.digest)))
+    let fresh = hit.filter(|c| std::ptr::eq(**c, owned)).map(|_| stamp);
+    Ok((hit.map(|c| Owned { previous: None, ..(*c).clone() }), Some(content.digest), fresh))
 }
 
 /// Every skill in the folder at `dir`, ours or not, and every chosen one missing from it, by name.
@@ -98,6 +107,7 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
             digest: None,
             link: *kind == Kind::Link,
             owned: None,
+            fresh_stamp: None,
         };
         let owned = record.skills.get(name);
         let (Kind::Folder, Some(owned)) = (kind, owned) else {
@@ -110,7 +120,7 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
             out.push(Observed { digest, ..base });
             continue;
         };
-        let (hit, digest) = matching(&dir.join(name), owned)?;
+        let (hit, digest, fresh_stamp) = matching(&dir.join(name), owned)?;
         let observed = match hit {
             None => Observed { state: SkillState::Drifted, revision: Some(owned.revision), digest, ..base },
             Some(m) => {
@@ -119,7 +129,7 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
                     Some(_) => SkillState::Outdated,
                     None => SkillState::Unselected,
                 };
-                Observed { state, revision: Some(m.revision), digest, owned: Some(m), ..base }
+                Observed { state, revision: Some(m.revision), digest, owned: Some(m), fresh_stamp, ..base }
             }
         };
         out.push(observed);
@@ -134,6 +144,7 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
                 digest: None,
                 link: false,
                 owned: None,
+                fresh_stamp: None,
             });
         }
     }

@@ -120,10 +120,17 @@ impl Syncer<'_> {
             observed.iter().filter(|o| o.state != state::SkillState::Missing).map(|o| o.name.as_str()).collect();
         let before_len = record.skills.len();
         record.skills.retain(|n, _| there.contains(n.as_str()));
+        let mut restamped = false;
+        for o in &observed {
+            if let (Some(stamp), Some(entry)) = (&o.fresh_stamp, record.skills.get_mut(&o.name)) {
+                entry.stamp = stamp.clone();
+                restamped = true;
+            }
+        }
         let moved = record.folder != real;
         record.folder = real;
         if tp.changes() == 0 {
-            if record.skills.len() != before_len || moved {
+            if record.skills.len() != before_len || moved || restamped {
                 self.records.save(id, &record)?;
             }
             return Ok(());
