@@ -339,6 +339,10 @@ pub struct Config {
     pub shell: ShellConfig,
     /// The providers by name; `offline` is always there.
     pub providers: BTreeMap<String, ProviderConfig>,
+    /// `[targets.NAME]`: where skills are synced. Read by `skilldeck-targets`; kept whole
+    /// here so the strict check of the other tables lets it through.
+    #[serde(skip_serializing_if = "toml::Table::is_empty")]
+    pub targets: toml::Table,
 }
 
 impl Default for Config {
@@ -351,6 +355,7 @@ impl Default for Config {
             tools: ToolsConfig::default(),
             shell: ShellConfig::default(),
             providers: BTreeMap::new(),
+            targets: toml::Table::new(),
         }
     }
 }

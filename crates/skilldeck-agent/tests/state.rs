@@ -88,6 +88,9 @@ context_window = 8192
     let keyed = "[providers.x]\napi = \"openai\"\napi_key = \"sk-secret\"\n";
     assert!(matches!(Config::parse(keyed, "c.toml"), Err(ConfigError::KeyInFile { provider, .. }) if provider == "x"));
     assert!(matches!(Config::parse("max_stepz = 3", "c.toml"), Err(ConfigError::Invalid { .. })));
+    // `[targets]` belongs to skilldeck-targets: the strict check lets it through untouched.
+    let with_targets = Config::parse("[targets.mine]\npath = \"~/s\"\nskills = [\"a\"]\n", "c.toml").unwrap();
+    assert_eq!(with_targets.targets["mine"]["path"].as_str(), Some("~/s"));
     // A key under a misspelled name is refused by name, and no message ever shows a value.
     for field in ["api-key", "apiKey", "token", "API_KEY", "secret_key"] {
         let text = format!("[providers.x]\napi = \"openai\"\n\"{field}\" = \"sk-live-1234\"\n");

@@ -191,6 +191,34 @@ enum Command {
     },
     /// Run the agent on a workspace folder: one request, or a session on standard input.
     Agent(commands::agent::AgentArgs),
+    /// List the agent tools' skill folders (Claude Code, Codex, Cursor, …) and each skill's
+    /// state there: in-sync, outdated, drifted, foreign, missing, unselected.
+    Targets {
+        /// Also the tools' folders inside this project.
+        #[arg(long)]
+        project: Option<PathBuf>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Copy the enabled skills into the detected tools' skill folders; never touches a folder
+    /// Skilldeck did not write, nor one edited there (unless --overwrite NAME).
+    Sync {
+        /// Only these targets (tool ids such as `claude-code`, or names from config.toml).
+        targets: Vec<String>,
+        /// Also the tools' folders inside this project.
+        #[arg(long)]
+        project: Option<PathBuf>,
+        /// Print what would be written, replaced, removed and skipped; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Replace this drifted skill after keeping the edited copy (repeatable).
+        #[arg(long, value_name = "NAME")]
+        overwrite: Vec<String>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
     /// List agent sessions (transcripts), newest first.
     Sessions {
         /// Print JSON for scripts.
@@ -238,6 +266,10 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Untrust { name, scope } => trust::set(&name, scope, false),
         Command::Agent(args) => agent::run(args),
         Command::Sessions { json } => agent::sessions(json),
+        Command::Targets { project, json } => targets::list(project.as_deref(), json),
+        Command::Sync { targets, project, dry_run, overwrite, json } => {
+            targets::sync(targets::SyncArgs { names: targets, project, dry_run, json, overwrite })
+        }
     }
 }
 

@@ -8,6 +8,7 @@ pub mod prompt;
 pub mod revisions;
 pub mod show;
 pub mod switch;
+pub mod targets;
 pub mod transfer;
 pub mod trust;
 pub mod validate;

@@ -1,0 +1,232 @@
+//! `skilldeck targets` and `skilldeck sync`: the agent tools' skill folders, each skill's state
+//! there, and bringing them up to date (copy mode).
+
+use crate::Outcome;
+use crate::context::Ctx;
+use anyhow::Context as _;
+use serde::Serialize;
+use skilldeck_core::{Scope, SkillName};
+use skilldeck_targets::config::TargetsConfig;
+use skilldeck_targets::env::Env;
+use skilldeck_targets::plan::{Action, TargetPlan};
+use skilldeck_targets::record::{self, Records};
+use skilldeck_targets::source::{Store, Wanted, WantedSet};
+use skilldeck_targets::state::{self, Observed};
+use skilldeck_targets::target::{self, Folder, Level, Target};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// What `sync` was asked.
+#[derive(Debug, Clone, Default)]
+pub struct SyncArgs {
+    /// Only these targets (tool ids or configured names).
+    pub names: Vec<String>,
+    /// A project whose folders are synced too.
+    pub project: Option<PathBuf>,
+    /// Plan only.
+    pub dry_run: bool,
+    /// Print JSON.
+    pub json: bool,
+    /// Drifted skills to replace after keeping the edited copy.
+    pub overwrite: Vec<String>,
+}
+
+/// The enabled valid skills, user shadowing system: what every target gets by default.
+fn wanted(ctx: &Ctx) -> anyhow::Result<WantedSet> {
+    let disabled = ctx.config()?.listing.disabled;
+    let entries = ctx.registry.list_metas_across(&Scope::ALL)?;
+    let mut out = WantedSet::new();
+    for l in entries {
+        let e = &l.entry;
+        if l.shadowed || !e.valid || disabled.contains(&e.name) {
+            continue;
+        }
+        let (Some(revision), Ok(name)) = (e.revision, SkillName::parse(&e.name)) else { continue };
+        out.insert(e.name.clone(), Wanted { name, scope: e.scope, revision });
+    }
+    Ok(out)
+}
+
+fn project_dir(project: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
+    project
+        .map(|p| {
+            std::fs::canonicalize(p).with_context(|| {
+                format!("the project folder {} cannot be opened; give an existing folder", p.display())
+            })
+        })
+        .transpose()
+}
+
+fn resolve(ctx: &Ctx, project: Option<&Path>) -> anyhow::Result<Vec<Target>> {
+    let config = TargetsConfig::load(&ctx.storage().home().config_path())?;
+    Ok(target::resolve(&Env::from_process(), &config, project)?)
+}
+
+/// One folder in `targets --json`.
+#[derive(Debug, Serialize)]
+struct FolderView {
+    #[serde(flatten)]
+    folder: Folder,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+    skills: Vec<Observed>,
+}
+
+/// One tool in `targets --json`.
+#[derive(Debug, Serialize)]
+struct TargetView {
+    id: String,
+    name: String,
+    detected: bool,
+    active: bool,
+    folders: Vec<FolderView>,
+}
+
+fn narrow(wanted: &WantedSet, only: Option<&[String]>) -> WantedSet {
+    match only {
+        None => wanted.clone(),
+        Some(names) => wanted.iter().filter(|(n, _)| names.contains(n)).map(|(n, w)| (n.clone(), w.clone())).collect(),
+    }
+}
+
+fn level(l: Level) -> &'static str {
+    match l {
+        Level::User => "user",
+        Level::Project => "project",
+        Level::Custom => "custom",
+    }
+}
+
+/// Lists every tool and configured target, its folders and the skills in each with their state.
+pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let project = project_dir(project)?;
+    let targets = resolve(&ctx, project.as_deref())?;
+    let wanted = wanted(&ctx)?;
+    let records = Records::new(ctx.storage().home().root());
+    let mut views = Vec::new();
+    for t in targets {
+        let mut folders = Vec::new();
+        for f in t.folders {
+            let (id, _) = record::folder_id(&f.path);
+            let synced = t.active || (!t.off && f.level == Level::Project && f.exists);
+            let chosen = if synced { narrow(&wanted, f.skills.as_deref()) } else { WantedSet::new() };
+            let read = records.load(&id).map_err(|e| e.to_string()).and_then(|r| {
+                state::survey(&f.path, &r, &chosen).map_err(|e| format!("could not read {}: {e}", f.path.display()))
+            });
+            let (skills, error) = match read {
+                Ok(s) => (s, None),
+                Err(e) => (Vec::new(), Some(e)),
+            };
+            folders.push(FolderView { folder: f, error, skills });
+        }
+        views.push(TargetView { id: t.id, name: t.name, detected: t.detected, active: t.active, folders });
+    }
+    if json {
+        crate::output::json(&views)?;
+        return Ok(Outcome::Ok);
+    }
+    for t in &views {
+        let mark = match (t.detected, t.active) {
+            (_, true) => "synced",
+            (true, false) => "detected, switched off",
+            (false, false) => "not detected",
+        };
+        crate::outln!("{} ({}) — {mark}", t.name, t.id);
+        for f in &t.folders {
+            let exists = if f.folder.exists { "" } else { " (not there yet)" };
+            crate::outln!("  {} {}{exists}", level(f.folder.level), f.folder.path.display());
+            if let Some(e) = &f.error {
+                crate::outln!("    error: {e}");
+            }
+            for s in &f.skills {
+                let rev = match (s.revision, s.store_revision) {
+                    (Some(a), Some(b)) if a != b => format!(" r{a} (store r{b})"),
+                    (Some(a), _) => format!(" r{a}"),
+                    (None, Some(b)) => format!(" (store r{b})"),
+                    (None, None) => String::new(),
+                };
+                crate::outln!("    {:<11} {}{rev}", s.state.as_str(), s.name);
+            }
+        }
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Brings the chosen targets up to date, or with `dry_run` prints what it would do.
+pub fn sync(args: SyncArgs) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let project = project_dir(args.project.as_deref())?;
+    let targets = resolve(&ctx, project.as_deref())?;
+    let folders = target::chosen(&targets, &args.names)?;
+    let wanted = wanted(&ctx)?;
+    let source = Store::new(ctx.storage());
+    let syncer = skilldeck_targets::sync::Syncer {
+        records: Records::new(ctx.storage().home().root()),
+        source: &source,
+        overwrite: args.overwrite.iter().cloned().collect::<BTreeSet<_>>(),
+    };
+    let plans = syncer.run(&folders, &wanted, args.dry_run);
+    let failed = plans.iter().any(|p| p.error.is_some());
+    if args.json {
+        crate::output::json(&plans)?;
+    } else {
+        print_plans(&plans, args.dry_run)?;
+    }
+    for name in &args.overwrite {
+        let used = plans
+            .iter()
+            .flat_map(|p| &p.actions)
+            .any(|a| matches!(a, Action::Replace { name: n, keep: Some(_), .. } if n == name));
+        if !used {
+            eprintln!(
+                "warning: --overwrite {name}: it is not drifted in any target synced, so nothing was overwritten"
+            );
+        }
+    }
+    if failed {
+        eprintln!("error: some targets could not be synced (see above); the others were");
+        return Ok(Outcome::Refused);
+    }
+    Ok(Outcome::Ok)
+}
+
+fn print_plans(plans: &[TargetPlan], dry_run: bool) -> anyhow::Result<()> {
+    if plans.is_empty() {
+        crate::outln!("No agent tool detected and no target configured; `skilldeck targets` lists the known ones.");
+        return Ok(());
+    }
+    let verb = |now: &'static str, later: &'static str| if dry_run { later } else { now };
+    for p in plans {
+        crate::outln!("{} [{}] {}", p.target, level(p.level), p.path.display());
+        if let Some(first) = &p.same_as {
+            crate::outln!("  same folder as {first}: synced there");
+            continue;
+        }
+        for a in &p.actions {
+            match a {
+                Action::Write { name, revision, .. } => {
+                    crate::outln!("  {} {name} r{revision}", verb("wrote  ", "write  "))
+                }
+                Action::Replace { name, from, to, keep, .. } => {
+                    crate::outln!("  {} {name} r{from} -> r{to}", verb("replaced", "replace "));
+                    if let Some(k) = keep {
+                        crate::outln!("    the edited copy {} kept in {}", verb("is", "would be"), k.display());
+                    }
+                }
+                Action::Remove { name, revision } => {
+                    crate::outln!("  {} {name} r{revision}", verb("removed", "remove "))
+                }
+                Action::Skip { name, reason } => crate::outln!("  skip    {name}: {}", reason.describe()),
+            }
+        }
+        if let Some(e) = &p.error {
+            crate::outln!("  error: {e}");
+        } else if p.actions.is_empty() {
+            crate::outln!("  up to date ({} skills)", p.unchanged.len());
+        } else if !p.unchanged.is_empty() {
+            crate::outln!("  {} already up to date", p.unchanged.len());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! The `[targets]` table of config.toml: users' own targets, and per-target choices for the
+//! known tools. Other tables in the file are left to their own readers.
+//!
+//! ```toml
+//! [targets.work-notes]          # a folder of your own
+//! path = "~/notes/skills"
+//! skills = ["commit-messages"]  # only these (default: every enabled valid skill)
+//!
+//! [targets.cursor]              # a known tool, by its id
+//! skills = ["change-review"]
+//! enabled = false               # never sync to it, even when detected (true: even when not)
+//! ```
+
+use crate::error::TargetError;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One `[targets.NAME]` table.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetConfig {
+    /// The folder, for a target of the user's own (`~/` is the home folder). Not used for a
+    /// known tool's id.
+    #[serde(default)]
+    pub path: Option<PathBuf>,
+    /// Only these skills go there; every enabled valid skill when absent.
+    #[serde(default)]
+    pub skills: Option<Vec<String>>,
+    /// `false`: never synced; `true`: synced even when the tool is not detected.
+    #[serde(default)]
+    pub enabled: Option<bool>,
+}
+
+/// Every `[targets.NAME]` table, by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TargetsConfig {
+    /// The tables.
+    pub targets: BTreeMap<String, TargetConfig>,
+}
+
+#[derive(Deserialize)]
+struct FileShape {
+    #[serde(default)]
+    targets: BTreeMap<String, TargetConfig>,
+}
+
+impl TargetsConfig {
+    /// Reads the `[targets]` table of `path`; empty when the file or the table is missing.
+    pub fn load(path: &Path) -> Result<Self, TargetError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(&text, &path.display().to_string()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(e) => Err(TargetError::io("read", path)(e)),
+        }
+    }
+
+    /// Parses the file's text (`shown` names it in messages). A `[targets.NAME]` with neither a
+    /// known tool's id nor a `path` is refused.
+    pub fn parse(text: &str, shown: &str) -> Result<Self, TargetError> {
+        let invalid = |message: String| TargetError::Config { path: shown.to_owned(), message };
+        // Only the shape is reported, never a value: the file may hold other tables' secrets.
+        let file: FileShape = toml::from_str(text).map_err(|e| invalid(e.message().to_owned()))?;
+        for (name, t) in &file.targets {
+            if crate::known::by_id(name).is_none() && t.path.is_none() {
+                return Err(invalid(format!(
+                    "[targets.{name}] has no `path` and {name:?} is not a known tool; give it a path = \"…\""
+                )));
+            }
+        }
+        Ok(Self { targets: file.targets })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_targets_and_leaves_other_tables_alone() {
+        let text = "default_provider = \"offline\"\n[listing]\nbudget_tokens = 9\n[targets.mine]\npath = \"~/s\"\nskills = [\"a\"]\n[targets.cursor]\nenabled = false\n";
+        let c = TargetsConfig::parse(text, "config.toml").ok().unwrap_or_default();
+        assert_eq!(c.targets.len(), 2);
+        assert_eq!(c.targets["mine"].skills.as_deref(), Some(&["a".to_owned()][..]));
+        assert_eq!(c.targets["cursor"].enabled, Some(false));
+    }
+
+    #[test]
+    fn a_custom_target_needs_a_path() {
+        let e = TargetsConfig::parse("[targets.mine]\nskills = []\n", "config.toml");
+        assert!(matches!(e, Err(TargetError::Config { .. })));
+    }
+}

@@ -1,0 +1,55 @@
+//! `Env`: the home folder and the environment variables the agent tools honour, read once so
+//! resolving paths is a pure function (and tests give a fake HOME).
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// The variables a known tool honours for where its folders are.
+pub const VARS: [&str; 3] = ["CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME"];
+
+/// The home folder and the variables in `VARS` that are set and non-empty.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Env {
+    home: Option<PathBuf>,
+    vars: BTreeMap<String, OsString>,
+}
+
+impl Env {
+    /// `$HOME` (else the platform's idea of home) and the variables in `VARS`.
+    pub fn from_process() -> Self {
+        let set = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+        let home = set("HOME").map(PathBuf::from).or_else(dirs::home_dir);
+        let vars = VARS.iter().filter_map(|k| set(k).map(|v| ((*k).to_owned(), v))).collect();
+        Self { home, vars }
+    }
+
+    /// An environment with `home` and no variables.
+    pub fn with_home(home: impl Into<PathBuf>) -> Self {
+        Self { home: Some(home.into()), vars: BTreeMap::new() }
+    }
+
+    /// The same with `name` set to `value`.
+    pub fn var_set(mut self, name: &str, value: impl Into<OsString>) -> Self {
+        self.vars.insert(name.to_owned(), value.into());
+        self
+    }
+
+    /// The home folder.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+
+    /// A variable's value as a path, when set and non-empty.
+    pub fn var(&self, name: &str) -> Option<PathBuf> {
+        self.vars.get(name).map(PathBuf::from)
+    }
+
+    /// `~` and `~/…` made absolute under home; anything else unchanged.
+    pub fn expand(&self, path: &Path) -> PathBuf {
+        match (path.strip_prefix("~"), self.home()) {
+            (Ok(rest), Some(home)) => home.join(rest),
+            _ => path.to_path_buf(),
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! `TargetError`: why a target could not be read or synced. Each says what was wrong and what
+//! to do.
+
+use std::path::{Path, PathBuf};
+
+/// Why a target operation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TargetError {
+    /// config.toml's `[targets]` table is not of the expected shape.
+    #[error("{path}: [targets] is not valid: {message}; see the README's \"Targets\" section for its shape")]
+    Config {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// A target named on the command line is neither a known tool nor a configured target.
+    #[error("no target named {name:?}; known: {known} (`skilldeck targets` lists them)")]
+    UnknownTarget {
+        /// The name given.
+        name: String,
+        /// The names there are.
+        known: String,
+    },
+    /// There is a file (or something else) where the target's folder should be.
+    #[error("{} is not a folder; move it away, or remove this target from config.toml", path.display())]
+    NotAFolder {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The target folder cannot be written.
+    #[error("{} cannot be written ({source}); make it writable, or leave this target out (`skilldeck sync NAME…`)", path.display())]
+    ReadOnly {
+        /// The folder.
+        path: PathBuf,
+        /// The OS's reason.
+        source: std::io::Error,
+    },
+    /// No home folder is known, so the tools' user-level folders cannot be found.
+    #[error("no home folder: set HOME so the agent tools' folders can be found")]
+    NoHome,
+    /// Reading the skill from the store failed.
+    #[error(transparent)]
+    Store(#[from] skilldeck_core::StorageError),
+    /// An I/O error, with what was being done.
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done, naming the path.
+        context: String,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+impl TargetError {
+    /// Wraps an I/O error with what was being done to which path; a permission or read-only
+    /// file-system error becomes `ReadOnly`.
+    pub fn io(what: &str, path: &Path) -> impl FnOnce(std::io::Error) -> Self {
+        let context = format!("could not {what} {}", path.display());
+        let path = path.to_path_buf();
+        move |source| match source.kind() {
+            std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem => {
+                Self::ReadOnly { path, source }
+            }
+            _ if source.raw_os_error() == Some(rustix::io::Errno::PERM.raw_os_error()) => {
+                Self::ReadOnly { path, source }
+            }
+            _ => Self::Io { context, source },
+        }
+    }
+
+    /// A stable code for scripts and UIs.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Config { .. } => "targets_config_invalid",
+            Self::UnknownTarget { .. } => "target_unknown",
+            Self::NotAFolder { .. } => "target_not_a_folder",
+            Self::ReadOnly { .. } => "target_read_only",
+            Self::NoHome => "no_home",
+            Self::Store(e) => e.code(),
+            Self::Io { .. } => "io_error",
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! Reading a target folder: its entries, and a skill folder's content digest and cheap stamp.
+//! Holds no decisions; `state` classifies what is read here.
+
+use sha2::{Digest as _, Sha256};
+use skilldeck_core::{Digest, RelPath};
+use std::fs;
+use std::os::unix::fs::MetadataExt as _;
+use std::path::{Path, PathBuf};
+
+/// The prefix of every entry Skilldeck stages or sets aside inside a target folder. Entries
+/// with it are Skilldeck's own leftovers (a sync that was killed) and are cleaned up under the
+/// folder's lock.
+pub const TEMP_PREFIX: &str = ".skilldeck-";
+
+/// What kind of entry a skill's name holds in a target folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// A real folder.
+    Folder,
+    /// A symbolic link (to a folder or not): never written through.
+    Link,
+    /// A file or anything else.
+    Other,
+}
+
+/// The visible entries of a target folder (hidden names, such as staging, left out), sorted.
+pub fn entries(dir: &Path) -> std::io::Result<Vec<(String, Kind)>> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir)? {
+        let e = e?;
+        let Some(name) = e.file_name().to_str().map(str::to_owned) else { continue };
+        if name.starts_with('.') {
+            continue;
+        }
+        let ft = e.file_type()?;
+        let kind = if ft.is_symlink() {
+            Kind::Link
+        } else if ft.is_dir() {
+            Kind::Folder
+        } else {
+            Kind::Other
+        };
+        out.push((name, kind));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// One file found in a skill folder.
+struct Found {
+    rel: String,
+    path: PathBuf,
+    meta: fs::Metadata,
+}
+
+/// Every entry below `dir` that is not a folder, sorted by relative path. Links are not followed.
+fn walk(dir: &Path) -> std::io::Result<Vec<Found>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d)? {
+            let e = e?;
+            let path = e.path();
+            let meta = fs::symlink_metadata(&path)?;
+            if meta.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let rel = path.strip_prefix(dir).unwrap_or(&path).to_string_lossy().into_owned();
+            out.push(Found { rel, path, meta });
+        }
+    }
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(out)
+}
+
+/// A cheap fingerprint of a skill folder from its files' names, sizes, modes, inodes and change
+/// times, without reading them: equal stamps mean nothing was edited since it was taken.
+pub fn stamp(dir: &Path) -> std::io::Result<String> {
+    let mut h = Sha256::new();
+    for f in walk(dir)? {
+        h.update(f.rel.as_bytes());
+        h.update([0]);
+        for n in
+            [f.meta.len(), u64::from(f.meta.mode()), f.meta.ino(), f.meta.ctime() as u64, f.meta.ctime_nsec() as u64]
+        {
+            h.update(n.to_le_bytes());
+        }
+        h.update(f.meta.mtime().to_le_bytes());
+        h.update(f.meta.mtime_nsec().to_le_bytes());
+    }
+    let out = h.finalize();
+    Ok(out.iter().take(16).map(|b| format!("{b:02x}")).collect())
+}
+
+/// A skill folder's content as the store would digest it, and what the store would not hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Content {
+    /// The digest over its regular files (the store's rule: sorted `(path, bytes)`).
+    pub digest: Digest,
+    /// Entries that are not regular files or not valid skill paths (links, pipes, odd names).
+    pub extras: Vec<String>,
+}
+
+/// Reads every file of the skill folder at `dir` and digests it.
+pub fn content(dir: &Path) -> std::io::Result<Content> {
+    let mut pairs = Vec::new();
+    let mut extras = Vec::new();
+    for f in walk(dir)? {
+        match RelPath::parse(&f.rel) {
+            Ok(rel) if f.meta.is_file() && !skilldeck_core::files::is_sidecar(rel.as_str()) => {
+                pairs.push((rel, fs::read(&f.path)?));
+            }
+            _ => extras.push(f.rel),
+        }
+    }
+    let digest = Digest::of(pairs.iter().map(|(p, b)| (p, b.as_slice())));
+    Ok(Content { digest, extras })
+}
+
+/// Copies the folder `from` to the new folder `to`: files with their modes, links as links.
+pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    fs::create_dir_all(to)?;
+    for e in fs::read_dir(from)? {
+        let e = e?;
+        let (src, dst) = (e.path(), to.join(e.file_name()));
+        let ft = e.file_type()?;
+        if ft.is_symlink() {
+            std::os::unix::fs::symlink(fs::read_link(&src)?, &dst)?;
+        } else if ft.is_dir() {
+            copy_tree(&src, &dst)?;
+        } else if ft.is_file() {
+            fs::copy(&src, &dst)?;
+        }
+    }
+    Ok(())
+}

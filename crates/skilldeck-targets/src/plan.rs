@@ -1,0 +1,207 @@
+//! The sync plan: per target folder, what would be written, replaced, removed or skipped and
+//! why. `sync --dry-run` prints it, a UI previews it, and `sync` carries out exactly it.
+
+use crate::source::{Source, WantedSet};
+use crate::state::{Observed, SkillState};
+use crate::target::Level;
+use serde::Serialize;
+use skilldeck_core::{Digest, Revision, Scope};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// One step of a plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum Action {
+    /// A chosen skill not there yet is written.
+    Write {
+        /// The skill.
+        name: String,
+        /// Its scope in the store.
+        scope: Scope,
+        /// The revision written.
+        revision: Revision,
+    },
+    /// A skill of ours is replaced by the store's current revision.
+    Replace {
+        /// The skill.
+        name: String,
+        /// Its scope in the store.
+        scope: Scope,
+        /// The revision there now.
+        from: Revision,
+        /// The revision written.
+        to: Revision,
+        /// Where the edited copy is kept first, when it drifted and `--overwrite` named it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        keep: Option<PathBuf>,
+    },
+    /// A skill of ours, unchanged and no longer chosen, is removed.
+    Remove {
+        /// The skill.
+        name: String,
+        /// The revision there.
+        revision: Revision,
+    },
+    /// Nothing is done to this skill, for the reason given.
+    Skip {
+        /// The skill.
+        name: String,
+        /// Why.
+        #[serde(flatten)]
+        reason: SkipReason,
+    },
+}
+
+impl Action {
+    /// The skill the step is about.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Write { name, .. }
+            | Self::Replace { name, .. }
+            | Self::Remove { name, .. }
+            | Self::Skip { name, .. } => name,
+        }
+    }
+}
+
+/// Why a skill is skipped.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum SkipReason {
+    /// A folder Skilldeck did not write has the chosen skill's name: it is left alone.
+    Foreign {
+        /// The digest of what is there (none for a link or a file).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        theirs: Option<Digest>,
+        /// The digest of the store's revision.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ours: Option<Digest>,
+    },
+    /// Ours, but edited there since it was written: kept until `--overwrite NAME`.
+    Drifted {
+        /// The revision written.
+        revision: Revision,
+        /// The digest of what is there now.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        theirs: Option<Digest>,
+    },
+}
+
+impl SkipReason {
+    /// A sentence for people, saying what to do.
+    pub fn describe(&self) -> String {
+        let d = |d: &Option<Digest>| d.map_or_else(|| "not a folder".to_owned(), |d| d.short());
+        match self {
+            Self::Foreign { theirs, ours } => format!(
+                "a folder Skilldeck did not write has this name ({} there, {} in Skilldeck); it is left alone — rename or remove it to let Skilldeck deliver its own",
+                d(theirs),
+                d(ours)
+            ),
+            Self::Drifted { revision, theirs } => format!(
+                "edited there since revision {revision} was written ({} now); kept as it is — `skilldeck sync --overwrite NAME` keeps a copy of the edit, then replaces it",
+                d(theirs)
+            ),
+        }
+    }
+}
+
+/// The plan for one target folder, and after a sync, how it went.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TargetPlan {
+    /// The tool id or configured target name.
+    pub target: String,
+    /// User, project or custom.
+    pub level: Level,
+    /// The folder.
+    pub path: PathBuf,
+    /// The steps, by skill name.
+    pub actions: Vec<Action>,
+    /// The skills already in sync there.
+    pub unchanged: Vec<String>,
+    /// Another target listed earlier is this same folder (a link to it): synced once, there.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<String>,
+    /// Why the folder could not be planned or synced; the other targets go on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The error's stable code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<&'static str>,
+    /// How many steps were carried out (0 for a dry run).
+    pub done: usize,
+}
+
+impl TargetPlan {
+    /// An empty plan for a folder.
+    pub fn new(target: &str, level: Level, path: PathBuf) -> Self {
+        Self {
+            target: target.to_owned(),
+            level,
+            path,
+            actions: Vec::new(),
+            unchanged: Vec::new(),
+            same_as: None,
+            error: None,
+            error_code: None,
+            done: 0,
+        }
+    }
+
+    /// The steps that change the folder (not the skips).
+    pub fn changes(&self) -> usize {
+        self.actions.iter().filter(|a| !matches!(a, Action::Skip { .. })).count()
+    }
+}
+
+/// The steps for one folder from what was observed there. `keep_dir` names where an edited
+/// copy of `name` would be kept; `overwrite` holds the drifted skills to replace anyway.
+pub fn steps(
+    observed: &[Observed],
+    wanted: &WantedSet,
+    overwrite: &BTreeSet<String>,
+    source: &dyn Source,
+    keep_dir: &dyn Fn(&str) -> PathBuf,
+) -> (Vec<Action>, Vec<String>) {
+    let mut actions = Vec::new();
+    let mut unchanged = Vec::new();
+    for o in observed {
+        let want = wanted.get(&o.name);
+        let name = o.name.clone();
+        match (o.state, want) {
+            (SkillState::InSync, _) => unchanged.push(name),
+            (SkillState::Missing, Some(w)) => {
+                actions.push(Action::Write { name, scope: w.scope, revision: w.revision })
+            }
+            (SkillState::Outdated, Some(w)) => actions.push(Action::Replace {
+                name,
+                scope: w.scope,
+                from: o.revision.unwrap_or(Revision(0)),
+                to: w.revision,
+                keep: None,
+            }),
+            (SkillState::Drifted, Some(w)) if overwrite.contains(&o.name) => actions.push(Action::Replace {
+                keep: Some(keep_dir(&o.name)),
+                name,
+                scope: w.scope,
+                from: o.revision.unwrap_or(Revision(0)),
+                to: w.revision,
+            }),
+            (SkillState::Drifted, _) => actions.push(Action::Skip {
+                name,
+                reason: SkipReason::Drifted { revision: o.revision.unwrap_or(Revision(0)), theirs: o.digest },
+            }),
+            (SkillState::Foreign, Some(w)) => actions.push(Action::Skip {
+                name,
+                reason: SkipReason::Foreign { theirs: o.digest, ours: source.digest(w).ok() },
+            }),
+            (SkillState::Unselected, _) => {
+                actions.push(Action::Remove { name, revision: o.revision.unwrap_or(Revision(0)) })
+            }
+            // Foreign and not chosen: not ours to mention. Missing or outdated without a wanted
+            // entry cannot happen.
+            (SkillState::Foreign | SkillState::Missing | SkillState::Outdated, _) => {}
+        }
+    }
+    (actions, unchanged)
+}

@@ -1,0 +1,153 @@
+//! The state of each skill in one target folder, from the folder, its ownership record and what
+//! is chosen for it.
+
+use crate::folder::{self, Kind};
+use crate::record::{Owned, Record};
+use crate::source::WantedSet;
+use serde::Serialize;
+use skilldeck_core::{Digest, Revision};
+use std::path::Path;
+
+/// Where a skill stands in one target folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SkillState {
+    /// Ours, the store's current revision, unchanged there.
+    InSync,
+    /// Ours and unchanged, but an older revision than the store's.
+    Outdated,
+    /// Ours, but the files there no longer match what was written: edited in place.
+    Drifted,
+    /// Not written by Skilldeck: never changed or removed.
+    Foreign,
+    /// Chosen for this folder and not there yet.
+    Missing,
+    /// Ours and unchanged, but no longer chosen (deleted, switched off, or left out of the
+    /// target's `skills`): the next sync removes it.
+    Unselected,
+}
+
+impl SkillState {
+    /// The state's name as shown (`in-sync`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::InSync => "in-sync",
+            Self::Outdated => "outdated",
+            Self::Drifted => "drifted",
+            Self::Foreign => "foreign",
+            Self::Missing => "missing",
+            Self::Unselected => "unselected",
+        }
+    }
+}
+
+/// One skill's state in a folder, with what it was judged by.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Observed {
+    /// The skill's (folder) name.
+    pub name: String,
+    /// Its state.
+    pub state: SkillState,
+    /// The revision Skilldeck wrote there, when ours (the one the files match).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision: Option<Revision>,
+    /// The store's current revision, when it is chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub store_revision: Option<Revision>,
+    /// The digest of the files there, when they were read (drifted, foreign folders).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub digest: Option<Digest>,
+    /// Whether the entry there is a symbolic link (always foreign).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub link: bool,
+    /// The record entry it matched (internal: what a replacement replaces).
+    #[serde(skip)]
+    pub owned: Option<Owned>,
+    /// A new stamp for the record, when the files' stamp changed but their content still
+    /// matches the current entry (touched, not edited): so the next look is cheap again.
+    #[serde(skip)]
+    pub fresh_stamp: Option<String>,
+}
+
+/// What `matching` found: the recorded write the folder matches, the digest of what is there
+/// when it was read, and its stamp when that differs from the matched entry's.
+type Match = (Option<Owned>, Option<Digest>, Option<String>);
+
+/// Which recorded write the folder at `dir` still matches: `owned`, or the one it replaced
+/// while that replacement was under way. The stamp is tried first; the content only when it
+/// differs.
+fn matching(dir: &Path, owned: &Owned) -> std::io::Result<Match> {
+    let candidates: Vec<&Owned> = std::iter::once(owned).chain(owned.previous.as_deref()).collect();
+    let stamp = folder::stamp(dir)?;
+    if let Some(c) = candidates.iter().find(|c| c.stamp == stamp) {
+        return Ok((Some(Owned { previous: None, ..(*c).clone() }), None, None));
+    }
+    let content = folder::content(dir)?;
+    let hit = candidates.iter().find(|c| content.extras.is_empty() && c.written == content.digest);
+    let fresh = hit.filter(|c| std::ptr::eq(**c, owned)).map(|_| stamp);
+    Ok((hit.map(|c| Owned { previous: None, ..(*c).clone() }), Some(content.digest), fresh))
+}
+
+/// Every skill in the folder at `dir`, ours or not, and every chosen one missing from it, by name.
+/// Recorded skills whose folder is gone and that are not chosen are left out (the next sync
+/// forgets them).
+pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Result<Vec<Observed>> {
+    let entries = if dir.is_dir() { folder::entries(dir)? } else { Vec::new() };
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, kind) in &entries {
+        seen.insert(name.clone());
+        let want = wanted.get(name);
+        let store_revision = want.map(|w| w.revision);
+        let base = Observed {
+            name: name.clone(),
+            state: SkillState::Foreign,
+            revision: None,
+            store_revision,
+            digest: None,
+            link: *kind == Kind::Link,
+            owned: None,
+            fresh_stamp: None,
+        };
+        let owned = record.skills.get(name);
+        let (Kind::Folder, Some(owned)) = (kind, owned) else {
+            // A foreign folder is read only when it clashes with a chosen skill (its digest is
+            // reported beside ours); the others are not Skilldeck's business.
+            let digest = match kind {
+                Kind::Folder if want.is_some() => folder::content(&dir.join(name)).ok().map(|c| c.digest),
+                _ => None,
+            };
+            out.push(Observed { digest, ..base });
+            continue;
+        };
+        let (hit, digest, fresh_stamp) = matching(&dir.join(name), owned)?;
+        let observed = match hit {
+            None => Observed { state: SkillState::Drifted, revision: Some(owned.revision), digest, ..base },
+            Some(m) => {
+                let state = match want {
+                    Some(w) if w.scope == m.scope && w.revision == m.revision => SkillState::InSync,
+                    Some(_) => SkillState::Outdated,
+                    None => SkillState::Unselected,
+                };
+                Observed { state, revision: Some(m.revision), digest, owned: Some(m), fresh_stamp, ..base }
+            }
+        };
+        out.push(observed);
+    }
+    for (name, w) in wanted {
+        if !seen.contains(name) {
+            out.push(Observed {
+                name: name.clone(),
+                state: SkillState::Missing,
+                revision: None,
+                store_revision: Some(w.revision),
+                digest: None,
+                link: false,
+                owned: None,
+                fresh_stamp: None,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(out)
+}

@@ -1,0 +1,385 @@
+//! Carrying out a plan: per target folder, under its lock, each skill is staged beside its
+//! place and renamed in (an exchange for a replacement), so an agent reading the folder sees
+//! the old skill or the new one whole. The record names every skill before it is renamed in,
+//! with what it replaces, so a sync killed at any moment leaves only folders the next sync
+//! knows as its own, and it finishes the job.
+
+use crate::error::TargetError;
+use crate::folder::{self, TEMP_PREFIX};
+use crate::lock::FolderLock;
+use crate::plan::{self, Action, TargetPlan};
+use crate::record::{self, Mode, Owned, Record, Records};
+use crate::source::{Source, WantedSet};
+use crate::state;
+use crate::target::Folder;
+use skilldeck_core::SkillFiles;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The environment variable naming a point at which a sync aborts, for crash-safety tests
+/// only: `targets-staged`, `targets-recorded`, `targets-renamed-one`.
+pub const CRASH_ENV: &str = "SKILLDECK_TEST_CRASH_AT";
+
+/// Aborts the process at a named point when the crash test asks for it.
+fn crash_point(point: &str) {
+    if std::env::var(CRASH_ENV).is_ok_and(|v| v == point) {
+        std::process::abort();
+    }
+}
+
+/// What a sync needs: where records live, where skills come from, and which drifted skills to
+/// replace anyway.
+pub struct Syncer<'a> {
+    /// The ownership records.
+    pub records: Records,
+    /// Where skills are read from.
+    pub source: &'a dyn Source,
+    /// Drifted skills to replace after keeping the edited copy (`--overwrite NAME`).
+    pub overwrite: BTreeSet<String>,
+}
+
+/// The chosen skills narrowed to a folder's `skills` list, when it has one.
+fn narrow(wanted: &WantedSet, only: Option<&[String]>) -> WantedSet {
+    match only {
+        None => wanted.clone(),
+        Some(names) => wanted.iter().filter(|(n, _)| names.contains(n)).map(|(n, w)| (n.clone(), w.clone())).collect(),
+    }
+}
+
+impl Syncer<'_> {
+    /// Plans (`dry_run`) or syncs every folder in turn. A folder that fails gets its error and
+    /// the others go on; a folder that is another's (a link to it) is done once.
+    pub fn run(&self, folders: &[Folder], wanted: &WantedSet, dry_run: bool) -> Vec<TargetPlan> {
+        let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        let mut out = Vec::new();
+        for f in folders {
+            let mut tp = TargetPlan::new(&f.target, f.level, f.path.clone());
+            let (id, real) = record::folder_id(&f.path);
+            if let Some(first) = seen.get(&id) {
+                tp.same_as = Some(first.clone());
+                out.push(tp);
+                continue;
+            }
+            seen.insert(id.clone(), format!("{} ({})", f.target, f.path.display()));
+            let wanted = narrow(wanted, f.skills.as_deref());
+            if let Err(e) = self.folder(f, &id, real, &wanted, dry_run, &mut tp) {
+                tp.error_code = Some(e.code());
+                tp.error = Some(e.to_string());
+            }
+            out.push(tp);
+        }
+        out
+    }
+
+    fn folder(
+        &self,
+        f: &Folder,
+        id: &str,
+        real: PathBuf,
+        wanted: &WantedSet,
+        dry_run: bool,
+        tp: &mut TargetPlan,
+    ) -> Result<(), TargetError> {
+        let path = f.path.as_path();
+        match fs::metadata(path) {
+            Ok(m) if !m.is_dir() => return Err(TargetError::NotAFolder { path: path.to_path_buf() }),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if fs::symlink_metadata(path).is_ok() {
+                    return Err(TargetError::NotAFolder { path: path.to_path_buf() });
+                }
+                if !dry_run {
+                    fs::create_dir_all(path).map_err(TargetError::io("create", path))?;
+                }
+            }
+            Err(e) => return Err(TargetError::io("inspect", path)(e)),
+        }
+        let _lock = if dry_run { None } else { Some(FolderLock::acquire(&self.records.lock_path(id))?) };
+        if !dry_run {
+            clean_leftovers(path);
+        }
+        let mut record = self.records.load(id)?;
+        let observed = state::survey(path, &record, wanted).map_err(TargetError::io("read", path))?;
+        let when = compact_now();
+        let keep = |name: &str| self.records.drifted_dir(name, &when);
+        let (actions, unchanged) = plan::steps(&observed, wanted, &self.overwrite, self.source, &keep);
+        tp.actions = actions;
+        tp.unchanged = unchanged;
+        if tp.changes() > 0 && path.is_dir() {
+            rustix::fs::access(path, rustix::fs::Access::WRITE_OK)
+                .map_err(|e| TargetError::io("write to", path)(std::io::Error::from(e)))?;
+        }
+        if dry_run {
+            return Ok(());
+        }
+        // Recorded skills whose folder is gone (deleted by hand, or a sync killed before its
+        // rename) are forgotten.
+        let there: BTreeSet<&str> =
+            observed.iter().filter(|o| o.state != state::SkillState::Missing).map(|o| o.name.as_str()).collect();
+        let before_len = record.skills.len();
+        record.skills.retain(|n, _| there.contains(n.as_str()));
+        let mut restamped = false;
+        for o in &observed {
+            if let (Some(stamp), Some(entry)) = (&o.fresh_stamp, record.skills.get_mut(&o.name)) {
+                entry.stamp = stamp.clone();
+                restamped = true;
+            }
+        }
+        let moved = record.folder != real;
+        record.folder = real;
+        if tp.changes() == 0 {
+            if record.skills.len() != before_len || moved || restamped {
+                self.records.save(id, &record)?;
+            }
+            return Ok(());
+        }
+        self.apply(path, id, &mut record, wanted, tp)
+    }
+
+    fn apply(
+        &self,
+        path: &Path,
+        id: &str,
+        record: &mut Record,
+        wanted: &WantedSet,
+        tp: &mut TargetPlan,
+    ) -> Result<(), TargetError> {
+        // 1. Keep edited copies, then stage every new tree beside its place.
+        let mut staged: BTreeMap<usize, (PathBuf, Owned)> = BTreeMap::new();
+        let staging = (|| -> Result<(), TargetError> {
+            for (i, a) in tp.actions.iter().enumerate() {
+                let (name, keep) = match a {
+                    Action::Write { name, .. } => (name, None),
+                    Action::Replace { name, keep, .. } => (name, keep.as_ref()),
+                    Action::Remove { .. } | Action::Skip { .. } => continue,
+                };
+                let Some(want) = wanted.get(name) else { continue };
+                if let Some(keep) = keep {
+                    folder::copy_tree(&path.join(name), keep)
+                        .map_err(TargetError::io("keep the edited copy of the skill in", keep))?;
+                }
+                let (revision, files) = self.source.files(want)?;
+                let dir = temp_path(path, "staging", name);
+                staged.insert(i, (dir.clone(), Owned::placeholder(want.scope, revision)));
+                stage(&dir, &files).map_err(TargetError::io("write", &dir))?;
+                let stamp = folder::stamp(&dir).map_err(TargetError::io("read", &dir))?;
+                let digest = files.digest();
+                let owned = Owned {
+                    scope: want.scope,
+                    revision,
+                    digest,
+                    written: digest,
+                    stamp,
+                    mode: Mode::Copy,
+                    at: record::now(),
+                    previous: None,
+                };
+                staged.insert(i, (dir, owned));
+            }
+            Ok(())
+        })();
+        if let Err(e) = staging {
+            for (dir, _) in staged.values() {
+                let _ = fs::remove_dir_all(dir);
+            }
+            return Err(e);
+        }
+        flush(path);
+        crash_point("targets-staged");
+        // 2. Record every new tree, with what it replaces, before any goes live.
+        let before = record.clone();
+        for (i, (_, owned)) in &staged {
+            let name = tp.actions[*i].name().to_owned();
+            let previous = before.skills.get(&name).cloned().map(|mut p| {
+                p.previous = None;
+                Box::new(p)
+            });
+            record.skills.insert(name, Owned { previous, ..owned.clone() });
+        }
+        if let Err(e) = self.records.save(id, record) {
+            for (dir, _) in staged.values() {
+                let _ = fs::remove_dir_all(dir);
+            }
+            return Err(e);
+        }
+        crash_point("targets-recorded");
+        // 3. Rename each in, or away; stop at the first failure and leave the rest as they were.
+        let mut failure = None;
+        for (i, a) in tp.actions.iter().enumerate() {
+            let name = a.name().to_owned();
+            let dest = path.join(&name);
+            let result = match (a, staged.get(&i)) {
+                (Action::Write { .. }, Some((dir, _))) => place_new(dir, &dest),
+                (Action::Replace { .. }, Some((dir, _))) => replace(dir, &dest, path, &name),
+                (Action::Remove { .. }, _) => remove(&dest, path, &name),
+                _ => continue,
+            };
+            match result {
+                Ok(()) => {
+                    tp.done += 1;
+                    match staged.get(&i) {
+                        Some((_, owned)) => {
+                            record.skills.insert(name, owned.clone());
+                        }
+                        None => {
+                            record.skills.remove(&name);
+                        }
+                    }
+                    staged.remove(&i);
+                    crash_point("targets-renamed-one");
+                }
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        // What was not carried out goes back to how it was.
+        for (i, (dir, _)) in &staged {
+            let _ = fs::remove_dir_all(dir);
+            let name = tp.actions[*i].name();
+            match before.skills.get(name) {
+                Some(old) => record.skills.insert(name.to_owned(), old.clone()),
+                None => record.skills.remove(name),
+            };
+        }
+        self.records.save(id, record)?;
+        failure.map_or(Ok(()), Err)
+    }
+}
+
+impl Owned {
+    /// A stand-in while a tree is being staged (replaced before anything is recorded).
+    fn placeholder(scope: skilldeck_core::Scope, revision: skilldeck_core::Revision) -> Self {
+        let digest = SkillFiles::new().digest();
+        Self {
+            scope,
+            revision,
+            digest,
+            written: digest,
+            stamp: String::new(),
+            mode: Mode::Copy,
+            at: String::new(),
+            previous: None,
+        }
+    }
+}
+
+/// A fresh hidden path in `dir` for `what` (`staging`, `old`, `removing`) of skill `name`.
+fn temp_path(dir: &Path, what: &str, name: &str) -> PathBuf {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!("{TEMP_PREFIX}{what}-{}-{n}-{name}", std::process::id()))
+}
+
+/// Removes what a killed sync left in `dir`: entries with Skilldeck's temporary prefix. The
+/// caller holds the folder's lock, so no live sync owns them.
+fn clean_leftovers(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        if e.file_name().to_str().is_some_and(|n| n.starts_with(TEMP_PREFIX)) {
+            let p = e.path();
+            let _ = if p.is_dir() && !p.is_symlink() { fs::remove_dir_all(&p) } else { fs::remove_file(&p) };
+        }
+    }
+}
+
+/// Writes `files` into the new folder `dir`; a file starting with `#!` is made executable, as
+/// the store does.
+fn stage(dir: &Path, files: &SkillFiles) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    fs::create_dir(dir)?;
+    let written = (|| {
+        for (rel, bytes) in files.iter() {
+            let p = rel.under(dir);
+            if let Some(parent) = p.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            fs::write(&p, bytes)?;
+            if bytes.starts_with(b"#!") {
+                fs::set_permissions(&p, fs::Permissions::from_mode(0o755))?;
+            }
+        }
+        Ok(())
+    })();
+    if written.is_err() {
+        let _ = fs::remove_dir_all(dir);
+    }
+    written
+}
+
+/// Flushes the file system holding `dir`, so a power cut after the renames finds whole files.
+fn flush(dir: &Path) {
+    if let Ok(f) = fs::File::open(dir) {
+        let _ = rustix::fs::syncfs(&f);
+    }
+}
+
+/// Renames `staged` to `dest`, never over anything that appeared there meanwhile.
+fn place_new(staged: &Path, dest: &Path) -> Result<(), TargetError> {
+    let cwd = rustix::fs::CWD;
+    match rustix::fs::renameat_with(cwd, staged, cwd, dest, rustix::fs::RenameFlags::NOREPLACE) {
+        Ok(()) => Ok(()),
+        Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {
+            if fs::symlink_metadata(dest).is_ok() {
+                return Err(TargetError::Io {
+                    context: format!(
+                        "could not write {}: something appeared there meanwhile; sync again",
+                        dest.display()
+                    ),
+                    source: std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+                });
+            }
+            fs::rename(staged, dest).map_err(TargetError::io("move into place", dest))
+        }
+        Err(e) => Err(TargetError::io("move into place", dest)(e.into())),
+    }
+}
+
+/// Swaps `staged` in for `dest` (atomically where the OS can), then removes the old tree.
+fn replace(staged: &Path, dest: &Path, dir: &Path, name: &str) -> Result<(), TargetError> {
+    let cwd = rustix::fs::CWD;
+    match rustix::fs::renameat_with(cwd, staged, cwd, dest, rustix::fs::RenameFlags::EXCHANGE) {
+        Ok(()) => {
+            let _ = fs::remove_dir_all(staged);
+            Ok(())
+        }
+        Err(_) => {
+            // Two renames where the OS cannot exchange: the name is missing for a moment, and a
+            // crash between them leaves the old tree aside, which the record still knows.
+            let aside = temp_path(dir, "old", name);
+            fs::rename(dest, &aside).map_err(TargetError::io("move aside", dest))?;
+            if let Err(e) = fs::rename(staged, dest) {
+                let _ = fs::rename(&aside, dest);
+                return Err(TargetError::io("move into place", dest)(e));
+            }
+            let _ = fs::remove_dir_all(&aside);
+            Ok(())
+        }
+    }
+}
+
+/// Renames `dest` out of sight first (so it vanishes whole), then deletes it.
+fn remove(dest: &Path, dir: &Path, name: &str) -> Result<(), TargetError> {
+    let aside = temp_path(dir, "removing", name);
+    fs::rename(dest, &aside).map_err(TargetError::io("remove", dest))?;
+    let _ = fs::remove_dir_all(&aside);
+    Ok(())
+}
+
+/// Now as `20261201T061500.123456789Z`, for folder names.
+fn compact_now() -> String {
+    let t = time::OffsetDateTime::now_utc();
+    format!(
+        "{:04}{:02}{:02}T{:02}{:02}{:02}.{:09}Z",
+        t.year(),
+        u8::from(t.month()),
+        t.day(),
+        t.hour(),
+        t.minute(),
+        t.second(),
+        t.nanosecond()
+    )
+}

@@ -1,0 +1,115 @@
+//! Resolving targets: each known tool (detected or not) and each configured target, with the
+//! folders skills go to at user level and, given a project, at project level.
+
+use crate::config::{TargetConfig, TargetsConfig};
+use crate::env::Env;
+use crate::error::TargetError;
+use crate::known::KNOWN;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Which kind of folder a target folder is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// The tool's user-level folder.
+    User,
+    /// The tool's folder inside the given project.
+    Project,
+    /// A folder the user named in config.toml.
+    Custom,
+}
+
+/// One folder skills are delivered to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Folder {
+    /// The tool id or configured target name it belongs to.
+    pub target: String,
+    /// User, project or custom.
+    pub level: Level,
+    /// The folder.
+    pub path: PathBuf,
+    /// Whether it exists now (as a folder, or a link to one).
+    pub exists: bool,
+    /// Only these skills go here; `None`: every enabled valid skill.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skills: Option<Vec<String>>,
+}
+
+/// A tool or configured target, with its folders.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Target {
+    /// The id (`claude-code`) or the configured name.
+    pub id: String,
+    /// The name shown to people.
+    pub name: String,
+    /// Whether the tool is installed (its folder exists), or the target is configured.
+    pub detected: bool,
+    /// Whether `sync` without names goes to it: detected and not switched off, or switched on.
+    /// (A project folder that already exists is synced even for a tool not detected here,
+    /// unless the tool is switched off.)
+    pub active: bool,
+    /// Switched off in config.toml (`enabled = false`).
+    pub off: bool,
+    /// Its folders: the user-level one, then the project's.
+    pub folders: Vec<Folder>,
+}
+
+fn folder(target: &str, level: Level, path: PathBuf, cfg: Option<&TargetConfig>) -> Folder {
+    Folder { target: target.to_owned(), level, exists: path.is_dir(), path, skills: cfg.and_then(|c| c.skills.clone()) }
+}
+
+/// Every known tool, then every configured target, with their folders. Project folders of a
+/// tool are listed when a project is given and the tool is active or the folder already exists.
+pub fn resolve(env: &Env, config: &TargetsConfig, project: Option<&Path>) -> Result<Vec<Target>, TargetError> {
+    let mut out = Vec::new();
+    for tool in KNOWN {
+        let cfg = config.targets.get(tool.id);
+        let detected = tool.detect.resolve(env).is_some_and(|p| p.is_dir());
+        let active = cfg.and_then(|c| c.enabled).unwrap_or(detected);
+        let mut folders = Vec::new();
+        if let Some(path) = tool.user.resolve(env) {
+            folders.push(folder(tool.id, Level::User, path, cfg));
+        }
+        if let Some(project) = project {
+            for rel in tool.project {
+                let path = project.join(rel);
+                if active || path.is_dir() {
+                    folders.push(folder(tool.id, Level::Project, path, cfg));
+                }
+            }
+        }
+        let off = cfg.and_then(|c| c.enabled) == Some(false);
+        out.push(Target { id: tool.id.to_owned(), name: tool.name.to_owned(), detected, active, off, folders });
+    }
+    for (name, cfg) in &config.targets {
+        let Some(path) = &cfg.path else { continue };
+        if crate::known::by_id(name).is_some() {
+            continue;
+        }
+        let path = env.expand(path);
+        let active = cfg.enabled.unwrap_or(true);
+        let folders = vec![folder(name, Level::Custom, path, Some(cfg))];
+        out.push(Target { id: name.clone(), name: name.clone(), detected: true, active, off: !active, folders });
+    }
+    Ok(out)
+}
+
+/// The folders a sync goes to: of the named targets (any, even undetected), or else of every
+/// active one, and the project folders that already exist of tools not switched off. An
+/// unknown name is an error naming the known ones.
+pub fn chosen(targets: &[Target], names: &[String]) -> Result<Vec<Folder>, TargetError> {
+    if names.is_empty() {
+        let wanted = |t: &Target, f: &Folder| t.active || (!t.off && f.level == Level::Project && f.exists);
+        return Ok(targets.iter().flat_map(|t| t.folders.iter().filter(move |f| wanted(t, f)).cloned()).collect());
+    }
+    let mut out = Vec::new();
+    for name in names {
+        let Some(t) = targets.iter().find(|t| &t.id == name) else {
+            let known: Vec<&str> = targets.iter().map(|t| t.id.as_str()).collect();
+            return Err(TargetError::UnknownTarget { name: name.clone(), known: known.join(", ") });
+        };
+        out.extend(t.folders.iter().cloned());
+    }
+    Ok(out)
+}
