@@ -201,25 +201,13 @@ fn states_foreign_untouched_drift_kept_and_removal() {
     assert_eq!(states(&w.json(&["targets", "--json"], 0), &claude)["beta"], "drifted");
     w.import("beta", "third");
     let plans = w.json(&["sync", "--json"], 0);
-    let a = plan(&plans, "claude-code")["actions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["name"] == "beta")
-        .unwrap()
-        .clone();
+    let a = action(&plans, "claude-code", "beta");
     assert_eq!((a["action"].as_str(), a["reason"].as_str()), (Some("skip"), Some("drifted")));
     assert_eq!(fs::read_to_string(claude.join("beta/SKILL.md")).unwrap(), "my edit");
     assert!(fs::read_to_string(codex.join("beta/SKILL.md")).unwrap().contains("third"));
     // --overwrite keeps the edit first, then replaces.
     let plans = w.json(&["sync", "--json", "--overwrite", "beta"], 0);
-    let a = plan(&plans, "claude-code")["actions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|a| a["name"] == "beta")
-        .unwrap()
-        .clone();
+    let a = action(&plans, "claude-code", "beta");
     assert_eq!(a["action"], "replace");
     let kept = PathBuf::from(a["keep"].as_str().unwrap());
     assert!(kept.starts_with(w.sd().join("targets/drifted/beta")));
@@ -466,4 +454,9 @@ fn a_sync_killed_at_any_point_leaves_only_our_skills_whole_and_the_next_finishes
         assert!(hidden.is_empty(), "{point}: leftovers {hidden:?}");
     }
     assert_eq!(fs::read_to_string(claude.join("theirs/SKILL.md")).unwrap(), "not ours");
+}
+
+/// The action the plan for `target` takes on skill `name`.
+fn action(plans: &Value, target: &str, name: &str) -> Value {
+    plan(plans, target)["actions"].as_array().unwrap().iter().find(|a| a["name"] == name).unwrap().clone()
 }

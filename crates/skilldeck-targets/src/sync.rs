@@ -371,15 +371,6 @@ fn remove(dest: &Path, dir: &Path, name: &str) -> Result<(), TargetError> {
 
 /// Now as `20261201T061500.123456789Z`, for folder names.
 fn compact_now() -> String {
-    let t = time::OffsetDateTime::now_utc();
-    format!(
-        "{:04}{:02}{:02}T{:02}{:02}{:02}.{:09}Z",
-        t.year(),
-        u8::from(t.month()),
-        t.day(),
-        t.hour(),
-        t.minute(),
-        t.second(),
-        t.nanosecond()
-    )
+    let format = time::macros::format_description!("[year][month][day]T[hour][minute][second].[subsecond digits:9]Z");
+    time::OffsetDateTime::now_utc().format(&format).unwrap_or_default()
 }
