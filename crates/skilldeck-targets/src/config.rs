@@ -8,6 +8,8 @@
 //!
 //! [targets.cursor]              # a known tool, by its id
 //! skills = ["change-review"]
+//! exclude = ["drafts"]          # never these
+//! auto = true                   # kept in sync as skills change
 //! enabled = false               # never sync to it, even when detected (true: even when not)
 //! ```
 
@@ -27,9 +29,16 @@ pub struct TargetConfig {
     /// Only these skills go there; every enabled valid skill when absent.
     #[serde(default)]
     pub skills: Option<Vec<String>>,
+    /// These skills never go there (the app's per-tool switches write this list).
+    #[serde(default)]
+    pub exclude: Option<Vec<String>>,
     /// `false`: never synced; `true`: synced even when the tool is not detected.
     #[serde(default)]
     pub enabled: Option<bool>,
+    /// Kept in sync: the app syncs it within about a second of any change to the store or to
+    /// the switches, and commands that change skills sync it when they finish.
+    #[serde(default)]
+    pub auto: Option<bool>,
 }
 
 /// Every `[targets.NAME]` table, by name.

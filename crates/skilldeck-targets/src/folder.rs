@@ -102,8 +102,12 @@ pub struct Content {
     pub extras: Vec<String>,
 }
 
-/// Reads every file of the skill folder at `dir` and digests it.
-pub fn content(dir: &Path) -> std::io::Result<Content> {
+/// A skill folder's files as the store would hold them (sorted by path), and the entries it
+/// would not hold (links, pipes, odd names, sidecars).
+pub type Files = (Vec<(RelPath, Vec<u8>)>, Vec<String>);
+
+/// Reads every file of the skill folder at `dir`.
+pub fn files(dir: &Path) -> std::io::Result<Files> {
     let mut pairs = Vec::new();
     let mut extras = Vec::new();
     for f in walk(dir)? {
@@ -114,6 +118,12 @@ pub fn content(dir: &Path) -> std::io::Result<Content> {
             _ => extras.push(f.rel),
         }
     }
+    Ok((pairs, extras))
+}
+
+/// Reads every file of the skill folder at `dir` and digests it.
+pub fn content(dir: &Path) -> std::io::Result<Content> {
+    let (pairs, extras) = files(dir)?;
     let digest = Digest::of(pairs.iter().map(|(p, b)| (p, b.as_slice())));
     Ok(Content { digest, extras })
 }

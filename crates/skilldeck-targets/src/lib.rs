@@ -7,6 +7,8 @@
 //! unless asked, after a copy is kept).
 
 pub mod config;
+pub mod config_edit;
+pub mod diff;
 pub mod env;
 pub mod error;
 pub mod folder;
@@ -14,6 +16,7 @@ pub mod known;
 pub mod lock;
 pub mod plan;
 pub mod record;
+pub mod report;
 pub mod source;
 pub mod state;
 pub mod sync;

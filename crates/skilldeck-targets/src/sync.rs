@@ -40,12 +40,14 @@ pub struct Syncer<'a> {
     pub overwrite: BTreeSet<String>,
 }
 
-/// The chosen skills narrowed to a folder's `skills` list, when it has one.
-fn narrow(wanted: &WantedSet, only: Option<&[String]>) -> WantedSet {
-    match only {
-        None => wanted.clone(),
-        Some(names) => wanted.iter().filter(|(n, _)| names.contains(n)).map(|(n, w)| (n.clone(), w.clone())).collect(),
-    }
+/// The chosen skills narrowed to what folder `f` takes: its `skills` list when it has one,
+/// less its `exclude` list.
+pub fn narrow(wanted: &WantedSet, f: &Folder) -> WantedSet {
+    wanted
+        .iter()
+        .filter(|(n, _)| f.skills.as_ref().is_none_or(|only| only.contains(n)) && !f.exclude.contains(n))
+        .map(|(n, w)| (n.clone(), w.clone()))
+        .collect()
 }
 
 impl Syncer<'_> {
@@ -63,7 +65,7 @@ impl Syncer<'_> {
                 continue;
             }
             seen.insert(id.clone(), format!("{} ({})", f.target, f.path.display()));
-            let wanted = narrow(wanted, f.skills.as_deref());
+            let wanted = narrow(wanted, f);
             if let Err(e) = self.folder(f, &id, real, &wanted, dry_run, &mut tp) {
                 tp.error_code = Some(e.code());
                 tp.error = Some(e.to_string());

@@ -34,6 +34,9 @@ pub struct Folder {
     /// Only these skills go here; `None`: every enabled valid skill.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skills: Option<Vec<String>>,
+    /// These skills never go here.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exclude: Vec<String>,
 }
 
 /// A tool or configured target, with its folders.
@@ -51,12 +54,21 @@ pub struct Target {
     pub active: bool,
     /// Switched off in config.toml (`enabled = false`).
     pub off: bool,
+    /// Kept in sync as skills change (`auto = true`).
+    pub auto: bool,
     /// Its folders: the user-level one, then the project's.
     pub folders: Vec<Folder>,
 }
 
 fn folder(target: &str, level: Level, path: PathBuf, cfg: Option<&TargetConfig>) -> Folder {
-    Folder { target: target.to_owned(), level, exists: path.is_dir(), path, skills: cfg.and_then(|c| c.skills.clone()) }
+    Folder {
+        target: target.to_owned(),
+        level,
+        exists: path.is_dir(),
+        path,
+        skills: cfg.and_then(|c| c.skills.clone()),
+        exclude: cfg.and_then(|c| c.exclude.clone()).unwrap_or_default(),
+    }
 }
 
 /// Every known tool, then every configured target, with their folders. Project folders of a
@@ -80,7 +92,8 @@ pub fn resolve(env: &Env, config: &TargetsConfig, project: Option<&Path>) -> Res
             }
         }
         let off = cfg.and_then(|c| c.enabled) == Some(false);
-        out.push(Target { id: tool.id.to_owned(), name: tool.name.to_owned(), detected, active, off, folders });
+        let auto = cfg.and_then(|c| c.auto) == Some(true);
+        out.push(Target { id: tool.id.to_owned(), name: tool.name.to_owned(), detected, active, off, auto, folders });
     }
     for (name, cfg) in &config.targets {
         let Some(path) = &cfg.path else { continue };
@@ -90,7 +103,8 @@ pub fn resolve(env: &Env, config: &TargetsConfig, project: Option<&Path>) -> Res
         let path = env.expand(path);
         let active = cfg.enabled.unwrap_or(true);
         let folders = vec![folder(name, Level::Custom, path, Some(cfg))];
-        out.push(Target { id: name.clone(), name: name.clone(), detected: true, active, off: !active, folders });
+        let auto = cfg.auto == Some(true);
+        out.push(Target { id: name.clone(), name: name.clone(), detected: true, active, off: !active, auto, folders });
     }
     Ok(out)
 }

@@ -4,15 +4,14 @@
 use crate::Outcome;
 use crate::context::Ctx;
 use anyhow::Context as _;
-use serde::Serialize;
-use skilldeck_core::{Scope, SkillName};
+use skilldeck_core::Scope;
 use skilldeck_targets::config::TargetsConfig;
 use skilldeck_targets::env::Env;
 use skilldeck_targets::plan::{Action, TargetPlan};
-use skilldeck_targets::record::{self, Records};
-use skilldeck_targets::source::{Store, Wanted, WantedSet};
-use skilldeck_targets::state::{self, Observed};
-use skilldeck_targets::target::{self, Folder, Level, Target};
+use skilldeck_targets::record::Records;
+use skilldeck_targets::report;
+use skilldeck_targets::source::{Store, WantedSet};
+use skilldeck_targets::target::{self, Level, Target};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -34,17 +33,7 @@ pub struct SyncArgs {
 /// The enabled valid skills, user shadowing system: what every target gets by default.
 fn wanted(ctx: &Ctx) -> anyhow::Result<WantedSet> {
     let disabled = ctx.config()?.listing.disabled;
-    let entries = ctx.registry.list_metas_across(&Scope::ALL)?;
-    let mut out = WantedSet::new();
-    for l in entries {
-        let e = &l.entry;
-        if l.shadowed || !e.valid || disabled.contains(&e.name) {
-            continue;
-        }
-        let (Some(revision), Ok(name)) = (e.revision, SkillName::parse(&e.name)) else { continue };
-        out.insert(e.name.clone(), Wanted { name, scope: e.scope, revision });
-    }
-    Ok(out)
+    Ok(report::chosen_skills(&ctx.registry.list_metas_across(&Scope::ALL)?, &disabled))
 }
 
 fn project_dir(project: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
@@ -62,33 +51,6 @@ fn resolve(ctx: &Ctx, project: Option<&Path>) -> anyhow::Result<Vec<Target>> {
     Ok(target::resolve(&Env::from_process(), &config, project)?)
 }
 
-/// One folder in `targets --json`.
-#[derive(Debug, Serialize)]
-struct FolderView {
-    #[serde(flatten)]
-    folder: Folder,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-    skills: Vec<Observed>,
-}
-
-/// One tool in `targets --json`.
-#[derive(Debug, Serialize)]
-struct TargetView {
-    id: String,
-    name: String,
-    detected: bool,
-    active: bool,
-    folders: Vec<FolderView>,
-}
-
-fn narrow(wanted: &WantedSet, only: Option<&[String]>) -> WantedSet {
-    match only {
-        None => wanted.clone(),
-        Some(names) => wanted.iter().filter(|(n, _)| names.contains(n)).map(|(n, w)| (n.clone(), w.clone())).collect(),
-    }
-}
-
 fn level(l: Level) -> &'static str {
     match l {
         Level::User => "user",
@@ -103,25 +65,7 @@ pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
     let project = project_dir(project)?;
     let targets = resolve(&ctx, project.as_deref())?;
     let wanted = wanted(&ctx)?;
-    let records = Records::new(ctx.storage().home().root());
-    let mut views = Vec::new();
-    for t in targets {
-        let mut folders = Vec::new();
-        for f in t.folders {
-            let (id, _) = record::folder_id(&f.path);
-            let synced = t.active || (!t.off && f.level == Level::Project && f.exists);
-            let chosen = if synced { narrow(&wanted, f.skills.as_deref()) } else { WantedSet::new() };
-            let read = records.load(&id).map_err(|e| e.to_string()).and_then(|r| {
-                state::survey(&f.path, &r, &chosen).map_err(|e| format!("could not read {}: {e}", f.path.display()))
-            });
-            let (skills, error) = match read {
-                Ok(s) => (s, None),
-                Err(e) => (Vec::new(), Some(e)),
-            };
-            folders.push(FolderView { folder: f, error, skills });
-        }
-        views.push(TargetView { id: t.id, name: t.name, detected: t.detected, active: t.active, folders });
-    }
+    let views = report::report(targets, &wanted, &Records::new(ctx.storage().home().root()));
     if json {
         crate::output::json(&views)?;
         return Ok(Outcome::Ok);

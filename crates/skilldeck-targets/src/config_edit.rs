@@ -1,0 +1,161 @@
+//! Changes to the `[targets.NAME]` tables of config.toml made by the app's Agents view (a skill
+//! switched on or off for one tool, auto-sync, the tool itself on or off), written in place.
+//! The user's comments, layout and other tables are kept (toml_edit); a file that does not
+//! read is reported, never rewritten; a change that would leave it unreadable is never written.
+
+use crate::config::TargetsConfig;
+use crate::error::TargetError;
+use std::path::Path;
+use toml_edit::{Array, DocumentMut, Item, Table, Value};
+
+/// Switches skill `skill` on or off for target `target`. With a `skills` list the list gains or
+/// loses it; otherwise the `exclude` list does. Returns whether the file changed.
+pub fn set_skill(path: &Path, target: &str, skill: &str, on: bool) -> Result<bool, TargetError> {
+    edit(path, target, |t| {
+        let listed = t.get("skills").and_then(Item::as_array).is_some();
+        if on {
+            remove(t, "exclude", skill);
+            if listed {
+                add(t, "skills", skill);
+            }
+        } else if listed {
+            remove(t, "skills", skill);
+        } else {
+            add(t, "exclude", skill);
+        }
+    })
+}
+
+/// Sets `auto = true|false` for `target`. Returns whether the file changed.
+pub fn set_auto(path: &Path, target: &str, on: bool) -> Result<bool, TargetError> {
+    edit(path, target, |t| {
+        t.insert("auto", Item::Value(Value::from(on)));
+    })
+}
+
+/// Sets `enabled = true|false` for `target`. Returns whether the file changed.
+pub fn set_enabled(path: &Path, target: &str, on: bool) -> Result<bool, TargetError> {
+    edit(path, target, |t| {
+        t.insert("enabled", Item::Value(Value::from(on)));
+    })
+}
+
+fn add(t: &mut Table, key: &str, skill: &str) {
+    let item = t.entry(key).or_insert(Item::Value(Value::Array(Array::new())));
+    if let Some(a) = item.as_array_mut()
+        && !a.iter().any(|v| v.as_str() == Some(skill))
+    {
+        a.push(skill);
+    }
+}
+
+fn remove(t: &mut Table, key: &str, skill: &str) {
+    if let Some(a) = t.get_mut(key).and_then(Item::as_array_mut) {
+        a.retain(|v| v.as_str() != Some(skill));
+    }
+}
+
+/// Applies `change` to `[targets.<target>]` (made when missing), keeping everything else. The
+/// file must read before and after, or nothing is written. Returns whether it changed.
+fn edit(path: &Path, target: &str, change: impl FnOnce(&mut Table)) -> Result<bool, TargetError> {
+    let shown = path.display().to_string();
+    let invalid = |message: String| TargetError::Config { path: shown.clone(), message };
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(TargetError::io("read", path)(e)),
+    };
+    TargetsConfig::parse(&text, &shown)?;
+    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| invalid(e.message().to_owned()))?;
+    let targets = doc.entry("targets").or_insert_with(|| {
+        let mut t = Table::new();
+        t.set_implicit(true);
+        Item::Table(t)
+    });
+    let targets = targets.as_table_mut().ok_or_else(|| invalid("`targets` must be a table".to_owned()))?;
+    let table = targets
+        .entry(target)
+        .or_insert_with(|| Item::Table(Table::new()))
+        .as_table_mut()
+        .ok_or_else(|| invalid(format!("`targets.{target}` must be a table")))?;
+    change(table);
+    let out = doc.to_string();
+    if out == text {
+        return Ok(false);
+    }
+    TargetsConfig::parse(&out, &shown)?;
+    replace(path, &out)?;
+    Ok(true)
+}
+
+/// Writes `text` beside `path` and renames it over, so a reader never sees half a file.
+fn replace(path: &Path, text: &str) -> Result<(), TargetError> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(TargetError::io("create", dir))?;
+    }
+    let temp = path.with_extension(format!("toml.{}.tmp", std::process::id()));
+    std::fs::write(&temp, text).map_err(TargetError::io("write", &temp))?;
+    std::fs::rename(&temp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&temp);
+        TargetError::io("replace", path)(e)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, text).unwrap_or_else(|e| unreachable!("{e}"));
+        (dir, path)
+    }
+
+    fn read(path: &Path) -> String {
+        std::fs::read_to_string(path).unwrap_or_default()
+    }
+
+    #[test]
+    fn switching_a_skill_off_keeps_comments_and_other_tables() {
+        let (_d, path) = file("# mine\ndefault_provider = \"offline\" # keep\n[listing]\nbudget_tokens = 900\n");
+        assert!(set_skill(&path, "claude-code", "pdf", false).unwrap_or(false));
+        let text = read(&path);
+        assert!(
+            text.starts_with("# mine\ndefault_provider = \"offline\" # keep\n[listing]\nbudget_tokens = 900\n"),
+            "{text}"
+        );
+        let c = TargetsConfig::parse(&text, "c").unwrap_or_default();
+        assert_eq!(c.targets["claude-code"].exclude.as_deref(), Some(&["pdf".to_owned()][..]));
+        assert!(set_skill(&path, "claude-code", "pdf", true).unwrap_or(false));
+        let c = TargetsConfig::parse(&read(&path), "c").unwrap_or_default();
+        assert_eq!(c.targets["claude-code"].exclude.as_deref(), Some(&[][..]));
+        assert!(!set_skill(&path, "claude-code", "pdf", true).unwrap_or(true), "nothing to change");
+    }
+
+    #[test]
+    fn a_skills_list_gains_and_loses_the_skill() {
+        let (_d, path) = file("[targets.cursor]\nskills = [\"a\"]\n");
+        assert!(set_skill(&path, "cursor", "b", true).unwrap_or(false));
+        assert!(set_skill(&path, "cursor", "a", false).unwrap_or(false));
+        let c = TargetsConfig::parse(&read(&path), "c").unwrap_or_default();
+        assert_eq!(c.targets["cursor"].skills.as_deref(), Some(&["b".to_owned()][..]));
+        assert_eq!(c.targets["cursor"].exclude, None);
+    }
+
+    #[test]
+    fn auto_and_enabled_are_set() {
+        let (_d, path) = file("");
+        assert!(set_auto(&path, "codex", true).unwrap_or(false));
+        assert!(set_enabled(&path, "codex", false).unwrap_or(false));
+        let c = TargetsConfig::parse(&read(&path), "c").unwrap_or_default();
+        assert_eq!((c.targets["codex"].auto, c.targets["codex"].enabled), (Some(true), Some(false)));
+    }
+
+    #[test]
+    fn a_broken_file_is_reported_and_left_alone() {
+        let (_d, path) = file("[targets\nnot toml");
+        assert!(matches!(set_auto(&path, "codex", true), Err(TargetError::Config { .. })));
+        assert_eq!(read(&path), "[targets\nnot toml");
+    }
+}

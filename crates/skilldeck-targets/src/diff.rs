@@ -1,0 +1,104 @@
+//! What a person changed in a drifted skill: per file, a unified diff between the revision
+//! Skilldeck wrote and the copy in the target folder as it is now.
+
+use crate::folder;
+use serde::Serialize;
+use similar::TextDiff;
+use skilldeck_core::SkillFiles;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// How one file differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// Only in the edited copy.
+    Added,
+    /// Only in the revision written.
+    Removed,
+    /// In both, with other content.
+    Modified,
+}
+
+/// One file that differs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileDiff {
+    /// The file's path in the skill.
+    pub path: String,
+    /// Added, removed or modified.
+    pub change: Change,
+    /// The unified diff (three lines of context); `None` when either side is not text.
+    pub unified: Option<String>,
+    /// The sizes in bytes: in the revision written, and in the edited copy.
+    pub sizes: (Option<u64>, Option<u64>),
+}
+
+/// The files of the folder at `edited` that differ from `written` (the revision Skilldeck
+/// wrote there, named `label` in the diff headers), sorted by path; entries the store would not
+/// hold (links, pipes) are listed as added with no diff.
+pub fn drift(written: &SkillFiles, label: &str, edited: &Path) -> std::io::Result<Vec<FileDiff>> {
+    let (files, extras) = folder::files(edited)?;
+    let theirs: BTreeMap<&str, &[u8]> = files.iter().map(|(p, b)| (p.as_str(), b.as_slice())).collect();
+    let ours: BTreeMap<&str, &[u8]> = written.iter().map(|(p, b)| (p.as_str(), b)).collect();
+    let mut out = Vec::new();
+    let paths: std::collections::BTreeSet<&str> = ours.keys().chain(theirs.keys()).copied().collect();
+    for path in paths {
+        let (a, b) = (ours.get(path).copied(), theirs.get(path).copied());
+        let change = match (a, b) {
+            (Some(a), Some(b)) if a == b => continue,
+            (Some(_), Some(_)) => Change::Modified,
+            (None, _) => Change::Added,
+            (_, None) => Change::Removed,
+        };
+        let unified = match (text(a), text(b)) {
+            (Some(old), Some(new)) => Some(
+                TextDiff::from_lines(old, new)
+                    .unified_diff()
+                    .context_radius(3)
+                    .header(&format!("{label}/{path}"), &format!("edited/{path}"))
+                    .to_string(),
+            ),
+            _ => None,
+        };
+        let size = |b: Option<&[u8]>| b.map(|b| b.len() as u64);
+        out.push(FileDiff { path: path.to_owned(), change, unified, sizes: (size(a), size(b)) });
+    }
+    for rel in extras {
+        out.push(FileDiff { path: rel, change: Change::Added, unified: None, sizes: (None, None) });
+    }
+    Ok(out)
+}
+
+/// The file as text: empty when absent, `None` when it is not UTF-8 text.
+fn text(b: Option<&[u8]>) -> Option<&str> {
+    match b {
+        None => Some(""),
+        Some(b) => std::str::from_utf8(b).ok().filter(|s| !s.contains('\0')),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skilldeck_core::RelPath;
+
+    #[test]
+    fn an_edited_line_an_added_file_and_a_removed_one_are_shown() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut written = SkillFiles::new();
+        written.insert(RelPath::parse("SKILL.md").unwrap(), b"---\nname: x\n---\none\ntwo\n".to_vec());
+        written.insert(RelPath::parse("gone.md").unwrap(), b"bye\n".to_vec());
+        written.insert(RelPath::parse("same.md").unwrap(), b"same\n".to_vec());
+        std::fs::write(dir.path().join("SKILL.md"), "---\nname: x\n---\none\nTWO\n").unwrap();
+        std::fs::write(dir.path().join("same.md"), "same\n").unwrap();
+        std::fs::write(dir.path().join("new.bin"), [0u8, 1, 2]).unwrap();
+        let d = drift(&written, "v:3", dir.path()).unwrap();
+        let names: Vec<(&str, Change)> = d.iter().map(|f| (f.path.as_str(), f.change)).collect();
+        assert_eq!(names, [("SKILL.md", Change::Modified), ("gone.md", Change::Removed), ("new.bin", Change::Added)]);
+        let u = d[0].unified.as_deref().unwrap();
+        assert!(u.starts_with("--- v:3/SKILL.md\n+++ edited/SKILL.md\n"), "{u}");
+        assert!(u.contains("-two\n+TWO\n"), "{u}");
+        assert_eq!(d[2].unified, None, "binary files have no text diff");
+        assert_eq!(d[1].sizes, (Some(4), None));
+    }
+}

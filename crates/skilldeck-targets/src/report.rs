@@ -1,0 +1,110 @@
+//! What `skilldeck targets` and the desktop app's Agents view show: every target, its folders,
+//! and each skill's state in each folder, with counts by state. Reads only; changes nothing.
+
+use crate::record::{self, Records};
+use crate::source::{Wanted, WantedSet};
+use crate::state::{self, Observed, SkillState};
+use crate::sync::narrow;
+use crate::target::{Folder, Level, Target};
+use serde::Serialize;
+use skilldeck_core::SkillName;
+use skilldeck_core::registry::ListedEntry;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The skills every target gets unless its config narrows them: the enabled, valid skills,
+/// `user` shadowing `system`.
+pub fn chosen_skills(entries: &[ListedEntry], disabled: &BTreeSet<String>) -> WantedSet {
+    let mut out = WantedSet::new();
+    for l in entries {
+        let e = &l.entry;
+        if l.shadowed || !e.valid || disabled.contains(&e.name) {
+            continue;
+        }
+        let (Some(revision), Ok(name)) = (e.revision, SkillName::parse(&e.name)) else { continue };
+        out.insert(e.name.clone(), Wanted { name, scope: e.scope, revision });
+    }
+    out
+}
+
+/// One folder of a target, with each skill's state there.
+#[derive(Debug, Clone, Serialize)]
+pub struct FolderReport {
+    /// The folder.
+    #[serde(flatten)]
+    pub folder: Folder,
+    /// Whether `sync` without names goes to this folder.
+    pub synced: bool,
+    /// Why the folder could not be read, when it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Every skill there and every chosen one missing, by name.
+    pub skills: Vec<Observed>,
+    /// How many skills are in each state (`in-sync`, `drifted`, …), states with none left out.
+    pub counts: BTreeMap<&'static str, usize>,
+}
+
+/// A tool or configured target, with its folders.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetReport {
+    /// The id (`claude-code`) or the configured name.
+    pub id: String,
+    /// The name shown to people.
+    pub name: String,
+    /// Whether the tool is installed, or the target configured.
+    pub detected: bool,
+    /// Whether `sync` without names goes to it.
+    pub active: bool,
+    /// Switched off in config.toml.
+    pub off: bool,
+    /// Its folders.
+    pub folders: Vec<FolderReport>,
+}
+
+/// Whether `sync` without names goes to folder `f` of target `t`: the target is active, or it
+/// is a project folder that exists and its tool is not switched off.
+pub fn synced_by_default(t: &Target, f: &Folder) -> bool {
+    t.active || (!t.off && f.level == Level::Project && f.exists)
+}
+
+/// Reads every folder of every target against the chosen skills and the ownership records.
+/// A folder that cannot be read carries its error; the others are read all the same.
+pub fn report(targets: Vec<Target>, wanted: &WantedSet, records: &Records) -> Vec<TargetReport> {
+    targets
+        .into_iter()
+        .map(|t| {
+            let folders = t
+                .folders
+                .iter()
+                .map(|f| {
+                    let synced = synced_by_default(&t, f);
+                    let chosen = if synced { narrow(wanted, f) } else { WantedSet::new() };
+                    folder_report(f.clone(), synced, &chosen, records)
+                })
+                .collect();
+            TargetReport { id: t.id, name: t.name, detected: t.detected, active: t.active, off: t.off, folders }
+        })
+        .collect()
+}
+
+fn folder_report(folder: Folder, synced: bool, chosen: &WantedSet, records: &Records) -> FolderReport {
+    let (id, _) = record::folder_id(&folder.path);
+    let read = records.load(&id).map_err(|e| e.to_string()).and_then(|r| {
+        state::survey(&folder.path, &r, chosen).map_err(|e| format!("could not read {}: {e}", folder.path.display()))
+    });
+    let (skills, error) = match read {
+        Ok(s) => (s, None),
+        Err(e) => (Vec::new(), Some(e)),
+    };
+    let mut counts = BTreeMap::new();
+    for s in &skills {
+        *counts.entry(s.state.as_str()).or_insert(0) += 1;
+    }
+    FolderReport { folder, synced, error, skills, counts }
+}
+
+impl TargetReport {
+    /// How many skills are in `state` across its folders.
+    pub fn count(&self, state: SkillState) -> usize {
+        self.folders.iter().map(|f| f.counts.get(state.as_str()).copied().unwrap_or(0)).sum()
+    }
+}
