@@ -4,6 +4,7 @@
 import { $, el, showError, size, toast } from "./dom.js";
 import { errorText, language, setLanguage, t, translatePage } from "./i18n.js";
 import { initAgent, openAgent, translateAgent } from "./agent.js";
+import { initAgents, loadAgents, translateAgents } from "./agents.js";
 import { catchLinks, scrollToAnchor } from "./links.js";
 import { initSplitters } from "./splitters.js";
 import { problemsPanel, showLine, sourceView } from "./diagnostics.js";
@@ -25,11 +26,13 @@ const state = {
   skills: [], deleted: [], selected: null, detail: null, file: null, filter: "",
   showing: "file", source: false, line: null,
   savedBudget: null, budgetTimer: null,
+  delivery: new Map(), // skill name -> {tools, drifted}: where the Agents view found it
 };
 
 // ---------- sidebar (ui/sidebar.js draws it; these are its hooks) ----------
 
 function renderSidebar() {
+  for (const s of state.skills) s.delivery = s.shadowed ? null : state.delivery.get(s.name) || null;
   sidebar.setSkills(state.skills, state.deleted);
   sidebar.markSelected(state.selected);
 }
@@ -505,12 +508,20 @@ async function refresh() {
   }
 }
 
-/** Switches between the skills browser and the agent panel. */
+/** Switches between the skills browser, the agent panel and the agent tools. */
 function setView(view) {
   document.body.dataset.view = view;
   $("#tab-skills").setAttribute("aria-selected", String(view === "skills"));
   $("#tab-agent").setAttribute("aria-selected", String(view === "agent"));
+  $("#tab-agents").setAttribute("aria-selected", String(view === "agents"));
   if (view === "agent") openAgent();
+  if (view === "agents") loadAgents().catch(showError);
+}
+
+/** Marks each skill in the sidebar with the tools it reached, after the Agents view reloads. */
+function setDelivery(delivery) {
+  state.delivery = delivery;
+  renderSidebar();
 }
 
 function wire() {
@@ -524,8 +535,9 @@ function wire() {
   });
   $("#tab-skills").onclick = () => setView("skills");
   $("#tab-agent").onclick = () => setView("agent");
+  $("#tab-agents").onclick = () => setView("agents");
   document.addEventListener("keydown", (e) => {
-    if (document.body.dataset.view === "agent") return;
+    if (document.body.dataset.view !== "skills") return;
     const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement?.tagName);
     if ((e.key === "/" && !typing) || (e.key.toLowerCase() === "k" && (e.ctrlKey || e.metaKey))) {
       e.preventDefault();
@@ -546,14 +558,18 @@ function wire() {
   $("#listing-budget-save").onclick = saveBudget;
   $("#lang").value = language();
   $("#lang").onchange = (e) => {
-    setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent();
+    setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent(); translateAgents();
     if (state.detail) {
       renderFiles();
       if (state.showing === "history") showHistory(state.detail);
       else if (state.file) openFile(state.file);
     }
   };
-  listen("skills://changed", () => refresh().catch(showError));
+  listen("skills://changed", () => {
+    refresh().catch(showError);
+    // The tools' states follow the store: a new revision makes copies outdated.
+    loadAgents().catch(() => {});
+  });
   listen("skills://dropped", (e) => { if (e.payload?.length) openImport(e.payload[0]); });
   // A link in the viewer knows its skill's files; one in an agent answer does not.
   catchLinks((a) => (a.closest("#viewer") && state.detail && state.file
@@ -572,6 +588,7 @@ const firstLoad = loadSkills();
 wire();
 initSplitters();
 initAgent();
+initAgents({ onChange: setDelivery });
 document.body.dataset.view = "skills";
 firstLoad
   .then(() => {
@@ -580,6 +597,8 @@ firstLoad
     requestAnimationFrame(() => {
       mark("first frame");
       invoke("ui_ready").catch(() => {});
+      // Which tools each skill reached, for the sidebar's marks: after the first paint.
+      loadAgents().catch(() => {});
       traceInteractions(() => moveSelection(1), $("#search")).catch(() => {});
     });
   })

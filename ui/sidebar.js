@@ -237,6 +237,8 @@ function renderItem(item) {
     s.shadowed ? el("span", { class: "marker muted", title: t("shadowedTitle"), text: t("shadowed") }) : null,
     s.enabled ? null : el("span", { class: "marker muted off", title: t("offTitle"), text: t("off") }),
     s.toolsUnapproved ? el("span", { class: "marker warn tools", title: t("toolsUnapprovedTitle"), text: t("toolsUnapproved") }) : null,
+    s.delivery?.drifted.length ? el("span", { class: "marker drift", title: t("driftMarkTitle", s.delivery.drifted.join(", ")), text: `✎ ${t("driftMark")}` }) : null,
+    s.delivery?.tools.length ? el("span", { class: "marker delivered", title: t("deliveredTitle", s.delivery.tools.join(", ")), text: t("deliveredMark", s.delivery.tools.length) }) : null,
     el("span", { class: "skill-desc", text })));
 }
 

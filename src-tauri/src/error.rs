@@ -76,5 +76,17 @@ impl From<skilldeck_core::trust::TrustError> for ApiError {
     }
 }
 
+impl From<skilldeck_targets::TargetError> for ApiError {
+    fn from(e: skilldeck_targets::TargetError) -> Self {
+        use skilldeck_targets::TargetError as E;
+        let err = Self::new(e.code(), e.to_string());
+        match &e {
+            E::NotAFolder { path } | E::ReadOnly { path, .. } => err.arg("path", path.display()),
+            E::UnknownTarget { name, .. } => err.arg("name", name),
+            _ => err,
+        }
+    }
+}
+
 /// Results of commands.
 pub type ApiResult<T> = Result<T, ApiError>;

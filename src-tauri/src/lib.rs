@@ -2,6 +2,7 @@
 //! Holds start-up, state and wiring; the UI is the static `ui/` folder.
 
 pub mod agent;
+pub mod agents;
 pub mod commands;
 pub mod error;
 pub mod file_view;
@@ -74,6 +75,13 @@ macro_rules! handlers {
             $crate::commands::agent::agent_answer,
             $crate::commands::agent::agent_markdown,
             $crate::commands::skills::open_link,
+            $crate::commands::agents::agents_overview,
+            $crate::commands::agents::agents_plan,
+            $crate::commands::agents::agents_sync,
+            $crate::commands::agents::agents_set_skill,
+            $crate::commands::agents::agents_set_auto,
+            $crate::commands::agents::agents_set_enabled,
+            $crate::commands::agents::agents_drift,
         ]
     };
 }
@@ -125,6 +133,8 @@ fn watch_and_warm_up<R: tauri::Runtime>(app: tauri::AppHandle<R>, started: std::
             let _ = state.registry.list_metas_across(&skilldeck_core::Scope::ALL);
             trace::since_start(started, "store listed ahead of the page");
         });
+        // Changes made while the app was closed reach the auto-sync targets now.
+        watcher::auto_sync(&state, &app);
     });
     if let Err(e) = spawned {
         eprintln!("skilldeck-app: live updates are off: {e}");

@@ -1,6 +1,6 @@
 //! Live updates: disk changes become new revisions where the content changed, then one
-//! debounced `skills://changed` event (config.toml too). Holds the glue only; the watching is
-//! skilldeck-core's.
+//! debounced `skills://changed` event (config.toml too), then the auto-sync targets synced.
+//! Holds the glue only; the watching is skilldeck-core's.
 
 use crate::state::AppState;
 use skilldeck_core::SkillName;
@@ -29,5 +29,18 @@ pub fn start<R: tauri::Runtime>(state: &AppState, app: tauri::AppHandle<R>) -> R
             state.registry.invalidate(c.scope, c.name.as_deref());
         }
         let _ = app.emit(CHANGED, &changes);
+        auto_sync(&state, &app);
     })
+}
+
+/// Syncs the targets marked `auto = true` and tells the windows what was done, when anything
+/// was (or failed). The targets' own folders are not watched, so this never feeds itself.
+pub fn auto_sync<R: tauri::Runtime>(state: &AppState, app: &tauri::AppHandle<R>) {
+    match crate::agents::auto_sync(state) {
+        Ok(Some(done)) if done.changes > 0 || !done.errors.is_empty() => {
+            let _ = app.emit(crate::agents::SYNCED, &done);
+        }
+        Ok(_) => {}
+        Err(e) => eprintln!("skilldeck-app: auto-sync failed: {}", e.message),
+    }
 }

@@ -56,6 +56,8 @@ pub struct TargetReport {
     pub active: bool,
     /// Switched off in config.toml.
     pub off: bool,
+    /// Kept in sync as skills change (`auto = true`).
+    pub auto: bool,
     /// Its folders.
     pub folders: Vec<FolderReport>,
 }
@@ -81,7 +83,15 @@ pub fn report(targets: Vec<Target>, wanted: &WantedSet, records: &Records) -> Ve
                     folder_report(f.clone(), synced, &chosen, records)
                 })
                 .collect();
-            TargetReport { id: t.id, name: t.name, detected: t.detected, active: t.active, off: t.off, folders }
+            TargetReport {
+                id: t.id,
+                name: t.name,
+                detected: t.detected,
+                active: t.active,
+                off: t.off,
+                auto: t.auto,
+                folders,
+            }
         })
         .collect()
 }

@@ -31,8 +31,9 @@ pub struct Folder {
     pub path: PathBuf,
     /// Whether it exists now (as a folder, or a link to one).
     pub exists: bool,
-    /// Only these skills go here; `None`: every enabled valid skill.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Only these skills go here; `None`: every enabled valid skill. (Shown as `only`: a
+    /// folder's report lists the skills found there as `skills`.)
+    #[serde(rename = "only", skip_serializing_if = "Option::is_none")]
     pub skills: Option<Vec<String>>,
     /// These skills never go here.
     #[serde(skip_serializing_if = "Vec::is_empty")]

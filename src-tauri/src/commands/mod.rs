@@ -2,6 +2,7 @@
 //! Grouped by what they touch; no logic of their own beyond shaping views.
 
 pub mod agent;
+pub mod agents;
 pub mod collection;
 pub mod revisions;
 pub mod skills;

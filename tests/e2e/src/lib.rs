@@ -66,11 +66,24 @@ impl Session {
     /// Starts tauri-driver and the app for test `name`, once `prepare` has filled the store's
     /// home (the folder it is given) as a test needs it at launch.
     pub async fn start_with(name: &str, prepare: impl FnOnce(&Path)) -> Self {
+        Self::start_in(name, prepare, &[]).await
+    }
+
+    /// Like `start_with`, with the app's environment changed: each `(name, Some(value))` set,
+    /// each `(name, None)` removed (a fake `HOME` for the agent tools' folders, say).
+    pub async fn start_in(name: &str, prepare: impl FnOnce(&Path), env: &[(&str, Option<&Path>)]) -> Self {
         let tmp = tempfile::tempdir().unwrap();
         prepare(&tmp.path().join("home"));
         let (port, native_port) = (free_port(), free_port());
         let log = std::fs::File::create(tmp.path().join("driver.log")).unwrap();
-        let driver = Command::new(driver_binary())
+        let mut command = Command::new(driver_binary());
+        for (k, v) in env {
+            match v {
+                Some(v) => command.env(k, v),
+                None => command.env_remove(k),
+            };
+        }
+        let driver = command
             .args(["--port", &port.to_string(), "--native-port", &native_port.to_string()])
             .env("SKILLDECK_HOME", tmp.path().join("home"))
             // The webview's own storage (language, splitter widths) is the session's, so no

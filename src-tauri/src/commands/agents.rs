@@ -1,0 +1,110 @@
+//! The Agents view: the agent tools' skill folders with each skill's state, the sync plan and
+//! the sync, per-tool switches (a skill, auto-sync, the tool itself), and a drifted skill's
+//! edits as diffs.
+
+use crate::agents::{self, project_dir};
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use serde::Serialize;
+use skilldeck_core::SkillName;
+use skilldeck_targets::config_edit;
+use skilldeck_targets::diff::{self, FileDiff};
+use skilldeck_targets::plan::TargetPlan;
+use skilldeck_targets::record;
+use skilldeck_targets::report::TargetReport;
+use std::path::PathBuf;
+use tauri::{Emitter as _, State};
+
+/// The Agents view's data: every target and the skills that can be delivered.
+#[derive(Debug, Clone, Serialize)]
+pub struct AgentsView {
+    /// Every known tool and configured target: detected or not, its folders (with the
+    /// project's when one is given) and each skill's state there.
+    pub targets: Vec<TargetReport>,
+    /// The skills every target gets unless narrowed (enabled, valid), by name.
+    pub skills: Vec<String>,
+}
+
+/// Every target with each skill's state in its folders, and the skills that can go there.
+#[tauri::command]
+pub async fn agents_overview(state: State<'_, AppState>, project: Option<String>) -> ApiResult<AgentsView> {
+    let project = project_dir(project.as_deref())?;
+    let wanted = agents::wanted(&state)?;
+    let targets = agents::targets(&state, project.as_deref())?;
+    let targets = skilldeck_targets::report::report(targets, &wanted, &agents::records(&state));
+    Ok(AgentsView { targets, skills: wanted.into_keys().collect() })
+}
+
+/// What `agents_sync` would do, writing nothing: the plan the view shows before a sync.
+#[tauri::command]
+pub async fn agents_plan(
+    state: State<'_, AppState>,
+    project: Option<String>,
+    targets: Vec<String>,
+    overwrite: Vec<String>,
+) -> ApiResult<Vec<TargetPlan>> {
+    let project = project_dir(project.as_deref())?;
+    agents::sync(&state, project.as_deref(), &targets, &overwrite, true)
+}
+
+/// Syncs the named targets (every active one when none is named).
+#[tauri::command]
+pub async fn agents_sync(
+    state: State<'_, AppState>,
+    project: Option<String>,
+    targets: Vec<String>,
+    overwrite: Vec<String>,
+) -> ApiResult<Vec<TargetPlan>> {
+    let project = project_dir(project.as_deref())?;
+    agents::sync(&state, project.as_deref(), &targets, &overwrite, false)
+}
+
+/// Switches one skill on or off for one tool (config.toml `[targets.ID] exclude`/`skills`).
+#[tauri::command]
+pub async fn agents_set_skill(state: State<'_, AppState>, target: String, skill: String, on: bool) -> ApiResult<bool> {
+    SkillName::parse(&skill)?;
+    Ok(config_edit::set_skill(&state.storage().home().config_path(), &target, &skill, on)?)
+}
+
+/// Switches auto-sync on or off for one tool; switched on, the tool is synced at once and the
+/// result sent as an `agents://synced` event.
+#[tauri::command]
+pub async fn agents_set_auto<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+    target: String,
+    on: bool,
+) -> ApiResult<bool> {
+    let changed = config_edit::set_auto(&state.storage().home().config_path(), &target, on)?;
+    if on && let Some(done) = agents::auto_sync(&state)? {
+        let _ = app.emit(agents::SYNCED, &done);
+    }
+    Ok(changed)
+}
+
+/// Switches a tool on or off for syncs (`enabled`).
+#[tauri::command]
+pub async fn agents_set_enabled(state: State<'_, AppState>, target: String, on: bool) -> ApiResult<bool> {
+    Ok(config_edit::set_enabled(&state.storage().home().config_path(), &target, on)?)
+}
+
+/// What was edited in the drifted skill `name` in the folder `folder`: per file, the diff from
+/// the revision Skilldeck wrote there to the copy as it is now.
+#[tauri::command]
+pub async fn agents_drift(state: State<'_, AppState>, folder: String, name: String) -> ApiResult<Vec<FileDiff>> {
+    let skill = SkillName::parse(&name)?;
+    let folder = PathBuf::from(folder);
+    let (id, _) = record::folder_id(&folder);
+    let record = agents::records(&state).load(&id)?;
+    let owned = record.skills.get(&name).ok_or_else(|| {
+        ApiError::new("not_ours", format!("{name} in {} was not written by Skilldeck", folder.display()))
+            .arg("name", &name)
+            .arg("path", folder.display())
+    })?;
+    let written = state.storage().revision_files(owned.scope, &skill, owned.revision)?;
+    diff::drift(&written, &format!("v:{}", owned.revision), &folder.join(&name)).map_err(|e| {
+        ApiError::new("io_error", format!("could not read {}: {e}", folder.join(&name).display()))
+            .arg("path", folder.join(&name).display())
+            .arg("reason", e)
+    })
+}

@@ -1,0 +1,124 @@
+//! The Agents view in the real window: the agent tools found in a fake home, "Sync now" with
+//! its plan first, auto-sync after an import from the CLI, and a skill edited in place shown
+//! as a diff and marked in the sidebar. Folders the app did not write are never touched.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use sha2::{Digest as _, Sha256};
+use skilldeck_e2e::{Session, cli, enabled};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// A digest of every file below `dir` (paths and bytes), to prove nothing changed there.
+fn tree_digest(dir: &Path) -> String {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut h = Sha256::new();
+    for f in files {
+        h.update(f.strip_prefix(dir).unwrap().to_string_lossy().as_bytes());
+        h.update(std::fs::read(&f).unwrap());
+    }
+    format!("{:x}", h.finalize())
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_agents_view_syncs_auto_syncs_and_shows_an_edit_made_in_a_tool() {
+    if !enabled("the_agents_view_syncs_auto_syncs_and_shows_an_edit_made_in_a_tool") {
+        return;
+    }
+    let fake = tempfile::tempdir().unwrap();
+    let claude = fake.path().join(".claude/skills");
+    // A skill the person wrote there themselves, and one clashing with a bundled skill's name.
+    let theirs = claude.join("my-own-notes");
+    std::fs::create_dir_all(&theirs).unwrap();
+    std::fs::write(theirs.join("SKILL.md"), "---\nname: my-own-notes\ndescription: Mine.\n---\nHands off.\n").unwrap();
+    let clash = claude.join("workspace-notes");
+    std::fs::create_dir_all(&clash).unwrap();
+    std::fs::write(clash.join("SKILL.md"), "---\nname: workspace-notes\ndescription: My own.\n---\nNot Skilldeck's.\n")
+        .unwrap();
+    let foreign_before = (tree_digest(&theirs), tree_digest(&clash));
+    let env =
+        [("HOME", Some(fake.path())), ("CLAUDE_CONFIG_DIR", None), ("CODEX_HOME", None), ("XDG_CONFIG_HOME", None)];
+    let s = Session::start_in("agents", |_| {}, &env).await;
+
+    // Claude Code is found (its ~/.claude exists); the bundled skills are missing there.
+    s.click("#tab-agents").await;
+    s.wait_for(".tool-card[data-tool='claude-code']").await;
+    s.click(".tool-card[data-tool='claude-code']").await;
+    let counts = s.wait_text(".tool-card[data-tool='claude-code'] .tool-counts", 10, |t| t.contains("missing")).await;
+    assert!(counts.contains("3 missing") && counts.contains("2 not ours"), "{counts}");
+    s.screenshot("tools").await;
+
+    // Sync now shows the plan first; nothing is written until it is confirmed.
+    s.click("#agents-sync-one").await;
+    let plan = s.wait_text("#sync-plan", 10, |t| t.contains("write")).await;
+    assert!(plan.contains("write    change-review v:1"), "{plan}");
+    assert!(plan.contains("skip     workspace-notes"), "the clash is reported: {plan}");
+    assert!(!claude.join("change-review").exists(), "a plan writes nothing");
+    s.screenshot("plan").await;
+    s.click("#sync-confirm").await;
+    s.wait_until("the sync dialog closes", "return !document.querySelector('#sync-dialog').open;").await;
+    assert!(claude.join("change-review/SKILL.md").is_file());
+    assert!(!claude.join("change-review/.version").exists(), ".version is never delivered");
+    s.wait_text(".tool-card[data-tool='claude-code'] .tool-counts", 10, |t| t.contains("3 in sync")).await;
+    // The sidebar marks each skill with the tools it reached.
+    let mark = s.text_of(".skill-item[data-key='system/change-review'] .marker.delivered").await;
+    assert_eq!(mark, "→ 1");
+
+    // Auto-sync: an import from the terminal reaches Claude Code while the app runs.
+    s.click("#agents-auto").await;
+    s.wait_for(".tool-card[data-tool='claude-code'].selected").await;
+    let src = s.tmp.path().join("src/fresh-skill");
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::write(src.join("SKILL.md"), "---\nname: fresh-skill\ndescription: Newly imported.\n---\nBody.\n").unwrap();
+    // The switch's own sync has run when the card says auto-sync.
+    s.wait_text(".tool-card[data-tool='claude-code'] .tool-title", 10, |t| t.contains("auto-sync")).await;
+    let imported = Instant::now();
+    let out = cli(&s.home(), &["import", &src.display().to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    while !claude.join("fresh-skill/SKILL.md").is_file() {
+        assert!(imported.elapsed() < Duration::from_secs(10), "auto-sync never delivered fresh-skill");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    eprintln!("auto-sync delivered an import from the CLI in {} ms", imported.elapsed().as_millis());
+
+    // An edit made in Claude Code's copy: reported, shown as a diff, never overwritten.
+    let edited = claude.join("commit-messages/SKILL.md");
+    let text = std::fs::read_to_string(&edited).unwrap();
+    std::fs::write(&edited, format!("{text}\nAlways sign off.\n")).unwrap();
+    s.click("#agents-refresh").await;
+    s.wait_for("tr[data-skill='commit-messages'] .state.drifted").await;
+    s.click("button[data-drift='commit-messages']").await;
+    let diff = s.wait_text("#drift-files", 10, |t| t.contains("+Always sign off.")).await;
+    assert!(diff.contains("--- v:1/SKILL.md") && diff.contains("+++ edited/SKILL.md"), "{diff}");
+    s.screenshot("drift").await;
+    s.click("#drift-close").await;
+    s.click("#tab-skills").await;
+    s.wait_text(".skill-item[data-key='system/commit-messages'] .marker.drift", 10, |t| t.contains("edited")).await;
+    s.screenshot("sidebar-marks").await;
+    // Another store change auto-syncs again, and the edit stays.
+    let out = cli(&s.home(), &["disable", "change-review"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let since = Instant::now();
+    while claude.join("change-review").exists() {
+        assert!(since.elapsed() < Duration::from_secs(10), "a skill switched off was never removed by auto-sync");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(std::fs::read_to_string(&edited).unwrap().ends_with("Always sign off.\n"), "the edit is kept");
+    assert_eq!(
+        (tree_digest(&theirs), tree_digest(&clash)),
+        foreign_before,
+        "folders Skilldeck did not write are untouched"
+    );
+    s.finish().await;
+}

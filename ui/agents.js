@@ -1,0 +1,283 @@
+// The Agents view: each agent tool (Claude Code, Codex, Cursor, …) with its skill folders and
+// each skill's state there, per-skill and auto-sync switches, "Sync now" with the plan shown
+// first, and a drifted skill's edits as diffs. Also what the sidebar marks: which tools each
+// skill is delivered to, and where it was edited.
+
+import { $, el, showError, toast } from "./dom.js";
+import { t } from "./i18n.js";
+
+const { invoke } = window.__TAURI__.core;
+const { listen } = window.__TAURI__.event;
+
+const PROJECT_KEY = "skilldeck.agents.project";
+
+const view = {
+  data: null, // {targets, skills} from agents_overview
+  selected: null, // the tool id shown on the right
+  plan: null, // {targets, overwrite}: what the open sync dialog would do
+  onChange: () => {},
+};
+
+const project = () => $("#agents-project").value.trim() || null;
+
+/** States in the order they are shown. */
+const STATES = ["drifted", "outdated", "missing", "in-sync", "unselected", "foreign"];
+
+function stateChip(state, count) {
+  const text = count === undefined ? t(`state_${state}`) : `${count} ${t(`state_${state}`)}`;
+  return el("span", { class: `state ${state}`, dataset: { state }, text });
+}
+
+function totals(target) {
+  const sum = {};
+  for (const f of target.folders) for (const [s, n] of Object.entries(f.counts)) sum[s] = (sum[s] || 0) + n;
+  return sum;
+}
+
+/** Reads every tool's folders again (for the project given) and redraws the view. */
+export async function loadAgents() {
+  view.data = await invoke("agents_overview", { project: project() });
+  const ids = view.data.targets.map((x) => x.id);
+  if (!ids.includes(view.selected)) view.selected = (view.data.targets.find((x) => x.detected) || view.data.targets[0])?.id ?? null;
+  renderTools();
+  renderDetail();
+  view.onChange(deliveryOf(view.data));
+}
+
+function renderTools() {
+  const tools = [...view.data.targets].sort((a, b) => Number(b.detected) - Number(a.detected));
+  $("#agents-tools").replaceChildren(...tools.map((x) => {
+    const sum = totals(x);
+    return el("div", {
+      class: `tool-card${x.id === view.selected ? " selected" : ""}${x.detected ? "" : " absent"}`,
+      role: "listitem",
+      tabindex: "0",
+      dataset: { tool: x.id },
+      onclick: () => { view.selected = x.id; renderTools(); renderDetail(); },
+      onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); view.selected = x.id; renderTools(); renderDetail(); } },
+    },
+    el("span", { class: "tool-title" },
+      el("span", { text: x.name }),
+      el("span", { class: "hint", text: x.off ? t("toolOff") : x.detected ? (x.auto ? t("toolAuto") : t("toolDetected")) : t("toolAbsent") })),
+    el("span", { class: "tool-counts" }, ...STATES.filter((s) => sum[s]).map((s) => stateChip(s, sum[s]))));
+  }));
+}
+
+/** Whether skill `name` goes to folder `f` by its `skills` and `exclude` lists. */
+const chosenFor = (f, name) => (!f.only || f.only.includes(name)) && !(f.exclude || []).includes(name);
+
+function renderDetail() {
+  const box = $("#agents-detail");
+  const x = view.data.targets.find((a) => a.id === view.selected);
+  if (!x) { box.replaceChildren(el("p", { class: "hint", text: t("agentsNone") })); return; }
+  const auto = el("input", { type: "checkbox", id: "agents-auto", checked: x.auto, disabled: x.off });
+  auto.onchange = () => setSwitch("agents_set_auto", x.id, auto.checked);
+  const on = el("input", { type: "checkbox", id: "agents-enabled", checked: x.active });
+  on.onchange = () => setSwitch("agents_set_enabled", x.id, on.checked);
+  box.replaceChildren(
+    el("h2", { text: x.name }),
+    el("p", { class: "hint", text: x.detected ? t("toolDetectedLong") : t("toolAbsentLong") }),
+    el("div", { class: "agents-switches" },
+      el("label", { class: "check" }, on, el("span", { text: t("deliverToTool") })),
+      el("label", { class: "check", title: t("autoSyncTitle") }, auto, el("span", { text: t("autoSync") })),
+      el("button", { type: "button", id: "agents-sync-one", text: t("syncTool", x.name), disabled: !x.folders.length, onclick: () => openPlan([x.id]) })),
+    ...x.folders.map((f) => folderBlock(x, f)));
+}
+
+function folderBlock(x, f) {
+  const byName = new Map(f.skills.map((s) => [s.name, s]));
+  // Every deliverable skill gets a row (with its switch), and every other entry there.
+  const names = [...new Set([...view.data.skills, ...byName.keys()])].sort();
+  const rows = names.map((name) => {
+    const s = byName.get(name);
+    const deliverable = view.data.skills.includes(name);
+    const chosen = chosenFor(f, name);
+    const state = s?.state ?? (chosen && f.synced ? "missing" : null);
+    const rev = s?.revision !== undefined && s?.store_revision !== undefined && s.revision !== s.store_revision
+      ? `v:${s.revision} → v:${s.store_revision}`
+      : s?.revision !== undefined ? `v:${s.revision}` : s?.store_revision !== undefined ? `v:${s.store_revision}` : "";
+    const toggle = deliverable && s?.state !== "foreign"
+      ? el("input", {
+        type: "checkbox", checked: chosen, "aria-label": t("deliverSkill", name),
+        dataset: { skillToggle: name },
+        onchange: (e) => setSkill(x.id, name, e.target.checked),
+      })
+      : null;
+    const action = s?.state === "drifted"
+      ? el("button", { type: "button", class: "small", dataset: { drift: name }, text: t("showChanges"), onclick: () => showDrift(x, f, s) })
+      : s?.state === "foreign" && s.digest && deliverable
+        ? el("span", { class: "hint", text: t("clashHint") })
+        : null;
+    return el("tr", { dataset: { skill: name } },
+      el("td", {}, toggle),
+      el("td", { text: name }),
+      el("td", {}, state ? stateChip(state) : el("span", { class: "hint", text: t("notDelivered") })),
+      el("td", { class: "hint", text: rev }),
+      el("td", {}, action));
+  });
+  return el("div", { class: "folder-block", dataset: { folder: f.path } },
+    el("h3", {}, el("span", { text: t(`level_${f.level}`) }), el("code", { text: f.path }),
+      f.exists ? null : el("span", { class: "hint", text: t("notThereYet") })),
+    f.error ? el("p", { class: "error-text", text: f.error }) : null,
+    rows.length
+      ? el("table", { class: "skills-in-folder" },
+        el("thead", {}, el("tr", {}, el("th", { text: t("deliverCol") }), el("th", { text: t("skillCol") }), el("th", { text: t("stateCol") }), el("th", { text: t("revisionCol") }), el("th"))),
+        el("tbody", {}, ...rows))
+      : el("p", { class: "hint", text: t("folderEmpty") }));
+}
+
+async function setSwitch(command, target, on) {
+  try {
+    await invoke(command, { target, on });
+    await loadAgents();
+  } catch (e) {
+    showError(e);
+    await loadAgents().catch(() => {});
+  }
+}
+
+async function setSkill(target, skill, on) {
+  try {
+    await invoke("agents_set_skill", { target, skill, on });
+    await loadAgents();
+  } catch (e) {
+    showError(e);
+  }
+}
+
+/** One step of a plan as a line of text. */
+function stepText(a, dryRun) {
+  const v = (n) => `v:${n}`;
+  if (a.action === "write") return t(dryRun ? "planWrite" : "doneWrite", a.name, v(a.revision));
+  if (a.action === "replace") return t(dryRun ? "planReplace" : "doneReplace", a.name, v(a.from), v(a.to)) + (a.keep ? ` — ${t("editKept", a.keep)}` : "");
+  if (a.action === "remove") return t(dryRun ? "planRemove" : "doneRemove", a.name, v(a.revision));
+  if (a.reason === "drifted") return t("skipDrifted", a.name, v(a.revision));
+  return t("skipForeign", a.name);
+}
+
+/** The name people know a target by (its id for a folder of their own). */
+const toolName = (id) => view.data?.targets.find((x) => x.id === id)?.name ?? id;
+
+function planView(plans, dryRun) {
+  if (!plans.length) return [el("p", { class: "hint", text: t("nothingToSync") })];
+  return plans.map((p) => el("div", { class: "plan-folder", dataset: { plan: p.path } },
+    el("h3", {}, el("span", { text: toolName(p.target) }), el("code", { text: p.path })),
+    p.same_as ? el("p", { class: "hint", text: t("sameFolder", p.same_as) }) : null,
+    p.error ? el("p", { class: "error-text", text: p.error }) : null,
+    ...p.actions.map((a) => el("div", { class: `plan-step${a.action === "skip" ? " skip" : ""}`, text: stepText(a, dryRun) })),
+    p.error || p.same_as || (p.unchanged.length === 0 && p.actions.length)
+      ? null
+      : el("p", { class: "hint", text: t(p.actions.some((a) => a.action !== "skip") ? "alreadyInSync" : "upToDate", p.unchanged.length) })));
+}
+
+/** Shows what a sync of `targets` would do, and syncs when confirmed. */
+async function openPlan(targets = [], overwrite = []) {
+  try {
+    const plans = await invoke("agents_plan", { project: project(), targets, overwrite });
+    view.plan = { targets, overwrite };
+    const changes = plans.reduce((n, p) => n + p.actions.filter((a) => a.action !== "skip").length, 0);
+    $("#sync-plan").replaceChildren(...planView(plans, true));
+    $("#sync-confirm").disabled = changes === 0;
+    $("#sync-confirm").textContent = t("syncConfirmN", changes);
+    $("#sync-dialog").showModal();
+  } catch (e) {
+    showError(e);
+  }
+}
+
+async function confirmSync() {
+  const { targets, overwrite } = view.plan;
+  $("#sync-confirm").disabled = true;
+  try {
+    const plans = await invoke("agents_sync", { project: project(), targets, overwrite });
+    const done = plans.reduce((n, p) => n + p.done, 0);
+    const failed = plans.filter((p) => p.error).length;
+    $("#sync-plan").replaceChildren(...planView(plans, false));
+    toast(failed ? t("syncedWithErrors", done, failed) : t("synced", done));
+    $("#sync-dialog").close();
+    await loadAgents();
+  } catch (e) {
+    showError(e);
+  }
+}
+
+function diffBlock(d) {
+  const head = el("h3", {}, el("code", { text: d.path }), el("span", { class: "hint", text: t(`change_${d.change}`) }));
+  if (!d.unified) return el("div", { class: "diff-file" }, head, el("p", { class: "hint", text: t("binaryChanged") }));
+  const lines = d.unified.split("\n").map((line) => el("span", {
+    class: line.startsWith("@@") ? "hunk" : line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : null,
+    text: `${line}\n`,
+  }));
+  return el("div", { class: "diff-file" }, head, el("pre", { class: "diff" }, ...lines));
+}
+
+/** The edits made to drifted skill `s` in folder `f` of tool `x`, with a way to overwrite them. */
+async function showDrift(x, f, s) {
+  try {
+    const diffs = await invoke("agents_drift", { folder: f.path, name: s.name });
+    $("#drift-title").textContent = t("driftTitle", s.name, x.name);
+    $("#drift-hint").textContent = t("driftHint", `v:${s.revision}`, f.path);
+    $("#drift-files").replaceChildren(...(diffs.length ? diffs.map(diffBlock) : [el("p", { class: "hint", text: t("driftNone") })]));
+    const over = $("#drift-overwrite");
+    over.textContent = t("overwriteWith", s.store_revision ? `v:${s.store_revision}` : "");
+    over.hidden = !s.store_revision;
+    over.onclick = () => { $("#drift-dialog").close(); openPlan([x.id], [s.name]); };
+    $("#drift-dialog").showModal();
+  } catch (e) {
+    showError(e);
+  }
+}
+
+/** Which tools each skill is delivered to (in sync or outdated) and where it was edited. */
+export function deliveryOf(data) {
+  const out = new Map();
+  for (const x of data.targets) {
+    for (const f of x.folders) {
+      for (const s of f.skills) {
+        const mark = out.get(s.name) || { tools: [], drifted: [] };
+        if (s.state === "in-sync" || s.state === "outdated") { if (!mark.tools.includes(x.name)) mark.tools.push(x.name); } else if (s.state === "drifted") { if (!mark.drifted.includes(x.name)) mark.drifted.push(x.name); } else continue;
+        out.set(s.name, mark);
+      }
+    }
+  }
+  return out;
+}
+
+/** Redraws the view in the current language. */
+export function translateAgents() {
+  if (view.data) { renderTools(); renderDetail(); }
+}
+
+/**
+ * Wires the view. `onChange(delivery)` runs with `deliveryOf` whenever the view reloads, so
+ * the sidebar can mark each skill.
+ */
+export function initAgents({ onChange }) {
+  view.onChange = onChange;
+  $("#agents-project").value = localStorage.getItem(PROJECT_KEY) || "";
+  $("#agents-project").addEventListener("change", () => {
+    localStorage.setItem(PROJECT_KEY, $("#agents-project").value.trim());
+    loadAgents().catch(showError);
+  });
+  $("#agents-browse").onclick = async () => {
+    const picked = await window.__TAURI__.dialog.open({ directory: true, multiple: false }).catch(showError);
+    if (typeof picked === "string") {
+      $("#agents-project").value = picked;
+      localStorage.setItem(PROJECT_KEY, picked);
+      loadAgents().catch(showError);
+    }
+  };
+  $("#agents-refresh").onclick = () => loadAgents().catch(showError);
+  $("#agents-sync").onclick = () => openPlan();
+  $("#sync-cancel").onclick = () => $("#sync-dialog").close();
+  $("#sync-confirm").onclick = confirmSync;
+  $("#drift-close").onclick = () => $("#drift-dialog").close();
+  listen("agents://synced", (e) => {
+    const d = e.payload;
+    if (d.errors.length) toast(t("autoSyncFailed", d.errors[0]));
+    else toast(t("autoSynced", d.changes, d.targets.join(", ")));
+    loadAgents().catch(() => {});
+  });
+}
+
+
