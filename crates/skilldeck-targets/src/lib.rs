@@ -6,6 +6,7 @@
 //! or removes a folder Skilldeck did not write (`foreign`) or one edited since (`drifted`,
 //! unless asked, after a copy is kept).
 
+pub mod adopt;
 pub mod config;
 pub mod env;
 pub mod error;
@@ -14,6 +15,7 @@ pub mod known;
 pub mod lock;
 pub mod plan;
 pub mod record;
+pub mod scan;
 pub mod source;
 pub mod state;
 pub mod sync;

@@ -3,7 +3,7 @@
 
 use crate::error::TargetError;
 use serde::Serialize;
-use skilldeck_core::{Digest, FsStorage, Revision, Scope, SkillFiles, SkillName};
+use skilldeck_core::{Digest, FsStorage, Revision, Scope, SkillFiles, SkillName, SkillRegistry};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
@@ -20,6 +20,32 @@ pub struct Wanted {
 
 /// The chosen skills, by name.
 pub type WantedSet = BTreeMap<String, Wanted>;
+
+/// The skills every target gets by default: the enabled valid ones, user shadowing system.
+/// `disabled` holds the names switched off for agents (config.toml's `[listing] disabled`).
+pub fn enabled_skills(
+    registry: &SkillRegistry,
+    disabled: &std::collections::BTreeSet<String>,
+) -> Result<WantedSet, TargetError> {
+    let mut out = WantedSet::new();
+    for l in registry.list_metas_across(&Scope::ALL)? {
+        let e = &l.entry;
+        if l.shadowed || !e.valid || disabled.contains(&e.name) {
+            continue;
+        }
+        let (Some(revision), Ok(name)) = (e.revision, SkillName::parse(&e.name)) else { continue };
+        out.insert(e.name.clone(), Wanted { name, scope: e.scope, revision });
+    }
+    Ok(out)
+}
+
+/// `wanted` narrowed to a folder's `skills` list, when it has one.
+pub fn narrow(wanted: &WantedSet, only: Option<&[String]>) -> WantedSet {
+    match only {
+        None => wanted.clone(),
+        Some(names) => wanted.iter().filter(|(n, _)| names.contains(n)).map(|(n, w)| (n.clone(), w.clone())).collect(),
+    }
+}
 
 /// Where skills are read from when they are written to a target.
 pub trait Source {

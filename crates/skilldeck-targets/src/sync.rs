@@ -9,7 +9,7 @@ use crate::folder::{self, TEMP_PREFIX};
 use crate::lock::FolderLock;
 use crate::plan::{self, Action, TargetPlan};
 use crate::record::{self, Mode, Owned, Record, Records};
-use crate::source::{Source, WantedSet};
+use crate::source::{Source, WantedSet, narrow};
 use crate::state;
 use crate::target::Folder;
 use skilldeck_core::SkillFiles;
@@ -38,14 +38,6 @@ pub struct Syncer<'a> {
     pub source: &'a dyn Source,
     /// Drifted skills to replace after keeping the edited copy (`--overwrite NAME`).
     pub overwrite: BTreeSet<String>,
-}
-
-/// The chosen skills narrowed to a folder's `skills` list, when it has one.
-fn narrow(wanted: &WantedSet, only: Option<&[String]>) -> WantedSet {
-    match only {
-        None => wanted.clone(),
-        Some(names) => wanted.iter().filter(|(n, _)| names.contains(n)).map(|(n, w)| (n.clone(), w.clone())).collect(),
-    }
 }
 
 impl Syncer<'_> {

@@ -5,12 +5,11 @@ use crate::Outcome;
 use crate::context::Ctx;
 use anyhow::Context as _;
 use serde::Serialize;
-use skilldeck_core::{Scope, SkillName};
 use skilldeck_targets::config::TargetsConfig;
 use skilldeck_targets::env::Env;
 use skilldeck_targets::plan::{Action, TargetPlan};
 use skilldeck_targets::record::{self, Records};
-use skilldeck_targets::source::{Store, Wanted, WantedSet};
+use skilldeck_targets::source::{Store, WantedSet, narrow};
 use skilldeck_targets::state::{self, Observed};
 use skilldeck_targets::target::{self, Folder, Level, Target};
 use std::collections::BTreeSet;
@@ -32,22 +31,13 @@ pub struct SyncArgs {
 }
 
 /// The enabled valid skills, user shadowing system: what every target gets by default.
-fn wanted(ctx: &Ctx) -> anyhow::Result<WantedSet> {
+pub(crate) fn wanted(ctx: &Ctx) -> anyhow::Result<WantedSet> {
     let disabled = ctx.config()?.listing.disabled;
-    let entries = ctx.registry.list_metas_across(&Scope::ALL)?;
-    let mut out = WantedSet::new();
-    for l in entries {
-        let e = &l.entry;
-        if l.shadowed || !e.valid || disabled.contains(&e.name) {
-            continue;
-        }
-        let (Some(revision), Ok(name)) = (e.revision, SkillName::parse(&e.name)) else { continue };
-        out.insert(e.name.clone(), Wanted { name, scope: e.scope, revision });
-    }
-    Ok(out)
+    Ok(skilldeck_targets::source::enabled_skills(&ctx.registry, &disabled)?)
 }
 
-fn project_dir(project: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
+/// The project folder, made absolute; an error naming it when it cannot be opened.
+pub(crate) fn project_dir(project: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
     project
         .map(|p| {
             std::fs::canonicalize(p).with_context(|| {
@@ -57,7 +47,8 @@ fn project_dir(project: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
         .transpose()
 }
 
-fn resolve(ctx: &Ctx, project: Option<&Path>) -> anyhow::Result<Vec<Target>> {
+/// Every known tool and configured target, with their folders.
+pub(crate) fn resolve(ctx: &Ctx, project: Option<&Path>) -> anyhow::Result<Vec<Target>> {
     let config = TargetsConfig::load(&ctx.storage().home().config_path())?;
     Ok(target::resolve(&Env::from_process(), &config, project)?)
 }
@@ -82,19 +73,18 @@ struct TargetView {
     folders: Vec<FolderView>,
 }
 
-fn narrow(wanted: &WantedSet, only: Option<&[String]>) -> WantedSet {
-    match only {
-        None => wanted.clone(),
-        Some(names) => wanted.iter().filter(|(n, _)| names.contains(n)).map(|(n, w)| (n.clone(), w.clone())).collect(),
-    }
-}
-
-fn level(l: Level) -> &'static str {
+/// The level's word.
+pub(crate) fn level(l: Level) -> &'static str {
     match l {
         Level::User => "user",
         Level::Project => "project",
         Level::Custom => "custom",
     }
+}
+
+/// The skills chosen for folder `f` of `t`: none when a plain `sync` does not go there.
+pub(crate) fn chosen_for(t: &Target, f: &Folder, wanted: &WantedSet) -> WantedSet {
+    if target::synced_by_default(t, f) { narrow(wanted, f.skills.as_deref()) } else { WantedSet::new() }
 }
 
 /// Lists every tool and configured target, its folders and the skills in each with their state.
@@ -107,10 +97,9 @@ pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
     let mut views = Vec::new();
     for t in targets {
         let mut folders = Vec::new();
-        for f in t.folders {
+        for f in &t.folders {
             let (id, _) = record::folder_id(&f.path);
-            let synced = t.active || (!t.off && f.level == Level::Project && f.exists);
-            let chosen = if synced { narrow(&wanted, f.skills.as_deref()) } else { WantedSet::new() };
+            let chosen = chosen_for(&t, f, &wanted);
             let read = records.load(&id).map_err(|e| e.to_string()).and_then(|r| {
                 state::survey(&f.path, &r, &chosen).map_err(|e| format!("could not read {}: {e}", f.path.display()))
             });
@@ -118,7 +107,7 @@ pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
                 Ok(s) => (s, None),
                 Err(e) => (Vec::new(), Some(e)),
             };
-            folders.push(FolderView { folder: f, error, skills });
+            folders.push(FolderView { folder: f.clone(), error, skills });
         }
         views.push(TargetView { id: t.id, name: t.name, detected: t.detected, active: t.active, folders });
     }
