@@ -9,7 +9,6 @@ use skilldeck_targets::config::TargetsConfig;
 use skilldeck_targets::env::Env;
 use skilldeck_targets::plan::TargetPlan;
 use skilldeck_targets::record::Records;
-use skilldeck_targets::report;
 use skilldeck_targets::source::{Store, WantedSet};
 use skilldeck_targets::sync::Syncer;
 use skilldeck_targets::target::{self, Folder, Target};
@@ -39,7 +38,7 @@ pub fn targets(state: &AppState, project: Option<&Path>) -> ApiResult<Vec<Target
 
 /// The skills every target gets unless narrowed: enabled, valid, yours over bundled.
 pub fn wanted(state: &AppState) -> ApiResult<WantedSet> {
-    Ok(report::chosen_skills(&state.list_all()?, &state.disabled()))
+    Ok(skilldeck_targets::source::enabled_skills(&state.registry, &state.disabled())?)
 }
 
 /// The records of what Skilldeck wrote where.

@@ -219,6 +219,34 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Find every skill in the agent tools' folders: copies grouped by content, validity, and
+    /// how each stands against the store. Reads only.
+    Scan {
+        /// Also the tools' folders inside this project.
+        #[arg(long)]
+        project: Option<PathBuf>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Bring skills found by `scan` into your skills (the same content makes no new revision),
+    /// then count those copies as Skilldeck's, so `sync` keeps them up to date.
+    Adopt {
+        /// The skills to adopt.
+        names: Vec<String>,
+        /// Every skill found.
+        #[arg(long)]
+        all: bool,
+        /// Only the copies in this target (`claude-code`, a configured name) or folder.
+        #[arg(long, value_name = "TARGET")]
+        from: Option<String>,
+        /// Also the tools' folders inside this project.
+        #[arg(long)]
+        project: Option<PathBuf>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
     /// List agent sessions (transcripts), newest first.
     Sessions {
         /// Print JSON for scripts.
@@ -266,6 +294,10 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Untrust { name, scope } => trust::set(&name, scope, false),
         Command::Agent(args) => agent::run(args),
         Command::Sessions { json } => agent::sessions(json),
+        Command::Adopt { names, all, from, project, json } => {
+            adopt::run(adopt::AdoptArgs { names, all, from, project, json })
+        }
+        Command::Scan { project, json } => scan::run(project.as_deref(), json),
         Command::Targets { project, json } => targets::list(project.as_deref(), json),
         Command::Sync { targets, project, dry_run, overwrite, json } => {
             targets::sync(targets::SyncArgs { names: targets, project, dry_run, json, overwrite })

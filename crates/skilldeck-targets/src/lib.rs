@@ -6,6 +6,7 @@
 //! or removes a folder Skilldeck did not write (`foreign`) or one edited since (`drifted`,
 //! unless asked, after a copy is kept).
 
+pub mod adopt;
 pub mod config;
 pub mod config_edit;
 pub mod diff;
@@ -17,6 +18,7 @@ pub mod lock;
 pub mod plan;
 pub mod record;
 pub mod report;
+pub mod scan;
 pub mod source;
 pub mod state;
 pub mod sync;

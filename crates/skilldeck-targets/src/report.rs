@@ -2,29 +2,11 @@
 //! and each skill's state in each folder, with counts by state. Reads only; changes nothing.
 
 use crate::record::{self, Records};
-use crate::source::{Wanted, WantedSet};
+use crate::source::{WantedSet, narrow};
 use crate::state::{self, Observed, SkillState};
-use crate::sync::narrow;
-use crate::target::{Folder, Level, Target};
+use crate::target::{Folder, Target, synced_by_default};
 use serde::Serialize;
-use skilldeck_core::SkillName;
-use skilldeck_core::registry::ListedEntry;
-use std::collections::{BTreeMap, BTreeSet};
-
-/// The skills every target gets unless its config narrows them: the enabled, valid skills,
-/// `user` shadowing `system`.
-pub fn chosen_skills(entries: &[ListedEntry], disabled: &BTreeSet<String>) -> WantedSet {
-    let mut out = WantedSet::new();
-    for l in entries {
-        let e = &l.entry;
-        if l.shadowed || !e.valid || disabled.contains(&e.name) {
-            continue;
-        }
-        let (Some(revision), Ok(name)) = (e.revision, SkillName::parse(&e.name)) else { continue };
-        out.insert(e.name.clone(), Wanted { name, scope: e.scope, revision });
-    }
-    out
-}
+use std::collections::BTreeMap;
 
 /// One folder of a target, with each skill's state there.
 #[derive(Debug, Clone, Serialize)]
@@ -62,10 +44,9 @@ pub struct TargetReport {
     pub folders: Vec<FolderReport>,
 }
 
-/// Whether `sync` without names goes to folder `f` of target `t`: the target is active, or it
-/// is a project folder that exists and its tool is not switched off.
-pub fn synced_by_default(t: &Target, f: &Folder) -> bool {
-    t.active || (!t.off && f.level == Level::Project && f.exists)
+/// The skills chosen for folder `f` of `t`: none when a plain `sync` does not go there.
+pub fn chosen_for(t: &Target, f: &Folder, wanted: &WantedSet) -> WantedSet {
+    if synced_by_default(t, f) { narrow(wanted, f) } else { WantedSet::new() }
 }
 
 /// Reads every folder of every target against the chosen skills and the ownership records.
@@ -77,11 +58,7 @@ pub fn report(targets: Vec<Target>, wanted: &WantedSet, records: &Records) -> Ve
             let folders = t
                 .folders
                 .iter()
-                .map(|f| {
-                    let synced = synced_by_default(&t, f);
-                    let chosen = if synced { narrow(wanted, f) } else { WantedSet::new() };
-                    folder_report(f.clone(), synced, &chosen, records)
-                })
+                .map(|f| folder_report(f.clone(), synced_by_default(&t, f), &chosen_for(&t, f, wanted), records))
                 .collect();
             TargetReport {
                 id: t.id,

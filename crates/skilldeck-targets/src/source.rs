@@ -2,8 +2,9 @@
 //! revision of each when it is written.
 
 use crate::error::TargetError;
+use crate::target::Folder;
 use serde::Serialize;
-use skilldeck_core::{Digest, FsStorage, Revision, Scope, SkillFiles, SkillName};
+use skilldeck_core::{Digest, FsStorage, Revision, Scope, SkillFiles, SkillName, SkillRegistry};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
@@ -20,6 +21,34 @@ pub struct Wanted {
 
 /// The chosen skills, by name.
 pub type WantedSet = BTreeMap<String, Wanted>;
+
+/// The skills every target gets by default: the enabled valid ones, user shadowing system.
+/// `disabled` holds the names switched off for agents (config.toml's `[listing] disabled`).
+pub fn enabled_skills(
+    registry: &SkillRegistry,
+    disabled: &std::collections::BTreeSet<String>,
+) -> Result<WantedSet, TargetError> {
+    let mut out = WantedSet::new();
+    for l in registry.list_metas_across(&Scope::ALL)? {
+        let e = &l.entry;
+        if l.shadowed || !e.valid || disabled.contains(&e.name) {
+            continue;
+        }
+        let (Some(revision), Ok(name)) = (e.revision, SkillName::parse(&e.name)) else { continue };
+        out.insert(e.name.clone(), Wanted { name, scope: e.scope, revision });
+    }
+    Ok(out)
+}
+
+/// `wanted` narrowed to what folder `f` takes: its `skills` list when it has one, less its
+/// `exclude` list.
+pub fn narrow(wanted: &WantedSet, f: &Folder) -> WantedSet {
+    wanted
+        .iter()
+        .filter(|(n, _)| f.skills.as_ref().is_none_or(|only| only.contains(n)) && !f.exclude.contains(n))
+        .map(|(n, w)| (n.clone(), w.clone()))
+        .collect()
+}
 
 /// Where skills are read from when they are written to a target.
 pub trait Source {

@@ -9,7 +9,7 @@ use crate::folder::{self, TEMP_PREFIX};
 use crate::lock::FolderLock;
 use crate::plan::{self, Action, TargetPlan};
 use crate::record::{self, Mode, Owned, Record, Records};
-use crate::source::{Source, WantedSet};
+use crate::source::{Source, WantedSet, narrow};
 use crate::state;
 use crate::target::Folder;
 use skilldeck_core::SkillFiles;
@@ -38,16 +38,6 @@ pub struct Syncer<'a> {
     pub source: &'a dyn Source,
     /// Drifted skills to replace after keeping the edited copy (`--overwrite NAME`).
     pub overwrite: BTreeSet<String>,
-}
-
-/// The chosen skills narrowed to what folder `f` takes: its `skills` list when it has one,
-/// less its `exclude` list.
-pub fn narrow(wanted: &WantedSet, f: &Folder) -> WantedSet {
-    wanted
-        .iter()
-        .filter(|(n, _)| f.skills.as_ref().is_none_or(|only| only.contains(n)) && !f.exclude.contains(n))
-        .map(|(n, w)| (n.clone(), w.clone()))
-        .collect()
 }
 
 impl Syncer<'_> {

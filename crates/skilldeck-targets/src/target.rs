@@ -110,13 +110,21 @@ pub fn resolve(env: &Env, config: &TargetsConfig, project: Option<&Path>) -> Res
     Ok(out)
 }
 
+/// Whether `sync` without target names goes to folder `f` of `t`: the target is active, or the
+/// folder is a project folder that already exists and the tool is not switched off.
+pub fn synced_by_default(t: &Target, f: &Folder) -> bool {
+    t.active || (!t.off && f.level == Level::Project && f.exists)
+}
+
 /// The folders a sync goes to: of the named targets (any, even undetected), or else of every
 /// active one, and the project folders that already exist of tools not switched off. An
 /// unknown name is an error naming the known ones.
 pub fn chosen(targets: &[Target], names: &[String]) -> Result<Vec<Folder>, TargetError> {
     if names.is_empty() {
-        let wanted = |t: &Target, f: &Folder| t.active || (!t.off && f.level == Level::Project && f.exists);
-        return Ok(targets.iter().flat_map(|t| t.folders.iter().filter(move |f| wanted(t, f)).cloned()).collect());
+        return Ok(targets
+            .iter()
+            .flat_map(|t| t.folders.iter().filter(move |f| synced_by_default(t, f)).cloned())
+            .collect());
     }
     let mut out = Vec::new();
     for name in names {

@@ -1,11 +1,13 @@
 //! The `skilldeck` subcommands, one module per group.
 //! Each `run` returns an `Outcome` or an error; exit codes are decided in `main`.
 
+pub mod adopt;
 pub mod agent;
 pub mod import;
 pub mod list;
 pub mod prompt;
 pub mod revisions;
+pub mod scan;
 pub mod show;
 pub mod switch;
 pub mod targets;

@@ -4,7 +4,6 @@
 use crate::Outcome;
 use crate::context::Ctx;
 use anyhow::Context as _;
-use skilldeck_core::Scope;
 use skilldeck_targets::config::TargetsConfig;
 use skilldeck_targets::env::Env;
 use skilldeck_targets::plan::{Action, TargetPlan};
@@ -31,12 +30,13 @@ pub struct SyncArgs {
 }
 
 /// The enabled valid skills, user shadowing system: what every target gets by default.
-fn wanted(ctx: &Ctx) -> anyhow::Result<WantedSet> {
+pub(crate) fn wanted(ctx: &Ctx) -> anyhow::Result<WantedSet> {
     let disabled = ctx.config()?.listing.disabled;
-    Ok(report::chosen_skills(&ctx.registry.list_metas_across(&Scope::ALL)?, &disabled))
+    Ok(skilldeck_targets::source::enabled_skills(&ctx.registry, &disabled)?)
 }
 
-fn project_dir(project: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
+/// The project folder, made absolute; an error naming it when it cannot be opened.
+pub(crate) fn project_dir(project: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
     project
         .map(|p| {
             std::fs::canonicalize(p).with_context(|| {
@@ -46,12 +46,14 @@ fn project_dir(project: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
         .transpose()
 }
 
-fn resolve(ctx: &Ctx, project: Option<&Path>) -> anyhow::Result<Vec<Target>> {
+/// Every known tool and configured target, with their folders.
+pub(crate) fn resolve(ctx: &Ctx, project: Option<&Path>) -> anyhow::Result<Vec<Target>> {
     let config = TargetsConfig::load(&ctx.storage().home().config_path())?;
     Ok(target::resolve(&Env::from_process(), &config, project)?)
 }
 
-fn level(l: Level) -> &'static str {
+/// The level's word.
+pub(crate) fn level(l: Level) -> &'static str {
     match l {
         Level::User => "user",
         Level::Project => "project",

@@ -1,0 +1,102 @@
+//! `skilldeck scan`: every skill in the agent tools' folders, identical copies grouped, each
+//! group's validity and relation to the store. Reads only.
+
+use crate::Outcome;
+use crate::commands::targets::{level, project_dir, resolve, wanted};
+use crate::context::Ctx;
+use skilldeck_core::Severity;
+use skilldeck_targets::record::Records;
+use skilldeck_targets::report::chosen_for;
+use skilldeck_targets::scan::{self, CopyGroup, Relation, ScanInput, ScanReport};
+use skilldeck_targets::target;
+use std::path::Path;
+
+/// Scans every existing folder of every tool and configured target (user level, and the
+/// project's when given).
+pub(crate) fn report(ctx: &Ctx, project: Option<&Path>) -> anyhow::Result<ScanReport> {
+    let project = project_dir(project)?;
+    let targets = resolve(ctx, project.as_deref())?;
+    let wanted = wanted(ctx)?;
+    let folders: Vec<ScanInput> = targets
+        .iter()
+        .flat_map(|t| {
+            t.folders.iter().map(|f| ScanInput {
+                folder: f.clone(),
+                synced: target::synced_by_default(t, f),
+                wanted: chosen_for(t, f, &wanted),
+            })
+        })
+        .collect();
+    let records = Records::new(ctx.storage().home().root());
+    Ok(scan::scan(ctx.storage(), &records, &folders))
+}
+
+/// The relation in words.
+pub(crate) fn relation_text(r: &Relation) -> String {
+    match r {
+        Relation::NotInStore => "not in the store".to_owned(),
+        Relation::Same { scope, revision } => format!("same content as v:{revision} ({scope})"),
+        Relation::StoreOlder { scope, revision } => {
+            format!("edited here since v:{revision} was delivered: newer than the store ({scope})")
+        }
+        Relation::StoreNewer { scope, revision, copy_revision } => {
+            format!("an older revision, v:{copy_revision}; the store is at v:{revision} ({scope})")
+        }
+        Relation::Different { scope, revision } => format!("differs from the store's v:{revision} ({scope})"),
+    }
+}
+
+fn validity(g: &CopyGroup) -> String {
+    let errors = g.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+    if g.valid { "valid".to_owned() } else { format!("INVALID ({errors} errors)") }
+}
+
+/// Prints the scan.
+pub fn run(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let report = report(&ctx, project)?;
+    if json {
+        crate::output::json(&report)?;
+        return Ok(Outcome::Ok);
+    }
+    if report.folders.is_empty() {
+        crate::outln!("No agent tool's skill folder exists here; `skilldeck targets` lists where they would be.");
+        return Ok(Outcome::Ok);
+    }
+    for f in &report.folders {
+        let what = match (&f.same_as, &f.error) {
+            (Some(first), _) => format!("same folder as {first}"),
+            (None, Some(e)) => format!("error: {e}"),
+            (None, None) => format!("{} skills", f.skills),
+        };
+        crate::outln!("{} [{}] {}: {what}", f.target, level(f.level), f.path.display());
+    }
+    for s in &report.skills {
+        let note =
+            if s.copies.len() > 1 { format!(" — {} different contents", s.copies.len()) } else { String::new() };
+        crate::outln!("\n{}{note}", s.name);
+        for g in &s.copies {
+            crate::outln!("  {} {}, {}", g.digest.short(), validity(g), relation_text(&g.relation));
+            for p in &g.places {
+                let link = if p.link { ", a link" } else { "" };
+                crate::outln!(
+                    "    {} [{}] {} ({}{link})",
+                    p.target,
+                    level(p.level),
+                    p.path.display(),
+                    p.state.as_str()
+                );
+            }
+        }
+    }
+    for u in &report.unreadable {
+        crate::outln!("\nnot a readable skill: {} ({}): {}", u.path.display(), u.target, u.error);
+    }
+    let copies: usize = report.skills.iter().flat_map(|s| &s.copies).map(|g| g.places.len()).sum();
+    crate::outln!(
+        "\n{} skills ({copies} copies) in {} folders; `skilldeck adopt --all` brings them into Skilldeck.",
+        report.skills.len(),
+        report.folders.iter().filter(|f| f.same_as.is_none()).count()
+    );
+    Ok(Outcome::Ok)
+}

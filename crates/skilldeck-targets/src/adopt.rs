@@ -1,0 +1,448 @@
+//! Adoption: bringing skills found by a scan into the store through the core's import (the same
+//! files make no new revision), then recording the copies as Skilldeck's, so they are in sync
+//! (or outdated, and the next sync updates them). Holds the choice of which copy and the
+//! recording; the scan is `scan`, the store's write is the core's.
+
+use crate::error::TargetError;
+use crate::folder;
+use crate::lock::FolderLock;
+use crate::record::{self, Mode, Owned, Records};
+use crate::scan::{CopyGroup, Relation, ScanReport, ScannedSkill};
+use crate::state::SkillState;
+use serde::Serialize;
+use skilldeck_core::import::{self, ImportError, Stored};
+use skilldeck_core::{Digest, FsStorage, Revision, Scope};
+use std::path::{Path, PathBuf};
+
+/// What to adopt.
+#[derive(Debug, Clone, Default)]
+pub struct AdoptRequest {
+    /// These skill names; every skill found when empty.
+    pub names: Vec<String>,
+    /// Only copies in this target (a tool id or configured name) or below this folder.
+    pub from: Option<String>,
+    /// The skills switched off for agents: their copies are not recorded (a sync would
+    /// remove them).
+    pub disabled: std::collections::BTreeSet<String>,
+}
+
+/// What adopting one skill did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Its content became a new revision in the user scope.
+    Imported {
+        /// The scope (user).
+        scope: Scope,
+        /// The new revision.
+        revision: Revision,
+    },
+    /// The store already held exactly this content: no revision was made.
+    Unchanged {
+        /// The scope holding it.
+        scope: Scope,
+        /// Its revision.
+        revision: Revision,
+    },
+    /// The copies hold an older revision: recorded as Skilldeck's at that revision, so the next
+    /// sync brings them up to date (`skilldeck restore` brings old content back, if wanted).
+    Older {
+        /// The scope holding it.
+        scope: Scope,
+        /// The revision the copies hold.
+        revision: Revision,
+        /// The store's revision.
+        current: Revision,
+    },
+}
+
+/// A copy left as it was, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Left {
+    /// The copy.
+    pub path: PathBuf,
+    /// Why.
+    pub reason: String,
+}
+
+/// One skill adopted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Adopted {
+    /// The skill.
+    pub name: String,
+    /// The copy whose content was taken.
+    pub from: PathBuf,
+    /// Its digest.
+    pub digest: Digest,
+    /// What the store did.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// The copies now recorded as Skilldeck's.
+    pub recorded: Vec<PathBuf>,
+    /// Copies of that content left as they were (links, odd files), and why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left: Vec<Left>,
+}
+
+/// A candidate content of an ambiguous adoption.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Candidate {
+    /// Its digest.
+    pub digest: Digest,
+    /// The targets and folders holding it.
+    pub places: Vec<String>,
+}
+
+/// Why a skill was not adopted. Each says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum AdoptError {
+    /// No copy of that name was found.
+    #[error("no skill {name:?} in the agent tools' folders; `skilldeck scan` lists what is there")]
+    NotFound {
+        /// The name.
+        name: String,
+    },
+    /// `--from` matched none of the copies.
+    #[error("{name:?} is not in {from:?}; it is in: {found}")]
+    NotInFrom {
+        /// The name.
+        name: String,
+        /// The `--from` given.
+        from: String,
+        /// Where it is.
+        found: String,
+    },
+    /// Every copy is already Skilldeck's and unchanged.
+    #[error("every copy of {name:?} is already Skilldeck's and unchanged; nothing to adopt")]
+    AlreadyOurs {
+        /// The name.
+        name: String,
+    },
+    /// Copies with different contents: which one is meant?
+    #[error("{name:?} has {} different contents: {}; name the one to adopt with --from TARGET", candidates.len(), list(candidates))]
+    Ambiguous {
+        /// The name.
+        name: String,
+        /// Each content and where it is.
+        candidates: Vec<Candidate>,
+    },
+    /// `--all` does not replace a skill the store holds with other content.
+    #[error("{name:?} {what}; `skilldeck adopt {name}` (with --from TARGET) makes it a new revision")]
+    NeedsName {
+        /// The name.
+        name: String,
+        /// How it differs.
+        what: String,
+    },
+    /// `--all` leaves invalid skills where they are: sync could not deliver them.
+    #[error(
+        "{name:?} is invalid ({errors} errors; `skilldeck validate PATH` shows them); fix it, or adopt it by name to keep it in the store"
+    )]
+    Invalid {
+        /// The name.
+        name: String,
+        /// How many errors.
+        errors: usize,
+    },
+    /// The copy's SKILL.md names another skill than its folder.
+    #[error("{} names itself {found:?} in its SKILL.md but its folder is {name:?}; rename one so they agree", path.display())]
+    NameMismatch {
+        /// The folder name.
+        name: String,
+        /// The frontmatter's name.
+        found: String,
+        /// The copy.
+        path: PathBuf,
+    },
+    /// The copy changed since the scan.
+    #[error("{} changed while it was being adopted; run `skilldeck adopt` again", path.display())]
+    Changed {
+        /// The copy.
+        path: PathBuf,
+    },
+    /// Reading or storing it failed.
+    #[error(transparent)]
+    Import(#[from] ImportError),
+    /// Recording it failed.
+    #[error(transparent)]
+    Target(#[from] TargetError),
+}
+
+fn list(candidates: &[Candidate]) -> String {
+    let each: Vec<String> =
+        candidates.iter().map(|c| format!("{} in {}", c.digest.short(), c.places.join(", "))).collect();
+    each.join("; ")
+}
+
+impl AdoptError {
+    /// A stable code for scripts and UIs.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NotFound { .. } => "adopt_not_found",
+            Self::NotInFrom { .. } => "adopt_not_in_from",
+            Self::AlreadyOurs { .. } => "adopt_already_ours",
+            Self::Ambiguous { .. } => "adopt_ambiguous",
+            Self::NeedsName { .. } => "adopt_needs_name",
+            Self::Invalid { .. } => "adopt_invalid",
+            Self::NameMismatch { .. } => "adopt_name_mismatch",
+            Self::Changed { .. } => "adopt_changed",
+            Self::Import(e) => e.code(),
+            Self::Target(e) => e.code(),
+        }
+    }
+}
+
+/// A skill that was not adopted.
+#[derive(Debug, Serialize)]
+pub struct Failure {
+    /// The skill.
+    pub name: String,
+    /// The error's stable code.
+    pub code: &'static str,
+    /// The error, saying what to do.
+    pub error: String,
+    /// The candidates, for an ambiguous one.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<Candidate>,
+}
+
+impl Failure {
+    fn of(name: &str, e: &AdoptError) -> Self {
+        let candidates = match e {
+            AdoptError::Ambiguous { candidates, .. } => candidates.clone(),
+            _ => Vec::new(),
+        };
+        Self { name: name.to_owned(), code: e.code(), error: e.to_string(), candidates }
+    }
+}
+
+/// What `adopt` did.
+#[derive(Debug, Default, Serialize)]
+pub struct AdoptReport {
+    /// The skills adopted.
+    pub adopted: Vec<Adopted>,
+    /// The skills not adopted, each with why.
+    pub failed: Vec<Failure>,
+    /// The skills `--all` passed over on purpose (invalid ones), each with why.
+    pub skipped: Vec<Failure>,
+}
+
+/// What one adoption works with.
+struct Cx<'a> {
+    storage: &'a FsStorage,
+    records: &'a Records,
+    report: &'a ScanReport,
+    req: &'a AdoptRequest,
+}
+
+/// Whether a place is in `from` (a target id or a folder).
+fn in_from(from: &str, target: &str, path: &Path) -> bool {
+    target == from || path.starts_with(from)
+}
+
+/// Adopts the skills `req` names (or every one found) from `report`, a fresh scan.
+pub fn adopt(storage: &FsStorage, records: &Records, report: &ScanReport, req: &AdoptRequest) -> AdoptReport {
+    let all = req.names.is_empty();
+    let names: Vec<String> =
+        if all { report.skills.iter().map(|s| s.name.clone()).collect() } else { req.names.clone() };
+    let mut out = AdoptReport::default();
+    let cx = Cx { storage, records, report, req };
+    for name in names {
+        let result = report
+            .skill(&name)
+            .ok_or_else(|| AdoptError::NotFound { name: name.clone() })
+            .and_then(|s| one(&cx, s, all));
+        match result {
+            Ok(done) => out.adopted.extend(done),
+            Err(e @ AdoptError::Invalid { .. }) if all => out.skipped.push(Failure::of(&name, &e)),
+            Err(e) => out.failed.push(Failure::of(&name, &e)),
+        }
+    }
+    out
+}
+
+/// The groups of `s` narrowed to the copies in `from`.
+fn narrowed(s: &ScannedSkill, from: Option<&str>) -> Result<Vec<CopyGroup>, AdoptError> {
+    let Some(from) = from else { return Ok(s.copies.clone()) };
+    let groups: Vec<CopyGroup> = s
+        .copies
+        .iter()
+        .filter_map(|g| {
+            let places: Vec<_> = g.places.iter().filter(|p| in_from(from, &p.target, &p.path)).cloned().collect();
+            (!places.is_empty()).then(|| CopyGroup { places, ..g.clone() })
+        })
+        .collect();
+    if groups.is_empty() {
+        let found: Vec<String> = s.copies.iter().flat_map(|g| &g.places).map(|p| p.target.clone()).collect();
+        return Err(AdoptError::NotInFrom { name: s.name.clone(), from: from.to_owned(), found: found.join(", ") });
+    }
+    Ok(groups)
+}
+
+fn candidates(groups: &[&CopyGroup]) -> Vec<Candidate> {
+    groups
+        .iter()
+        .map(|g| Candidate {
+            digest: g.digest,
+            places: g.places.iter().map(|p| format!("{} ({})", p.target, p.path.display())).collect(),
+        })
+        .collect()
+}
+
+/// Adopts one skill: under `--all`, its one new content (if any) and the copies of revisions
+/// the store knows; by name, its one content not yet Skilldeck's.
+fn one(cx: &Cx<'_>, s: &ScannedSkill, all: bool) -> Result<Vec<Adopted>, AdoptError> {
+    let from = cx.req.from.as_deref();
+    let groups = narrowed(s, from)?;
+    let open: Vec<&CopyGroup> = groups.iter().filter(|g| !g.all_ours()).collect();
+    if open.is_empty() {
+        return if all { Ok(Vec::new()) } else { Err(AdoptError::AlreadyOurs { name: s.name.clone() }) };
+    }
+    let new = |g: &&CopyGroup| {
+        matches!(g.relation, Relation::NotInStore | Relation::Different { .. } | Relation::StoreOlder { .. })
+    };
+    if !all {
+        return match open.as_slice() {
+            [one] => Ok(vec![take(cx, s, one, false)?]),
+            _ => Err(AdoptError::Ambiguous { name: s.name.clone(), candidates: candidates(&open) }),
+        };
+    }
+    let news: Vec<&CopyGroup> = open.iter().copied().filter(new).collect();
+    if news.len() > 1 {
+        return Err(AdoptError::Ambiguous { name: s.name.clone(), candidates: candidates(&news) });
+    }
+    let mut out = Vec::new();
+    for g in open.iter().filter(|g| !new(g)) {
+        out.push(take(cx, s, g, true)?);
+    }
+    if let Some(g) = news.first() {
+        out.push(take(cx, s, g, from.is_none())?);
+    }
+    Ok(out)
+}
+
+/// Adopts one content of a skill: stores it unless the store knows it, then records its
+/// copies. `cautious` (`--all` without `--from`) refuses what would replace the store's content
+/// and invalid skills.
+fn take(cx: &Cx<'_>, s: &ScannedSkill, chosen: &CopyGroup, cautious: bool) -> Result<Adopted, AdoptError> {
+    let (storage, records) = (cx.storage, cx.records);
+    if cautious {
+        match &chosen.relation {
+            Relation::Different { revision, .. } => {
+                let what = format!("differs from the store's v:{revision}");
+                return Err(AdoptError::NeedsName { name: s.name.clone(), what });
+            }
+            Relation::StoreOlder { revision, .. } => {
+                let what = format!("was edited in place since v:{revision} was delivered");
+                return Err(AdoptError::NeedsName { name: s.name.clone(), what });
+            }
+            Relation::NotInStore | Relation::Same { .. } | Relation::StoreNewer { .. } => {}
+        }
+    }
+    if cautious && !chosen.valid {
+        let errors = chosen.diagnostics.iter().filter(|d| d.severity == skilldeck_core::Severity::Error).count();
+        return Err(AdoptError::Invalid { name: s.name.clone(), errors });
+    }
+    let source = chosen.places.iter().find(|p| !p.link).unwrap_or(&chosen.places[0]);
+    let (outcome, scope, revision) = match chosen.relation {
+        Relation::Same { scope, revision } => (Outcome::Unchanged { scope, revision }, scope, revision),
+        Relation::StoreNewer { scope, revision: current, copy_revision } => {
+            (Outcome::Older { scope, revision: copy_revision, current }, scope, copy_revision)
+        }
+        Relation::NotInStore | Relation::Different { .. } | Relation::StoreOlder { .. } => {
+            let loaded = import::load(&source.path, storage.limits(), &mut |_, _| {})?;
+            if loaded.name.as_str() != s.name {
+                let found = loaded.name.to_string();
+                return Err(AdoptError::NameMismatch { name: s.name.clone(), found, path: source.path.clone() });
+            }
+            if loaded.files.digest() != chosen.digest {
+                return Err(AdoptError::Changed { path: source.path.clone() });
+            }
+            let stored = import::store(storage, Scope::User, &loaded)?;
+            let revision = stored.revision();
+            let outcome = match stored {
+                Stored::Written(_) => Outcome::Imported { scope: Scope::User, revision },
+                Stored::Unchanged { .. } => Outcome::Unchanged { scope: Scope::User, revision },
+            };
+            (outcome, Scope::User, revision)
+        }
+    };
+    let mut adopted = Adopted {
+        name: s.name.clone(),
+        from: source.path.clone(),
+        digest: chosen.digest,
+        outcome,
+        recorded: Vec::new(),
+        left: Vec::new(),
+    };
+    // Every copy of that content, in any folder, becomes ours: identical files.
+    let same = s.copies.iter().filter(|g| g.digest == chosen.digest).flat_map(|g| &g.places);
+    for p in same {
+        if matches!(p.state, SkillState::InSync | SkillState::Outdated | SkillState::Unselected) {
+            continue;
+        }
+        if !chosen.valid {
+            let reason = "invalid, so sync cannot deliver it: left as yours until it is fixed".to_owned();
+            adopted.left.push(Left { path: p.path.clone(), reason });
+            continue;
+        }
+        if cx.req.disabled.contains(&s.name) || !cx.report.delivers(&p.path, &s.name) {
+            let reason = "not chosen for this folder (switched off, or not in its target's `skills` in config.toml), so a sync would remove it: left as yours".to_owned();
+            adopted.left.push(Left { path: p.path.clone(), reason });
+            continue;
+        }
+        if p.link {
+            let reason = "a link of yours: left as it is, not recorded".to_owned();
+            adopted.left.push(Left { path: p.path.clone(), reason });
+            continue;
+        }
+        match record_copy(storage, records, &p.path, &s.name, chosen.digest, scope, revision)? {
+            None => adopted.recorded.push(p.path.clone()),
+            Some(reason) => adopted.left.push(Left { path: p.path.clone(), reason }),
+        }
+    }
+    Ok(adopted)
+}
+
+/// Records the copy at `path` as Skilldeck's, at `revision` of `scope`, under its folder's lock;
+/// `Some(reason)` when it is left unrecorded.
+fn record_copy(
+    storage: &FsStorage,
+    records: &Records,
+    path: &Path,
+    name: &str,
+    digest: Digest,
+    scope: Scope,
+    revision: Revision,
+) -> Result<Option<String>, AdoptError> {
+    let Some(dir) = path.parent() else { return Ok(Some("not in a folder".to_owned())) };
+    let (id, real) = record::folder_id(dir);
+    let _lock = FolderLock::acquire(&records.lock_path(id.as_str()))?;
+    let loaded = import::load(path, storage.limits(), &mut |_, _| {})?;
+    if loaded.files.digest() != digest {
+        return Err(AdoptError::Changed { path: path.to_path_buf() });
+    }
+    let content = folder::content(path).map_err(TargetError::io("read", path))?;
+    if !content.extras.is_empty() {
+        return Ok(Some(format!(
+            "holds entries a skill cannot ({}): left as it is, not recorded",
+            content.extras.join(", ")
+        )));
+    }
+    let stamp = folder::stamp(path).map_err(TargetError::io("read", path))?;
+    let mut rec = records.load(&id)?;
+    rec.folder = real;
+    let owned = Owned {
+        scope,
+        revision,
+        digest,
+        written: content.digest,
+        stamp,
+        mode: Mode::Copy,
+        at: record::now(),
+        previous: None,
+    };
+    rec.skills.insert(name.to_owned(), owned);
+    records.save(&id, &rec)?;
+    Ok(None)
+}
