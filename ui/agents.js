@@ -243,6 +243,108 @@ export function deliveryOf(data) {
   return out;
 }
 
+// ---------- bringing skills in from the tools (scan and adopt) ----------
+
+const OFFERED_KEY = "skilldeck.agents.adoptOffered";
+
+/** The skills a scan found that there is something to bring in for: a valid copy not ours. */
+function adoptable(report) {
+  return report.skills.filter((s) => s.copies.some((c) => !allOurs(c)));
+}
+
+const allOurs = (c) => c.places.every((p) => ["in-sync", "outdated", "unselected"].includes(p.state));
+
+function relationText(c) {
+  const v = c.revision !== undefined ? `v:${c.revision}` : "";
+  return t(`rel_${c.relation.replaceAll("-", "_")}`, v);
+}
+
+/** The tools holding skills to bring in, by name, for the banner. */
+function toolsOf(skills) {
+  const ids = new Set(skills.flatMap((s) => s.copies.flatMap((c) => c.places.map((p) => p.target))));
+  return [...ids].map((id) => toolName(id));
+}
+
+/**
+ * Looks for skills in the agent tools' folders once, at the app's first start, and offers to
+ * bring them in (never doing it unasked).
+ */
+export async function offerAdoption() {
+  if (localStorage.getItem(OFFERED_KEY)) return;
+  if (!view.data) view.data = await invoke("agents_overview", { project: null });
+  const report = await invoke("agents_scan", { project: null });
+  const found = adoptable(report);
+  if (!found.length) return;
+  $("#adopt-banner-text").textContent = t("adoptBanner", found.length, toolsOf(found).join(", "));
+  $("#adopt-banner").hidden = false;
+}
+
+function closeBanner() {
+  localStorage.setItem(OFFERED_KEY, "1");
+  $("#adopt-banner").hidden = true;
+}
+
+/** Scans the tools' folders and shows what can be brought in, each with a checkbox. */
+async function openAdopt() {
+  try {
+    const report = await invoke("agents_scan", { project: project() });
+    const found = adoptable(report);
+    const list = el("ul", { class: "adopt-list" }, ...found.map((s) => {
+      // Several different contents: the one in the most places is offered, the others shown.
+      const groups = s.copies.filter((c) => !allOurs(c));
+      const pick = groups.find((c) => c.valid);
+      const box = el("input", { type: "checkbox", checked: Boolean(pick), disabled: !pick, dataset: { adopt: s.name, from: groups.length > 1 && pick ? pick.places[0].target : "" } });
+      box.onchange = countChosen;
+      return el("li", { dataset: { skill: s.name } },
+        el("label", {}, box, el("strong", { text: s.name })),
+        el("div", { class: "copies" }, ...groups.map((c) => el("span", { class: c.valid ? "" : "error-text" },
+          `${c.places.map((p) => toolName(p.target)).join(", ")} · ${relationText(c)}${c.valid ? "" : ` · ${t("copyInvalid", c.diagnostics.filter((d) => d.severity === "error").length)}`}`))));
+    }));
+    $("#adopt-list").replaceChildren(found.length ? list : el("p", { class: "hint", text: t("adoptNothing") }));
+    countChosen();
+    $("#adopt-dialog").showModal();
+  } catch (e) {
+    showError(e);
+  }
+}
+
+function countChosen() {
+  const n = document.querySelectorAll("#adopt-list input[data-adopt]:checked").length;
+  $("#adopt-confirm").textContent = t("adoptConfirm", n);
+  $("#adopt-confirm").disabled = n === 0;
+}
+
+function tickAll(on) {
+  for (const b of document.querySelectorAll("#adopt-list input[data-adopt]:not(:disabled)")) b.checked = on;
+  countChosen();
+}
+
+async function confirmAdopt() {
+  const chosen = [...document.querySelectorAll("#adopt-list input[data-adopt]:checked")];
+  $("#adopt-confirm").disabled = true;
+  // Skills with one content go together; one picked among several contents names its tool.
+  const plain = chosen.filter((b) => !b.dataset.from).map((b) => b.dataset.adopt);
+  const calls = [];
+  if (plain.length) calls.push({ names: plain, from: null });
+  for (const b of chosen.filter((x) => x.dataset.from)) calls.push({ names: [b.dataset.adopt], from: b.dataset.from });
+  let adopted = 0;
+  const failed = [];
+  try {
+    for (const c of calls) {
+      const done = await invoke("agents_adopt", { project: project(), names: c.names, from: c.from });
+      adopted += done.adopted.length;
+      failed.push(...done.failed.map((f) => f.error));
+    }
+    $("#adopt-dialog").close();
+    closeBanner();
+    toast(failed.length ? t("adoptFailed", failed[0]) : t("adopted", adopted));
+    await loadAgents();
+  } catch (e) {
+    showError(e);
+    $("#adopt-confirm").disabled = false;
+  }
+}
+
 /** Redraws the view in the current language. */
 export function translateAgents() {
   if (view.data) { renderTools(); renderDetail(); }
@@ -272,6 +374,13 @@ export function initAgents({ onChange }) {
   $("#sync-cancel").onclick = () => $("#sync-dialog").close();
   $("#sync-confirm").onclick = confirmSync;
   $("#drift-close").onclick = () => $("#drift-dialog").close();
+  $("#agents-scan").onclick = openAdopt;
+  $("#adopt-review").onclick = openAdopt;
+  $("#adopt-later").onclick = closeBanner;
+  $("#adopt-cancel").onclick = () => $("#adopt-dialog").close();
+  $("#adopt-confirm").onclick = confirmAdopt;
+  $("#adopt-all").onclick = () => tickAll(true);
+  $("#adopt-none").onclick = () => tickAll(false);
   listen("agents://synced", (e) => {
     const d = e.payload;
     if (d.errors.length) toast(t("autoSyncFailed", d.errors[0]));

@@ -4,7 +4,7 @@
 import { $, el, showError, size, toast } from "./dom.js";
 import { errorText, language, setLanguage, t, translatePage } from "./i18n.js";
 import { initAgent, openAgent, translateAgent } from "./agent.js";
-import { initAgents, loadAgents, translateAgents } from "./agents.js";
+import { initAgents, loadAgents, offerAdoption, translateAgents } from "./agents.js";
 import { catchLinks, scrollToAnchor } from "./links.js";
 import { initSplitters } from "./splitters.js";
 import { problemsPanel, showLine, sourceView } from "./diagnostics.js";
@@ -597,8 +597,9 @@ firstLoad
     requestAnimationFrame(() => {
       mark("first frame");
       invoke("ui_ready").catch(() => {});
-      // Which tools each skill reached, for the sidebar's marks: after the first paint.
-      loadAgents().catch(() => {});
+      // Which tools each skill reached, for the sidebar's marks, and at the first start an
+      // offer to bring in the skills already in the tools' folders: after the first paint.
+      loadAgents().then(offerAdoption).catch(() => {});
       traceInteractions(() => moveSelection(1), $("#search")).catch(() => {});
     });
   })

@@ -82,6 +82,8 @@ macro_rules! handlers {
             $crate::commands::agents::agents_set_auto,
             $crate::commands::agents::agents_set_enabled,
             $crate::commands::agents::agents_drift,
+            $crate::commands::agents::agents_scan,
+            $crate::commands::agents::agents_adopt,
         ]
     };
 }

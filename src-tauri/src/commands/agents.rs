@@ -7,11 +7,13 @@ use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use serde::Serialize;
 use skilldeck_core::SkillName;
+use skilldeck_targets::adopt::{self, AdoptReport, AdoptRequest};
 use skilldeck_targets::config_edit;
 use skilldeck_targets::diff::{self, FileDiff};
 use skilldeck_targets::plan::TargetPlan;
 use skilldeck_targets::record;
 use skilldeck_targets::report::TargetReport;
+use skilldeck_targets::scan::ScanReport;
 use std::path::PathBuf;
 use tauri::{Emitter as _, State};
 
@@ -107,4 +109,35 @@ pub async fn agents_drift(state: State<'_, AppState>, folder: String, name: Stri
             .arg("path", folder.join(&name).display())
             .arg("reason", e)
     })
+}
+
+/// Every skill found in the agent tools' folders: copies grouped by content, validity, and how
+/// each stands against the store. Reads only.
+#[tauri::command]
+pub async fn agents_scan(state: State<'_, AppState>, project: Option<String>) -> ApiResult<ScanReport> {
+    let project = project_dir(project.as_deref())?;
+    agents::scan(&state, project.as_deref())
+}
+
+/// Brings the named skills found in the tools' folders into your skills (identical content
+/// makes no new revision) and makes those copies Skilldeck's; `from` takes the copy in one
+/// tool when they differ.
+#[tauri::command]
+pub async fn agents_adopt(
+    state: State<'_, AppState>,
+    project: Option<String>,
+    names: Vec<String>,
+    from: Option<String>,
+) -> ApiResult<AdoptReport> {
+    if names.is_empty() {
+        return Err(ApiError::new("nothing_chosen", "choose the skills to bring in"));
+    }
+    let project = project_dir(project.as_deref())?;
+    let report = agents::scan(&state, project.as_deref())?;
+    let req = AdoptRequest { names, from, disabled: state.disabled() };
+    let done = adopt::adopt(state.storage(), &agents::records(&state), &report, &req);
+    for a in &done.adopted {
+        state.registry.invalidate(skilldeck_core::Scope::User, Some(&a.name));
+    }
+    Ok(done)
 }

@@ -51,6 +51,11 @@ async fn the_agents_view_syncs_auto_syncs_and_shows_an_edit_made_in_a_tool() {
         [("HOME", Some(fake.path())), ("CLAUDE_CONFIG_DIR", None), ("CODEX_HOME", None), ("XDG_CONFIG_HOME", None)];
     let s = Session::start_in("agents", |_| {}, &env).await;
 
+    // At the first start the app offers to bring in what the tools already hold, unasked never.
+    let banner = s.wait_text("#adopt-banner-text", 10, |t| !t.is_empty()).await;
+    assert_eq!(banner, "Found 2 skills in Claude Code — bring them into Skilldeck?");
+    s.screenshot("first-start-offer").await;
+
     // Claude Code is found (its ~/.claude exists); the bundled skills are missing there.
     s.click("#tab-agents").await;
     s.wait_for(".tool-card[data-tool='claude-code']").await;
@@ -120,5 +125,29 @@ async fn the_agents_view_syncs_auto_syncs_and_shows_an_edit_made_in_a_tool() {
         foreign_before,
         "folders Skilldeck did not write are untouched"
     );
+
+    // Bringing them in: the preview lists the new one, the clash and the edited copy; the clash
+    // is left out; my-own-notes and the edit come in as the user's skills, and their copies
+    // become Skilldeck's, byte for byte as they were.
+    s.click("#adopt-review").await;
+    let list = s.wait_text("#adopt-list", 10, |t| t.contains("my-own-notes")).await;
+    assert!(list.contains("new to Skilldeck") && list.contains("differs from Skilldeck's v:1"), "{list}");
+    assert!(list.contains("edited there since v:1: newer than Skilldeck's"), "{list}");
+    s.screenshot("adopt-preview").await;
+    s.click("#adopt-list input[data-adopt='workspace-notes']").await;
+    s.wait_text("#adopt-confirm", 5, |t| t == "Bring in 2 skills").await;
+    s.click("#adopt-confirm").await;
+    s.wait_until("the adopt dialog closes", "return !document.querySelector('#adopt-dialog').open;").await;
+    s.wait_until("the banner goes", "return document.querySelector('#adopt-banner').hidden;").await;
+    s.click("#tab-agents").await;
+    s.wait_for("tr[data-skill='my-own-notes'] .state.in-sync").await;
+    s.wait_for("tr[data-skill='workspace-notes'] .state.foreign").await;
+    s.wait_for("tr[data-skill='commit-messages'] .state.in-sync").await;
+    assert!(std::fs::read_to_string(&edited).unwrap().ends_with("Always sign off.\n"), "the edit is now the skill");
+    assert_eq!(tree_digest(&theirs), foreign_before.0, "adopting writes nothing in the tool's folder");
+    let listed = cli(&s.home(), &["list"]);
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.contains("my-own-notes") && listed.contains("commit-messages"), "{listed}");
+    s.screenshot("adopted").await;
     s.finish().await;
 }
