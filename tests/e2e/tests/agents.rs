@@ -149,5 +149,10 @@ async fn the_agents_view_syncs_auto_syncs_and_shows_an_edit_made_in_a_tool() {
     let listed = String::from_utf8_lossy(&listed.stdout);
     assert!(listed.contains("my-own-notes") && listed.contains("commit-messages"), "{listed}");
     s.screenshot("adopted").await;
+    // The view in Chinese.
+    let script = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
+    s.client.execute(script, vec![]).await.unwrap();
+    s.wait_text(".tool-card[data-tool='claude-code'] .tool-counts", 10, |t| t.contains("4 已同步")).await;
+    s.screenshot("zh").await;
     s.finish().await;
 }
