@@ -30,6 +30,13 @@ pub struct TargetConfig {
     /// `false`: never synced; `true`: synced even when the tool is not detected.
     #[serde(default)]
     pub enabled: Option<bool>,
+    /// `copy` (the default) or `link`: how skills are delivered there.
+    #[serde(default)]
+    pub mode: Option<crate::record::Mode>,
+    /// Synced after every CLI command that changes skills (import, restore, delete, enable,
+    /// disable), and by the app when the store changes.
+    #[serde(default)]
+    pub auto: Option<bool>,
 }
 
 /// Every `[targets.NAME]` table, by name.

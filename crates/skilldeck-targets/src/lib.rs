@@ -10,6 +10,7 @@ pub mod adopt;
 pub mod config;
 pub mod env;
 pub mod error;
+pub mod export;
 pub mod folder;
 pub mod known;
 pub mod lock;

@@ -34,6 +34,12 @@ pub struct Folder {
     /// Only these skills go here; `None`: every enabled valid skill.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skills: Option<Vec<String>>,
+    /// How skills are delivered here, when config.toml says (`mode = "link"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<crate::record::Mode>,
+    /// Synced after commands that change skills (`auto = true`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub auto: bool,
 }
 
 /// A tool or configured target, with its folders.
@@ -56,7 +62,15 @@ pub struct Target {
 }
 
 fn folder(target: &str, level: Level, path: PathBuf, cfg: Option<&TargetConfig>) -> Folder {
-    Folder { target: target.to_owned(), level, exists: path.is_dir(), path, skills: cfg.and_then(|c| c.skills.clone()) }
+    Folder {
+        target: target.to_owned(),
+        level,
+        exists: path.is_dir(),
+        path,
+        skills: cfg.and_then(|c| c.skills.clone()),
+        mode: cfg.and_then(|c| c.mode),
+        auto: cfg.and_then(|c| c.auto).unwrap_or(false),
+    }
 }
 
 /// Every known tool, then every configured target, with their folders. Project folders of a
