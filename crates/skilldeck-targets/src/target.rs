@@ -115,6 +115,12 @@ pub fn synced_by_default(t: &Target, f: &Folder) -> bool {
     t.active || (!t.off && f.level == Level::Project && f.exists)
 }
 
+/// The folders kept in sync automatically: every folder of each target with `auto = true`
+/// that is not switched off (`enabled = false`).
+pub fn auto(targets: &[Target]) -> Vec<Folder> {
+    targets.iter().filter(|t| !t.off).flat_map(|t| t.folders.iter().filter(|f| f.auto).cloned()).collect()
+}
+
 /// The folders a sync goes to: of the named targets (any, even undetected), or else of every
 /// active one, and the project folders that already exist of tools not switched off. An
 /// unknown name is an error naming the known ones.
