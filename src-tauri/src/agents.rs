@@ -7,6 +7,7 @@ use crate::state::AppState;
 use serde::Serialize;
 use skilldeck_targets::config::TargetsConfig;
 use skilldeck_targets::env::Env;
+use skilldeck_targets::export::Exports;
 use skilldeck_targets::plan::TargetPlan;
 use skilldeck_targets::record::Records;
 use skilldeck_targets::source::{Store, WantedSet};
@@ -67,6 +68,8 @@ fn run(state: &AppState, folders: &[Folder], overwrite: &[String], dry_run: bool
         records: records(state),
         source: &source,
         overwrite: overwrite.iter().cloned().collect::<BTreeSet<_>>(),
+        mode: None,
+        exports: Exports::new(state.storage().home().root()),
     };
     Ok(syncer.run(folders, &wanted, dry_run))
 }
@@ -88,11 +91,11 @@ pub struct AutoSynced {
 /// that exist). Returns `None` when no target is marked.
 pub fn auto_sync(state: &AppState) -> ApiResult<Option<AutoSynced>> {
     let targets = targets(state, None)?;
-    let auto: Vec<&Target> = targets.iter().filter(|t| t.auto && !t.off).collect();
-    if auto.is_empty() {
+    let folders = target::auto(&targets);
+    if folders.is_empty() {
         return Ok(None);
     }
-    let folders: Vec<Folder> = auto.iter().flat_map(|t| t.folders.iter().cloned()).collect();
+    let auto: Vec<&Target> = targets.iter().filter(|t| !t.off && t.folders.iter().any(|f| f.auto)).collect();
     let plans = run(state, &folders, &[], false)?;
     let mut out = AutoSynced { targets: auto.iter().map(|t| t.name.clone()).collect(), ..AutoSynced::default() };
     for p in &plans {

@@ -215,6 +215,10 @@ enum Command {
         /// Replace this drifted skill after keeping the edited copy (repeatable).
         #[arg(long, value_name = "NAME")]
         overwrite: Vec<String>,
+        /// `copy`, or `link`: a link to a read-only export Skilldeck keeps (default: each
+        /// target's `mode` in config.toml, else copy).
+        #[arg(long, value_parser = commands::targets::parse_mode)]
+        mode: Option<skilldeck_targets::record::Mode>,
         /// Print JSON for scripts.
         #[arg(long)]
         json: bool,
@@ -299,8 +303,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         }
         Command::Scan { project, json } => scan::run(project.as_deref(), json),
         Command::Targets { project, json } => targets::list(project.as_deref(), json),
-        Command::Sync { targets, project, dry_run, overwrite, json } => {
-            targets::sync(targets::SyncArgs { names: targets, project, dry_run, json, overwrite })
+        Command::Sync { targets, project, dry_run, overwrite, mode, json } => {
+            targets::sync(targets::SyncArgs { names: targets, project, dry_run, json, overwrite, mode })
         }
     }
 }

@@ -439,6 +439,7 @@ fn record_copy(
         written: content.digest,
         stamp,
         mode: Mode::Copy,
+        export: None,
         at: record::now(),
         previous: None,
     };

@@ -35,8 +35,11 @@ pub struct TargetConfig {
     /// `false`: never synced; `true`: synced even when the tool is not detected.
     #[serde(default)]
     pub enabled: Option<bool>,
-    /// Kept in sync: the app syncs it within about a second of any change to the store or to
-    /// the switches, and commands that change skills sync it when they finish.
+    /// `copy` (the default) or `link`: how skills are delivered there.
+    #[serde(default)]
+    pub mode: Option<crate::record::Mode>,
+    /// Synced after every CLI command that changes skills (import, restore, delete, enable,
+    /// disable), and by the app when the store changes.
     #[serde(default)]
     pub auto: Option<bool>,
 }

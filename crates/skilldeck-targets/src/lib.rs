@@ -12,6 +12,7 @@ pub mod config_edit;
 pub mod diff;
 pub mod env;
 pub mod error;
+pub mod export;
 pub mod folder;
 pub mod known;
 pub mod lock;

@@ -1,6 +1,7 @@
 //! The sync plan: per target folder, what would be written, replaced, removed or skipped and
 //! why. `sync --dry-run` prints it, a UI previews it, and `sync` carries out exactly it.
 
+use crate::record::Mode;
 use crate::source::{Source, WantedSet};
 use crate::state::{Observed, SkillState};
 use crate::target::Level;
@@ -21,6 +22,8 @@ pub enum Action {
         scope: Scope,
         /// The revision written.
         revision: Revision,
+        /// A copy, or a link to an export.
+        mode: Mode,
     },
     /// A skill of ours is replaced by the store's current revision.
     Replace {
@@ -32,6 +35,8 @@ pub enum Action {
         from: Revision,
         /// The revision written.
         to: Revision,
+        /// A copy, or a link to an export.
+        mode: Mode,
         /// Where the edited copy is kept first, when it drifted and `--overwrite` named it.
         #[serde(skip_serializing_if = "Option::is_none")]
         keep: Option<PathBuf>,
@@ -128,6 +133,10 @@ pub struct TargetPlan {
     /// The error's stable code.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_code: Option<&'static str>,
+    /// Link mode was asked but links cannot be made in this folder: why, and that the skills
+    /// were copied instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_fallback: Option<String>,
     /// How many steps were carried out (0 for a dry run).
     pub done: usize,
 }
@@ -144,6 +153,7 @@ impl TargetPlan {
             same_as: None,
             error: None,
             error_code: None,
+            link_fallback: None,
             done: 0,
         }
     }
@@ -156,28 +166,43 @@ impl TargetPlan {
 
 /// The steps for one folder from what was observed there. `keep_dir` names where an edited
 /// copy of `name` would be kept; `overwrite` holds the drifted skills to replace anyway.
+/// `mode` is the mode asked for (`--mode`, or the target's `mode` in config.toml): skills in
+/// the other mode are replaced; without one, new skills are copies and the others keep theirs.
 pub fn steps(
     observed: &[Observed],
     wanted: &WantedSet,
     overwrite: &BTreeSet<String>,
     source: &dyn Source,
     keep_dir: &dyn Fn(&str) -> PathBuf,
+    mode: Option<Mode>,
 ) -> (Vec<Action>, Vec<String>) {
+    let kept = |o: &Observed| mode.or(o.owned.as_ref().map(|w| w.mode)).unwrap_or(Mode::Copy);
     let mut actions = Vec::new();
     let mut unchanged = Vec::new();
     for o in observed {
         let want = wanted.get(&o.name);
         let name = o.name.clone();
         match (o.state, want) {
+            (SkillState::InSync, Some(w)) if o.owned.as_ref().is_some_and(|m| m.mode != kept(o)) => {
+                actions.push(Action::Replace {
+                    name,
+                    scope: w.scope,
+                    from: w.revision,
+                    to: w.revision,
+                    mode: kept(o),
+                    keep: None,
+                })
+            }
             (SkillState::InSync, _) => unchanged.push(name),
             (SkillState::Missing, Some(w)) => {
-                actions.push(Action::Write { name, scope: w.scope, revision: w.revision })
+                actions.push(Action::Write { name, scope: w.scope, revision: w.revision, mode: kept(o) })
             }
             (SkillState::Outdated, Some(w)) => actions.push(Action::Replace {
                 name,
                 scope: w.scope,
                 from: o.revision.unwrap_or(Revision(0)),
                 to: w.revision,
+                mode: kept(o),
                 keep: None,
             }),
             (SkillState::Drifted, Some(w)) if overwrite.contains(&o.name) => actions.push(Action::Replace {
@@ -186,6 +211,7 @@ pub fn steps(
                 scope: w.scope,
                 from: o.revision.unwrap_or(Revision(0)),
                 to: w.revision,
+                mode: kept(o),
             }),
             (SkillState::Drifted, _) => actions.push(Action::Skip {
                 name,

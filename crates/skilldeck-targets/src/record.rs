@@ -18,6 +18,18 @@ use std::path::{Path, PathBuf};
 pub enum Mode {
     /// A whole copy of the revision's files.
     Copy,
+    /// A symbolic link to a read-only export of the revision kept by Skilldeck (`export`).
+    Link,
+}
+
+impl Mode {
+    /// The mode's name as written (`copy`, `link`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Copy => "copy",
+            Self::Link => "link",
+        }
+    }
 }
 
 /// One skill Skilldeck wrote to a folder.
@@ -35,6 +47,9 @@ pub struct Owned {
     pub stamp: String,
     /// How it was written.
     pub mode: Mode,
+    /// For a link: the export it points to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub export: Option<PathBuf>,
     /// When (RFC 3339, UTC).
     pub at: String,
     /// What was there before, while a replacement is under way: a sync killed between the
@@ -122,6 +137,19 @@ impl Records {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Record::default()),
             Err(e) => Err(TargetError::io("read", &path)(e)),
         }
+    }
+
+    /// Every record there is (unreadable ones left out).
+    pub fn all(&self) -> Vec<Record> {
+        let Ok(entries) = fs::read_dir(&self.dir) else { return Vec::new() };
+        entries
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_str()?.to_owned();
+                let id = name.strip_suffix(".json").filter(|_| !name.starts_with('.'))?.to_owned();
+                self.load(&id).ok()
+            })
+            .collect()
     }
 
     /// Writes the record of folder `id` beside its place and renames it in, so a reader (or a

@@ -2,7 +2,7 @@
 //! is chosen for it.
 
 use crate::folder::{self, Kind};
-use crate::record::{Owned, Record};
+use crate::record::{Mode, Owned, Record};
 use crate::source::WantedSet;
 use serde::Serialize;
 use skilldeck_core::{Digest, Revision};
@@ -77,7 +77,8 @@ type Match = (Option<Owned>, Option<Digest>, Option<String>);
 /// while that replacement was under way. The stamp is tried first; the content only when it
 /// differs.
 fn matching(dir: &Path, owned: &Owned) -> std::io::Result<Match> {
-    let candidates: Vec<&Owned> = std::iter::once(owned).chain(owned.previous.as_deref()).collect();
+    let candidates: Vec<&Owned> =
+        std::iter::once(owned).chain(owned.previous.as_deref()).filter(|c| c.mode == Mode::Copy).collect();
     let stamp = folder::stamp(dir)?;
     if let Some(c) = candidates.iter().find(|c| c.stamp == stamp) {
         return Ok((Some(Owned { previous: None, ..(*c).clone() }), None, None));
@@ -86,6 +87,27 @@ fn matching(dir: &Path, owned: &Owned) -> std::io::Result<Match> {
     let hit = candidates.iter().find(|c| content.extras.is_empty() && c.written == content.digest);
     let fresh = hit.filter(|c| std::ptr::eq(**c, owned)).map(|_| stamp);
     Ok((hit.map(|c| Owned { previous: None, ..(*c).clone() }), Some(content.digest), fresh))
+}
+
+/// The state of a skill matched to the recorded write `m`: in sync, outdated or unselected; a
+/// link whose export is gone is outdated (the next sync makes it again).
+fn judged(base: Observed, m: Owned, want: Option<&crate::source::Wanted>, digest: Option<Digest>) -> Observed {
+    let export_gone = m.mode == Mode::Link && !m.export.as_deref().is_some_and(Path::is_dir);
+    let state = match want {
+        Some(w) if w.scope == m.scope && w.revision == m.revision && !export_gone => SkillState::InSync,
+        Some(_) => SkillState::Outdated,
+        None => SkillState::Unselected,
+    };
+    Observed { state, revision: Some(m.revision), digest, owned: Some(m), ..base }
+}
+
+/// The recorded link (`owned`, or the one it replaces) the link at `path` still points to.
+fn link_match(path: &Path, owned: &Owned) -> Option<Owned> {
+    let target = std::fs::read_link(path).ok()?;
+    std::iter::once(owned)
+        .chain(owned.previous.as_deref())
+        .find(|c| c.mode == Mode::Link && c.export.as_deref() == Some(target.as_path()))
+        .map(|c| Owned { previous: None, ..c.clone() })
 }
 
 /// Every skill in the folder at `dir`, ours or not, and every chosen one missing from it, by name.
@@ -110,26 +132,41 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
             fresh_stamp: None,
         };
         let owned = record.skills.get(name);
-        let (Kind::Folder, Some(owned)) = (kind, owned) else {
-            // A foreign folder is read only when it clashes with a chosen skill (its digest is
-            // reported beside ours); the others are not Skilldeck's business.
-            let digest = match kind {
-                Kind::Folder if want.is_some() => folder::content(&dir.join(name)).ok().map(|c| c.digest),
-                _ => None,
-            };
-            out.push(Observed { digest, ..base });
-            continue;
-        };
-        let (hit, digest, fresh_stamp) = matching(&dir.join(name), owned)?;
-        let observed = match hit {
-            None => Observed { state: SkillState::Drifted, revision: Some(owned.revision), digest, ..base },
-            Some(m) => {
-                let state = match want {
-                    Some(w) if w.scope == m.scope && w.revision == m.revision => SkillState::InSync,
-                    Some(_) => SkillState::Outdated,
-                    None => SkillState::Unselected,
+        let path = dir.join(name);
+        let has = |o: &Owned, m: Mode| o.mode == m || o.previous.as_ref().is_some_and(|p| p.mode == m);
+        let observed = match (kind, owned) {
+            (Kind::Folder, Some(owned)) if has(owned, Mode::Copy) => {
+                let (hit, digest, fresh_stamp) = matching(&path, owned)?;
+                match hit {
+                    None => Observed { state: SkillState::Drifted, revision: Some(owned.revision), digest, ..base },
+                    Some(m) => Observed { fresh_stamp, ..judged(base, m, want, digest) },
+                }
+            }
+            (Kind::Link, Some(owned)) => match link_match(&path, owned) {
+                Some(m) => judged(base, m, want, None),
+                // Pointed elsewhere since, or a copy of ours replaced by a link: edited there.
+                None => Observed { state: SkillState::Drifted, revision: Some(owned.revision), ..base },
+            },
+            (Kind::Folder, Some(owned)) => {
+                // A link of ours replaced by a real folder: ours in another form when it holds
+                // what was linked (drifted: `--overwrite` makes it a link again), else theirs.
+                let digest = folder::content(&path)?.digest;
+                let state = if digest == owned.digest { SkillState::Drifted } else { SkillState::Foreign };
+                Observed {
+                    state,
+                    revision: Some(owned.revision).filter(|_| state == SkillState::Drifted),
+                    digest: Some(digest),
+                    ..base
+                }
+            }
+            _ => {
+                // A foreign folder is read only when it clashes with a chosen skill (its digest is
+                // reported beside ours); the others are not Skilldeck's business.
+                let digest = match kind {
+                    Kind::Folder if want.is_some() => folder::content(&path).ok().map(|c| c.digest),
+                    _ => None,
                 };
-                Observed { state, revision: Some(m.revision), digest, owned: Some(m), fresh_stamp, ..base }
+                Observed { digest, ..base }
             }
         };
         out.push(observed);

@@ -5,6 +5,7 @@
 //! knows as its own, and it finishes the job.
 
 use crate::error::TargetError;
+use crate::export::Exports;
 use crate::folder::{self, TEMP_PREFIX};
 use crate::lock::FolderLock;
 use crate::plan::{self, Action, TargetPlan};
@@ -38,6 +39,11 @@ pub struct Syncer<'a> {
     pub source: &'a dyn Source,
     /// Drifted skills to replace after keeping the edited copy (`--overwrite NAME`).
     pub overwrite: BTreeSet<String>,
+    /// The mode asked for (`--mode`); else each folder's from config.toml; else copies for new
+    /// skills, and each skill there keeps its mode.
+    pub mode: Option<Mode>,
+    /// Where link mode's exports are kept.
+    pub exports: Exports,
 }
 
 impl Syncer<'_> {
@@ -61,6 +67,12 @@ impl Syncer<'_> {
                 tp.error = Some(e.to_string());
             }
             out.push(tp);
+        }
+        if !dry_run && self.exports.exists() {
+            match self.exports.lock() {
+                Ok(_lock) => self.exports.clean(&self.records.all()),
+                Err(e) => eprintln_free(&e),
+            }
         }
         out
     }
@@ -96,7 +108,8 @@ impl Syncer<'_> {
         let observed = state::survey(path, &record, wanted).map_err(TargetError::io("read", path))?;
         let when = compact_now();
         let keep = |name: &str| self.records.drifted_dir(name, &when);
-        let (actions, unchanged) = plan::steps(&observed, wanted, &self.overwrite, self.source, &keep);
+        let mode = self.mode.or(f.mode);
+        let (actions, unchanged) = plan::steps(&observed, wanted, &self.overwrite, self.source, &keep, mode);
         tp.actions = actions;
         tp.unchanged = unchanged;
         if tp.changes() > 0 && path.is_dir() {
@@ -107,9 +120,12 @@ impl Syncer<'_> {
             return Ok(());
         }
         // Recorded skills whose folder is gone (deleted by hand, or a sync killed before its
-        // rename) are forgotten.
-        let there: BTreeSet<&str> =
-            observed.iter().filter(|o| o.state != state::SkillState::Missing).map(|o| o.name.as_str()).collect();
+        // rename), or whose link was replaced by someone else's folder, are forgotten.
+        let there: BTreeSet<&str> = observed
+            .iter()
+            .filter(|o| !matches!(o.state, state::SkillState::Missing | state::SkillState::Foreign))
+            .map(|o| o.name.as_str())
+            .collect();
         let before_len = record.skills.len();
         record.skills.retain(|n, _| there.contains(n.as_str()));
         let mut restamped = false;
@@ -138,13 +154,21 @@ impl Syncer<'_> {
         wanted: &WantedSet,
         tp: &mut TargetPlan,
     ) -> Result<(), TargetError> {
-        // 1. Keep edited copies, then stage every new tree beside its place.
+        // 1. Keep edited copies, then stage every new tree (or link) beside its place. Exports
+        // are made and recorded under their lock, so no cleaner removes one meanwhile.
+        let links = tp
+            .actions
+            .iter()
+            .any(|a| matches!(a, Action::Write { mode: Mode::Link, .. } | Action::Replace { mode: Mode::Link, .. }));
+        let _exports_lock = if links { Some(self.exports.lock()?) } else { None };
+        let mut links_ok = true;
+        let mut fallback = None;
         let mut staged: BTreeMap<usize, (PathBuf, Owned)> = BTreeMap::new();
         let staging = (|| -> Result<(), TargetError> {
             for (i, a) in tp.actions.iter().enumerate() {
-                let (name, keep) = match a {
-                    Action::Write { name, .. } => (name, None),
-                    Action::Replace { name, keep, .. } => (name, keep.as_ref()),
+                let (name, keep, mode) = match a {
+                    Action::Write { name, mode, .. } => (name, None, *mode),
+                    Action::Replace { name, keep, mode, .. } => (name, keep.as_ref(), *mode),
                     Action::Remove { .. } | Action::Skip { .. } => continue,
                 };
                 let Some(want) = wanted.get(name) else { continue };
@@ -155,23 +179,41 @@ impl Syncer<'_> {
                 let (revision, files) = self.source.files(want)?;
                 let dir = temp_path(path, "staging", name);
                 staged.insert(i, (dir.clone(), Owned::placeholder(want.scope, revision)));
-                stage(&dir, &files).map_err(TargetError::io("write", &dir))?;
-                let stamp = folder::stamp(&dir).map_err(TargetError::io("read", &dir))?;
                 let digest = files.digest();
-                let owned = Owned {
+                let mut owned = Owned {
                     scope: want.scope,
                     revision,
                     digest,
                     written: digest,
-                    stamp,
+                    stamp: String::new(),
                     mode: Mode::Copy,
+                    export: None,
                     at: record::now(),
                     previous: None,
                 };
+                if mode == Mode::Link && links_ok {
+                    let export = self.exports.ensure(want.scope, name, revision, &files)?;
+                    match std::os::unix::fs::symlink(&export, &dir) {
+                        Ok(()) => {
+                            owned.mode = Mode::Link;
+                            owned.export = Some(export);
+                            staged.insert(i, (dir, owned));
+                            continue;
+                        }
+                        Err(e) => {
+                            links_ok = false;
+                            fallback =
+                                Some(format!("links cannot be made in {} ({e}); copied instead", path.display()));
+                        }
+                    }
+                }
+                stage(&dir, &files).map_err(TargetError::io("write", &dir))?;
+                owned.stamp = folder::stamp(&dir).map_err(TargetError::io("read", &dir))?;
                 staged.insert(i, (dir, owned));
             }
             Ok(())
         })();
+        tp.link_fallback = fallback;
         if let Err(e) = staging {
             for (dir, _) in staged.values() {
                 let _ = fs::remove_dir_all(dir);
@@ -253,10 +295,16 @@ impl Owned {
             written: digest,
             stamp: String::new(),
             mode: Mode::Copy,
+            export: None,
             at: String::new(),
             previous: None,
         }
     }
+}
+
+/// Says on standard error why unused exports were not cleaned (the sync itself went well).
+fn eprintln_free(e: &TargetError) {
+    eprintln!("warning: unused exports were not removed: {e}");
 }
 
 /// A fresh hidden path in `dir` for `what` (`staging`, `old`, `removing`) of skill `name`.
@@ -280,7 +328,7 @@ fn clean_leftovers(dir: &Path) {
 
 /// Writes `files` into the new folder `dir`; a file starting with `#!` is made executable, as
 /// the store does.
-fn stage(dir: &Path, files: &SkillFiles) -> std::io::Result<()> {
+pub(crate) fn stage(dir: &Path, files: &SkillFiles) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt as _;
     fs::create_dir(dir)?;
     let written = (|| {

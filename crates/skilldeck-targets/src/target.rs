@@ -38,6 +38,12 @@ pub struct Folder {
     /// These skills never go here.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub exclude: Vec<String>,
+    /// How skills are delivered here, when config.toml says (`mode = "link"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<crate::record::Mode>,
+    /// Synced after commands that change skills (`auto = true`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub auto: bool,
 }
 
 /// A tool or configured target, with its folders.
@@ -69,6 +75,8 @@ fn folder(target: &str, level: Level, path: PathBuf, cfg: Option<&TargetConfig>)
         path,
         skills: cfg.and_then(|c| c.skills.clone()),
         exclude: cfg.and_then(|c| c.exclude.clone()).unwrap_or_default(),
+        mode: cfg.and_then(|c| c.mode),
+        auto: cfg.and_then(|c| c.auto).unwrap_or(false),
     }
 }
 
@@ -114,6 +122,12 @@ pub fn resolve(env: &Env, config: &TargetsConfig, project: Option<&Path>) -> Res
 /// folder is a project folder that already exists and the tool is not switched off.
 pub fn synced_by_default(t: &Target, f: &Folder) -> bool {
     t.active || (!t.off && f.level == Level::Project && f.exists)
+}
+
+/// The folders kept in sync automatically: every folder of each target with `auto = true`
+/// that is not switched off (`enabled = false`).
+pub fn auto(targets: &[Target]) -> Vec<Folder> {
+    targets.iter().filter(|t| !t.off).flat_map(|t| t.folders.iter().filter(|f| f.auto).cloned()).collect()
 }
 
 /// The folders a sync goes to: of the named targets (any, even undetected), or else of every

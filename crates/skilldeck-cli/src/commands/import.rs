@@ -160,17 +160,21 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
         approvals.approve(scope, name, meta)?;
     }
     let grants = approvals.view(scope, name, meta);
+    let auto = super::autosync::after_change();
     if json {
-        output::json(&Imported {
-            name,
-            scope,
-            revision: stored.revision().0,
-            digest: stored.digest().short(),
-            unchanged: stored.is_unchanged(),
-            valid: loaded.validation.is_valid(),
-            diagnostics: output::diags_json(&loaded.validation.diagnostics),
-            grants,
-        })?;
+        super::autosync::json(
+            &Imported {
+                name,
+                scope,
+                revision: stored.revision().0,
+                digest: stored.digest().short(),
+                unchanged: stored.is_unchanged(),
+                valid: loaded.validation.is_valid(),
+                diagnostics: output::diags_json(&loaded.validation.diagnostics),
+                grants,
+            },
+            &auto,
+        )?;
         return Ok(Outcome::Ok);
     }
     match &stored {
@@ -194,6 +198,7 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
     }
     output::print_diags(&loaded.validation.diagnostics, "  ")?;
     super::trust::print_grants(&grants, name, "  ")?;
+    super::autosync::print(&auto)?;
     Ok(Outcome::Ok)
 }
 
@@ -242,8 +247,9 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
     if flags.trust {
         approve_all(ctx, scope, &report)?;
     }
+    let auto = super::autosync::after_change();
     if flags.json {
-        output::json(&BulkJson::of(&report, scope))?;
+        super::autosync::json(&BulkJson::of(&report, scope), &auto)?;
     } else {
         for item in &report.items {
             crate::outln!("{}", report_line(item));
@@ -252,6 +258,7 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
             crate::outln!("refused    {}: {} [{}]", e.source, e.error.message, e.error.code);
         }
         crate::outln!("{}", summary(&report, scope));
+        super::autosync::print(&auto)?;
     }
     let refused = report.refused() > 0 || !report.errors.is_empty();
     Ok(if refused { Outcome::Refused } else { Outcome::Ok })

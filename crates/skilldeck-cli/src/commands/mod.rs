@@ -3,6 +3,7 @@
 
 pub mod adopt;
 pub mod agent;
+pub mod autosync;
 pub mod import;
 pub mod list;
 pub mod prompt;

@@ -27,6 +27,7 @@ pub fn delete(name: &str, scope: Option<Scope>) -> anyhow::Result<Outcome> {
     let rev = out.revision;
     crate::outln!("Deleted {name} ({scope}, v:{rev}). Undo with: skilldeck restore {name} {rev} --scope {scope}");
     output::print_warnings(&out.warnings);
+    super::autosync::print(&super::autosync::after_change())?;
     Ok(Outcome::Ok)
 }
 
@@ -69,12 +70,17 @@ pub fn restore(name: &str, revision: u64, scope: Option<Scope>, json: bool) -> a
     let (scope, name) = resolve_any(&ctx, name, scope)?;
     let out = ctx.registry.restore(scope, &name, Revision(revision))?;
     output::print_warnings(&out.warnings);
+    let auto = super::autosync::after_change();
     if json {
-        output::json(&serde_json::json!({
-            "name": out.name, "scope": scope, "revision": out.revision, "digest": out.digest.short(),
-        }))?;
+        super::autosync::json(
+            &serde_json::json!({
+                "name": out.name, "scope": scope, "revision": out.revision, "digest": out.digest.short(),
+            }),
+            &auto,
+        )?;
     } else {
         crate::outln!("Restored {name} v:{revision} as v:{} ({scope}, {})", out.revision, out.digest);
+        super::autosync::print(&auto)?;
     }
     Ok(Outcome::Ok)
 }

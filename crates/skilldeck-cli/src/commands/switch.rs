@@ -24,6 +24,7 @@ pub fn set_enabled(name: &str, enabled: bool) -> anyhow::Result<Outcome> {
         (true, false) => "was already offered to agents",
     };
     crate::outln!("{name} {what} ({}).", path.display());
+    super::autosync::print(&super::autosync::after_change())?;
     Ok(Outcome::Ok)
 }
 

@@ -6,8 +6,9 @@ use crate::context::Ctx;
 use anyhow::Context as _;
 use skilldeck_targets::config::TargetsConfig;
 use skilldeck_targets::env::Env;
+use skilldeck_targets::export::Exports;
 use skilldeck_targets::plan::{Action, TargetPlan};
-use skilldeck_targets::record::Records;
+use skilldeck_targets::record::{Mode, Records};
 use skilldeck_targets::report;
 use skilldeck_targets::source::{Store, WantedSet};
 use skilldeck_targets::target::{self, Level, Target};
@@ -27,6 +28,17 @@ pub struct SyncArgs {
     pub json: bool,
     /// Drifted skills to replace after keeping the edited copy.
     pub overwrite: Vec<String>,
+    /// `copy` or `link`, when asked.
+    pub mode: Option<Mode>,
+}
+
+/// Parses `--mode`.
+pub fn parse_mode(s: &str) -> Result<Mode, String> {
+    match s {
+        "copy" => Ok(Mode::Copy),
+        "link" => Ok(Mode::Link),
+        _ => Err(format!("unknown mode {s:?}: use `copy` or `link`")),
+    }
 }
 
 /// The enabled valid skills, user shadowing system: what every target gets by default.
@@ -111,6 +123,8 @@ pub fn sync(args: SyncArgs) -> anyhow::Result<Outcome> {
         records: Records::new(ctx.storage().home().root()),
         source: &source,
         overwrite: args.overwrite.iter().cloned().collect::<BTreeSet<_>>(),
+        mode: args.mode,
+        exports: Exports::new(ctx.storage().home().root()),
     };
     let plans = syncer.run(&folders, &wanted, args.dry_run);
     let failed = plans.iter().any(|p| p.error.is_some());
@@ -137,6 +151,14 @@ pub fn sync(args: SyncArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
+/// ` (link)` for a link, nothing for a copy.
+fn how(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Copy => "",
+        Mode::Link => " (link)",
+    }
+}
+
 fn print_plans(plans: &[TargetPlan], dry_run: bool) -> anyhow::Result<()> {
     if plans.is_empty() {
         crate::outln!("No agent tool detected and no target configured; `skilldeck targets` lists the known ones.");
@@ -151,11 +173,11 @@ fn print_plans(plans: &[TargetPlan], dry_run: bool) -> anyhow::Result<()> {
         }
         for a in &p.actions {
             match a {
-                Action::Write { name, revision, .. } => {
-                    crate::outln!("  {} {name} r{revision}", verb("wrote  ", "write  "))
+                Action::Write { name, revision, mode, .. } => {
+                    crate::outln!("  {} {name} r{revision}{}", verb("wrote  ", "write  "), how(*mode))
                 }
-                Action::Replace { name, from, to, keep, .. } => {
-                    crate::outln!("  {} {name} r{from} -> r{to}", verb("replaced", "replace "));
+                Action::Replace { name, from, to, keep, mode, .. } => {
+                    crate::outln!("  {} {name} r{from} -> r{to}{}", verb("replaced", "replace "), how(*mode));
                     if let Some(k) = keep {
                         crate::outln!("    the edited copy {} kept in {}", verb("is", "would be"), k.display());
                     }
@@ -165,6 +187,9 @@ fn print_plans(plans: &[TargetPlan], dry_run: bool) -> anyhow::Result<()> {
                 }
                 Action::Skip { name, reason } => crate::outln!("  skip    {name}: {}", reason.describe()),
             }
+        }
+        if let Some(f) = &p.link_fallback {
+            crate::outln!("  note: {f}");
         }
         if let Some(e) = &p.error {
             crate::outln!("  error: {e}");
