@@ -73,6 +73,18 @@ function renderDetail() {
   const auto = el("input", { type: "checkbox", id: "agents-auto", checked: x.auto, disabled: x.off });
   auto.onchange = () => setSwitch("agents_set_auto", x.id, auto.checked);
   const on = el("input", { type: "checkbox", id: "agents-enabled", checked: x.active });
+  const current = x.folders.find((f) => f.mode)?.mode ?? "copy";
+  const mode = el("select", { id: "agents-mode" },
+    el("option", { value: "copy", text: t("modeCopy"), selected: current === "copy" }),
+    el("option", { value: "link", text: t("modeLink"), selected: current === "link" }));
+  mode.onchange = async () => {
+    try {
+      await invoke("agents_set_mode", { target: x.id, mode: mode.value });
+      await loadAgents();
+    } catch (e) {
+      showError(e);
+    }
+  };
   on.onchange = () => setSwitch("agents_set_enabled", x.id, on.checked);
   box.replaceChildren(
     el("h2", { text: x.name }),
@@ -80,6 +92,7 @@ function renderDetail() {
     el("div", { class: "agents-switches" },
       el("label", { class: "check" }, on, el("span", { text: t("deliverToTool") })),
       el("label", { class: "check", title: t("autoSyncTitle") }, auto, el("span", { text: t("autoSync") })),
+      el("label", { class: "check", title: t("modeTitle") }, el("span", { text: t("modeLabel") }), mode),
       el("button", { type: "button", id: "agents-sync-one", text: t("syncTool", x.name), disabled: !x.folders.length, onclick: () => openPlan([x.id]) })),
     ...x.folders.map((f) => folderBlock(x, f)));
 }

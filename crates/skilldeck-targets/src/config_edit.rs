@@ -1,5 +1,6 @@
 //! Changes to the `[targets.NAME]` tables of config.toml made by the app's Agents view (a skill
-//! switched on or off for one tool, auto-sync, the tool itself on or off), written in place.
+//! switched on or off for one tool, auto-sync, copy or link, the tool itself on or off),
+//! written in place.
 //! The user's comments, layout and other tables are kept (toml_edit); a file that does not
 //! read is reported, never rewritten; a change that would leave it unreadable is never written.
 
@@ -30,6 +31,14 @@ pub fn set_skill(path: &Path, target: &str, skill: &str, on: bool) -> Result<boo
 pub fn set_auto(path: &Path, target: &str, on: bool) -> Result<bool, TargetError> {
     edit(path, target, |t| {
         t.insert("auto", Item::Value(Value::from(on)));
+    })
+}
+
+/// Sets `mode = "copy"|"link"` for `target`: how its skills are delivered from the next sync.
+/// Returns whether the file changed.
+pub fn set_mode(path: &Path, target: &str, mode: crate::record::Mode) -> Result<bool, TargetError> {
+    edit(path, target, |t| {
+        t.insert("mode", Item::Value(Value::from(mode.as_str())));
     })
 }
 
@@ -148,8 +157,10 @@ mod tests {
         let (_d, path) = file("");
         assert!(set_auto(&path, "codex", true).unwrap_or(false));
         assert!(set_enabled(&path, "codex", false).unwrap_or(false));
+        assert!(set_mode(&path, "codex", crate::record::Mode::Link).unwrap_or(false));
         let c = TargetsConfig::parse(&read(&path), "c").unwrap_or_default();
         assert_eq!((c.targets["codex"].auto, c.targets["codex"].enabled), (Some(true), Some(false)));
+        assert_eq!(c.targets["codex"].mode, Some(crate::record::Mode::Link));
     }
 
     #[test]

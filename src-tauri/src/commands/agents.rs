@@ -11,7 +11,7 @@ use skilldeck_targets::adopt::{self, AdoptReport, AdoptRequest};
 use skilldeck_targets::config_edit;
 use skilldeck_targets::diff::{self, FileDiff};
 use skilldeck_targets::plan::TargetPlan;
-use skilldeck_targets::record;
+use skilldeck_targets::record::{self, Mode};
 use skilldeck_targets::report::TargetReport;
 use skilldeck_targets::scan::ScanReport;
 use std::path::PathBuf;
@@ -82,6 +82,12 @@ pub async fn agents_set_auto<R: tauri::Runtime>(
         let _ = app.emit(agents::SYNCED, &done);
     }
     Ok(changed)
+}
+
+/// Chooses how a tool's skills are delivered from the next sync: `copy` or `link`.
+#[tauri::command]
+pub async fn agents_set_mode(state: State<'_, AppState>, target: String, mode: Mode) -> ApiResult<bool> {
+    Ok(config_edit::set_mode(&state.storage().home().config_path(), &target, mode)?)
 }
 
 /// Switches a tool on or off for syncs (`enabled`).

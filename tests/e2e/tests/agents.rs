@@ -149,6 +149,20 @@ async fn the_agents_view_syncs_auto_syncs_and_shows_an_edit_made_in_a_tool() {
     let listed = String::from_utf8_lossy(&listed.stdout);
     assert!(listed.contains("my-own-notes") && listed.contains("commit-messages"), "{listed}");
     s.screenshot("adopted").await;
+    // Links instead of copies: with auto-sync on, the switch alone turns the copies into links
+    // to Skilldeck's read-only exports.
+    let select =
+        "const m = document.querySelector('#agents-mode'); m.value = 'link'; m.dispatchEvent(new Event('change'));";
+    s.client.execute(select, vec![]).await.unwrap();
+    let since = Instant::now();
+    let linked = claude.join("skill-authoring");
+    while !linked.symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()) {
+        assert!(since.elapsed() < Duration::from_secs(10), "auto-sync never made skill-authoring a link");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(linked.join("SKILL.md").is_file(), "the link leads to the skill");
+    assert_eq!(tree_digest(&clash), foreign_before.1, "the clash is still untouched");
+
     // The view in Chinese.
     let script = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
     s.client.execute(script, vec![]).await.unwrap();
