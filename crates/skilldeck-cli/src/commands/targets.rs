@@ -10,7 +10,7 @@ use skilldeck_targets::env::Env;
 use skilldeck_targets::export::Exports;
 use skilldeck_targets::plan::{Action, TargetPlan};
 use skilldeck_targets::record::{self, Mode, Records};
-use skilldeck_targets::source::{Store, WantedSet, narrow};
+use skilldeck_targets::source::{Store, WantedSet};
 use skilldeck_targets::state::{self, Observed};
 use skilldeck_targets::target::{self, Folder, Level, Target};
 use std::collections::BTreeSet;
@@ -94,11 +94,6 @@ pub(crate) fn level(l: Level) -> &'static str {
     }
 }
 
-/// The skills chosen for folder `f` of `t`: none when a plain `sync` does not go there.
-pub(crate) fn chosen_for(t: &Target, f: &Folder, wanted: &WantedSet) -> WantedSet {
-    if target::synced_by_default(t, f) { narrow(wanted, f.skills.as_deref()) } else { WantedSet::new() }
-}
-
 /// Lists every tool and configured target, its folders and the skills in each with their state.
 pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
@@ -111,7 +106,7 @@ pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
         let mut folders = Vec::new();
         for f in &t.folders {
             let (id, _) = record::folder_id(&f.path);
-            let chosen = chosen_for(&t, f, &wanted);
+            let chosen = target::chosen_for(&t, f, &wanted);
             let read = records.load(&id).map_err(|e| e.to_string()).and_then(|r| {
                 state::survey(&f.path, &r, &chosen).map_err(|e| format!("could not read {}: {e}", f.path.display()))
             });
