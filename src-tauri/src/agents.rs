@@ -110,18 +110,8 @@ pub fn auto_sync(state: &AppState) -> ApiResult<Option<AutoSynced>> {
 
 /// Scans every folder of every tool and configured target (and the project's) for skills.
 pub fn scan(state: &AppState, project: Option<&Path>) -> ApiResult<skilldeck_targets::scan::ScanReport> {
-    use skilldeck_targets::scan::{self, ScanInput};
+    use skilldeck_targets::scan;
     let targets = targets(state, project)?;
-    let wanted = wanted(state)?;
-    let folders: Vec<ScanInput> = targets
-        .iter()
-        .flat_map(|t| {
-            t.folders.iter().map(|f| ScanInput {
-                folder: f.clone(),
-                synced: target::synced_by_default(t, f),
-                wanted: skilldeck_targets::report::chosen_for(t, f, &wanted),
-            })
-        })
-        .collect();
+    let folders = scan::inputs(&targets, &wanted(state)?);
     Ok(scan::scan(state.storage(), &records(state), &folders))
 }

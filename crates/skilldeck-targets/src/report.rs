@@ -2,9 +2,9 @@
 //! and each skill's state in each folder, with counts by state. Reads only; changes nothing.
 
 use crate::record::{self, Records};
-use crate::source::{WantedSet, narrow};
+use crate::source::WantedSet;
 use crate::state::{self, Observed, SkillState};
-use crate::target::{Folder, Target, synced_by_default};
+use crate::target::{Folder, Target, chosen_for, synced_by_default};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -42,11 +42,6 @@ pub struct TargetReport {
     pub auto: bool,
     /// Its folders.
     pub folders: Vec<FolderReport>,
-}
-
-/// The skills chosen for folder `f` of `t`: none when a plain `sync` does not go there.
-pub fn chosen_for(t: &Target, f: &Folder, wanted: &WantedSet) -> WantedSet {
-    if synced_by_default(t, f) { narrow(wanted, f) } else { WantedSet::new() }
 }
 
 /// Reads every folder of every target against the chosen skills and the ownership records.

@@ -130,6 +130,21 @@ pub struct ScanInput {
     pub wanted: WantedSet,
 }
 
+/// What to scan: every folder of `targets` (those that do not exist are passed over), each
+/// with the skills chosen for it out of `wanted` (`source::enabled_skills`).
+pub fn inputs(targets: &[crate::target::Target], wanted: &WantedSet) -> Vec<ScanInput> {
+    targets
+        .iter()
+        .flat_map(|t| {
+            t.folders.iter().map(|f| ScanInput {
+                folder: f.clone(),
+                synced: crate::target::synced_by_default(t, f),
+                wanted: crate::target::chosen_for(t, f, wanted),
+            })
+        })
+        .collect()
+}
+
 /// One folder scanned.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ScannedFolder {

@@ -6,9 +6,7 @@ use crate::commands::targets::{level, project_dir, resolve, wanted};
 use crate::context::Ctx;
 use skilldeck_core::Severity;
 use skilldeck_targets::record::Records;
-use skilldeck_targets::report::chosen_for;
-use skilldeck_targets::scan::{self, CopyGroup, Relation, ScanInput, ScanReport};
-use skilldeck_targets::target;
+use skilldeck_targets::scan::{self, CopyGroup, Relation, ScanReport};
 use std::path::Path;
 
 /// Scans every existing folder of every tool and configured target (user level, and the
@@ -17,16 +15,7 @@ pub(crate) fn report(ctx: &Ctx, project: Option<&Path>) -> anyhow::Result<ScanRe
     let project = project_dir(project)?;
     let targets = resolve(ctx, project.as_deref())?;
     let wanted = wanted(ctx)?;
-    let folders: Vec<ScanInput> = targets
-        .iter()
-        .flat_map(|t| {
-            t.folders.iter().map(|f| ScanInput {
-                folder: f.clone(),
-                synced: target::synced_by_default(t, f),
-                wanted: chosen_for(t, f, &wanted),
-            })
-        })
-        .collect();
+    let folders = scan::inputs(&targets, &wanted);
     let records = Records::new(ctx.storage().home().root());
     Ok(scan::scan(ctx.storage(), &records, &folders))
 }
