@@ -219,6 +219,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the skills listing and view_skill to MCP clients (Claude Desktop, Cursor, …) over stdio.
+    Mcp(commands::mcp::McpArgs),
     /// List agent sessions (transcripts), newest first.
     Sessions {
         /// Print JSON for scripts.
@@ -266,6 +268,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Untrust { name, scope } => trust::set(&name, scope, false),
         Command::Agent(args) => agent::run(args),
         Command::Sessions { json } => agent::sessions(json),
+        Command::Mcp(args) => mcp::run(args),
         Command::Targets { project, json } => targets::list(project.as_deref(), json),
         Command::Sync { targets, project, dry_run, overwrite, json } => {
             targets::sync(targets::SyncArgs { names: targets, project, dry_run, json, overwrite })

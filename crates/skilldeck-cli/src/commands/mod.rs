@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod import;
 pub mod list;
+pub mod mcp;
 pub mod prompt;
 pub mod revisions;
 pub mod show;

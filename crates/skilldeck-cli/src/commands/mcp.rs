@@ -1,0 +1,47 @@
+//! `skilldeck mcp`: serves the store's listing and `view_skill` to MCP clients over stdio.
+//! Holds argument parsing and wiring only; the server is skilldeck-mcp's.
+
+use crate::Outcome;
+use crate::context::Ctx;
+use anyhow::Context as _;
+use clap::Args;
+use skilldeck_agent::config::Config;
+use skilldeck_agent::session::SessionOptions;
+use skilldeck_core::Scope;
+use skilldeck_mcp::{DEFAULT_DEBOUNCE, ServeOptions};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// `skilldeck mcp`'s arguments.
+#[derive(Debug, Args)]
+pub struct McpArgs {
+    /// Mount skills into this folder (default: the client's first file:// root).
+    #[arg(long)]
+    workspace: Option<PathBuf>,
+    /// Only skills of this scope (repeatable; default: every scope).
+    #[arg(long)]
+    scope: Vec<Scope>,
+}
+
+/// Serves MCP on standard input and output until the client closes them. Standard output
+/// carries only the protocol; messages for people go to standard error.
+pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let config_path = ctx.storage().home().config_path();
+    // Read afresh on every listing: `skilldeck disable` or a new budget takes effect live.
+    let listing_options = Arc::new(move || {
+        let config = Config::load(&config_path).map_err(|e| e.to_string())?;
+        SessionOptions::for_default_provider(&config).map(|o| o.listing).map_err(|e| e.to_string())
+    });
+    let options =
+        ServeOptions { workspace: args.workspace, scopes: args.scope, listing_options, debounce: DEFAULT_DEBOUNCE };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("could not start the async runtime")?;
+    rt.block_on(skilldeck_mcp::serve_stdio(ctx.registry, options))?;
+    // A blocked read of stdin must not keep the process alive once the session is over.
+    rt.shutdown_background();
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,227 @@
+//! The MCP server: capabilities, `tools/list` and `tools/call` over the live listing, and the
+//! roots the client shares. Holds the handler and its shared state; not the tool's wording.
+
+use crate::memo::Mounts;
+use crate::tool::{instructions, view_skill_tool};
+use crate::workspace::Workspaces;
+use crate::{McpError, ServeOptions};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
+use serde_json::Value;
+use skilldeck_core::SkillRegistry;
+use skilldeck_core::listing::Listing;
+use skilldeck_core::view_result::{ViewErrorCode, ViewResult};
+use skilldeck_core::view_skill::TOOL_NAME;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+/// What every request of one session shares.
+pub(crate) struct Shared {
+    pub(crate) registry: SkillRegistry,
+    pub(crate) options: ServeOptions,
+    listing: RwLock<Arc<Listing>>,
+    /// Whether the store is watched; without a watcher every request rebuilds the listing.
+    pub(crate) live: std::sync::atomic::AtomicBool,
+    workspaces: tokio::sync::Mutex<Workspaces>,
+    mounts: Mutex<Mounts>,
+    pub(crate) peer: OnceLock<Peer<RoleServer>>,
+}
+
+/// The Skilldeck MCP server: one per session (a stdio process serves one).
+#[derive(Clone)]
+pub struct SkilldeckServer {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for SkilldeckServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkilldeckServer").field("options", &self.shared.options).finish_non_exhaustive()
+    }
+}
+
+fn session_id() -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    format!("mcp-{nanos}-{}", std::process::id())
+}
+
+impl Shared {
+    fn build_listing(&self) -> Result<Listing, McpError> {
+        let mut opts = (self.options.listing_options)().map_err(McpError::Settings)?;
+        if !self.options.scopes.is_empty() {
+            opts.scopes.retain(|s| self.options.scopes.contains(s));
+        }
+        Ok(self.registry.listing(&opts)?)
+    }
+
+    /// The listing clients are shown now.
+    pub(crate) fn listing(&self) -> Arc<Listing> {
+        match self.listing.read() {
+            Ok(l) => Arc::clone(&l),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+
+    /// Rebuilds the listing; returns whether it differs from the one shown so far. A failure
+    /// keeps the previous listing.
+    pub(crate) fn refresh(&self) -> Result<bool, McpError> {
+        let fresh = self.build_listing()?;
+        let mut current = match self.listing.write() {
+            Ok(l) => l,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if **current == fresh {
+            return Ok(false);
+        }
+        *current = Arc::new(fresh);
+        Ok(true)
+    }
+}
+
+impl SkilldeckServer {
+    /// A server over `registry`. Reads the listing once, so a broken config.toml or store is
+    /// reported before any client connects, and checks `--workspace`.
+    pub fn new(registry: SkillRegistry, options: ServeOptions) -> Result<Self, McpError> {
+        let mut workspaces = Workspaces::new(options.workspace.clone());
+        if let Some(dir) = &options.workspace {
+            workspaces.sandbox().map_err(|reason| McpError::Workspace { path: dir.display().to_string(), reason })?;
+        }
+        let shared = Shared {
+            registry,
+            options,
+            listing: RwLock::new(Arc::new(Listing {
+                text: String::new(),
+                skills: Vec::new(),
+                estimated_tokens: 0,
+                budget_tokens: 0,
+                shortened: Vec::new(),
+            })),
+            live: std::sync::atomic::AtomicBool::new(false),
+            workspaces: tokio::sync::Mutex::new(workspaces),
+            mounts: Mutex::new(Mounts::new(session_id())),
+            peer: OnceLock::new(),
+        };
+        shared.refresh()?;
+        Ok(Self { shared: Arc::new(shared) })
+    }
+
+    /// The listing as clients see it now.
+    pub fn listing(&self) -> Arc<Listing> {
+        self.shared.listing()
+    }
+
+    /// The `view_skill` tool for the current listing, if any skill is listed.
+    pub fn tool(&self) -> Option<Tool> {
+        view_skill_tool(&self.listing())
+    }
+
+    fn remember_peer(&self, peer: &Peer<RoleServer>) {
+        let _ = self.shared.peer.set(peer.clone());
+    }
+
+    /// Without a watcher, every request looks at the store again.
+    fn refresh_unless_live(&self) {
+        if !self.shared.live.load(std::sync::atomic::Ordering::Relaxed)
+            && let Err(e) = self.shared.refresh()
+        {
+            eprintln!("skilldeck mcp: {e}; the previous listing stays");
+        }
+    }
+
+    /// Asks the client for its roots when the workspace comes from them and they are not known.
+    async fn sandbox(&self, peer: &Peer<RoleServer>) -> Result<Arc<skilldeck_core::sandbox::Sandbox>, String> {
+        let mut workspaces = self.shared.workspaces.lock().await;
+        if workspaces.needs_roots() {
+            let shares_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
+            if shares_roots {
+                workspaces.set_roots(crate::workspace::ask_roots(peer).await);
+            }
+        }
+        workspaces.sandbox()
+    }
+
+    /// Runs one `view_skill` call with `input`, mounting into the session's workspace.
+    pub async fn view(&self, peer: &Peer<RoleServer>, input: Value) -> ViewResult {
+        self.refresh_unless_live();
+        let name = input.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let path = input.get("path").and_then(Value::as_str).map(str::to_owned);
+        let sandbox = match self.sandbox(peer).await {
+            Ok(s) => s,
+            Err(message) => return ViewResult::error(&name, path.as_deref(), ViewErrorCode::SkillCopyFailed, message),
+        };
+        let shared = Arc::clone(&self.shared);
+        let listing = self.listing();
+        let ran = tokio::task::spawn_blocking(move || {
+            let mut mounts = match shared.mounts.lock() {
+                Ok(m) => m,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            mounts.view(&shared.registry, &sandbox, &listing, &input)
+        })
+        .await;
+        ran.unwrap_or_else(|e| {
+            ViewResult::error(
+                &name,
+                path.as_deref(),
+                ViewErrorCode::SkillCopyFailed,
+                format!("The call did not finish: {e}."),
+            )
+        })
+    }
+}
+
+/// An MCP result for a `view_skill` result: the same JSON as text and as structured content.
+pub(crate) fn call_result(result: &ViewResult) -> CallToolResult {
+    let value = result.to_json();
+    match result {
+        ViewResult::Ok(_) => CallToolResult::structured(value),
+        ViewResult::Err(_) => CallToolResult::structured_error(value),
+    }
+}
+
+impl ServerHandler for SkilldeckServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+        let mut server = Implementation::new("skilldeck", skilldeck_core::APP_VERSION);
+        server.title = Some("Skilldeck".to_owned());
+        ServerConfig::new(capabilities).with_server_info(server).with_instructions(instructions(&self.listing()))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.remember_peer(&context.peer);
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.remember_peer(&context.peer);
+        self.shared.workspaces.lock().await.roots_changed();
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        Ok(ListToolsResult::with_all_items(self.tool().into_iter().collect()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.remember_peer(&context.peer);
+        if request.name != TOOL_NAME {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool {:?}: this server has one tool, {TOOL_NAME}", request.name),
+                None,
+            ));
+        }
+        let input = Value::Object(request.arguments.unwrap_or_default());
+        let result = self.view(&context.peer, input).await;
+        Ok(call_result(&result).into())
+    }
+}
