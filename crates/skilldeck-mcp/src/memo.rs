@@ -94,3 +94,87 @@ impl Mounts {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+    use skilldeck_core::listing::ListingOptions;
+    use skilldeck_core::{FsStorage, RelPath, SkillFiles, SkilldeckHome};
+    use std::os::unix::fs::MetadataExt as _;
+
+    struct Fx {
+        _tmp: tempfile::TempDir,
+        registry: SkillRegistry,
+        sandbox: Sandbox,
+    }
+
+    impl Fx {
+        fn new() -> Self {
+            let tmp = tempfile::tempdir().unwrap();
+            let registry = SkillRegistry::new(FsStorage::open(SkilldeckHome::new(tmp.path().join("home"))).unwrap());
+            std::fs::create_dir_all(tmp.path().join("ws")).unwrap();
+            let sandbox = Sandbox::open(&tmp.path().join("ws")).unwrap();
+            let fx = Self { _tmp: tmp, registry, sandbox };
+            fx.upload("v1");
+            fx
+        }
+
+        fn upload(&self, tag: &str) {
+            let md = format!("---\nname: pdf\ndescription: Extract text from PDF files\n---\n# PDF {tag}\n");
+            let files: SkillFiles = [(RelPath::parse("SKILL.md").unwrap(), md.into_bytes())].into_iter().collect();
+            self.registry.write_skill(Scope::User, &SkillName::parse("pdf").unwrap(), &files).unwrap();
+        }
+
+        fn listing(&self) -> Listing {
+            self.registry.listing(&ListingOptions { scopes: vec![Scope::User], ..ListingOptions::default() }).unwrap()
+        }
+
+        /// The mount's inode: a new one each time the skill is copied in again.
+        fn mount_inode(&self) -> u64 {
+            std::fs::metadata(self.sandbox.root().join(".skills/pdf")).unwrap().ino()
+        }
+
+        fn content(&self, mounts: &mut Mounts, listing: &Listing) -> (Option<String>, String) {
+            match mounts.view(&self.registry, &self.sandbox, listing, &json!({"name": "pdf"})) {
+                ViewResult::Ok(ok) => (ok.version, ok.content),
+                ViewResult::Err(e) => (None, format!("{:?}", e.error)),
+            }
+        }
+    }
+
+    #[test]
+    fn a_revision_is_mounted_once_per_session_and_a_new_one_again() {
+        let fx = Fx::new();
+        let mut mounts = Mounts::new("s1".into());
+        let v1 = fx.listing();
+        assert_eq!(fx.content(&mut mounts, &v1), (Some("1".into()), "# PDF v1\n".into()));
+        let first = fx.mount_inode();
+        // The same revision again, even over a listing rebuilt meanwhile: no copy.
+        assert_eq!(fx.content(&mut mounts, &fx.listing()), (Some("1".into()), "# PDF v1\n".into()));
+        assert_eq!(fx.mount_inode(), first);
+        // A new revision listed: mounted afresh, once.
+        fx.upload("v2");
+        let v2 = fx.listing();
+        assert_eq!(fx.content(&mut mounts, &v2), (Some("2".into()), "# PDF v2\n".into()));
+        let second = fx.mount_inode();
+        assert_ne!(second, first);
+        assert_eq!(fx.content(&mut mounts, &v2), (Some("2".into()), "# PDF v2\n".into()));
+        assert_eq!(fx.mount_inode(), second);
+        // Another session mounts for itself.
+        let mut other = Mounts::new("s2".into());
+        assert_eq!(fx.content(&mut other, &v2), (Some("2".into()), "# PDF v2\n".into()));
+        assert_ne!(fx.mount_inode(), second);
+    }
+
+    #[test]
+    fn a_mount_removed_from_the_workspace_is_copied_in_again() {
+        let fx = Fx::new();
+        let mut mounts = Mounts::new("s1".into());
+        let listing = fx.listing();
+        assert_eq!(fx.content(&mut mounts, &listing).1, "# PDF v1\n");
+        std::fs::remove_dir_all(fx.sandbox.root().join(".skills/pdf")).unwrap();
+        assert_eq!(fx.content(&mut mounts, &listing), (Some("1".into()), "# PDF v1\n".into()));
+    }
+}

@@ -136,7 +136,10 @@ impl SkilldeckServer {
         if workspaces.needs_roots() {
             let shares_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
             if shares_roots {
-                workspaces.set_roots(crate::workspace::ask_roots(peer).await);
+                match crate::workspace::ask_roots(peer).await {
+                    Ok(found) => workspaces.set_roots(found),
+                    Err(failed) => return Err(failed),
+                }
             }
         }
         workspaces.sandbox()

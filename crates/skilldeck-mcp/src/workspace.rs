@@ -35,13 +35,16 @@ pub(crate) fn first_file_root<'a>(uris: impl IntoIterator<Item = &'a str>) -> Re
     }
 }
 
-/// Asks the client for its roots and takes the first local folder. Roots are deprecated from
-/// protocol 2026-07-28 on (SEP-2577), but the handshake versions every current client speaks
-/// still have them, and they are how a client says which folder it works in.
+/// Asks the client for its roots: the first local folder, or why there is none; the outer
+/// error when the client failed to answer (asked again at the next call). Roots are deprecated
+/// from protocol 2026-07-28 on (SEP-2577), but the handshake versions every current client
+/// speaks still have them, and they are how a client says which folder it works in.
 #[allow(deprecated)]
-pub(crate) async fn ask_roots(peer: &rmcp::service::Peer<rmcp::service::RoleServer>) -> Result<PathBuf, String> {
+pub(crate) async fn ask_roots(
+    peer: &rmcp::service::Peer<rmcp::service::RoleServer>,
+) -> Result<Result<PathBuf, String>, String> {
     match peer.list_roots().await {
-        Ok(list) => first_file_root(list.roots.iter().map(|r| r.uri.as_str())),
+        Ok(list) => Ok(first_file_root(list.roots.iter().map(|r| r.uri.as_str()))),
         Err(e) => Err(format!("{NO_WORKSPACE} (Asking the client for its roots failed: {e}.)")),
     }
 }

@@ -5,7 +5,7 @@ Rust test (crates/skilldeck-cli/tests/mcp.rs) asserts on it and on the files in 
 
     python_client.py CONFIG_JSON
 
-CONFIG_JSON: {"command": [...], "env": {...}, "roots": ["file:///..."] | null,
+CONFIG_JSON: {"command": [...], "env": {...}, "roots": ["file:///..."] | null, "roots_after": [...] | null,
               "import_v2": [...argv of `skilldeck import`...] | null, "skill": "name",
               "reference": "references/guide.md"}
 """
@@ -55,9 +55,10 @@ async def scenario(config: dict) -> dict:
                 changed.set()
 
     roots_callback = None
-    if config.get("roots") is not None:
+    roots = {"now": config.get("roots")}
+    if roots["now"] is not None:
         async def roots_callback(context):  # noqa: ARG001
-            return types.ListRootsResult(roots=[types.Root(uri=u) for u in config["roots"]])
+            return types.ListRootsResult(roots=[types.Root(uri=u) for u in roots["now"]])
 
     params = StdioServerParameters(command=config["command"][0], args=config["command"][1:], env=config["env"])
     async with stdio_client(params) as (read, write):
@@ -81,6 +82,10 @@ async def scenario(config: dict) -> dict:
                 samples.append((time.perf_counter() - t0) * 1e6)
             samples.sort()
             report["memoizedMedianUs"] = samples[len(samples) // 2]
+            if config.get("roots_after"):
+                roots["now"] = config["roots_after"]
+                await s.send_roots_list_changed()
+                report["l2NewRoot"] = result_json(await s.call_tool("view_skill", {"name": skill}))
             if config.get("import_v2"):
                 started = time.monotonic()
                 done = subprocess.run(config["import_v2"], env=config["env"], capture_output=True, text=True)
