@@ -183,6 +183,14 @@ fn python_sdk_client_lists_loads_and_sees_a_new_revision_live_with_its_roots() {
     // the next call mounts v:2.
     assert_eq!(report["import"]["code"], 0, "{}", report["import"]);
     assert_eq!(report["listChanged"], true, "no notifications/tools/list_changed within 10 s");
+    assert_eq!(
+        report["notifications"],
+        json!([
+            "notifications/prompts/list_changed",
+            "notifications/resources/list_changed",
+            "notifications/tools/list_changed"
+        ])
+    );
     let after = report["toolsAfter"][0]["description"].as_str().unwrap();
     let listing_after = env.skilldeck(&["prompt"]);
     assert!(listing_after.contains("- **alpha** (v:2): Alpha does things better\n"), "{listing_after}");
@@ -202,9 +210,22 @@ fn python_sdk_client_without_roots_mounts_into_the_workspace_flag() {
     let Some(py) = python() else { return };
     let env = Env::new();
     let ws = env.workspace();
-    let report = env.client(&py, json!({"command": [BIN, "mcp", "--workspace", ws, "--scope", "user"]}));
+    let report =
+        env.client(&py, json!({"command": [BIN, "mcp", "--workspace", ws, "--scope", "user"], "catalog": true}));
     // --scope user: the bundled skills are not listed.
     assert_eq!(report["tools"][0]["enum"], json!(["alpha"]));
+    // Its files as resources, the template for any of them, and the skill as a prompt.
+    assert_eq!(report["resources"], json!(["skill://alpha/SKILL.md", "skill://alpha/references/guide.md"]));
+    assert_eq!(report["templates"], json!(["skill://{name}/{+path}"]));
+    assert_eq!(
+        report["resource"],
+        json!([{"uri": "skill://alpha/references/guide.md", "mime": "text/markdown", "text": "guide one"}])
+    );
+    assert_eq!(report["prompts"], json!([{"name": "alpha", "description": "Alpha does things"}]));
+    let prompt = &report["prompt"];
+    assert_eq!(prompt.as_array().unwrap().len(), 1);
+    assert_eq!(prompt[0]["role"], "user");
+    assert!(prompt[0]["text"].as_str().unwrap().ends_with("\n\n# Alpha v1\nUse it.\n"), "{prompt}");
     assert_eq!(result(&report, "l2").1["version"], "1");
     assert_eq!(tree(&ws.join(".skills/alpha")), ["SKILL.md", "references/guide.md"]);
 }

@@ -2,6 +2,7 @@
 //! Holds the server, its tool, workspace resolution, the per-revision mount memo and the live
 //! listing; knows nothing of the agent loop or the CLI, which hands it the listing options.
 
+mod catalog;
 mod error;
 mod live;
 mod memo;
@@ -9,6 +10,7 @@ mod server;
 mod tool;
 mod workspace;
 
+pub use catalog::SCHEME;
 pub use error::McpError;
 pub use server::SkilldeckServer;
 pub use tool::{OUTPUT_SCHEMA_ERROR_CODES, instructions, output_schema, view_skill_tool};

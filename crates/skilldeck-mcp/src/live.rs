@@ -30,6 +30,8 @@ impl SkilldeckServer {
                         runtime.spawn(async move {
                             // A client gone meanwhile is no error of ours.
                             let _ = peer.notify_tool_list_changed().await;
+                            let _ = peer.notify_resource_list_changed().await;
+                            let _ = peer.notify_prompt_list_changed().await;
                         });
                     }
                 }

@@ -1,13 +1,15 @@
 //! The MCP server: capabilities, `tools/list` and `tools/call` over the live listing, and the
 //! roots the client shares. Holds the handler and its shared state; not the tool's wording.
 
+use crate::catalog;
 use crate::memo::Mounts;
 use crate::tool::{instructions, view_skill_tool};
 use crate::workspace::Workspaces;
 use crate::{McpError, ServeOptions};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams, GetPromptResponse, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -186,7 +188,14 @@ pub(crate) fn call_result(result: &ViewResult) -> CallToolResult {
 
 impl ServerHandler for SkilldeckServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+        let capabilities = ServerCapabilities::builder()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
         let mut server = Implementation::new("skilldeck", skilldeck_core::APP_VERSION);
         server.title = Some("Skilldeck".to_owned());
         ServerConfig::new(capabilities).with_server_info(server).with_instructions(instructions(&self.listing()))
@@ -227,4 +236,65 @@ impl ServerHandler for SkilldeckServer {
         let result = self.view(&context.peer, input).await;
         Ok(call_result(&result).into())
     }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        let (shared, listing) = (Arc::clone(&self.shared), self.listing());
+        let resources = blocking(move || Ok(catalog::resources(&shared.registry, &listing))).await?;
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![catalog::template()]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        let (shared, listing) = (Arc::clone(&self.shared), self.listing());
+        Ok(blocking(move || catalog::read(&shared.registry, &listing, &request.uri)).await?.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        Ok(ListPromptsResult::with_all_items(catalog::prompts(&self.listing())))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        let (shared, listing) = (Arc::clone(&self.shared), self.listing());
+        Ok(blocking(move || catalog::prompt(&shared.registry, &listing, &request.name)).await?.into())
+    }
+}
+
+/// Runs store reads off the async workers.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ErrorData> + Send + 'static,
+) -> Result<T, ErrorData> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("the read did not finish: {e}"), None))?
 }

@@ -46,10 +46,12 @@ async def scenario(config: dict) -> dict:
     report: dict = {}
     changed = anyio.Event()
     changed_at: list[float] = []
+    seen: list = []
 
     async def on_message(message) -> None:
         if isinstance(message, types.ServerNotification) or hasattr(message, "method"):
             method = getattr(message, "method", None) or getattr(getattr(message, "root", None), "method", None)
+            seen.append(method)
             if method == "notifications/tools/list_changed":
                 changed_at.append(time.monotonic())
                 changed.set()
@@ -70,6 +72,17 @@ async def scenario(config: dict) -> dict:
             report["instructions"] = init.instructions
             report["tools"] = tool_json(await s.list_tools())
             skill = config["skill"]
+            if config.get("catalog"):
+                resources = await s.list_resources()
+                report["resources"] = sorted(r.uri for r in resources.resources)
+                templates = await s.list_resource_templates()
+                report["templates"] = [t.uri_template for t in templates.resource_templates]
+                read = await s.read_resource(f"skill://{skill}/{config['reference']}")
+                report["resource"] = [{"uri": str(c.uri), "mime": c.mime_type, "text": getattr(c, "text", None)} for c in read.contents]
+                prompts = await s.list_prompts()
+                report["prompts"] = [{"name": p.name, "description": p.description} for p in prompts.prompts]
+                got = await s.get_prompt(skill)
+                report["prompt"] = [{"role": m.role, "text": m.content.text} for m in got.messages]
             report["l2"] = result_json(await s.call_tool("view_skill", {"name": skill}))
             report["l3"] = result_json(await s.call_tool("view_skill", {"name": skill, "path": config["reference"]}))
             report["hostile"] = result_json(await s.call_tool("view_skill", {"name": skill, "path": "../../etc/passwd"}))
@@ -94,6 +107,8 @@ async def scenario(config: dict) -> dict:
                     await changed.wait()
                 report["listChanged"] = changed.is_set()
                 report["listChangedMs"] = (changed_at[0] - started) * 1000 if changed_at else None
+                await anyio.sleep(0.2)
+                report["notifications"] = sorted(set(seen))
                 report["toolsAfter"] = tool_json(await s.list_tools())
                 report["l2After"] = result_json(await s.call_tool("view_skill", {"name": skill}))
     return report
