@@ -290,15 +290,26 @@ impl Raw {
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
     }
 
-    fn initialize(&mut self) {
+    /// Initializes asking for `asked`; the server must agree on `agreed`.
+    fn initialize(&mut self, asked: &str, agreed: &str) {
         self.send(
             &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+                "protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
             .to_string(),
         );
         let init = self.recv();
-        assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+        assert_eq!(init["result"]["protocolVersion"], agreed, "{init}");
+        assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true, "{init}");
         self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+}
+
+#[test]
+fn a_client_asking_for_a_version_the_server_does_not_speak_gets_its_newest_handshake_version() {
+    let env = Env::new();
+    for asked in ["2026-07-28", "2099-01-01"] {
+        let mut raw = Raw::start(&env);
+        raw.initialize(asked, "2025-11-25");
     }
 }
 
@@ -306,7 +317,7 @@ impl Raw {
 fn bad_json_rpc_gets_errors_and_the_session_goes_on() {
     let env = Env::new();
     let mut raw = Raw::start(&env);
-    raw.initialize();
+    raw.initialize("2025-06-18", "2025-06-18");
     // An unknown method and an unknown tool: JSON-RPC errors, with their ids.
     raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"no/such/method"}"#);
     let r = raw.recv();
@@ -331,6 +342,15 @@ fn bad_json_rpc_gets_errors_and_the_session_goes_on() {
         r = raw.recv();
     }
     assert_eq!(r["result"]["structuredContent"]["version"], "1", "{r}");
+    // A line over the 16 MiB limit is dropped; the session goes on.
+    raw.send(&format!(r#"{{"jsonrpc":"2.0","id":5,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(17 << 20)));
+    raw.send(r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#);
+    let mut r = raw.recv();
+    if r.get("id") != Some(&json!(6)) {
+        assert!(r.get("error").is_some(), "{r}");
+        r = raw.recv();
+    }
+    assert_eq!(r["id"], 6, "{r}");
     // The client going away ends the server cleanly.
     drop(raw.child.stdin.take());
     let status = raw.child.wait().unwrap();

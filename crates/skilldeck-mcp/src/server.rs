@@ -9,7 +9,7 @@ use crate::{McpError, ServeOptions};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams, GetPromptResponse, Implementation,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -18,7 +18,11 @@ use skilldeck_core::SkillRegistry;
 use skilldeck_core::listing::Listing;
 use skilldeck_core::view_result::{ViewErrorCode, ViewResult};
 use skilldeck_core::view_skill::TOOL_NAME;
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+/// The newest protocol version the server speaks.
+const NEWEST_PROTOCOL: ProtocolVersion = ProtocolVersion::V_2025_11_25;
 
 /// What every request of one session shares.
 pub(crate) struct Shared {
@@ -198,7 +202,16 @@ impl ServerHandler for SkilldeckServer {
             .build();
         let mut server = Implementation::new("skilldeck", skilldeck_core::APP_VERSION);
         server.title = Some("Skilldeck".to_owned());
-        ServerConfig::new(capabilities).with_server_info(server).with_instructions(instructions(&self.listing()))
+        ServerConfig::new(capabilities)
+            .with_protocol_version(NEWEST_PROTOCOL)
+            .with_server_info(server)
+            .with_instructions(instructions(&self.listing()))
+    }
+
+    /// The handshake versions only: 2026-07-28 drops roots and delivers list_changed through
+    /// `subscriptions/listen`, which this server does not implement yet, so it does not claim it.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&NEWEST_PROTOCOL))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
