@@ -356,3 +356,17 @@ fn bad_json_rpc_gets_errors_and_the_session_goes_on() {
     let status = raw.child.wait().unwrap();
     assert!(status.success(), "{status}");
 }
+
+#[test]
+fn config_prints_exactly_the_snippet_on_stdout_and_where_it_goes_on_stderr() {
+    let out = Command::new(BIN).args(["mcp", "--config", "cursor"]).output().unwrap();
+    assert!(out.status.success());
+    let snippet: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let exe = fs::canonicalize(BIN).unwrap();
+    assert_eq!(snippet, json!({"mcpServers": {"skilldeck": {"command": exe, "args": ["mcp"]}}}));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("~/.cursor/mcp.json") && stderr.contains("https://"), "{stderr}");
+    let bad = Command::new(BIN).args(["mcp", "--config", "emacs"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("use one of claude-desktop"));
+}

@@ -3,6 +3,7 @@
 //! listing; knows nothing of the agent loop or the CLI, which hands it the listing options.
 
 mod catalog;
+pub mod clients;
 mod error;
 mod live;
 mod memo;

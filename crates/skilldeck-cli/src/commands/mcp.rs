@@ -8,6 +8,7 @@ use clap::Args;
 use skilldeck_agent::config::Config;
 use skilldeck_agent::session::SessionOptions;
 use skilldeck_core::Scope;
+use skilldeck_mcp::clients::{Client, snippet};
 use skilldeck_mcp::{DEFAULT_DEBOUNCE, ServeOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,11 +22,30 @@ pub struct McpArgs {
     /// Only skills of this scope (repeatable; default: every scope).
     #[arg(long)]
     scope: Vec<Scope>,
+    /// Print the settings that add this server to CLIENT (claude-desktop, claude-code, cursor,
+    /// codex, vscode, goose) and exit.
+    #[arg(long, value_name = "CLIENT", value_parser = Client::parse)]
+    config: Option<Client>,
+}
+
+/// Prints the snippet for `client` (and, on standard error, where it goes), naming this very binary so a client that does not share
+/// the shell's PATH still finds it.
+fn print_config(client: Client) -> anyhow::Result<Outcome> {
+    let exe = std::env::current_exe().context("could not tell where this skilldeck binary is")?;
+    let command = exe.to_str().context("the path of this skilldeck binary is not UTF-8")?;
+    let s = snippet(client, command);
+    // Where and why on standard error, so standard output is exactly the snippet.
+    eprintln!("{}; documented at {}", s.location, s.doc);
+    crate::outln!("{}", s.text.trim_end());
+    Ok(Outcome::Ok)
 }
 
 /// Serves MCP on standard input and output until the client closes them. Standard output
 /// carries only the protocol; messages for people go to standard error.
 pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
+    if let Some(client) = args.config {
+        return print_config(client);
+    }
     let ctx = Ctx::open()?;
     let config_path = ctx.storage().home().config_path();
     // Read afresh on every listing: `skilldeck disable` or a new budget takes effect live.
