@@ -370,3 +370,69 @@ fn config_prints_exactly_the_snippet_on_stdout_and_where_it_goes_on_stderr() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("use one of claude-desktop"));
 }
+
+#[test]
+fn many_concurrent_calls_each_get_their_answer_and_the_skill_is_mounted_whole_once() {
+    let env = Env::new();
+    let mut raw = Raw::start(&env);
+    raw.initialize("2025-11-25", "2025-11-25");
+    let calls = 64;
+    for id in 1..=calls {
+        let args = match id % 3 {
+            0 => json!({"name": "alpha"}),
+            1 => json!({"name": "alpha", "path": "references/guide.md"}),
+            _ => json!({"name": "alpha", "path": "/etc/passwd"}),
+        };
+        raw.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "view_skill", "arguments": args}}).to_string());
+    }
+    let mut seen = std::collections::BTreeMap::new();
+    for _ in 1..=calls {
+        let r = raw.recv();
+        let id = r["id"].as_u64().unwrap();
+        let s = &r["result"]["structuredContent"];
+        let got = s["content"].as_str().or(s["error"]["code"].as_str()).unwrap().to_owned();
+        assert!(seen.insert(id, got).is_none(), "two answers for {id}");
+    }
+    for (id, got) in &seen {
+        let want = match id % 3 {
+            0 => "# Alpha v1\nUse it.\n",
+            1 => "guide one",
+            _ => "skill_path_invalid",
+        };
+        assert_eq!(got, want, "call {id}");
+    }
+    assert_eq!(seen.len(), calls as usize);
+    let skills = env.workspace().join(".skills");
+    let record: Value = serde_json::from_slice(&fs::read(skills.join(".alpha.mount.json")).unwrap()).unwrap();
+    assert_eq!(record["revision"], 1);
+    assert_eq!(tree(&skills.join("alpha")), ["SKILL.md", "references/guide.md"]);
+    // Nothing staged is left beside the mount.
+    let mut left: Vec<String> =
+        fs::read_dir(&skills).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    left.sort();
+    assert_eq!(left, [".alpha.mount.json", "alpha"]);
+}
+
+#[test]
+fn a_client_leaving_mid_call_ends_the_server_cleanly_with_no_half_mount() {
+    let env = Env::new();
+    let mut raw = Raw::start(&env);
+    raw.initialize("2025-11-25", "2025-11-25");
+    for id in 1..=8 {
+        raw.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "view_skill", "arguments": {"name": "alpha"}}}).to_string());
+    }
+    drop(raw.child.stdin.take());
+    drop(raw.out);
+    let status = raw.child.wait().unwrap();
+    assert!(status.code().is_some(), "killed by a signal: {status}");
+    let skills = env.workspace().join(".skills");
+    if skills.join("alpha").exists() {
+        assert_eq!(tree(&skills.join("alpha")), ["SKILL.md", "references/guide.md"]);
+    }
+    if skills.exists() {
+        for e in fs::read_dir(&skills).unwrap() {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            assert!(name == "alpha" || name == ".alpha.mount.json", "left behind: {name}");
+        }
+    }
+}
