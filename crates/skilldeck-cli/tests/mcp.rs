@@ -131,16 +131,104 @@ fn result(report: &Value, key: &str) -> (bool, Value) {
 #[test]
 fn python_sdk_client_lists_loads_and_sees_a_new_revision_live_with_its_roots() {
     let Some(py) = python() else { return };
+    live_scenario(&py, &Env::new(), json!({}));
+}
+
+#[test]
+fn the_same_over_streamable_http_with_the_bearer_token() {
+    let Some(py) = python() else { return };
     let env = Env::new();
+    let http = Http::start(&env, "test-token-1");
+    live_scenario(&py, &env, json!({"url": http.url, "token": "test-token-1"}));
+}
+
+/// A `skilldeck mcp --http` on a free loopback port, killed when dropped.
+struct Http {
+    child: std::process::Child,
+    url: String,
+    port: u16,
+}
+
+impl Http {
+    fn start(env: &Env, token: &str) -> Self {
+        let mut child = Command::new(BIN)
+            .args(["mcp", "--http", "127.0.0.1:0"])
+            .env("SKILLDECK_HOME", env.home())
+            .env("SKILLDECK_MCP_TOKEN", token)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+        let url =
+            line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}")).to_owned();
+        let port = url.trim_start_matches("http://127.0.0.1:").trim_end_matches("/mcp").parse().unwrap();
+        Self { child, url, port }
+    }
+
+    /// The status code of a raw POST of an initialize request with `headers`.
+    fn status(&self, headers: &[&str]) -> u16 {
+        use std::io::Read as _;
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        let mut req = format!(
+            "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+            body.len()
+        );
+        if !headers.iter().any(|h| h.starts_with("Host:")) {
+            req.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
+        }
+        for h in headers {
+            req.push_str(h);
+            req.push_str("\r\n");
+        }
+        req.push_str("\r\n");
+        req.push_str(body);
+        s.write_all(req.as_bytes()).unwrap();
+        let mut head = [0u8; 12];
+        s.read_exact(&mut head).unwrap();
+        String::from_utf8_lossy(&head[9..12]).parse().unwrap()
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn http_refuses_a_bad_token_a_web_page_origin_and_a_foreign_host() {
+    let env = Env::new();
+    let http = Http::start(&env, "right-token");
+    assert_eq!(http.status(&[]), 401, "no token");
+    assert_eq!(http.status(&["Authorization: Bearer wrong-token"]), 401, "wrong token");
+    assert_eq!(http.status(&["Authorization: Bearer right-token", "Origin: https://evil.example"]), 403, "a web page");
+    let rebound = format!("Host: evil.example:{}", http.port);
+    assert_eq!(http.status(&["Authorization: Bearer right-token", &rebound]), 403, "DNS rebinding");
+    assert_eq!(http.status(&["Authorization: Bearer right-token"]), 200);
+    // Only loopback addresses are served.
+    let out =
+        Command::new(BIN).args(["mcp", "--http", "0.0.0.0:0"]).env("SKILLDECK_HOME", env.home()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a loopback address"));
+}
+
+/// Connects (over `transport`), lists, loads, then imports v:2 while connected.
+fn live_scenario(py: &Path, env: &Env, transport: Value) {
     let v2 = env.path("v2/alpha");
     let before = env.skilldeck(&["prompt"]);
-    let report = env.client(
-        &py,
-        json!({
-            "roots": [file_uri(&env.workspace()), file_uri(&env.path("second root"))],
-            "import_v2": [BIN, "import", v2],
-        }),
-    );
+    let mut config = json!({
+        "roots": [file_uri(&env.workspace()), file_uri(&env.path("second root"))],
+        "import_v2": [BIN, "import", v2],
+    });
+    for (k, v) in transport.as_object().unwrap() {
+        config[k] = v.clone();
+    }
+    let report = env.client(py, config);
     assert_eq!(report["serverName"], "skilldeck");
     assert_eq!(report["toolsListChanged"], true);
     let listing = before.trim_end();

@@ -25,4 +25,7 @@ pub enum McpError {
     /// The MCP session ended with an error.
     #[error("the MCP session ended with an error: {0}")]
     Stopped(String),
+    /// The HTTP listener could not be set up or failed.
+    #[error("{0}")]
+    Http(String),
 }

@@ -5,6 +5,7 @@
 mod catalog;
 pub mod clients;
 mod error;
+pub mod http;
 mod live;
 mod memo;
 mod server;
@@ -59,7 +60,7 @@ impl std::fmt::Debug for ServeOptions {
 /// Must run inside a Tokio runtime with I/O and time enabled.
 pub async fn serve_stdio(registry: SkillRegistry, options: ServeOptions) -> Result<(), McpError> {
     let server = SkilldeckServer::new(registry, options)?;
-    let _watcher = server.watch(tokio::runtime::Handle::current());
+    server.watch(tokio::runtime::Handle::current());
     let running = server.serve(rmcp::transport::stdio_pipes()).await.map_err(|e| McpError::Start(e.to_string()))?;
     running.waiting().await.map_err(|e| McpError::Stopped(e.to_string()))?;
     Ok(())

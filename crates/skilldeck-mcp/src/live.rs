@@ -7,15 +7,18 @@ use skilldeck_core::watch::{SkillWatcher, StoreChange};
 use std::sync::atomic::Ordering;
 
 impl SkilldeckServer {
-    /// Watches the store until the returned watcher is dropped: each settled batch of changes
-    /// (an import, a restore, a delete, a switch in config.toml, an edit on disk) rebuilds the
+    /// Watches the store for as long as the server lives: each settled batch of changes (an
+    /// import, a restore, a delete, a switch in config.toml, an edit on disk) rebuilds the
     /// listing, and when what clients see changed, they are told. Without a watcher (the
     /// system refused one) the server still works, reading the store at every request; that
     /// is said on standard error.
-    pub fn watch(&self, runtime: tokio::runtime::Handle) -> Option<SkillWatcher> {
-        let shared = std::sync::Arc::clone(&self.shared);
-        let home = shared.registry.storage().home().clone();
-        let started = SkillWatcher::start(&home, shared.options.debounce, move |changes: Vec<StoreChange>| {
+    pub fn watch(&self, runtime: tokio::runtime::Handle) {
+        // The watcher lives in the server's state and holds it weakly, so dropping the last
+        // handle on the server (its session ended) stops the watching too.
+        let weak = std::sync::Arc::downgrade(&self.shared);
+        let home = self.shared.registry.storage().home().clone();
+        let started = SkillWatcher::start(&home, self.shared.options.debounce, move |changes: Vec<StoreChange>| {
+            let Some(shared) = weak.upgrade() else { return };
             for change in &changes {
                 let StoreChange::Skill(c) = change else { continue };
                 if let Some(name) = c.name.as_deref().and_then(|n| SkillName::parse(n).ok()) {
@@ -41,20 +44,15 @@ impl SkilldeckServer {
         });
         match started {
             Ok(w) => {
-                shared_live(self);
-                Some(w)
+                if let Ok(mut slot) = self.shared.watcher.lock() {
+                    *slot = Some(w);
+                }
+                self.shared.live.store(true, Ordering::Relaxed);
             }
-            Err(e) => {
-                eprintln!(
-                    "skilldeck mcp: cannot watch the store ({e}); changes are picked up at each request, \
-                     and clients are not told of them"
-                );
-                None
-            }
+            Err(e) => eprintln!(
+                "skilldeck mcp: cannot watch the store ({e}); changes are picked up at each request, \
+                 and clients are not told of them"
+            ),
         }
     }
-}
-
-fn shared_live(server: &SkilldeckServer) {
-    server.shared.live.store(true, Ordering::Relaxed);
 }

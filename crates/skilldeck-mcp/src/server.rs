@@ -34,6 +34,8 @@ pub(crate) struct Shared {
     workspaces: tokio::sync::Mutex<Workspaces>,
     mounts: Mutex<Mounts>,
     pub(crate) peer: OnceLock<Peer<RoleServer>>,
+    /// The store's watcher, while there is one.
+    pub(crate) watcher: Mutex<Option<skilldeck_core::watch::SkillWatcher>>,
 }
 
 /// The Skilldeck MCP server: one per session (a stdio process serves one).
@@ -108,6 +110,7 @@ impl SkilldeckServer {
             workspaces: tokio::sync::Mutex::new(workspaces),
             mounts: Mutex::new(Mounts::new(session_id())),
             peer: OnceLock::new(),
+            watcher: Mutex::new(None),
         };
         shared.refresh()?;
         Ok(Self { shared: Arc::new(shared) })

@@ -9,6 +9,7 @@ use skilldeck_agent::config::Config;
 use skilldeck_agent::session::SessionOptions;
 use skilldeck_core::Scope;
 use skilldeck_mcp::clients::{Client, snippet};
+use skilldeck_mcp::http::{ENDPOINT, HttpListener, new_token};
 use skilldeck_mcp::{DEFAULT_DEBOUNCE, ServeOptions};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -22,6 +23,10 @@ pub struct McpArgs {
     /// Only skills of this scope (repeatable; default: every scope).
     #[arg(long)]
     scope: Vec<Scope>,
+    /// Serve Streamable HTTP on this loopback address (127.0.0.1:PORT) instead of stdio, behind
+    /// a bearer token: SKILLDECK_MCP_TOKEN's, else a new one printed on standard error.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
     /// Print the settings that add this server to CLIENT (claude-desktop, claude-code, cursor,
     /// codex, vscode, goose) and exit.
     #[arg(long, value_name = "CLIENT", value_parser = Client::parse)]
@@ -60,8 +65,32 @@ pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
         .enable_all()
         .build()
         .context("could not start the async runtime")?;
-    rt.block_on(skilldeck_mcp::serve_stdio(ctx.registry, options))?;
+    match args.http {
+        None => rt.block_on(skilldeck_mcp::serve_stdio(ctx.registry, options))?,
+        Some(addr) => rt.block_on(serve_http(ctx, options, addr))?,
+    }
     // A blocked read of stdin must not keep the process alive once the session is over.
     rt.shutdown_background();
     Ok(Outcome::Ok)
+}
+
+/// The environment variable holding the HTTP bearer token.
+const TOKEN_ENV: &str = "SKILLDECK_MCP_TOKEN";
+
+async fn serve_http(ctx: Ctx, options: ServeOptions, addr: std::net::SocketAddr) -> anyhow::Result<()> {
+    let listener = HttpListener::bind(addr).await?;
+    let url = format!("http://{}{ENDPOINT}", listener.local_addr()?);
+    let token = match std::env::var(TOKEN_ENV) {
+        Ok(t) if !t.trim().is_empty() => {
+            eprintln!("skilldeck mcp: serving {url} (bearer token from {TOKEN_ENV})");
+            t.trim().to_owned()
+        }
+        _ => {
+            let t = new_token()?;
+            eprintln!("skilldeck mcp: serving {url}\nAuthorization: Bearer {t}");
+            t
+        }
+    };
+    listener.serve(ctx.storage().clone(), options, token).await?;
+    Ok(())
 }

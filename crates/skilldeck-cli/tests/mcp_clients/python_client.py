@@ -5,7 +5,7 @@ Rust test (crates/skilldeck-cli/tests/mcp.rs) asserts on it and on the files in 
 
     python_client.py CONFIG_JSON
 
-CONFIG_JSON: {"command": [...], "env": {...}, "roots": ["file:///..."] | null, "roots_after": [...] | null,
+CONFIG_JSON: {"command": [...] (stdio) | "url": "http://...", "token": "..." (HTTP), "env": {...}, "roots": ["file:///..."] | null, "roots_after": [...] | null,
               "import_v2": [...argv of `skilldeck import`...] | null, "skill": "name",
               "reference": "references/guide.md"}
 """
@@ -18,6 +18,8 @@ import time
 import anyio
 from mcp import ClientSession, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 
 def result_json(result: types.CallToolResult) -> dict:
@@ -62,8 +64,14 @@ async def scenario(config: dict) -> dict:
         async def roots_callback(context):  # noqa: ARG001
             return types.ListRootsResult(roots=[types.Root(uri=u) for u in roots["now"]])
 
-    params = StdioServerParameters(command=config["command"][0], args=config["command"][1:], env=config["env"])
-    async with stdio_client(params) as (read, write):
+    if config.get("url"):
+        # Streamable HTTP, with the bearer token the server asks for.
+        http = create_mcp_http_client(headers={"Authorization": f"Bearer {config['token']}"})
+        transport = streamable_http_client(config["url"], http_client=http)
+    else:
+        params = StdioServerParameters(command=config["command"][0], args=config["command"][1:], env=config["env"])
+        transport = stdio_client(params)
+    async with transport as (read, write):
         async with ClientSession(read, write, list_roots_callback=roots_callback, message_handler=on_message) as s:
             init = await s.initialize()
             report["protocolVersion"] = init.protocol_version
