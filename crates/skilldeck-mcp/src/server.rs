@@ -50,9 +50,13 @@ impl std::fmt::Debug for SkilldeckServer {
     }
 }
 
+/// An id no other session has: this process's, with its start time and a count (an HTTP
+/// server holds many sessions).
 fn session_id() -> String {
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    format!("mcp-{nanos}-{}", std::process::id())
+    format!("mcp-{nanos}-{}-{n}", std::process::id())
 }
 
 impl Shared {
