@@ -341,6 +341,10 @@ fn python_sdk_client_with_no_workspace_gets_an_error_result_saying_how_to_set_on
     assert_eq!(l2["error"]["code"], "skill_copy_failed");
     let message = l2["error"]["message"].as_str().unwrap();
     assert!(message.contains("--workspace DIR") && message.contains("roots"), "{message}");
+    // A hostile path is still called what it is.
+    let (is_error, hostile) = result(&report, "hostile");
+    assert!(is_error);
+    assert_eq!(hostile["error"]["code"], "skill_path_invalid");
     assert!(!env.workspace().join(".skills").exists());
 }
 

@@ -165,7 +165,14 @@ impl SkilldeckServer {
         let path = input.get("path").and_then(Value::as_str).map(str::to_owned);
         let sandbox = match self.sandbox(peer).await {
             Ok(s) => s,
-            Err(message) => return ViewResult::error(&name, path.as_deref(), ViewErrorCode::SkillCopyFailed, message),
+            Err(message) => {
+                // A bad path is said first, as the core does, even with nowhere to mount.
+                if let Some(Err(e)) = path.as_deref().map(skilldeck_core::RelPath::parse) {
+                    let message = format!("{e}; give a path relative to the skill folder, such as references/guide.md");
+                    return ViewResult::error(&name, path.as_deref(), ViewErrorCode::SkillPathInvalid, message);
+                }
+                return ViewResult::error(&name, path.as_deref(), ViewErrorCode::SkillCopyFailed, message);
+            }
         };
         let shared = Arc::clone(&self.shared);
         let listing = self.listing();
