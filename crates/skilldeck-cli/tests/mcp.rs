@@ -224,6 +224,7 @@ fn live_scenario(py: &Path, env: &Env, transport: Value) {
     let mut config = json!({
         "roots": [file_uri(&env.workspace()), file_uri(&env.path("second root"))],
         "import_v2": [BIN, "import", v2],
+        "subscribe": "skill://alpha/SKILL.md",
     });
     for (k, v) in transport.as_object().unwrap() {
         config[k] = v.clone();
@@ -276,7 +277,9 @@ fn live_scenario(py: &Path, env: &Env, transport: Value) {
         json!([
             "notifications/prompts/list_changed",
             "notifications/resources/list_changed",
-            "notifications/tools/list_changed"
+            "notifications/resources/updated",
+            "notifications/tools/list_changed",
+            "updated skill://alpha/SKILL.md"
         ])
     );
     let after = report["toolsAfter"][0]["description"].as_str().unwrap();

@@ -1,6 +1,7 @@
 //! Live updates: the store's watcher rebuilds the listing, and a changed listing becomes
 //! `notifications/tools/list_changed`. Holds the glue only; the watching is skilldeck-core's.
 
+use crate::catalog::SCHEME;
 use crate::server::SkilldeckServer;
 use skilldeck_core::SkillName;
 use skilldeck_core::watch::{SkillWatcher, StoreChange};
@@ -19,6 +20,7 @@ impl SkilldeckServer {
         let home = self.shared.registry.storage().home().clone();
         let started = SkillWatcher::start(&home, self.shared.options.debounce, move |changes: Vec<StoreChange>| {
             let Some(shared) = weak.upgrade() else { return };
+            let mut touched = Vec::new();
             for change in &changes {
                 let StoreChange::Skill(c) = change else { continue };
                 if let Some(name) = c.name.as_deref().and_then(|n| SkillName::parse(n).ok()) {
@@ -26,6 +28,34 @@ impl SkilldeckServer {
                     let _ = shared.registry.storage().adopt_external_edit(c.scope, &name);
                 }
                 shared.registry.invalidate(c.scope, c.name.as_deref());
+                touched.push(c.name.clone());
+            }
+            // The subscribed resources of the skills that changed (all of them for a whole scope).
+            let updated: Vec<String> = match shared.subscribed.lock() {
+                Ok(set) => set
+                    .iter()
+                    .filter(|uri| {
+                        touched.iter().any(|name| match name {
+                            None => true,
+                            Some(n) => uri
+                                .strip_prefix(SCHEME)
+                                .and_then(|r| r.strip_prefix(n.as_str()))
+                                .is_some_and(|r| r.starts_with('/')),
+                        })
+                    })
+                    .cloned()
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            if !updated.is_empty()
+                && let Some(peer) = shared.peer.get().cloned()
+            {
+                runtime.spawn(async move {
+                    for uri in updated {
+                        let _ =
+                            peer.notify_resource_updated(rmcp::model::ResourceUpdatedNotificationParam::new(uri)).await;
+                    }
+                });
             }
             match shared.refresh() {
                 Ok(true) => {

@@ -9,7 +9,8 @@ use crate::{McpError, ServeOptions};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams, GetPromptResponse, Implementation,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -34,6 +35,8 @@ pub(crate) struct Shared {
     workspaces: tokio::sync::Mutex<Workspaces>,
     mounts: Mutex<Mounts>,
     pub(crate) peer: OnceLock<Peer<RoleServer>>,
+    /// The resources the client subscribed to (`resources/subscribe`).
+    pub(crate) subscribed: Mutex<std::collections::BTreeSet<String>>,
     /// The store's watcher, while there is one.
     pub(crate) watcher: Mutex<Option<skilldeck_core::watch::SkillWatcher>>,
 }
@@ -114,6 +117,7 @@ impl SkilldeckServer {
             workspaces: tokio::sync::Mutex::new(workspaces),
             mounts: Mutex::new(Mounts::new(session_id())),
             peer: OnceLock::new(),
+            subscribed: Mutex::new(std::collections::BTreeSet::new()),
             watcher: Mutex::new(None),
         };
         shared.refresh()?;
@@ -211,6 +215,7 @@ impl ServerHandler for SkilldeckServer {
             .enable_prompts_list_changed()
             .enable_resources()
             .enable_resources_list_changed()
+            .enable_resources_subscribe()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
@@ -314,6 +319,36 @@ impl ServerHandler for SkilldeckServer {
         self.refresh_unless_live();
         let (shared, listing) = (Arc::clone(&self.shared), self.listing());
         Ok(blocking(move || catalog::prompt(&shared.registry, &listing, &request.name)).await?.into())
+    }
+
+    // `resources/subscribe` is the handshake versions' way (2026-07-28 moves it into
+    // `subscriptions/listen`), which are the versions this server speaks.
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.remember_peer(&context.peer);
+        if !request.uri.starts_with(catalog::SCHEME) {
+            return Err(ErrorData::invalid_params(format!("{:?} is not a skill resource", request.uri), None));
+        }
+        if let Ok(mut set) = self.shared.subscribed.lock() {
+            set.insert(request.uri);
+        }
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Ok(mut set) = self.shared.subscribed.lock() {
+            set.remove(&request.uri);
+        }
+        Ok(())
     }
 }
 

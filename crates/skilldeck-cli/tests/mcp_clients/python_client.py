@@ -54,6 +54,8 @@ async def scenario(config: dict) -> dict:
         if isinstance(message, types.ServerNotification) or hasattr(message, "method"):
             method = getattr(message, "method", None) or getattr(getattr(message, "root", None), "method", None)
             seen.append(method)
+            if method == "notifications/resources/updated":
+                seen.append("updated " + str(message.params.uri))
             if method == "notifications/tools/list_changed":
                 changed_at.append(time.monotonic())
                 changed.set()
@@ -108,6 +110,8 @@ async def scenario(config: dict) -> dict:
                 await s.send_roots_list_changed()
                 report["l2NewRoot"] = result_json(await s.call_tool("view_skill", {"name": skill}))
             if config.get("import_v2"):
+                if config.get("subscribe"):
+                    await s.subscribe_resource(config["subscribe"])
                 started = time.monotonic()
                 done = subprocess.run(config["import_v2"], env=config["env"], capture_output=True, text=True)
                 report["import"] = {"code": done.returncode, "stdout": done.stdout, "stderr": done.stderr}
