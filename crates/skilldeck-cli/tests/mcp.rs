@@ -33,6 +33,20 @@ fn python() -> Option<PathBuf> {
     None
 }
 
+/// The `node` able to load the official TypeScript SDK that `scripts/setup` installs, skipped
+/// (loudly) like the Python one.
+fn node_sdk() -> Option<PathBuf> {
+    let modules = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/mcp-node/node_modules");
+    if modules.join("@modelcontextprotocol/sdk").exists() {
+        return Some(modules);
+    }
+    if std::env::var_os("SKILLDECK_MCP_TESTS").is_some() {
+        panic!("SKILLDECK_MCP_TESTS is set but {} is missing: run scripts/setup", modules.display());
+    }
+    eprintln!("\n!!! SKIPPED: the TypeScript MCP client test needs .tools/mcp-node; run scripts/setup !!!\n");
+    None
+}
+
 struct Env {
     tmp: tempfile::TempDir,
 }
@@ -530,4 +544,47 @@ fn a_client_leaving_mid_call_ends_the_server_cleanly_with_no_half_mount() {
             assert!(name == "alpha" || name == ".alpha.mount.json", "left behind: {name}");
         }
     }
+}
+
+#[test]
+fn typescript_sdk_client_lists_loads_and_sees_a_new_revision_live() {
+    let Some(modules) = node_sdk() else { return };
+    let env = Env::new();
+    // ESM resolves packages beside the script: run a copy placed next to the SDK's node_modules.
+    let script = modules.parent().unwrap().join("ts_client.mjs");
+    fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients/ts_client.mjs"), &script).unwrap();
+    let config = json!({
+        "command": [BIN, "mcp"],
+        "env": {"SKILLDECK_HOME": env.home()},
+        "roots": [file_uri(&env.workspace())],
+        "import_v2": [BIN, "import", env.path("v2/alpha")],
+        "skill": "alpha",
+        "reference": "references/guide.md",
+    });
+    let out = Command::new("node").arg(&script).arg(config.to_string()).output().unwrap();
+    assert!(out.status.success(), "node failed: {}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["serverName"], "skilldeck");
+    assert!(report["instructions"].as_str().unwrap().contains("- **alpha** (v:1): Alpha does things"));
+    assert_eq!(report["tools"][0]["name"], "view_skill");
+    assert_eq!(report["tools"][0]["hasOutputSchema"], true);
+    assert!(report["tools"][0]["enum"].as_array().unwrap().contains(&json!("alpha")));
+    assert_eq!(
+        result(&report, "l2"),
+        (false, json!({"skillName": "alpha", "path": null, "version": "1", "content": "# Alpha v1\nUse it.\n"}))
+    );
+    assert_eq!(result(&report, "l3").1["content"], "guide one");
+    let (is_error, hostile) = result(&report, "hostile");
+    assert!(is_error);
+    assert_eq!(hostile["error"]["code"], "skill_path_invalid");
+    assert_eq!(report["import"]["code"], 0);
+    assert_eq!(report["listChanged"], true, "no notifications/tools/list_changed within 10 s");
+    assert!(
+        report["toolsAfter"][0]["description"]
+            .as_str()
+            .unwrap()
+            .contains("- **alpha** (v:2): Alpha does things better")
+    );
+    assert_eq!(result(&report, "l2After").1["version"], "2");
+    assert_eq!(tree(&env.workspace().join(".skills/alpha")), ["SKILL.md", "references/guide.md"]);
 }
