@@ -251,6 +251,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the skills listing and view_skill to MCP clients (Claude Desktop, Cursor, …) over stdio.
+    Mcp(commands::mcp::McpArgs),
     /// List agent sessions (transcripts), newest first.
     Sessions {
         /// Print JSON for scripts.
@@ -302,6 +304,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
             adopt::run(adopt::AdoptArgs { names, all, from, project, json })
         }
         Command::Scan { project, json } => scan::run(project.as_deref(), json),
+        Command::Mcp(args) => mcp::run(args),
         Command::Targets { project, json } => targets::list(project.as_deref(), json),
         Command::Sync { targets, project, dry_run, overwrite, mode, json } => {
             targets::sync(targets::SyncArgs { names: targets, project, dry_run, json, overwrite, mode })

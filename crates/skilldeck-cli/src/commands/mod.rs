@@ -6,6 +6,7 @@ pub mod agent;
 pub mod autosync;
 pub mod import;
 pub mod list;
+pub mod mcp;
 pub mod prompt;
 pub mod revisions;
 pub mod scan;

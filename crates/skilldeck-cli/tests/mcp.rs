@@ -1,0 +1,590 @@
+//! `skilldeck mcp` driven by MCP clients we did not write (the official Python SDK), over stdio,
+//! and by raw JSON-RPC lines for what no well-behaved client sends.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use serde_json::{Value, json};
+use std::fs;
+use std::io::{BufRead as _, BufReader, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_skilldeck");
+
+/// The client script, kept beside this test.
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients/python_client.py")
+}
+
+/// The Python of the venv `scripts/setup` makes, or `None` (with a loud message) when it is
+/// missing and the tests were not asked for. With SKILLDECK_MCP_TESTS set (CI), a missing venv
+/// fails the test.
+fn python() -> Option<PathBuf> {
+    let py = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/mcp-python/bin/python");
+    if py.exists() {
+        return Some(py);
+    }
+    if std::env::var_os("SKILLDECK_MCP_TESTS").is_some() {
+        panic!("SKILLDECK_MCP_TESTS is set but {} is missing: run scripts/setup", py.display());
+    }
+    eprintln!(
+        "\n!!! SKIPPED: the MCP client tests need the official Python SDK in .tools/mcp-python; run scripts/setup \
+         (scripts/test sets SKILLDECK_MCP_TESTS=1, which makes this a failure instead of a skip) !!!\n"
+    );
+    None
+}
+
+/// The `node` able to load the official TypeScript SDK that `scripts/setup` installs, skipped
+/// (loudly) like the Python one.
+fn node_sdk() -> Option<PathBuf> {
+    let modules = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/mcp-node/node_modules");
+    if modules.join("@modelcontextprotocol/sdk").exists() {
+        return Some(modules);
+    }
+    if std::env::var_os("SKILLDECK_MCP_TESTS").is_some() {
+        panic!("SKILLDECK_MCP_TESTS is set but {} is missing: run scripts/setup", modules.display());
+    }
+    eprintln!("\n!!! SKIPPED: the TypeScript MCP client test needs .tools/mcp-node; run scripts/setup !!!\n");
+    None
+}
+
+struct Env {
+    tmp: tempfile::TempDir,
+}
+
+impl Env {
+    /// A store holding `alpha` v:1 (with a reference) and a `v2/alpha` ready to import.
+    fn new() -> Self {
+        let env = Self { tmp: tempfile::tempdir().unwrap() };
+        env.skill("v1", "Alpha does things", "# Alpha v1\nUse it.", "guide one");
+        env.skill("v2", "Alpha does things better", "# Alpha v2", "guide two");
+        fs::create_dir_all(env.workspace()).unwrap();
+        env.skilldeck(&["import", env.path("v1/alpha").to_str().unwrap()]);
+        env
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.tmp.path().join(rel)
+    }
+
+    fn home(&self) -> PathBuf {
+        self.path("home")
+    }
+
+    fn workspace(&self) -> PathBuf {
+        self.path("work space")
+    }
+
+    fn skill(&self, dir: &str, description: &str, body: &str, guide: &str) {
+        let d = self.path(dir).join("alpha");
+        fs::create_dir_all(d.join("references")).unwrap();
+        fs::write(d.join("SKILL.md"), format!("---\nname: alpha\ndescription: {description}\n---\n{body}\n")).unwrap();
+        fs::write(d.join("references/guide.md"), guide).unwrap();
+    }
+
+    fn skilldeck(&self, args: &[&str]) -> String {
+        let out = Command::new(BIN).args(args).env("SKILLDECK_HOME", self.home()).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    /// Runs the Python client with `config` (merged over the defaults) and returns its report.
+    fn client(&self, py: &Path, config: Value) -> Value {
+        let mut full = json!({
+            "command": [BIN, "mcp"],
+            "env": {"SKILLDECK_HOME": self.home()},
+            "roots": null,
+            "import_v2": null,
+            "skill": "alpha",
+            "reference": "references/guide.md",
+            "rounds": 5,
+        });
+        for (k, v) in config.as_object().unwrap() {
+            full[k] = v.clone();
+        }
+        let out = Command::new(py).arg(script()).arg(full.to_string()).output().unwrap();
+        assert!(
+            out.status.success(),
+            "the Python client failed\nstdout: {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+}
+
+/// `file://` plus the path with spaces escaped (the only unsafe character these paths hold).
+fn file_uri(p: &Path) -> String {
+    format!("file://{}", p.to_str().unwrap().replace(' ', "%20"))
+}
+
+/// The files under `dir`, relative and sorted, hidden ones included.
+fn tree(dir: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.push(p.strip_prefix(root).unwrap().to_str().unwrap().to_owned());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// The result a call reports: text and structuredContent must be the same JSON.
+fn result(report: &Value, key: &str) -> (bool, Value) {
+    let r = &report[key];
+    assert_eq!(r["text"], r["structured"], "{key}: text content and structuredContent differ");
+    (r["isError"].as_bool().unwrap(), r["structured"].clone())
+}
+
+#[test]
+fn python_sdk_client_lists_loads_and_sees_a_new_revision_live_with_its_roots() {
+    let Some(py) = python() else { return };
+    live_scenario(&py, &Env::new(), json!({}));
+}
+
+#[test]
+fn the_same_over_streamable_http_with_the_bearer_token() {
+    let Some(py) = python() else { return };
+    let env = Env::new();
+    let http = Http::start(&env, "test-token-1");
+    live_scenario(&py, &env, json!({"url": http.url, "token": "test-token-1"}));
+}
+
+/// A `skilldeck mcp --http` on a free loopback port, killed when dropped.
+struct Http {
+    child: std::process::Child,
+    url: String,
+    port: u16,
+}
+
+impl Http {
+    fn start(env: &Env, token: &str) -> Self {
+        let mut child = Command::new(BIN)
+            .args(["mcp", "--http", "127.0.0.1:0"])
+            .env("SKILLDECK_HOME", env.home())
+            .env("SKILLDECK_MCP_TOKEN", token)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+        let url =
+            line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}")).to_owned();
+        let port = url.trim_start_matches("http://127.0.0.1:").trim_end_matches("/mcp").parse().unwrap();
+        Self { child, url, port }
+    }
+
+    /// The status code of a raw POST of an initialize request with `headers`.
+    fn status(&self, headers: &[&str]) -> u16 {
+        use std::io::Read as _;
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+        let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        let mut req = format!(
+            "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+            body.len()
+        );
+        if !headers.iter().any(|h| h.starts_with("Host:")) {
+            req.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
+        }
+        for h in headers {
+            req.push_str(h);
+            req.push_str("\r\n");
+        }
+        req.push_str("\r\n");
+        req.push_str(body);
+        s.write_all(req.as_bytes()).unwrap();
+        let mut head = [0u8; 12];
+        s.read_exact(&mut head).unwrap();
+        String::from_utf8_lossy(&head[9..12]).parse().unwrap()
+    }
+}
+
+impl Drop for Http {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn http_refuses_a_bad_token_a_web_page_origin_and_a_foreign_host() {
+    let env = Env::new();
+    let http = Http::start(&env, "right-token");
+    assert_eq!(http.status(&[]), 401, "no token");
+    assert_eq!(http.status(&["Authorization: Bearer wrong-token"]), 401, "wrong token");
+    assert_eq!(http.status(&["Authorization: Bearer right-token", "Origin: https://evil.example"]), 403, "a web page");
+    let rebound = format!("Host: evil.example:{}", http.port);
+    assert_eq!(http.status(&["Authorization: Bearer right-token", &rebound]), 403, "DNS rebinding");
+    assert_eq!(http.status(&["Authorization: Bearer right-token"]), 200);
+    // Only loopback addresses are served.
+    let out =
+        Command::new(BIN).args(["mcp", "--http", "0.0.0.0:0"]).env("SKILLDECK_HOME", env.home()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a loopback address"));
+}
+
+/// Connects (over `transport`), lists, loads, then imports v:2 while connected.
+fn live_scenario(py: &Path, env: &Env, transport: Value) {
+    let v2 = env.path("v2/alpha");
+    let before = env.skilldeck(&["prompt"]);
+    let mut config = json!({
+        "roots": [file_uri(&env.workspace()), file_uri(&env.path("second root"))],
+        "import_v2": [BIN, "import", v2],
+        "subscribe": "skill://alpha/SKILL.md",
+    });
+    for (k, v) in transport.as_object().unwrap() {
+        config[k] = v.clone();
+    }
+    let report = env.client(py, config);
+    assert_eq!(report["serverName"], "skilldeck");
+    assert_eq!(report["toolsListChanged"], true);
+    let listing = before.trim_end();
+    assert!(listing.contains("- **alpha** (v:1): Alpha does things\n"), "{listing}");
+    assert!(report["instructions"].as_str().unwrap().contains(listing));
+    assert!(report["instructions"].as_str().unwrap().contains("load it again with view_skill"));
+
+    // tools/list: one tool, its enum exactly the listed skills, the listing in its description.
+    let tools = report["tools"].as_array().unwrap();
+    assert_eq!(tools.len(), 1);
+    let names: Vec<&str> =
+        listing.lines().filter_map(|l| l.strip_prefix("- **")).map(|l| l.split("**").next().unwrap()).collect();
+    assert_eq!(tools[0]["name"], "view_skill");
+    assert_eq!(tools[0]["enum"], json!(names));
+    assert_eq!(tools[0]["required"], json!(["name"]));
+    assert_eq!(tools[0]["hasOutputSchema"], true);
+    let description = tools[0]["description"].as_str().unwrap();
+    assert!(description.contains(listing) && description.contains("load it again with view_skill"), "{description}");
+
+    // L2: the instructions, mounted into the client's first file:// root; L3: a reference.
+    assert_eq!(
+        result(&report, "l2"),
+        (false, json!({"skillName": "alpha", "path": null, "version": "1", "content": "# Alpha v1\nUse it.\n"}))
+    );
+    assert_eq!(
+        result(&report, "l3"),
+        (false, json!({"skillName": "alpha", "path": "references/guide.md", "version": "1", "content": "guide one"}))
+    );
+    // Hostile and unknown input: error results, data for the model.
+    let (is_error, hostile) = result(&report, "hostile");
+    assert!(is_error);
+    assert_eq!(hostile["error"]["code"], "skill_path_invalid");
+    assert_eq!(hostile["path"], "../../etc/passwd");
+    let (is_error, unknown) = result(&report, "unknown");
+    assert!(is_error);
+    assert_eq!(unknown["error"]["code"], "skill_not_found");
+    assert!(unknown["error"]["message"].as_str().unwrap().contains("Did you mean alpha?"));
+
+    // `skilldeck import` of v:2 while connected: list_changed arrives, the listing shows v:2,
+    // the next call mounts v:2.
+    assert_eq!(report["import"]["code"], 0, "{}", report["import"]);
+    assert_eq!(report["listChanged"], true, "no notifications/tools/list_changed within 10 s");
+    assert_eq!(
+        report["notifications"],
+        json!([
+            "notifications/prompts/list_changed",
+            "notifications/resources/list_changed",
+            "notifications/resources/updated",
+            "notifications/tools/list_changed",
+            "updated skill://alpha/SKILL.md"
+        ])
+    );
+    let after = report["toolsAfter"][0]["description"].as_str().unwrap();
+    let listing_after = env.skilldeck(&["prompt"]);
+    assert!(listing_after.contains("- **alpha** (v:2): Alpha does things better\n"), "{listing_after}");
+    assert!(after.contains(listing_after.trim_end()), "{after}");
+    assert_eq!(
+        result(&report, "l2After"),
+        (false, json!({"skillName": "alpha", "path": null, "version": "2", "content": "# Alpha v2\n"}))
+    );
+    let mounted = env.workspace().join(".skills/alpha");
+    assert_eq!(tree(&mounted), ["SKILL.md", "references/guide.md"], "no .version in the mount");
+    assert_eq!(fs::read_to_string(mounted.join("references/guide.md")).unwrap(), "guide two");
+    assert!(!env.path("second root").exists(), "only the first root is the workspace");
+}
+
+#[test]
+fn python_sdk_client_without_roots_mounts_into_the_workspace_flag() {
+    let Some(py) = python() else { return };
+    let env = Env::new();
+    let ws = env.workspace();
+    let report =
+        env.client(&py, json!({"command": [BIN, "mcp", "--workspace", ws, "--scope", "user"], "catalog": true}));
+    // --scope user: the bundled skills are not listed.
+    assert_eq!(report["tools"][0]["enum"], json!(["alpha"]));
+    // Its files as resources, the template for any of them, and the skill as a prompt.
+    assert_eq!(report["resources"], json!(["skill://alpha/SKILL.md", "skill://alpha/references/guide.md"]));
+    assert_eq!(report["templates"], json!(["skill://{name}/{+path}"]));
+    assert_eq!(
+        report["resource"],
+        json!([{"uri": "skill://alpha/references/guide.md", "mime": "text/markdown", "text": "guide one"}])
+    );
+    assert_eq!(report["prompts"], json!([{"name": "alpha", "description": "Alpha does things"}]));
+    let prompt = &report["prompt"];
+    assert_eq!(prompt.as_array().unwrap().len(), 1);
+    assert_eq!(prompt[0]["role"], "user");
+    assert!(prompt[0]["text"].as_str().unwrap().ends_with("\n\n# Alpha v1\nUse it.\n"), "{prompt}");
+    assert_eq!(result(&report, "l2").1["version"], "1");
+    assert_eq!(tree(&ws.join(".skills/alpha")), ["SKILL.md", "references/guide.md"]);
+}
+
+#[test]
+fn roots_changed_by_the_client_move_the_next_mount_to_the_new_first_root() {
+    let Some(py) = python() else { return };
+    let env = Env::new();
+    let other = env.path("other");
+    fs::create_dir_all(&other).unwrap();
+    let report = env.client(&py, json!({"roots": [file_uri(&env.workspace())], "roots_after": [file_uri(&other)]}));
+    assert_eq!(result(&report, "l2").1["version"], "1");
+    assert_eq!(result(&report, "l2NewRoot").1["version"], "1");
+    assert_eq!(tree(&env.workspace().join(".skills/alpha")), ["SKILL.md", "references/guide.md"]);
+    assert_eq!(tree(&other.join(".skills/alpha")), ["SKILL.md", "references/guide.md"]);
+}
+
+#[test]
+fn python_sdk_client_with_no_workspace_gets_an_error_result_saying_how_to_set_one() {
+    let Some(py) = python() else { return };
+    let env = Env::new();
+    let report = env.client(&py, json!({}));
+    let (is_error, l2) = result(&report, "l2");
+    assert!(is_error);
+    assert_eq!(l2["error"]["code"], "skill_copy_failed");
+    let message = l2["error"]["message"].as_str().unwrap();
+    assert!(message.contains("--workspace DIR") && message.contains("roots"), "{message}");
+    // A hostile path is still called what it is.
+    let (is_error, hostile) = result(&report, "hostile");
+    assert!(is_error);
+    assert_eq!(hostile["error"]["code"], "skill_path_invalid");
+    assert!(!env.workspace().join(".skills").exists());
+}
+
+/// A raw session: JSON-RPC lines in, lines out.
+struct Raw {
+    child: std::process::Child,
+    out: BufReader<std::process::ChildStdout>,
+}
+
+impl Raw {
+    fn start(env: &Env) -> Self {
+        let mut child = Command::new(BIN)
+            .args(["mcp", "--workspace"])
+            .arg(env.workspace())
+            .env("SKILLDECK_HOME", env.home())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = BufReader::new(child.stdout.take().unwrap());
+        Self { child, out }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.child.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn recv(&mut self) -> Value {
+        let mut line = String::new();
+        self.out.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line:?}"))
+    }
+
+    /// Initializes asking for `asked`; the server must agree on `agreed`.
+    fn initialize(&mut self, asked: &str, agreed: &str) {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+            .to_string(),
+        );
+        let init = self.recv();
+        assert_eq!(init["result"]["protocolVersion"], agreed, "{init}");
+        assert_eq!(init["result"]["capabilities"]["tools"]["listChanged"], true, "{init}");
+        self.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+}
+
+#[test]
+fn a_client_asking_for_a_version_the_server_does_not_speak_gets_its_newest_handshake_version() {
+    let env = Env::new();
+    for asked in ["2026-07-28", "2099-01-01"] {
+        let mut raw = Raw::start(&env);
+        raw.initialize(asked, "2025-11-25");
+    }
+}
+
+#[test]
+fn bad_json_rpc_gets_errors_and_the_session_goes_on() {
+    let env = Env::new();
+    let mut raw = Raw::start(&env);
+    raw.initialize("2025-06-18", "2025-06-18");
+    // An unknown method and an unknown tool: JSON-RPC errors, with their ids.
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"no/such/method"}"#);
+    let r = raw.recv();
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(1), json!(-32601)), "{r}");
+    raw.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"rm_rf","arguments":{}}}"#);
+    let r = raw.recv();
+    assert_eq!(r["id"], 2);
+    assert!(r["error"]["message"].as_str().unwrap().contains("view_skill"), "{r}");
+    // Arguments of the wrong type: an error result, not a crash.
+    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"view_skill","arguments":{"name":"alpha","path":7}}}"#);
+    let r = raw.recv();
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(r["result"]["structuredContent"]["error"]["code"], "skill_path_invalid");
+    // A line that is not JSON is dropped (or answered with a parse error); the session goes on.
+    raw.send("{this is not json");
+    raw.send(
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"view_skill","arguments":{"name":"alpha"}}}"#,
+    );
+    let mut r = raw.recv();
+    if r.get("id") != Some(&json!(4)) {
+        assert_eq!(r["error"]["code"], -32700, "{r}");
+        r = raw.recv();
+    }
+    assert_eq!(r["result"]["structuredContent"]["version"], "1", "{r}");
+    // A line over the 16 MiB limit is dropped; the session goes on.
+    raw.send(&format!(r#"{{"jsonrpc":"2.0","id":5,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(17 << 20)));
+    raw.send(r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#);
+    let mut r = raw.recv();
+    if r.get("id") != Some(&json!(6)) {
+        assert!(r.get("error").is_some(), "{r}");
+        r = raw.recv();
+    }
+    assert_eq!(r["id"], 6, "{r}");
+    // The client going away ends the server cleanly.
+    drop(raw.child.stdin.take());
+    let status = raw.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+}
+
+#[test]
+fn config_prints_exactly_the_snippet_on_stdout_and_where_it_goes_on_stderr() {
+    let out = Command::new(BIN).args(["mcp", "--config", "cursor"]).output().unwrap();
+    assert!(out.status.success());
+    let snippet: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let exe = fs::canonicalize(BIN).unwrap();
+    assert_eq!(snippet, json!({"mcpServers": {"skilldeck": {"command": exe, "args": ["mcp"]}}}));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.contains("~/.cursor/mcp.json") && stderr.contains("https://"), "{stderr}");
+    let bad = Command::new(BIN).args(["mcp", "--config", "emacs"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("use one of claude-desktop"));
+}
+
+#[test]
+fn many_concurrent_calls_each_get_their_answer_and_the_skill_is_mounted_whole_once() {
+    let env = Env::new();
+    let mut raw = Raw::start(&env);
+    raw.initialize("2025-11-25", "2025-11-25");
+    let calls = 64;
+    for id in 1..=calls {
+        let args = match id % 3 {
+            0 => json!({"name": "alpha"}),
+            1 => json!({"name": "alpha", "path": "references/guide.md"}),
+            _ => json!({"name": "alpha", "path": "/etc/passwd"}),
+        };
+        raw.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "view_skill", "arguments": args}}).to_string());
+    }
+    let mut seen = std::collections::BTreeMap::new();
+    for _ in 1..=calls {
+        let r = raw.recv();
+        let id = r["id"].as_u64().unwrap();
+        let s = &r["result"]["structuredContent"];
+        let got = s["content"].as_str().or(s["error"]["code"].as_str()).unwrap().to_owned();
+        assert!(seen.insert(id, got).is_none(), "two answers for {id}");
+    }
+    for (id, got) in &seen {
+        let want = match id % 3 {
+            0 => "# Alpha v1\nUse it.\n",
+            1 => "guide one",
+            _ => "skill_path_invalid",
+        };
+        assert_eq!(got, want, "call {id}");
+    }
+    assert_eq!(seen.len(), calls as usize);
+    let skills = env.workspace().join(".skills");
+    let record: Value = serde_json::from_slice(&fs::read(skills.join(".alpha.mount.json")).unwrap()).unwrap();
+    assert_eq!(record["revision"], 1);
+    assert_eq!(tree(&skills.join("alpha")), ["SKILL.md", "references/guide.md"]);
+    // Nothing staged is left beside the mount.
+    let mut left: Vec<String> =
+        fs::read_dir(&skills).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    left.sort();
+    assert_eq!(left, [".alpha.mount.json", "alpha"]);
+}
+
+#[test]
+fn a_client_leaving_mid_call_ends_the_server_cleanly_with_no_half_mount() {
+    let env = Env::new();
+    let mut raw = Raw::start(&env);
+    raw.initialize("2025-11-25", "2025-11-25");
+    for id in 1..=8 {
+        raw.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "view_skill", "arguments": {"name": "alpha"}}}).to_string());
+    }
+    drop(raw.child.stdin.take());
+    drop(raw.out);
+    let status = raw.child.wait().unwrap();
+    assert!(status.code().is_some(), "killed by a signal: {status}");
+    let skills = env.workspace().join(".skills");
+    if skills.join("alpha").exists() {
+        assert_eq!(tree(&skills.join("alpha")), ["SKILL.md", "references/guide.md"]);
+    }
+    if skills.exists() {
+        for e in fs::read_dir(&skills).unwrap() {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            assert!(name == "alpha" || name == ".alpha.mount.json", "left behind: {name}");
+        }
+    }
+}
+
+#[test]
+fn typescript_sdk_client_lists_loads_and_sees_a_new_revision_live() {
+    let Some(modules) = node_sdk() else { return };
+    let env = Env::new();
+    // ESM resolves packages beside the script: run a copy placed next to the SDK's node_modules.
+    let script = modules.parent().unwrap().join("ts_client.mjs");
+    fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients/ts_client.mjs"), &script).unwrap();
+    let config = json!({
+        "command": [BIN, "mcp"],
+        "env": {"SKILLDECK_HOME": env.home()},
+        "roots": [file_uri(&env.workspace())],
+        "import_v2": [BIN, "import", env.path("v2/alpha")],
+        "skill": "alpha",
+        "reference": "references/guide.md",
+    });
+    let out = Command::new("node").arg(&script).arg(config.to_string()).output().unwrap();
+    assert!(out.status.success(), "node failed: {}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["serverName"], "skilldeck");
+    assert!(report["instructions"].as_str().unwrap().contains("- **alpha** (v:1): Alpha does things"));
+    assert_eq!(report["tools"][0]["name"], "view_skill");
+    assert_eq!(report["tools"][0]["hasOutputSchema"], true);
+    assert!(report["tools"][0]["enum"].as_array().unwrap().contains(&json!("alpha")));
+    assert_eq!(
+        result(&report, "l2"),
+        (false, json!({"skillName": "alpha", "path": null, "version": "1", "content": "# Alpha v1\nUse it.\n"}))
+    );
+    assert_eq!(result(&report, "l3").1["content"], "guide one");
+    let (is_error, hostile) = result(&report, "hostile");
+    assert!(is_error);
+    assert_eq!(hostile["error"]["code"], "skill_path_invalid");
+    assert_eq!(report["import"]["code"], 0);
+    assert_eq!(report["listChanged"], true, "no notifications/tools/list_changed within 10 s");
+    assert!(
+        report["toolsAfter"][0]["description"]
+            .as_str()
+            .unwrap()
+            .contains("- **alpha** (v:2): Alpha does things better")
+    );
+    assert_eq!(result(&report, "l2After").1["version"], "2");
+    assert_eq!(tree(&env.workspace().join(".skills/alpha")), ["SKILL.md", "references/guide.md"]);
+}

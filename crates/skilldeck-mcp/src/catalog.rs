@@ -1,0 +1,122 @@
+//! Resources and prompts: each listed skill's files as `skill://<name>/<path>` resources, and
+//! each listed skill as a prompt whose message is its instructions. Read from the store.
+
+use base64::Engine as _;
+use rmcp::ErrorData;
+use rmcp::model::{
+    GetPromptResult, Prompt, PromptMessage, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role,
+};
+use skilldeck_core::listing::{ListedSkill, Listing};
+use skilldeck_core::{RelPath, SkillName, SkillRegistry};
+
+/// Where skill resources live: `skill://<name>/<path>`.
+pub const SCHEME: &str = "skill://";
+
+/// The template clients fill to read any file of a listed skill.
+pub(crate) fn template() -> ResourceTemplate {
+    ResourceTemplate::new(format!("{SCHEME}{{name}}/{{+path}}"), "skill-file")
+        .with_title("A file of a listed skill")
+        .with_description("Any file of a listed skill, by its path in the skill folder (SKILL.md, references/…).")
+}
+
+fn mime(path: &str) -> &'static str {
+    if path.ends_with(".md") { "text/markdown" } else { "text/plain" }
+}
+
+fn listed<'a>(listing: &'a Listing, name: &str) -> Result<(&'a ListedSkill, SkillName), ErrorData> {
+    let skill = listing.skills.iter().find(|s| s.name == name).ok_or_else(|| {
+        ErrorData::resource_not_found(
+            format!("no listed skill is named {name:?}; listed: {}", listing.names().join(", ")),
+            None,
+        )
+    })?;
+    let parsed = SkillName::parse(&skill.name).map_err(|e| ErrorData::invalid_params(e.to_string(), None))?;
+    Ok((skill, parsed))
+}
+
+/// Every file of every listed skill. A skill that cannot be read is left out (its files are
+/// still readable through the template once it can be).
+pub(crate) fn resources(registry: &SkillRegistry, listing: &Listing) -> Vec<Resource> {
+    let mut out = Vec::new();
+    for skill in &listing.skills {
+        let Ok(name) = SkillName::parse(&skill.name) else { continue };
+        let Ok(tree) = registry.storage().read_tree_sync(skill.scope, &name) else { continue };
+        let version = skill.version.as_deref().map(|v| format!(" (v:{v})")).unwrap_or_default();
+        for entry in tree {
+            let path = entry.path.as_str();
+            let mut r = Resource::new(format!("{SCHEME}{name}/{path}"), format!("{name}/{path}"))
+                .with_mime_type(mime(path))
+                .with_size(entry.size);
+            if path == "SKILL.md" {
+                r = r.with_description(format!("The instructions of {name}{version}: {}", skill.description));
+            }
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// Reads `skill://<name>/<path>`: text as text, anything else as base64.
+pub(crate) fn read(registry: &SkillRegistry, listing: &Listing, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+    let rest = uri.strip_prefix(SCHEME).ok_or_else(|| {
+        ErrorData::invalid_params(format!("{uri:?} is not a skill resource: use {SCHEME}<name>/<path>"), None)
+    })?;
+    let (name, path) = rest.split_once('/').ok_or_else(|| {
+        ErrorData::invalid_params(format!("{uri:?} names no file: use {SCHEME}<name>/SKILL.md"), None)
+    })?;
+    let (skill, parsed) = listed(listing, name)?;
+    let rel = RelPath::parse(path).map_err(|e| ErrorData::invalid_params(format!("{path:?}: {e}"), None))?;
+    let bytes = registry
+        .storage()
+        .read_raw_file_sync(skill.scope, &parsed, &rel)
+        .map_err(|e| ErrorData::resource_not_found(format!("{uri}: {e}"), None))?;
+    let contents = match String::from_utf8(bytes) {
+        Ok(text) if !text.contains('\0') => ResourceContents::TextResourceContents {
+            uri: uri.to_owned(),
+            mime_type: Some(mime(path).to_owned()),
+            text,
+            meta: None,
+        },
+        Ok(text) => blob(uri, text.into_bytes()),
+        Err(e) => blob(uri, e.into_bytes()),
+    };
+    Ok(ReadResourceResult::new(vec![contents]))
+}
+
+fn blob(uri: &str, bytes: Vec<u8>) -> ResourceContents {
+    ResourceContents::BlobResourceContents {
+        uri: uri.to_owned(),
+        mime_type: Some("application/octet-stream".to_owned()),
+        blob: base64::engine::general_purpose::STANDARD.encode(bytes),
+        meta: None,
+    }
+}
+
+/// One prompt per listed skill, described as the listing describes it.
+pub(crate) fn prompts(listing: &Listing) -> Vec<Prompt> {
+    listing
+        .skills
+        .iter()
+        .map(|s| {
+            let version = s.version.as_deref().map(|v| format!(" (v:{v})")).unwrap_or_default();
+            Prompt::new(&s.name, Some(s.description.clone()), None).with_title(format!("Skill: {}{version}", s.name))
+        })
+        .collect()
+}
+
+/// The prompt of a listed skill: one user message holding its instructions.
+pub(crate) fn prompt(registry: &SkillRegistry, listing: &Listing, name: &str) -> Result<GetPromptResult, ErrorData> {
+    let (skill, parsed) = listed(listing, name).map_err(|e| ErrorData::invalid_params(e.message, None))?;
+    let skill_md = RelPath::parse("SKILL.md").map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    let body = registry
+        .storage()
+        .read_file_sync(skill.scope, &parsed, &skill_md)
+        .map_err(|e| ErrorData::internal_error(format!("could not read {name}: {e}"), None))?;
+    let version = skill.version.as_deref().map(|v| format!(" (v:{v})")).unwrap_or_default();
+    let text = format!(
+        "Follow the skill {name}{version}. Its files are the resources {SCHEME}{name}/<path>; view_skill copies them \
+         into the workspace at .skills/{name}/.\n\n{body}"
+    );
+    Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
+        .with_description(skill.description.clone()))
+}

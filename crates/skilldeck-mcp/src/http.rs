@@ -1,0 +1,94 @@
+//! `skilldeck mcp --http`: Streamable HTTP on loopback only, behind a bearer token, refusing any
+//! request a web page could send (an `Origin` header, a foreign `Host`). One server per session.
+
+use crate::server::SkilldeckServer;
+use crate::{McpError, ServeOptions};
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse as _, Response};
+use base64::Engine as _;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use skilldeck_core::{FsStorage, SkillRegistry};
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// The path the MCP endpoint is served at.
+pub const ENDPOINT: &str = "/mcp";
+
+/// A fresh random token: 32 bytes from the system's generator, URL-safe base64.
+pub fn new_token() -> Result<String, McpError> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| McpError::Http(format!("no random token: {e}")))?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+}
+
+/// Whether two byte strings are equal, taking the same time wherever they differ.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+async fn require_token(State(token): State<Arc<String>>, request: Request, next: Next) -> Response {
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    match given {
+        Some(t) if same(t.as_bytes(), token.as_bytes()) => next.run(request).await,
+        _ => (
+            StatusCode::UNAUTHORIZED,
+            [(header::WWW_AUTHENTICATE, "Bearer")],
+            "missing or wrong bearer token: send the token `skilldeck mcp --http` printed, as Authorization: Bearer TOKEN",
+        )
+            .into_response(),
+    }
+}
+
+/// A bound listener, ready to serve.
+#[derive(Debug)]
+pub struct HttpListener {
+    listener: tokio::net::TcpListener,
+}
+
+impl HttpListener {
+    /// Binds `addr`, which must be a loopback address.
+    pub async fn bind(addr: SocketAddr) -> Result<Self, McpError> {
+        if !addr.ip().is_loopback() {
+            return Err(McpError::Http(format!(
+                "{addr} is not a loopback address: --http serves on this machine only (127.0.0.1:PORT or [::1]:PORT)"
+            )));
+        }
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|e| McpError::Http(format!("cannot listen on {addr}: {e}")))?;
+        Ok(Self { listener })
+    }
+
+    /// The address bound (the real port when 0 was asked for).
+    pub fn local_addr(&self) -> Result<SocketAddr, McpError> {
+        self.listener.local_addr().map_err(|e| McpError::Http(e.to_string()))
+    }
+
+    /// Serves until the process ends: each MCP session gets a server of its own over `storage`.
+    pub async fn serve(self, storage: FsStorage, options: ServeOptions, token: String) -> Result<(), McpError> {
+        // Checked once up front, so a broken store or config.toml is said at start.
+        SkilldeckServer::new(SkillRegistry::new(storage.clone()), options.clone())?;
+        let runtime = tokio::runtime::Handle::current();
+        let factory = move || {
+            let server = SkilldeckServer::new(SkillRegistry::new(storage.clone()), options.clone())
+                .map_err(std::io::Error::other)?;
+            server.watch(runtime.clone());
+            Ok(server)
+        };
+        // Loopback hosts only (DNS rebinding), and no browser origin at all: a web page cannot
+        // drive the server even on this machine.
+        let config = StreamableHttpServerConfig::default().enforce_origin_validation();
+        let service = StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
+        let app = axum::Router::new()
+            .nest_service(ENDPOINT, service)
+            .layer(middleware::from_fn_with_state(Arc::new(token), require_token));
+        axum::serve(self.listener, app).await.map_err(|e| McpError::Http(e.to_string()))
+    }
+}

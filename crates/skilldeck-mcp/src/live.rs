@@ -1,0 +1,88 @@
+//! Live updates: the store's watcher rebuilds the listing, and a changed listing becomes
+//! `notifications/tools/list_changed`. Holds the glue only; the watching is skilldeck-core's.
+
+use crate::catalog::SCHEME;
+use crate::server::SkilldeckServer;
+use skilldeck_core::SkillName;
+use skilldeck_core::watch::{SkillWatcher, StoreChange};
+use std::sync::atomic::Ordering;
+
+impl SkilldeckServer {
+    /// Watches the store for as long as the server lives: each settled batch of changes (an
+    /// import, a restore, a delete, a switch in config.toml, an edit on disk) rebuilds the
+    /// listing, and when what clients see changed, they are told. Without a watcher (the
+    /// system refused one) the server still works, reading the store at every request; that
+    /// is said on standard error.
+    pub fn watch(&self, runtime: tokio::runtime::Handle) {
+        // The watcher lives in the server's state and holds it weakly, so dropping the last
+        // handle on the server (its session ended) stops the watching too.
+        let weak = std::sync::Arc::downgrade(&self.shared);
+        let home = self.shared.registry.storage().home().clone();
+        let started = SkillWatcher::start(&home, self.shared.options.debounce, move |changes: Vec<StoreChange>| {
+            let Some(shared) = weak.upgrade() else { return };
+            let mut touched = Vec::new();
+            for change in &changes {
+                let StoreChange::Skill(c) = change else { continue };
+                if let Some(name) = c.name.as_deref().and_then(|n| SkillName::parse(n).ok()) {
+                    // An edit made on disk becomes a new revision once, as in the app.
+                    let _ = shared.registry.storage().adopt_external_edit(c.scope, &name);
+                }
+                shared.registry.invalidate(c.scope, c.name.as_deref());
+                touched.push(c.name.clone());
+            }
+            // The subscribed resources of the skills that changed (all of them for a whole scope).
+            let updated: Vec<String> = match shared.subscribed.lock() {
+                Ok(set) => set
+                    .iter()
+                    .filter(|uri| {
+                        touched.iter().any(|name| match name {
+                            None => true,
+                            Some(n) => uri
+                                .strip_prefix(SCHEME)
+                                .and_then(|r| r.strip_prefix(n.as_str()))
+                                .is_some_and(|r| r.starts_with('/')),
+                        })
+                    })
+                    .cloned()
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            if !updated.is_empty()
+                && let Some(peer) = shared.peer.get().cloned()
+            {
+                runtime.spawn(async move {
+                    for uri in updated {
+                        let _ =
+                            peer.notify_resource_updated(rmcp::model::ResourceUpdatedNotificationParam::new(uri)).await;
+                    }
+                });
+            }
+            match shared.refresh() {
+                Ok(true) => {
+                    if let Some(peer) = shared.peer.get().cloned() {
+                        runtime.spawn(async move {
+                            // A client gone meanwhile is no error of ours.
+                            let _ = peer.notify_tool_list_changed().await;
+                            let _ = peer.notify_resource_list_changed().await;
+                            let _ = peer.notify_prompt_list_changed().await;
+                        });
+                    }
+                }
+                Ok(false) => {}
+                Err(e) => eprintln!("skilldeck mcp: {e}; the previous listing stays"),
+            }
+        });
+        match started {
+            Ok(w) => {
+                if let Ok(mut slot) = self.shared.watcher.lock() {
+                    *slot = Some(w);
+                }
+                self.shared.live.store(true, Ordering::Relaxed);
+            }
+            Err(e) => eprintln!(
+                "skilldeck mcp: cannot watch the store ({e}); changes are picked up at each request, \
+                 and clients are not told of them"
+            ),
+        }
+    }
+}

@@ -1,0 +1,362 @@
+//! The MCP server: capabilities, `tools/list` and `tools/call` over the live listing, and the
+//! roots the client shares. Holds the handler and its shared state; not the tool's wording.
+
+use crate::catalog;
+use crate::memo::Mounts;
+use crate::tool::{instructions, view_skill_tool};
+use crate::workspace::Workspaces;
+use crate::{McpError, ServeOptions};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams, GetPromptResponse, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler};
+use serde_json::Value;
+use skilldeck_core::SkillRegistry;
+use skilldeck_core::listing::Listing;
+use skilldeck_core::view_result::{ViewErrorCode, ViewResult};
+use skilldeck_core::view_skill::TOOL_NAME;
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+/// The newest protocol version the server speaks.
+const NEWEST_PROTOCOL: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+
+/// What every request of one session shares.
+pub(crate) struct Shared {
+    pub(crate) registry: SkillRegistry,
+    pub(crate) options: ServeOptions,
+    listing: RwLock<Arc<Listing>>,
+    /// Whether the store is watched; without a watcher every request rebuilds the listing.
+    pub(crate) live: std::sync::atomic::AtomicBool,
+    workspaces: tokio::sync::Mutex<Workspaces>,
+    mounts: Mutex<Mounts>,
+    pub(crate) peer: OnceLock<Peer<RoleServer>>,
+    /// The resources the client subscribed to (`resources/subscribe`).
+    pub(crate) subscribed: Mutex<std::collections::BTreeSet<String>>,
+    /// The store's watcher, while there is one.
+    pub(crate) watcher: Mutex<Option<skilldeck_core::watch::SkillWatcher>>,
+}
+
+/// The Skilldeck MCP server: one per session (a stdio process serves one).
+#[derive(Clone)]
+pub struct SkilldeckServer {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for SkilldeckServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkilldeckServer").field("options", &self.shared.options).finish_non_exhaustive()
+    }
+}
+
+/// An id no other session has: this process's, with its start time and a count (an HTTP
+/// server holds many sessions).
+fn session_id() -> String {
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    format!("mcp-{nanos}-{}-{n}", std::process::id())
+}
+
+impl Shared {
+    fn build_listing(&self) -> Result<Listing, McpError> {
+        let mut opts = (self.options.listing_options)().map_err(McpError::Settings)?;
+        if !self.options.scopes.is_empty() {
+            opts.scopes.retain(|s| self.options.scopes.contains(s));
+        }
+        Ok(self.registry.listing(&opts)?)
+    }
+
+    /// The listing clients are shown now.
+    pub(crate) fn listing(&self) -> Arc<Listing> {
+        match self.listing.read() {
+            Ok(l) => Arc::clone(&l),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+
+    /// Rebuilds the listing; returns whether it differs from the one shown so far. A failure
+    /// keeps the previous listing.
+    pub(crate) fn refresh(&self) -> Result<bool, McpError> {
+        let fresh = self.build_listing()?;
+        let mut current = match self.listing.write() {
+            Ok(l) => l,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if **current == fresh {
+            return Ok(false);
+        }
+        *current = Arc::new(fresh);
+        Ok(true)
+    }
+}
+
+impl SkilldeckServer {
+    /// A server over `registry`. Reads the listing once, so a broken config.toml or store is
+    /// reported before any client connects, and checks `--workspace`.
+    pub fn new(registry: SkillRegistry, options: ServeOptions) -> Result<Self, McpError> {
+        let mut workspaces = Workspaces::new(options.workspace.clone());
+        if let Some(dir) = &options.workspace {
+            workspaces.sandbox().map_err(|reason| McpError::Workspace { path: dir.display().to_string(), reason })?;
+        }
+        let shared = Shared {
+            registry,
+            options,
+            listing: RwLock::new(Arc::new(Listing {
+                text: String::new(),
+                skills: Vec::new(),
+                estimated_tokens: 0,
+                budget_tokens: 0,
+                shortened: Vec::new(),
+            })),
+            live: std::sync::atomic::AtomicBool::new(false),
+            workspaces: tokio::sync::Mutex::new(workspaces),
+            mounts: Mutex::new(Mounts::new(session_id())),
+            peer: OnceLock::new(),
+            subscribed: Mutex::new(std::collections::BTreeSet::new()),
+            watcher: Mutex::new(None),
+        };
+        shared.refresh()?;
+        Ok(Self { shared: Arc::new(shared) })
+    }
+
+    /// The listing as clients see it now.
+    pub fn listing(&self) -> Arc<Listing> {
+        self.shared.listing()
+    }
+
+    /// The `view_skill` tool for the current listing, if any skill is listed.
+    pub fn tool(&self) -> Option<Tool> {
+        view_skill_tool(&self.listing())
+    }
+
+    fn remember_peer(&self, peer: &Peer<RoleServer>) {
+        let _ = self.shared.peer.set(peer.clone());
+    }
+
+    /// Without a watcher, every request looks at the store again.
+    fn refresh_unless_live(&self) {
+        if !self.shared.live.load(std::sync::atomic::Ordering::Relaxed)
+            && let Err(e) = self.shared.refresh()
+        {
+            eprintln!("skilldeck mcp: {e}; the previous listing stays");
+        }
+    }
+
+    /// Asks the client for its roots when the workspace comes from them and they are not known.
+    async fn sandbox(&self, peer: &Peer<RoleServer>) -> Result<Arc<skilldeck_core::sandbox::Sandbox>, String> {
+        let mut workspaces = self.shared.workspaces.lock().await;
+        if workspaces.needs_roots() {
+            let shares_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
+            if shares_roots {
+                match crate::workspace::ask_roots(peer).await {
+                    Ok(found) => workspaces.set_roots(found),
+                    Err(failed) => return Err(failed),
+                }
+            }
+        }
+        workspaces.sandbox()
+    }
+
+    /// Runs one `view_skill` call with `input`, mounting into the session's workspace.
+    pub async fn view(&self, peer: &Peer<RoleServer>, input: Value) -> ViewResult {
+        self.refresh_unless_live();
+        let name = input.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+        let path = input.get("path").and_then(Value::as_str).map(str::to_owned);
+        let sandbox = match self.sandbox(peer).await {
+            Ok(s) => s,
+            Err(message) => {
+                // A bad path is said first, as the core does, even with nowhere to mount.
+                if let Some(Err(e)) = path.as_deref().map(skilldeck_core::RelPath::parse) {
+                    let message = format!("{e}; give a path relative to the skill folder, such as references/guide.md");
+                    return ViewResult::error(&name, path.as_deref(), ViewErrorCode::SkillPathInvalid, message);
+                }
+                return ViewResult::error(&name, path.as_deref(), ViewErrorCode::SkillCopyFailed, message);
+            }
+        };
+        let shared = Arc::clone(&self.shared);
+        let listing = self.listing();
+        let ran = tokio::task::spawn_blocking(move || {
+            let mut mounts = match shared.mounts.lock() {
+                Ok(m) => m,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            mounts.view(&shared.registry, &sandbox, &listing, &input)
+        })
+        .await;
+        ran.unwrap_or_else(|e| {
+            ViewResult::error(
+                &name,
+                path.as_deref(),
+                ViewErrorCode::SkillCopyFailed,
+                format!("The call did not finish: {e}."),
+            )
+        })
+    }
+}
+
+/// An MCP result for a `view_skill` result: the same JSON as text and as structured content.
+pub(crate) fn call_result(result: &ViewResult) -> CallToolResult {
+    let value = result.to_json();
+    match result {
+        ViewResult::Ok(_) => CallToolResult::structured(value),
+        ViewResult::Err(_) => CallToolResult::structured_error(value),
+    }
+}
+
+impl ServerHandler for SkilldeckServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_resources()
+            .enable_resources_list_changed()
+            .enable_resources_subscribe()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        let mut server = Implementation::new("skilldeck", skilldeck_core::APP_VERSION);
+        server.title = Some("Skilldeck".to_owned());
+        ServerConfig::new(capabilities)
+            .with_protocol_version(NEWEST_PROTOCOL)
+            .with_server_info(server)
+            .with_instructions(instructions(&self.listing()))
+    }
+
+    /// The handshake versions only: 2026-07-28 drops roots and delivers list_changed through
+    /// `subscriptions/listen`, which this server does not implement yet, so it does not claim it.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(ProtocolVersion::known_up_to(&NEWEST_PROTOCOL))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.remember_peer(&context.peer);
+    }
+
+    async fn on_roots_list_changed(&self, context: NotificationContext<RoleServer>) {
+        self.remember_peer(&context.peer);
+        self.shared.workspaces.lock().await.roots_changed();
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        Ok(ListToolsResult::with_all_items(self.tool().into_iter().collect()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.remember_peer(&context.peer);
+        if request.name != TOOL_NAME {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool {:?}: this server has one tool, {TOOL_NAME}", request.name),
+                None,
+            ));
+        }
+        let input = Value::Object(request.arguments.unwrap_or_default());
+        let result = self.view(&context.peer, input).await;
+        Ok(call_result(&result).into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        let (shared, listing) = (Arc::clone(&self.shared), self.listing());
+        let resources = blocking(move || Ok(catalog::resources(&shared.registry, &listing))).await?;
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![catalog::template()]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        let (shared, listing) = (Arc::clone(&self.shared), self.listing());
+        Ok(blocking(move || catalog::read(&shared.registry, &listing, &request.uri)).await?.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        Ok(ListPromptsResult::with_all_items(catalog::prompts(&self.listing())))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        let (shared, listing) = (Arc::clone(&self.shared), self.listing());
+        Ok(blocking(move || catalog::prompt(&shared.registry, &listing, &request.name)).await?.into())
+    }
+
+    // `resources/subscribe` is the handshake versions' way (2026-07-28 moves it into
+    // `subscriptions/listen`), which are the versions this server speaks.
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.remember_peer(&context.peer);
+        if !request.uri.starts_with(catalog::SCHEME) {
+            return Err(ErrorData::invalid_params(format!("{:?} is not a skill resource", request.uri), None));
+        }
+        if let Ok(mut set) = self.shared.subscribed.lock() {
+            set.insert(request.uri);
+        }
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        if let Ok(mut set) = self.shared.subscribed.lock() {
+            set.remove(&request.uri);
+        }
+        Ok(())
+    }
+}
+
+/// Runs store reads off the async workers.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, ErrorData> + Send + 'static,
+) -> Result<T, ErrorData> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ErrorData::internal_error(format!("the read did not finish: {e}"), None))?
+}
