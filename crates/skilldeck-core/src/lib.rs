@@ -14,6 +14,7 @@ pub mod listing;
 pub mod meta;
 pub mod mount;
 pub mod name;
+mod parse_cache;
 pub mod registry;
 pub mod relpath;
 pub mod safe_read;

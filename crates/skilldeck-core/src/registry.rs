@@ -7,8 +7,11 @@ use crate::files::SkillFiles;
 use crate::listing::{self, Listing, ListingOptions};
 use crate::meta::SkillMeta;
 use crate::name::SkillName;
+use crate::parse_cache::{self, CachedSkill};
 use crate::safe_read::FileId;
 use crate::storage::Summary;
+use crate::storage::seal::Stamp;
+use crate::storage::stamps::{self, ScopeDir};
 use crate::storage::{DeleteOutcome, FsStorage, Revision, Scope, StorageError, WriteOutcome};
 use crate::validate::{self, ValidateOptions, Validated};
 use serde::Serialize;
@@ -92,6 +95,43 @@ impl SkillEntry {
         }
     }
 
+    /// The entry the persisted cache holds, as `from_validated` built it when it was parsed.
+    fn from_cached(scope: Scope, c: CachedSkill) -> Self {
+        let meta = SkillMeta::from(c.meta);
+        let diagnostics: Vec<Diagnostic> = c.diagnostics.into_iter().map(Diagnostic::from).collect();
+        let revision = c.revision.map(Revision);
+        let description = meta.description.as_deref().unwrap_or_default();
+        let one_line = one_line(description);
+        let one_line = (one_line != description).then_some(one_line);
+        Self {
+            scope,
+            name: c.name,
+            valid: !diagnostics.iter().any(Diagnostic::is_error),
+            one_line,
+            digest: c.digest.map(Digest::from_bytes),
+            version: revision.map(|r| r.to_string()).or_else(|| meta.version.clone()),
+            meta,
+            diagnostics,
+            revision,
+            file_count: usize::try_from(c.file_count).unwrap_or(usize::MAX),
+            total_bytes: c.total_bytes,
+        }
+    }
+
+    /// This entry for the persisted cache, with the stamps of what was read for it.
+    fn to_cached(&self, stamps: Vec<(String, Stamp)>) -> CachedSkill {
+        CachedSkill {
+            name: self.name.clone(),
+            stamps,
+            revision: self.revision.map(|r| r.0),
+            digest: self.digest.map(|d| d.bytes()),
+            file_count: self.file_count as u64,
+            total_bytes: self.total_bytes,
+            meta: (&self.meta).into(),
+            diagnostics: self.diagnostics.iter().map(Into::into).collect(),
+        }
+    }
+
     fn unreadable(scope: Scope, dir_name: &str, err: &StorageError) -> Self {
         let d = Diagnostic::error(DiagCode::SkillUnreadable, format!("the skill could not be read: {err}"));
         Self {
@@ -145,18 +185,32 @@ struct ScopeCache {
 
 /// Discovers and caches skills. Writes and deletes through it, and `invalidate` calls from a
 /// watcher, drop the affected entries; the next listing reads only those again.
+///
+/// A listing of a whole scope also starts from the persisted parse cache
+/// (`$SKILLDECK_HOME/cache/<scope>.skills`, see `parse_cache`): a skill whose folder, files and
+/// sidecars all have the stamps they had when it was parsed is taken from there, with one
+/// `stat` per path and no read; any other is read and parsed, and the cache is rewritten. So
+/// the CLI, the app and the agent loop start on a large store at the cost of those `stat`s.
 #[derive(Debug)]
 pub struct SkillRegistry {
     storage: FsStorage,
     strict: bool,
     digests: bool,
+    persist: bool,
     cache: RwLock<HashMap<Scope, ScopeCache>>,
+}
+
+/// One skill as read: its entry and the stamps it was read at, when a later start may trust
+/// them.
+struct Loaded {
+    entry: Arc<SkillEntry>,
+    stamps: Option<Vec<(String, Stamp)>>,
 }
 
 impl SkillRegistry {
     /// A registry over `storage` with an empty cache.
     pub fn new(storage: FsStorage) -> Self {
-        Self { storage, strict: false, digests: false, cache: RwLock::new(HashMap::new()) }
+        Self { storage, strict: false, digests: false, persist: true, cache: RwLock::new(HashMap::new()) }
     }
 
     /// The same registry validating in strict (agentskills.io) mode.
@@ -174,6 +228,13 @@ impl SkillRegistry {
     /// when its files are as written, so this costs little beyond the listing itself.
     pub fn with_digests(mut self, digests: bool) -> Self {
         self.digests = digests;
+        self
+    }
+
+    /// The same registry with the persisted parse cache used (the default) or not: without
+    /// it, every skill is read and parsed, and no cache file is read or written.
+    pub fn with_disk_cache(mut self, persist: bool) -> Self {
+        self.persist = persist;
         self
     }
 
@@ -200,7 +261,7 @@ impl SkillRegistry {
         if missing.is_empty() {
             return Ok(out);
         }
-        let loaded = self.load_all(scope, &missing);
+        let loaded = self.load_all(scope, &missing, missing.len() == names.len());
         {
             let mut cache = self.cache.write().map_err(poisoned)?;
             let sc = cache.entry(scope).or_default();
@@ -311,41 +372,88 @@ impl SkillRegistry {
         Ok(names)
     }
 
-    /// Loads skills, on as many threads as there are cores when there are many.
-    fn load_all(&self, scope: Scope, names: &[String]) -> Vec<Arc<SkillEntry>> {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-        if names.len() < 64 || threads < 2 {
-            return names.iter().map(|n| self.load(scope, n)).collect();
+    /// Loads skills, on as many threads as there are cores when there are many. With `whole`
+    /// (every skill of the scope is loaded) the persisted cache is read first and, when
+    /// anything in it was missing, stale or gone, written again.
+    fn load_all(&self, scope: Scope, names: &[String], whole: bool) -> Vec<Arc<SkillEntry>> {
+        let use_disk = whole && self.persist && !self.strict;
+        let cache_path = parse_cache::path(self.storage.home().root(), scope);
+        let scope_dir = if use_disk { ScopeDir::open(&self.storage.home().scope_dir(scope)).ok() } else { None };
+        // The cached parses whose stamps still hold, made entries as they are read (one record
+        // at a time, so a large cache is never held whole next to the entries).
+        let mut hits: Vec<Option<Arc<SkillEntry>>> = vec![None; names.len()];
+        let mut cached_count = 0;
+        if let Some(dir) = &scope_dir {
+            let mut i = 0;
+            let whole = parse_cache::read_each(&cache_path, scope, |c| {
+                cached_count += 1;
+                while names.get(i).is_some_and(|n| *n < c.name) {
+                    i += 1;
+                }
+                if let Some(slot) = hits.get_mut(i)
+                    && names.get(i) == Some(&c.name)
+                    && (c.digest.is_some() || !self.digests)
+                    && dir.unchanged(&c.name, &c.stamps)
+                {
+                    *slot = Some(Arc::new(SkillEntry::from_cached(scope, c)));
+                }
+            });
+            if !whole {
+                hits.iter_mut().for_each(|h| *h = None);
+                cached_count = 0;
+            }
         }
-        let chunk = names.len().div_ceil(threads);
-        std::thread::scope(|sc| {
-            let workers: Vec<_> = names
-                .chunks(chunk)
-                .map(|part| sc.spawn(move || part.iter().map(|n| self.load(scope, n)).collect::<Vec<_>>()))
-                .collect();
-            workers
-                .into_iter()
-                .zip(names.chunks(chunk))
-                .flat_map(|(w, part)| w.join().unwrap_or_else(|_| part.iter().map(|n| self.load(scope, n)).collect()))
-                .collect()
-        })
+        let hit_count = hits.iter().filter(|h| h.is_some()).count();
+        let ctx = LoadCtx { scope, now_ns: stamps::now_ns() };
+        let misses: Vec<(usize, &str)> = hits
+            .iter()
+            .zip(names)
+            .enumerate()
+            .filter(|(_, (h, _))| h.is_none())
+            .map(|(i, (_, n))| (i, n.as_str()))
+            .collect();
+        let read = par_map(&misses, |(_, n)| self.load(&ctx, n));
+        // Rewritten when a skill can be cached that was not, or a cached one is stale or gone;
+        // not for a skill that cannot be (unsettled, unreadable), which would only rewrite it.
+        let fresh: Vec<CachedSkill> = read.iter().filter_map(|l| Some(l.entry.to_cached(l.stamps.clone()?))).collect();
+        if scope_dir.is_some() && (!fresh.is_empty() || hit_count != cached_count) {
+            let keep = |name: &str| names.binary_search_by(|n| n.as_str().cmp(name)).is_ok_and(|i| hits[i].is_some());
+            // Best effort: a cache that cannot be written only makes the next start slower.
+            let _ = parse_cache::rewrite(&cache_path, scope, keep, &fresh);
+        }
+        drop(fresh);
+        for ((i, _), l) in misses.iter().zip(read) {
+            if let Some(slot) = hits.get_mut(*i) {
+                *slot = Some(l.entry);
+            }
+        }
+        hits.into_iter().flatten().collect()
     }
 
-    fn load(&self, scope: Scope, dir_name: &str) -> Arc<SkillEntry> {
+    /// One skill, read and parsed (or its parse reused when its `SKILL.md` was parsed before).
+    fn load(&self, ctx: &LoadCtx, dir_name: &str) -> Loaded {
+        let scope = ctx.scope;
         match self.storage.summary_dir_with(scope, dir_name, self.digests) {
-            Ok(s) => match self.parsed_before(scope, dir_name, &s) {
-                Some(v) => Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v)),
-                None => {
-                    let v = validate_summary(dir_name, &s, self.strict);
-                    let entry = Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v));
-                    if let (Some(id), Ok(mut cache)) = (s.skill_md_id, self.cache.write()) {
-                        let parsed = &mut cache.entry(scope).or_default().parsed;
-                        parsed.insert(dir_name.to_owned(), (id, Arc::clone(&entry)));
+            Ok(mut s) => {
+                let entry = match self.parsed_before(scope, dir_name, &s) {
+                    Some(v) => Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v)),
+                    None => {
+                        let v = validate_summary(dir_name, &s, self.strict);
+                        let entry = Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v));
+                        if let (Some(id), Ok(mut cache)) = (s.skill_md_id, self.cache.write()) {
+                            let parsed = &mut cache.entry(scope).or_default().parsed;
+                            parsed.insert(dir_name.to_owned(), (id, Arc::clone(&entry)));
+                        }
+                        entry
                     }
-                    entry
-                }
-            },
-            Err(e) => Arc::new(SkillEntry::unreadable(scope, dir_name, &e)),
+                };
+                // Only a folder read whole and settled is worth trusting by its stamps later.
+                let whole = s.skill_md_problem.is_none() && (s.digest.is_some() || !self.digests);
+                let stamps = std::mem::take(&mut s.stamps);
+                let stamps = (whole && stamps::settled(&stamps, ctx.now_ns)).then_some(stamps);
+                Loaded { entry, stamps }
+            }
+            Err(e) => Loaded { entry: Arc::new(SkillEntry::unreadable(scope, dir_name, &e)), stamps: None },
         }
     }
 
@@ -357,6 +465,29 @@ impl SkillRegistry {
         let (seen, e) = cache.get(&scope)?.parsed.get(dir_name)?;
         (*seen == id).then(|| Validated { meta: e.meta.clone(), diagnostics: e.diagnostics.clone() })
     }
+}
+
+/// `f` of each item, in order, on as many threads as there are cores when there are many.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    if items.len() < 64 || threads < 2 {
+        return items.iter().map(&f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|sc| {
+        let workers: Vec<_> =
+            items.chunks(chunk).map(|part| (sc.spawn(move || part.iter().map(f).collect::<Vec<_>>()), part)).collect();
+        // A worker that panicked has its part done again here.
+        workers.into_iter().flat_map(|(w, part)| w.join().unwrap_or_else(|_| part.iter().map(f).collect())).collect()
+    })
+}
+
+/// What every load of one `load_all` shares.
+struct LoadCtx {
+    scope: Scope,
+    /// When the load started, for `stamps::settled`.
+    now_ns: i64,
 }
 
 fn poisoned<T>(_: std::sync::PoisonError<T>) -> StorageError {

@@ -9,7 +9,8 @@ mod lock;
 mod record;
 mod recover;
 mod scan;
-mod seal;
+pub(crate) mod seal;
+pub(crate) mod stamps;
 pub(crate) mod tree;
 mod write;
 
