@@ -197,7 +197,24 @@ pub struct SkillRegistry {
     strict: bool,
     digests: bool,
     persist: bool,
+    settle: std::time::Duration,
+    stats: DiskCacheCounters,
     cache: RwLock<HashMap<Scope, ScopeCache>>,
+}
+
+/// What the persisted parse cache did for the whole-scope listings of a registry so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DiskCacheStats {
+    /// Skills taken from the cache (their stamps held).
+    pub cached: usize,
+    /// Skills read and parsed (not cached, stale, or the cache was not usable).
+    pub read: usize,
+}
+
+#[derive(Debug, Default)]
+struct DiskCacheCounters {
+    cached: std::sync::atomic::AtomicUsize,
+    read: std::sync::atomic::AtomicUsize,
 }
 
 /// One skill as read: its entry and the stamps it was read at, when a later start may trust
@@ -210,7 +227,15 @@ struct Loaded {
 impl SkillRegistry {
     /// A registry over `storage` with an empty cache.
     pub fn new(storage: FsStorage) -> Self {
-        Self { storage, strict: false, digests: false, persist: true, cache: RwLock::new(HashMap::new()) }
+        Self {
+            storage,
+            strict: false,
+            digests: false,
+            persist: true,
+            settle: stamps::SETTLE,
+            stats: DiskCacheCounters::default(),
+            cache: RwLock::new(HashMap::new()),
+        }
     }
 
     /// The same registry validating in strict (agentskills.io) mode.
@@ -236,6 +261,21 @@ impl SkillRegistry {
     pub fn with_disk_cache(mut self, persist: bool) -> Self {
         self.persist = persist;
         self
+    }
+
+    /// The same registry trusting a skill's stamps only once its files are `window` old
+    /// (default 3 s, past any file system's clock tick: a later write in the same tick could
+    /// leave a stamp unchanged). Tests and benchmarks on a store just written shorten it.
+    pub fn with_settle_window(mut self, window: std::time::Duration) -> Self {
+        self.settle = window;
+        self
+    }
+
+    /// How many skills whole-scope listings took from the persisted cache, and how many they
+    /// read and parsed.
+    pub fn disk_cache_stats(&self) -> DiskCacheStats {
+        use std::sync::atomic::Ordering::Relaxed;
+        DiskCacheStats { cached: self.stats.cached.load(Relaxed), read: self.stats.read.load(Relaxed) }
     }
 
     /// The store under it.
@@ -413,6 +453,11 @@ impl SkillRegistry {
             .map(|(i, (_, n))| (i, n.as_str()))
             .collect();
         let read = par_map(&misses, |(_, n)| self.load(&ctx, n));
+        if scope_dir.is_some() {
+            use std::sync::atomic::Ordering::Relaxed;
+            self.stats.cached.fetch_add(hit_count, Relaxed);
+            self.stats.read.fetch_add(read.len(), Relaxed);
+        }
         // Rewritten when a skill can be cached that was not, or a cached one is stale or gone;
         // not for a skill that cannot be (unsettled, unreadable), which would only rewrite it.
         let fresh: Vec<CachedSkill> = read.iter().filter_map(|l| Some(l.entry.to_cached(l.stamps.clone()?))).collect();
@@ -450,7 +495,7 @@ impl SkillRegistry {
                 // Only a folder read whole and settled is worth trusting by its stamps later.
                 let whole = s.skill_md_problem.is_none() && (s.digest.is_some() || !self.digests);
                 let stamps = std::mem::take(&mut s.stamps);
-                let stamps = (whole && stamps::settled(&stamps, ctx.now_ns)).then_some(stamps);
+                let stamps = (whole && stamps::settled(&stamps, ctx.now_ns, self.settle)).then_some(stamps);
                 Loaded { entry, stamps }
             }
             Err(e) => Loaded { entry: Arc::new(SkillEntry::unreadable(scope, dir_name, &e)), stamps: None },

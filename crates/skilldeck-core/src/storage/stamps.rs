@@ -6,7 +6,7 @@
 //! changes its folder's stamp; writing a file changes its own (size, modification and
 //! status-change times, inode). So while a fresh `stat` of every path gives the same stamps,
 //! what was read from the folder still holds, within the limits explained in `seal`. A stamp
-//! taken within `SETTLE_NS` of the clock may not have ticked yet for a later write in the same
+//! taken within `SETTLE` of the clock may not have ticked yet for a later write in the same
 //! tick (file systems keep times at a clock tick, FAT at 2 s): such a folder is not `settled`,
 //! and a caller must read it again next time instead of trusting its stamps.
 
@@ -16,8 +16,9 @@ use rustix::fs::{AtFlags, Mode, OFlags};
 use std::os::fd::OwnedFd;
 use std::path::Path;
 
-/// How long after its last change a stamp is trusted: longer than any file system's tick.
-const SETTLE_NS: i64 = 3_000_000_000;
+/// How long after its last change a stamp is trusted by default: longer than any file
+/// system's tick.
+pub(crate) const SETTLE: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// An open scope folder, so each re-check resolves paths from it rather than from the root.
 #[derive(Debug)]
@@ -53,10 +54,10 @@ impl ScopeDir {
     }
 }
 
-/// Whether no stamp changed within `SETTLE_NS` before `now_ns` (nanoseconds since the epoch),
-/// so a later write cannot share a stamp's time.
-pub(crate) fn settled(stamps: &[(String, Stamp)], now_ns: i64) -> bool {
-    let limit = now_ns.saturating_sub(SETTLE_NS);
+/// Whether no stamp changed within `window` before `now_ns` (nanoseconds since the epoch), so
+/// a later write cannot share a stamp's time.
+pub(crate) fn settled(stamps: &[(String, Stamp)], now_ns: i64, window: std::time::Duration) -> bool {
+    let limit = now_ns.saturating_sub(i64::try_from(window.as_nanos()).unwrap_or(i64::MAX));
     stamps.iter().all(|(_, s)| s.ctime_ns < limit && s.mtime_ns < limit)
 }
 
