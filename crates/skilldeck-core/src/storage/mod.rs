@@ -5,6 +5,7 @@ mod batch;
 mod delete;
 mod fs;
 mod history;
+mod journal;
 mod lock;
 mod record;
 mod recover;
