@@ -221,26 +221,26 @@ impl Reader {
 }
 
 /// Replaces the cache file of `scope` at `path`: the records of the file there now whose
-/// names `keep` accepts, merged by name with `fresh` (sorted by name, replacing any old record
-/// of the same name). The old records are streamed through, so a large cache is never held
-/// whole; when the old file turns out not to be whole, only `fresh` is written. Best effort: a
+/// names `keep` accepts, merged by name with the records `fresh` gives (sorted by name, each
+/// made as it is written, replacing any old record of the same name). The old records are
+/// streamed through, so a large cache is never held whole; when the old file turns out not to be whole, only `fresh` is written. Best effort: a
 /// cache that cannot be written (a read-only home, a full disk) only makes the next start
 /// slower, so the error is returned for the caller to ignore, and no partial file is ever left
 /// in place. Every record keeps its own stamps, so one copied through is still checked by
 /// every reader before it is trusted.
-pub(crate) fn rewrite(
+pub(crate) fn rewrite<I: Iterator<Item = CachedSkill>>(
     path: &Path,
     scope: Scope,
     keep: impl Fn(&str) -> bool,
-    fresh: &[CachedSkill],
+    fresh: impl Fn() -> I,
 ) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let temp = dir.join(format!(".{}.{}.{}.tmp", scope.as_str(), std::process::id(), crate::storage::stamps::now_ns()));
     let old = std::fs::File::open(path).ok().and_then(Reader::open);
-    let mut written = write_file(&temp, scope, old, &keep, fresh);
+    let mut written = write_file(&temp, scope, old, &keep, fresh());
     if matches!(written, Ok(false)) {
-        written = write_file(&temp, scope, None, &keep, fresh);
+        written = write_file(&temp, scope, None, &keep, fresh());
     }
     let done = written.and_then(|_| std::fs::rename(&temp, path));
     if done.is_err() {
@@ -255,7 +255,7 @@ fn write_file(
     scope: Scope,
     mut old: Option<Reader>,
     keep: &impl Fn(&str) -> bool,
-    fresh: &[CachedSkill],
+    fresh: impl Iterator<Item = CachedSkill>,
 ) -> std::io::Result<bool> {
     use std::io::Write as _;
     let mut w = Writer {
@@ -265,7 +265,7 @@ fn write_file(
     };
     w.out.write_all(MAGIC)?;
     w.record(&Header { format: FORMAT, fingerprint: FINGERPRINT.to_owned(), scope })?;
-    let mut fresh = fresh.iter().peekable();
+    let mut fresh = fresh.peekable();
     if let Some(r) = old.as_mut() {
         let same = matches!(r.record::<Header>(), Some(Ok(h)) if h.format == FORMAT && h.fingerprint == FINGERPRINT && h.scope == scope);
         if !same {
@@ -278,7 +278,7 @@ fn write_file(
                 None => return Ok(false),
             };
             while let Some(f) = fresh.next_if(|f| f.name < skill.name) {
-                w.record(f)?;
+                w.record(&f)?;
             }
             if fresh.peek().is_some_and(|f| f.name == skill.name) || !keep(&skill.name) {
                 continue;
@@ -292,7 +292,7 @@ fn write_file(
         return Ok(false);
     }
     for f in fresh {
-        w.record(f)?;
+        w.record(&f)?;
     }
     w.out.write_all(&END.to_le_bytes())?;
     w.crc.update(&END.to_le_bytes());

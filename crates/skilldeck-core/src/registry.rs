@@ -460,13 +460,14 @@ impl SkillRegistry {
         }
         // Rewritten when a skill can be cached that was not, or a cached one is stale or gone;
         // not for a skill that cannot be (unsettled, unreadable), which would only rewrite it.
-        let fresh: Vec<CachedSkill> = read.iter().filter_map(|l| Some(l.entry.to_cached(l.stamps.clone()?))).collect();
-        if scope_dir.is_some() && (!fresh.is_empty() || hit_count != cached_count) {
+        let cacheable = read.iter().any(|l| l.stamps.is_some());
+        if scope_dir.is_some() && (cacheable || hit_count != cached_count) {
             let keep = |name: &str| names.binary_search_by(|n| n.as_str().cmp(name)).is_ok_and(|i| hits[i].is_some());
+            // Each record made as it is written: the new parses are never held twice.
+            let fresh = || read.iter().filter_map(|l| Some(l.entry.to_cached(l.stamps.clone()?)));
             // Best effort: a cache that cannot be written only makes the next start slower.
-            let _ = parse_cache::rewrite(&cache_path, scope, keep, &fresh);
+            let _ = parse_cache::rewrite(&cache_path, scope, keep, fresh);
         }
-        drop(fresh);
         for ((i, _), l) in misses.iter().zip(read) {
             if let Some(slot) = hits.get_mut(*i) {
                 *slot = Some(l.entry);
