@@ -13,9 +13,11 @@
 
 use crate::diag_args::DiagArgs;
 use crate::diagnostic::{DiagCode, Diagnostic, Severity};
+use crate::digest::Digest;
 use crate::meta::{Dependencies, ExtraFields, JsonText, SkillMeta, Tier};
-use crate::storage::Scope;
+use crate::registry::SkillEntry;
 use crate::storage::seal::Stamp;
+use crate::storage::{Revision, Scope};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -45,6 +47,45 @@ pub(crate) struct CachedSkill {
     pub meta: CachedMeta,
     /// Every problem found, in order.
     pub diagnostics: Vec<CachedDiag>,
+}
+
+impl SkillEntry {
+    /// The entry the persisted cache holds, as `from_validated` built it when it was parsed.
+    pub(crate) fn from_cached(scope: Scope, c: CachedSkill) -> Self {
+        let meta = SkillMeta::from(c.meta);
+        let diagnostics: Vec<Diagnostic> = c.diagnostics.into_iter().map(Diagnostic::from).collect();
+        let revision = c.revision.map(Revision);
+        let description = meta.description.as_deref().unwrap_or_default();
+        let one_line = crate::registry::one_line(description);
+        let one_line = (one_line != description).then_some(one_line);
+        Self {
+            scope,
+            name: c.name,
+            valid: !diagnostics.iter().any(Diagnostic::is_error),
+            one_line,
+            digest: c.digest.map(Digest::from_bytes),
+            version: revision.map(|r| r.to_string()).or_else(|| meta.version.clone()),
+            meta,
+            diagnostics,
+            revision,
+            file_count: usize::try_from(c.file_count).unwrap_or(usize::MAX),
+            total_bytes: c.total_bytes,
+        }
+    }
+
+    /// This entry for the persisted cache, with the stamps of what was read for it.
+    pub(crate) fn to_cached(&self, stamps: Vec<(String, Stamp)>) -> CachedSkill {
+        CachedSkill {
+            name: self.name.clone(),
+            stamps,
+            revision: self.revision.map(|r| r.0),
+            digest: self.digest.map(|d| d.bytes()),
+            file_count: self.file_count as u64,
+            total_bytes: self.total_bytes,
+            meta: (&self.meta).into(),
+            diagnostics: self.diagnostics.iter().map(Into::into).collect(),
+        }
+    }
 }
 
 /// `SkillMeta` in the cache's encoding (JSON values as their text).

@@ -7,10 +7,9 @@ use crate::files::SkillFiles;
 use crate::listing::{self, Listing, ListingOptions};
 use crate::meta::SkillMeta;
 use crate::name::SkillName;
-use crate::parse_cache::{self, CachedSkill};
+use crate::parse_cache;
 use crate::safe_read::FileId;
 use crate::storage::Summary;
-use crate::storage::seal::Stamp;
 use crate::storage::stamps::{self, ScopeDir};
 use crate::storage::{DeleteOutcome, FsStorage, Revision, Scope, StorageError, WriteOutcome};
 use crate::validate::{self, ValidateOptions, Validated};
@@ -32,10 +31,10 @@ pub struct SkillEntry {
     /// The description on one line, when that differs from the description as written (most
     /// are one line already, and a store of 20,000 skills need not hold them twice).
     #[serde(skip)]
-    one_line: Option<String>,
+    pub(crate) one_line: Option<String>,
     /// The content digest, when it was read with the summary (a registry `with_digests`).
     #[serde(skip)]
-    digest: Option<Digest>,
+    pub(crate) digest: Option<Digest>,
     /// The stored revision, from `.version`.
     pub revision: Option<Revision>,
     /// The version tag shown: the revision, else the frontmatter `version`, else none.
@@ -49,7 +48,7 @@ pub struct SkillEntry {
 }
 
 /// `text` on one line: runs of white space made one space, none at either end.
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -92,43 +91,6 @@ impl SkillEntry {
             version,
             file_count: summary.file_count,
             total_bytes: summary.total_bytes,
-        }
-    }
-
-    /// The entry the persisted cache holds, as `from_validated` built it when it was parsed.
-    fn from_cached(scope: Scope, c: CachedSkill) -> Self {
-        let meta = SkillMeta::from(c.meta);
-        let diagnostics: Vec<Diagnostic> = c.diagnostics.into_iter().map(Diagnostic::from).collect();
-        let revision = c.revision.map(Revision);
-        let description = meta.description.as_deref().unwrap_or_default();
-        let one_line = one_line(description);
-        let one_line = (one_line != description).then_some(one_line);
-        Self {
-            scope,
-            name: c.name,
-            valid: !diagnostics.iter().any(Diagnostic::is_error),
-            one_line,
-            digest: c.digest.map(Digest::from_bytes),
-            version: revision.map(|r| r.to_string()).or_else(|| meta.version.clone()),
-            meta,
-            diagnostics,
-            revision,
-            file_count: usize::try_from(c.file_count).unwrap_or(usize::MAX),
-            total_bytes: c.total_bytes,
-        }
-    }
-
-    /// This entry for the persisted cache, with the stamps of what was read for it.
-    fn to_cached(&self, stamps: Vec<(String, Stamp)>) -> CachedSkill {
-        CachedSkill {
-            name: self.name.clone(),
-            stamps,
-            revision: self.revision.map(|r| r.0),
-            digest: self.digest.map(|d| d.bytes()),
-            file_count: self.file_count as u64,
-            total_bytes: self.total_bytes,
-            meta: (&self.meta).into(),
-            diagnostics: self.diagnostics.iter().map(Into::into).collect(),
         }
     }
 
@@ -221,7 +183,7 @@ struct DiskCacheCounters {
 /// them.
 struct Loaded {
     entry: Arc<SkillEntry>,
-    stamps: Option<Vec<(String, Stamp)>>,
+    stamps: Option<Vec<(String, crate::storage::seal::Stamp)>>,
 }
 
 impl SkillRegistry {
