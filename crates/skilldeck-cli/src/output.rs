@@ -18,7 +18,8 @@ macro_rules! outln {
 
 /// Prints a value as pretty JSON on stdout, buffered.
 pub fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // 64 KiB at a time: a listing of 20,000 skills is tens of megabytes.
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     serde_json::to_writer_pretty(&mut out, value).map_err(std::io::Error::from)?;
     writeln!(out)?;
     out.flush()?;

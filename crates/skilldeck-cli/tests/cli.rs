@@ -330,12 +330,19 @@ fn big_skill(env: &Env, tag: &str) -> PathBuf {
     d
 }
 
+/// The hidden entries of the user scope folder, and the files of its journal (which notes
+/// each staging entry before it is made) as `journal/<name>`.
 fn leftovers(env: &Env) -> Vec<String> {
-    fs::read_dir(env.home().join("skills/user"))
+    let user = env.home().join("skills/user");
+    let mut out: Vec<String> = fs::read_dir(&user)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.starts_with('.'))
-        .collect()
+        .filter(|n| n.starts_with('.') && n != ".journal")
+        .collect();
+    if let Ok(journal) = fs::read_dir(user.join(".journal")) {
+        out.extend(journal.map(|e| format!("journal/{}", e.unwrap().file_name().to_string_lossy())));
+    }
+    out
 }
 
 #[test]
@@ -348,7 +355,9 @@ fn a_crash_at_either_point_leaves_one_whole_revision() {
     for (point, expect_rev, expect_tag) in [("staged", 1, "A"), ("swapped", 2, "B")] {
         let out = env.cmd(&["import", p(&src)]).env("SKILLDECK_TEST_CRASH_AT", point).output().unwrap();
         assert!(!out.status.success(), "the crash point must fire at {point}");
-        assert!(!leftovers(&env).is_empty(), "the crash leaves staging behind at {point}");
+        let left = leftovers(&env);
+        assert!(left.iter().any(|n| n.starts_with(".staging-")), "the crash leaves staging behind at {point}");
+        assert!(left.iter().any(|n| n.starts_with("journal/")), "noted in the journal at {point}: {left:?}");
         let list = env.json(&["list", "--json", "--scope", "user"]);
         assert_eq!(list[0]["revision"], expect_rev, "after a crash at {point}");
         assert!(leftovers(&env).is_empty(), "the next start cleans up: {:?}", leftovers(&env));

@@ -27,6 +27,16 @@ impl Digest {
         Self(h.finalize().into())
     }
 
+    /// The 32 bytes of the hash.
+    pub fn bytes(&self) -> [u8; 32] {
+        self.0
+    }
+
+    /// The digest with these 32 bytes (as `bytes` gave them).
+    pub fn from_bytes(bytes: [u8; 32]) -> Self {
+        Self(bytes)
+    }
+
     /// All 64 hex digits.
     pub fn to_hex(&self) -> String {
         use fmt::Write as _;

@@ -14,6 +14,7 @@ pub mod listing;
 pub mod meta;
 pub mod mount;
 pub mod name;
+mod parse_cache;
 pub mod registry;
 pub mod relpath;
 pub mod safe_read;
@@ -35,7 +36,7 @@ pub use files::{SkillFiles, UploadLimits};
 pub use home::SkilldeckHome;
 pub use meta::{ExtraFields, JsonText, SkillMeta, Tier};
 pub use name::SkillName;
-pub use registry::{SkillEntry, SkillRegistry};
+pub use registry::{DiskCacheStats, SkillEntry, SkillRegistry};
 pub use relpath::RelPath;
 pub use storage::{FsStorage, Revision, Scope, SkillStorage, StorageError};
 

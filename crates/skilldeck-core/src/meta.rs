@@ -139,6 +139,11 @@ impl JsonText {
         serde_json::from_str(&self.0).unwrap_or_default()
     }
 
+    /// A value from its compact JSON text as `as_str` gave it (the parse cache keeps it so).
+    pub(crate) fn from_text(text: String) -> Self {
+        Self(text.into_boxed_str())
+    }
+
     /// The compact JSON text, keys in the order they were written.
     pub fn as_str(&self) -> &str {
         &self.0

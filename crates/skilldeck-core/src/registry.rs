@@ -7,8 +7,10 @@ use crate::files::SkillFiles;
 use crate::listing::{self, Listing, ListingOptions};
 use crate::meta::SkillMeta;
 use crate::name::SkillName;
+use crate::parse_cache;
 use crate::safe_read::FileId;
 use crate::storage::Summary;
+use crate::storage::stamps::{self, ScopeDir};
 use crate::storage::{DeleteOutcome, FsStorage, Revision, Scope, StorageError, WriteOutcome};
 use crate::validate::{self, ValidateOptions, Validated};
 use serde::Serialize;
@@ -29,10 +31,10 @@ pub struct SkillEntry {
     /// The description on one line, when that differs from the description as written (most
     /// are one line already, and a store of 20,000 skills need not hold them twice).
     #[serde(skip)]
-    one_line: Option<String>,
+    pub(crate) one_line: Option<String>,
     /// The content digest, when it was read with the summary (a registry `with_digests`).
     #[serde(skip)]
-    digest: Option<Digest>,
+    pub(crate) digest: Option<Digest>,
     /// The stored revision, from `.version`.
     pub revision: Option<Revision>,
     /// The version tag shown: the revision, else the frontmatter `version`, else none.
@@ -46,7 +48,7 @@ pub struct SkillEntry {
 }
 
 /// `text` on one line: runs of white space made one space, none at either end.
-fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -145,18 +147,57 @@ struct ScopeCache {
 
 /// Discovers and caches skills. Writes and deletes through it, and `invalidate` calls from a
 /// watcher, drop the affected entries; the next listing reads only those again.
+///
+/// A listing of a whole scope also starts from the persisted parse cache
+/// (`$SKILLDECK_HOME/cache/<scope>.skills`, see `parse_cache`): a skill whose folder, files and
+/// sidecars all have the stamps they had when it was parsed is taken from there, with one
+/// `stat` per path and no read; any other is read and parsed, and the cache is rewritten. So
+/// the CLI, the app and the agent loop start on a large store at the cost of those `stat`s.
 #[derive(Debug)]
 pub struct SkillRegistry {
     storage: FsStorage,
     strict: bool,
     digests: bool,
+    persist: bool,
+    settle: std::time::Duration,
+    stats: DiskCacheCounters,
     cache: RwLock<HashMap<Scope, ScopeCache>>,
+}
+
+/// What the persisted parse cache did for the whole-scope listings of a registry so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DiskCacheStats {
+    /// Skills taken from the cache (their stamps held).
+    pub cached: usize,
+    /// Skills read and parsed (not cached, stale, or the cache was not usable).
+    pub read: usize,
+}
+
+#[derive(Debug, Default)]
+struct DiskCacheCounters {
+    cached: std::sync::atomic::AtomicUsize,
+    read: std::sync::atomic::AtomicUsize,
+}
+
+/// One skill as read: its entry and the stamps it was read at, when a later start may trust
+/// them.
+struct Loaded {
+    entry: Arc<SkillEntry>,
+    stamps: Option<Vec<(String, crate::storage::seal::Stamp)>>,
 }
 
 impl SkillRegistry {
     /// A registry over `storage` with an empty cache.
     pub fn new(storage: FsStorage) -> Self {
-        Self { storage, strict: false, digests: false, cache: RwLock::new(HashMap::new()) }
+        Self {
+            storage,
+            strict: false,
+            digests: false,
+            persist: true,
+            settle: stamps::SETTLE,
+            stats: DiskCacheCounters::default(),
+            cache: RwLock::new(HashMap::new()),
+        }
     }
 
     /// The same registry validating in strict (agentskills.io) mode.
@@ -175,6 +216,28 @@ impl SkillRegistry {
     pub fn with_digests(mut self, digests: bool) -> Self {
         self.digests = digests;
         self
+    }
+
+    /// The same registry with the persisted parse cache used (the default) or not: without
+    /// it, every skill is read and parsed, and no cache file is read or written.
+    pub fn with_disk_cache(mut self, persist: bool) -> Self {
+        self.persist = persist;
+        self
+    }
+
+    /// The same registry trusting a skill's stamps only once its files are `window` old
+    /// (default 3 s, past any file system's clock tick: a later write in the same tick could
+    /// leave a stamp unchanged). Tests and benchmarks on a store just written shorten it.
+    pub fn with_settle_window(mut self, window: std::time::Duration) -> Self {
+        self.settle = window;
+        self
+    }
+
+    /// How many skills whole-scope listings took from the persisted cache, and how many they
+    /// read and parsed.
+    pub fn disk_cache_stats(&self) -> DiskCacheStats {
+        use std::sync::atomic::Ordering::Relaxed;
+        DiskCacheStats { cached: self.stats.cached.load(Relaxed), read: self.stats.read.load(Relaxed) }
     }
 
     /// The store under it.
@@ -200,7 +263,7 @@ impl SkillRegistry {
         if missing.is_empty() {
             return Ok(out);
         }
-        let loaded = self.load_all(scope, &missing);
+        let loaded = self.load_all(scope, &missing, missing.len() == names.len());
         {
             let mut cache = self.cache.write().map_err(poisoned)?;
             let sc = cache.entry(scope).or_default();
@@ -311,41 +374,94 @@ impl SkillRegistry {
         Ok(names)
     }
 
-    /// Loads skills, on as many threads as there are cores when there are many.
-    fn load_all(&self, scope: Scope, names: &[String]) -> Vec<Arc<SkillEntry>> {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-        if names.len() < 64 || threads < 2 {
-            return names.iter().map(|n| self.load(scope, n)).collect();
+    /// Loads skills, on as many threads as there are cores when there are many. With `whole`
+    /// (every skill of the scope is loaded) the persisted cache is read first and, when
+    /// anything in it was missing, stale or gone, written again.
+    fn load_all(&self, scope: Scope, names: &[String], whole: bool) -> Vec<Arc<SkillEntry>> {
+        let use_disk = whole && self.persist && !self.strict;
+        let cache_path = parse_cache::path(self.storage.home().root(), scope);
+        let scope_dir = if use_disk { ScopeDir::open(&self.storage.home().scope_dir(scope)).ok() } else { None };
+        // The cached parses whose stamps still hold, made entries as they are read (one record
+        // at a time, so a large cache is never held whole next to the entries).
+        let mut hits: Vec<Option<Arc<SkillEntry>>> = vec![None; names.len()];
+        let mut cached_count = 0;
+        if let Some(dir) = &scope_dir {
+            let mut i = 0;
+            let whole = parse_cache::read_each(&cache_path, scope, |c| {
+                cached_count += 1;
+                while names.get(i).is_some_and(|n| *n < c.name) {
+                    i += 1;
+                }
+                if let Some(slot) = hits.get_mut(i)
+                    && names.get(i) == Some(&c.name)
+                    && (c.digest.is_some() || !self.digests)
+                    && dir.unchanged(&c.name, &c.stamps)
+                {
+                    *slot = Some(Arc::new(SkillEntry::from_cached(scope, c)));
+                }
+            });
+            if !whole {
+                hits.iter_mut().for_each(|h| *h = None);
+                cached_count = 0;
+            }
         }
-        let chunk = names.len().div_ceil(threads);
-        std::thread::scope(|sc| {
-            let workers: Vec<_> = names
-                .chunks(chunk)
-                .map(|part| sc.spawn(move || part.iter().map(|n| self.load(scope, n)).collect::<Vec<_>>()))
-                .collect();
-            workers
-                .into_iter()
-                .zip(names.chunks(chunk))
-                .flat_map(|(w, part)| w.join().unwrap_or_else(|_| part.iter().map(|n| self.load(scope, n)).collect()))
-                .collect()
-        })
+        let hit_count = hits.iter().filter(|h| h.is_some()).count();
+        let ctx = LoadCtx { scope, now_ns: stamps::now_ns() };
+        let misses: Vec<(usize, &str)> = hits
+            .iter()
+            .zip(names)
+            .enumerate()
+            .filter(|(_, (h, _))| h.is_none())
+            .map(|(i, (_, n))| (i, n.as_str()))
+            .collect();
+        let read = par_map(&misses, |(_, n)| self.load(&ctx, n));
+        if scope_dir.is_some() {
+            use std::sync::atomic::Ordering::Relaxed;
+            self.stats.cached.fetch_add(hit_count, Relaxed);
+            self.stats.read.fetch_add(read.len(), Relaxed);
+        }
+        // Rewritten when a skill can be cached that was not, or a cached one is stale or gone;
+        // not for a skill that cannot be (unsettled, unreadable), which would only rewrite it.
+        let cacheable = read.iter().any(|l| l.stamps.is_some());
+        if scope_dir.is_some() && (cacheable || hit_count != cached_count) {
+            let keep = |name: &str| names.binary_search_by(|n| n.as_str().cmp(name)).is_ok_and(|i| hits[i].is_some());
+            // Each record made as it is written: the new parses are never held twice.
+            let fresh = || read.iter().filter_map(|l| Some(l.entry.to_cached(l.stamps.clone()?)));
+            // Best effort: a cache that cannot be written only makes the next start slower.
+            let _ = parse_cache::rewrite(&cache_path, scope, keep, fresh);
+        }
+        for ((i, _), l) in misses.iter().zip(read) {
+            if let Some(slot) = hits.get_mut(*i) {
+                *slot = Some(l.entry);
+            }
+        }
+        hits.into_iter().flatten().collect()
     }
 
-    fn load(&self, scope: Scope, dir_name: &str) -> Arc<SkillEntry> {
+    /// One skill, read and parsed (or its parse reused when its `SKILL.md` was parsed before).
+    fn load(&self, ctx: &LoadCtx, dir_name: &str) -> Loaded {
+        let scope = ctx.scope;
         match self.storage.summary_dir_with(scope, dir_name, self.digests) {
-            Ok(s) => match self.parsed_before(scope, dir_name, &s) {
-                Some(v) => Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v)),
-                None => {
-                    let v = validate_summary(dir_name, &s, self.strict);
-                    let entry = Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v));
-                    if let (Some(id), Ok(mut cache)) = (s.skill_md_id, self.cache.write()) {
-                        let parsed = &mut cache.entry(scope).or_default().parsed;
-                        parsed.insert(dir_name.to_owned(), (id, Arc::clone(&entry)));
+            Ok(mut s) => {
+                let entry = match self.parsed_before(scope, dir_name, &s) {
+                    Some(v) => Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v)),
+                    None => {
+                        let v = validate_summary(dir_name, &s, self.strict);
+                        let entry = Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v));
+                        if let (Some(id), Ok(mut cache)) = (s.skill_md_id, self.cache.write()) {
+                            let parsed = &mut cache.entry(scope).or_default().parsed;
+                            parsed.insert(dir_name.to_owned(), (id, Arc::clone(&entry)));
+                        }
+                        entry
                     }
-                    entry
-                }
-            },
-            Err(e) => Arc::new(SkillEntry::unreadable(scope, dir_name, &e)),
+                };
+                // Only a folder read whole and settled is worth trusting by its stamps later.
+                let whole = s.skill_md_problem.is_none() && (s.digest.is_some() || !self.digests);
+                let stamps = std::mem::take(&mut s.stamps);
+                let stamps = (whole && stamps::settled(&stamps, ctx.now_ns, self.settle)).then_some(stamps);
+                Loaded { entry, stamps }
+            }
+            Err(e) => Loaded { entry: Arc::new(SkillEntry::unreadable(scope, dir_name, &e)), stamps: None },
         }
     }
 
@@ -357,6 +473,29 @@ impl SkillRegistry {
         let (seen, e) = cache.get(&scope)?.parsed.get(dir_name)?;
         (*seen == id).then(|| Validated { meta: e.meta.clone(), diagnostics: e.diagnostics.clone() })
     }
+}
+
+/// `f` of each item, in order, on as many threads as there are cores when there are many.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    if items.len() < 64 || threads < 2 {
+        return items.iter().map(&f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|sc| {
+        let workers: Vec<_> =
+            items.chunks(chunk).map(|part| (sc.spawn(move || part.iter().map(f).collect::<Vec<_>>()), part)).collect();
+        // A worker that panicked has its part done again here.
+        workers.into_iter().flat_map(|(w, part)| w.join().unwrap_or_else(|_| part.iter().map(f).collect())).collect()
+    })
+}
+
+/// What every load of one `load_all` shares.
+struct LoadCtx {
+    scope: Scope,
+    /// When the load started, for `stamps::settled`.
+    now_ns: i64,
 }
 
 fn poisoned<T>(_: std::sync::PoisonError<T>) -> StorageError {

@@ -376,12 +376,14 @@ fn a_collection_imports_each_skill_and_refuses_only_the_broken_ones() {
     assert!(lower.files.skill_md().is_some(), "a lowercase skill.md is stored as SKILL.md");
     let broken = report.items.iter().find(|i| i.location == "cat-6/skill-013").unwrap();
     assert!(!broken.skill.as_ref().unwrap().valid, "bad YAML is stored, invalid");
-    let leftovers: Vec<_> = fs::read_dir(tmp.path().join("home/skills/user"))
+    let user = tmp.path().join("home/skills/user");
+    let leftovers: Vec<_> = fs::read_dir(&user)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.starts_with('.'))
+        .filter(|n| n.starts_with('.') && n != ".journal")
+        .chain(fs::read_dir(user.join(".journal")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()))
         .collect();
-    assert!(leftovers.is_empty(), "{leftovers:?}");
+    assert!(leftovers.is_empty(), "no staging entry and no journal note left: {leftovers:?}");
 
     // Importing it all again writes nothing: every skill is unchanged, still v:1.
     let again = import::import_batch(&storage, Scope::User, &req, limits, &mut |_| {}).unwrap();

@@ -170,6 +170,14 @@ fn snapshot_dir(root: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// What a writer does before it makes the staging entry `entry` in the user scope: notes it in
+/// the scope's journal, which is where recovery looks.
+fn noted(home: &Path, entry: &str) {
+    let journal = home.join("skills/user/.journal");
+    fs::create_dir_all(&journal).unwrap();
+    fs::write(journal.join(entry), "").unwrap();
+}
+
 #[test]
 fn recovery_finishes_or_undoes_cut_writes() {
     let tmp = tempfile::tempdir().unwrap();
@@ -178,6 +186,10 @@ fn recovery_finishes_or_undoes_cut_writes() {
     s.write_skill_sync(Scope::User, &n, &skill("pdf", "one")).unwrap();
     s.write_skill_sync(Scope::User, &n, &skill("pdf", "two")).unwrap();
     let user = tmp.path().join("skills/user");
+    // Each entry as a killed writer leaves it: noted in the journal before it was made.
+    for entry in [".staging-1-0-pdf", ".staging-1-1-pdf", ".staging-1-2-pdf", ".staging-1-3-docx"] {
+        noted(tmp.path(), entry);
+    }
     // A partial new tree (no .version yet): removed.
     fs::create_dir_all(user.join(".staging-1-0-pdf/references")).unwrap();
     fs::write(user.join(".staging-1-0-pdf/SKILL.md"), "half").unwrap();
@@ -196,11 +208,29 @@ fn recovery_finishes_or_undoes_cut_writes() {
     let left: Vec<_> = fs::read_dir(&user).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     let mut left = left;
     left.sort();
-    assert_eq!(left, vec!["docx", "pdf"]);
+    assert_eq!(left, vec![".journal", "docx", "pdf"]);
+    assert_eq!(fs::read_dir(user.join(".journal")).unwrap().count(), 0, "the journal is emptied");
     assert_eq!(s.revision_sync(Scope::User, &n).unwrap(), Some(Revision(2)));
     assert!(fs::read_to_string(tmp.path().join("history/user/pdf/1/SKILL.md")).unwrap().contains("one"));
     assert_eq!(s.revision_sync(Scope::User, &name("docx")).unwrap(), Some(Revision(1)));
     assert_eq!(s.write_skill_sync(Scope::User, &n, &skill("pdf", "x")).unwrap().revision, Revision(3));
+}
+
+#[test]
+fn a_store_from_before_the_journal_is_read_whole_once_then_journaled() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "one")).unwrap();
+    let user = tmp.path().join("skills/user");
+    fs::remove_dir(user.join(".journal")).unwrap();
+    // A leftover no journal notes, as a version without the journal left it.
+    fs::create_dir_all(user.join(".staging-1-0-pdf")).unwrap();
+    fs::write(user.join(".staging-1-0-pdf/SKILL.md"), "half").unwrap();
+    let s = open(tmp.path());
+    assert_eq!(scope_entries(tmp.path()), vec!["pdf".to_owned()]);
+    assert!(user.join(".journal").is_dir(), "the next starts read the journal only");
+    assert_eq!(s.revision_sync(Scope::User, &n).unwrap(), Some(Revision(1)));
 }
 
 #[test]
@@ -435,9 +465,13 @@ fn a_writer_killed_right_after_the_swap_loses_no_history() {
     // What a writer killed just after swapping revision 3 in leaves beside the skill: the
     // replaced tree not yet moved to history, or (moved) only the write's marker; no log line.
     let leave_replaced_tree: fn(&Path) = |home| {
+        noted(home, ".staging-1-0-pdf");
         fs::rename(home.join("history/user/pdf/2"), home.join("skills/user/.staging-1-0-pdf")).unwrap();
     };
-    let leave_marker: fn(&Path) = |home| fs::write(home.join("skills/user/.staging-1-1-pdf"), "").unwrap();
+    let leave_marker: fn(&Path) = |home| {
+        noted(home, ".staging-1-1-pdf");
+        fs::write(home.join("skills/user/.staging-1-1-pdf"), "").unwrap()
+    };
     for (case, leave) in [("replaced tree", leave_replaced_tree), ("marker", leave_marker)] {
         let tmp = tempfile::tempdir().unwrap();
         let s = open(tmp.path());
@@ -453,7 +487,10 @@ fn a_writer_killed_right_after_the_swap_loses_no_history() {
         assert_eq!(h.len(), 3, "{case}");
         assert!(tmp.path().join("history/user/pdf/2/SKILL.md").exists(), "{case}");
         assert_eq!(logged(tmp.path()), vec![1, 2, 3], "{case}: the start completed the log");
-        assert!(fs::read_dir(tmp.path().join("skills/user")).unwrap().all(|e| e.unwrap().file_name() == "pdf"));
+        let left: Vec<_> =
+            fs::read_dir(tmp.path().join("skills/user")).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.iter().all(|n| n == "pdf" || n == ".journal"), "{case}: {left:?}");
+        assert_eq!(fs::read_dir(tmp.path().join("skills/user/.journal")).unwrap().count(), 0, "{case}");
     }
 }
 
@@ -521,7 +558,7 @@ fn a_delete_whose_log_line_cannot_be_written_is_reported_done_and_shows_as_delet
     assert_eq!(s.deleted_skills_sync(Scope::User).unwrap(), deleted);
     assert_eq!(history_undated(&s, &n), expected);
     assert_eq!(logged_events(tmp.path()), vec![(1, "upload".into()), (2, "upload".into()), (2, "delete".into())]);
-    assert_eq!(fs::read_dir(tmp.path().join("skills/user")).unwrap().count(), 0, "no marker left");
+    assert_eq!(scope_entries(tmp.path()), Vec::<String>::new(), "no marker left");
 }
 
 #[test]
@@ -540,15 +577,27 @@ fn a_pending_delete_is_logged_before_the_next_write_of_the_skill() {
     assert_eq!((out.revision, out.warnings), (Revision(2), vec![]));
     assert_eq!(logged_events(tmp.path()), vec![(1, "upload".into()), (1, "delete".into()), (2, "restore".into())]);
     assert!(s.deleted_skills_sync(Scope::User).unwrap().is_empty(), "restored: no longer deleted");
-    assert_eq!(fs::read_dir(tmp.path().join("skills/user")).unwrap().count(), 1, "only the skill, no marker");
+    assert_eq!(scope_entries(tmp.path()), vec!["pdf".to_owned()], "only the skill, no marker");
 }
 
+/// The hidden entries of the user scope folder and its journal's files (as `journal/<name>`).
 fn scope_leftovers(home: &Path) -> Vec<String> {
-    fs::read_dir(home.join("skills/user"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .filter(|n| n.starts_with('.'))
-        .collect()
+    scope_entries(home).into_iter().filter(|n| n.starts_with('.') || n.starts_with("journal/")).collect()
+}
+
+/// Every entry of the user scope folder but its journal folder, and the journal's files (as
+/// `journal/<name>`): a write that went through leaves neither a staging entry nor its note.
+fn scope_entries(home: &Path) -> Vec<String> {
+    let names = |dir: &Path| -> Vec<String> {
+        match fs::read_dir(dir) {
+            Ok(rd) => rd.map(|e| e.unwrap().file_name().into_string().unwrap()).collect(),
+            Err(_) => Vec::new(),
+        }
+    };
+    let user = home.join("skills/user");
+    let mut out: Vec<String> = names(&user).into_iter().filter(|n| n != ".journal").collect();
+    out.extend(names(&user.join(".journal")).into_iter().map(|n| format!("journal/{n}")));
+    out
 }
 
 #[test]

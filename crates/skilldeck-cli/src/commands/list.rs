@@ -6,6 +6,7 @@ use crate::output::{self, DiagJson};
 use serde::Serialize;
 use skilldeck_core::Scope;
 use skilldeck_core::trust::{GrantState, GrantsView, Trust};
+use std::io::Write as _;
 
 /// One skill in `list --json`.
 #[derive(Debug, Serialize)]
@@ -90,6 +91,8 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         crate::outln!("No skills yet. Import one with `skilldeck import <folder-or-zip>`.");
         return Ok(Outcome::Ok);
     }
+    // One write per 64 KiB, not one per line (stdout is line-buffered).
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let width = entries.iter().map(|l| l.entry.name.len()).max().unwrap_or(4).max(4);
     for l in &entries {
         let e = &l.entry;
@@ -111,14 +114,16 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         let desc = e.meta.description.as_deref().unwrap_or("");
         let desc: String = desc.split_whitespace().collect::<Vec<_>>().join(" ");
         let desc = skilldeck_core::listing::shorten(&desc, 80);
-        crate::outln!(
+        writeln!(
+            out,
             "{:<width$}  {:<6}  {:<7}  {}{}",
             e.name,
             e.scope.as_str(),
             output::badge(e.version.as_deref()),
             if marks.is_empty() { String::new() } else { format!("[{}] ", marks.join(", ")) },
             desc,
-        );
+        )?;
     }
+    out.flush()?;
     Ok(Outcome::Ok)
 }

@@ -16,6 +16,16 @@ use std::path::Path;
 pub(crate) struct SkillLock {
     _file: File,
     _scope: ScopeLock,
+    /// The scope folder and the skill, whose journal files are settled as the lock goes.
+    scope_dir: std::path::PathBuf,
+    name: String,
+}
+
+impl Drop for SkillLock {
+    /// Before the lock goes: the journal files of staging entries its writer made and removed.
+    fn drop(&mut self) {
+        super::journal::settle(&self.scope_dir, Some(&self.name));
+    }
 }
 
 impl SkillLock {
@@ -25,7 +35,7 @@ impl SkillLock {
         let path = home.lock_path(scope, name);
         let file = open(&path)?;
         file.lock().map_err(StorageError::io("lock", &path))?;
-        Ok(Self { _file: file, _scope: scope_lock })
+        Ok(Self { _file: file, _scope: scope_lock, scope_dir: home.scope_dir(scope), name: name.to_string() })
     }
 
     /// Takes the skill's lock only if nobody holds it (nor a batch the scope's).
@@ -36,7 +46,12 @@ impl SkillLock {
         let path = home.lock_path(scope, name);
         let file = open(&path)?;
         match file.try_lock() {
-            Ok(()) => Ok(Some(Self { _file: file, _scope: scope_lock })),
+            Ok(()) => Ok(Some(Self {
+                _file: file,
+                _scope: scope_lock,
+                scope_dir: home.scope_dir(scope),
+                name: name.to_string(),
+            })),
             Err(fs::TryLockError::WouldBlock) => Ok(None),
             Err(fs::TryLockError::Error(e)) => Err(StorageError::io("lock", &path)(e)),
         }
@@ -48,6 +63,17 @@ impl SkillLock {
 #[derive(Debug)]
 pub(crate) struct ScopeLock {
     _file: File,
+    /// For an exclusive lock (a batch): the scope folder whose journal files are settled as
+    /// the lock goes.
+    exclusive: Option<std::path::PathBuf>,
+}
+
+impl Drop for ScopeLock {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.exclusive {
+            super::journal::settle(dir, None);
+        }
+    }
 }
 
 impl ScopeLock {
@@ -56,7 +82,7 @@ impl ScopeLock {
         let path = home.scope_lock_path(scope);
         let file = open(&path)?;
         file.lock_shared().map_err(StorageError::io("lock", &path))?;
-        Ok(Self { _file: file })
+        Ok(Self { _file: file, exclusive: None })
     }
 
     /// Holds the scope shared only if no batch holds it now.
@@ -64,7 +90,7 @@ impl ScopeLock {
         let path = home.scope_lock_path(scope);
         let file = open(&path)?;
         match file.try_lock_shared() {
-            Ok(()) => Ok(Some(Self { _file: file })),
+            Ok(()) => Ok(Some(Self { _file: file, exclusive: None })),
             Err(fs::TryLockError::WouldBlock) => Ok(None),
             Err(fs::TryLockError::Error(e)) => Err(StorageError::io("lock", &path)(e)),
         }
@@ -75,7 +101,7 @@ impl ScopeLock {
         let path = home.scope_lock_path(scope);
         let file = open(&path)?;
         file.lock().map_err(StorageError::io("lock", &path))?;
-        Ok(Self { _file: file })
+        Ok(Self { _file: file, exclusive: Some(home.scope_dir(scope)) })
     }
 }
 

@@ -5,11 +5,13 @@ mod batch;
 mod delete;
 mod fs;
 mod history;
+mod journal;
 mod lock;
 mod record;
 mod recover;
 mod scan;
-mod seal;
+pub(crate) mod seal;
+pub(crate) mod stamps;
 pub(crate) mod tree;
 mod write;
 

@@ -1,7 +1,9 @@
 //! Recovery at start: finishing or undoing writes that a crash cut short, and logging revisions
-//! their writer stopped before logging. Holds those rules; the write path that leaves them is in `write`.
+//! their writer stopped before logging. Holds those rules; the write path that leaves them is in
+//! `write`, and the journal that says where to look is `journal`.
 
 use super::history;
+use super::journal;
 use super::lock::{ScopeLock, SkillLock};
 use super::record;
 use super::tree::read_revision;
@@ -19,11 +21,59 @@ use std::path::Path;
 /// a live batch holds.
 pub(crate) fn recover(home: &SkilldeckHome) -> Result<()> {
     for scope in Scope::ALL {
-        if ScopeLock::try_shared(home, scope)?.is_none() {
+        let Some(_scope_lock) = ScopeLock::try_shared(home, scope)? else {
             continue;
-        }
+        };
         let dir = home.scope_dir(scope);
-        let Ok(entries) = fs::read_dir(&dir) else { continue };
+        match journal::entries(&dir)? {
+            Some(noted) => {
+                for file_name in noted {
+                    recover_noted(home, scope, &dir, &file_name)?;
+                }
+            }
+            // A store from before the journal: its scope folder read whole, once.
+            None => {
+                recover_scan(home, scope, &dir)?;
+                journal::start(&dir)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Recovers the staging entry the journal file `file_name` notes (and the `.old` a two-rename
+/// swap makes of it), then removes the journal file once they are gone; all under the skill's
+/// lock, so no live writer is between noting the entry and making it.
+fn recover_noted(home: &SkilldeckHome, scope: Scope, dir: &Path, file_name: &str) -> Result<()> {
+    let Some(name) = staging_owner(file_name).and_then(|n| SkillName::parse(n).ok()) else {
+        // No writer notes such a name: whatever it names is not a skill's.
+        for stray in [dir.join(file_name), dir.join(format!("{file_name}.old"))] {
+            if fs::symlink_metadata(&stray).is_ok() && file_name.starts_with(STAGING_PREFIX) {
+                remove(&stray)?;
+            }
+        }
+        return journal::remove(dir, file_name);
+    };
+    let Some(_lock) = SkillLock::try_acquire(home, scope, &name)? else {
+        return Ok(());
+    };
+    // The staged tree first: after a two-rename swap cut short it is the new revision, to be
+    // moved into place before the `.old` tree beside it goes to history.
+    for staged in [dir.join(file_name), dir.join(format!("{file_name}.old"))] {
+        if fs::symlink_metadata(&staged).is_ok() {
+            recover_locked(home, scope, &name, &staged)?;
+        }
+    }
+    if journal::gone(dir, file_name) {
+        journal::remove(dir, file_name)?;
+    }
+    Ok(())
+}
+
+/// Recovers every staging entry found by reading the scope folder `dir` whole.
+fn recover_scan(home: &SkilldeckHome, scope: Scope, dir: &Path) -> Result<()> {
+    {
+        let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
         for entry in entries.flatten() {
             let file_name = entry.file_name();
             let Some(file_name) = file_name.to_str() else { continue };
@@ -44,6 +94,12 @@ fn recover_one(home: &SkilldeckHome, scope: Scope, name: &SkillName, staged: &Pa
     let Some(_lock) = SkillLock::try_acquire(home, scope, name)? else {
         return Ok(());
     };
+    recover_locked(home, scope, name, staged)
+}
+
+/// Finishes or undoes what the staging entry `staged` of `name` holds; the caller holds the
+/// skill's lock.
+fn recover_locked(home: &SkilldeckHome, scope: Scope, name: &SkillName, staged: &Path) -> Result<()> {
     if !staged.exists() {
         return Ok(());
     }

@@ -33,6 +33,9 @@ struct Listing {
     files: Vec<(RelPath, Option<Stamp>)>,
     /// Entries passed over: links, special files, names that are not valid paths.
     skipped: Vec<String>,
+    /// The stamps of the folder (`""`), each folder beneath it and the sidecars, each taken
+    /// before that entry was listed or read (see `Summary::stamps`).
+    stamps: Vec<(String, Stamp)>,
     /// Which top-level names the folder holds.
     has_version: bool,
     has_record: bool,
@@ -131,7 +134,10 @@ fn scan_folder(dir: &Path, top: OwnedFd, limit: u64, want_digest: bool) -> Resul
         Ok(f) => (Some(f.bytes), Some(f.id), None),
         Err(e) => (None, None, validate::read_diagnostic(&e)),
     };
-    let summary = Summary { revision, skill_md, skill_md_id, skill_md_problem, file_count, total_bytes, digest };
+    let mut stamps = listing.stamps;
+    stamps.extend(listing.files.iter().filter_map(|(p, s)| Some((p.to_string(), (*s)?))));
+    let summary =
+        Summary { revision, skill_md, skill_md_id, skill_md_problem, file_count, total_bytes, digest, stamps };
     Ok(Some(Scanned { summary, digest_error }))
 }
 
@@ -200,6 +206,7 @@ fn sealed_digest(top: BorrowedFd<'_>, listing: &Listing, rev: Revision, skill_md
 /// but `SKILL.md` (stamped by its read).
 fn walk(reader: &mut Dir, dir: &Path, out: &mut Listing) -> Result<()> {
     let mut pending: Vec<RelPath> = Vec::new();
+    stamp_folder(reader, String::new(), out);
     list_one(reader, None, dir, out, &mut pending)?;
     while let Some(sub) = pending.pop() {
         let top = reader.fd().map_err(|e| StorageError::io("read the folder", dir)(e.into()))?;
@@ -214,9 +221,18 @@ fn walk(reader: &mut Dir, dir: &Path, out: &mut Listing) -> Result<()> {
             Err(e) => return Err(StorageError::read(&folder_name(dir), sub.as_str(), e)),
         };
         let mut sub_reader = Dir::new(fd).map_err(|e| StorageError::io("read the folder", dir)(e.into()))?;
+        stamp_folder(&sub_reader, sub.to_string(), out);
         list_one(&mut sub_reader, Some(&sub), dir, out, &mut pending)?;
     }
     Ok(())
+}
+
+/// Records the stamp of the folder read by `reader` as `path`, before it is listed: an entry
+/// added or removed later changes it.
+fn stamp_folder(reader: &Dir, path: String, out: &mut Listing) {
+    if let Ok(st) = reader.fd().and_then(rustix::fs::fstat) {
+        out.stamps.push((path, Stamp::of_stat(&st)));
+    }
 }
 
 /// Lists one folder (`prefix` beneath the skill, `None` for its top), adding its folders to
@@ -257,9 +273,8 @@ fn list_one(
         }
         let mut kind = file_type;
         let mut stamp = None;
-        // A sidecar is read, never stamped; `SKILL.md` gets its stamp from its read.
-        let read_anyway = rel.is_skill_md() || (prefix.is_none() && is_sidecar(rel.as_str()));
-        if kind == FileType::Unknown || (kind == FileType::RegularFile && !read_anyway) {
+        // `SKILL.md` gets its stamp from its read; a sidecar's goes with the folder's stamps.
+        if kind == FileType::Unknown || (kind == FileType::RegularFile && !rel.is_skill_md()) {
             match rustix::fs::statat(fd, name.as_str(), AtFlags::SYMLINK_NOFOLLOW) {
                 Ok(st) => {
                     kind = FileType::from_raw_mode(st.st_mode);
@@ -272,7 +287,9 @@ fn list_one(
         }
         match kind {
             FileType::Directory => pending.push(rel),
-            FileType::RegularFile if prefix.is_none() && is_sidecar(rel.as_str()) => {}
+            FileType::RegularFile if prefix.is_none() && is_sidecar(rel.as_str()) => {
+                out.stamps.extend(stamp.map(|s| (rel.to_string(), s)));
+            }
             // `SKILL.md` gets its stamp from its read; one that cannot be read is not counted.
             FileType::RegularFile => out.files.push((rel, stamp)),
             _ if rel.is_skill_md() => {}

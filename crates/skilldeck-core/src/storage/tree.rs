@@ -118,6 +118,10 @@ pub struct Summary {
     /// it is the only file, else the one recorded for the revision when the files are as
     /// written (see the seal in the storage module), else hashed from every file.
     pub digest: Option<crate::digest::Digest>,
+    /// What each entry read looked like, taken before it was listed or read: the folder
+    /// (`""`), each folder beneath it, each file and sidecar. While every path still has its
+    /// stamp, what was read from them still holds (the persisted parse cache keys on this).
+    pub(crate) stamps: Vec<(String, super::seal::Stamp)>,
 }
 
 /// The identity of the folder at `dir`: a swap puts another folder (inode) at the path.

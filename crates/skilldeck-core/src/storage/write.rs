@@ -47,11 +47,14 @@ fn crash_point(point: &str) {
     }
 }
 
-/// A fresh staging folder path for `name` in `scope_dir`.
-fn staging_path(scope_dir: &Path, name: &SkillName) -> PathBuf {
+/// A fresh staging entry path for `name` in `scope_dir`, noted in the journal before the
+/// caller makes it (see `journal`).
+fn staging_path(scope_dir: &Path, name: &SkillName) -> Result<PathBuf> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    scope_dir.join(format!("{STAGING_PREFIX}{}-{n}-{name}", std::process::id()))
+    let file_name = format!("{STAGING_PREFIX}{}-{n}-{name}", std::process::id());
+    super::journal::note(scope_dir, name.as_str(), &file_name)?;
+    Ok(scope_dir.join(file_name))
 }
 
 /// The skill name a staging folder belongs to.
@@ -100,7 +103,7 @@ pub(crate) fn replace_version(dir: &Path, name: &SkillName, revision: Revision) 
     if read_revision(dir) == Some(revision) {
         return Ok(());
     }
-    let temp = sidecar_temp(dir, name);
+    let temp = sidecar_temp(dir, name)?;
     let target = dir.join(VERSION_FILE);
     fs::write(&temp, format!("{revision}\n")).map_err(StorageError::io("write", &temp))?;
     fs::rename(&temp, &target).map_err(|e| {
@@ -111,13 +114,13 @@ pub(crate) fn replace_version(dir: &Path, name: &SkillName, revision: Revision) 
 
 /// Sets the record of a live skill folder, replacing the old one by rename like `.version`.
 pub(crate) fn replace_record(dir: &Path, name: &SkillName, line: &LogLine) -> Result<()> {
-    record::replace(dir, &sidecar_temp(dir, name), line)
+    record::replace(dir, &sidecar_temp(dir, name)?, line)
 }
 
 /// Where a live folder's new sidecar is written before it is renamed into place: named like a
 /// staging folder of the skill, so discovery passes over it and recovery removes a leftover
 /// under the skill's lock.
-fn sidecar_temp(dir: &Path, name: &SkillName) -> PathBuf {
+fn sidecar_temp(dir: &Path, name: &SkillName) -> Result<PathBuf> {
     staging_path(dir.parent().unwrap_or(dir), name)
 }
 
@@ -206,7 +209,10 @@ pub(crate) fn prepare(
     // Until its log line is written, the write keeps a marker that sends the next start's
     // recovery to this skill, whether the writer is killed or the log cannot be written.
     let marker = Marker::create(&scope_dir, name)?;
-    let staged = staging_path(&scope_dir, name);
+    let staged = match staging_path(&scope_dir, name) {
+        Ok(p) => p,
+        Err(e) => return Err(marker.fail(e)),
+    };
     if let Err(e) = stage(&staged, files, &line) {
         let _ = fs::remove_dir_all(&staged);
         return Err(marker.fail(e));
@@ -278,7 +284,7 @@ pub(crate) struct Marker(PathBuf);
 impl Marker {
     /// Creates a marker for a write of `name` in the scope folder `scope_dir`.
     pub(crate) fn create(scope_dir: &Path, name: &SkillName) -> Result<Self> {
-        let path = staging_path(scope_dir, name);
+        let path = staging_path(scope_dir, name)?;
         fs::write(&path, b"").map_err(StorageError::io("create the write marker", &path))?;
         Ok(Self(path))
     }
@@ -286,7 +292,7 @@ impl Marker {
     /// A marker that also holds `line`, a log line still to be written (a delete's): should the
     /// log not take it, recovery or the skill's next write appends it from here.
     pub(crate) fn holding(scope_dir: &Path, name: &SkillName, line: &LogLine) -> Result<Self> {
-        let path = staging_path(scope_dir, name);
+        let path = staging_path(scope_dir, name)?;
         let json = serde_json::to_vec(line).map_err(|e| StorageError::Task(e.to_string()))?;
         fs::write(&path, json).map_err(StorageError::io("create the write marker", &path))?;
         Ok(Self(path))

@@ -1,0 +1,32 @@
+//! Build script: fingerprints the core's own sources, so the persisted parse cache
+//! (`registry::disk_cache`) written by one build is never trusted by a build that may parse or
+//! validate differently. Any change to a source file under `src/` gives a new fingerprint.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::Hasher as _;
+use std::path::{Path, PathBuf};
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+fn main() {
+    println!("cargo:rerun-if-changed=src");
+    let mut files = Vec::new();
+    sources(Path::new("src"), &mut files);
+    files.sort();
+    let mut hasher = DefaultHasher::new();
+    for file in &files {
+        hasher.write(file.to_string_lossy().as_bytes());
+        hasher.write(&std::fs::read(file).unwrap_or_default());
+    }
+    println!("cargo:rustc-env=SKILLDECK_PARSER_FINGERPRINT={:016x}", hasher.finish());
+}
