@@ -45,8 +45,7 @@ pub fn find(entries: &[ListedEntry], opts: &ListingOptions, query: &str, limit: 
     if q.is_empty() || eligible.is_empty() {
         return Vec::new();
     }
-    let keep: std::collections::BTreeSet<&str> = eligible.iter().map(|&p| set.entries()[p].name.as_str()).collect();
-    set.rank(&q, |e| keep.contains(e.name.as_str()))
+    set.rank(&q, &eligible)
         .into_iter()
         .take_while(|r| r.score > 0.0)
         .take(limit)

@@ -285,35 +285,31 @@ fn fill(
 ) -> Listing {
     let budget = opts.budget_tokens;
     let entries = set.entries();
-    let ranking: Vec<Ranked> = {
-        let keep: BTreeSet<usize> = eligible.iter().copied().collect();
-        let by_ptr = |e: &SkillEntry| {
-            let pos = entries.binary_search_by(|x| x.name.as_str().cmp(&e.name)).ok();
-            pos.is_some_and(|p| keep.contains(&p))
-        };
-        set.rank(query, by_ptr)
-    };
-    let rank_of: std::collections::HashMap<usize, usize> =
-        ranking.iter().enumerate().map(|(i, r)| (r.pos, i + 1)).collect();
-    let pos_of =
-        |name: &str| entries.binary_search_by(|x| x.name.as_str().cmp(name)).ok().filter(|p| rank_of.contains_key(p));
+    let ranking: Vec<Ranked> = set.rank(query, eligible);
+    // Each position's rank (1 = best); 0 for a skill the session may not be listed.
+    let mut rank_of = vec![0usize; entries.len()];
+    for (i, r) in ranking.iter().enumerate() {
+        rank_of[r.pos] = i + 1;
+    }
+    let pos_of = |name: &str| entries.binary_search_by(|x| x.name.as_str().cmp(name)).ok().filter(|&p| rank_of[p] > 0);
     let mut order: Vec<(usize, Must)> = Vec::new();
-    let mut seen = BTreeSet::new();
+    let mut seen = vec![false; entries.len()];
+    let mut first = |p: usize| !std::mem::replace(&mut seen[p], true);
     for name in &opts.pinned {
         if let Some(p) = pos_of(name)
-            && seen.insert(p)
+            && first(p)
         {
             order.push((p, Must::Pinned));
         }
     }
     for name in &opts.found {
         if let Some(p) = pos_of(name)
-            && seen.insert(p)
+            && first(p)
         {
             order.push((p, Must::Found));
         }
     }
-    order.extend(ranking.iter().filter(|r| seen.insert(r.pos)).map(|r| (r.pos, Must::No)));
+    order.extend(ranking.iter().filter(|r| first(r.pos)).map(|r| (r.pos, Must::No)));
 
     let footer_cost = count_tokens(&format!("\n\n{}", footer(eligible.len(), opts.find_skills_enabled)));
     let mut used = header + footer_cost;
@@ -383,14 +379,14 @@ fn fill(
 fn render(
     set: &SkillSet,
     chosen: &[(usize, Shown, Must)],
-    rank_of: &std::collections::HashMap<usize, usize>,
+    rank_of: &[usize],
     eligible: usize,
     opts: &ListingOptions,
 ) -> Listing {
     let mut text = String::from(HEADER);
     let mut skills = Vec::with_capacity(chosen.len());
     for (i, &(pos, shown, _)) in chosen.iter().enumerate() {
-        let s = shown_skill(&set.entries()[pos], shown, rank_of.get(&pos).copied());
+        let s = shown_skill(&set.entries()[pos], shown, rank_of.get(pos).copied().filter(|&r| r > 0));
         if i > 0 {
             text.push('\n');
         }

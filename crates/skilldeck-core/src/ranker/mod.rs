@@ -55,6 +55,7 @@ pub struct Ranked {
 /// entries and reused while the registry hands out the same entries.
 #[derive(Debug)]
 pub struct SkillSet {
+    key: Vec<usize>,
     entries: Vec<Arc<SkillEntry>>,
     index: Index,
     costs: Vec<OnceLock<[usize; 2]>>,
@@ -69,19 +70,23 @@ impl SkillSet {
     /// The set of `entries` that can ever be listed (valid, not shadowed), from the cache when
     /// the very same entries were indexed before.
     pub fn of(entries: &[ListedEntry]) -> Arc<SkillSet> {
-        let mut listable: Vec<&Arc<SkillEntry>> =
-            entries.iter().filter(|e| e.entry.valid && !e.shadowed).map(|e| &e.entry).collect();
-        listable.sort_by(|a, b| a.name.cmp(&b.name));
-        listable.dedup_by(|a, b| a.name == b.name);
+        let listable = || entries.iter().filter(|e| e.entry.valid && !e.shadowed).map(|e| &e.entry);
+        // The key is the entries as given (pointers, which the cached set keeps alive, so no
+        // other entry can take one over), compared before anything is sorted.
         let same = |s: &SkillSet| {
-            s.entries.len() == listable.len() && s.entries.iter().zip(&listable).all(|(a, b)| Arc::ptr_eq(a, b))
+            s.key.len() == listable().count()
+                && s.key.iter().zip(listable()).all(|(k, e)| *k == Arc::as_ptr(e) as usize)
         };
         if let Ok(sets) = SETS.lock()
             && let Some(hit) = sets.iter().find(|s| same(s))
         {
             return Arc::clone(hit);
         }
-        let set = Arc::new(Self::build(listable.into_iter().cloned().collect()));
+        let key = listable().map(|e| Arc::as_ptr(e) as usize).collect();
+        let mut sorted: Vec<Arc<SkillEntry>> = listable().cloned().collect();
+        sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        sorted.dedup_by(|a, b| a.name == b.name);
+        let set = Arc::new(Self { key, ..Self::build(sorted) });
         if let Ok(mut sets) = SETS.lock() {
             if sets.len() == CACHED_SETS {
                 sets.remove(0);
@@ -100,7 +105,7 @@ impl SkillSet {
             headings: &e.headings,
         }));
         let costs = entries.iter().map(|_| OnceLock::new()).collect();
-        Self { entries, index, costs }
+        Self { key: Vec::new(), entries, index, costs }
     }
 
     /// The skills, sorted by name.
@@ -108,20 +113,17 @@ impl SkillSet {
         &self.entries
     }
 
-    /// The skills passing `keep`, best first for `q` (ties, and every skill when nothing
-    /// matches, by name).
-    pub fn rank(&self, q: &Query, keep: impl Fn(&SkillEntry) -> bool) -> Vec<Ranked> {
+    /// The skills at `positions` (ascending), best first for `q`: those some query word
+    /// matched by score, then the rest by name (ties too stay in name order).
+    pub fn rank(&self, q: &Query, positions: &[usize]) -> Vec<Ranked> {
         let scores = if q.is_empty() { Vec::new() } else { self.index.scores(q) };
-        let mut out: Vec<Ranked> = self
-            .entries
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| keep(e))
-            .map(|(pos, _)| Ranked { pos, score: scores.get(pos).copied().unwrap_or(0.0) })
-            .collect();
-        // Entries are in name order, so a stable sort by score keeps ties by name.
-        out.sort_by(|a, b| b.score.total_cmp(&a.score));
-        out
+        let score = |pos: usize| scores.get(pos).copied().unwrap_or(0.0);
+        let (mut hits, rest): (Vec<Ranked>, Vec<Ranked>) =
+            positions.iter().map(|&pos| Ranked { pos, score: score(pos) }).partition(|r| r.score > 0.0);
+        // Positions are in name order, so a stable sort by score keeps ties by name.
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        hits.extend(rest);
+        hits
     }
 
     /// Why the skill at `pos` matched `q`: `word (field, field); …`.
