@@ -15,6 +15,10 @@ pub const TOOL_NAME: &str = "find_skills";
 /// How many matches a call returns.
 pub const DEFAULT_LIMIT: usize = 5;
 
+/// A match scoring under this share of the best one is left out: it shares a common word with
+/// the query, not the task, and would only crowd the listing it joins.
+const MIN_SHARE_OF_BEST: f32 = 0.35;
+
 /// The system-prompt rule that says when to search.
 pub const WHEN_TO_SEARCH: &str = "The skills listing does not show every skill. When no listed skill fits the \
      request, or only a name without a description looks close, call find_skills with a few words about the task \
@@ -38,16 +42,19 @@ pub struct Found {
 }
 
 /// The `limit` skills that best match `query` among those `opts` lets the session list (all of
-/// them, whatever the budget), best first; only skills some word of the query matched.
+/// them, whatever the budget), best first; only skills some word of the query matched, and
+/// none far below the best.
 pub fn find(entries: &[ListedEntry], opts: &ListingOptions, query: &str, limit: usize) -> Vec<Found> {
     let (set, eligible) = listing::listable(entries, opts);
     let q = Query::new(query);
     if q.is_empty() || eligible.is_empty() {
         return Vec::new();
     }
-    set.rank(&q, &eligible)
+    let ranked = set.rank(&q, &eligible);
+    let floor = ranked.first().map_or(0.0, |r| r.score * MIN_SHARE_OF_BEST);
+    ranked
         .into_iter()
-        .take_while(|r| r.score > 0.0)
+        .take_while(|r| r.score > 0.0 && r.score >= floor)
         .take(limit)
         .map(|r| {
             let e = &set.entries()[r.pos];
