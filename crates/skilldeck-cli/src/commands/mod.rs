@@ -2,6 +2,7 @@
 //! Each `run` returns an `Outcome` or an error; exit codes are decided in `main`.
 
 pub mod agent;
+pub mod find;
 pub mod import;
 pub mod list;
 pub mod prompt;
