@@ -42,6 +42,9 @@ pub enum AgentError {
     /// The transcript failed.
     #[error(transparent)]
     Transcript(#[from] TranscriptError),
+    /// The workspace's `.skilldeck.toml` cannot be used.
+    #[error(transparent)]
+    Profile(#[from] crate::profile::ProfileError),
 }
 
 /// How a session runs.
@@ -173,6 +176,14 @@ fn open_workspace(path: &Path) -> Result<Sandbox, AgentError> {
     Sandbox::open(path).map_err(|source| AgentError::Workspace { path: path.to_owned(), source })
 }
 
+/// The workspace's profile narrows the listing, unless the caller chose one already.
+fn apply_profile(opts: &mut SessionOptions, workspace: &Path) -> Result<(), AgentError> {
+    if opts.listing.profile.is_none() {
+        opts.listing.profile = crate::profile::load(workspace)?;
+    }
+    Ok(())
+}
+
 impl Session {
     /// Starts a new session on `workspace`, writing its transcript under `home`.
     pub fn create(
@@ -180,9 +191,10 @@ impl Session {
         registry: Arc<SkillRegistry>,
         workspace: &Path,
         provider: Arc<dyn Provider>,
-        opts: SessionOptions,
+        mut opts: SessionOptions,
     ) -> Result<Self, AgentError> {
         let sandbox = open_workspace(workspace)?;
+        apply_profile(&mut opts, sandbox.root())?;
         let mut attempt = 0;
         let (id, transcript) = loop {
             let id = transcript::new_id();
@@ -225,7 +237,7 @@ impl Session {
         id: &str,
         registry: Arc<SkillRegistry>,
         provider: Arc<dyn Provider>,
-        opts: SessionOptions,
+        mut opts: SessionOptions,
     ) -> Result<Self, AgentError> {
         let path = transcript::path_of(&home.sessions_dir(), id)?;
         if !path.is_file() {
@@ -236,6 +248,7 @@ impl Session {
             return Err(TranscriptError::NotFound { id: id.to_owned() }.into());
         };
         let sandbox = open_workspace(workspace)?;
+        apply_profile(&mut opts, sandbox.root())?;
         let turns = records.iter().filter(|r| matches!(r, Record::TurnStarted { .. })).count();
         let history = transcript::history(&records);
         let last_listing = transcript::last_listing(&records);

@@ -172,3 +172,47 @@ async fn a_store_that_fits_offers_no_search() {
     assert!(!tools.contains(&"find_skills".to_owned()) && !system.contains(WHEN_TO_SEARCH));
     assert_eq!(enum_.len(), 31);
 }
+
+#[tokio::test]
+async fn a_workspace_profile_narrows_the_listing_and_search() {
+    let fx = store();
+    fx.skill("tagged-helper", "description: Prepare quarterly revenue slides\ntags: [finance, slides]\n", "# T", &[]);
+    std::fs::write(fx.workspace().join(".skilldeck.toml"), "skills = [\"parser-debugging\"]\ntags = [\"slides\"]\n")
+        .unwrap();
+    let script = common::Scripted::new(vec![
+        common::call("c1", "find_skills", json!({"query": "quarterly revenue report"})),
+        common::say("done"),
+    ]);
+    let mut session = fx.session(script.clone(), opts());
+    session.run_turn("revenue report please", &Recorder::new(true), &CancellationToken::new()).await.unwrap();
+    let reqs = script.requests();
+    let system = &reqs[0].system;
+    assert!(
+        system.contains("- **parser-debugging** (v:1)") && system.contains("- **tagged-helper** (v:1)"),
+        "{system}"
+    );
+    assert!(!system.contains("alpha-"), "{system}");
+    let result = match reqs[1].messages.last().unwrap() {
+        skilldeck_agent::message::Message::Tool { content, .. } => serde_json::from_str::<Value>(content).unwrap(),
+        other => panic!("{other:?}"),
+    };
+    let names: Vec<&str> = result["matches"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(names[0], "tagged-helper");
+    assert!(
+        names.iter().all(|n| ["tagged-helper", HIDDEN].contains(n)),
+        "search sees only what the profile offers: {names:?}"
+    );
+
+    // A profile that offers nothing, or has a typo, is refused with what to do.
+    std::fs::write(fx.workspace().join(".skilldeck.toml"), "skill = [\"pdf\"]\n").unwrap();
+    let err = skilldeck_agent::session::Session::create(
+        &fx.home,
+        Arc::clone(&fx.registry),
+        &fx.workspace(),
+        Arc::new(OfflineProvider),
+        opts(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains(".skilldeck.toml is not a valid profile") && err.contains("delete it"), "{err}");
+}

@@ -36,6 +36,44 @@ pub struct ListingOptions {
     pub found: Vec<String>,
     /// Whether the session offers `find_skills`, so the last line can point to it.
     pub find_skills_enabled: bool,
+    /// The workspace's profile (`.skilldeck.toml`): when set, only the skills it offers are
+    /// listed or found.
+    pub profile: Option<Profile>,
+}
+
+/// What a workspace offers its agents: skills by name, and skills by tag (the frontmatter's
+/// `tags`, or `metadata.tags`, as a list or a comma-separated text).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Profile {
+    /// Skills offered by name.
+    pub skills: BTreeSet<String>,
+    /// Skills offered by any of these tags.
+    pub tags: BTreeSet<String>,
+}
+
+impl Profile {
+    /// Whether the profile offers `e`.
+    pub fn offers(&self, e: &SkillEntry) -> bool {
+        self.skills.contains(&e.name) || (!self.tags.is_empty() && tags_of(e).iter().any(|t| self.tags.contains(t)))
+    }
+}
+
+/// A skill's tags: frontmatter `tags` or `metadata.tags`, a list or a comma-separated text.
+pub fn tags_of(e: &SkillEntry) -> Vec<String> {
+    let from = |v: &serde_json::Value| -> Vec<String> {
+        match v {
+            serde_json::Value::Array(a) => a.iter().filter_map(|t| t.as_str()).map(|t| t.trim().to_owned()).collect(),
+            serde_json::Value::String(t) => {
+                t.split(',').map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    let mut tags = e.meta.extra.get("tags").map(|j| from(&j.value())).unwrap_or_default();
+    if let Some(m) = &e.meta.metadata {
+        tags.extend(from(&m.value()["tags"]));
+    }
+    tags
 }
 
 impl Default for ListingOptions {
@@ -49,6 +87,7 @@ impl Default for ListingOptions {
             pinned: BTreeSet::new(),
             found: Vec::new(),
             find_skills_enabled: true,
+            profile: None,
         }
     }
 }
@@ -136,13 +175,16 @@ pub fn is_listed(entry: &ListedEntry, opts: &ListingOptions) -> bool {
     entry.entry.valid && !entry.shadowed && passes_gates(&entry.entry, opts)
 }
 
-/// The session's gates on a valid, unshadowed skill: scope, tier, switched off.
+/// The session's gates on a valid, unshadowed skill: scope, tier, switched off, the profile.
 fn passes_gates(e: &SkillEntry, opts: &ListingOptions) -> bool {
     let tier_ok = match (e.meta.min_tier, opts.tier) {
         (Some(Tier::Ultra), Tier::Lite) => false,
         (None | Some(Tier::Lite) | Some(Tier::Ultra), _) => true,
     };
-    opts.scopes.contains(&e.scope) && tier_ok && !opts.disabled.contains(&e.name)
+    opts.scopes.contains(&e.scope)
+        && tier_ok
+        && !opts.disabled.contains(&e.name)
+        && opts.profile.as_ref().is_none_or(|p| p.offers(e))
 }
 
 /// The skills of `entries` a session may be listed, as a ranked set and their positions in it.
