@@ -230,11 +230,14 @@ pub struct ListingConfig {
     /// Skills switched off for agents, by name: never listed, so never loaded.
     #[serde(skip_serializing_if = "BTreeSet::is_empty")]
     pub disabled: BTreeSet<String>,
+    /// Skills pinned by name: always listed with their full description, whatever the request.
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub pinned: BTreeSet<String>,
 }
 
 impl Default for ListingConfig {
     fn default() -> Self {
-        Self { budget_tokens: DEFAULT_BUDGET_TOKENS, disabled: BTreeSet::new() }
+        Self { budget_tokens: DEFAULT_BUDGET_TOKENS, disabled: BTreeSet::new(), pinned: BTreeSet::new() }
     }
 }
 
@@ -299,10 +302,11 @@ impl ShellConfig {
 /// compact_at = 0.6                # share of the context window that triggers compaction
 ///
 /// [listing]
-/// budget_tokens = 1500
+/// budget_tokens = 1500            # o200k tokens for the whole skills section
+/// pinned = ["pdf"]                # always listed in full, however many skills there are
 ///
 /// [tools]
-/// enabled = ["view_skill", "read_file", "write_file", "list_dir", "shell"]
+/// enabled = ["view_skill", "find_skills", "read_file", "write_file", "list_dir", "shell"]
 ///
 /// [shell]
 /// timeout_secs = 120

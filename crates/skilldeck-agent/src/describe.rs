@@ -53,6 +53,18 @@ pub fn describe(call: &ToolCall, result: &Value) -> ToolOutcome {
             };
             format!("Ran `{command}`: {exit}")
         }
+        Some(ToolKind::FindSkills) => {
+            let query = call.arguments.get("query").and_then(Value::as_str).unwrap_or_default();
+            let names: Vec<&str> = result["matches"]
+                .as_array()
+                .map(|m| m.iter().filter_map(|f| f["name"].as_str()).collect())
+                .unwrap_or_default();
+            if names.is_empty() {
+                format!("Searched skills for {query:?}: no match")
+            } else {
+                format!("Searched skills for {query:?}: {}", names.join(", "))
+            }
+        }
         Some(ToolKind::ViewSkill) | None => format!("{} finished", call.name),
     };
     ToolOutcome { ok: true, display, client_view: result.clone(), version: None }

@@ -10,7 +10,9 @@ use crate::tools::shell::{self, ShellLimits};
 use crate::tools::{ToolError, ToolErrorCode, ToolKind, files};
 use serde_json::Value;
 use skilldeck_core::SkillRegistry;
+use skilldeck_core::find;
 use skilldeck_core::grants::Pattern;
+use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::sandbox::Sandbox;
 use skilldeck_core::trust::Trust;
 use skilldeck_core::view_result::ViewResult;
@@ -38,6 +40,10 @@ pub struct ToolContext<'a> {
     pub shell: ShellLimits,
     /// The shell's OS sandbox.
     pub shell_sandbox: &'a ShellSandbox,
+    /// What the session may be listed, for `find_skills`.
+    pub listing: &'a ListingOptions,
+    /// Skills `find_skills` returned in this call, which join the listing from the next call.
+    pub found: &'a mut Vec<String>,
 }
 
 /// A finished call: the content the model gets and the event the host gets.
@@ -147,6 +153,23 @@ pub async fn run(ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, cancel:
                 ctx.active.insert(ok.skill_name.clone());
             }
             Finished::new(call, result.to_json().to_string(), describe_view(&result))
+        }
+        ToolKind::FindSkills => {
+            host.event(&started(call, None));
+            let result = match input.get("query").and_then(Value::as_str).map(str::trim) {
+                Some(q) if !q.is_empty() => match ctx.registry.find_skills(ctx.listing, q, find::DEFAULT_LIMIT) {
+                    Ok(matches) => {
+                        ctx.found.extend(matches.iter().map(|m| m.name.clone()));
+                        Ok(find::result_json(q, &matches))
+                    }
+                    Err(e) => Err(ToolError::new(ToolErrorCode::Io, format!("the skill store could not be read: {e}"))),
+                },
+                _ => Err(ToolError::new(
+                    ToolErrorCode::InvalidArguments,
+                    "`query` must be a non-empty string: a few words about the task, e.g. \"fill a PDF form\"",
+                )),
+            };
+            finished(call, result)
         }
         ToolKind::ReadFile => {
             host.event(&started(call, None));

@@ -8,6 +8,7 @@ pub mod describe;
 pub mod dispatch;
 pub mod events;
 pub mod message;
+pub mod profile;
 pub mod provider;
 pub mod replay;
 pub mod session;

@@ -12,9 +12,12 @@ use crate::tools::sandbox::{SandboxSettings, ShellSandbox};
 use crate::tools::shell::ShellLimits;
 use crate::transcript::{self, ListedRef, Record, Transcript, TranscriptError, TurnEnd};
 use futures_util::StreamExt as _;
+use skilldeck_core::find;
 use skilldeck_core::listing::ListingOptions;
+use skilldeck_core::ranker::Query;
 use skilldeck_core::sandbox::{Sandbox, SandboxError};
 use skilldeck_core::trust::Trust;
+use skilldeck_core::view_skill::ToolSpec;
 use skilldeck_core::view_skill::{SELF_HEAL_RULE, Turn};
 use skilldeck_core::{SkillRegistry, SkilldeckHome, StorageError};
 use std::collections::BTreeSet;
@@ -39,6 +42,9 @@ pub enum AgentError {
     /// The transcript failed.
     #[error(transparent)]
     Transcript(#[from] TranscriptError),
+    /// The workspace's `.skilldeck.toml` cannot be used.
+    #[error(transparent)]
+    Profile(#[from] crate::profile::ProfileError),
 }
 
 /// How a session runs.
@@ -81,6 +87,8 @@ impl SessionOptions {
                 tier: provider.tier,
                 budget_tokens: config.listing.budget_tokens,
                 disabled: config.listing.disabled.clone(),
+                pinned: config.listing.pinned.clone(),
+                find_skills_enabled: config.tools.enabled.contains(&ToolKind::FindSkills),
                 ..ListingOptions::default()
             },
             tools: config.tools.enabled.clone(),
@@ -95,6 +103,12 @@ impl SessionOptions {
 
 /// The system prompt of a turn: a short preamble, the listing and the self-heal rule.
 pub fn system_prompt(workspace: &Path, listing_text: &str, view_skill: bool) -> String {
+    system_prompt_with_search(workspace, listing_text, view_skill, false)
+}
+
+/// The system prompt of a turn whose listing does not show every skill: with `find_skills`
+/// offered, it also says when to search.
+pub fn system_prompt_with_search(workspace: &Path, listing_text: &str, view_skill: bool, find_skills: bool) -> String {
     let mut s = format!(
         "You are the Skilldeck agent. You work in the workspace folder {}: every path you give a tool is \
          relative to it, and shell commands run in it. Use the skills below when a request matches one: load it \
@@ -105,11 +119,33 @@ pub fn system_prompt(workspace: &Path, listing_text: &str, view_skill: bool) -> 
         s.push_str("\n\n");
         s.push_str(listing_text);
     }
+    if find_skills {
+        s.push_str("\n\n");
+        s.push_str(find::WHEN_TO_SEARCH);
+    }
     if view_skill {
         s.push_str("\n\n");
         s.push_str(SELF_HEAL_RULE);
     }
     s
+}
+
+/// How many earlier messages rank the listing besides the latest request.
+const CONTEXT_MESSAGES: usize = 4;
+
+/// The ranking query of a turn: the new request first, then the latest messages before it.
+fn turn_query(history: &[Message], prompt: &str) -> Query {
+    let earlier: Vec<&str> = history
+        .iter()
+        .rev()
+        .filter_map(|m| match m {
+            Message::User { content } => Some(content.as_str()),
+            Message::Assistant { content, .. } if !content.is_empty() => Some(content.as_str()),
+            Message::Assistant { .. } | Message::Tool { .. } => None,
+        })
+        .take(CONTEXT_MESSAGES)
+        .collect();
+    Query::conversation(prompt, &earlier)
 }
 
 /// A conversation on a workspace folder.
@@ -127,6 +163,7 @@ pub struct Session {
     home: SkilldeckHome,
     shell_sandbox: ShellSandbox,
     last_listing: Option<Vec<ListedRef>>,
+    found: Vec<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -139,6 +176,14 @@ fn open_workspace(path: &Path) -> Result<Sandbox, AgentError> {
     Sandbox::open(path).map_err(|source| AgentError::Workspace { path: path.to_owned(), source })
 }
 
+/// The workspace's profile narrows the listing, unless the caller chose one already.
+fn apply_profile(opts: &mut SessionOptions, workspace: &Path) -> Result<(), AgentError> {
+    if opts.listing.profile.is_none() {
+        opts.listing.profile = crate::profile::load(workspace)?;
+    }
+    Ok(())
+}
+
 impl Session {
     /// Starts a new session on `workspace`, writing its transcript under `home`.
     pub fn create(
@@ -146,9 +191,10 @@ impl Session {
         registry: Arc<SkillRegistry>,
         workspace: &Path,
         provider: Arc<dyn Provider>,
-        opts: SessionOptions,
+        mut opts: SessionOptions,
     ) -> Result<Self, AgentError> {
         let sandbox = open_workspace(workspace)?;
+        apply_profile(&mut opts, sandbox.root())?;
         let mut attempt = 0;
         let (id, transcript) = loop {
             let id = transcript::new_id();
@@ -181,6 +227,7 @@ impl Session {
             home: home.clone(),
             shell_sandbox,
             last_listing: None,
+            found: Vec::new(),
         })
     }
 
@@ -190,7 +237,7 @@ impl Session {
         id: &str,
         registry: Arc<SkillRegistry>,
         provider: Arc<dyn Provider>,
-        opts: SessionOptions,
+        mut opts: SessionOptions,
     ) -> Result<Self, AgentError> {
         let path = transcript::path_of(&home.sessions_dir(), id)?;
         if !path.is_file() {
@@ -201,6 +248,7 @@ impl Session {
             return Err(TranscriptError::NotFound { id: id.to_owned() }.into());
         };
         let sandbox = open_workspace(workspace)?;
+        apply_profile(&mut opts, sandbox.root())?;
         let turns = records.iter().filter(|r| matches!(r, Record::TurnStarted { .. })).count();
         let history = transcript::history(&records);
         let last_listing = transcript::last_listing(&records);
@@ -221,6 +269,7 @@ impl Session {
             home: home.clone(),
             shell_sandbox,
             last_listing,
+            found: Vec::new(),
         })
     }
 
@@ -291,7 +340,8 @@ impl Session {
         self.active.clear();
         let trust = Trust::load(&self.home).unwrap_or_default();
         let turn_id = format!("{}-t{}", self.id, self.turns);
-        let mut turn = Turn::begin(&self.registry, &self.opts.listing, turn_id.clone())?;
+        let query = turn_query(&self.history, prompt);
+        let mut turn = Turn::new(turn_id.clone(), self.listing(&query)?);
         let listing: Vec<ListedRef> = turn
             .listing()
             .skills
@@ -312,15 +362,7 @@ impl Session {
         });
         let keep_from = self.history.len();
         self.record(Message::user(prompt))?;
-        let view_enabled = self.opts.tools.contains(&ToolKind::ViewSkill);
-        let system = system_prompt(self.sandbox.root(), &turn.listing().text, view_enabled);
-        let mut tools = Vec::new();
-        for kind in &self.opts.tools {
-            match kind {
-                ToolKind::ViewSkill => tools.extend(turn.spec()),
-                other => tools.extend(other.spec()),
-            }
-        }
+        let (mut system, mut tools) = self.request_parts(&turn);
         for _ in 0..self.opts.max_steps {
             let limit = (self.opts.context_window as f64 * self.opts.compact_at) as usize;
             if compaction::estimate(&system, &self.history) > limit {
@@ -350,6 +392,7 @@ impl Session {
             if calls.is_empty() {
                 return self.end(host, &turn_id, TurnEnd::Answered);
             }
+            let found_before = self.found.len();
             for call in &calls {
                 let done = if cancel.is_cancelled() {
                     dispatch::cancelled(call)
@@ -364,6 +407,8 @@ impl Session {
                         allowed_commands: &mut self.allowed_commands,
                         shell: self.opts.shell,
                         shell_sandbox: &self.shell_sandbox,
+                        listing: &self.opts.listing,
+                        found: &mut self.found,
                     };
                     dispatch::run(ctx, call, host, cancel).await
                 };
@@ -377,9 +422,47 @@ impl Session {
             if cancel.is_cancelled() {
                 return self.end(host, &turn_id, TurnEnd::Cancelled);
             }
+            if self.found.len() != found_before {
+                // What search found joins the listing and the enum from the next call on.
+                turn.set_listing(self.listing(&query)?);
+                (system, tools) = self.request_parts(&turn);
+            }
         }
         let steps = self.opts.max_steps;
         self.end(host, &turn_id, TurnEnd::StepLimit { steps })
+    }
+
+    /// The listing for `query`, with what `find_skills` found this session.
+    fn listing(&self, query: &Query) -> Result<skilldeck_core::listing::Listing, AgentError> {
+        let opts = ListingOptions { found: self.found.clone(), ..self.opts.listing.clone() };
+        Ok(self.registry.listing_for(&opts, query)?)
+    }
+
+    /// The system prompt and tools of a model call over `turn`'s listing: `find_skills` only
+    /// when the listing does not show every skill in full.
+    fn request_parts(&self, turn: &Turn) -> (String, Vec<ToolSpec>) {
+        let view_enabled = self.opts.tools.contains(&ToolKind::ViewSkill);
+        let search = view_enabled && turn.listing().is_partial();
+        let mut tools = Vec::new();
+        let mut searching = false;
+        for kind in &self.opts.tools {
+            match kind {
+                ToolKind::ViewSkill => tools.extend(turn.spec()),
+                ToolKind::FindSkills if search => {
+                    searching = true;
+                    tools.extend(kind.spec());
+                }
+                ToolKind::FindSkills => {}
+                other => tools.extend(other.spec()),
+            }
+        }
+        let system = system_prompt_with_search(self.sandbox.root(), &turn.listing().text, view_enabled, searching);
+        (system, tools)
+    }
+
+    /// Skills `find_skills` found in this session, oldest first.
+    pub fn found(&self) -> &[String] {
+        &self.found
     }
 
     /// Streams one reply: its text, its complete tool calls, and the failure that cut it short.

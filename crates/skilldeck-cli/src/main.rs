@@ -145,7 +145,19 @@ enum Command {
         /// The model's tier (`lite` hides skills that need `ultra`; default: the default provider's).
         #[arg(long, value_parser = parse_tier)]
         tier: Option<skilldeck_core::Tier>,
-        /// Also print the token estimate and the shortened names, as JSON.
+        /// The latest user message: the listing is ranked against it when not every skill fits.
+        #[arg(long)]
+        request: Option<String>,
+        /// Print the whole listing as JSON: token count, and each skill's rank and whether it is
+        /// shown full, shortened or by name only.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run find_skills: the skills that best match QUERY among all a model may be listed.
+    Find {
+        /// A few words about the task.
+        query: String,
+        /// Print exactly the result JSON the model gets.
         #[arg(long)]
         json: bool,
     },
@@ -292,7 +304,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Restore { name, revision, scope, json } => revisions::restore(&name, revision, scope, json),
         Command::Show { name, scope, json } => show::show(&name, scope, json),
         Command::Cat { name, path, scope } => show::cat(&name, path.as_deref(), scope),
-        Command::Prompt { budget, tier, json } => prompt::run(budget, tier, json),
+        Command::Prompt { budget, tier, request, json } => prompt::run(budget, tier, request.as_deref(), json),
+        Command::Find { query, json } => find::run(&query, json),
         Command::View { name, path, workspace, turn } => view::view(&name, path.as_deref(), &workspace, turn),
         Command::ToolSpec { json } => view::tool_spec(json),
         Command::Budget { tokens } => switch::budget(tokens),

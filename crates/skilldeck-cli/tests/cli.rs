@@ -675,3 +675,51 @@ fn validate_reports_every_path_even_past_a_missing_one() {
     let j: Value = serde_json::from_str(&env.expect(&["validate", "--json", p(&good)], 0)).unwrap();
     assert!(j.is_array(), "always an array");
 }
+
+#[test]
+fn prompt_ranks_for_a_request_and_find_searches_every_skill() {
+    let env = Env::new();
+    let src = env.tmp.path().join("src");
+    for i in 0..40 {
+        env.skill(
+            &format!("report-{i:02}"),
+            &format!(
+                "name: report-{i:02}\ndescription: Prepare quarterly revenue report {i} with charts and summaries\n"
+            ),
+            "# Report",
+        );
+    }
+    env.skill(
+        "parser-debugging",
+        "name: parser-debugging\ndescription: Debug recursive-descent parsers that report wrong line numbers\ndescription_zh: 调试递归下降解析器\n",
+        "# Finding the bad token",
+    );
+    env.expect(&["import", p(&src)], 0);
+    let request = "my parser reports wrong line numbers";
+    let pj = env.json(&["prompt", "--request", request, "--budget", "300", "--json"]);
+    assert_eq!(pj["ranked"], true);
+    assert!(pj["estimated_tokens"].as_u64().unwrap() <= 300, "{pj}");
+    let first = &pj["skills"][0];
+    assert_eq!(
+        (first["name"].as_str(), first["rank"].as_u64(), first["shown"].as_str()),
+        (Some("parser-debugging"), Some(1), Some("full"))
+    );
+    let shown: Vec<&str> = pj["skills"].as_array().unwrap().iter().map(|s| s["shown"].as_str().unwrap()).collect();
+    assert!(shown.contains(&"name_only"), "{shown:?}");
+    let text = env.expect(&["prompt", "--request", request, "--budget", "300"], 0);
+    assert!(text.contains("- **parser-debugging** (v:1): Debug recursive-descent parsers"), "{text}");
+    assert!(text.trim_end().ends_with("to search all of them."), "{text}");
+    // Without a request nothing matches, and the ranking is by name.
+    let plain = env.json(&["prompt", "--budget", "300", "--json"]);
+    assert_eq!(plain["skills"][0]["name"], "change-review");
+
+    let found = env.json(&["find", "解析器", "--json"]);
+    assert_eq!(found["query"], "解析器");
+    assert_eq!(found["matches"][0]["name"], "parser-debugging");
+    assert_eq!(found["matches"][0]["version"], "v:1");
+    assert!(found["matches"][0]["why"].as_str().unwrap().contains("description_zh"), "{found}");
+    let lines = env.expect(&["find", "wrong line numbers"], 0);
+    assert!(lines.starts_with("parser-debugging (v:1): Debug recursive-descent"), "{lines}");
+    assert!(env.expect(&["find", "zzzz"], 0).contains("No skill matches"));
+    env.expect(&["find", " "], 2);
+}

@@ -392,8 +392,7 @@ fn bench_listing(c: &mut Criterion) {
             let (tmp, home) = store(1000);
             let registry = SkillRegistry::new(FsStorage::open(home).unwrap());
             let warm = registry.listing(&opts).unwrap();
-            assert_eq!(warm.skills.len(), 1000);
-            assert!(!warm.shortened.is_empty(), "the budget should force shortening");
+            assert!(warm.ranked && warm.more > 0, "the budget should force ranking");
             (tmp, registry)
         });
         b.iter(|| registry.listing(black_box(&opts)).unwrap())

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 /// The first bytes of every cache file.
 const MAGIC: &[u8; 8] = b"SKDCACHE";
 /// The layout of the payload; bump on any change to the types below.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 /// The fingerprint of this build's parser and validator sources.
 const FINGERPRINT: &str = env!("SKILLDECK_PARSER_FINGERPRINT");
 
@@ -47,6 +47,8 @@ pub(crate) struct CachedSkill {
     pub meta: CachedMeta,
     /// Every problem found, in order.
     pub diagnostics: Vec<CachedDiag>,
+    /// The headings of its SKILL.md (the ranker searches them).
+    pub headings: Vec<String>,
 }
 
 impl SkillEntry {
@@ -70,6 +72,7 @@ impl SkillEntry {
             revision,
             file_count: usize::try_from(c.file_count).unwrap_or(usize::MAX),
             total_bytes: c.total_bytes,
+            headings: c.headings,
         }
     }
 
@@ -84,6 +87,7 @@ impl SkillEntry {
             total_bytes: self.total_bytes,
             meta: (&self.meta).into(),
             diagnostics: self.diagnostics.iter().map(Into::into).collect(),
+            headings: self.headings.clone(),
         }
     }
 }

@@ -4,10 +4,12 @@
 use crate::diagnostic::{DiagCode, Diagnostic};
 use crate::digest::Digest;
 use crate::files::SkillFiles;
+use crate::find::{self, Found};
 use crate::listing::{self, Listing, ListingOptions};
 use crate::meta::SkillMeta;
 use crate::name::SkillName;
 use crate::parse_cache;
+use crate::ranker::Query;
 use crate::safe_read::FileId;
 use crate::storage::Summary;
 use crate::storage::stamps::{self, ScopeDir};
@@ -45,6 +47,9 @@ pub struct SkillEntry {
     pub file_count: usize,
     /// Their total size in bytes.
     pub total_bytes: u64,
+    /// The headings of its SKILL.md, which the ranker searches too.
+    #[serde(skip)]
+    pub headings: Vec<String>,
 }
 
 /// `text` on one line: runs of white space made one space, none at either end.
@@ -79,6 +84,11 @@ impl SkillEntry {
         let description = v.meta.description.as_deref().unwrap_or_default();
         let one_line = one_line(description);
         let one_line = (one_line != description).then_some(one_line);
+        let headings = summary
+            .skill_md
+            .as_deref()
+            .map(|b| crate::ranker::headings(crate::frontmatter::strip(&String::from_utf8_lossy(b))))
+            .unwrap_or_default();
         Self {
             scope,
             name: dir_name.to_owned(),
@@ -91,6 +101,7 @@ impl SkillEntry {
             version,
             file_count: summary.file_count,
             total_bytes: summary.total_bytes,
+            headings,
         }
     }
 
@@ -108,6 +119,7 @@ impl SkillEntry {
             valid: false,
             file_count: 0,
             total_bytes: 0,
+            headings: Vec::new(),
         }
     }
 }
@@ -299,6 +311,18 @@ impl SkillRegistry {
     /// The L1 listing for a session, rebuilt from the (cached) entries.
     pub fn listing(&self, opts: &ListingOptions) -> Result<Listing, StorageError> {
         Ok(listing::build(&self.list_metas_across(&opts.scopes)?, opts))
+    }
+
+    /// The L1 listing for a turn of a conversation: ranked against `query` when not every
+    /// skill fits the budget in full.
+    pub fn listing_for(&self, opts: &ListingOptions, query: &Query) -> Result<Listing, StorageError> {
+        Ok(listing::build_ranked(&self.list_metas_across(&opts.scopes)?, opts, query))
+    }
+
+    /// `find_skills`: the skills that best match `query` among every skill the session may be
+    /// listed, shown or not.
+    pub fn find_skills(&self, opts: &ListingOptions, query: &str, limit: usize) -> Result<Vec<Found>, StorageError> {
+        Ok(find::find(&self.list_metas_across(&opts.scopes)?, opts, query, limit))
     }
 
     /// Stores `files` as the next revision through the one upload path, then invalidates.

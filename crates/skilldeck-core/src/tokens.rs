@@ -1,55 +1,31 @@
-//! Token estimates for the L1 listing budget, without a tokenizer at run time.
-//! Holds the estimate and why it is shaped so; a test checks it against o200k.
+//! Token counts for the L1 listing budget: the o200k tokenizer, loaded once on first use.
+//! Holds the count and its provable fallback; fitting a listing to a budget is `listing`'s job.
 
-/// Estimates the tokens `text` costs a model: an ASCII character is 2/7 of a token (3.5
-/// characters a token), any other character one token, rounded up.
+use std::sync::OnceLock;
+use tiktoken_rs::CoreBPE;
+
+/// The o200k tokenizer, built on first use (its vocabulary ships inside the binary; building it
+/// takes tens of milliseconds once per process, see `benches/ranking.rs`). `None` when it could
+/// not be built, which only a broken build of `tiktoken-rs` would cause.
+fn o200k() -> Option<&'static CoreBPE> {
+    static BPE: OnceLock<Option<CoreBPE>> = OnceLock::new();
+    BPE.get_or_init(|| tiktoken_rs::o200k_base().ok()).as_ref()
+}
+
+/// Whether the real tokenizer is in use (else counts are the UTF-8 byte length).
+pub fn tokenizer_loaded() -> bool {
+    o200k().is_some()
+}
+
+/// The tokens `text` costs a model, counted with o200k (the GPT-4o and later vocabulary).
 ///
-/// Checked against o200k in `tests/listing.rs`: on the bundled skills' listing lines o200k
-/// counts about 4.5 ASCII characters a token, and DESIGN §3 reports about 3 on real-world
-/// listings (names with hyphens, `**` markup and `(v:N)` cost more than prose), so 3.5 sits
-/// between and errs high on prose. A CJK character costs o200k about 0.85 tokens, so counting
-/// one keeps Chinese descriptions safely inside the budget too. The estimate never came out
-/// under o200k on the test's samples, so a listing fitted to it fits for real.
-pub fn estimate_tokens(text: &str) -> usize {
-    TokenCount::of(text).tokens()
-}
-
-/// The character counts an estimate is made from. Counts add up, so the cost of a text built
-/// from parts is known without building it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TokenCount {
-    /// ASCII characters.
-    pub ascii: usize,
-    /// Other characters.
-    pub other: usize,
-}
-
-impl TokenCount {
-    /// The counts of `text` (a pure-ASCII text is counted by its length alone).
-    pub fn of(text: &str) -> Self {
-        if text.is_ascii() {
-            return Self { ascii: text.len(), other: 0 };
-        }
-        let ascii = text.chars().filter(char::is_ascii).count();
-        Self { ascii, other: text.chars().count() - ascii }
-    }
-
-    /// The estimated tokens.
-    pub fn tokens(self) -> usize {
-        (self.ascii * 2).div_ceil(7) + self.other
-    }
-}
-
-impl std::ops::Add for TokenCount {
-    type Output = Self;
-    fn add(self, o: Self) -> Self {
-        Self { ascii: self.ascii + o.ascii, other: self.other + o.other }
-    }
-}
-
-impl std::iter::Sum for TokenCount {
-    fn sum<I: Iterator<Item = Self>>(iter: I) -> Self {
-        iter.fold(Self::default(), |a, b| a + b)
+/// Should the tokenizer fail to load, the count is the UTF-8 byte length: every o200k token
+/// stands for at least one byte, so that count is never under the real one and a listing
+/// fitted to it still fits.
+pub fn count_tokens(text: &str) -> usize {
+    match o200k() {
+        Some(bpe) => bpe.count_ordinary(text),
+        None => text.len(),
     }
 }
 
@@ -57,8 +33,9 @@ impl std::iter::Sum for TokenCount {
 mod tests {
     #[test]
     fn counts() {
-        assert_eq!(super::estimate_tokens(""), 0);
-        assert_eq!(super::estimate_tokens("abcdefg"), 2);
-        assert_eq!(super::estimate_tokens("提取"), 2);
+        assert!(super::tokenizer_loaded());
+        assert_eq!(super::count_tokens(""), 0);
+        assert_eq!(super::count_tokens("hello world"), 2);
+        assert!(super::count_tokens("从PDF文件中提取文本") <= "从PDF文件中提取文本".len());
     }
 }

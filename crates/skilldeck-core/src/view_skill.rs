@@ -91,6 +91,12 @@ impl Turn {
         &self.listing
     }
 
+    /// Shows the model a new listing from the next call on (after `find_skills` added to it),
+    /// keeping what this turn mounted.
+    pub fn set_listing(&mut self, listing: Listing) {
+        self.listing = listing;
+    }
+
     /// This turn's tool spec.
     pub fn spec(&self) -> Option<ToolSpec> {
         tool_spec(&self.listing)

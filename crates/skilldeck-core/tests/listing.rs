@@ -2,7 +2,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use skilldeck_core::listing::{ListingOptions, shorten};
-use skilldeck_core::tokens::estimate_tokens;
 use skilldeck_core::{FsStorage, RelPath, Scope, SkillFiles, SkillName, SkillRegistry, SkilldeckHome, Tier};
 use std::fs;
 
@@ -134,40 +133,15 @@ fn shortening_is_at_word_boundaries() {
     assert_eq!(shorten("anything", 0), "…");
 }
 
-/// A realistic description of about `len` characters.
-fn description(i: usize, len: usize) -> String {
-    let words = [
-        "analyze",
-        "quarterly",
-        "revenue",
-        "reports",
-        "and",
-        "produce",
-        "charts,",
-        "summaries",
-        "for",
-        "stakeholders",
-        "when",
-        "asked",
-    ];
-    let mut s = format!("Skill {i}:");
-    let mut k = i;
-    while s.len() < len {
-        s.push(' ');
-        s.push_str(words[k % words.len()]);
-        k += 7;
-    }
-    s
-}
-
 #[test]
-fn the_budget_shortens_descriptions_evenly_and_never_drops_names() {
+fn a_store_over_the_budget_is_ranked_within_it() {
     let tmp = tempfile::tempdir().unwrap();
     let storage = FsStorage::open(SkilldeckHome::new(tmp.path())).unwrap();
-    for i in 0..50 {
-        let len = if i % 10 == 0 { 364 } else { 155 };
+    for i in 0..60 {
         let name = format!("skill-{i:02}");
-        let desc = description(i, len);
+        let desc = format!(
+            "Skill {i}: analyze quarterly revenue reports and produce charts, summaries and forecasts for stakeholders when asked about finance number {i}"
+        );
         storage
             .write_skill_sync(
                 Scope::User,
@@ -178,46 +152,17 @@ fn the_budget_shortens_descriptions_evenly_and_never_drops_names() {
     }
     let reg = SkillRegistry::new(storage);
     let l = reg.listing(&ListingOptions::default()).unwrap();
-    assert_eq!(l.skills.len(), 50, "names are never dropped");
-    assert!(l.estimated_tokens <= 1500, "{}", l.estimated_tokens);
-    assert_eq!(l.shortened.len(), 50, "all descriptions exceed the even cap");
-    let lens: Vec<usize> = l.skills.iter().map(|s| s.description.chars().count()).collect();
-    let (min, max) = (*lens.iter().min().unwrap(), *lens.iter().max().unwrap());
-    assert!(max - min <= 12, "shortened evenly: {lens:?}");
-    assert!(l.skills.iter().all(|s| s.description.ends_with('…')));
-    // A roomier budget shortens only the long ones.
-    let roomy = reg.listing(&ListingOptions { budget_tokens: 2700, ..ListingOptions::default() }).unwrap();
-    assert!(roomy.estimated_tokens <= 2700);
-    assert!(!roomy.shortened.is_empty() && roomy.shortened.len() <= 5, "{:?}", roomy.shortened);
-    assert!(roomy.shortened.iter().all(|n| n.ends_with('0')), "only the 364-char ones: {:?}", roomy.shortened);
-    // A budget too small for any description still lists every name.
-    let tiny = reg.listing(&ListingOptions { budget_tokens: 10, ..ListingOptions::default() }).unwrap();
-    assert_eq!(tiny.skills.len(), 50);
-    assert!(tiny.text.contains("- **skill-49** (v:1): …"));
-}
-
-#[test]
-fn the_estimate_tracks_a_real_tokenizer() {
     let bpe = tiktoken_rs::o200k_base().unwrap();
-    let english: String = (0..40).map(|i| format!("- **skill-{i}** (v:{i}): {}\n", description(i, 155))).collect();
-    let chinese: String = (0..20)
-        .map(|i| format!("- **skill-{i}**: 从PDF文件中提取文本和表格，并生成摘要报告，适用于财务分析\n"))
-        .collect();
-    let bundled: String = skilldeck_core::bundled::skills()
-        .iter()
-        .map(|(n, f)| {
-            format!(
-                "- **{n}**: {}\n",
-                String::from_utf8_lossy(f.skill_md().unwrap()).lines().find(|l| l.starts_with("description:")).unwrap()
-            )
-        })
-        .collect();
-    for text in [bundled, chinese, english] {
-        let real = bpe.encode_ordinary(&text).len() as f64;
-        let est = estimate_tokens(&text) as f64;
-        assert!(est >= real, "never under: estimate {est} vs o200k {real}");
-        assert!(est <= real * 1.5, "not wildly over: estimate {est} vs o200k {real}");
-    }
+    assert!(l.ranked);
+    assert_eq!(l.estimated_tokens, bpe.encode_ordinary(&l.text).len());
+    assert!(l.estimated_tokens <= 1500, "{}", l.estimated_tokens);
+    assert_eq!(l.skills.len() + l.more, 60);
+    // Without a conversation the skills rank by name.
+    assert_eq!(l.skills[0].name, "skill-00");
+    // A roomy budget lists them all in full, sorted by name, as a small store is.
+    let roomy = reg.listing(&ListingOptions { budget_tokens: 4000, ..ListingOptions::default() }).unwrap();
+    assert!(!roomy.ranked && roomy.shortened.is_empty() && roomy.skills.len() == 60);
+    assert!(roomy.estimated_tokens <= 4000);
 }
 
 #[test]

@@ -357,8 +357,8 @@ async fn the_viewer_previews_images_highlights_code_and_indents_metadata() {
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn the_listing_preview_shows_an_over_budget_store_and_sets_the_budget() {
-    if !enabled("the_listing_preview_shows_an_over_budget_store_and_sets_the_budget") {
+async fn the_listing_preview_shows_a_ranked_store_and_sets_the_budget() {
+    if !enabled("the_listing_preview_shows_a_ranked_store_and_sets_the_budget") {
         return;
     }
     let s = Session::start("listing").await;
@@ -381,14 +381,17 @@ async fn the_listing_preview_shows_an_over_budget_store_and_sets_the_budget() {
     )
     .await;
     s.click("#listing-btn").await;
+    // The store is ranked into the budget: a few in full, others shortened or by name, and a
+    // last line pointing to find_skills for the rest.
     let meter = s.wait_text("#listing-meter-text", 10, |t| !t.is_empty()).await;
-    assert!(meter.contains("of 200 tokens") && meter.contains("over the budget by"), "{meter}");
-    s.wait_for("#listing-meter-bar.over").await;
-    let folded = s.text_of("#listing-shortened details summary").await;
-    assert!(folded.ends_with("skills shortened to fit (show them)"), "a long list is folded: {folded}");
+    assert!(meter.contains("of 200 tokens") && !meter.contains("over the budget"), "{meter}");
+    let shortened = s.text_of("#listing-shortened").await;
+    assert!(!shortened.is_empty(), "the shortened skills are named");
+    let text = s.text_of("#listing-text").await;
+    assert!(text.contains("more skills are not listed here"), "{text}");
     let top = s.client.execute("return document.querySelector('#listing-text').scrollTop;", vec![]).await.unwrap();
     assert_eq!(top.as_f64(), Some(0.0), "the dialog opens at the top");
-    s.screenshot("over-budget").await;
+    s.screenshot("ranked").await;
     // A bigger budget previews at once and is saved to config.toml on request.
     s.type_into("#listing-budget", "20000").await;
     s.wait_text("#listing-meter-text", 10, |t| t.contains("of 20000 tokens") && !t.contains("over")).await;

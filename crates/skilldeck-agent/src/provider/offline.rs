@@ -4,9 +4,10 @@
 use super::{EventStream, Provider, ProviderError, ProviderInfo};
 use crate::message::{Message, ModelRequest, StopReason, StreamEvent, ToolCall};
 use serde_json::json;
+use skilldeck_core::find;
+use skilldeck_core::ranker::{DocText, Index, Query};
 use skilldeck_core::view_result::ViewResult;
 use skilldeck_core::view_skill::TOOL_NAME;
-use std::collections::BTreeSet;
 use tokio_util::sync::CancellationToken;
 
 /// The label shown wherever the offline provider appears.
@@ -56,42 +57,23 @@ pub fn parse_listing(system: &str) -> Vec<ListedLine> {
         .collect()
 }
 
-const STOP_WORDS: &[&str] = &[
-    "the", "and", "for", "with", "this", "that", "from", "into", "what", "how", "use", "using", "please", "can", "you",
-    "your", "are", "was", "has", "have", "its", "about", "when", "then", "also", "some", "any", "all", "file", "files",
-    "skill", "skills", "help", "want", "need", "make", "read", "load", "show", "give", "tell",
-];
-
-/// The words of `text` that carry meaning: lowercase, three letters or more, no stop words,
-/// a plural `s` dropped.
-fn words(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .map(str::to_lowercase)
-        .filter(|w| w.len() >= 3 && !STOP_WORDS.contains(&w.as_str()))
-        .map(|w| if w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") { w[..w.len() - 1].to_owned() } else { w })
-        .collect()
-}
-
-/// How well a listed skill matches the request: its name counts three times its description.
-pub fn score(request: &str, skill: &ListedLine) -> usize {
-    let req = words(request);
-    let lower = request.to_lowercase();
-    let exact = if lower.split(|c: char| !(c.is_alphanumeric() || c == '-')).any(|w| w == skill.name) { 10 } else { 0 };
-    let name_hits = words(&skill.name.replace('-', " ")).intersection(&req).count();
-    let desc_hits = words(&skill.description).intersection(&req).count();
-    exact + 3 * name_hits + desc_hits
-}
-
-/// The best-matching listed skill, the first by name on a tie; none when nothing matches.
+/// The best-matching listed skill by the core's ranker (the one that ranks the listing and
+/// `find_skills`), the first listed on a tie; none when no word of the request matches.
 pub fn best_match<'a>(request: &str, listed: &'a [ListedLine]) -> Option<&'a ListedLine> {
-    let mut best: Option<(&ListedLine, usize)> = None;
-    for s in listed {
-        let sc = score(request, s);
-        if sc > 0 && best.is_none_or(|(_, b)| sc > b) {
-            best = Some((s, sc));
+    let index = Index::build(listed.iter().map(|l| DocText {
+        name: &l.name,
+        description: &l.description,
+        description_zh: "",
+        headings: &[],
+    }));
+    let scores = index.scores(&Query::new(request));
+    let mut best: Option<(usize, f32)> = None;
+    for (i, &sc) in scores.iter().enumerate() {
+        if sc > 0.0 && best.is_none_or(|(_, b)| sc > b) {
+            best = Some((i, sc));
         }
     }
-    best.map(|(s, _)| s)
+    best.and_then(|(i, _)| listed.get(i))
 }
 
 /// Tokens of `text` that look like file paths: `name.ext` or with a `/`.
@@ -126,6 +108,26 @@ pub fn requested_reference(request: &str, instructions: &str) -> Option<String> 
     })
 }
 
+/// The skills `find_skills` returned since the last user message, best first, and whether it
+/// was called at all.
+fn found_since(messages: &[Message]) -> (Vec<String>, bool) {
+    let start = messages.iter().rposition(|m| matches!(m, Message::User { .. })).unwrap_or(0);
+    let mut called = false;
+    let mut names = Vec::new();
+    for m in &messages[start..] {
+        if let Message::Tool { name, content, .. } = m
+            && name == find::TOOL_NAME
+        {
+            called = true;
+            let v: serde_json::Value = serde_json::from_str(content).unwrap_or_default();
+            names.extend(
+                v["matches"].as_array().into_iter().flatten().filter_map(|f| f["name"].as_str().map(str::to_owned)),
+            );
+        }
+    }
+    (names, called)
+}
+
 /// The conversation since the last user message: the request and the `view_skill` results.
 fn current(messages: &[Message]) -> (&str, Vec<ViewResult>, usize) {
     let start = messages.iter().rposition(|m| matches!(m, Message::User { .. })).unwrap_or(0);
@@ -156,6 +158,16 @@ fn next_move(request: &ModelRequest) -> Result<ToolCall, String> {
     let Some(first) = results.first() else {
         if !can_view || listed.is_empty() {
             return Err(format!("{ANSWER_PREFIX} No skills are listed in this session, so there is nothing to load."));
+        }
+        // When the listing does not show every skill, search them all first, as a model would,
+        // then load the best of what search found.
+        let can_search = request.tools.iter().any(|t| t.name == find::TOOL_NAME);
+        let (found, searched) = found_since(&request.messages);
+        if can_search && !searched {
+            return Ok(ToolCall { id, name: find::TOOL_NAME.into(), arguments: json!({"query": text}) });
+        }
+        if let Some(name) = found.first() {
+            return Ok(ToolCall { id, name: TOOL_NAME.into(), arguments: json!({"name": name}) });
         }
         return match best_match(text, &listed) {
             Some(s) => Ok(ToolCall { id, name: TOOL_NAME.into(), arguments: json!({"name": s.name}) }),

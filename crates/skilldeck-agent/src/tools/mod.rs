@@ -16,6 +16,8 @@ use skilldeck_core::view_skill::{TOOL_NAME, ToolSpec};
 pub enum ToolKind {
     /// The core's `view_skill`.
     ViewSkill,
+    /// The core's `find_skills`: offered only in a turn whose listing does not show every skill.
+    FindSkills,
     /// Read a text file in the workspace.
     ReadFile,
     /// Write a text file in the workspace.
@@ -28,12 +30,14 @@ pub enum ToolKind {
 
 impl ToolKind {
     /// Every tool, in the order they are offered.
-    pub const ALL: [ToolKind; 5] = [Self::ViewSkill, Self::ReadFile, Self::WriteFile, Self::ListDir, Self::Shell];
+    pub const ALL: [ToolKind; 6] =
+        [Self::ViewSkill, Self::FindSkills, Self::ReadFile, Self::WriteFile, Self::ListDir, Self::Shell];
 
     /// The name a model calls it by.
     pub fn name(self) -> &'static str {
         match self {
             Self::ViewSkill => TOOL_NAME,
+            Self::FindSkills => skilldeck_core::find::TOOL_NAME,
             Self::ReadFile => "read_file",
             Self::WriteFile => "write_file",
             Self::ListDir => "list_dir",
@@ -50,6 +54,7 @@ impl ToolKind {
     pub fn spec(self) -> Option<ToolSpec> {
         let (description, parameters) = match self {
             Self::ViewSkill => return None,
+            Self::FindSkills => return Some(skilldeck_core::find::tool_spec()),
             Self::ReadFile => (
                 "Read a text file in the workspace. `path` is relative to the workspace folder.",
                 json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}),

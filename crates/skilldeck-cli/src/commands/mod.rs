@@ -4,6 +4,7 @@
 pub mod adopt;
 pub mod agent;
 pub mod autosync;
+pub mod find;
 pub mod import;
 pub mod list;
 pub mod mcp;

@@ -1,18 +1,21 @@
-//! `skilldeck prompt`: the L1 listing exactly as a model gets it.
+//! `skilldeck prompt`: the L1 listing exactly as a model gets it, for a request if one is given.
 
 use crate::Outcome;
 use crate::context::Ctx;
 use crate::output;
 use skilldeck_core::Tier;
+use skilldeck_core::ranker::Query;
 
-/// Prints the listing text, or with `json` the whole listing with its token estimate. The
-/// budget and tier default to what config.toml gives the default provider.
-pub fn run(budget: Option<usize>, tier: Option<Tier>, json: bool) -> anyhow::Result<Outcome> {
+/// Prints the listing text, or with `json` the whole listing with its o200k token count and
+/// each skill's rank and how it is shown. The budget and tier default to what config.toml
+/// gives the default provider; with `request` the listing is the one for a conversation whose
+/// latest user message it is.
+pub fn run(budget: Option<usize>, tier: Option<Tier>, request: Option<&str>, json: bool) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let mut opts = ctx.listing_options()?;
     opts.budget_tokens = budget.unwrap_or(opts.budget_tokens);
     opts.tier = tier.unwrap_or(opts.tier);
-    let listing = ctx.registry.listing(&opts)?;
+    let listing = ctx.registry.listing_for(&opts, &Query::new(request.unwrap_or_default()))?;
     if json {
         output::json(&listing)?;
     } else if !listing.text.is_empty() {

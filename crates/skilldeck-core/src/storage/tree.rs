@@ -124,6 +124,24 @@ pub struct Summary {
     pub(crate) stamps: Vec<(String, super::seal::Stamp)>,
 }
 
+impl Summary {
+    /// The summary of a skill made of one `SKILL.md` of `total_bytes`, at `revision`, read
+    /// from no folder: for building entries in memory (tests and benchmarks) as the registry
+    /// builds them from a store.
+    pub fn of_skill_md(revision: Option<Revision>, skill_md: Vec<u8>, total_bytes: u64) -> Self {
+        Self {
+            revision,
+            skill_md: Some(skill_md),
+            skill_md_id: None,
+            skill_md_problem: None,
+            file_count: 1,
+            total_bytes,
+            digest: None,
+            stamps: Vec::new(),
+        }
+    }
+}
+
 /// The identity of the folder at `dir`: a swap puts another folder (inode) at the path.
 fn folder_id(dir: &Path) -> Result<u64> {
     use std::os::unix::fs::MetadataExt as _;

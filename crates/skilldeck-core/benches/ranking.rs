@@ -1,0 +1,118 @@
+//! Ranking a turn: the listing and `find_skills` over stores of 50 to 5,000 skills, the index
+//! built cold, and the o200k tokenizer's one-time load.
+#![allow(clippy::unwrap_used, missing_docs)]
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use skilldeck_core::listing::{self, ListingOptions};
+use skilldeck_core::ranker::{Query, SkillSet};
+use skilldeck_core::registry::{ListedEntry, SkillEntry};
+use skilldeck_core::storage::Summary;
+use skilldeck_core::{Revision, Scope, find};
+use std::hint::black_box;
+use std::sync::Arc;
+
+const WORDS: &[&str] = &[
+    "analyze",
+    "quarterly",
+    "revenue",
+    "reports",
+    "produce",
+    "charts",
+    "summaries",
+    "stakeholders",
+    "deploy",
+    "kubernetes",
+    "clusters",
+    "terraform",
+    "review",
+    "pull",
+    "requests",
+    "security",
+    "audit",
+    "dependencies",
+    "translate",
+    "documents",
+    "spreadsheets",
+    "formulas",
+    "pivot",
+    "tables",
+    "slides",
+    "presentation",
+    "brand",
+    "guidelines",
+    "colors",
+    "typography",
+    "database",
+    "migrations",
+    "postgres",
+    "queries",
+    "index",
+    "latency",
+    "parser",
+    "grammar",
+    "tokens",
+    "errors",
+    "messages",
+    "bridge",
+    "invoices",
+    "emails",
+    "calendar",
+    "images",
+];
+
+/// `n` skills with descriptions of 60 to 400 characters (median about 200, as real ones).
+fn store(n: usize) -> Vec<ListedEntry> {
+    let mut rng = fastrand::Rng::with_seed(7);
+    let mut out: Vec<ListedEntry> = (0..n)
+        .map(|i| {
+            let name = format!("{}-{}-{i}", WORDS[rng.usize(..WORDS.len())], WORDS[rng.usize(..WORDS.len())]);
+            let len = rng.usize(60..400);
+            let mut d = String::from("Use when");
+            while d.len() < len {
+                d.push(' ');
+                d.push_str(WORDS[rng.usize(..WORDS.len())]);
+            }
+            let md = format!("---\nname: {name}\ndescription: {d}\n---\n# Steps\n## Checks\n");
+            let summary = Summary::of_skill_md(Some(Revision(1)), md.into_bytes(), 0);
+            ListedEntry {
+                entry: Arc::new(SkillEntry::from_summary(Scope::User, &name, &summary, false)),
+                shadowed: false,
+            }
+        })
+        .collect();
+    // The registry hands entries out sorted by name.
+    out.sort_by(|a, b| a.entry.name.cmp(&b.entry.name));
+    out
+}
+
+const REQUEST: &str = "my recursive-descent parser reports wrong line numbers in its error messages";
+
+fn bench(c: &mut Criterion) {
+    let opts = ListingOptions::default();
+    let mut g = c.benchmark_group("ranking");
+    for n in [50, 200, 1000, 5000] {
+        let s = store(n);
+        // The first turn indexes the store and counts the lines it shows; later turns reuse both.
+        listing::build_ranked(&s, &opts, &Query::new(REQUEST));
+        g.bench_with_input(BenchmarkId::new("listing_turn", n), &s, |b, s| {
+            b.iter(|| listing::build_ranked(black_box(s), &opts, &Query::conversation(REQUEST, &["earlier context"])))
+        });
+        g.bench_with_input(BenchmarkId::new("rank_only", n), &s, |b, s| {
+            let set = SkillSet::of(s);
+            let all: Vec<usize> = (0..set.entries().len()).collect();
+            b.iter(|| set.rank(&Query::new(black_box(REQUEST)), &all))
+        });
+        g.bench_with_input(BenchmarkId::new("find_skills", n), &s, |b, s| {
+            b.iter(|| find::find(black_box(s), &opts, "parser line numbers", find::DEFAULT_LIMIT))
+        });
+    }
+    let s = store(5000);
+    let entries: Vec<Arc<SkillEntry>> = s.iter().map(|e| Arc::clone(&e.entry)).collect();
+    g.sample_size(10);
+    g.bench_function("index_build_cold/5000", |b| b.iter(|| SkillSet::build(black_box(entries.clone()))));
+    g.bench_function("o200k_load", |b| b.iter(|| tiktoken_rs::o200k_base().unwrap()));
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
