@@ -28,6 +28,8 @@ fn just(listed: &ListedSkill) -> Listing {
         estimated_tokens: 0,
         budget_tokens: 0,
         shortened: Vec::new(),
+        ranked: false,
+        more: 0,
     }
 }
 

@@ -112,6 +112,8 @@ impl SkilldeckServer {
                 estimated_tokens: 0,
                 budget_tokens: 0,
                 shortened: Vec::new(),
+                ranked: false,
+                more: 0,
             })),
             live: std::sync::atomic::AtomicBool::new(false),
             workspaces: tokio::sync::Mutex::new(workspaces),
