@@ -219,6 +219,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Team stores on S3-compatible storage: add, list, remove, and their skills.
+    Remote(commands::remote::RemoteArgs),
+    /// Publish a skill (user scope, else system) as a new revision in a team store.
+    Publish(commands::remote::PublishArgs),
+    /// Fetch what changed in team stores into the local cache.
+    Refresh(commands::remote::RefreshArgs),
     /// List agent sessions (transcripts), newest first.
     Sessions {
         /// Print JSON for scripts.
@@ -266,6 +272,9 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Untrust { name, scope } => trust::set(&name, scope, false),
         Command::Agent(args) => agent::run(args),
         Command::Sessions { json } => agent::sessions(json),
+        Command::Remote(args) => remote::run(args),
+        Command::Publish(args) => remote::publish(args),
+        Command::Refresh(args) => remote::refresh(args),
         Command::Targets { project, json } => targets::list(project.as_deref(), json),
         Command::Sync { targets, project, dry_run, overwrite, json } => {
             targets::sync(targets::SyncArgs { names: targets, project, dry_run, json, overwrite })

@@ -96,16 +96,28 @@ impl MotoServer {
         }
     }
 
-    /// The requests served so far, as `(method, path and query)`, from the server's log.
-    pub fn requests(&self) -> io::Result<Vec<(String, String)>> {
-        let text = std::fs::read_to_string(&self.log)?;
+    /// The requests served so far, as `(method, path and query, status)`, from the server's log.
+    pub fn requests(&self) -> io::Result<Vec<(String, String, u16)>> {
+        let raw = std::fs::read_to_string(&self.log)?;
+        // The log colours non-2xx lines with ANSI escapes (`ESC[31m`); drop them.
+        let mut text = String::with_capacity(raw.len());
+        let mut in_escape = false;
+        for c in raw.chars() {
+            match (in_escape, c) {
+                (false, '\u{1b}') => in_escape = true,
+                (false, c) => text.push(c),
+                (true, 'm') => in_escape = false,
+                (true, _) => {}
+            }
+        }
         Ok(text
             .lines()
             .filter_map(|l| {
                 let (_, rest) = l.split_once('"')?;
-                let (req, _) = rest.split_once('"')?;
+                let (req, after) = rest.split_once('"')?;
                 let mut parts = req.split(' ');
-                Some((parts.next()?.to_owned(), parts.next()?.to_owned()))
+                let status = after.split_whitespace().next()?.parse().ok()?;
+                Some((parts.next()?.to_owned(), parts.next()?.to_owned(), status))
             })
             .collect())
     }

@@ -171,19 +171,26 @@ impl RemoteStore {
         let mut revision = self.revisions(name.as_str()).await?.last().copied().unwrap_or(0) + 1;
         for _ in 0..MAX_CLAIMS {
             let manifest = Manifest::new(name, revision, files, event, restored_from);
-            let key = self.layout.manifest(name.as_str(), revision);
-            let body = serde_json::to_vec_pretty(&manifest)
-                .map_err(|e| RemoteError::Store(format!("could not encode the manifest: {e}")))?;
-            let opts = PutOptions { mode: PutMode::Create, ..Default::default() };
-            match self.store.put_opts(&key, body.into(), opts).await {
-                Ok(_) => return Ok(PublishReport { revision, uploaded_blobs, uploaded_bytes, reused_blobs, manifest }),
-                Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => {
-                    revision += 1;
-                }
-                Err(e) => return Err(self.err(&key)(e)),
+            if self.claim(&manifest).await? {
+                return Ok(PublishReport { revision, uploaded_blobs, uploaded_bytes, reused_blobs, manifest });
             }
+            revision += 1;
         }
         Err(RemoteError::Contended { name: name.to_string(), attempts: MAX_CLAIMS })
+    }
+
+    /// Writes `manifest` at its revision's key only if no manifest is there yet
+    /// (`If-None-Match: *`); false when another publisher holds that revision.
+    pub async fn claim(&self, manifest: &Manifest) -> Result<bool> {
+        let key = self.layout.manifest(&manifest.name, manifest.revision);
+        let body = serde_json::to_vec_pretty(manifest)
+            .map_err(|e| RemoteError::Store(format!("could not encode the manifest: {e}")))?;
+        let opts = PutOptions { mode: PutMode::Create, ..Default::default() };
+        match self.store.put_opts(&key, body.into(), opts).await {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => Ok(false),
+            Err(e) => Err(self.err(&key)(e)),
+        }
     }
 
     /// Every manifest key in the store as `(skill, revision)`, in key order.

@@ -4,7 +4,7 @@
 
 use skilldeck_core::{Digest, RelPath, SkillFiles, SkillName};
 use skilldeck_remote::moto::{ACCESS_KEY, MotoServer, SECRET_KEY, find_server};
-use skilldeck_remote::{Credentials, Event, Remote, RemoteConfig, RemoteError};
+use skilldeck_remote::{Credentials, Event, Manifest, Remote, RemoteConfig, RemoteError};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -44,7 +44,7 @@ impl Env {
     }
 
     /// `(method, path)` of every request moto served since `from`.
-    fn requests_since(&self, from: usize) -> Vec<(String, String)> {
+    fn requests_since(&self, from: usize) -> Vec<(String, String, u16)> {
         self.moto.requests().unwrap().split_off(from)
     }
 }
@@ -86,7 +86,8 @@ async fn publish_history_fetch_restore_round_trip() {
     let v2 = skill(&[("SKILL.md", MD), ("scripts/run.sh", b"echo two\n"), ("assets/logo.bin", &[0, 255, 7])]);
     let r2 = a.publish(&name("pdf"), &v2).await.unwrap();
     assert_eq!((r2.revision, r2.uploaded_blobs, r2.uploaded_bytes, r2.reused_blobs), (2, 1, 9, 2));
-    let puts: Vec<String> = env.requests_since(mark).into_iter().filter(|(m, _)| m == "PUT").map(|(_, p)| p).collect();
+    let puts: Vec<String> =
+        env.requests_since(mark).into_iter().filter(|(m, _, _)| m == "PUT").map(|(_, p, _)| p).collect();
     assert_eq!(puts.len(), 2, "{puts:?}");
     assert!(puts[0].contains("/blobs/sha256/") && puts[1].ends_with("/skills/pdf/rev/0000000002.json"), "{puts:?}");
     let blobs_after = a.store().blob_hashes().await.unwrap();
@@ -119,6 +120,15 @@ async fn publish_history_fetch_restore_round_trip() {
     let (_, files3) = a.fetch("pdf", Some(3)).await.unwrap();
     assert_eq!(pairs(&files3), pairs(&v1));
     assert_eq!(Digest::parse_long(&r3.manifest.digest), Some(v1.digest()));
+
+    // The claim is a conditional write: a second writer of revision 3 is refused (412) and
+    // revision 3 stays whole.
+    let mark = env.moto.requests().unwrap().len();
+    let rival = Manifest::new(&name("pdf"), 3, &v2, Event::Publish, None);
+    assert!(!a.store().claim(&rival).await.unwrap());
+    assert_eq!(env.requests_since(mark).last().map(|r| r.2), Some(412));
+    let (m3, _) = a.store().manifest("pdf", 3).await.unwrap();
+    assert_eq!(m3, r3.manifest);
 
     assert!(matches!(a.history("nope").await, Err(RemoteError::NotFound { .. })));
     assert!(matches!(a.fetch("pdf", Some(9)).await, Err(RemoteError::NotFound { .. })));

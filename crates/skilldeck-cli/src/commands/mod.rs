@@ -5,6 +5,7 @@ pub mod agent;
 pub mod import;
 pub mod list;
 pub mod prompt;
+pub mod remote;
 pub mod revisions;
 pub mod show;
 pub mod switch;
