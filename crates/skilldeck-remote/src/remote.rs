@@ -113,8 +113,10 @@ impl Remote {
         let missing: Vec<(String, u64)> = keys.into_iter().filter(|(n, r)| !self.cache.has_manifest(n, *r)).collect();
         let new_manifests = missing.len();
         self.fetch_manifests(missing).await?;
+        // A skill whose latest revision the last refresh recorded has its blobs already.
+        let known = self.cache.state()?.skills;
         let mut want = BTreeSet::new();
-        for (name, rev) in &latest {
+        for (name, rev) in latest.iter().filter(|(n, r)| known.get(*n) != Some(*r)) {
             want.extend(self.cached_manifest(name, *rev)?.files.into_iter().map(|f| f.sha256));
         }
         want.retain(|h| !self.cache.has_blob(h));

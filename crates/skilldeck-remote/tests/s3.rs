@@ -120,6 +120,10 @@ async fn publish_history_fetch_restore_round_trip() {
     let (_, files3) = a.fetch("pdf", Some(3)).await.unwrap();
     assert_eq!(pairs(&files3), pairs(&v1));
     assert_eq!(Digest::parse_long(&r3.manifest.digest), Some(v1.digest()));
+    let again = b.refresh().await.unwrap();
+    assert_eq!((again.skills, again.new_manifests, again.new_blobs), (1, 0, 0), "nothing new to fetch");
+    let fresh = env.remote("c").refresh().await.unwrap();
+    assert_eq!((fresh.new_manifests, fresh.new_blobs), (3, 3), "every manifest, the latest's blobs");
 
     // The claim is a conditional write: a second writer of revision 3 is refused (412) and
     // revision 3 stays whole.
