@@ -121,8 +121,17 @@ fn a_publish_killed_after_its_blobs_leaves_no_visible_revision() {
     assert_eq!(skills["skills"], Value::Array(vec![]), "no half revision is visible");
     let out = skilldeck(&b, &["remote", "history", "team", "pdf"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("is not in the team store"), "{out:?}");
+    let young = ok(skilldeck(&b, &["remote", "gc", "team"]));
+    assert!(
+        young.starts_with("team: removed 0 unreferenced blob(s), 0 bytes; kept 0 referenced and 1 younger than 24 h"),
+        "{young}"
+    );
+    let dry = ok(skilldeck(&b, &["remote", "gc", "team", "--grace-hours", "0", "--dry-run"]));
+    assert!(dry.starts_with("team: would remove 1 unreferenced blob(s)"), "{dry}");
+    let gone = ok(skilldeck(&b, &["remote", "gc", "team", "--grace-hours", "0"]));
+    assert!(gone.starts_with("team: removed 1 unreferenced blob(s)"), "{gone}");
     let published = json(&ok(skilldeck(&a, &["publish", "pdf", "--to", "team", "--json"])));
-    assert_eq!((published["revision"].as_u64(), published["uploaded_blobs"].as_u64()), (Some(1), Some(0)));
+    assert_eq!((published["revision"].as_u64(), published["uploaded_blobs"].as_u64()), (Some(1), Some(1)));
 }
 
 #[test]

@@ -14,5 +14,5 @@ pub mod store;
 pub use config::RemoteConfig;
 pub use error::{RemoteError, Result};
 pub use manifest::{Event, Manifest};
-pub use remote::{Listing, Offline, RefreshReport, Remote, SkillSummary};
+pub use remote::{GcReport, Listing, Offline, RefreshReport, Remote, SkillSummary};
 pub use store::{Credentials, PublishReport, RemoteStore};

@@ -58,6 +58,19 @@ pub struct RefreshReport {
     pub blob_bytes: u64,
 }
 
+/// What a garbage collection removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GcReport {
+    /// Blobs some manifest names (kept).
+    pub referenced: usize,
+    /// Unreferenced blobs younger than the grace period (kept).
+    pub young: usize,
+    /// The blobs removed (or, on a dry run, that would be).
+    pub removed: Vec<String>,
+    /// Their bytes.
+    pub removed_bytes: u64,
+}
+
 /// A team store and its cache.
 #[derive(Debug, Clone)]
 pub struct Remote {
@@ -233,6 +246,46 @@ impl Remote {
             files.insert(path, bytes);
         }
         Ok((m, files))
+    }
+
+    /// Removes blobs no manifest names that are older than `grace` (left by publishes killed
+    /// before their manifest). The manifests are listed again before deleting, so a revision
+    /// committed meanwhile keeps its blobs; see docs/team-store.md for the remaining window.
+    pub async fn gc(&self, grace: std::time::Duration, dry_run: bool) -> Result<GcReport> {
+        let referenced = self.referenced_blobs().await?;
+        let mut young = 0;
+        let mut candidates: BTreeMap<String, u64> = BTreeMap::new();
+        for (hex, age, size) in self.store.blob_metas().await? {
+            if referenced.contains(&hex) {
+                continue;
+            }
+            if age < grace.as_secs() {
+                young += 1;
+            } else {
+                candidates.insert(hex, size);
+            }
+        }
+        for hex in self.referenced_blobs().await? {
+            candidates.remove(&hex);
+        }
+        let removed_bytes = candidates.values().sum();
+        if !dry_run {
+            for hex in candidates.keys() {
+                self.store.delete_blob(hex).await?;
+            }
+        }
+        Ok(GcReport { referenced: referenced.len(), young, removed: candidates.into_keys().collect(), removed_bytes })
+    }
+
+    async fn referenced_blobs(&self) -> Result<BTreeSet<String>> {
+        let keys = self.store.manifest_keys().await?;
+        let missing = keys.iter().filter(|(n, r)| !self.cache.has_manifest(n, *r)).cloned().collect();
+        self.fetch_manifests(missing).await?;
+        let mut out = BTreeSet::new();
+        for (name, rev) in &keys {
+            out.extend(self.cached_manifest(name, *rev)?.files.into_iter().map(|f| f.sha256));
+        }
+        Ok(out)
     }
 
     /// Publishes `files` as the next revision of `name`.

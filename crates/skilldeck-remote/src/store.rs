@@ -128,8 +128,9 @@ impl RemoteStore {
         move |e| RemoteError::from_store(e, &self.bucket, &key)
     }
 
-    /// Uploads the blobs of `files` the store lacks (HEAD first); returns (uploaded, bytes, reused).
-    async fn upload_missing_blobs(&self, files: &SkillFiles) -> Result<(usize, u64, usize)> {
+    /// Uploads the blobs of `files` the store lacks (HEAD first); returns (uploaded, bytes,
+    /// reused). Until a manifest names them they are invisible (the first step of a publish).
+    pub async fn upload_missing_blobs(&self, files: &SkillFiles) -> Result<(usize, u64, usize)> {
         let mut unique: BTreeMap<String, Vec<u8>> = BTreeMap::new();
         for (_, bytes) in files.iter() {
             unique.entry(sha256_hex(bytes)).or_insert_with(|| bytes.to_vec());
@@ -241,6 +242,29 @@ impl RemoteStore {
             .buffer_unordered(PARALLEL)
             .try_collect()
             .await
+    }
+
+    /// Every blob as `(hash, age in seconds, size)`.
+    pub async fn blob_metas(&self) -> Result<Vec<(String, u64, u64)>> {
+        let prefix = self.layout.blobs();
+        let metas: Vec<_> = self.store.list(Some(&prefix)).try_collect().await.map_err(self.err(&prefix))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or_default();
+        Ok(metas
+            .iter()
+            .filter_map(|m| {
+                let age = u64::try_from(now - m.last_modified.timestamp()).unwrap_or(0);
+                Some((m.location.filename()?.to_owned(), age, m.size))
+            })
+            .collect())
+    }
+
+    /// Deletes one blob.
+    pub async fn delete_blob(&self, hex: &str) -> Result<()> {
+        let key = self.layout.blob(hex);
+        self.store.delete(&key).await.map_err(self.err(&key))
     }
 
     /// The hashes of every blob in the store.

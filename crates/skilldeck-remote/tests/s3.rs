@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 const BUCKET: &str = "team-skills";
@@ -249,4 +250,28 @@ async fn a_missing_bucket_is_named() {
         err.to_string(),
         "the bucket \"no-such-bucket\" does not exist; create it, or fix the url in config.toml"
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn gc_removes_only_old_unreferenced_blobs() {
+    let Some(env) = Env::start().await else { return };
+    let a = env.remote("a");
+    let kept = skill(&[("SKILL.md", MD)]);
+    a.publish(&name("pdf"), &kept).await.unwrap();
+    // What a publish killed before its manifest leaves: a blob no manifest names.
+    let orphan = skill(&[("SKILL.md", b"half a publish")]);
+    a.store().upload_missing_blobs(&orphan).await.unwrap();
+    let orphan_hex = skilldeck_remote::manifest::sha256_hex(b"half a publish");
+
+    let young = a.gc(Duration::from_secs(3600), false).await.unwrap();
+    assert_eq!((young.referenced, young.young, young.removed.len()), (1, 1, 0));
+    let dry = a.gc(Duration::ZERO, true).await.unwrap();
+    assert_eq!((dry.removed.clone(), dry.removed_bytes), (vec![orphan_hex.clone()], 14));
+    assert!(a.store().blob_hashes().await.unwrap().contains(&orphan_hex), "a dry run deletes nothing");
+    let done = a.gc(Duration::ZERO, false).await.unwrap();
+    assert_eq!(done.removed, vec![orphan_hex.clone()]);
+    let left = a.store().blob_hashes().await.unwrap();
+    assert!(!left.contains(&orphan_hex) && left.len() == 1, "{left:?}");
+    let (_, files) = env.remote("b").fetch("pdf", None).await.unwrap();
+    assert_eq!(pairs(&files), pairs(&kept));
 }

@@ -61,6 +61,17 @@ enum RemoteCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Remove blobs no revision names (left by killed publishes) once they are old enough.
+    Gc {
+        /// The remote.
+        remote: String,
+        /// Keep unreferenced blobs younger than this many hours (a publish may be under way).
+        #[arg(long, default_value_t = 24)]
+        grace_hours: u64,
+        /// Print what would be removed; remove nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Publish an older revision's files again as a new revision.
     Restore {
         /// The remote.
@@ -126,6 +137,18 @@ pub fn run(args: RemoteArgs) -> anyhow::Result<Outcome> {
         }
         RemoteCommand::Skills { remote, json } => skills(&remote, json)?,
         RemoteCommand::History { remote, name, json } => history(&remote, &name, json)?,
+        RemoteCommand::Gc { remote, grace_hours, dry_run } => {
+            let grace = std::time::Duration::from_secs(grace_hours.saturating_mul(3600));
+            let report = runtime()?.block_on(open(&remote)?.gc(grace, dry_run))?;
+            let verb = if dry_run { "would remove" } else { "removed" };
+            outln!(
+                "{remote}: {verb} {} unreferenced blob(s), {} bytes; kept {} referenced and {} younger than {grace_hours} h",
+                report.removed.len(),
+                report.removed_bytes,
+                report.referenced,
+                report.young
+            );
+        }
         RemoteCommand::Restore { remote, name, revision } => {
             let parsed = SkillName::parse(&name).with_context(|| format!("{name:?} is not a skill name"))?;
             let r = open(&remote)?;
