@@ -347,6 +347,10 @@ pub struct Config {
     /// here so the strict check of the other tables lets it through.
     #[serde(skip_serializing_if = "toml::Table::is_empty")]
     pub targets: toml::Table,
+    /// `[remotes.NAME]`: team stores. Read by `skilldeck-remote`; kept whole here so the
+    /// strict check of the other tables lets it through.
+    #[serde(skip_serializing_if = "toml::Table::is_empty")]
+    pub remotes: toml::Table,
 }
 
 impl Default for Config {
@@ -360,6 +364,7 @@ impl Default for Config {
             shell: ShellConfig::default(),
             providers: BTreeMap::new(),
             targets: toml::Table::new(),
+            remotes: toml::Table::new(),
         }
     }
 }

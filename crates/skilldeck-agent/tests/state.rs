@@ -91,6 +91,10 @@ context_window = 8192
     // `[targets]` belongs to skilldeck-targets: the strict check lets it through untouched.
     let with_targets = Config::parse("[targets.mine]\npath = \"~/s\"\nskills = [\"a\"]\n", "c.toml").unwrap();
     assert_eq!(with_targets.targets["mine"]["path"].as_str(), Some("~/s"));
+    // So is `[remotes]`, which belongs to skilldeck-remote.
+    let with_remotes =
+        Config::parse("[remotes.team]\nurl = \"s3://b/p\"\nendpoint = \"http://x\"\n", "c.toml").unwrap();
+    assert_eq!(with_remotes.remotes["team"]["url"].as_str(), Some("s3://b/p"));
     // A key under a misspelled name is refused by name, and no message ever shows a value.
     for field in ["api-key", "apiKey", "token", "API_KEY", "secret_key"] {
         let text = format!("[providers.x]\napi = \"openai\"\n\"{field}\" = \"sk-live-1234\"\n");

@@ -265,6 +265,12 @@ enum Command {
     },
     /// Serve the skills listing and view_skill to MCP clients (Claude Desktop, Cursor, …) over stdio.
     Mcp(commands::mcp::McpArgs),
+    /// Team stores on S3-compatible storage: add, list, remove, and their skills.
+    Remote(commands::remote::RemoteArgs),
+    /// Publish a skill (user scope, else system) as a new revision in a team store.
+    Publish(commands::remote::PublishArgs),
+    /// Fetch what changed in team stores into the local cache.
+    Refresh(commands::remote::RefreshArgs),
     /// List agent sessions (transcripts), newest first.
     Sessions {
         /// Print JSON for scripts.
@@ -318,6 +324,9 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         }
         Command::Scan { project, json } => scan::run(project.as_deref(), json),
         Command::Mcp(args) => mcp::run(args),
+        Command::Remote(args) => remote::run(args),
+        Command::Publish(args) => remote::publish(args),
+        Command::Refresh(args) => remote::refresh(args),
         Command::Targets { project, json } => targets::list(project.as_deref(), json),
         Command::Sync { targets, project, dry_run, overwrite, mode, json } => {
             targets::sync(targets::SyncArgs { names: targets, project, dry_run, json, overwrite, mode })

@@ -9,6 +9,7 @@ pub mod import;
 pub mod list;
 pub mod mcp;
 pub mod prompt;
+pub mod remote;
 pub mod revisions;
 pub mod scan;
 pub mod show;

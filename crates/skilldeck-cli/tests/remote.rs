@@ -1,0 +1,188 @@
+//! `skilldeck remote`, `publish` and `refresh` end to end against a real S3-compatible server
+//! (moto) on loopback: two machines publishing at once, a publish killed mid-way, offline reads.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use serde_json::Value;
+use skilldeck_remote::moto::{ACCESS_KEY, MotoServer, SECRET_KEY, find_server};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BUCKET: &str = "team-skills";
+
+struct Env {
+    dir: tempfile::TempDir,
+    moto: MotoServer,
+}
+
+fn skilldeck(home: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        .args(args)
+        .env("SKILLDECK_HOME", home)
+        .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+        .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+        .env_remove("AWS_SESSION_TOKEN")
+        .env_remove("AWS_ENDPOINT")
+        .output()
+        .unwrap()
+}
+
+fn ok(out: Output) -> String {
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "status {:?}\nstdout: {stdout}\nstderr: {stderr}", out.status);
+    stdout.into_owned()
+}
+
+impl Env {
+    fn start() -> Option<Self> {
+        let server = find_server(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap()?;
+        let dir = tempfile::tempdir().unwrap();
+        let moto = MotoServer::start(&server, &dir.path().join("moto.log")).unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(moto.create_bucket(BUCKET)).unwrap();
+        Some(Self { dir, moto })
+    }
+
+    /// A machine: its own home, a user skill `pdf`, and the remote `team` added.
+    fn machine(&self, which: &str) -> PathBuf {
+        let home = self.dir.path().join(which);
+        let skill = home.join("skills/user/pdf");
+        std::fs::create_dir_all(&skill).unwrap();
+        std::fs::write(skill.join("SKILL.md"), format!("---\nname: pdf\ndescription: PDFs from {which}\n---\nBody\n"))
+            .unwrap();
+        let url = format!("s3://{BUCKET}/acme");
+        ok(skilldeck(&home, &["remote", "add", "team", &url, "--endpoint", &self.moto.endpoint()]));
+        home
+    }
+}
+
+fn json(out: &str) -> Value {
+    serde_json::from_str(out).unwrap()
+}
+
+#[test]
+fn two_machines_publishing_at_once_get_revisions_1_to_40() {
+    let Some(env) = Env::start() else { return };
+    let (a, b) = (env.machine("a"), env.machine("b"));
+    let listed = ok(skilldeck(&a, &["remote", "list"]));
+    assert!(listed.starts_with(&format!("team  s3://{BUCKET}/acme  endpoint: {}", env.moto.endpoint())), "{listed}");
+    let publish_20 = |home: PathBuf| {
+        std::thread::spawn(move || {
+            (0..20)
+                .map(|_| {
+                    json(&ok(skilldeck(&home, &["publish", "pdf", "--to", "team", "--json"])))["revision"]
+                        .as_u64()
+                        .unwrap()
+                })
+                .collect::<Vec<u64>>()
+        })
+    };
+    let (ta, tb) = (publish_20(a.clone()), publish_20(b.clone()));
+    let (ra, rb) = (ta.join().unwrap(), tb.join().unwrap());
+    let all: BTreeSet<u64> = ra.iter().chain(&rb).copied().collect();
+    assert_eq!(all, (1..=40).collect(), "a: {ra:?}\nb: {rb:?}");
+    let history = json(&ok(skilldeck(&b, &["remote", "history", "team", "pdf", "--json"])));
+    let revs: Vec<u64> =
+        history["revisions"].as_array().unwrap().iter().map(|m| m["revision"].as_u64().unwrap()).collect();
+    assert_eq!(revs, (1..=40).collect::<Vec<_>>());
+    let publishers: BTreeSet<&str> =
+        history["revisions"].as_array().unwrap().iter().map(|m| m["files"][0]["sha256"].as_str().unwrap()).collect();
+    assert_eq!(publishers.len(), 2, "each machine's own content is kept");
+
+    let restored = ok(skilldeck(&a, &["remote", "restore", "team", "pdf", "3"]));
+    assert_eq!(restored.trim(), "restored pdf revision 3 as revision 41 on team");
+    let skills = json(&ok(skilldeck(&a, &["remote", "skills", "team", "--json"])));
+    assert_eq!(skills["skills"][0]["revision"], 41);
+    assert_eq!(skills["offline"], Value::Null);
+
+    ok(skilldeck(&a, &["remote", "remove", "team"]));
+    let out = skilldeck(&a, &["remote", "skills", "team"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no remote \"team\" in config.toml"), "{out:?}");
+}
+
+#[test]
+fn a_publish_killed_after_its_blobs_leaves_no_visible_revision() {
+    let Some(env) = Env::start() else { return };
+    let a = env.machine("a");
+    let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        .args(["publish", "pdf", "--to", "team"])
+        .env("SKILLDECK_HOME", &a)
+        .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
+        .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
+        .env("SKILLDECK_TEST_CRASH_AT", "remote-after-blobs")
+        .output()
+        .unwrap();
+    assert!(!out.status.success() && out.status.code().is_none(), "killed by a signal: {out:?}");
+    let blob_puts = env.moto.requests().unwrap().iter().filter(|(m, p, _)| m == "PUT" && p.contains("/blobs/")).count();
+    assert_eq!(blob_puts, 1, "the blob was uploaded before the crash");
+
+    let b = env.machine("b");
+    let skills = json(&ok(skilldeck(&b, &["remote", "skills", "team", "--json"])));
+    assert_eq!(skills["skills"], Value::Array(vec![]), "no half revision is visible");
+    let out = skilldeck(&b, &["remote", "history", "team", "pdf"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is not in the team store"), "{out:?}");
+    let young = ok(skilldeck(&b, &["remote", "gc", "team"]));
+    assert!(
+        young.starts_with("team: removed 0 unreferenced blob(s), 0 bytes; kept 0 referenced and 1 younger than 24 h"),
+        "{young}"
+    );
+    let dry = ok(skilldeck(&b, &["remote", "gc", "team", "--grace-hours", "0", "--dry-run"]));
+    assert!(dry.starts_with("team: would remove 1 unreferenced blob(s)"), "{dry}");
+    let gone = ok(skilldeck(&b, &["remote", "gc", "team", "--grace-hours", "0"]));
+    assert!(gone.starts_with("team: removed 1 unreferenced blob(s)"), "{gone}");
+    let published = json(&ok(skilldeck(&a, &["publish", "pdf", "--to", "team", "--json"])));
+    assert_eq!((published["revision"].as_u64(), published["uploaded_blobs"].as_u64()), (Some(1), Some(1)));
+}
+
+#[test]
+fn offline_the_cache_answers_and_says_so() {
+    let Some(mut env) = Env::start() else { return };
+    let a = env.machine("a");
+    ok(skilldeck(&a, &["publish", "pdf", "--to", "team"]));
+    let refreshed = ok(skilldeck(&a, &["refresh"]));
+    assert_eq!(refreshed.trim(), "team: 1 skill(s); fetched 0 new revision(s) and 0 file(s), 0 bytes");
+    let online = ok(skilldeck(&a, &["remote", "skills", "team"]));
+    assert!(online.starts_with("pdf (v:1)  sha256:"), "{online}");
+    env.moto.stop();
+    let offline = ok(skilldeck(&a, &["remote", "skills", "team"]));
+    let mut lines = offline.lines();
+    let first = lines.next().unwrap();
+    assert!(
+        first.starts_with("offline: team is unreachable; showing the last known revisions (last refresh: 20"),
+        "{offline}"
+    );
+    assert_eq!(lines.next(), online.lines().next());
+    let history = ok(skilldeck(&a, &["remote", "history", "team", "pdf"]));
+    assert!(history.starts_with("offline: team is unreachable") && history.contains("\n1  "), "{history}");
+}
+
+#[test]
+fn missing_credentials_are_explained() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        .args(["remote", "add", "team", "s3://team-skills", "--endpoint", "http://127.0.0.1:9"])
+        .env("SKILLDECK_HOME", home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        .args(["remote", "skills", "team"])
+        .env("SKILLDECK_HOME", home)
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.contains("set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY") && err.contains("never read from config.toml"),
+        "{err}"
+    );
+    let bad = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        .args(["remote", "add", "other", "https://example.invalid/x"])
+        .env("SKILLDECK_HOME", home)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("does not start with s3://"), "{bad:?}");
+}

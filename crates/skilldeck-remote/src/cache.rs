@@ -1,0 +1,138 @@
+//! `Cache`: one remote's local copy under `$SKILLDECK_HOME/remotes/<NAME>/`.
+//! Holds manifests and blobs as fetched and the refresh state; not the requests.
+
+use crate::error::{RemoteError, Result};
+use crate::layout::REV_DIGITS;
+use crate::manifest::{Manifest, sha256_hex};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// What the last refresh saw.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    /// When it finished (RFC 3339, UTC); `None` before the first.
+    pub last_refresh: Option<String>,
+    /// Each skill's latest revision.
+    pub skills: BTreeMap<String, u64>,
+}
+
+/// The local copy of one remote.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    root: PathBuf,
+}
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> RemoteError + '_ {
+    move |source| RemoteError::Cache { path: path.to_owned(), source }
+}
+
+/// Reads a file, `None` when it is not there.
+fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(path)(e)),
+    }
+}
+
+/// Writes a file whole or not at all: a temporary beside it, then a rename.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".tmp-{}-{n}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(io(&tmp))?;
+    std::fs::rename(&tmp, path).map_err(io(path))
+}
+
+impl Cache {
+    /// The cache of remote `remote` under the home folder `home`.
+    pub fn new(home: &Path, remote: &str) -> Self {
+        Self { root: home.join("remotes").join(remote) }
+    }
+
+    /// Its folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn manifest_path(&self, name: &str, rev: u64) -> PathBuf {
+        self.root.join("manifests").join(name).join(format!("{rev:0width$}.json", width = REV_DIGITS))
+    }
+
+    fn blob_path(&self, hex: &str) -> PathBuf {
+        self.root.join("blobs").join("sha256").join(hex)
+    }
+
+    fn state_path(&self) -> PathBuf {
+        self.root.join("state.json")
+    }
+
+    /// A cached manifest, `None` when it was never fetched.
+    pub fn manifest(&self, name: &str, rev: u64) -> Result<Option<Manifest>> {
+        let path = self.manifest_path(name, rev);
+        read_opt(&path)?.map(|b| Manifest::parse(&b, &path.to_string_lossy(), name, rev)).transpose()
+    }
+
+    /// Whether a manifest is cached.
+    pub fn has_manifest(&self, name: &str, rev: u64) -> bool {
+        self.manifest_path(name, rev).is_file()
+    }
+
+    /// Keeps a manifest's bytes as fetched.
+    pub fn put_manifest(&self, name: &str, rev: u64, bytes: &[u8]) -> Result<()> {
+        write_atomic(&self.manifest_path(name, rev), bytes)
+    }
+
+    /// The cached revisions of a skill, ascending.
+    pub fn revisions(&self, name: &str) -> Result<Vec<u64>> {
+        let dir = self.root.join("manifests").join(name);
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io(&dir)(e)),
+        };
+        let mut revs: Vec<u64> =
+            entries.filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".json")?.parse().ok()).collect();
+        revs.sort_unstable();
+        Ok(revs)
+    }
+
+    /// A cached blob, checked against its hash; `None` when missing (or damaged).
+    pub fn blob(&self, hex: &str) -> Result<Option<Vec<u8>>> {
+        Ok(read_opt(&self.blob_path(hex))?.filter(|b| sha256_hex(b) == hex))
+    }
+
+    /// Whether a blob is cached.
+    pub fn has_blob(&self, hex: &str) -> bool {
+        self.blob_path(hex).is_file()
+    }
+
+    /// Keeps a blob.
+    pub fn put_blob(&self, hex: &str, bytes: &[u8]) -> Result<()> {
+        write_atomic(&self.blob_path(hex), bytes)
+    }
+
+    /// The last refresh's state (the default before the first).
+    pub fn state(&self) -> Result<State> {
+        let path = self.state_path();
+        match read_opt(&path)? {
+            None => Ok(State::default()),
+            Some(b) => serde_json::from_slice(&b).map_err(|e| RemoteError::Cache {
+                path,
+                source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+            }),
+        }
+    }
+
+    /// Records a refresh.
+    pub fn put_state(&self, state: &State) -> Result<()> {
+        let path = self.state_path();
+        let bytes = serde_json::to_vec_pretty(state)
+            .map_err(|e| RemoteError::Cache { path: path.clone(), source: std::io::Error::other(e) })?;
+        write_atomic(&path, &bytes)
+    }
+}

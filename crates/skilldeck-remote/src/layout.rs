@@ -1,0 +1,79 @@
+//! Where things live in the bucket: blob keys, manifest keys, and parsing them back.
+//! Holds the key scheme of docs/team-store.md; not the requests.
+
+use object_store::path::Path;
+
+/// Digits of a revision in a manifest key, so a LIST returns revisions in order.
+pub const REV_DIGITS: usize = 10;
+
+/// The key scheme under one prefix.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    prefix: String,
+}
+
+impl Layout {
+    /// Keys under `prefix` (no leading or trailing `/`; empty for the root).
+    pub fn new(prefix: &str) -> Self {
+        Self { prefix: prefix.to_owned() }
+    }
+
+    fn key(&self, rest: &str) -> Path {
+        if self.prefix.is_empty() { Path::from(rest) } else { Path::from(format!("{}/{rest}", self.prefix)) }
+    }
+
+    /// `<prefix>/blobs/sha256/<hex>`.
+    pub fn blob(&self, hex: &str) -> Path {
+        self.key(&format!("blobs/sha256/{hex}"))
+    }
+
+    /// `<prefix>/blobs/sha256/`: every blob.
+    pub fn blobs(&self) -> Path {
+        self.key("blobs/sha256")
+    }
+
+    /// `<prefix>/skills/`: every manifest.
+    pub fn skills(&self) -> Path {
+        self.key("skills")
+    }
+
+    /// `<prefix>/skills/<name>/rev/`: one skill's manifests.
+    pub fn revisions(&self, name: &str) -> Path {
+        self.key(&format!("skills/{name}/rev"))
+    }
+
+    /// `<prefix>/skills/<name>/rev/<rev>.json`.
+    pub fn manifest(&self, name: &str, rev: u64) -> Path {
+        self.key(&format!("skills/{name}/rev/{rev:0width$}.json", width = REV_DIGITS))
+    }
+
+    /// The skill and revision a manifest key names; `None` for anything else.
+    pub fn parse_manifest(&self, key: &Path) -> Option<(String, u64)> {
+        let key = key.as_ref();
+        let rest = if self.prefix.is_empty() { key } else { key.strip_prefix(&self.prefix)?.strip_prefix('/')? };
+        let rest = rest.strip_prefix("skills/")?;
+        let (name, file) = rest.split_once("/rev/")?;
+        let digits = file.strip_suffix(".json")?;
+        if digits.len() != REV_DIGITS || !digits.bytes().all(|b| b.is_ascii_digit()) || name.contains('/') {
+            return None;
+        }
+        Some((name.to_owned(), digits.parse().ok()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_round_trip() {
+        for prefix in ["", "team/a"] {
+            let l = Layout::new(prefix);
+            let k = l.manifest("pdf", 42);
+            assert!(k.as_ref().ends_with("skills/pdf/rev/0000000042.json"), "{k}");
+            assert_eq!(l.parse_manifest(&k), Some(("pdf".to_owned(), 42)));
+            assert_eq!(l.parse_manifest(&l.blob("ab")), None);
+        }
+        assert_eq!(Layout::new("p").parse_manifest(&Path::from("q/skills/x/rev/0000000001.json")), None);
+    }
+}

@@ -1,0 +1,18 @@
+//! The team store: skills with revisions on S3-compatible object storage, read through a
+//! local cache. The layout and contract are in docs/team-store.md; the core knows none of it.
+
+pub mod cache;
+pub mod config;
+pub mod error;
+pub mod layout;
+pub mod manifest;
+#[cfg(feature = "moto-harness")]
+pub mod moto;
+pub mod remote;
+pub mod store;
+
+pub use config::RemoteConfig;
+pub use error::{RemoteError, Result};
+pub use manifest::{Event, Manifest};
+pub use remote::{GcReport, Listing, Offline, RefreshReport, Remote, SkillSummary};
+pub use store::{Credentials, PublishReport, RemoteStore};

@@ -1,0 +1,138 @@
+//! A real S3-compatible server on loopback for tests: moto in server mode, from the venv that
+//! scripts/setup installs in `.tools/moto`. Holds starting, stopping and reading its request
+//! log; built only with the `moto-harness` feature.
+
+use std::io;
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The access key moto accepts (any is accepted; this one is obviously fake).
+pub const ACCESS_KEY: &str = "testing";
+/// The secret key that goes with it.
+pub const SECRET_KEY: &str = "testing";
+
+/// Finds `moto_server`: `$SKILLDECK_MOTO_SERVER`, else `.tools/moto/bin/moto_server` in `start`
+/// or a folder above it. `Ok(None)` means the tests should skip (loudly); with
+/// `SKILLDECK_S3_TESTS` set, a missing server is an error instead.
+pub fn find_server(start: &Path) -> Result<Option<PathBuf>, String> {
+    if let Ok(p) = std::env::var("SKILLDECK_MOTO_SERVER") {
+        return Ok(Some(PathBuf::from(p)));
+    }
+    let found = start.ancestors().map(|d| d.join(".tools/moto/bin/moto_server")).find(|p| p.is_file());
+    match found {
+        Some(p) => Ok(Some(p)),
+        None if std::env::var_os("SKILLDECK_S3_TESTS").is_some() => {
+            Err("SKILLDECK_S3_TESTS is set but .tools/moto/bin/moto_server is missing: run scripts/setup".into())
+        }
+        None => {
+            eprintln!(
+                "\n!!!! SKIPPING S3 TESTS: no moto server in .tools/moto (run scripts/setup, or set \
+                 SKILLDECK_S3_TESTS=1 to make this an error) !!!!\n"
+            );
+            Ok(None)
+        }
+    }
+}
+
+/// A running moto server; stopped when dropped.
+#[derive(Debug)]
+pub struct MotoServer {
+    child: Option<Child>,
+    port: u16,
+    log: PathBuf,
+}
+
+fn free_port() -> io::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+impl MotoServer {
+    /// Starts `server` on a free loopback port, logging its requests to `log`, and waits
+    /// until it answers.
+    pub fn start(server: &Path, log: &Path) -> io::Result<Self> {
+        let port = free_port()?;
+        let out = std::fs::File::create(log)?;
+        let child = Command::new(server)
+            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+            .env("PYTHONUNBUFFERED", "1")
+            .stdin(Stdio::null())
+            .stdout(out.try_clone()?)
+            .stderr(out)
+            .spawn()?;
+        let me = Self { child: Some(child), port, log: log.to_owned() };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if Instant::now() > deadline {
+                return Err(io::Error::new(io::ErrorKind::TimedOut, "moto_server did not start in 30 s"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Ok(me)
+    }
+
+    /// Its port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Creates a bucket (moto accepts the request unsigned).
+    pub async fn create_bucket(&self, bucket: &str) -> io::Result<()> {
+        let res = reqwest::Client::new()
+            .put(format!("{}/{bucket}", self.endpoint()))
+            .send()
+            .await
+            .map_err(io::Error::other)?;
+        if res.status().is_success() {
+            Ok(())
+        } else {
+            Err(io::Error::other(format!("creating bucket {bucket}: {}", res.status())))
+        }
+    }
+
+    /// The requests served so far, as `(method, path and query, status)`, from the server's log.
+    pub fn requests(&self) -> io::Result<Vec<(String, String, u16)>> {
+        let raw = std::fs::read_to_string(&self.log)?;
+        // The log colours non-2xx lines with ANSI escapes (`ESC[31m`); drop them.
+        let mut text = String::with_capacity(raw.len());
+        let mut in_escape = false;
+        for c in raw.chars() {
+            match (in_escape, c) {
+                (false, '\u{1b}') => in_escape = true,
+                (false, c) => text.push(c),
+                (true, 'm') => in_escape = false,
+                (true, _) => {}
+            }
+        }
+        Ok(text
+            .lines()
+            .filter_map(|l| {
+                let (_, rest) = l.split_once('"')?;
+                let (req, after) = rest.split_once('"')?;
+                let mut parts = req.split(' ');
+                let status = after.split_whitespace().next()?.parse().ok()?;
+                Some((parts.next()?.to_owned(), parts.next()?.to_owned(), status))
+            })
+            .collect())
+    }
+
+    /// Stops the server (kill and wait).
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for MotoServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}

@@ -1,0 +1,321 @@
+//! `Remote`: a team store read through its local cache — refresh, listing, history, fetch,
+//! publish and restore, falling back to the cache when the server is unreachable.
+//! Holds the operations people run; not the wire requests (`store`) nor the files (`cache`).
+
+use crate::cache::{Cache, State};
+use crate::config::{RemoteConfig, load_remote};
+use crate::error::{RemoteError, Result};
+use crate::manifest::{Event, Manifest};
+use crate::store::{Credentials, PublishReport, RemoteStore};
+use serde::Serialize;
+use skilldeck_core::{RelPath, SkillFiles, SkillName};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Set when an answer came from the cache because the server could not be reached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Offline {
+    /// When the cache was last refreshed, if ever.
+    pub last_refresh: Option<String>,
+    /// Why the server could not be reached.
+    pub reason: String,
+}
+
+/// One skill of the team store at its latest revision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SkillSummary {
+    /// The skill.
+    pub name: String,
+    /// Its latest revision.
+    pub revision: u64,
+    /// Its digest, short form.
+    pub digest: String,
+    /// When that revision was published.
+    pub published_at: String,
+    /// Who published it.
+    pub publisher: String,
+}
+
+/// The skills of a team store.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Listing {
+    /// The skills by name.
+    pub skills: Vec<SkillSummary>,
+    /// Set when served from the cache.
+    pub offline: Option<Offline>,
+}
+
+/// What a refresh fetched.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RefreshReport {
+    /// Skills in the store.
+    pub skills: usize,
+    /// Manifests downloaded (new since the last refresh).
+    pub new_manifests: usize,
+    /// Blobs downloaded.
+    pub new_blobs: usize,
+    /// Bytes of those blobs.
+    pub blob_bytes: u64,
+}
+
+/// What a garbage collection removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GcReport {
+    /// Blobs some manifest names (kept).
+    pub referenced: usize,
+    /// Unreferenced blobs younger than the grace period (kept).
+    pub young: usize,
+    /// The blobs removed (or, on a dry run, that would be).
+    pub removed: Vec<String>,
+    /// Their bytes.
+    pub removed_bytes: u64,
+}
+
+/// A team store and its cache.
+#[derive(Debug, Clone)]
+pub struct Remote {
+    name: String,
+    store: RemoteStore,
+    cache: Cache,
+}
+
+impl Remote {
+    /// Opens remote `name` from `home`'s config.toml.
+    pub fn open(home: &Path, name: &str) -> Result<Self> {
+        let cfg = load_remote(&home.join("config.toml"), name)?;
+        Self::with_config(home, name, &cfg)
+    }
+
+    /// Opens a remote from its settings, with the environment's credentials.
+    pub fn with_config(home: &Path, name: &str, cfg: &RemoteConfig) -> Result<Self> {
+        crate::config::check_remote_name(name)?;
+        Ok(Self { name: name.to_owned(), store: RemoteStore::connect(name, cfg)?, cache: Cache::new(home, name) })
+    }
+
+    /// Opens a remote from its settings and explicit credentials.
+    pub fn with_credentials(home: &Path, name: &str, cfg: &RemoteConfig, creds: &Credentials) -> Result<Self> {
+        crate::config::check_remote_name(name)?;
+        let store = RemoteStore::connect_with(name, cfg, creds)?;
+        Ok(Self { name: name.to_owned(), store, cache: Cache::new(home, name) })
+    }
+
+    /// Its name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The raw store.
+    pub fn store(&self) -> &RemoteStore {
+        &self.store
+    }
+
+    /// The local cache.
+    pub fn cache(&self) -> &Cache {
+        &self.cache
+    }
+
+    /// Fetches what changed: one LIST of the manifests' keys, the manifests not cached, and
+    /// the missing blobs of each skill's latest revision.
+    pub async fn refresh(&self) -> Result<RefreshReport> {
+        let keys = self.store.manifest_keys().await?;
+        let mut latest: BTreeMap<String, u64> = BTreeMap::new();
+        for (name, rev) in &keys {
+            let e = latest.entry(name.clone()).or_insert(*rev);
+            *e = (*e).max(*rev);
+        }
+        let missing: Vec<(String, u64)> = keys.into_iter().filter(|(n, r)| !self.cache.has_manifest(n, *r)).collect();
+        let new_manifests = missing.len();
+        self.fetch_manifests(missing).await?;
+        // A skill whose latest revision the last refresh recorded has its blobs already.
+        let known = self.cache.state()?.skills;
+        let mut want = BTreeSet::new();
+        for (name, rev) in latest.iter().filter(|(n, r)| known.get(*n) != Some(*r)) {
+            want.extend(self.cached_manifest(name, *rev)?.files.into_iter().map(|f| f.sha256));
+        }
+        want.retain(|h| !self.cache.has_blob(h));
+        let (new_blobs, blob_bytes) = self.fetch_blobs(want).await?;
+        let now = time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).ok();
+        self.cache.put_state(&State { last_refresh: now, skills: latest.clone() })?;
+        Ok(RefreshReport { skills: latest.len(), new_manifests, new_blobs, blob_bytes })
+    }
+
+    async fn fetch_manifests(&self, which: Vec<(String, u64)>) -> Result<()> {
+        use futures_util::{StreamExt as _, TryStreamExt as _};
+        futures_util::stream::iter(which)
+            .map(|(name, rev)| async move {
+                let (_, bytes) = self.store.manifest(&name, rev).await?;
+                self.cache.put_manifest(&name, rev, &bytes)
+            })
+            .buffer_unordered(16)
+            .try_collect::<Vec<()>>()
+            .await?;
+        Ok(())
+    }
+
+    async fn fetch_blobs(&self, which: BTreeSet<String>) -> Result<(usize, u64)> {
+        let got = self.store.blobs(which).await?;
+        let mut bytes = 0;
+        for (hex, b) in &got {
+            self.cache.put_blob(hex, b)?;
+            bytes += b.len() as u64;
+        }
+        Ok((got.len(), bytes))
+    }
+
+    fn cached_manifest(&self, name: &str, rev: u64) -> Result<Manifest> {
+        self.cache.manifest(name, rev)?.ok_or_else(|| RemoteError::NotFound { what: format!("{name} revision {rev}") })
+    }
+
+    /// The skills at their latest revisions: refreshed first, or from the cache (marked
+    /// offline) when the server cannot be reached.
+    pub async fn skills(&self) -> Result<Listing> {
+        let offline = self.refresh_or_offline().await?;
+        let state = self.cache.state()?;
+        let mut skills = Vec::with_capacity(state.skills.len());
+        for (name, rev) in &state.skills {
+            let m = self.cached_manifest(name, *rev)?;
+            skills.push(SkillSummary {
+                name: name.clone(),
+                revision: *rev,
+                digest: m.short_digest(),
+                published_at: m.published_at,
+                publisher: m.publisher,
+            });
+        }
+        Ok(Listing { skills, offline })
+    }
+
+    async fn refresh_or_offline(&self) -> Result<Option<Offline>> {
+        match self.refresh().await {
+            Ok(_) => Ok(None),
+            Err(e) if e.is_unreachable() => {
+                Ok(Some(Offline { last_refresh: self.cache.state()?.last_refresh, reason: e.to_string() }))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Every revision of a skill, oldest first: from the server (caching new manifests), or
+    /// from the cache when the server cannot be reached.
+    pub async fn history(&self, name: &str) -> Result<(Vec<Manifest>, Option<Offline>)> {
+        let (revs, offline) = match self.store.revisions(name).await {
+            Ok(revs) => {
+                let missing =
+                    revs.iter().filter(|r| !self.cache.has_manifest(name, **r)).map(|r| (name.to_owned(), *r));
+                self.fetch_manifests(missing.collect()).await?;
+                (revs, None)
+            }
+            Err(e) if e.is_unreachable() => {
+                let off = Offline { last_refresh: self.cache.state()?.last_refresh, reason: e.to_string() };
+                (self.cache.revisions(name)?, Some(off))
+            }
+            Err(e) => return Err(e),
+        };
+        if revs.is_empty() {
+            return Err(RemoteError::NotFound { what: format!("skill {name:?}") });
+        }
+        let manifests = revs.iter().map(|r| self.cached_manifest(name, *r)).collect::<Result<Vec<_>>>()?;
+        Ok((manifests, offline))
+    }
+
+    /// The files of revision `rev` of a skill (its latest when `None`), through the cache.
+    pub async fn fetch(&self, name: &str, rev: Option<u64>) -> Result<(Manifest, SkillFiles)> {
+        let rev = match rev {
+            Some(r) => r,
+            None => match self.store.revisions(name).await {
+                Ok(revs) => *revs.last().ok_or_else(|| RemoteError::NotFound { what: format!("skill {name:?}") })?,
+                Err(e) if e.is_unreachable() => *self.cache.revisions(name)?.last().ok_or(e)?,
+                Err(e) => return Err(e),
+            },
+        };
+        if !self.cache.has_manifest(name, rev) {
+            self.fetch_manifests(vec![(name.to_owned(), rev)]).await?;
+        }
+        let m = self.cached_manifest(name, rev)?;
+        let missing: BTreeSet<String> =
+            m.files.iter().map(|f| f.sha256.clone()).filter(|h| !self.cache.has_blob(h)).collect();
+        self.fetch_blobs(missing).await?;
+        let mut files = SkillFiles::new();
+        for f in &m.files {
+            let bytes = self
+                .cache
+                .blob(&f.sha256)?
+                .ok_or_else(|| RemoteError::NotFound { what: format!("blob {}", f.sha256) })?;
+            let path = RelPath::parse(&f.path)
+                .map_err(|e| RemoteError::Corrupt { key: format!("{name} revision {rev}"), reason: e.to_string() })?;
+            files.insert(path, bytes);
+        }
+        Ok((m, files))
+    }
+
+    /// Removes blobs no manifest names that are older than `grace` (left by publishes killed
+    /// before their manifest). The manifests are listed again before deleting, so a revision
+    /// committed meanwhile keeps its blobs; see docs/team-store.md for the remaining window.
+    pub async fn gc(&self, grace: std::time::Duration, dry_run: bool) -> Result<GcReport> {
+        let referenced = self.referenced_blobs().await?;
+        let mut young = 0;
+        let mut candidates: BTreeMap<String, u64> = BTreeMap::new();
+        for (hex, age, size) in self.store.blob_metas().await? {
+            if referenced.contains(&hex) {
+                continue;
+            }
+            if age < grace.as_secs() {
+                young += 1;
+            } else {
+                candidates.insert(hex, size);
+            }
+        }
+        for hex in self.referenced_blobs().await? {
+            candidates.remove(&hex);
+        }
+        let removed_bytes = candidates.values().sum();
+        if !dry_run {
+            for hex in candidates.keys() {
+                self.store.delete_blob(hex).await?;
+            }
+        }
+        Ok(GcReport { referenced: referenced.len(), young, removed: candidates.into_keys().collect(), removed_bytes })
+    }
+
+    async fn referenced_blobs(&self) -> Result<BTreeSet<String>> {
+        let keys = self.store.manifest_keys().await?;
+        let missing = keys.iter().filter(|(n, r)| !self.cache.has_manifest(n, *r)).cloned().collect();
+        self.fetch_manifests(missing).await?;
+        let mut out = BTreeSet::new();
+        for (name, rev) in &keys {
+            out.extend(self.cached_manifest(name, *rev)?.files.into_iter().map(|f| f.sha256));
+        }
+        Ok(out)
+    }
+
+    /// Publishes `files` as the next revision of `name`.
+    pub async fn publish(&self, name: &SkillName, files: &SkillFiles) -> Result<PublishReport> {
+        self.publish_as(name, files, Event::Publish, None).await
+    }
+
+    async fn publish_as(
+        &self,
+        name: &SkillName,
+        files: &SkillFiles,
+        event: Event,
+        from: Option<u64>,
+    ) -> Result<PublishReport> {
+        let report = self.store.publish(name, files, event, from).await?;
+        let bytes = serde_json::to_vec_pretty(&report.manifest)
+            .map_err(|e| RemoteError::Store(format!("could not encode the manifest: {e}")))?;
+        self.cache.put_manifest(name.as_str(), report.revision, &bytes)?;
+        for (_, b) in files.iter() {
+            let hex = crate::manifest::sha256_hex(b);
+            if !self.cache.has_blob(&hex) {
+                self.cache.put_blob(&hex, b)?;
+            }
+        }
+        Ok(report)
+    }
+
+    /// Publishes revision `rev`'s files again as a new revision (event `restore`).
+    pub async fn restore(&self, name: &SkillName, rev: u64) -> Result<PublishReport> {
+        let (_, files) = self.fetch(name.as_str(), Some(rev)).await?;
+        self.publish_as(name, &files, Event::Restore, Some(rev)).await
+    }
+}

@@ -1,0 +1,281 @@
+//! `RemoteStore`: the raw operations on one team store in a bucket (blobs, manifests, lists).
+//! Holds the requests and the revision claim; not the local cache (see `cache`).
+
+use crate::config::{BucketUrl, RemoteConfig};
+use crate::error::{RemoteError, Result};
+use crate::layout::Layout;
+use crate::manifest::{Event, Manifest, sha256_hex};
+use futures_util::{StreamExt as _, TryStreamExt as _};
+use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::{BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt as _, PutMode, PutOptions, RetryConfig};
+use skilldeck_core::{SkillFiles, SkillName};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The crash point between the blob uploads and the manifest (for tests: the process aborts
+/// there when `SKILLDECK_TEST_CRASH_AT` holds this value).
+pub const CRASH_AFTER_BLOBS: &str = "remote-after-blobs";
+
+/// The variable naming a crash point (the same one the core's storage tests use).
+pub const CRASH_ENV: &str = "SKILLDECK_TEST_CRASH_AT";
+
+/// Requests in flight at once for blob HEADs, PUTs and GETs.
+const PARALLEL: usize = 16;
+
+/// The most revisions tried before giving up a publish to contention.
+const MAX_CLAIMS: u32 = 1000;
+
+/// What a publish did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PublishReport {
+    /// The revision claimed.
+    pub revision: u64,
+    /// Blobs uploaded (missing before).
+    pub uploaded_blobs: usize,
+    /// Bytes uploaded in those blobs.
+    pub uploaded_bytes: u64,
+    /// Blobs the store already held.
+    pub reused_blobs: usize,
+    /// The manifest written.
+    pub manifest: Manifest,
+}
+
+/// The keys that sign requests; never stored in config.toml.
+#[derive(Clone)]
+pub struct Credentials {
+    /// `AWS_ACCESS_KEY_ID`.
+    pub access_key_id: String,
+    /// `AWS_SECRET_ACCESS_KEY`.
+    pub secret_access_key: String,
+    /// `AWS_SESSION_TOKEN`, for temporary credentials.
+    pub session_token: Option<String>,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials").field("access_key_id", &self.access_key_id).finish_non_exhaustive()
+    }
+}
+
+impl Credentials {
+    /// From `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`; `None`
+    /// when either key is missing.
+    pub fn from_env() -> Option<Self> {
+        let var = |v: &str| std::env::var(v).ok().filter(|s| !s.is_empty());
+        Some(Self {
+            access_key_id: var("AWS_ACCESS_KEY_ID")?,
+            secret_access_key: var("AWS_SECRET_ACCESS_KEY")?,
+            session_token: var("AWS_SESSION_TOKEN"),
+        })
+    }
+}
+
+/// One team store: a bucket and a prefix, reached with the environment's credentials.
+#[derive(Debug, Clone)]
+pub struct RemoteStore {
+    bucket: String,
+    layout: Layout,
+    store: Arc<AmazonS3>,
+}
+
+impl RemoteStore {
+    /// Connects to the remote `name` configured as `cfg` with the environment's credentials
+    /// (no request is sent yet).
+    pub fn connect(name: &str, cfg: &RemoteConfig) -> Result<Self> {
+        let creds = Credentials::from_env().ok_or_else(|| RemoteError::NoCredentials { name: name.to_owned() })?;
+        Self::connect_with(name, cfg, &creds)
+    }
+
+    /// Connects with the given credentials.
+    pub fn connect_with(name: &str, cfg: &RemoteConfig, creds: &Credentials) -> Result<Self> {
+        let url = BucketUrl::parse(name, &cfg.url)?;
+        let retry = RetryConfig {
+            backoff: BackoffConfig {
+                init_backoff: Duration::from_millis(100),
+                max_backoff: Duration::from_secs(2),
+                base: 2.0,
+            },
+            max_retries: 4,
+            retry_timeout: Duration::from_secs(30),
+        };
+        let options =
+            ClientOptions::new().with_connect_timeout(Duration::from_secs(3)).with_timeout(Duration::from_secs(120));
+        let mut b = AmazonS3Builder::from_env()
+            .with_bucket_name(&url.bucket)
+            .with_region(cfg.region.as_deref().unwrap_or("us-east-1"))
+            .with_retry(retry)
+            .with_client_options(options)
+            .with_access_key_id(&creds.access_key_id)
+            .with_secret_access_key(&creds.secret_access_key);
+        if let Some(t) = &creds.session_token {
+            b = b.with_token(t);
+        }
+        if let Some(endpoint) = &cfg.endpoint {
+            b = b.with_endpoint(endpoint).with_allow_http(endpoint.starts_with("http://"));
+        }
+        let store = b.build().map_err(|e| RemoteError::BadConfig { name: name.to_owned(), reason: e.to_string() })?;
+        Ok(Self { bucket: url.bucket, layout: Layout::new(&url.prefix), store: Arc::new(store) })
+    }
+
+    /// The key scheme.
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    fn err(&self, key: &object_store::path::Path) -> impl Fn(object_store::Error) -> RemoteError + '_ {
+        let key = key.to_string();
+        move |e| RemoteError::from_store(e, &self.bucket, &key)
+    }
+
+    /// Uploads the blobs of `files` the store lacks (HEAD first); returns (uploaded, bytes,
+    /// reused). Until a manifest names them they are invisible (the first step of a publish).
+    pub async fn upload_missing_blobs(&self, files: &SkillFiles) -> Result<(usize, u64, usize)> {
+        let mut unique: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+        for (_, bytes) in files.iter() {
+            unique.entry(sha256_hex(bytes)).or_insert_with(|| bytes.to_vec());
+        }
+        let results: Vec<Option<u64>> = futures_util::stream::iter(unique)
+            .map(|(hex, bytes)| async move {
+                let key = self.layout.blob(&hex);
+                match self.store.head(&key).await.map_err(self.err(&key)) {
+                    Ok(_) => Ok(None),
+                    Err(RemoteError::NotFound { .. }) => {
+                        let size = bytes.len() as u64;
+                        self.store.put(&key, bytes.into()).await.map_err(self.err(&key))?;
+                        Ok(Some(size))
+                    }
+                    Err(e) => Err(e),
+                }
+            })
+            .buffer_unordered(PARALLEL)
+            .try_collect()
+            .await?;
+        let uploaded = results.iter().flatten().count();
+        let bytes = results.iter().flatten().sum();
+        Ok((uploaded, bytes, results.len() - uploaded))
+    }
+
+    /// Publishes `files` as the next revision of `name`: missing blobs first, then the
+    /// manifest, claimed with `If-None-Match: *` (on a lost race, the next number).
+    pub async fn publish(
+        &self,
+        name: &SkillName,
+        files: &SkillFiles,
+        event: Event,
+        restored_from: Option<u64>,
+    ) -> Result<PublishReport> {
+        let (uploaded_blobs, uploaded_bytes, reused_blobs) = self.upload_missing_blobs(files).await?;
+        if std::env::var(CRASH_ENV).is_ok_and(|v| v == CRASH_AFTER_BLOBS) {
+            std::process::abort();
+        }
+        let mut revision = self.revisions(name.as_str()).await?.last().copied().unwrap_or(0) + 1;
+        for _ in 0..MAX_CLAIMS {
+            let manifest = Manifest::new(name, revision, files, event, restored_from);
+            if self.claim(&manifest).await? {
+                return Ok(PublishReport { revision, uploaded_blobs, uploaded_bytes, reused_blobs, manifest });
+            }
+            revision += 1;
+        }
+        Err(RemoteError::Contended { name: name.to_string(), attempts: MAX_CLAIMS })
+    }
+
+    /// Writes `manifest` at its revision's key only if no manifest is there yet
+    /// (`If-None-Match: *`); false when another publisher holds that revision.
+    pub async fn claim(&self, manifest: &Manifest) -> Result<bool> {
+        let key = self.layout.manifest(&manifest.name, manifest.revision);
+        let body = serde_json::to_vec_pretty(manifest)
+            .map_err(|e| RemoteError::Store(format!("could not encode the manifest: {e}")))?;
+        let opts = PutOptions { mode: PutMode::Create, ..Default::default() };
+        match self.store.put_opts(&key, body.into(), opts).await {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => Ok(false),
+            Err(e) => Err(self.err(&key)(e)),
+        }
+    }
+
+    /// Every manifest key in the store as `(skill, revision)`, in key order.
+    pub async fn manifest_keys(&self) -> Result<Vec<(String, u64)>> {
+        let prefix = self.layout.skills();
+        let metas: Vec<_> = self.store.list(Some(&prefix)).try_collect().await.map_err(self.err(&prefix))?;
+        Ok(metas.iter().filter_map(|m| self.layout.parse_manifest(&m.location)).collect())
+    }
+
+    /// The revisions of one skill, ascending (empty when it has none).
+    pub async fn revisions(&self, name: &str) -> Result<Vec<u64>> {
+        let prefix = self.layout.revisions(name);
+        let metas: Vec<_> = self.store.list(Some(&prefix)).try_collect().await.map_err(self.err(&prefix))?;
+        let mut revs: Vec<u64> = metas
+            .iter()
+            .filter_map(|m| self.layout.parse_manifest(&m.location))
+            .filter(|(n, _)| n == name)
+            .map(|(_, r)| r)
+            .collect();
+        revs.sort_unstable();
+        Ok(revs)
+    }
+
+    /// Reads one manifest.
+    pub async fn manifest(&self, name: &str, revision: u64) -> Result<(Manifest, Vec<u8>)> {
+        let key = self.layout.manifest(name, revision);
+        let bytes = self.get(&key).await?;
+        Ok((Manifest::parse(&bytes, key.as_ref(), name, revision)?, bytes))
+    }
+
+    /// Reads one blob, checking its bytes against its hash.
+    pub async fn blob(&self, hex: &str) -> Result<Vec<u8>> {
+        let key = self.layout.blob(hex);
+        let bytes = self.get(&key).await?;
+        if sha256_hex(&bytes) != hex {
+            return Err(RemoteError::Corrupt {
+                key: key.to_string(),
+                reason: "its bytes do not match its hash".into(),
+            });
+        }
+        Ok(bytes)
+    }
+
+    /// Reads many blobs at once, in any order.
+    pub async fn blobs(&self, hexes: BTreeSet<String>) -> Result<Vec<(String, Vec<u8>)>> {
+        futures_util::stream::iter(hexes)
+            .map(|hex| async move { self.blob(&hex).await.map(|b| (hex, b)) })
+            .buffer_unordered(PARALLEL)
+            .try_collect()
+            .await
+    }
+
+    /// Every blob as `(hash, age in seconds, size)`.
+    pub async fn blob_metas(&self) -> Result<Vec<(String, u64, u64)>> {
+        let prefix = self.layout.blobs();
+        let metas: Vec<_> = self.store.list(Some(&prefix)).try_collect().await.map_err(self.err(&prefix))?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or_default();
+        Ok(metas
+            .iter()
+            .filter_map(|m| {
+                let age = u64::try_from(now - m.last_modified.timestamp()).unwrap_or(0);
+                Some((m.location.filename()?.to_owned(), age, m.size))
+            })
+            .collect())
+    }
+
+    /// Deletes one blob.
+    pub async fn delete_blob(&self, hex: &str) -> Result<()> {
+        let key = self.layout.blob(hex);
+        self.store.delete(&key).await.map_err(self.err(&key))
+    }
+
+    /// The hashes of every blob in the store.
+    pub async fn blob_hashes(&self) -> Result<BTreeSet<String>> {
+        let prefix = self.layout.blobs();
+        let metas: Vec<_> = self.store.list(Some(&prefix)).try_collect().await.map_err(self.err(&prefix))?;
+        Ok(metas.iter().filter_map(|m| m.location.filename().map(str::to_owned)).collect())
+    }
+
+    async fn get(&self, key: &object_store::path::Path) -> Result<Vec<u8>> {
+        let res = self.store.get(key).await.map_err(self.err(key))?;
+        Ok(res.bytes().await.map_err(self.err(key))?.to_vec())
+    }
+}
