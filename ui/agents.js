@@ -63,8 +63,8 @@ function renderTools() {
   }));
 }
 
-/** Whether skill `name` goes to folder `f` by its `skills` and `exclude` lists. */
-const chosenFor = (f, name) => (!f.only || f.only.includes(name)) && !(f.exclude || []).includes(name);
+/** Whether skill `name` goes to folder `f` by its `skills`, `tags` and `exclude` lists. */
+const chosenFor = (f, name) => f.takes.includes(name);
 
 function renderDetail() {
   const box = $("#agents-detail");

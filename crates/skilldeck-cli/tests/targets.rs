@@ -404,6 +404,35 @@ fn project_folders_and_config_narrowing() {
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("no target named \"nope\""));
 }
 
+#[test]
+fn a_target_takes_skills_by_tag_and_never_excluded_ones() {
+    let w = World::new();
+    fs::create_dir_all(w.home().join(".claude")).unwrap();
+    for (name, tags) in [("alpha", "tags: [review]\n"), ("beta", "metadata:\n  tags: [review, docs]\n"), ("gamma", "")]
+    {
+        let d = w.tmp.path().join("src").join(name);
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("SKILL.md"), format!("---\nname: {name}\ndescription: The {name} skill.\n{tags}---\nBody.\n"))
+            .unwrap();
+        w.expect(&["import", d.to_str().unwrap()], 0);
+    }
+    w.config("[targets.claude-code]\ntags = [\"review\"]\nexclude = [\"beta\"]\n");
+    w.expect(&["sync"], 0);
+    let names: Vec<String> = fs::read_dir(w.home().join(".claude/skills"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, vec!["alpha".to_owned()], "tagged, and not excluded");
+    let targets = w.json(&["targets", "--json"], 0);
+    let claude = targets.as_array().unwrap().iter().find(|t| t["id"] == "claude-code").unwrap();
+    assert_eq!(claude["folders"][0]["takes"], serde_json::json!(["alpha"]));
+    // Naming a skill adds it to the tagged ones.
+    w.config("[targets.claude-code]\ntags = [\"review\"]\nskills = [\"gamma\"]\n");
+    w.expect(&["sync"], 0);
+    assert!(w.home().join(".claude/skills/gamma/SKILL.md").is_file());
+    assert!(w.home().join(".claude/skills/beta/SKILL.md").is_file());
+}
+
 /// Runs a command on a thread, so two can run at once.
 trait SpawnOutput {
     fn spawn_output(self) -> std::thread::JoinHandle<std::io::Result<Output>>;

@@ -8,6 +8,7 @@
 //!
 //! [targets.cursor]              # a known tool, by its id
 //! skills = ["change-review"]
+//! tags = ["review"]             # and every skill tagged with one of these
 //! exclude = ["drafts"]          # never these
 //! auto = true                   # kept in sync as skills change
 //! enabled = false               # never sync to it, even when detected (true: even when not)
@@ -29,6 +30,10 @@ pub struct TargetConfig {
     /// Only these skills go there; every enabled valid skill when absent.
     #[serde(default)]
     pub skills: Option<Vec<String>>,
+    /// Skills tagged with one of these (frontmatter `tags` or `metadata.tags`) go there too; with
+    /// `skills`, a skill named or tagged goes; with neither, every enabled valid skill.
+    #[serde(default)]
+    pub tags: Option<Vec<String>>,
     /// These skills never go there (the app's per-tool switches write this list).
     #[serde(default)]
     pub exclude: Option<Vec<String>>,

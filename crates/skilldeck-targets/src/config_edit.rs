@@ -10,13 +10,16 @@ use std::path::Path;
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
 /// Switches skill `skill` on or off for target `target`. With a `skills` list the list gains or
-/// loses it; otherwise the `exclude` list does. Returns whether the file changed.
+/// loses it; otherwise the `exclude` list does (and, for a target taking skills by `tags`, a
+/// skill switched on is named in `skills`). Returns whether the file changed.
 pub fn set_skill(path: &Path, target: &str, skill: &str, on: bool) -> Result<bool, TargetError> {
     edit(path, target, |t| {
         let listed = t.get("skills").and_then(Item::as_array).is_some();
+        let by_tag = t.get("tags").and_then(Item::as_array).is_some_and(|a| !a.is_empty());
         if on {
             remove(t, "exclude", skill);
-            if listed {
+            // With a `skills` list, or `tags` that may not cover it, the skill is named.
+            if listed || by_tag {
                 add(t, "skills", skill);
             }
         } else if listed {
@@ -150,6 +153,14 @@ mod tests {
         let c = TargetsConfig::parse(&read(&path), "c").unwrap_or_default();
         assert_eq!(c.targets["cursor"].skills.as_deref(), Some(&["b".to_owned()][..]));
         assert_eq!(c.targets["cursor"].exclude, None);
+    }
+
+    #[test]
+    fn a_skill_switched_on_for_a_target_taking_tags_is_named() {
+        let (_d, path) = file("[targets.cursor]\ntags = [\"review\"]\n");
+        assert!(set_skill(&path, "cursor", "pdf", true).unwrap_or(false));
+        let c = TargetsConfig::parse(&read(&path), "c").unwrap_or_default();
+        assert_eq!(c.targets["cursor"].skills.as_deref(), Some(&["pdf".to_owned()][..]));
     }
 
     #[test]

@@ -23,6 +23,9 @@ pub struct FolderReport {
     pub skills: Vec<Observed>,
     /// How many skills are in each state (`in-sync`, `drifted`, …), states with none left out.
     pub counts: BTreeMap<&'static str, usize>,
+    /// The enabled skills this folder takes by its `skills`, `tags` and `exclude` lists
+    /// (whether or not a plain sync goes there), by name.
+    pub takes: Vec<String>,
 }
 
 /// A tool or configured target, with its folders.
@@ -53,7 +56,10 @@ pub fn report(targets: Vec<Target>, wanted: &WantedSet, records: &Records) -> Ve
             let folders = t
                 .folders
                 .iter()
-                .map(|f| folder_report(f.clone(), synced_by_default(&t, f), &chosen_for(&t, f, wanted), records))
+                .map(|f| {
+                    let takes = crate::source::narrow(wanted, f).into_keys().collect();
+                    folder_report(f.clone(), synced_by_default(&t, f), &chosen_for(&t, f, wanted), takes, records)
+                })
                 .collect();
             TargetReport {
                 id: t.id,
@@ -68,7 +74,13 @@ pub fn report(targets: Vec<Target>, wanted: &WantedSet, records: &Records) -> Ve
         .collect()
 }
 
-fn folder_report(folder: Folder, synced: bool, chosen: &WantedSet, records: &Records) -> FolderReport {
+fn folder_report(
+    folder: Folder,
+    synced: bool,
+    chosen: &WantedSet,
+    takes: Vec<String>,
+    records: &Records,
+) -> FolderReport {
     let (id, _) = record::folder_id(&folder.path);
     let read = records.load(&id).map_err(|e| e.to_string()).and_then(|r| {
         state::survey(&folder.path, &r, chosen).map_err(|e| format!("could not read {}: {e}", folder.path.display()))
@@ -81,7 +93,7 @@ fn folder_report(folder: Folder, synced: bool, chosen: &WantedSet, records: &Rec
     for s in &skills {
         *counts.entry(s.state.as_str()).or_insert(0) += 1;
     }
-    FolderReport { folder, synced, error, skills, counts }
+    FolderReport { folder, synced, error, skills, counts, takes }
 }
 
 impl TargetReport {

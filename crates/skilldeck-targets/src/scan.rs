@@ -167,6 +167,9 @@ pub struct ScannedFolder {
     /// Why it could not be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// The folder as configured (its `skills`, `tags` and `exclude` lists), for `delivers`.
+    #[serde(skip)]
+    pub folder: Folder,
 }
 
 /// An entry that looks like a skill's place but could not be read as one.
@@ -195,15 +198,15 @@ pub struct ScanReport {
 
 impl ScanReport {
     /// Whether a sync delivers skill `name` to the folder holding `place` (a skill's folder):
-    /// the folder is synced and its `skills` list, if any, names it.
+    /// the folder is synced and takes it (`source::takes`; a folder that takes skills by tag
+    /// is not counted on, since the copy's tags are not known here).
     pub fn delivers(&self, place: &Path, name: &str) -> bool {
         let Some(dir) = place.parent() else { return false };
         let (id, _) = record::folder_id(dir);
-        self.folders.iter().filter(|f| f.same_as.is_none()).any(|f| {
-            record::folder_id(&f.path).0 == id
-                && f.synced
-                && f.only.as_ref().is_none_or(|o| o.iter().any(|n| n == name))
-        })
+        self.folders
+            .iter()
+            .filter(|f| f.same_as.is_none())
+            .any(|f| record::folder_id(&f.path).0 == id && f.synced && crate::source::takes(&f.folder, name, &[]))
     }
 
     /// The skill of that name, when found.
@@ -277,6 +280,7 @@ pub fn scan(storage: &FsStorage, records: &Records, folders: &[ScanInput]) -> Sc
             synced: input.synced,
             only: f.skills.clone(),
             error: None,
+            folder: f.clone(),
         };
         let (id, _) = record::folder_id(&f.path);
         if let Some(first) = seen.get(&id) {

@@ -17,6 +17,9 @@ pub struct Wanted {
     pub scope: Scope,
     /// Its revision now.
     pub revision: Revision,
+    /// Its tags (frontmatter `tags` or `metadata.tags`), for targets that take skills by tag.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
 }
 
 /// The chosen skills, by name.
@@ -35,19 +38,27 @@ pub fn enabled_skills(
             continue;
         }
         let (Some(revision), Ok(name)) = (e.revision, SkillName::parse(&e.name)) else { continue };
-        out.insert(e.name.clone(), Wanted { name, scope: e.scope, revision });
+        let tags = skilldeck_core::listing::tags_of(e);
+        out.insert(e.name.clone(), Wanted { name, scope: e.scope, revision, tags });
     }
     Ok(out)
 }
 
-/// `wanted` narrowed to what folder `f` takes: its `skills` list when it has one, less its
-/// `exclude` list.
+/// Whether folder `f` takes skill `name` with `tags`: named in its `skills` list or tagged with
+/// one of its `tags` (every skill when it has neither), and not in its `exclude` list.
+pub fn takes(f: &Folder, name: &str, tags: &[String]) -> bool {
+    let chosen = match (&f.skills, f.tags.is_empty()) {
+        (None, true) => true,
+        (only, _) => {
+            only.as_ref().is_some_and(|o| o.iter().any(|n| n == name)) || tags.iter().any(|t| f.tags.contains(t))
+        }
+    };
+    chosen && !f.exclude.iter().any(|n| n == name)
+}
+
+/// `wanted` narrowed to what folder `f` takes (see `takes`).
 pub fn narrow(wanted: &WantedSet, f: &Folder) -> WantedSet {
-    wanted
-        .iter()
-        .filter(|(n, _)| f.skills.as_ref().is_none_or(|only| only.contains(n)) && !f.exclude.contains(n))
-        .map(|(n, w)| (n.clone(), w.clone()))
-        .collect()
+    wanted.iter().filter(|(n, w)| takes(f, n, &w.tags)).map(|(n, w)| (n.clone(), w.clone())).collect()
 }
 
 /// Where skills are read from when they are written to a target.
@@ -101,5 +112,39 @@ impl Source for Store<'_> {
             }
         }
         Ok((revision, files))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::Level;
+
+    fn folder(skills: Option<&[&str]>, tags: &[&str], exclude: &[&str]) -> Folder {
+        let v = |l: &[&str]| l.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        Folder {
+            target: "t".to_owned(),
+            level: Level::Custom,
+            path: "/nowhere".into(),
+            exists: false,
+            skills: skills.map(v),
+            tags: v(tags),
+            exclude: v(exclude),
+            mode: None,
+            auto: false,
+        }
+    }
+
+    #[test]
+    fn a_folder_takes_skills_by_name_by_tag_and_never_excluded_ones() {
+        let review = ["review".to_owned()];
+        let every = folder(None, &[], &[]);
+        assert!(takes(&every, "a", &[]));
+        let tagged = folder(None, &["review"], &[]);
+        assert!(takes(&tagged, "a", &review) && !takes(&tagged, "b", &[]));
+        let both = folder(Some(&["b"]), &["review"], &["c"]);
+        assert!(takes(&both, "a", &review) && takes(&both, "b", &[]));
+        assert!(!takes(&both, "c", &review), "exclude wins over a tag");
+        assert!(!takes(&folder(Some(&[]), &[], &[]), "a", &review), "an empty list takes nothing");
     }
 }

@@ -35,6 +35,9 @@ pub struct Folder {
     /// folder's report lists the skills found there as `skills`.)
     #[serde(rename = "only", skip_serializing_if = "Option::is_none")]
     pub skills: Option<Vec<String>>,
+    /// Skills with one of these tags go here too (see `source::takes`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
     /// These skills never go here.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub exclude: Vec<String>,
@@ -74,6 +77,7 @@ fn folder(target: &str, level: Level, path: PathBuf, cfg: Option<&TargetConfig>)
         exists: path.is_dir(),
         path,
         skills: cfg.and_then(|c| c.skills.clone()),
+        tags: cfg.and_then(|c| c.tags.clone()).unwrap_or_default(),
         exclude: cfg.and_then(|c| c.exclude.clone()).unwrap_or_default(),
         mode: cfg.and_then(|c| c.mode),
         auto: cfg.and_then(|c| c.auto).unwrap_or(false),
