@@ -27,13 +27,30 @@ fn app_binary() -> PathBuf {
     std::env::var_os("SKILLDECK_APP_BIN").map_or_else(|| root().join("target/debug/skilldeck-app"), PathBuf::from)
 }
 
-/// Runs the `skilldeck` CLI on this session's store (built by `cargo test` in `scripts/test`).
+/// The variables that move the agent tools' folders (beside HOME): a session clears them, so
+/// the machine's own Claude Code or Codex folders never reach a test.
+const TOOL_VARS: [&str; 3] = ["CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_CONFIG_HOME"];
+
+/// The HOME a session's app and CLI run with, beside its store (`home`): empty unless a test
+/// fills it, so what the machine's user has in `~/.claude` and the like never shows in a test,
+/// and nothing a test syncs lands there.
+pub fn user_home_of(home: &Path) -> PathBuf {
+    home.with_file_name("user-home")
+}
+
+/// Runs the `skilldeck` CLI on this session's store (built by `cargo test` in `scripts/test`),
+/// with the session's HOME.
 pub fn cli(home: &Path, args: &[&str]) -> std::process::Output {
     let bin =
         std::env::var_os("SKILLDECK_CLI_BIN").map_or_else(|| root().join("target/debug/skilldeck"), PathBuf::from);
-    Command::new(&bin)
+    let mut command = Command::new(&bin);
+    for var in TOOL_VARS {
+        command.env_remove(var);
+    }
+    command
         .args(args)
         .env("SKILLDECK_HOME", home)
+        .env("HOME", user_home_of(home))
         .output()
         .unwrap_or_else(|e| panic!("cannot run {}: {e}", bin.display()))
 }
@@ -70,13 +87,19 @@ impl Session {
     }
 
     /// Like `start_with`, with the app's environment changed: each `(name, Some(value))` set,
-    /// each `(name, None)` removed (a fake `HOME` for the agent tools' folders, say).
+    /// each `(name, None)` removed. (HOME is already the session's own, `user_home_of`.)
     pub async fn start_in(name: &str, prepare: impl FnOnce(&Path), env: &[(&str, Option<&Path>)]) -> Self {
         let tmp = tempfile::tempdir().unwrap();
         prepare(&tmp.path().join("home"));
         let (port, native_port) = (free_port(), free_port());
         let log = std::fs::File::create(tmp.path().join("driver.log")).unwrap();
         let mut command = Command::new(driver_binary());
+        let user_home = user_home_of(&tmp.path().join("home"));
+        std::fs::create_dir_all(&user_home).unwrap();
+        command.env("HOME", &user_home);
+        for var in TOOL_VARS {
+            command.env_remove(var);
+        }
         for (k, v) in env {
             match v {
                 Some(v) => command.env(k, v),
@@ -116,6 +139,11 @@ impl Session {
     /// The store's home.
     pub fn home(&self) -> PathBuf {
         self.tmp.path().join("home")
+    }
+
+    /// The HOME the app and `cli` run with (see `user_home_of`).
+    pub fn user_home(&self) -> PathBuf {
+        user_home_of(&self.home())
     }
 
     /// Writes a skill folder `src/<dir>` with `SKILL.md` (frontmatter + body) and a reference.

@@ -36,20 +36,27 @@ async fn the_agents_view_syncs_auto_syncs_and_shows_an_edit_made_in_a_tool() {
     if !enabled("the_agents_view_syncs_auto_syncs_and_shows_an_edit_made_in_a_tool") {
         return;
     }
-    let fake = tempfile::tempdir().unwrap();
-    let claude = fake.path().join(".claude/skills");
-    // A skill the person wrote there themselves, and one clashing with a bundled skill's name.
-    let theirs = claude.join("my-own-notes");
-    std::fs::create_dir_all(&theirs).unwrap();
-    std::fs::write(theirs.join("SKILL.md"), "---\nname: my-own-notes\ndescription: Mine.\n---\nHands off.\n").unwrap();
-    let clash = claude.join("workspace-notes");
-    std::fs::create_dir_all(&clash).unwrap();
-    std::fs::write(clash.join("SKILL.md"), "---\nname: workspace-notes\ndescription: My own.\n---\nNot Skilldeck's.\n")
+    // The session's own HOME (never the machine's), with Claude Code's folder holding a skill
+    // the person wrote there themselves, and one clashing with a bundled skill's name.
+    let mut paths = None;
+    let s = Session::start_with("agents", |home| {
+        let claude = skilldeck_e2e::user_home_of(home).join(".claude/skills");
+        let theirs = claude.join("my-own-notes");
+        std::fs::create_dir_all(&theirs).unwrap();
+        std::fs::write(theirs.join("SKILL.md"), "---\nname: my-own-notes\ndescription: Mine.\n---\nHands off.\n")
+            .unwrap();
+        let clash = claude.join("workspace-notes");
+        std::fs::create_dir_all(&clash).unwrap();
+        std::fs::write(
+            clash.join("SKILL.md"),
+            "---\nname: workspace-notes\ndescription: My own.\n---\nNot Skilldeck's.\n",
+        )
         .unwrap();
+        paths = Some((claude, theirs, clash));
+    })
+    .await;
+    let (claude, theirs, clash) = paths.unwrap();
     let foreign_before = (tree_digest(&theirs), tree_digest(&clash));
-    let env =
-        [("HOME", Some(fake.path())), ("CLAUDE_CONFIG_DIR", None), ("CODEX_HOME", None), ("XDG_CONFIG_HOME", None)];
-    let s = Session::start_in("agents", |_| {}, &env).await;
 
     // At the first start the app offers to bring in what the tools already hold, unasked never.
     let banner = s.wait_text("#adopt-banner-text", 10, |t| !t.is_empty()).await;
