@@ -4,12 +4,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use serde_json::Value;
-use sha2::{Digest as _, Sha256};
 use std::collections::BTreeMap;
 use std::fs;
-use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+mod world;
+
+use world::tree;
 
 const BIN: &str = env!("CARGO_BIN_EXE_skilldeck");
 
@@ -72,33 +75,6 @@ impl World {
         fs::create_dir_all(self.sd()).unwrap();
         fs::write(self.sd().join("config.toml"), text).unwrap();
     }
-}
-
-/// Every entry below `root` (links not followed), with its kind, content hash, link target and
-/// mode, leaving out the subtrees named in `except` (relative paths).
-fn tree(root: &Path, except: &[String]) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
-            if except.iter().any(|x| rel == *x || rel.starts_with(&format!("{x}/"))) {
-                continue;
-            }
-            let m = fs::symlink_metadata(&p).unwrap();
-            let v = if m.file_type().is_symlink() {
-                format!("link {}", fs::read_link(&p).unwrap().display())
-            } else if m.is_dir() {
-                stack.push(p.clone());
-                format!("dir {:o}", m.mode())
-            } else {
-                format!("file {:o} {:x} mtime {}", m.mode(), Sha256::digest(fs::read(&p).unwrap()), m.mtime_nsec())
-            };
-            out.insert(rel, v);
-        }
-    }
-    out
 }
 
 /// `name -> state` in the folder `path` of `targets --json`.
@@ -169,6 +145,7 @@ fn states_foreign_untouched_drift_kept_and_removal() {
     let mut ours = written(".claude/skills", &["beta"]);
     ours.extend(written(".claude/skills", &BUNDLED));
     ours.push(".codex/skills".to_owned());
+    let ours: Vec<&str> = ours.iter().map(String::as_str).collect();
     let before = tree(&w.home(), &ours);
     let plans = w.json(&["sync", "--json"], 0);
     let c = plan(&plans, "claude-code");

@@ -175,6 +175,14 @@ mod tests {
     }
 
     #[test]
+    fn a_target_that_is_neither_a_known_tool_nor_configured_is_refused_and_nothing_written() {
+        let (_d, path) = file("# mine\n");
+        assert!(matches!(set_auto(&path, "no-such-tool", true), Err(TargetError::Config { .. })));
+        assert!(matches!(set_skill(&path, "no-such-tool", "pdf", false), Err(TargetError::Config { .. })));
+        assert_eq!(read(&path), "# mine\n");
+    }
+
+    #[test]
     fn a_broken_file_is_reported_and_left_alone() {
         let (_d, path) = file("[targets\nnot toml");
         assert!(matches!(set_auto(&path, "codex", true), Err(TargetError::Config { .. })));
