@@ -520,6 +520,10 @@ function setView(view) {
 
 /** Marks each skill in the sidebar with the tools it reached, after the Agents view reloads. */
 function setDelivery(delivery) {
+  // Redrawn only when a mark changes: every store event reloads the tools, and a needless
+  // redraw of the whole list would replace rows under the pointer for nothing.
+  const marks = (d) => JSON.stringify([...d].sort(([a], [b]) => a.localeCompare(b)));
+  if (marks(delivery) === marks(state.delivery)) return;
   state.delivery = delivery;
   renderSidebar();
 }
