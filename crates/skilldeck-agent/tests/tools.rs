@@ -13,6 +13,7 @@ use skilldeck_agent::tools::shell::{self, ShellLimits};
 use skilldeck_agent::transcript::TurnEnd;
 use skilldeck_core::Scope;
 use skilldeck_core::trust::Trust;
+use std::os::unix::fs::FileTypeExt;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -271,6 +272,73 @@ async fn the_sandbox_hides_secrets_and_the_network() {
     // Secrets in the environment stay out too.
     let out = shell::run(&sb, ws.path(), "env", ShellLimits::default(), &cancel).await.unwrap();
     assert!(!out["stdout"].as_str().unwrap().contains("SKILLDECK_HOME="), "{out}");
+}
+
+/// A listening socket of a host service in a fresh folder under the runtime folders a desktop
+/// has (`/run` for system services, `$XDG_RUNTIME_DIR` for the session bus and its kin), where
+/// this test may create one.
+fn host_service_sockets() -> Vec<(tempfile::TempDir, std::os::unix::net::UnixListener, std::path::PathBuf)> {
+    let mut parents = vec![std::path::PathBuf::from("/run")];
+    parents.extend(std::env::var_os("XDG_RUNTIME_DIR").map(std::path::PathBuf::from));
+    parents
+        .into_iter()
+        .filter_map(|parent| {
+            let dir = tempfile::Builder::new().prefix("skilldeck-test-").tempdir_in(&parent).ok()?;
+            let path = dir.path().join("bus");
+            let listener = std::os::unix::net::UnixListener::bind(&path).ok()?;
+            Some((dir, listener, path))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_sandbox_hides_the_hosts_service_sockets_with_or_without_network() {
+    let probe = sandbox(std::path::Path::new("/"));
+    if !probe.is_sandboxed() {
+        eprintln!("skipped: no sandbox on this machine ({})", probe.describe());
+        return;
+    }
+    let sockets = host_service_sockets();
+    if sockets.is_empty() {
+        eprintln!("skipped: neither /run nor $XDG_RUNTIME_DIR is writable here");
+        return;
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let cancel = CancellationToken::new();
+    for network in [false, true] {
+        let sb = ShellSandbox::new(
+            SandboxSettings { choice: SandboxChoice::Auto, network },
+            ws.path(),
+            &ws.path().join("home"),
+        );
+        for (_dir, _listener, path) in &sockets {
+            assert!(std::fs::symlink_metadata(path).unwrap().file_type().is_socket());
+            let script = format!("test -e {} && echo reachable || echo hidden", path.display());
+            let out = shell::run(&sb, ws.path(), &script, ShellLimits::default(), &cancel).await.unwrap();
+            assert_eq!(out["stdout"], json!("hidden\n"), "network {network}: {out}");
+        }
+        // No service socket of the host is left anywhere under the runtime folders.
+        let out = shell::run(
+            &sb,
+            ws.path(),
+            "find /run /var/run -type s 2>/dev/null | head -5",
+            ShellLimits::default(),
+            &cancel,
+        )
+        .await
+        .unwrap();
+        assert_eq!(out["stdout"], json!(""), "network {network}: {out}");
+    }
+    // With the network allowed, name resolution still has its configuration.
+    if let Ok(resolv) = std::fs::read_to_string("/etc/resolv.conf") {
+        let open = ShellSandbox::new(
+            SandboxSettings { choice: SandboxChoice::Auto, network: true },
+            ws.path(),
+            &ws.path().join("home"),
+        );
+        let out = shell::run(&open, ws.path(), "cat /etc/resolv.conf", ShellLimits::default(), &cancel).await.unwrap();
+        assert_eq!(out["stdout"], json!(resolv), "{out}");
+    }
 }
 
 #[tokio::test]

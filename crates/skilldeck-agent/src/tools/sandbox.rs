@@ -29,6 +29,9 @@ const HOME_SECRETS: &[&str] = &[
     ".npmrc",
     ".pypirc",
     ".docker",
+    ".colima",
+    ".lima",
+    ".rd",
     ".kube",
     ".pki",
     ".mozilla",
@@ -59,6 +62,13 @@ fn is_secret_var(name: &str) -> bool {
         || upper == "SSH_AUTH_SOCK"
 }
 
+/// Folders of the host's service sockets (the session and system D-Bus, systemd's user manager,
+/// container engines, agents of keyrings). A command that reached one could ask a service
+/// outside the sandbox to act for it (`systemd-run --user`, a container with `/` mounted), so
+/// each is replaced by an empty folder. `/var/run` is `/run` on current systems; it is listed
+/// for those where it is a folder of its own.
+const SOCKET_DIRS: &[&str] = &["/run", "/var/run"];
+
 /// What a sandboxed command may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SandboxPolicy {
@@ -87,7 +97,13 @@ impl SandboxPolicy {
     pub fn describe_limits(&self) -> String {
         format!(
             "it can write only in the workspace and a private /tmp, cannot read your keys and secrets, and has {}",
-            if self.network { "network access" } else { "no network" }
+            if self.network {
+                // The network namespace is the host's then, so services on this machine that
+                // listen on TCP or on abstract sockets (an X server) can be reached.
+                "network access, including to services on this machine"
+            } else {
+                "no network"
+            }
         )
     }
 }
@@ -196,6 +212,17 @@ fn bwrap_args(policy: &SandboxPolicy, workspace: &Path) -> Vec<OsString> {
     push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
     push(&["--dev".as_ref(), "/dev".as_ref(), "--proc".as_ref(), "/proc".as_ref()]);
     push(&["--tmpfs".as_ref(), "/tmp".as_ref(), "--tmpfs".as_ref(), "/var/tmp".as_ref()]);
+    for dir in SOCKET_DIRS {
+        if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+            push(&["--tmpfs".as_ref(), dir.as_ref()]);
+        }
+    }
+    if policy.network {
+        // Name resolution keeps working: `/etc/resolv.conf` is often a link into `/run`.
+        if let Some(resolv) = std::fs::canonicalize("/etc/resolv.conf").ok().filter(|p| p.starts_with("/run")) {
+            push(&["--ro-bind-try".as_ref(), resolv.as_os_str(), resolv.as_os_str()]);
+        }
+    }
     push(&["--unshare-pid".as_ref(), "--unshare-ipc".as_ref(), "--die-with-parent".as_ref()]);
     push(&["--new-session".as_ref(), "--cap-drop".as_ref(), "ALL".as_ref()]);
     if !policy.network {
@@ -283,6 +310,8 @@ mod tests {
         assert!(s.contains("--ro-bind /dev/null /etc/shadow"), "{s}");
         assert!(!s.contains("/nonexistent"), "{s}");
         assert!(s.ends_with("--bind /w /w --chdir /w"), "{s}");
+        // The host's service sockets (D-Bus, systemd, container engines) are out of reach.
+        assert!(s.contains("--tmpfs /run"), "{s}");
         let open = SandboxPolicy { network: true, ..p };
         let s: Vec<String> =
             bwrap_args(&open, Path::new("/w")).iter().map(|a| a.to_string_lossy().into_owned()).collect();
