@@ -342,6 +342,44 @@ async fn the_sandbox_hides_the_hosts_service_sockets_with_or_without_network() {
 }
 
 #[tokio::test]
+async fn the_sandbox_keeps_commands_from_the_hosts_abstract_sockets_even_with_network() {
+    use std::os::linux::net::SocketAddrExt;
+    let probe = sandbox(std::path::Path::new("/"));
+    if !probe.is_sandboxed() || !skilldeck_agent::tools::ipc_scope::available() {
+        eprintln!("skipped: no sandbox or no Landlock IPC scopes on this machine ({})", probe.describe());
+        return;
+    }
+    if std::process::Command::new("python3").arg("-c").arg("pass").status().map_or(true, |s| !s.success()) {
+        eprintln!("skipped: python3 (the test's socket client) is not installed");
+        return;
+    }
+    // An X server listens on such a socket: reaching it would let a command type into any window.
+    let name = format!("skilldeck-test-{}", std::process::id());
+    let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let ws = tempfile::tempdir().unwrap();
+    let cancel = CancellationToken::new();
+    let script = format!(
+        "python3 -c 'import socket; s = socket.socket(socket.AF_UNIX); s.connect(chr(0) + \"{name}\"); print(\"connected\")'"
+    );
+    for network in [false, true] {
+        let sb = ShellSandbox::new(
+            SandboxSettings { choice: SandboxChoice::Auto, network },
+            ws.path(),
+            &ws.path().join("home"),
+        );
+        let out = shell::run(&sb, ws.path(), &script, ShellLimits::default(), &cancel).await.unwrap();
+        assert_eq!(out["stdout"], json!(""), "network {network}: {out}");
+        assert_ne!(out["exitCode"], json!(0), "network {network}: {out}");
+        assert!(listener.accept().is_err(), "network {network}: the host's socket took a connection");
+    }
+    // Outside the sandbox the same client connects: the test can fail.
+    let out = std::process::Command::new("sh").arg("-c").arg(&script).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "connected\n");
+}
+
+#[tokio::test]
 async fn no_sandbox_is_said_and_every_command_asks() {
     let fx = Fixture::new();
     fx.skill("gitter", "description: Inspect git changes\nallowed-tools: Bash(echo:*)\n", "# Git", &[]);

@@ -3,6 +3,7 @@
 
 pub mod allowed;
 pub mod files;
+pub mod ipc_scope;
 pub mod sandbox;
 pub mod shell;
 

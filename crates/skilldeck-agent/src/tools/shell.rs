@@ -1,6 +1,7 @@
 //! The `shell` tool: `sh -c` in the workspace, in the OS sandbox, with a timeout, an output cap
 //! and cancellation. Holds running and reaping the process group; not approval (the loop asks).
 
+use super::ipc_scope;
 use super::sandbox::ShellSandbox;
 use super::{ToolError, ToolErrorCode};
 use serde_json::{Value, json};
@@ -85,18 +86,19 @@ pub async fn run(
     limits: ShellLimits,
     cancel: &CancellationToken,
 ) -> Result<Value, ToolError> {
-    let mut child = sandbox
-        .enforcer
-        .command(&sandbox.policy, workspace, command)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| {
-            ToolError::new(ToolErrorCode::Io, format!("could not start the command ({}): {e}", sandbox.describe()))
-        })?;
+    let mut cmd = sandbox.enforcer.command(&sandbox.policy, workspace, command);
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).kill_on_drop(true);
+    let start = |e: std::io::Error| {
+        ToolError::new(ToolErrorCode::Io, format!("could not start the command ({}): {e}", sandbox.describe()))
+    };
+    // A sandboxed command is also kept from the host's abstract sockets and processes.
+    // The sandbox lives while `_parent` does: to the end of this call, or its drop.
+    let (mut child, _parent) = if sandbox.is_sandboxed() {
+        let started = ipc_scope::spawn(cmd).map_err(start)?;
+        (started.child, Some(started.parent))
+    } else {
+        (cmd.spawn().map_err(start)?, None)
+    };
     let pid = child.id();
     let mut guard = GroupGuard(pid);
     let out = child.stdout.take().map(|s| tokio::spawn(capped(s, limits.output_cap)));

@@ -1,0 +1,75 @@
+//! Landlock's IPC scopes for sandboxed commands: no connection to abstract Unix sockets, and no
+//! signal, outside the command's own processes. Holds spawning under those scopes; not the
+//! file-system or network policy (bubblewrap's, in `sandbox`).
+//!
+//! bubblewrap gives a command its own network namespace only when the network is off; with the
+//! network allowed, the host's abstract Unix sockets (an X server's `@/tmp/.X11-unix/X0`, which
+//! would let a command type into any window) stay reachable. Landlock (ABI 6, Linux 6.12) closes
+//! that. A domain is per thread and inherited by children, so the command is started from a
+//! short-lived thread that confines itself first; the rest of the process is never confined.
+
+use std::sync::OnceLock;
+use std::sync::mpsc;
+
+/// A started command, and the thread that started it. bubblewrap's `--die-with-parent` ties the
+/// sandbox's life to that thread, so it lives as long as this value: dropping it ends the
+/// thread, and the kernel then ends the sandbox if it is still running.
+#[derive(Debug)]
+pub struct Started {
+    /// The command's process.
+    pub child: tokio::process::Child,
+    /// Whether the IPC scopes hold for it.
+    pub scoped: bool,
+    /// The thread that started it: hold it as long as the command should live.
+    pub parent: ParentThread,
+}
+
+/// Keeps the thread that started a command waiting while held.
+#[derive(Debug)]
+pub struct ParentThread(#[allow(dead_code, reason = "held, never read: dropping it ends the thread")] mpsc::Sender<()>);
+
+/// Starts `cmd` under the IPC scopes where the kernel has them, from a thread that lives as long
+/// as the returned value.
+pub fn spawn(mut cmd: tokio::process::Command) -> std::io::Result<Started> {
+    let runtime = tokio::runtime::Handle::try_current().map_err(std::io::Error::other)?;
+    let (started_tx, started_rx) = mpsc::channel();
+    let (parent_tx, parent_rx) = mpsc::channel::<()>();
+    std::thread::Builder::new().name("sandboxed-command".into()).spawn(move || {
+        let scoped = {
+            let _entered = runtime.enter();
+            let scoped = confine_this_thread();
+            cmd.spawn().map(|child| (child, scoped))
+        };
+        let running = scoped.is_ok();
+        if started_tx.send(scoped).is_ok() && running {
+            // Returns when the `Started` value is dropped.
+            let _ = parent_rx.recv();
+        }
+    })?;
+    let (child, scoped) = started_rx
+        .recv()
+        .map_err(|_| std::io::Error::other("the thread starting the command ended without starting it"))??;
+    Ok(Started { child, scoped, parent: ParentThread(parent_tx) })
+}
+
+/// Whether this kernel enforces the IPC scopes (tried once, in a thread of its own).
+pub fn available() -> bool {
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| std::thread::spawn(confine_this_thread).join().unwrap_or(false))
+}
+
+#[cfg(target_os = "linux")]
+fn confine_this_thread() -> bool {
+    use landlock::{ABI, Access, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetStatus, Scope};
+    Ruleset::default()
+        .set_compatibility(CompatLevel::BestEffort)
+        .scope(Scope::from_all(ABI::V6))
+        .and_then(|r| r.create())
+        .and_then(|r| r.restrict_self())
+        .is_ok_and(|status| status.ruleset == RulesetStatus::FullyEnforced)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn confine_this_thread() -> bool {
+    false
+}
