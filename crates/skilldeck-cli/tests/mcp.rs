@@ -649,7 +649,11 @@ fn python_sdk_client_finds_an_unlisted_skill_sees_the_enum_grow_and_loads_it() {
     let after = &report["toolsAfter"][0];
     let enum_after: Vec<&str> = after["enum"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
     assert!(enum_after.contains(&"zz-parser-debugging"), "{enum_after:?}");
-    assert!(after["description"].as_str().unwrap().contains("- **zz-parser-debugging**"));
+    let described = after["description"].as_str().unwrap();
+    assert!(described.contains("- **zz-parser-debugging**"), "{described}");
+    for n in &enum_after {
+        assert!(described.contains(&format!("- **{n}**")), "{n} is in the enum but neither shown nor found");
+    }
     let (is_error, l2) = result(&report, "l2");
     assert!(!is_error, "{l2}");
     assert_eq!(l2["skillName"], "zz-parser-debugging");
