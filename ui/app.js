@@ -25,7 +25,7 @@ const { listen } = window.__TAURI__.event;
 const state = {
   skills: [], deleted: [], selected: null, detail: null, file: null, filter: "",
   showing: "file", source: false, line: null,
-  savedBudget: null, budgetTimer: null,
+  savedBudget: null, budgetTimer: null, listingSeq: 0,
   delivery: new Map(), // skill name -> {tools, drifted}: where the Agents view found it
 };
 
@@ -120,6 +120,10 @@ function renderFiles() {
       title: !d.valid ? t("switchInvalid") : d.shadowed ? t("switchShadowed", d.name) : t("offTitle"),
       onclick: () => setEnabled(d, !d.enabled),
     }, el("span", { class: "track", "aria-hidden": "true" }), el("span", { text: t("offeredToAgents") })),
+    el("button", {
+      type: "button", id: "pin-btn", class: d.pinned ? "pinned" : "", "aria-pressed": String(!!d.pinned),
+      title: t("pinnedTitle"), onclick: () => setPinned(d, !d.pinned),
+    }, d.pinned ? `📌 ${t("unpin")}` : `📌 ${t("pin")}`),
     !d.valid ? el("p", { class: "hint", id: "switch-why", text: t("switchInvalid") })
       : d.shadowed ? el("p", { class: "hint", id: "switch-why", text: t("switchShadowed", d.name) }) : null,
     el("div", { class: "row" },
@@ -203,6 +207,17 @@ async function setEnabled(d, enabled) {
   try {
     await invoke("set_skill_enabled", { name: d.name, enabled });
     toast(t(enabled ? "switchedOn" : "switchedOff", d.name));
+  } catch (e) {
+    showError(e);
+  }
+  await refresh();
+}
+
+/** Pins a skill (always in full in the listing) or unpins it; the sidebar and the preview follow. */
+async function setPinned(d, pinned) {
+  try {
+    await invoke("set_skill_pinned", { name: d.name, pinned });
+    toast(t(pinned ? "pinnedToast" : "unpinnedToast", d.name));
   } catch (e) {
     showError(e);
   }
@@ -429,8 +444,16 @@ async function browse(directory) {
 
 /** Fills the listing dialog for `budget` tokens (config.toml's when not given). */
 async function renderListing(budget) {
-  const l = await invoke("listing_preview", budget ? { budget } : {}).catch(showError);
-  if (!l) return null;
+  const args = budget ? { budget } : {};
+  const request = $("#listing-request").value.trim();
+  const workspace = $("#listing-workspace").value.trim();
+  if (request) args.request = request;
+  if (workspace) args.workspace = workspace;
+  // Typing sends a preview per pause: only the newest answer is drawn, whatever order they land in.
+  const seq = ++state.listingSeq;
+  const l = await invoke("listing_preview", args).catch(showError);
+  if (!l || seq !== state.listingSeq) return null;
+  renderRanks(l);
   const over = l.estimatedTokens > l.budgetTokens;
   const pct = Math.min(100, Math.round((100 * l.estimatedTokens) / l.budgetTokens));
   const bar = $("#listing-meter-bar");
@@ -460,7 +483,26 @@ async function renderListing(budget) {
   return l;
 }
 
+/** Each listed skill with its rank and how much of it is shown, the profile, and where
+ *  find_skills takes over. */
+function renderRanks(l) {
+  const profile = $("#listing-profile");
+  profile.textContent = l.profile
+    ? t("profileShown", l.profile.path, l.profile.skills.join(", "), l.profile.tags.join(", "))
+    : $("#listing-workspace").value.trim() ? t("noProfile") : "";
+  const pinned = new Set(state.skills.filter((s) => s.pinned).map((s) => s.name));
+  const label = { full: t("shownFull"), shortened: t("shownShortened"), name_only: t("shownNameOnly") };
+  const rows = l.skills.map((s) => el("li", { class: `rank-row shown-${s.shown}`, dataset: { name: s.name, shown: s.shown, rank: s.rank ?? "" } },
+    el("span", { class: "rank", text: s.rank ? `#${s.rank}` : "" }),
+    el("span", { class: "rank-name", text: s.name }),
+    pinned.has(s.name) ? el("span", { class: "marker pinned", text: t("pinnedMark") }) : null,
+    el("span", { class: `marker shown ${s.shown}`, text: label[s.shown] })));
+  if (l.more) rows.push(el("li", { id: "listing-more", class: "rank-more", text: t("findTakesOver", l.more) }));
+  $("#listing-ranks").replaceChildren(...rows);
+}
+
 async function showListing() {
+  if (!$("#listing-workspace").value) $("#listing-workspace").value = localStorage.getItem("skilldeck.workspace") || "";
   const l = await renderListing();
   if (!l) return;
   state.savedBudget = l.budgetTokens;
@@ -560,6 +602,9 @@ function wire() {
   $("#listing-close").onclick = () => $("#listing-dialog").close();
   $("#listing-budget").addEventListener("input", () => { clearTimeout(state.budgetTimer); state.budgetTimer = setTimeout(previewBudget, 200); });
   $("#listing-budget-save").onclick = saveBudget;
+  for (const id of ["#listing-request", "#listing-workspace"]) {
+    $(id).addEventListener("input", () => { clearTimeout(state.budgetTimer); state.budgetTimer = setTimeout(previewBudget, 200); });
+  }
   $("#lang").value = language();
   $("#lang").onchange = (e) => {
     setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent(); translateAgents();

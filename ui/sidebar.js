@@ -236,6 +236,7 @@ function renderItem(item) {
     s.valid ? null : el("span", { class: "marker error", text: `⚠ ${t("invalid", s.errors)}` }),
     s.shadowed ? el("span", { class: "marker muted", title: t("shadowedTitle"), text: t("shadowed") }) : null,
     s.enabled ? null : el("span", { class: "marker muted off", title: t("offTitle"), text: t("off") }),
+    s.pinned ? el("span", { class: "marker pinned", title: t("pinnedTitle"), text: t("pinnedMark") }) : null,
     s.toolsUnapproved ? el("span", { class: "marker warn tools", title: t("toolsUnapprovedTitle"), text: t("toolsUnapproved") }) : null,
     s.delivery?.drifted.length ? el("span", { class: "marker drift", title: t("driftMarkTitle", s.delivery.drifted.join(", ")), text: `✎ ${t("driftMark")}` }) : null,
     s.delivery?.tools.length ? el("span", { class: "marker delivered", title: t("deliveredTitle", s.delivery.tools.join(", ")), text: t("deliveredMark", s.delivery.tools.length) }) : null,

@@ -53,6 +53,7 @@ macro_rules! handlers {
             $crate::commands::source::reveal_skill_in_folder,
             $crate::commands::skills::listing_preview,
             $crate::commands::skills::set_skill_enabled,
+            $crate::commands::skills::set_skill_pinned,
             $crate::commands::skills::set_skill_trust,
             $crate::commands::skills::set_listing_budget,
             $crate::commands::skills::ui_ready,

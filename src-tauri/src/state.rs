@@ -78,6 +78,12 @@ impl AppState {
         crate::agent::config(self.storage().home()).map(|c| c.listing.disabled).unwrap_or_default()
     }
 
+    /// The skills pinned in config.toml; none when it cannot be read (the listing preview
+    /// reports that).
+    pub fn pinned(&self) -> BTreeSet<String> {
+        crate::agent::config(self.storage().home()).map(|c| c.listing.pinned).unwrap_or_default()
+    }
+
     /// Keeps the watcher alive as long as the app.
     pub fn keep_watcher(&self, w: SkillWatcher) {
         if let Ok(mut slot) = self.watcher.lock() {

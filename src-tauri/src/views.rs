@@ -36,6 +36,8 @@ pub struct SkillRow {
     pub description_zh: Option<String>,
     /// Whether its `allowed-tools` asks for shell commands the user has not approved.
     pub tools_unapproved: bool,
+    /// Whether config.toml pins it (`[listing] pinned`): always in full in a ranked listing.
+    pub pinned: bool,
 }
 
 impl SkillRow {
@@ -60,6 +62,7 @@ impl SkillRow {
                 trust.state(e.scope, &e.name, &e.meta),
                 GrantState::Untrusted | GrantState::Changed
             ),
+            pinned: false,
         }
     }
 }
@@ -206,6 +209,27 @@ pub struct ListingView {
     pub shortened: Vec<String>,
     /// How many skills are listed.
     pub listed: usize,
+    /// The skills listed, in the order shown, each with its rank and how it is shown (full,
+    /// shortened, name only): what `skilldeck prompt --request --json` prints.
+    pub skills: Vec<skilldeck_core::listing::ListedSkill>,
+    /// Whether the listing was ranked (not every skill fitted in full).
+    pub ranked: bool,
+    /// Skills not shown at all: from here on `find_skills` takes over.
+    pub more: usize,
+    /// The workspace profile applied, if the preview was asked for a workspace that has one.
+    pub profile: Option<ProfileView>,
+}
+
+/// A workspace's `.skilldeck.toml` profile, as the preview applied it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileView {
+    /// The profile's file.
+    pub path: String,
+    /// Skills offered by name.
+    pub skills: Vec<String>,
+    /// Skills offered by tag.
+    pub tags: Vec<String>,
 }
 
 /// What an import will do, before anything is written.

@@ -7,7 +7,7 @@ use skilldeck_agent::events::ShellQuestion;
 use skilldeck_app::agent::{PanelNotice, ProviderView};
 use skilldeck_app::views::{
     DiagView, FieldRow, FileRow, FileView, GrantsRow, HistoryRow, ImportPreviewView, ImportedView, ListingView,
-    SkillDetail, SkillRow,
+    ProfileView, SkillDetail, SkillRow,
 };
 use skilldeck_core::grants::RequestedTool;
 use skilldeck_core::trust::GrantState;
@@ -31,6 +31,7 @@ fn row() -> SkillRow {
         description: Some("Extract text".into()),
         description_zh: Some("提取文本".into()),
         tools_unapproved: true,
+        pinned: true,
     }
 }
 
@@ -46,7 +47,7 @@ fn grants() -> GrantsRow {
 fn row_json() -> Value {
     json!({"name": "pdf", "scope": "user", "version": "2", "revision": 2, "valid": true, "shadowed": false,
            "enabled": true, "errors": 0, "warnings": 1, "description": "Extract text",
-           "descriptionZh": "提取文本", "toolsUnapproved": true})
+           "descriptionZh": "提取文本", "toolsUnapproved": true, "pinned": true})
 }
 
 fn grants_json() -> Value {
@@ -118,10 +119,27 @@ fn listing_import_and_history() {
         budget_tokens: 1500,
         shortened: vec!["pdf".into()],
         listed: 1,
+        skills: vec![skilldeck_core::listing::ListedSkill {
+            name: "pdf".into(),
+            scope: Scope::User,
+            version: Some("2".into()),
+            revision: Some(skilldeck_core::Revision(2)),
+            description: String::new(),
+            shortened: true,
+            shown: skilldeck_core::listing::Shown::NameOnly,
+            rank: Some(1),
+        }],
+        ranked: true,
+        more: 40,
+        profile: Some(ProfileView { path: "/w/.skilldeck.toml".into(), skills: vec!["pdf".into()], tags: vec![] }),
     };
     check(
         listing,
-        json!({"text": "### Skills", "estimatedTokens": 10, "budgetTokens": 1500, "shortened": ["pdf"], "listed": 1}),
+        json!({"text": "### Skills", "estimatedTokens": 10, "budgetTokens": 1500, "shortened": ["pdf"], "listed": 1,
+               "skills": [{"name": "pdf", "scope": "user", "version": "2", "revision": 2, "description": "",
+                           "shortened": true, "shown": "name_only", "rank": 1}],
+               "ranked": true, "more": 40,
+               "profile": {"path": "/w/.skilldeck.toml", "skills": ["pdf"], "tags": []}}),
     );
     let preview = ImportPreviewView {
         name: "pdf".into(),

@@ -1,4 +1,4 @@
-//! Changes to `config.toml` made by the tools (the per-skill switch, the listing budget),
+//! Changes to `config.toml` made by the tools (the per-skill switch, pins, the listing budget),
 //! written in place.
 //! Holds the edits; the user's comments and layout are kept (toml_edit), and a change that would
 //! leave the file unreadable is never written.
@@ -30,6 +30,31 @@ pub fn set_skill_enabled(path: &Path, name: &str, enabled: bool) -> Result<bool,
                 array.retain(|v| v.as_str() != Some(name));
             } else {
                 array.push(name);
+            }
+            Ok(())
+        },
+    )
+}
+
+/// Pins skill `name` (always shown in full in a ranked listing) or unpins it: `[listing] pinned`
+/// gains or loses the name. Returns whether the file changed.
+pub fn set_skill_pinned(path: &Path, name: &str, pinned: bool) -> Result<bool, ConfigError> {
+    edit(
+        path,
+        |before| before.listing.pinned.contains(name) != pinned,
+        |doc, shown| {
+            let listing = listing_table(doc, shown)?;
+            let list = listing.entry("pinned").or_insert(Item::Value(Value::Array(Array::new())));
+            let Some(array) = list.as_array_mut() else {
+                return Err(ConfigError::Invalid {
+                    path: shown.to_owned(),
+                    message: "`listing.pinned` must be an array".to_owned(),
+                });
+            };
+            if pinned {
+                array.push(name);
+            } else {
+                array.retain(|v| v.as_str() != Some(name));
             }
             Ok(())
         },

@@ -159,7 +159,11 @@ pub async fn run(ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, cancel:
             let result = match input.get("query").and_then(Value::as_str).map(str::trim) {
                 Some(q) if !q.is_empty() => match ctx.registry.find_skills(ctx.listing, q, find::DEFAULT_LIMIT) {
                     Ok(matches) => {
-                        ctx.found.extend(matches.iter().map(|m| m.name.clone()));
+                        for m in &matches {
+                            if !ctx.found.contains(&m.name) {
+                                ctx.found.push(m.name.clone());
+                            }
+                        }
                         Ok(find::result_json(q, &matches))
                     }
                     Err(e) => Err(ToolError::new(ToolErrorCode::Io, format!("the skill store could not be read: {e}"))),

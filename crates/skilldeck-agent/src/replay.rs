@@ -52,7 +52,7 @@ pub fn replay(records: &[Record]) -> Vec<ReplayItem> {
     let mut out = Vec::new();
     for record in records {
         match record {
-            Record::Session { .. } | Record::TurnStarted { .. } => {}
+            Record::Session { .. } | Record::TurnStarted { .. } | Record::Found { .. } => {}
             Record::Resumed { provider, .. } => out.push(ReplayItem::Resumed { provider: provider.label.clone() }),
             Record::TurnEnded { end, .. } => out.push(ReplayItem::TurnEnded { end: end.clone() }),
             Record::Message { message } => match message {

@@ -252,6 +252,7 @@ impl Session {
         let turns = records.iter().filter(|r| matches!(r, Record::TurnStarted { .. })).count();
         let history = transcript::history(&records);
         let last_listing = transcript::last_listing(&records);
+        let found = transcript::found(&records);
         let mut transcript = Transcript::open(&path)?;
         transcript.append(&Record::Resumed { provider: provider.info(), at: transcript::now() })?;
         let shell_sandbox = ShellSandbox::new(opts.sandbox, sandbox.root(), home.root());
@@ -269,7 +270,7 @@ impl Session {
             home: home.clone(),
             shell_sandbox,
             last_listing,
-            found: Vec::new(),
+            found,
         })
     }
 
@@ -423,7 +424,10 @@ impl Session {
                 return self.end(host, &turn_id, TurnEnd::Cancelled);
             }
             if self.found.len() != found_before {
-                // What search found joins the listing and the enum from the next call on.
+                // What search found joins the listing and the enum from the next call on, and
+                // the transcript keeps it for a resume.
+                let skills = self.found[found_before..].to_vec();
+                self.transcript.append(&Record::Found { turn: turn_id.clone(), skills })?;
                 turn.set_listing(self.listing(&query)?);
                 (system, tools) = self.request_parts(&turn);
             }

@@ -113,6 +113,14 @@ pub enum Record {
         /// The message.
         message: Message,
     },
+    /// `find_skills` returned skills the session had not found before: they stay in its listing
+    /// and `view_skill` enum from the next model call on, and after a resume.
+    Found {
+        /// The turn it happened in.
+        turn: String,
+        /// The skills newly found, in the order found.
+        skills: Vec<String>,
+    },
     /// A turn ended.
     TurnEnded {
         /// The turn's id.
@@ -232,6 +240,21 @@ impl Transcript {
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// The skills `find_skills` found over the whole session, oldest first, each once.
+pub fn found(records: &[Record]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for r in records {
+        if let Record::Found { skills, .. } = r {
+            for s in skills {
+                if !out.contains(s) {
+                    out.push(s.clone());
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The listing the last turn of `records` showed, if any turn recorded one.

@@ -137,6 +137,7 @@ async fn a_turn_loads_the_skill_then_the_named_reference_and_answers() {
             Record::TurnStarted { .. } => "turn_started",
             Record::Message { .. } => "message",
             Record::TurnEnded { .. } => "turn_ended",
+            Record::Found { .. } => "found",
         })
         .collect();
     assert_eq!(

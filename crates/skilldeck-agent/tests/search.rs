@@ -130,6 +130,44 @@ async fn found_skills_join_the_next_call(wire: Wire) {
     assert!(fx.workspace().join(".skills/parser-debugging/SKILL.md").is_file());
     // The next turn still lists it: found skills stay for the session.
     assert_eq!(session.found(), [HIDDEN]);
+    // In every call, the enum holds only skills the listing shows (found ones are shown too).
+    for r in &reqs {
+        let (system, _, enum_) = parts(wire, &r.body);
+        for n in &enum_ {
+            assert!(system.contains(&format!("- **{n}**")), "{n} in the enum but not shown");
+        }
+    }
+
+    // The transcript keeps what was found: a resumed session, with a new provider, still lists
+    // it and lets the model load it, though this turn's request shares no word with it.
+    let (id, path) = (session.id().to_owned(), session.transcript_path().to_owned());
+    drop(session);
+    let records = skilldeck_agent::transcript::read(&path).unwrap();
+    assert_eq!(skilldeck_agent::transcript::found(&records), [HIDDEN]);
+    let again = Loopback::start().await;
+    let provider: Arc<dyn Provider> = match wire {
+        Wire::OpenAi => {
+            again.push(Reply::sse(openai_text("Hello again.")));
+            Arc::new(OpenAiProvider::new(format!("{}/v1", again.url), "m", Some("k".into()), policy()).unwrap())
+        }
+        Wire::Anthropic => {
+            again.push(Reply::sse(anthropic_text("Hello again.")));
+            Arc::new(AnthropicProvider::new(again.url.clone(), "m", Some("k".into()), policy()).unwrap())
+        }
+    };
+    let mut resumed =
+        skilldeck_agent::session::Session::resume(&fx.home, &id, Arc::clone(&fx.registry), provider, opts()).unwrap();
+    assert_eq!(resumed.found(), [HIDDEN]);
+    let end =
+        resumed.run_turn("quarterly revenue board", &Recorder::new(true), &CancellationToken::new()).await.unwrap();
+    assert_eq!(end, TurnEnd::Answered);
+    let (system, tools, enum_) = parts(wire, &again.requests()[0].body);
+    assert!(enum_.contains(&HIDDEN.to_owned()), "{enum_:?}");
+    assert!(system.contains(&format!("- **{HIDDEN}**")), "{system}");
+    assert!(tools.contains(&"find_skills".to_owned()));
+    for n in &enum_ {
+        assert!(system.contains(&format!("- **{n}**")), "{n} in the enum but not shown");
+    }
 }
 
 #[tokio::test]

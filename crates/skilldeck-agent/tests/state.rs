@@ -395,3 +395,30 @@ fn the_per_skill_switch_edits_config_toml_in_place() {
     let leftovers: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(leftovers, ["config.toml"], "no temp file left behind");
 }
+
+#[test]
+fn pinning_edits_config_toml_in_place_keeping_comments() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("config.toml");
+    let mine =
+        "# my settings\n[listing]\n# always in full:\npinned = [\"docx\"] # the one I use\nbudget_tokens = 900\n";
+    std::fs::write(&path, mine).unwrap();
+    assert!(config_edit::set_skill_pinned(&path, "pdf", true).unwrap());
+    assert!(!config_edit::set_skill_pinned(&path, "pdf", true).unwrap(), "already pinned: nothing to write");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        text,
+        "# my settings\n[listing]\n# always in full:\npinned = [\"docx\", \"pdf\"] # the one I use\nbudget_tokens = 900\n"
+    );
+    let config = Config::load(&path).unwrap();
+    assert_eq!(config.listing.pinned, ["docx".to_owned(), "pdf".to_owned()].into());
+    assert_eq!(SessionOptions::from_config(&config, &ProviderConfig::offline()).listing.pinned, config.listing.pinned);
+    assert!(config_edit::set_skill_pinned(&path, "docx", false).unwrap());
+    assert_eq!(Config::load(&path).unwrap().listing.pinned, ["pdf".to_owned()].into());
+    assert!(std::fs::read_to_string(&path).unwrap().contains("# always in full:\n"));
+    // A file where `pinned` is not a list is reported and left as it was.
+    let broken = "[listing]\npinned = \"pdf\"\n";
+    std::fs::write(&path, broken).unwrap();
+    assert!(config_edit::set_skill_pinned(&path, "docx", true).is_err());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
+}

@@ -92,6 +92,14 @@ enum Command {
         /// The skill.
         name: String,
     },
+    /// Pin a skill: always shown in full in a ranked listing (config.toml `[listing] pinned`).
+    Pin {
+        /// The skill.
+        name: String,
+        /// Unpin it instead.
+        #[arg(long)]
+        off: bool,
+    },
     /// List a skill's revisions with dates and digests.
     History {
         /// The skill.
@@ -306,6 +314,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Delete { name, scope } => revisions::delete(&name, scope),
         Command::Disable { name } => switch::set_enabled(&name, false),
         Command::Enable { name } => switch::set_enabled(&name, true),
+        Command::Pin { name, off } => switch::set_pinned(&name, !off),
         Command::History { name, scope, json } => revisions::history(&name, scope, json),
         Command::Restore { name, revision, scope, json } => revisions::restore(&name, revision, scope, json),
         Command::Show { name, scope, json } => show::show(&name, scope, json),

@@ -723,3 +723,35 @@ fn prompt_ranks_for_a_request_and_find_searches_every_skill() {
     assert!(env.expect(&["find", "zzzz"], 0).contains("No skill matches"));
     env.expect(&["find", " "], 2);
 }
+
+#[test]
+fn a_pinned_skill_stays_in_full_for_any_request_and_config_keeps_its_comments() {
+    let env = Env::new();
+    env.expect(&["list"], 0);
+    let mine = "# my settings\n[listing]\n# small on purpose\nbudget_tokens = 100\n";
+    fs::write(env.home().join("config.toml"), mine).unwrap();
+    let shown = |env: &Env| -> Vec<(String, String)> {
+        env.json(&["prompt", "--request", "review my pull request", "--json"])["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s["name"].as_str().unwrap().to_owned(), s["shown"].as_str().unwrap().to_owned()))
+            .collect()
+    };
+    let before = shown(&env);
+    assert_ne!(before.first().map(|s| s.0.as_str()), Some("skill-authoring"), "{before:?}");
+    assert!(!before.contains(&("skill-authoring".to_owned(), "full".to_owned())), "{before:?}");
+    assert!(env.expect(&["pin", "skill-authoring"], 0).contains("is pinned"));
+    assert!(env.expect(&["pin", "skill-authoring"], 0).contains("already pinned"));
+    let config = fs::read_to_string(env.home().join("config.toml")).unwrap();
+    assert!(config.starts_with(mine) && config.contains("pinned = [\"skill-authoring\"]"), "{config}");
+    let after = shown(&env);
+    assert_eq!(after[0], ("skill-authoring".to_owned(), "full".to_owned()), "{after:?}");
+    // Unknown names get suggestions; unpinning gives the place back.
+    let err = env.run(&["pin", "skill-authorin"]);
+    assert_eq!(err.status.code(), Some(2));
+    assert!(text(&err.stderr).contains("did you mean skill-authoring"), "{}", text(&err.stderr));
+    assert!(env.expect(&["pin", "--off", "skill-authoring"], 0).contains("no longer pinned"));
+    assert_eq!(shown(&env), before);
+    assert!(fs::read_to_string(env.home().join("config.toml")).unwrap().contains("# small on purpose\n"));
+}

@@ -588,3 +588,88 @@ fn typescript_sdk_client_lists_loads_and_sees_a_new_revision_live() {
     assert_eq!(result(&report, "l2After").1["version"], "2");
     assert_eq!(tree(&env.workspace().join(".skills/alpha")), ["SKILL.md", "references/guide.md"]);
 }
+
+#[test]
+fn python_sdk_client_finds_an_unlisted_skill_sees_the_enum_grow_and_loads_it() {
+    let Some(py) = python() else { return };
+    let env = Env::new();
+    // A store the 200-token listing cannot show whole: 40 look-alike skills and one that is
+    // named after no word of the request.
+    let user = env.home().join("skills/user");
+    for i in 0..40 {
+        let d = user.join(format!("report-{i:02}"));
+        fs::create_dir_all(&d).unwrap();
+        let md = format!(
+            "---\nname: report-{i:02}\ndescription: Prepare quarterly revenue report number {i} with charts for the board\n---\n# Steps\n"
+        );
+        fs::write(d.join("SKILL.md"), md).unwrap();
+    }
+    let hidden = user.join("zz-parser-debugging");
+    fs::create_dir_all(&hidden).unwrap();
+    fs::write(
+        hidden.join("SKILL.md"),
+        "---\nname: zz-parser-debugging\ndescription: Debug recursive-descent parsers that report wrong line numbers\n---\n# Parser\n",
+    )
+    .unwrap();
+    fs::write(env.home().join("config.toml"), "[listing]\nbudget_tokens = 200\n").unwrap();
+    let ws = env.workspace();
+    let report = env.client(
+        &py,
+        json!({
+            "command": [BIN, "mcp", "--workspace", ws, "--scope", "user"],
+            "skill": "zz-parser-debugging",
+            "find": "parser reports wrong line numbers",
+        }),
+    );
+    let tools = report["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["view_skill", "find_skills"], "search is offered while the listing is partial");
+    let find = &tools[1];
+    assert_eq!(find["hasOutputSchema"], true);
+    assert_eq!(find["required"], json!(["query"]));
+    // Before: the skill is neither in the enum nor in the listing, and every enum name is shown.
+    let view = &tools[0];
+    let enum_before: Vec<&str> = view["enum"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let description = view["description"].as_str().unwrap();
+    assert!(!enum_before.contains(&"zz-parser-debugging"), "{enum_before:?}");
+    assert!(enum_before.len() < 41, "the enum never holds the whole store: {}", enum_before.len());
+    for n in &enum_before {
+        assert!(description.contains(&format!("- **{n}**")), "{n} is in the enum but not shown");
+    }
+    assert!(description.contains("more skills are not listed here. Call `find_skills`"), "{description}");
+    // The search finds it, as text and structuredContent alike.
+    let (is_error, found) = result(&report, "found");
+    assert!(!is_error, "{found}");
+    assert_eq!(found["query"], "parser reports wrong line numbers");
+    assert_eq!(found["matches"][0]["name"], "zz-parser-debugging");
+    assert_eq!(found["matches"][0]["description"], "Debug recursive-descent parsers that report wrong line numbers");
+    assert!(found["matches"][0]["why"].as_str().unwrap().contains("parser"), "{found}");
+    // The client is told, and the enum now holds it; view_skill mounts it.
+    assert_eq!(report["listChanged"], true);
+    let after = &report["toolsAfter"][0];
+    let enum_after: Vec<&str> = after["enum"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    assert!(enum_after.contains(&"zz-parser-debugging"), "{enum_after:?}");
+    let described = after["description"].as_str().unwrap();
+    assert!(described.contains("- **zz-parser-debugging**"), "{described}");
+    for n in &enum_after {
+        assert!(described.contains(&format!("- **{n}**")), "{n} is in the enum but neither shown nor found");
+    }
+    let (is_error, l2) = result(&report, "l2");
+    assert!(!is_error, "{l2}");
+    assert_eq!(l2["skillName"], "zz-parser-debugging");
+    assert!(ws.join(".skills/zz-parser-debugging/SKILL.md").is_file());
+    // A blank query is an error result that says what to give.
+    let (is_error, empty) = result(&report, "emptyQuery");
+    assert!(is_error);
+    assert_eq!(empty["error"]["code"], "query_missing");
+}
+
+#[test]
+fn a_store_that_fits_offers_no_find_skills() {
+    let Some(py) = python() else { return };
+    let env = Env::new();
+    let ws = env.workspace();
+    let report = env.client(&py, json!({"command": [BIN, "mcp", "--workspace", ws, "--scope", "user"]}));
+    let names: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["view_skill"]);
+}

@@ -8,12 +8,14 @@ mod error;
 pub mod http;
 mod live;
 mod memo;
+mod search;
 mod server;
 mod tool;
 mod workspace;
 
 pub use catalog::SCHEME;
 pub use error::McpError;
+pub use search::{find_output_schema, find_skills_tool};
 pub use server::SkilldeckServer;
 pub use tool::{OUTPUT_SCHEMA_ERROR_CODES, instructions, output_schema, view_skill_tool};
 pub use workspace::path_from_file_uri;

@@ -3,6 +3,7 @@
 
 use crate::catalog;
 use crate::memo::Mounts;
+use crate::search::find_skills_tool;
 use crate::tool::{instructions, view_skill_tool};
 use crate::workspace::Workspaces;
 use crate::{McpError, ServeOptions};
@@ -16,7 +17,7 @@ use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::Value;
 use skilldeck_core::SkillRegistry;
-use skilldeck_core::listing::Listing;
+use skilldeck_core::listing::{Listing, ListingOptions};
 use skilldeck_core::view_result::{ViewErrorCode, ViewResult};
 use skilldeck_core::view_skill::TOOL_NAME;
 use std::borrow::Cow;
@@ -39,6 +40,10 @@ pub(crate) struct Shared {
     pub(crate) subscribed: Mutex<std::collections::BTreeSet<String>>,
     /// The store's watcher, while there is one.
     pub(crate) watcher: Mutex<Option<skilldeck_core::watch::SkillWatcher>>,
+    /// Skills `find_skills` returned in this session, oldest first: they stay listed.
+    found: Mutex<Vec<String>>,
+    /// Whether the settings let the session search (`find_skills` among the enabled tools).
+    find_enabled: std::sync::atomic::AtomicBool,
 }
 
 /// The Skilldeck MCP server: one per session (a stdio process serves one).
@@ -63,12 +68,42 @@ fn session_id() -> String {
 }
 
 impl Shared {
-    fn build_listing(&self) -> Result<Listing, McpError> {
+    /// The listing options now: the settings, narrowed to the served scopes, with what this
+    /// session found.
+    pub(crate) fn listing_options(&self) -> Result<ListingOptions, McpError> {
         let mut opts = (self.options.listing_options)().map_err(McpError::Settings)?;
         if !self.options.scopes.is_empty() {
             opts.scopes.retain(|s| self.options.scopes.contains(s));
         }
+        opts.found = match self.found.lock() {
+            Ok(f) => f.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        };
+        Ok(opts)
+    }
+
+    fn build_listing(&self) -> Result<Listing, McpError> {
+        let opts = self.listing_options()?;
+        self.find_enabled.store(opts.find_skills_enabled, std::sync::atomic::Ordering::Relaxed);
         Ok(self.registry.listing(&opts)?)
+    }
+
+    /// Adds skills `find_skills` returned to this session's found ones (each once).
+    pub(crate) fn add_found(&self, names: impl IntoIterator<Item = String>) {
+        let mut found = match self.found.lock() {
+            Ok(f) => f,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        for name in names {
+            if !found.contains(&name) {
+                found.push(name);
+            }
+        }
+    }
+
+    /// Whether the session offers `find_skills` now.
+    pub(crate) fn find_enabled(&self) -> bool {
+        self.find_enabled.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The listing clients are shown now.
@@ -121,6 +156,8 @@ impl SkilldeckServer {
             peer: OnceLock::new(),
             subscribed: Mutex::new(std::collections::BTreeSet::new()),
             watcher: Mutex::new(None),
+            found: Mutex::new(Vec::new()),
+            find_enabled: std::sync::atomic::AtomicBool::new(false),
         };
         shared.refresh()?;
         Ok(Self { shared: Arc::new(shared) })
@@ -134,6 +171,13 @@ impl SkilldeckServer {
     /// The `view_skill` tool for the current listing, if any skill is listed.
     pub fn tool(&self) -> Option<Tool> {
         view_skill_tool(&self.listing())
+    }
+
+    /// The tools offered now: `view_skill`, and `find_skills` while the listing does not show
+    /// every skill.
+    pub fn tools(&self) -> Vec<Tool> {
+        let listing = self.listing();
+        view_skill_tool(&listing).into_iter().chain(find_skills_tool(&listing, self.shared.find_enabled())).collect()
     }
 
     fn remember_peer(&self, peer: &Peer<RoleServer>) {
@@ -251,7 +295,7 @@ impl ServerHandler for SkilldeckServer {
     ) -> Result<ListToolsResult, ErrorData> {
         self.remember_peer(&context.peer);
         self.refresh_unless_live();
-        Ok(ListToolsResult::with_all_items(self.tool().into_iter().collect()))
+        Ok(ListToolsResult::with_all_items(self.tools()))
     }
 
     async fn call_tool(
@@ -260,9 +304,29 @@ impl ServerHandler for SkilldeckServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.remember_peer(&context.peer);
+        if request.name == skilldeck_core::find::TOOL_NAME {
+            self.refresh_unless_live();
+            let input = Value::Object(request.arguments.unwrap_or_default());
+            let server = self.clone();
+            let (result, changed) = blocking(move || Ok(server.find(&input))).await?;
+            if changed {
+                // The found skills are in the view_skill enum now: clients list the tools again.
+                let peer = context.peer.clone();
+                tokio::spawn(async move {
+                    let _ = peer.notify_tool_list_changed().await;
+                    let _ = peer.notify_resource_list_changed().await;
+                    let _ = peer.notify_prompt_list_changed().await;
+                });
+            }
+            return Ok(result.into());
+        }
         if request.name != TOOL_NAME {
             return Err(ErrorData::invalid_params(
-                format!("unknown tool {:?}: this server has one tool, {TOOL_NAME}", request.name),
+                format!(
+                    "unknown tool {:?}: this server has {TOOL_NAME} (and {} while the listing does not show every skill)",
+                    request.name,
+                    skilldeck_core::find::TOOL_NAME
+                ),
                 None,
             ));
         }

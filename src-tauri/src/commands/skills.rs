@@ -2,7 +2,7 @@
 
 use crate::error::ApiResult;
 use crate::state::AppState;
-use crate::views::{DiagView, FileRow, FileView, GrantsRow, ListingView, SkillDetail, SkillRow};
+use crate::views::{DiagView, FileRow, FileView, GrantsRow, ListingView, ProfileView, SkillDetail, SkillRow};
 use skilldeck_core::trust::Trust;
 use skilldeck_core::{RelPath, Scope, SkillName};
 use tauri::State;
@@ -19,7 +19,11 @@ pub async fn list_skills(state: State<'_, AppState>) -> ApiResult<Vec<SkillRow>>
     let t1 = std::time::Instant::now();
     let entries = state.list_all()?;
     crate::trace::took("list_skills, registry listed", t1);
-    let rows: Vec<SkillRow> = entries.iter().map(|l| SkillRow::new(l, &disabled, &trust)).collect();
+    let pinned = state.pinned();
+    let rows: Vec<SkillRow> = entries
+        .iter()
+        .map(|l| SkillRow { pinned: pinned.contains(&l.entry.name), ..SkillRow::new(l, &disabled, &trust) })
+        .collect();
     crate::trace::took("list_skills, whole command", t0);
     if crate::trace::on() {
         let t2 = std::time::Instant::now();
@@ -42,7 +46,10 @@ pub async fn skill_detail(state: State<'_, AppState>, scope: Scope, name: String
     // One read of the approvals serves the row's marker and the grants box.
     let trust = Trust::load(state.storage().home())?;
     Ok(SkillDetail {
-        row: SkillRow::new(listed, &state.disabled(), &trust),
+        row: SkillRow {
+            pinned: state.pinned().contains(&listed.entry.name),
+            ..SkillRow::new(listed, &state.disabled(), &trust)
+        },
         diagnostics: listed.entry.diagnostics.iter().map(DiagView::from).collect(),
         files: files.into_iter().map(|f| FileRow { path: f.path.to_string(), size: f.size }).collect(),
         digest: state.registry.digest(scope, &name)?.short(),
@@ -94,21 +101,53 @@ pub async fn read_skill_file(
 }
 
 /// The L1 listing a model would get now: what config.toml gives a session with the default
-/// provider (its budget, tier and switched-off skills), with `budget` instead when given.
+/// provider (its budget, tier, pinned and switched-off skills), with `budget` instead when
+/// given, for a conversation whose latest user message is `request` (the same call as
+/// `skilldeck prompt --request`), narrowed by the `.skilldeck.toml` profile of `workspace`.
 #[tauri::command]
-pub async fn listing_preview(state: State<'_, AppState>, budget: Option<usize>) -> ApiResult<ListingView> {
+pub async fn listing_preview(
+    state: State<'_, AppState>,
+    budget: Option<usize>,
+    request: Option<String>,
+    workspace: Option<String>,
+) -> ApiResult<ListingView> {
     let mut opts = state.listing_options()?;
     if let Some(b) = budget {
         opts.budget_tokens = b;
     }
-    let l = state.registry.listing(&opts)?;
+    let mut profile = None;
+    if let Some(ws) = workspace.as_deref().map(str::trim).filter(|w| !w.is_empty()) {
+        let ws = std::path::Path::new(ws);
+        opts.profile = skilldeck_agent::profile::load(ws)
+            .map_err(|e| crate::error::ApiError::new("profile_invalid", e.to_string()))?;
+        profile = opts.profile.as_ref().map(|p| ProfileView {
+            path: ws.join(skilldeck_agent::profile::PROFILE_FILE).display().to_string(),
+            skills: p.skills.iter().cloned().collect(),
+            tags: p.tags.iter().cloned().collect(),
+        });
+    }
+    let query = skilldeck_core::ranker::Query::new(request.as_deref().unwrap_or_default());
+    let l = state.registry.listing_for(&opts, &query)?;
     Ok(ListingView {
         listed: l.skills.len(),
         text: l.text,
         estimated_tokens: l.estimated_tokens,
         budget_tokens: l.budget_tokens,
         shortened: l.shortened,
+        skills: l.skills,
+        ranked: l.ranked,
+        more: l.more,
+        profile,
     })
+}
+
+/// Pins a skill (always in full in a ranked listing) or unpins it, in config.toml's
+/// `[listing] pinned` with the user's comments kept; returns whether anything changed.
+#[tauri::command]
+pub async fn set_skill_pinned(state: State<'_, AppState>, name: String, pinned: bool) -> ApiResult<bool> {
+    let name = SkillName::parse(&name)?;
+    skilldeck_agent::config_edit::set_skill_pinned(&state.storage().home().config_path(), name.as_str(), pinned)
+        .map_err(|e| crate::error::ApiError::new("config_invalid", e.to_string()))
 }
 
 /// Sets the listing's token budget in config.toml, as `skilldeck budget` does; returns whether

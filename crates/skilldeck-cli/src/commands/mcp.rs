@@ -8,7 +8,6 @@ use clap::Args;
 use skilldeck_agent::config::Config;
 use skilldeck_agent::session::SessionOptions;
 use skilldeck_core::Scope;
-use skilldeck_core::listing::ListingOptions;
 use skilldeck_mcp::clients::{Client, snippet};
 use skilldeck_mcp::http::{ENDPOINT, HttpListener, new_token};
 use skilldeck_mcp::{DEFAULT_DEBOUNCE, ServeOptions};
@@ -57,10 +56,8 @@ pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
     // Read afresh on every listing: `skilldeck disable` or a new budget takes effect live.
     let listing_options = Arc::new(move || {
         let config = Config::load(&config_path).map_err(|e| e.to_string())?;
-        // The server offers no `find_skills` (yet): a listing over budget must not point to it.
-        SessionOptions::for_default_provider(&config)
-            .map(|o| ListingOptions { find_skills_enabled: false, ..o.listing })
-            .map_err(|e| e.to_string())
+        // `find_skills` is offered as the settings enable it for the built-in loop.
+        SessionOptions::for_default_provider(&config).map(|o| o.listing).map_err(|e| e.to_string())
     });
     let options =
         ServeOptions { workspace: args.workspace, scopes: args.scope, listing_options, debounce: DEFAULT_DEBOUNCE };

@@ -28,6 +28,27 @@ pub fn set_enabled(name: &str, enabled: bool) -> anyhow::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
+/// Pins `name` (always in full in a ranked listing) or unpins it; says what changed.
+pub fn set_pinned(name: &str, pinned: bool) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    // Pinning a skill that exists (with suggestions otherwise); unpinning any name, so a deleted
+    // skill's leftover entry can be cleared.
+    if pinned {
+        ctx.resolve(name, None)?;
+    }
+    let path = ctx.storage().home().config_path();
+    let changed = config_edit::set_skill_pinned(&path, name, pinned)
+        .with_context(|| format!("could not update {}", path.display()))?;
+    let what = match (pinned, changed) {
+        (true, true) => "is pinned: always in full in the listing",
+        (true, false) => "was already pinned",
+        (false, true) => "is no longer pinned",
+        (false, false) => "was not pinned",
+    };
+    crate::outln!("{name} {what} ({}).", path.display());
+    Ok(Outcome::Ok)
+}
+
 /// Prints the listing budget, or sets it to `tokens`.
 pub fn budget(tokens: Option<usize>) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;

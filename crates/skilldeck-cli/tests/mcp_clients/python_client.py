@@ -82,6 +82,16 @@ async def scenario(config: dict) -> dict:
             report["instructions"] = init.instructions
             report["tools"] = tool_json(await s.list_tools())
             skill = config["skill"]
+            if config.get("find"):
+                # find_skills on a store bigger than the listing: the match joins the view_skill enum.
+                report["found"] = result_json(await s.call_tool("find_skills", {"query": config["find"]}))
+                with anyio.move_on_after(10):
+                    await changed.wait()
+                report["listChanged"] = changed.is_set()
+                report["toolsAfter"] = tool_json(await s.list_tools())
+                report["l2"] = result_json(await s.call_tool("view_skill", {"name": skill}))
+                report["emptyQuery"] = result_json(await s.call_tool("find_skills", {"query": "  "}))
+                return report
             if config.get("catalog"):
                 resources = await s.list_resources()
                 report["resources"] = sorted(r.uri for r in resources.resources)
