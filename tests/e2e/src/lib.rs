@@ -227,7 +227,12 @@ impl Session {
         let dir = root().join("tests/output");
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join(format!("{}-{label}.png", self.name));
-        // WebKit paints asynchronously: give it a moment so the picture shows the last change.
+        // WebKit paints asynchronously, and under load its snapshot can lag the page by
+        // several changes: wait for two painted frames, then a moment, so the picture shows
+        // the state the test just checked.
+        let frames = "const done = arguments[arguments.length - 1]; \
+                      requestAnimationFrame(() => requestAnimationFrame(() => done(true)));";
+        let _ = self.client.execute_async(frames, vec![]).await;
         tokio::time::sleep(Duration::from_millis(300)).await;
         if let Ok(png) = self.client.screenshot().await {
             std::fs::write(&path, png).unwrap();
