@@ -85,7 +85,7 @@ fn main() {
     }
     println!();
     println!(
-        "skills (real+made)  split    reqs  top-1   top-5  in-full  find@5  find@1  tokens(max) over  turn p50/p95 (µs)"
+        "skills (real+made)  split    reqs  top-1   top-5  in-full  find@5  find@1  tokens(max) over  rank p50/p95 (µs)  listing p50/p95 (µs)"
     );
     for size in SIZES {
         let store: Vec<ListedEntry> =
@@ -101,12 +101,15 @@ fn main() {
                 reqs.iter().filter(|r| r.split == split && in_store.contains(r.expected.as_str())).collect();
             let (mut top1, mut top5, mut full, mut find5, mut find1, mut max_tokens, mut over) = (0, 0, 0, 0, 0, 0, 0);
             let mut times = Vec::with_capacity(rows.len());
+            let mut rank_times = Vec::with_capacity(rows.len());
             for r in &rows {
                 let q = Query::new(&r.text);
                 let t = Instant::now();
                 let l = listing::build_ranked(&store, &opts, &q);
                 times.push(t.elapsed());
+                let t = Instant::now();
                 let ranking = set.rank(&q, &all);
+                rank_times.push(t.elapsed());
                 let at = ranking.iter().position(|x| set.entries()[x.pos].name == r.expected);
                 top1 += usize::from(at == Some(0));
                 top5 += usize::from(at.is_some_and(|i| i < 5));
@@ -122,9 +125,10 @@ fn main() {
                 }
             }
             times.sort();
+            rank_times.sort();
             let n = rows.len();
             println!(
-                "{:>5} ({:>4}+{:<4})  {split:<7}  {:>4}  {}  {}  {}  {}  {}  {max_tokens:>11} {over:>4}  {:>6.0} / {:<6.0}",
+                "{:>5} ({:>4}+{:<4})  {split:<7}  {:>4}  {}  {}  {}  {}  {}  {max_tokens:>11} {over:>4}  {:>6.0} / {:<6.0}     {:>6.0} / {:<6.0}",
                 size,
                 real,
                 made,
@@ -134,6 +138,8 @@ fn main() {
                 pct(full, n),
                 pct(find5, n),
                 pct(find1, n),
+                quantile(&rank_times, 0.5),
+                quantile(&rank_times, 0.95),
                 quantile(&times, 0.5),
                 quantile(&times, 0.95)
             );
