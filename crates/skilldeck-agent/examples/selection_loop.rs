@@ -68,7 +68,9 @@ async fn main() {
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let bench = Bench::load(&dir, corpus, &repo);
     match &bench.pool.corpus {
-        Some(c) => println!("distractors: {} real skills from {}; the rest generated", bench.pool.real.len(), c.display()),
+        Some(c) => {
+            println!("distractors: {} real skills from {}; the rest generated", bench.pool.real.len(), c.display())
+        }
         None => println!("distractors: GENERATED only (no corpus given)"),
     }
     println!("offline router through the agent loop (one session and turn per request, real store on disk)\n");
@@ -115,7 +117,9 @@ async fn main() {
                 search += usize::from(searched(session.history()));
             }
             times.sort();
-            let q = |p: f64| times.get(((times.len() as f64 - 1.0) * p).round() as usize).map_or(0.0, |d| d.as_secs_f64() * 1e3);
+            let q = |p: f64| {
+                times.get(((times.len() as f64 - 1.0) * p).round() as usize).map_or(0.0, |d| d.as_secs_f64() * 1e3)
+            };
             let pct = |n: usize| format!("{:5.1}%", 100.0 * n as f64 / rows.len().max(1) as f64);
             println!(
                 "{size:>6}  {split:<7}  {:>4}  {}   {}     {}     {:>6.1} / {:<6.1}   {:.1} s",
