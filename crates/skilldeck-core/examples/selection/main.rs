@@ -35,9 +35,11 @@ fn quantile(sorted: &[Duration], q: f64) -> f64 {
 fn main() {
     let mut args = std::env::args().skip(1);
     let (mut dir, mut corpus, mut misses, mut tune) = (PathBuf::from("bench/selection"), None, None, None);
+    let mut shared = false;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--corpus" => corpus = Some(PathBuf::from(args.next().expect("--corpus DIR"))),
+            "--shared" => shared = true,
             "--tune" => tune = Some(args.next().expect("--tune SIZE").parse::<usize>().expect("a size")),
             "--misses" => misses = Some(args.next().expect("--misses SIZE").parse::<usize>().expect("a size")),
             _ => dir = PathBuf::from(a),
@@ -54,7 +56,12 @@ fn main() {
         .filter(|r| {
             let [name, d, z] = bench.labelled_text.iter().find(|t| t[0] == r.expected).unwrap();
             let skill: BTreeSet<String> = terms(&format!("{name} {d} {z}")).into_iter().map(|t| t.key).collect();
-            terms(&r.text).iter().all(|t| !skill.contains(&t.key))
+            let common: Vec<String> =
+                terms(&r.text).into_iter().filter(|t| skill.contains(&t.key)).map(|t| t.surface).collect();
+            if shared && !common.is_empty() {
+                println!("  shares {common:?}: {:?} ({})", r.text, r.expected);
+            }
+            common.is_empty()
         })
         .count();
     if let Some(size) = tune {
