@@ -5,7 +5,10 @@
 //! [bench/selection]` reads `skills.tsv` (the labelled skills) and `requests.tsv` (request,
 //! expected skill, split) and fills each store with real skills from the corpus folder
 //! (`--corpus`, else `$SKILLDECK_SELECTION_CORPUS`; see `scripts/selection-corpus`), then with
-//! generated ones. `--misses SIZE` lists the tune split's misses at that size (for tuning).
+//! generated ones. For tuning, on the tune split only: `--misses SIZE` lists its misses at that
+//! size, `--tune SIZE` runs a coordinate search over the ranker's parameters (with
+//! `SELECTION_BODY_WORDS=N`, what ranking the body's first N words would add); `--shared` lists
+//! the requests sharing a word with their skill.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod data;
@@ -155,13 +158,18 @@ fn main() {
 }
 
 /// Top-1 and top-5 of the tune split at `size` for ranker parameters `p`.
-fn tune_score(bench: &Bench, store: &[skilldeck_core::SkillEntry], p: Params) -> (usize, usize) {
+fn tune_score(
+    bench: &Bench,
+    store: &[skilldeck_core::SkillEntry],
+    bodies: &[Vec<String>],
+    p: Params,
+) -> (usize, usize) {
     let ix = Index::build_with(
-        store.iter().map(|e| DocText {
+        store.iter().zip(bodies).map(|(e, body)| DocText {
             name: &e.name,
             description: e.listing_description(),
             description_zh: e.meta.description_zh.as_deref().unwrap_or_default(),
-            headings: &e.headings,
+            headings: if body.is_empty() { &e.headings } else { body },
         }),
         p,
     );
@@ -182,9 +190,24 @@ fn tune_score(bench: &Bench, store: &[skilldeck_core::SkillEntry], p: Params) ->
 
 /// A coordinate search over the ranker's parameters on the TUNE split only.
 fn grid(bench: &Bench, size: usize) {
-    let store: Vec<skilldeck_core::SkillEntry> = bench.store(size).iter().map(|s| s.entry()).collect();
+    let skills = bench.store(size);
+    let store: Vec<skilldeck_core::SkillEntry> = skills.iter().map(|s| s.entry()).collect();
+    // SELECTION_BODY_WORDS=N: what the headings field holding the first N words of the body
+    // instead would give (a measure for a possible field, not what the product ranks).
+    let words: usize = std::env::var("SELECTION_BODY_WORDS").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    let bodies: Vec<Vec<String>> = skills
+        .iter()
+        .map(|s| {
+            if words == 0 {
+                return Vec::new();
+            }
+            let text = String::from_utf8_lossy(&s.skill_md);
+            let body = skilldeck_core::frontmatter::strip(&text);
+            vec![body.split_whitespace().take(words).collect::<Vec<_>>().join(" ")]
+        })
+        .collect();
     let mut best = Params::default();
-    let mut best_score = tune_score(bench, &store, best);
+    let mut best_score = tune_score(bench, &store, &bodies, best);
     println!("default {best:?}: top-1 {} top-5 {}", best_score.0, best_score.1);
     let key = |s: (usize, usize)| s.1 * 1000 + s.0;
     for _round in 0..3 {
@@ -202,7 +225,7 @@ fn grid(bench: &Bench, size: usize) {
                     4..=7 => p.b[which - 4] = v,
                     _ => p.k1 = v,
                 }
-                let sc = tune_score(bench, &store, p);
+                let sc = tune_score(bench, &store, &bodies, p);
                 if key(sc) > key(best_score) {
                     best = p;
                     best_score = sc;
