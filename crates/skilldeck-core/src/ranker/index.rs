@@ -245,12 +245,16 @@ mod tests {
             doc("line-messaging", "Send and receive LINE messages through a bridge", ""),
             doc("parser-debugging", "Debug recursive-descent parsers: wrong line numbers, error recovery", ""),
             doc("market-research", "Systematic market analysis with competitive intelligence", "系统的市场分析"),
+            doc("root-cause", "Find why a bug happens before fixing it", "定位 bug 的根因"),
         ]);
         assert_eq!(best(&ix, "my recursive-descent parser reports wrong line numbers"), Some(2));
         assert_eq!(best(&ix, "pull the tables out of this pdf"), Some(0));
         assert_eq!(best(&ix, "帮我做一份市场分析"), Some(3));
         assert_eq!(best(&ix, "analysing markets"), Some(3), "stemmed");
         assert_eq!(best(&ix, "zebra"), None);
+        // Chinese worded otherwise still meets through single characters: 根本原因 and 根因
+        // share no pair, only 根 and 因.
+        assert_eq!(best(&ix, "找出根本原因"), Some(4));
         assert_eq!(
             ix.why(0, &Query::new("PDF tables")),
             vec![
