@@ -1,5 +1,6 @@
 //! Text analysis for the ranker: words split at hyphens, underscores and case changes, English
-//! stemming, stop words, and Chinese as overlapping character pairs. Holds no scoring.
+//! stemming, stop words, and Chinese as overlapping character pairs plus single characters.
+//! Holds no scoring.
 
 use rust_stemmers::{Algorithm, Stemmer};
 use std::sync::LazyLock;
@@ -14,6 +15,9 @@ const STOP_WORDS: &[&str] = &[
     "up", "us", "use", "used", "using", "want", "was", "we", "what", "when", "which", "while", "who", "why", "will",
     "with", "would", "you", "your",
 ];
+
+/// Chinese characters too common to say anything alone (particles, pronouns, "help", "do").
+const CJK_STOP_CHARS: &str = "的了我你他她它们是在有和与及把被给这那个一下些要想会能吗呢吧啊请帮做用让对从到就都也还";
 
 static STEMMER: LazyLock<Stemmer> = LazyLock::new(|| Stemmer::create(Algorithm::English));
 
@@ -83,9 +87,17 @@ fn flush_cjk(run: &mut Vec<char>, out: &mut Vec<Term>) {
             out.push(Term { key: s.clone(), surface: s });
         }
         _ => {
+            // Pairs match words; single characters match the same idea worded otherwise
+            // (根本原因 and 根因 share 根 and 因), and weigh little by their frequency.
             for pair in run.windows(2) {
                 let s: String = pair.iter().collect();
                 out.push(Term { key: s.clone(), surface: s });
+            }
+            for &c in run.iter() {
+                if !CJK_STOP_CHARS.contains(c) {
+                    let s = c.to_string();
+                    out.push(Term { key: s.clone(), surface: s });
+                }
             }
         }
     }
@@ -109,7 +121,7 @@ mod tests {
         assert_eq!(keys("market_research"), ["market", "research"]);
         assert_eq!(keys("parseJSONFiles"), ["pars", "jsonfil"]);
         assert_eq!(keys("Extracting the tables from PDFs"), ["extract", "tabl", "pdfs"]);
-        assert_eq!(keys("从PDF提取表格"), ["从", "pdf", "提取", "取表", "表格"]);
+        assert_eq!(keys("从PDF提取表格"), ["从", "pdf", "提取", "取表", "表格", "提", "取", "表", "格"]);
         assert_eq!(keys("v2 a 3"), ["v2", "3"]);
     }
 }

@@ -4,7 +4,7 @@
 pub mod analyze;
 pub mod index;
 
-pub use index::{DocText, Field, Index, Query};
+pub use index::{DocText, Field, Index, Params, Query};
 
 use crate::registry::{ListedEntry, SkillEntry};
 use std::sync::{Arc, Mutex, OnceLock};

@@ -1,0 +1,136 @@
+//! The offline router's accuracy on the selection benchmark, measured through the agent loop
+//! itself: for each store size a real store on disk, and for each labelled request a new
+//! session on a fresh workspace running one turn with the offline provider; the request counts
+//! as right when the skill `view_skill` mounted is the labelled one.
+//!
+//! `cargo run --release -p skilldeck-agent --example selection_loop -- [--corpus DIR]
+//! [--sizes 50,200,1000,5000] [bench/selection]` (the corpus as for the core's `selection`
+//! example; `$SKILLDECK_SELECTION_CORPUS` works too).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+#[allow(dead_code)] // the core example uses all of it
+#[path = "../../skilldeck-core/examples/selection/data.rs"]
+mod data;
+
+use data::Bench;
+use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion};
+use skilldeck_agent::message::Message;
+use skilldeck_agent::provider::offline::OfflineProvider;
+use skilldeck_agent::session::{Session, SessionOptions};
+use skilldeck_core::files::SkillFiles;
+use skilldeck_core::{FsStorage, RelPath, Scope, SkillName, SkillRegistry, SkilldeckHome};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_util::sync::CancellationToken;
+
+/// A host that approves nothing and keeps nothing (the router never runs a shell command).
+struct Quiet;
+
+#[async_trait::async_trait]
+impl Host for Quiet {
+    fn event(&self, _event: &AgentEvent) {}
+
+    async fn approve_shell(&self, _question: &ShellQuestion) -> ShellAnswer {
+        ShellAnswer::Deny
+    }
+}
+
+/// The skill the turn mounted: the first path-less `view_skill` result without an error.
+fn mounted(history: &[Message]) -> Option<String> {
+    history.iter().find_map(|m| match m {
+        Message::Tool { name, content, .. } if name == "view_skill" => {
+            let v: serde_json::Value = serde_json::from_str(content).ok()?;
+            (v["path"].is_null() && v.get("error").is_none()).then(|| v["skillName"].as_str().map(str::to_owned))?
+        }
+        _ => None,
+    })
+}
+
+fn searched(history: &[Message]) -> bool {
+    history.iter().any(|m| matches!(m, Message::Tool { name, .. } if name == "find_skills"))
+}
+
+#[tokio::main]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    let (mut dir, mut corpus, mut sizes) = (PathBuf::from("bench/selection"), None, vec![50, 200, 1000, 5000]);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--corpus" => corpus = Some(PathBuf::from(args.next().expect("--corpus DIR"))),
+            "--sizes" => {
+                sizes = args.next().expect("--sizes 50,200").split(',').map(|s| s.parse().expect("a size")).collect()
+            }
+            _ => dir = PathBuf::from(a),
+        }
+    }
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let bench = Bench::load(&dir, corpus, &repo);
+    match &bench.pool.corpus {
+        Some(c) => {
+            println!("distractors: {} real skills from {}; the rest generated", bench.pool.real.len(), c.display())
+        }
+        None => println!("distractors: GENERATED only (no corpus given)"),
+    }
+    println!("offline router through the agent loop (one session and turn per request, real store on disk)\n");
+    println!("skills  split    reqs  right   searched  not loaded  turn p50/p95 (ms)  store written in");
+    for size in sizes {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = SkilldeckHome::new(tmp.path().join("home"));
+        let registry = Arc::new(SkillRegistry::new(FsStorage::open(home.clone()).unwrap()));
+        let t = Instant::now();
+        let mut names = BTreeSet::new();
+        for s in bench.store(size) {
+            let mut files = SkillFiles::new();
+            files.insert(RelPath::parse("SKILL.md").unwrap(), s.skill_md.clone());
+            let name = SkillName::parse(&s.name).unwrap();
+            match registry.write_skill(Scope::User, &name, &files) {
+                Ok(_) => {
+                    names.insert(s.name);
+                }
+                Err(e) => eprintln!("{}: not stored: {e}", s.name),
+            }
+        }
+        let written = t.elapsed();
+        for split in ["tune", "holdout"] {
+            let rows: Vec<_> =
+                bench.requests.iter().filter(|r| r.split == split && names.contains(&r.expected)).collect();
+            let (mut right, mut search, mut none) = (0, 0, 0);
+            let mut times: Vec<Duration> = Vec::new();
+            for (i, r) in rows.iter().enumerate() {
+                let ws = tmp.path().join(format!("ws-{split}-{i}"));
+                std::fs::create_dir_all(&ws).unwrap();
+                let provider = Arc::new(OfflineProvider);
+                let mut session =
+                    Session::create(&home, Arc::clone(&registry), &ws, provider, SessionOptions::default()).unwrap();
+                let t = Instant::now();
+                session.run_turn(&r.text, &Quiet, &CancellationToken::new()).await.unwrap();
+                times.push(t.elapsed());
+                let got = mounted(session.history());
+                // The mount is real: the skill's folder is in the workspace.
+                if let Some(g) = &got {
+                    assert!(ws.join(".skills").join(g).join("SKILL.md").is_file(), "{g} not mounted");
+                }
+                right += usize::from(got.as_deref() == Some(r.expected.as_str()));
+                none += usize::from(got.is_none());
+                search += usize::from(searched(session.history()));
+            }
+            times.sort();
+            let q = |p: f64| {
+                times.get(((times.len() as f64 - 1.0) * p).round() as usize).map_or(0.0, |d| d.as_secs_f64() * 1e3)
+            };
+            let pct = |n: usize| format!("{:5.1}%", 100.0 * n as f64 / rows.len().max(1) as f64);
+            println!(
+                "{size:>6}  {split:<7}  {:>4}  {}   {}     {}     {:>6.1} / {:<6.1}   {:.1} s",
+                rows.len(),
+                pct(right),
+                pct(search),
+                pct(none),
+                q(0.5),
+                q(0.95),
+                written.as_secs_f64()
+            );
+        }
+    }
+}
