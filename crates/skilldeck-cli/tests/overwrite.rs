@@ -71,10 +71,17 @@ fn overwrite_keeps_the_edit_as_a_revision_then_restores_what_the_agents_get() {
 
     // The dry run says what will happen, with the revision numbers, and writes nothing.
     let dry = w.expect(&["sync", "--dry-run", "--overwrite", "beta"], 0);
+    assert!(dry.contains("replace  beta r2 -> r4"), "{dry}");
     assert!(dry.contains("keep the edited copy in History as v:3, restore v:2 as v:4, replace"), "{dry}");
     let plans = w.json(&["sync", "--dry-run", "--json", "--overwrite", "beta"], 0);
     let planned = json!({"how": "history", "scope": "user", "edit": 3, "restore": 4, "from": 2});
     assert_eq!(step(&plans, "claude-code", "beta")["keep"], planned);
+    let c = step(&plans, "codex", "beta");
+    assert_eq!(
+        (c["action"].as_str(), c["to"].as_u64()),
+        (Some("replace"), Some(4)),
+        "the dry run plans what the run does"
+    );
     assert_eq!(tree(&w.home(), &[]), home_before);
     assert_eq!(tree(&w.sd().join("skills"), &[]), store_before);
     assert_eq!(history(&w, "beta", "user").len(), 2);

@@ -206,14 +206,22 @@ pub fn steps(
                 mode: kept(o),
                 keep: None,
             }),
-            (SkillState::Drifted, Some(w)) if overwrite.contains(&o.name) => actions.push(Action::Replace {
-                keep: Some(source.plan_keep(w, o.digest, o.link)),
-                name,
-                scope: w.scope,
-                from: o.revision.unwrap_or(Revision(0)),
-                to: w.revision,
-                mode: kept(o),
-            }),
+            (SkillState::Drifted, Some(w)) if overwrite.contains(&o.name) => {
+                let keep = source.plan_keep(w, o.digest, o.link);
+                // Kept in History, the revision the target gets is the one restoring the store's.
+                let to = match keep {
+                    Keep::History { restore, .. } => restore,
+                    Keep::UserHistory { .. } | Keep::Nothing { .. } => w.revision,
+                };
+                actions.push(Action::Replace {
+                    keep: Some(keep),
+                    name,
+                    scope: w.scope,
+                    from: o.revision.unwrap_or(Revision(0)),
+                    to,
+                    mode: kept(o),
+                })
+            }
             (SkillState::Drifted, _) => actions.push(Action::Skip {
                 name,
                 reason: SkipReason::Drifted { revision: o.revision.unwrap_or(Revision(0)), theirs: o.digest },

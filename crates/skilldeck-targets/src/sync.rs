@@ -136,6 +136,12 @@ impl Syncer<'_> {
                 .map_err(|e| TargetError::io("write to", path)(std::io::Error::from(e)))?;
         }
         if dry_run {
+            // As the real run will: folders after this one get the planned restored revision.
+            for a in &tp.actions {
+                if let Action::Replace { name, keep: Some(Keep::History { restore, .. }), .. } = a {
+                    restored.insert(name.clone(), *restore);
+                }
+            }
             return Ok(());
         }
         // Recorded skills whose folder is gone (deleted by hand, or a sync killed before its
