@@ -162,10 +162,18 @@ async function setSkill(target, skill, on) {
 function stepText(a, dryRun) {
   const v = (n) => `v:${n}`;
   if (a.action === "write") return t(dryRun ? "planWrite" : "doneWrite", a.name, v(a.revision));
-  if (a.action === "replace") return t(dryRun ? "planReplace" : "doneReplace", a.name, v(a.from), v(a.to)) + (a.keep ? ` — ${t("editKept", a.keep)}` : "");
+  if (a.action === "replace") return t(dryRun ? "planReplace" : "doneReplace", a.name, v(a.from), v(a.to)) + (a.keep ? ` — ${keepText(a.keep, dryRun)}` : "");
   if (a.action === "remove") return t(dryRun ? "planRemove" : "doneRemove", a.name, v(a.revision));
   if (a.reason === "drifted") return t("skipDrifted", a.name, v(a.revision));
   return t("skipForeign", a.name);
+}
+
+/** What happens to an edited copy before `--overwrite` replaces it (a plan step's `keep`). */
+function keepText(k, dryRun) {
+  const v = (n) => `v:${n}`;
+  if (k.how === "history") return t(dryRun ? "keepHistoryPlan" : "keepHistoryDone", v(k.edit), v(k.from), v(k.restore));
+  if (k.how === "user_history") return t(dryRun ? "keepUserPlan" : "keepUserDone", v(k.edit));
+  return k.same ? t("keepSame", v(k.same)) : t("keepLink");
 }
 
 /** The name people know a target by (its id for a folder of their own). */
@@ -231,6 +239,10 @@ async function showDrift(x, f, s) {
     $("#drift-title").textContent = t("driftTitle", s.name, x.name);
     $("#drift-hint").textContent = t("driftHint", `v:${s.revision}`, f.path);
     $("#drift-files").replaceChildren(...(diffs.length ? diffs.map(diffBlock) : [el("p", { class: "hint", text: t("driftNone") })]));
+    // Where the edits go on Overwrite: the plan of that very overwrite, not a guess.
+    const plans = await invoke("agents_plan", { project: project(), targets: [x.id], overwrite: [s.name] });
+    const step = plans.filter((p) => p.path === f.path).flatMap((p) => p.actions).find((a) => a.name === s.name && a.keep);
+    $("#drift-keep").textContent = step ? t("driftKeeps", keepText(step.keep, true)) : "";
     const over = $("#drift-overwrite");
     over.textContent = t("overwriteWith", s.store_revision ? `v:${s.store_revision}` : "");
     over.hidden = !s.store_revision;

@@ -232,7 +232,12 @@ enum Command {
         /// Print what would be written, replaced, removed and skipped; write nothing.
         #[arg(long)]
         dry_run: bool,
-        /// Replace this drifted skill after keeping the edited copy (repeatable).
+        /// Replace this drifted skill (repeatable) after keeping the edited copy in the
+        /// skill's History: it becomes v:N+1 (`drift_kept`, naming the target), then v:N+2
+        /// restores v:N, which the target gets. For a bundled (system) skill the edited copy
+        /// becomes a user revision that is deleted at once, so agents keep the bundled one and
+        /// `skilldeck restore NAME REV --scope user` makes it yours. A copy the store refuses
+        /// (too large, links inside, no SKILL.md) is not replaced; nothing changes.
         #[arg(long, value_name = "NAME")]
         overwrite: Vec<String>,
         /// `copy`, or `link`: a link to a read-only export Skilldeck keeps (default: each

@@ -182,13 +182,12 @@ fn states_foreign_untouched_drift_kept_and_removal() {
     assert_eq!((a["action"].as_str(), a["reason"].as_str()), (Some("skip"), Some("drifted")));
     assert_eq!(fs::read_to_string(claude.join("beta/SKILL.md")).unwrap(), "my edit");
     assert!(fs::read_to_string(codex.join("beta/SKILL.md")).unwrap().contains("third"));
-    // --overwrite keeps the edit first, then replaces.
+    // --overwrite keeps the edit in History first (v:4), restores v:3 as v:5, then replaces.
     let plans = w.json(&["sync", "--json", "--overwrite", "beta"], 0);
     let a = action(&plans, "claude-code", "beta");
     assert_eq!(a["action"], "replace");
-    let kept = PathBuf::from(a["keep"].as_str().unwrap());
-    assert!(kept.starts_with(w.sd().join("targets/drifted/beta")));
-    assert_eq!(fs::read_to_string(kept.join("SKILL.md")).unwrap(), "my edit");
+    assert_eq!(a["keep"], serde_json::json!({"how": "history", "scope": "user", "edit": 4, "restore": 5, "from": 3}));
+    assert_eq!(fs::read_to_string(w.sd().join("history/user/beta/4/SKILL.md")).unwrap(), "my edit");
     assert!(fs::read_to_string(claude.join("beta/SKILL.md")).unwrap().contains("third"));
 
     let out = w.run(&["sync", "--overwrite", "beta"]);

@@ -100,7 +100,7 @@ fn delete_and_restore_make_new_revisions() {
     assert_eq!(s.read_file_sync(Scope::User, &n, &RelPath::parse("SKILL.md").unwrap()).unwrap(), "one\n");
     assert!(s.deleted_skills_sync(Scope::User).unwrap().is_empty(), "restored: no longer deleted");
     let events: Vec<(u64, RevisionEvent)> =
-        s.history_sync(Scope::User, &n).unwrap().iter().map(|e| (e.revision.0, e.event)).collect();
+        s.history_sync(Scope::User, &n).unwrap().iter().map(|e| (e.revision.0, e.event.clone())).collect();
     assert_eq!(
         events,
         vec![(3, RevisionEvent::Restore { from: Revision(1) }), (2, RevisionEvent::Upload), (1, RevisionEvent::Upload)]
@@ -356,8 +356,12 @@ fn bundled_skills_install_once_and_update_when_a_newer_copy_ships() {
         updated.iter().map(|w| (w.name.to_string(), w.revision)).collect::<Vec<_>>(),
         vec![(name.clone(), Revision(2))]
     );
-    let events: Vec<RevisionEvent> =
-        s.history_sync(Scope::System, &SkillName::parse(&name).unwrap()).unwrap().iter().map(|e| e.event).collect();
+    let events: Vec<RevisionEvent> = s
+        .history_sync(Scope::System, &SkillName::parse(&name).unwrap())
+        .unwrap()
+        .iter()
+        .map(|e| e.event.clone())
+        .collect();
     assert_eq!(events, vec![RevisionEvent::Bundled, RevisionEvent::Bundled]);
 }
 

@@ -39,6 +39,17 @@ pub enum TargetError {
     /// No home folder is known, so the tools' user-level folders cannot be found.
     #[error("no home folder: set HOME so the agent tools' folders can be found")]
     NoHome,
+    /// `--overwrite`: the edited copy cannot be kept in the skill's History, so it is not
+    /// replaced.
+    #[error("the edited copy of {name:?} in {} cannot be kept in its History ({reason}); nothing was changed: fix or move that folder, or `skilldeck adopt {name} --from TARGET` after fixing it", path.display())]
+    EditNotKept {
+        /// The skill.
+        name: String,
+        /// The edited copy.
+        path: PathBuf,
+        /// Why it cannot be kept.
+        reason: String,
+    },
     /// Reading the skill from the store failed.
     #[error(transparent)]
     Store(#[from] skilldeck_core::StorageError),
@@ -77,6 +88,7 @@ impl TargetError {
             Self::NotAFolder { .. } => "target_not_a_folder",
             Self::ReadOnly { .. } => "target_read_only",
             Self::NoHome => "no_home",
+            Self::EditNotKept { .. } => "target_edit_not_kept",
             Self::Store(e) => e.code(),
             Self::Io { .. } => "io_error",
         }

@@ -127,21 +127,3 @@ pub fn content(dir: &Path) -> std::io::Result<Content> {
     let digest = Digest::of(pairs.iter().map(|(p, b)| (p, b.as_slice())));
     Ok(Content { digest, extras })
 }
-
-/// Copies the folder `from` to the new folder `to`: files with their modes, links as links.
-pub fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
-    fs::create_dir_all(to)?;
-    for e in fs::read_dir(from)? {
-        let e = e?;
-        let (src, dst) = (e.path(), to.join(e.file_name()));
-        let ft = e.file_type()?;
-        if ft.is_symlink() {
-            std::os::unix::fs::symlink(fs::read_link(&src)?, &dst)?;
-        } else if ft.is_dir() {
-            copy_tree(&src, &dst)?;
-        } else if ft.is_file() {
-            fs::copy(&src, &dst)?;
-        }
-    }
-    Ok(())
-}

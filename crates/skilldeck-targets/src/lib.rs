@@ -14,6 +14,7 @@ pub mod env;
 pub mod error;
 pub mod export;
 pub mod folder;
+pub mod keep;
 pub mod known;
 pub mod lock;
 pub mod plan;

@@ -1,6 +1,7 @@
 //! The sync plan: per target folder, what would be written, replaced, removed or skipped and
 //! why. `sync --dry-run` prints it, a UI previews it, and `sync` carries out exactly it.
 
+use crate::keep::Keep;
 use crate::record::Mode;
 use crate::source::{Source, WantedSet};
 use crate::state::{Observed, SkillState};
@@ -37,9 +38,10 @@ pub enum Action {
         to: Revision,
         /// A copy, or a link to an export.
         mode: Mode,
-        /// Where the edited copy is kept first, when it drifted and `--overwrite` named it.
+        /// What happens to the edited copy first, when it drifted and `--overwrite` named it:
+        /// the revisions that keep it in History (planned, then made).
         #[serde(skip_serializing_if = "Option::is_none")]
-        keep: Option<PathBuf>,
+        keep: Option<Keep>,
     },
     /// A skill of ours, unchanged and no longer chosen, is removed.
     Remove {
@@ -104,7 +106,7 @@ impl SkipReason {
                 d(ours)
             ),
             Self::Drifted { revision, theirs } => format!(
-                "edited there since revision {revision} was written ({} now); kept as it is — `skilldeck sync --overwrite NAME` keeps a copy of the edit, then replaces it",
+                "edited there since revision {revision} was written ({} now); kept as it is — `skilldeck sync --overwrite NAME` keeps the edit in the skill's History, then replaces it",
                 d(theirs)
             ),
         }
@@ -164,8 +166,8 @@ impl TargetPlan {
     }
 }
 
-/// The steps for one folder from what was observed there. `keep_dir` names where an edited
-/// copy of `name` would be kept; `overwrite` holds the drifted skills to replace anyway.
+/// The steps for one folder from what was observed there. `overwrite` holds the drifted skills
+/// to replace anyway, after keeping the edited copy in History (`Source::plan_keep`).
 /// `mode` is the mode asked for (`--mode`, or the target's `mode` in config.toml): skills in
 /// the other mode are replaced; without one, new skills are copies and the others keep theirs.
 pub fn steps(
@@ -173,7 +175,6 @@ pub fn steps(
     wanted: &WantedSet,
     overwrite: &BTreeSet<String>,
     source: &dyn Source,
-    keep_dir: &dyn Fn(&str) -> PathBuf,
     mode: Option<Mode>,
 ) -> (Vec<Action>, Vec<String>) {
     let kept = |o: &Observed| mode.or(o.owned.as_ref().map(|w| w.mode)).unwrap_or(Mode::Copy);
@@ -205,14 +206,22 @@ pub fn steps(
                 mode: kept(o),
                 keep: None,
             }),
-            (SkillState::Drifted, Some(w)) if overwrite.contains(&o.name) => actions.push(Action::Replace {
-                keep: Some(keep_dir(&o.name)),
-                name,
-                scope: w.scope,
-                from: o.revision.unwrap_or(Revision(0)),
-                to: w.revision,
-                mode: kept(o),
-            }),
+            (SkillState::Drifted, Some(w)) if overwrite.contains(&o.name) => {
+                let keep = source.plan_keep(w, o.digest, o.link);
+                // Kept in History, the revision the target gets is the one restoring the store's.
+                let to = match keep {
+                    Keep::History { restore, .. } => restore,
+                    Keep::UserHistory { .. } | Keep::Nothing { .. } => w.revision,
+                };
+                actions.push(Action::Replace {
+                    keep: Some(keep),
+                    name,
+                    scope: w.scope,
+                    from: o.revision.unwrap_or(Revision(0)),
+                    to,
+                    mode: kept(o),
+                })
+            }
             (SkillState::Drifted, _) => actions.push(Action::Skip {
                 name,
                 reason: SkipReason::Drifted { revision: o.revision.unwrap_or(Revision(0)), theirs: o.digest },

@@ -65,6 +65,11 @@ pub struct Record {
     pub folder: PathBuf,
     /// The skills, by name.
     pub skills: BTreeMap<String, Owned>,
+    /// Why links cannot be made in this folder (its file system refused one), when a sync in
+    /// link mode found so: later syncs copy here without trying each skill again, and try
+    /// one probe link per run to notice when links work again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_links: Option<String>,
 }
 
 /// A stable id for a folder: 16 hex digits of the SHA-256 of its path with links resolved, so
@@ -115,11 +120,6 @@ impl Records {
     /// `targets/<id>.lock`.
     pub fn lock_path(&self, id: &str) -> PathBuf {
         self.dir.join(format!("{id}.lock"))
-    }
-
-    /// `targets/drifted/<name>/<stamp>/`: where an edited copy is kept before `--overwrite`.
-    pub fn drifted_dir(&self, name: &str, when: &str) -> PathBuf {
-        self.dir.join("drifted").join(name).join(when)
     }
 
     fn path(&self, id: &str) -> PathBuf {

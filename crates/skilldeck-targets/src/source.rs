@@ -2,10 +2,12 @@
 //! revision of each when it is written.
 
 use crate::error::TargetError;
+use crate::keep::{self, Keep};
 use crate::target::Folder;
 use serde::Serialize;
 use skilldeck_core::{Digest, FsStorage, Revision, Scope, SkillFiles, SkillName, SkillRegistry};
 use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 /// A skill chosen for the targets: the store's current revision of it.
@@ -69,6 +71,13 @@ pub trait Source {
     fn digest(&self, want: &Wanted) -> Result<Digest, TargetError> {
         Ok(self.files(want)?.1.digest())
     }
+    /// What keeping an edited copy of the skill (digest `edited`; `link`: a link) before it is
+    /// replaced would do (see `keep`).
+    fn plan_keep(&self, want: &Wanted, edited: Option<Digest>, link: bool) -> Keep;
+    /// Reads the edited copy at `path` for keeping; refused with why, changing nothing.
+    fn read_edit(&self, want: &Wanted, path: &Path) -> Result<SkillFiles, TargetError>;
+    /// Keeps `files`, the edited copy from `target`, as `planned` says; returns what was done.
+    fn keep(&self, want: &Wanted, planned: &Keep, files: &SkillFiles, target: &str) -> Result<Keep, TargetError>;
 }
 
 /// The most bytes of skill files `Store` keeps read, so a skill going to several folders is
@@ -112,6 +121,25 @@ impl Source for Store<'_> {
             }
         }
         Ok((revision, files))
+    }
+
+    fn plan_keep(&self, want: &Wanted, edited: Option<Digest>, link: bool) -> Keep {
+        keep::plan(self.storage, want, edited, link)
+    }
+
+    fn read_edit(&self, want: &Wanted, path: &Path) -> Result<SkillFiles, TargetError> {
+        keep::read(self.storage, want.name.as_str(), path)
+    }
+
+    fn keep(&self, want: &Wanted, planned: &Keep, files: &SkillFiles, target: &str) -> Result<Keep, TargetError> {
+        let done = keep::keep(self.storage, want, planned, files, target)?;
+        // The store moved on: what was read of this skill is stale.
+        if let Ok(mut cache) = self.cache.lock()
+            && let Some((_, old)) = cache.1.remove(&(want.scope, want.name.to_string()))
+        {
+            cache.0 = cache.0.saturating_sub(old.total_bytes());
+        }
+        Ok(done)
     }
 }
 

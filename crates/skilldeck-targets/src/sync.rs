@@ -7,13 +7,14 @@
 use crate::error::TargetError;
 use crate::export::Exports;
 use crate::folder::{self, TEMP_PREFIX};
+use crate::keep::Keep;
 use crate::lock::FolderLock;
 use crate::plan::{self, Action, TargetPlan};
 use crate::record::{self, Mode, Owned, Record, Records};
 use crate::source::{Source, WantedSet, narrow};
 use crate::state;
 use crate::target::Folder;
-use skilldeck_core::SkillFiles;
+use skilldeck_core::{Revision, SkillFiles};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -51,6 +52,7 @@ impl Syncer<'_> {
     /// the others go on; a folder that is another's (a link to it) is done once.
     pub fn run(&self, folders: &[Folder], wanted: &WantedSet, dry_run: bool) -> Vec<TargetPlan> {
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
+        let mut restored: BTreeMap<String, Revision> = BTreeMap::new();
         let mut out = Vec::new();
         for f in folders {
             let mut tp = TargetPlan::new(&f.target, f.level, f.path.clone());
@@ -61,8 +63,14 @@ impl Syncer<'_> {
                 continue;
             }
             seen.insert(id.clone(), format!("{} ({})", f.target, f.path.display()));
-            let wanted = narrow(wanted, f);
-            if let Err(e) = self.folder(f, &id, real, &wanted, dry_run, &mut tp) {
+            let mut wanted = narrow(wanted, f);
+            // A kept edit moved a skill's revision on (same content): later folders get that one.
+            for (name, rev) in &restored {
+                if let Some(w) = wanted.get_mut(name) {
+                    w.revision = *rev;
+                }
+            }
+            if let Err(e) = self.folder(f, (&id, real), &wanted, dry_run, &mut tp, &mut restored) {
                 tp.error_code = Some(e.code());
                 tp.error = Some(e.to_string());
             }
@@ -80,11 +88,11 @@ impl Syncer<'_> {
     fn folder(
         &self,
         f: &Folder,
-        id: &str,
-        real: PathBuf,
+        (id, real): (&str, PathBuf),
         wanted: &WantedSet,
         dry_run: bool,
         tp: &mut TargetPlan,
+        restored: &mut BTreeMap<String, Revision>,
     ) -> Result<(), TargetError> {
         let path = f.path.as_path();
         match fs::metadata(path) {
@@ -106,10 +114,21 @@ impl Syncer<'_> {
         }
         let mut record = self.records.load(id)?;
         let observed = state::survey(path, &record, wanted).map_err(TargetError::io("read", path))?;
-        let when = compact_now();
-        let keep = |name: &str| self.records.drifted_dir(name, &when);
-        let mode = self.mode.or(f.mode);
-        let (actions, unchanged) = plan::steps(&observed, wanted, &self.overwrite, self.source, &keep, mode);
+        let mut mode = self.mode.or(f.mode);
+        let mut links_back = false;
+        if mode == Some(Mode::Link)
+            && let Some(why) = record.no_links.clone()
+        {
+            // Known to refuse links: copies, unless a probe shows links work here now.
+            if !dry_run && links_work(path) {
+                record.no_links = None;
+                links_back = true;
+            } else {
+                mode = Some(Mode::Copy);
+                tp.link_fallback = Some(fallback_note(path, &why));
+            }
+        }
+        let (actions, unchanged) = plan::steps(&observed, wanted, &self.overwrite, self.source, mode);
         tp.actions = actions;
         tp.unchanged = unchanged;
         if tp.changes() > 0 && path.is_dir() {
@@ -117,6 +136,12 @@ impl Syncer<'_> {
                 .map_err(|e| TargetError::io("write to", path)(std::io::Error::from(e)))?;
         }
         if dry_run {
+            // As the real run will: folders after this one get the planned restored revision.
+            for a in &tp.actions {
+                if let Action::Replace { name, keep: Some(Keep::History { restore, .. }), .. } = a {
+                    restored.insert(name.clone(), *restore);
+                }
+            }
             return Ok(());
         }
         // Recorded skills whose folder is gone (deleted by hand, or a sync killed before its
@@ -138,12 +163,12 @@ impl Syncer<'_> {
         let moved = record.folder != real;
         record.folder = real;
         if tp.changes() == 0 {
-            if record.skills.len() != before_len || moved || restamped {
+            if record.skills.len() != before_len || moved || restamped || links_back {
                 self.records.save(id, &record)?;
             }
             return Ok(());
         }
-        self.apply(path, id, &mut record, wanted, tp)
+        self.apply(path, id, &mut record, wanted, tp, restored)
     }
 
     fn apply(
@@ -153,9 +178,12 @@ impl Syncer<'_> {
         record: &mut Record,
         wanted: &WantedSet,
         tp: &mut TargetPlan,
+        restored: &mut BTreeMap<String, Revision>,
     ) -> Result<(), TargetError> {
-        // 1. Keep edited copies, then stage every new tree (or link) beside its place. Exports
-        // are made and recorded under their lock, so no cleaner removes one meanwhile.
+        // 1. Keep edited copies in their skills' History, then stage every new tree (or link)
+        // beside its place. Exports are made and recorded under their lock, so no cleaner
+        // removes one meanwhile.
+        self.keep_edits(path, &tp.target, wanted, &mut tp.actions, restored)?;
         let links = tp
             .actions
             .iter()
@@ -166,17 +194,14 @@ impl Syncer<'_> {
         let mut staged: BTreeMap<usize, (PathBuf, Owned)> = BTreeMap::new();
         let staging = (|| -> Result<(), TargetError> {
             for (i, a) in tp.actions.iter().enumerate() {
-                let (name, keep, mode) = match a {
-                    Action::Write { name, mode, .. } => (name, None, *mode),
-                    Action::Replace { name, keep, mode, .. } => (name, keep.as_ref(), *mode),
+                let (name, mode) = match a {
+                    Action::Write { name, mode, .. } | Action::Replace { name, mode, .. } => (name, *mode),
                     Action::Remove { .. } | Action::Skip { .. } => continue,
                 };
                 let Some(want) = wanted.get(name) else { continue };
-                if let Some(keep) = keep {
-                    folder::copy_tree(&path.join(name), keep)
-                        .map_err(TargetError::io("keep the edited copy of the skill in", keep))?;
-                }
                 let (revision, files) = self.source.files(want)?;
+                // A kept edit made a restore of this content: that revision is what is there.
+                let revision = restored.get(name).copied().map_or(revision, |r| r.max(revision));
                 let dir = temp_path(path, "staging", name);
                 staged.insert(i, (dir.clone(), Owned::placeholder(want.scope, revision)));
                 let digest = files.digest();
@@ -202,8 +227,7 @@ impl Syncer<'_> {
                         }
                         Err(e) => {
                             links_ok = false;
-                            fallback =
-                                Some(format!("links cannot be made in {} ({e}); copied instead", path.display()));
+                            fallback = Some(e.to_string());
                         }
                     }
                 }
@@ -213,7 +237,16 @@ impl Syncer<'_> {
             }
             Ok(())
         })();
-        tp.link_fallback = fallback;
+        if let Some(why) = fallback {
+            tp.link_fallback = Some(fallback_note(path, &why));
+            record.no_links = Some(why);
+        }
+        // What was staged is what the plan says now: a copy where a link could not be made.
+        for (i, (_, owned)) in &staged {
+            if let Some(Action::Write { mode, .. } | Action::Replace { mode, .. }) = tp.actions.get_mut(*i) {
+                *mode = owned.mode;
+            }
+        }
         if let Err(e) = staging {
             for (dir, _) in staged.values() {
                 let _ = fs::remove_dir_all(dir);
@@ -284,6 +317,41 @@ impl Syncer<'_> {
     }
 }
 
+impl Syncer<'_> {
+    /// Keeps the edited copy of each drifted skill about to be replaced, as its planned `keep`
+    /// says, and sets the revisions made. Every copy is read first: one the store refuses fails
+    /// the folder before anything is written. Notes in `restored`, per skill, the revision that
+    /// restored what the targets get.
+    fn keep_edits(
+        &self,
+        path: &Path,
+        target: &str,
+        wanted: &WantedSet,
+        actions: &mut [Action],
+        restored: &mut BTreeMap<String, Revision>,
+    ) -> Result<(), TargetError> {
+        let mut edits = Vec::new();
+        for (i, a) in actions.iter().enumerate() {
+            if let Action::Replace { name, keep: Some(k), .. } = a
+                && k.stores()
+                && let Some(want) = wanted.get(name)
+            {
+                edits.push((i, want, self.source.read_edit(want, &path.join(name))?));
+            }
+        }
+        for (i, want, files) in edits {
+            if let Action::Replace { keep: Some(k), to, .. } = &mut actions[i] {
+                *k = self.source.keep(want, k, &files, target)?;
+                if let Keep::History { restore, .. } = k {
+                    *to = *restore;
+                    restored.insert(want.name.to_string(), *restore);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Owned {
     /// A stand-in while a tree is being staged (replaced before anything is recorded).
     fn placeholder(scope: skilldeck_core::Scope, revision: skilldeck_core::Revision) -> Self {
@@ -300,6 +368,21 @@ impl Owned {
             previous: None,
         }
     }
+}
+
+/// The note a plan carries when link mode was asked and the folder refuses links.
+fn fallback_note(path: &Path, why: &str) -> String {
+    format!("links cannot be made in {} ({why}); copied instead", path.display())
+}
+
+/// Whether a link can be made in `dir` now: makes one under a temporary name and removes it.
+fn links_work(dir: &Path) -> bool {
+    let probe = temp_path(dir, "probe", "link");
+    let made = std::os::unix::fs::symlink(".", &probe).is_ok();
+    if made {
+        let _ = fs::remove_file(&probe);
+    }
+    made
 }
 
 /// Says on standard error why unused exports were not cleaned (the sync itself went well).
@@ -329,7 +412,6 @@ fn clean_leftovers(dir: &Path) {
 /// Writes `files` into the new folder `dir`; a file starting with `#!` is made executable, as
 /// the store does.
 pub(crate) fn stage(dir: &Path, files: &SkillFiles) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
     fs::create_dir(dir)?;
     let written = (|| {
         for (rel, bytes) in files.iter() {
@@ -339,7 +421,7 @@ pub(crate) fn stage(dir: &Path, files: &SkillFiles) -> std::io::Result<()> {
             }
             fs::write(&p, bytes)?;
             if bytes.starts_with(b"#!") {
-                fs::set_permissions(&p, fs::Permissions::from_mode(0o755))?;
+                executable(&p)?;
             }
         }
         Ok(())
@@ -348,6 +430,23 @@ pub(crate) fn stage(dir: &Path, files: &SkillFiles) -> std::io::Result<()> {
         let _ = fs::remove_dir_all(dir);
     }
     written
+}
+
+/// Makes the file at `p` executable; on a file system that keeps no modes (FAT, some network
+/// shares: the call is not implemented or not supported) the file is left as it is.
+fn executable(p: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    match fs::set_permissions(p, fs::Permissions::from_mode(0o755)) {
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::Unsupported) => Ok(()),
+        Err(e)
+            if [rustix::io::Errno::NOSYS, rustix::io::Errno::OPNOTSUPP]
+                .iter()
+                .any(|n| e.raw_os_error() == Some(n.raw_os_error())) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
 }
 
 /// Flushes the file system holding `dir`, so a power cut after the renames finds whole files.
@@ -407,10 +506,4 @@ fn remove(dest: &Path, dir: &Path, name: &str) -> Result<(), TargetError> {
     fs::rename(dest, &aside).map_err(TargetError::io("remove", dest))?;
     let _ = fs::remove_dir_all(&aside);
     Ok(())
-}
-
-/// Now as `20261201T061500.123456789Z`, for folder names.
-fn compact_now() -> String {
-    let format = time::macros::format_description!("[year][month][day]T[hour][minute][second].[subsecond digits:9]Z");
-    time::OffsetDateTime::now_utc().format(&format).unwrap_or_default()
 }

@@ -30,6 +30,7 @@ pub async fn skill_history(state: State<'_, AppState>, scope: Scope, name: Strin
                 RevisionEvent::Restore { from } => format!("restore:{from}"),
                 RevisionEvent::Delete => "delete".to_owned(),
                 RevisionEvent::Recovered => "recovered".to_owned(),
+                RevisionEvent::DriftKept { target } => format!("drift_kept:{target}"),
             },
             current: e.current,
             restorable: e.restorable,

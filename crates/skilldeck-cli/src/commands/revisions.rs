@@ -42,13 +42,14 @@ pub fn history(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<O
     }
     crate::outln!("{name} ({scope})");
     for e in &entries {
-        let event = match e.event {
+        let event = match &e.event {
             RevisionEvent::Upload => "upload".to_owned(),
             RevisionEvent::Bundled => "bundled".to_owned(),
             RevisionEvent::External => "edited on disk".to_owned(),
             RevisionEvent::Restore { from } => format!("restored from v:{from}"),
             RevisionEvent::Delete => "deleted".to_owned(),
             RevisionEvent::Recovered => "recovered".to_owned(),
+            RevisionEvent::DriftKept { target } => format!("edited copy kept from {target}"),
         };
         let digest = e.digest.map(|d| d.short()).unwrap_or_else(|| "-".to_owned());
         let state = if e.current {

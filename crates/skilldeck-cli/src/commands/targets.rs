@@ -179,7 +179,7 @@ fn print_plans(plans: &[TargetPlan], dry_run: bool) -> anyhow::Result<()> {
                 Action::Replace { name, from, to, keep, mode, .. } => {
                     crate::outln!("  {} {name} r{from} -> r{to}{}", verb("replaced", "replace "), how(*mode));
                     if let Some(k) = keep {
-                        crate::outln!("    the edited copy {} kept in {}", verb("is", "would be"), k.display());
+                        crate::outln!("    {}", k.describe(dry_run));
                     }
                 }
                 Action::Remove { name, revision } => {

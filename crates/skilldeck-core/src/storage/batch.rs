@@ -87,7 +87,7 @@ impl WriteBatch<'_> {
         if self.names.contains(name) {
             self.commit_pending(&mut |_| {});
         }
-        let staged = write::prepare(self.storage.home(), self.scope, name, files, self.event)?;
+        let staged = write::prepare(self.storage.home(), self.scope, name, files, self.event.clone())?;
         self.names.insert(name.clone());
         self.pending.push(staged);
         Ok(())

@@ -16,7 +16,7 @@ pub const KEPT_REVISIONS: usize = 20;
 const LOG_FILE: &str = "log.jsonl";
 
 /// What made a revision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum RevisionEvent {
     /// An upload through `write_skill`.
@@ -34,6 +34,12 @@ pub enum RevisionEvent {
     Delete,
     /// A revision found on disk after a crash, with no log line.
     Recovered,
+    /// A copy of the skill edited in an agent tool's folder, kept before that copy was
+    /// replaced (`skilldeck sync --overwrite`).
+    DriftKept {
+        /// The target (tool id or configured name) the edited copy came from.
+        target: String,
+    },
 }
 
 /// One line of the revision log.
