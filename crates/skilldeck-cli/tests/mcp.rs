@@ -596,3 +596,55 @@ fn typescript_sdk_over_streamable_http_with_the_bearer_token_and_a_bad_one_refus
     assert!(refused["message"].as_str().unwrap().contains("Authorization: Bearer TOKEN"), "{refused}");
     check_live(&env, &before, &report);
 }
+
+#[test]
+fn several_sessions_mounting_into_one_workspace_at_once_leave_one_whole_mount() {
+    // Four clients (say an editor and three agents in one project), each firing calls at once;
+    // two leave mid-call. Whatever interleaving happens, the workspace ends with one whole
+    // mount of the current revision and nothing staged beside it.
+    let env = Env::new();
+    let mut sessions: Vec<Raw> = (0..4).map(|_| Raw::start(&env)).collect();
+    for raw in &mut sessions {
+        raw.initialize("2025-11-25", "2025-11-25");
+    }
+    for raw in &mut sessions {
+        for id in 1..=16 {
+            let args = if id % 2 == 0 {
+                json!({"name": "alpha"})
+            } else {
+                json!({"name": "alpha", "path": "references/guide.md"})
+            };
+            raw.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "view_skill", "arguments": args}}).to_string());
+        }
+    }
+    let leaving: Vec<Raw> = sessions.drain(..2).collect();
+    for mut raw in leaving {
+        drop(raw.child.stdin.take());
+        drop(raw.out);
+        let status = raw.child.wait().unwrap();
+        assert!(status.code().is_some(), "killed by a signal: {status}");
+    }
+    for raw in &mut sessions {
+        let mut answers = 0;
+        while answers < 16 {
+            let r = raw.recv();
+            let Some(id) = r["id"].as_u64() else { continue };
+            let s = &r["result"]["structuredContent"];
+            let want = if id % 2 == 0 { "# Alpha v1\nUse it.\n" } else { "guide one" };
+            assert_eq!(s["content"], want, "call {id}: {r}");
+            answers += 1;
+        }
+        drop(raw.child.stdin.take());
+        assert!(raw.child.wait().unwrap().success());
+    }
+    let skills = env.workspace().join(".skills");
+    assert_eq!(tree(&skills.join("alpha")), ["SKILL.md", "references/guide.md"]);
+    assert_eq!(
+        fs::read_to_string(skills.join("alpha/SKILL.md")).unwrap(),
+        "---\nname: alpha\ndescription: Alpha does things\n---\n# Alpha v1\nUse it.\n"
+    );
+    let mut left: Vec<String> =
+        fs::read_dir(&skills).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    left.sort();
+    assert_eq!(left, [".alpha.mount.json", "alpha"], "nothing staged is left beside the mount");
+}
