@@ -56,6 +56,21 @@ fn servers(object: &CstObject, key: &str) -> Result<Option<CstObject>, EditError
 
 /// Our entry as the file holds it, if any; an error when the file does not parse.
 pub fn read(text: &str, key: &str, comments: bool) -> Result<Option<Value>, EditError> {
+    if !comments {
+        // Strict JSON reads as data, with no syntax tree: ~/.claude.json runs to tens of MB.
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        let doc: Value = serde_json::from_str(text).map_err(|e| EditError::Unparsable(e.to_string()))?;
+        let Value::Object(root) = doc else {
+            return Err(EditError::Shape("the file does not hold a JSON object".into()));
+        };
+        return match root.get(key) {
+            None => Ok(None),
+            Some(Value::Object(servers)) => Ok(servers.get(NAME).cloned()),
+            Some(_) => Err(EditError::Shape(format!("\"{key}\" is not a JSON object"))),
+        };
+    }
     let root = parse(text, comments)?;
     let Some(object) = root_object(&root)? else { return Ok(None) };
     let Some(servers) = servers(&object, key)? else { return Ok(None) };
