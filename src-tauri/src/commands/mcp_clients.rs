@@ -35,7 +35,8 @@ pub struct McpClientPlan {
 /// Every known client with Skilldeck's state in its settings, and the snippet for each.
 #[tauri::command]
 pub async fn mcp_clients() -> ApiResult<Vec<McpClientView>> {
-    let command = cli()?;
+    // Without a skilldeck command the view still shows every file; Add says what is missing.
+    let command = cli().unwrap_or_else(|_| "skilldeck".to_owned());
     let statuses = install::statuses(&locations()?, &command);
     Ok(Client::ALL
         .iter()
