@@ -5,6 +5,7 @@ import { $, el, showError, size, toast } from "./dom.js";
 import { errorText, language, setLanguage, t, translatePage } from "./i18n.js";
 import { initAgent, openAgent, translateAgent } from "./agent.js";
 import { initAgents, loadAgents, offerAdoption, translateAgents } from "./agents.js";
+import { initMcpClients, loadMcpClients, translateMcpClients } from "./mcp_clients.js";
 import { catchLinks, scrollToAnchor } from "./links.js";
 import { initSplitters } from "./splitters.js";
 import { problemsPanel, showLine, sourceView } from "./diagnostics.js";
@@ -556,6 +557,8 @@ function setView(view) {
   $("#tab-skills").setAttribute("aria-selected", String(view === "skills"));
   $("#tab-agent").setAttribute("aria-selected", String(view === "agent"));
   $("#tab-agents").setAttribute("aria-selected", String(view === "agents"));
+  $("#tab-mcp").setAttribute("aria-selected", String(view === "mcp"));
+  if (view === "mcp") loadMcpClients().catch(showError);
   if (view === "agent") openAgent();
   if (view === "agents") loadAgents().catch(showError);
 }
@@ -582,6 +585,7 @@ function wire() {
   $("#tab-skills").onclick = () => setView("skills");
   $("#tab-agent").onclick = () => setView("agent");
   $("#tab-agents").onclick = () => setView("agents");
+  $("#tab-mcp").onclick = () => setView("mcp");
   document.addEventListener("keydown", (e) => {
     if (document.body.dataset.view !== "skills") return;
     const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement?.tagName);
@@ -607,7 +611,7 @@ function wire() {
   }
   $("#lang").value = language();
   $("#lang").onchange = (e) => {
-    setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent(); translateAgents();
+    setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent(); translateAgents(); translateMcpClients();
     if (state.detail) {
       renderFiles();
       if (state.showing === "history") showHistory(state.detail);
@@ -638,6 +642,7 @@ wire();
 initSplitters();
 initAgent();
 initAgents({ onChange: setDelivery });
+initMcpClients();
 document.body.dataset.view = "skills";
 firstLoad
   .then(() => {

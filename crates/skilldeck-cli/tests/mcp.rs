@@ -1,4 +1,5 @@
-//! `skilldeck mcp` driven by MCP clients we did not write (the official Python SDK), over stdio,
+//! `skilldeck mcp` driven by MCP clients we did not write (the official Python and TypeScript
+//! SDKs), over stdio and Streamable HTTP,
 //! and by raw JSON-RPC lines for what no well-behaved client sends.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
@@ -231,19 +232,32 @@ fn http_refuses_a_bad_token_a_web_page_origin_and_a_foreign_host() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a loopback address"));
 }
 
-/// Connects (over `transport`), lists, loads, then imports v:2 while connected.
-fn live_scenario(py: &Path, env: &Env, transport: Value) {
-    let v2 = env.path("v2/alpha");
-    let before = env.skilldeck(&["prompt"]);
+/// The scenario both SDKs run: roots (the second one never used), a subscription, and a
+/// `skilldeck import` of v:2 while connected. `transport` adds the command or the URL.
+fn live_config(env: &Env, transport: Value) -> Value {
     let mut config = json!({
         "roots": [file_uri(&env.workspace()), file_uri(&env.path("second root"))],
-        "import_v2": [BIN, "import", v2],
+        "import_v2": [BIN, "import", env.path("v2/alpha")],
         "subscribe": "skill://alpha/SKILL.md",
+        "skill": "alpha",
+        "reference": "references/guide.md",
     });
     for (k, v) in transport.as_object().unwrap() {
         config[k] = v.clone();
     }
-    let report = env.client(py, config);
+    config
+}
+
+/// Connects (over `transport`), lists, loads, then imports v:2 while connected.
+fn live_scenario(py: &Path, env: &Env, transport: Value) {
+    let before = env.skilldeck(&["prompt"]);
+    let report = env.client(py, live_config(env, transport));
+    check_live(env, &before, &report);
+}
+
+/// What a client of the live scenario must have seen, and the files it must have left.
+fn check_live(env: &Env, before: &str, report: &Value) {
+    let report = report.clone();
     assert_eq!(report["serverName"], "skilldeck");
     assert_eq!(report["toolsListChanged"], true);
     let listing = before.trim_end();
@@ -546,47 +560,93 @@ fn a_client_leaving_mid_call_ends_the_server_cleanly_with_no_half_mount() {
     }
 }
 
+/// Runs the TypeScript client with `config` and returns its report.
+fn ts_client(modules: &Path, config: Value) -> Value {
+    // ESM resolves packages beside the script: run a copy placed next to the SDK's node_modules.
+    let script = modules.parent().unwrap().join("ts_client.mjs");
+    fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients/ts_client.mjs"), &script).unwrap();
+    let out = Command::new("node").arg(&script).arg(config.to_string()).output().unwrap();
+    assert!(out.status.success(), "node failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 #[test]
 fn typescript_sdk_client_lists_loads_and_sees_a_new_revision_live() {
     let Some(modules) = node_sdk() else { return };
     let env = Env::new();
-    // ESM resolves packages beside the script: run a copy placed next to the SDK's node_modules.
-    let script = modules.parent().unwrap().join("ts_client.mjs");
-    fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients/ts_client.mjs"), &script).unwrap();
-    let config = json!({
-        "command": [BIN, "mcp"],
-        "env": {"SKILLDECK_HOME": env.home()},
-        "roots": [file_uri(&env.workspace())],
-        "import_v2": [BIN, "import", env.path("v2/alpha")],
-        "skill": "alpha",
-        "reference": "references/guide.md",
+    let before = env.skilldeck(&["prompt"]);
+    let transport = json!({"command": [BIN, "mcp"], "env": {"SKILLDECK_HOME": env.home()}});
+    let report = ts_client(&modules, live_config(&env, transport));
+    check_live(&env, &before, &report);
+}
+
+#[test]
+fn typescript_sdk_over_streamable_http_with_the_bearer_token_and_a_bad_one_refused() {
+    let Some(modules) = node_sdk() else { return };
+    let env = Env::new();
+    let before = env.skilldeck(&["prompt"]);
+    let http = Http::start(&env, "ts-token-1");
+    let transport = json!({
+        "url": http.url, "token": "ts-token-1", "bad_token": "ts-token-2", "env": {"SKILLDECK_HOME": env.home()},
     });
-    let out = Command::new("node").arg(&script).arg(config.to_string()).output().unwrap();
-    assert!(out.status.success(), "node failed: {}", String::from_utf8_lossy(&out.stderr));
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["serverName"], "skilldeck");
-    assert!(report["instructions"].as_str().unwrap().contains("- **alpha** (v:1): Alpha does things"));
-    assert_eq!(report["tools"][0]["name"], "view_skill");
-    assert_eq!(report["tools"][0]["hasOutputSchema"], true);
-    assert!(report["tools"][0]["enum"].as_array().unwrap().contains(&json!("alpha")));
+    let report = ts_client(&modules, live_config(&env, transport));
+    let refused = &report["badToken"];
+    assert_eq!(refused["refused"], true, "{refused}");
+    assert_eq!(refused["code"], 401, "{refused}");
+    assert!(refused["message"].as_str().unwrap().contains("Authorization: Bearer TOKEN"), "{refused}");
+    check_live(&env, &before, &report);
+}
+
+#[test]
+fn several_sessions_mounting_into_one_workspace_at_once_leave_one_whole_mount() {
+    // Four clients (say an editor and three agents in one project), each firing calls at once;
+    // two leave mid-call. Whatever interleaving happens, the workspace ends with one whole
+    // mount of the current revision and nothing staged beside it.
+    let env = Env::new();
+    let mut sessions: Vec<Raw> = (0..4).map(|_| Raw::start(&env)).collect();
+    for raw in &mut sessions {
+        raw.initialize("2025-11-25", "2025-11-25");
+    }
+    for raw in &mut sessions {
+        for id in 1..=16 {
+            let args = if id % 2 == 0 {
+                json!({"name": "alpha"})
+            } else {
+                json!({"name": "alpha", "path": "references/guide.md"})
+            };
+            raw.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "view_skill", "arguments": args}}).to_string());
+        }
+    }
+    let leaving: Vec<Raw> = sessions.drain(..2).collect();
+    for mut raw in leaving {
+        drop(raw.child.stdin.take());
+        drop(raw.out);
+        let status = raw.child.wait().unwrap();
+        assert!(status.code().is_some(), "killed by a signal: {status}");
+    }
+    for raw in &mut sessions {
+        let mut answers = 0;
+        while answers < 16 {
+            let r = raw.recv();
+            let Some(id) = r["id"].as_u64() else { continue };
+            let s = &r["result"]["structuredContent"];
+            let want = if id % 2 == 0 { "# Alpha v1\nUse it.\n" } else { "guide one" };
+            assert_eq!(s["content"], want, "call {id}: {r}");
+            answers += 1;
+        }
+        drop(raw.child.stdin.take());
+        assert!(raw.child.wait().unwrap().success());
+    }
+    let skills = env.workspace().join(".skills");
+    assert_eq!(tree(&skills.join("alpha")), ["SKILL.md", "references/guide.md"]);
     assert_eq!(
-        result(&report, "l2"),
-        (false, json!({"skillName": "alpha", "path": null, "version": "1", "content": "# Alpha v1\nUse it.\n"}))
+        fs::read_to_string(skills.join("alpha/SKILL.md")).unwrap(),
+        "---\nname: alpha\ndescription: Alpha does things\n---\n# Alpha v1\nUse it.\n"
     );
-    assert_eq!(result(&report, "l3").1["content"], "guide one");
-    let (is_error, hostile) = result(&report, "hostile");
-    assert!(is_error);
-    assert_eq!(hostile["error"]["code"], "skill_path_invalid");
-    assert_eq!(report["import"]["code"], 0);
-    assert_eq!(report["listChanged"], true, "no notifications/tools/list_changed within 10 s");
-    assert!(
-        report["toolsAfter"][0]["description"]
-            .as_str()
-            .unwrap()
-            .contains("- **alpha** (v:2): Alpha does things better")
-    );
-    assert_eq!(result(&report, "l2After").1["version"], "2");
-    assert_eq!(tree(&env.workspace().join(".skills/alpha")), ["SKILL.md", "references/guide.md"]);
+    let mut left: Vec<String> =
+        fs::read_dir(&skills).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    left.sort();
+    assert_eq!(left, [".alpha.mount.json", "alpha"], "nothing staged is left beside the mount");
 }
 
 #[test]

@@ -341,8 +341,12 @@ fn dir_fd<'a>(
 fn swap(skills: &OwnedFd, staging: &str, target: &str, exists: bool) -> Result<(), MountError> {
     let shown = format!("{MOUNT_DIR}/{target}");
     if !exists {
-        return rustix::fs::renameat_with(skills, staging, skills, target, RenameFlags::NOREPLACE)
-            .map_err(io("move into place", shown));
+        return match rustix::fs::renameat_with(skills, staging, skills, target, RenameFlags::NOREPLACE) {
+            // Another session (a second client on this workspace) mounted it since we looked:
+            // exchange with that mount, as with any previous one; the staging name then holds it.
+            Err(Errno::EXIST | Errno::NOTEMPTY) => swap(skills, staging, target, true),
+            r => r.map_err(io("move into place", shown)),
+        };
     }
     match rustix::fs::renameat_with(skills, staging, skills, target, RenameFlags::EXCHANGE) {
         Ok(()) => Ok(()),

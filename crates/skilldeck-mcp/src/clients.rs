@@ -37,6 +37,18 @@ impl Client {
         }
     }
 
+    /// The client's name as people know it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Client::ClaudeDesktop => "Claude Desktop",
+            Client::ClaudeCode => "Claude Code",
+            Client::Cursor => "Cursor",
+            Client::Codex => "Codex",
+            Client::VsCode => "VS Code",
+            Client::Goose => "Goose",
+        }
+    }
+
     /// The client for an id, or a message listing the ids.
     pub fn parse(id: &str) -> Result<Self, String> {
         Self::ALL.into_iter().find(|c| c.id() == id).ok_or_else(|| {
@@ -55,6 +67,26 @@ pub struct Snippet {
     pub text: String,
     /// The client's documentation of this format.
     pub doc: &'static str,
+}
+
+/// The server entry `skilldeck mcp install` writes under our name into `client`'s user-level
+/// settings file: what `--config` prints for the file-based clients, and for Claude Code what
+/// `claude mcp add --scope user` itself writes into `~/.claude.json`. VS Code's user profile
+/// gets no `--workspace ${workspaceFolder}`: the server follows the roots VS Code sends.
+pub fn entry(client: Client, command: &str) -> serde_json::Value {
+    match client {
+        Client::ClaudeDesktop | Client::Cursor | Client::Codex => json!({"command": command, "args": ["mcp"]}),
+        Client::ClaudeCode => json!({"type": "stdio", "command": command, "args": ["mcp"], "env": {}}),
+        Client::VsCode => json!({"type": "stdio", "command": command, "args": ["mcp"]}),
+        Client::Goose => json!({
+            "name": "Skilldeck",
+            "type": "stdio",
+            "cmd": command,
+            "args": ["mcp"],
+            "enabled": true,
+            "timeout": 300
+        }),
+    }
 }
 
 /// The snippet that runs `command mcp` from `client`.
@@ -101,14 +133,7 @@ pub fn snippet(client: Client, command: &str) -> Snippet {
             doc: "https://code.visualstudio.com/docs/copilot/reference/mcp-configuration",
         },
         Client::Goose => {
-            let value = json!({"extensions": {"skilldeck": {
-                "name": "Skilldeck",
-                "type": "stdio",
-                "cmd": command,
-                "args": ["mcp"],
-                "enabled": true,
-                "timeout": 300
-            }}});
+            let value = json!({"extensions": {"skilldeck": entry(Client::Goose, command)}});
             Snippet {
                 location: "Add to ~/.config/goose/config.yaml, under \"extensions\"",
                 text: serde_yaml_ng::to_string(&value).unwrap_or_default(),

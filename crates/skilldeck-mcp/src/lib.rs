@@ -6,6 +6,7 @@ mod catalog;
 pub mod clients;
 mod error;
 pub mod http;
+pub mod install;
 mod live;
 mod memo;
 mod search;

@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod agents;
 pub mod collection;
+pub mod mcp_clients;
 pub mod revisions;
 pub mod skills;
 pub mod source;

@@ -31,6 +31,9 @@ pub struct McpArgs {
     /// codex, vscode, goose) and exit.
     #[arg(long, value_name = "CLIENT", value_parser = Client::parse)]
     config: Option<Client>,
+    /// Add Skilldeck to (or remove it from) other clients' settings, or list them.
+    #[command(subcommand)]
+    action: Option<super::mcp_install::McpAction>,
 }
 
 /// Prints the snippet for `client` (and, on standard error, where it goes), naming this very binary so a client that does not share
@@ -48,6 +51,9 @@ fn print_config(client: Client) -> anyhow::Result<Outcome> {
 /// Serves MCP on standard input and output until the client closes them. Standard output
 /// carries only the protocol; messages for people go to standard error.
 pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
+    if let Some(action) = args.action {
+        return super::mcp_install::run(action);
+    }
     if let Some(client) = args.config {
         return print_config(client);
     }

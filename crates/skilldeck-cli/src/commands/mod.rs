@@ -8,6 +8,7 @@ pub mod find;
 pub mod import;
 pub mod list;
 pub mod mcp;
+pub mod mcp_install;
 pub mod prompt;
 pub mod remote;
 pub mod revisions;

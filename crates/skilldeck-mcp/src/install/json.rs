@@ -1,0 +1,125 @@
+//! Our entry in a JSON or JSON-with-comments settings file, edited through a concrete syntax
+//! tree (`jsonc-parser`'s CST) so every other byte — servers, key order, comments, spacing — stays.
+//! Holds the edits; reads and writes no file.
+
+use super::{EditError, NAME};
+use jsonc_parser::ParseOptions;
+use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
+use serde_json::Value;
+
+/// The parser's leniency: comments and trailing commas only where the format allows them.
+fn options(comments: bool) -> ParseOptions {
+    if comments {
+        return ParseOptions::default();
+    }
+    ParseOptions {
+        allow_comments: false,
+        allow_loose_object_property_names: false,
+        allow_trailing_commas: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        ..ParseOptions::default()
+    }
+}
+
+fn parse(text: &str, comments: bool) -> Result<CstRootNode, EditError> {
+    // The CST keeps comments whatever the options say: strict files are checked as JSON first.
+    if !comments && !text.trim().is_empty() {
+        serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| EditError::Unparsable(e.to_string()))?;
+    }
+    CstRootNode::parse(text, &options(comments)).map_err(|e| EditError::Unparsable(e.to_string()))
+}
+
+/// The root object, or `None` for a file holding nothing (only whitespace or comments).
+fn root_object(root: &CstRootNode) -> Result<Option<CstObject>, EditError> {
+    match root.value() {
+        None => Ok(None),
+        Some(v) => match v.as_object() {
+            Some(o) => Ok(Some(o)),
+            None => Err(EditError::Shape("the file does not hold a JSON object".into())),
+        },
+    }
+}
+
+/// The servers object under `key`, if present.
+fn servers(object: &CstObject, key: &str) -> Result<Option<CstObject>, EditError> {
+    match object.get(key) {
+        None => Ok(None),
+        Some(prop) => match prop.value().and_then(|v| v.as_object()) {
+            Some(o) => Ok(Some(o)),
+            None => Err(EditError::Shape(format!("\"{key}\" is not a JSON object"))),
+        },
+    }
+}
+
+/// Our entry as the file holds it, if any; an error when the file does not parse.
+pub fn read(text: &str, key: &str, comments: bool) -> Result<Option<Value>, EditError> {
+    if !comments {
+        // Strict JSON reads as data, with no syntax tree: ~/.claude.json runs to tens of MB.
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        let doc: Value = serde_json::from_str(text).map_err(|e| EditError::Unparsable(e.to_string()))?;
+        let Value::Object(root) = doc else {
+            return Err(EditError::Shape("the file does not hold a JSON object".into()));
+        };
+        return match root.get(key) {
+            None => Ok(None),
+            Some(Value::Object(servers)) => Ok(servers.get(NAME).cloned()),
+            Some(_) => Err(EditError::Shape(format!("\"{key}\" is not a JSON object"))),
+        };
+    }
+    let root = parse(text, comments)?;
+    let Some(object) = root_object(&root)? else { return Ok(None) };
+    let Some(servers) = servers(&object, key)? else { return Ok(None) };
+    Ok(servers.get(NAME).and_then(|p| p.value()).and_then(|v| v.to_serde_value()))
+}
+
+/// The text with our entry set to `entry` (added last, or replaced where it stands).
+pub fn set(text: &str, key: &str, comments: bool, entry: &Value) -> Result<String, EditError> {
+    let root = parse(text, comments)?;
+    if root_object(&root)?.is_none() && text.trim().is_empty() {
+        let mut fresh = serde_json::Map::new();
+        fresh.insert(key.to_owned(), serde_json::json!({ NAME: entry }));
+        let pretty =
+            serde_json::to_string_pretty(&Value::Object(fresh)).map_err(|e| EditError::Shape(e.to_string()))?;
+        return Ok(pretty + "\n");
+    }
+    let object = root.object_value_or_set();
+    let servers = match object.object_value_or_create(key) {
+        Some(s) => s,
+        None => return Err(EditError::Shape(format!("\"{key}\" is not a JSON object"))),
+    };
+    match servers.get(NAME) {
+        Some(prop) => prop.set_value(input(entry)),
+        None => {
+            servers.append(NAME, input(entry));
+        }
+    }
+    Ok(root.to_string())
+}
+
+/// The text without our entry (unchanged when it has none).
+pub fn remove(text: &str, key: &str, comments: bool) -> Result<String, EditError> {
+    let root = parse(text, comments)?;
+    let Some(object) = root_object(&root)? else { return Ok(text.to_owned()) };
+    let Some(servers) = servers(&object, key)? else { return Ok(text.to_owned()) };
+    if let Some(prop) = servers.get(NAME) {
+        prop.remove();
+    }
+    Ok(root.to_string())
+}
+
+/// A JSON value as the CST inserts it.
+fn input(value: &Value) -> CstInputValue {
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(b) => CstInputValue::Bool(*b),
+        Value::Number(n) => CstInputValue::Number(n.to_string()),
+        Value::String(s) => CstInputValue::String(s.clone()),
+        Value::Array(a) => CstInputValue::Array(a.iter().map(input).collect()),
+        Value::Object(o) => CstInputValue::Object(o.iter().map(|(k, v)| (k.clone(), input(v))).collect()),
+    }
+}

@@ -1,0 +1,285 @@
+//! Adding Skilldeck to (and removing it from) other MCP clients' settings files: a plan first
+//! (what the file would become), then its execution (backup, atomic write). Only our entry,
+//! `skilldeck`, is ever added, replaced or removed; a file that does not parse is never written.
+
+mod json;
+mod locations;
+mod toml;
+mod write;
+mod yaml;
+
+pub use locations::{ConfigFile, Format, Locations};
+
+use crate::clients::{Client, entry};
+use serde::Serialize;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The name of our entry in every client's server table.
+pub const NAME: &str = "skilldeck";
+
+/// Why a file's text could not be edited.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EditError {
+    /// The file does not parse: the parser's message, with its line and column.
+    #[error("{0}")]
+    Unparsable(String),
+    /// The file parses but is not shaped as the client's settings are.
+    #[error("{0}")]
+    Shape(String),
+}
+
+/// Why an install or uninstall did not happen. Nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// The file does not parse.
+    #[error("{path} does not parse ({message}); fix it or add Skilldeck by hand — it was not changed")]
+    Unparsable {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message, with line and column.
+        message: String,
+    },
+    /// The file parses but cannot be edited safely.
+    #[error("{path} was not changed: {message}")]
+    Shape {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// The file changed between the plan and its execution.
+    #[error("{0} changed while Skilldeck was editing it; nothing was written, try again")]
+    Changed(PathBuf),
+    /// Reading or writing failed.
+    #[error("could not {action} {path}: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// The failure.
+        source: std::io::Error,
+    },
+}
+
+impl InstallError {
+    fn edit(path: &Path, e: EditError) -> Self {
+        match e {
+            EditError::Unparsable(message) => InstallError::Unparsable { path: path.to_owned(), message },
+            EditError::Shape(message) => InstallError::Shape { path: path.to_owned(), message },
+        }
+    }
+}
+
+/// Whether and how Skilldeck is in a client's settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum State {
+    /// No entry named `skilldeck` (or no file).
+    NotInstalled,
+    /// Our entry, exactly as `install` would write it.
+    Installed,
+    /// An entry named `skilldeck` that differs (another binary path, older arguments).
+    Outdated,
+    /// The file does not parse or is not shaped as expected.
+    Unreadable {
+        /// The parser's message.
+        error: String,
+    },
+}
+
+/// One client as `skilldeck mcp clients` and the app show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClientStatus {
+    /// The client's id (`cursor`).
+    pub id: &'static str,
+    /// Its name (`Cursor`).
+    pub name: &'static str,
+    /// Whether the client looks installed on this machine.
+    pub detected: bool,
+    /// Its user-level settings file.
+    pub path: PathBuf,
+    /// Whether the file exists.
+    pub exists: bool,
+    /// Skilldeck's state in it.
+    #[serde(flatten)]
+    pub state: State,
+}
+
+/// What an install or uninstall does to the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    /// Creates the file holding only our entry.
+    Create,
+    /// Adds our entry to the file.
+    Add,
+    /// Replaces our outdated entry.
+    Replace,
+    /// Removes our entry.
+    Remove,
+    /// Nothing to do: already as wanted.
+    Unchanged,
+}
+
+/// An edit worked out but not yet written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The client.
+    pub client: Client,
+    /// The file (symbolic links resolved: the file they point to is the one edited).
+    pub path: PathBuf,
+    /// What happens.
+    pub action: Action,
+    /// The file's bytes now (`None`: it does not exist).
+    pub before: Option<Vec<u8>>,
+    /// Its text afterwards.
+    pub after: String,
+}
+
+/// What executing a plan did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Applied {
+    /// What happened.
+    pub action: Action,
+    /// The file.
+    pub path: PathBuf,
+    /// The copy of the old file, when there was one and it changed.
+    pub backup: Option<PathBuf>,
+}
+
+fn read_entry(format: Format, text: &str) -> Result<Option<Value>, EditError> {
+    match format {
+        Format::Json { key } => json::read(text, key, false),
+        Format::Jsonc { key } => json::read(text, key, true),
+        Format::Toml => toml::read(text),
+        Format::Yaml => yaml::read(text),
+    }
+}
+
+fn set_entry(format: Format, text: &str, entry: &Value) -> Result<String, EditError> {
+    match format {
+        Format::Json { key } => json::set(text, key, false, entry),
+        Format::Jsonc { key } => json::set(text, key, true, entry),
+        Format::Toml => toml::set(text, entry),
+        Format::Yaml => yaml::set(text, entry),
+    }
+}
+
+fn remove_entry(format: Format, text: &str) -> Result<String, EditError> {
+    match format {
+        Format::Json { key } => json::remove(text, key, false),
+        Format::Jsonc { key } => json::remove(text, key, true),
+        Format::Toml => toml::remove(text),
+        Format::Yaml => yaml::remove(text),
+    }
+}
+
+/// The file to edit (a symbolic link's target) and its bytes, `None` when missing.
+fn read(path: &Path) -> Result<(PathBuf, Option<Vec<u8>>), InstallError> {
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    match std::fs::read(&real) {
+        Ok(b) => Ok((real, Some(b))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((real, None)),
+        Err(source) => Err(InstallError::Io { action: "read", path: real, source }),
+    }
+}
+
+fn text_of(path: &Path, bytes: &[u8]) -> Result<String, InstallError> {
+    String::from_utf8(bytes.to_vec()).map_err(|e| InstallError::Unparsable {
+        path: path.to_owned(),
+        message: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+    })
+}
+
+/// Skilldeck's state in `file`, for a server started as `command`.
+pub fn status(file: &ConfigFile, command: &str) -> ClientStatus {
+    let state = match read(&file.path) {
+        Err(e) => State::Unreadable { error: e.to_string() },
+        Ok((_, None)) => State::NotInstalled,
+        Ok((path, Some(bytes))) => match text_of(&path, &bytes) {
+            Err(e) => State::Unreadable { error: e.to_string() },
+            Ok(text) => match read_entry(file.format, &text) {
+                Err(e) => State::Unreadable { error: e.to_string() },
+                Ok(None) => State::NotInstalled,
+                Ok(Some(v)) if v == entry(file.client, command) => State::Installed,
+                Ok(Some(_)) => State::Outdated,
+            },
+        },
+    };
+    ClientStatus {
+        id: file.client.id(),
+        name: file.client.name(),
+        detected: file.detected(),
+        path: file.path.clone(),
+        exists: file.path.exists(),
+        state,
+    }
+}
+
+/// Every known client's status, in `Client::ALL` order.
+pub fn statuses(locations: &Locations, command: &str) -> Vec<ClientStatus> {
+    Client::ALL.iter().map(|&c| status(&locations.config_file(c), command)).collect()
+}
+
+/// The plan adding (or refreshing) our entry, running `command mcp`.
+pub fn plan_install(file: &ConfigFile, command: &str) -> Result<Plan, InstallError> {
+    let (path, before) = read(&file.path)?;
+    let text = match &before {
+        Some(b) => text_of(&path, b)?,
+        None => String::new(),
+    };
+    let current = read_entry(file.format, &text).map_err(|e| InstallError::edit(&path, e))?;
+    let wanted = entry(file.client, command);
+    let action = match (&before, &current) {
+        (None, _) => Action::Create,
+        (Some(_), None) => Action::Add,
+        (Some(_), Some(v)) if *v == wanted => Action::Unchanged,
+        (Some(_), Some(_)) => Action::Replace,
+    };
+    let after = match action {
+        Action::Unchanged => text,
+        _ => set_entry(file.format, &text, &wanted).map_err(|e| InstallError::edit(&path, e))?,
+    };
+    Ok(Plan { client: file.client, path, action, before, after })
+}
+
+/// The plan removing our entry (nothing to do when it is absent or the file missing).
+pub fn plan_uninstall(file: &ConfigFile) -> Result<Plan, InstallError> {
+    let (path, before) = read(&file.path)?;
+    let Some(bytes) = &before else {
+        return Ok(Plan { client: file.client, path, action: Action::Unchanged, before, after: String::new() });
+    };
+    let text = text_of(&path, bytes)?;
+    let present = read_entry(file.format, &text).map_err(|e| InstallError::edit(&path, e))?.is_some();
+    let (action, after) = if present {
+        (Action::Remove, remove_entry(file.format, &text).map_err(|e| InstallError::edit(&path, e))?)
+    } else {
+        (Action::Unchanged, text)
+    };
+    Ok(Plan { client: file.client, path, action, before, after })
+}
+
+/// Executes `plan`: a backup of the old file first, then the new text written atomically.
+/// Refuses when the file changed since the plan was made.
+pub fn apply(plan: &Plan) -> Result<Applied, InstallError> {
+    let done = |backup| Applied { action: plan.action, path: plan.path.clone(), backup };
+    if plan.action == Action::Unchanged {
+        return Ok(done(None));
+    }
+    let (_, now) = read(&plan.path)?;
+    if now != plan.before {
+        return Err(InstallError::Changed(plan.path.clone()));
+    }
+    let io = |action| move |source| InstallError::Io { action, path: plan.path.clone(), source };
+    let backup = match &plan.before {
+        Some(old) => Some(write::backup(&plan.path, old).map_err(io("back up"))?),
+        None => None,
+    };
+    write::atomic_write(&plan.path, plan.after.as_bytes()).map_err(io("write"))?;
+    Ok(done(backup))
+}
+
+#[cfg(test)]
+mod tests;
