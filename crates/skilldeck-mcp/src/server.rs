@@ -193,10 +193,10 @@ impl SkilldeckServer {
         }
     }
 
-    /// Asks the client for its roots when the workspace comes from them and they are not known.
+    /// Asks the client for its roots when the workspace comes from them.
     async fn sandbox(&self, peer: &Peer<RoleServer>) -> Result<Arc<skilldeck_core::sandbox::Sandbox>, String> {
         let mut workspaces = self.shared.workspaces.lock().await;
-        if workspaces.needs_roots() {
+        if workspaces.roots_decide() {
             let shares_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
             if shares_roots {
                 match crate::workspace::ask_roots(peer).await {

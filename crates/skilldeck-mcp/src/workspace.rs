@@ -66,9 +66,12 @@ impl Workspaces {
         Self { fixed, from_roots: None, open: None }
     }
 
-    /// Whether the roots must be asked before the next call.
-    pub(crate) fn needs_roots(&self) -> bool {
-        self.fixed.is_none() && self.from_roots.is_none()
+    /// Whether the roots decide the workspace, so they are asked before each mount: a client
+    /// that sends `notifications/roots/list_changed` and then a call at once may have the call
+    /// handled first (each message gets a task of its own), and a remembered answer would then
+    /// mount into the folder the client just left.
+    pub(crate) fn roots_decide(&self) -> bool {
+        self.fixed.is_none()
     }
 
     /// Records what the roots gave.
