@@ -34,6 +34,8 @@ pub enum RevisionEvent {
     Delete,
     /// A revision found on disk after a crash, with no log line.
     Recovered,
+    /// A team store's revision, materialised in the team scope by a refresh.
+    Mirrored,
 }
 
 /// One line of the revision log.
