@@ -246,3 +246,40 @@ fn the_team_scope_refuses_local_changes_and_restores_through_the_remote() {
     let (out, _) = ok(skilldeck(&a, &["remote", "history", "team", "pdf"]));
     assert!(out.lines().last().unwrap().ends_with("restore of 1"), "{out}");
 }
+
+#[test]
+fn credentials_come_from_the_aws_profile_files_too() {
+    let Some(env) = Env::start() else { return };
+    let a = env.machine("a");
+    write_skill(&a.join("skills/user"), "pdf", "From a profile", &[]);
+    std::fs::create_dir_all(a.join(".aws")).unwrap();
+    std::fs::write(a.join(".aws/config"), "[profile work]\nregion = us-east-1\n").unwrap();
+    std::fs::write(
+        a.join(".aws/credentials"),
+        format!("[default]\naws_access_key_id = nope\n[work]\naws_access_key_id = {ACCESS_KEY}\naws_secret_access_key = {SECRET_KEY}\n"),
+    )
+    .unwrap();
+    let run = |args: &[&str], profile: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_skilldeck"));
+        cmd.args(args).env("SKILLDECK_HOME", &a).env("HOME", &a);
+        for v in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_ENDPOINT"] {
+            cmd.env_remove(v);
+        }
+        for v in ["AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE"] {
+            cmd.env_remove(v);
+        }
+        if let Some(p) = profile {
+            cmd.env("AWS_PROFILE", p);
+        }
+        cmd.output().unwrap()
+    };
+    let (out, _) = ok(run(&["publish", "pdf", "--to", "team", "--json"], Some("work")));
+    assert_eq!(json(&out)["revision"], 1);
+    // The default profile has half a key pair: said plainly, naming the file.
+    let out = run(&["publish", "pdf", "--to", "team"], None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains(".aws/credentials") && err.contains("give both"), "{err}");
+    let out = run(&["publish", "pdf", "--to", "team"], Some("missing"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("AWS_PROFILE names the profile \"missing\""), "{err}");
+}

@@ -4,6 +4,7 @@
 
 pub mod cache;
 pub mod config;
+pub mod credentials;
 pub mod error;
 pub mod layout;
 pub mod manifest;

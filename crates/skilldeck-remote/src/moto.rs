@@ -112,6 +112,22 @@ impl MotoServer {
         store.delete(&object_store::path::Path::from(key)).await.map_err(io::Error::other)
     }
 
+    /// Turns on moto's checking of credentials from now on (its `reset-auth` API): a key it
+    /// never issued is refused with a 403, as a real S3 refuses one.
+    pub async fn require_auth(&self) -> io::Result<()> {
+        let res = reqwest::Client::new()
+            .post(format!("{}/moto-api/reset-auth", self.endpoint()))
+            .body("0")
+            .send()
+            .await
+            .map_err(io::Error::other)?;
+        if res.status().is_success() {
+            Ok(())
+        } else {
+            Err(io::Error::other(format!("turning on auth: {}", res.status())))
+        }
+    }
+
     /// The requests served so far, as `(method, path and query, status)`, from the server's log.
     pub fn requests(&self) -> io::Result<Vec<(String, String, u16)>> {
         let raw = std::fs::read_to_string(&self.log)?;

@@ -19,7 +19,8 @@ pub struct RemoteArgs {
 
 #[derive(Debug, Subcommand)]
 enum RemoteCommand {
-    /// Add a team store: `[remotes.NAME]` in config.toml (credentials come from AWS_* variables).
+    /// Add a team store: `[remotes.NAME]` in config.toml (credentials come from AWS_* variables
+    /// or the AWS profile files).
     Add {
         /// Its name, e.g. `team`.
         name: String,
@@ -153,7 +154,10 @@ pub fn run(args: RemoteArgs) -> anyhow::Result<Outcome> {
             let home = home()?;
             let cfg = RemoteConfig { endpoint, region, refresh_secs, ..RemoteConfig::new(url.clone()) };
             add_remote(&home.config_path(), &name, &cfg)?;
-            outln!("added remote {name} ({url}); credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY");
+            outln!(
+                "added remote {name} ({url}); credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY \
+                 or the AWS profile files"
+            );
         }
         RemoteCommand::List { json } => list(json)?,
         RemoteCommand::Remove { name } => {
