@@ -132,6 +132,27 @@ pub enum RemoteError {
 pub type Result<T, E = RemoteError> = std::result::Result<T, E>;
 
 impl RemoteError {
+    /// A stable snake_case code, for UIs and scripts.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::UnknownRemote { .. } => "remote_unknown",
+            Self::BadConfig { .. } | Self::ConfigFile { .. } => "remote_config_invalid",
+            Self::NoCredentials { .. } | Self::NoProfile { .. } | Self::BadCredentialsFile { .. } => {
+                "remote_credentials_missing"
+            }
+            Self::AccessDenied { .. } => "remote_access_denied",
+            Self::NoSuchBucket { .. } => "remote_bucket_missing",
+            Self::ClockSkew => "remote_clock_skew",
+            Self::Busy { .. } => "remote_busy",
+            Self::Unreachable { .. } => "remote_unreachable",
+            Self::NotFound { .. } => "remote_not_found",
+            Self::Corrupt { .. } => "remote_corrupt",
+            Self::Contended { .. } => "remote_contended",
+            Self::Store(_) => "remote_failed",
+            Self::Cache { .. } => "remote_cache_failed",
+        }
+    }
+
     /// Whether the server could not be reached (so cached answers are the best there is).
     pub fn is_unreachable(&self) -> bool {
         matches!(self, Self::Unreachable { .. })
