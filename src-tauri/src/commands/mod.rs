@@ -7,4 +7,5 @@ pub mod collection;
 pub mod revisions;
 pub mod skills;
 pub mod source;
+pub mod team;
 pub mod transfer;
