@@ -129,7 +129,9 @@ function renderFiles() {
       : d.shadowed ? el("p", { class: "hint", id: "switch-why", text: t("switchShadowed", d.name) }) : null,
     el("div", { class: "row" },
       el("button", { type: "button", id: "history-btn", text: t("history"), onclick: () => showHistory(d) }),
-      el("button", { type: "button", id: "delete-btn", class: "danger", text: t("delete"), onclick: () => confirmDelete(d) }),
+      d.scope === "user" ? el("button", { type: "button", id: "publish-team-btn", text: t("publishTeam"), onclick: () => confirmPublish(d) }) : null,
+      // A team skill changes only by publishing: it comes from the team store.
+      d.scope === "team" ? null : el("button", { type: "button", id: "delete-btn", class: "danger", text: t("delete"), onclick: () => confirmDelete(d) }),
     ),
     el("div", { class: "row compact" },
       el("button", { type: "button", id: "open-editor-btn", text: t("openInEditor"), title: t("openInEditorTitle"), onclick: () => handToSystem("open_skill_in_editor", d) }),
@@ -319,6 +321,39 @@ function confirmDelete(d) {
   };
   $("#confirm-no").onclick = () => dlg.close();
   dlg.showModal();
+}
+
+// ---------- the team store ----------
+
+async function confirmPublish(d) {
+  try {
+    const p = await invoke("team_publish_preview", { name: d.name });
+    const dlg = $("#confirm-dialog");
+    $("#confirm-text").textContent = t("confirmPublish", d.name, p.remote, p.url, p.nextRevision);
+    $("#confirm-yes").onclick = async () => {
+      dlg.close();
+      try {
+        const out = await invoke("team_publish", { name: d.name });
+        toast(t("publishedTeam", d.name, out.revision));
+        await loadSkills();
+      } catch (e) {
+        showError(e);
+      }
+    };
+    $("#confirm-no").onclick = () => dlg.close();
+    dlg.showModal();
+  } catch (e) {
+    showError(e);
+  }
+}
+
+async function refreshTeam() {
+  try {
+    sidebar.setTeamStatus(await invoke("team_refresh"));
+    await loadSkills();
+  } catch (e) {
+    showError(e);
+  }
 }
 
 // ---------- import ----------
@@ -623,6 +658,7 @@ function wire() {
     // The tools' states follow the store: a new revision makes copies outdated.
     loadAgents().catch(() => {});
   });
+  listen("team://status", (e) => sidebar.setTeamStatus(e.payload));
   listen("skills://dropped", (e) => { if (e.payload?.length) openImport(e.payload[0]); });
   // A link in the viewer knows its skill's files; one in an agent answer does not.
   catchLinks((a) => (a.closest("#viewer") && state.detail && state.file
@@ -635,9 +671,11 @@ translatePage();
 sidebar.initSidebar({
   onSelect: (key) => select(key),
   onDeleted: (d) => { state.selected = null; sidebar.markSelected(null); $("#files").replaceChildren(); showHistory(d); },
+  onTeamRefresh: refreshTeam,
 });
 // Asked for first: the rest of the set-up runs while the backend answers.
 const firstLoad = loadSkills();
+firstLoad.then(() => invoke("team_status")).then((st) => sidebar.setTeamStatus(st)).catch(() => {});
 wire();
 initSplitters();
 initAgent();

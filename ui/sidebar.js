@@ -6,7 +6,8 @@ import { $, el } from "./dom.js";
 import { language, t } from "./i18n.js";
 import { VirtualList } from "./virtual_list.js";
 
-const SCOPES = [["user", "userScope"], ["system", "systemScope"]];
+// In shadowing order, the one that wins first: user over team over system.
+const SCOPES = [["user", "userScope"], ["team", "teamScope"], ["system", "systemScope"]];
 
 const side = {
   list: null, // the VirtualList
@@ -22,6 +23,8 @@ const side = {
   options: 0, // how many options the filtered list holds (aria-setsize)
   onSelect: () => {},
   onDeleted: () => {},
+  onTeamRefresh: () => {},
+  team: null, // the team store's status: {configured, url, lastRefresh, offline}
 };
 
 /** `${scope}/${name}`: a skill's key everywhere in the UI. */
@@ -47,8 +50,8 @@ function description(skill) {
  * Puts the sidebar into `#sidebar`. `onSelect(key)` runs when a skill's row is clicked,
  * `onDeleted(row)` when a deleted skill's is.
  */
-export function initSidebar({ onSelect, onDeleted }) {
-  Object.assign(side, { onSelect, onDeleted });
+export function initSidebar({ onSelect, onDeleted, onTeamRefresh }) {
+  Object.assign(side, { onSelect, onDeleted, onTeamRefresh });
   const scroller = $("#sidebar");
   side.box = el("div", { id: "skill-list", class: "vlist", role: "listbox", tabindex: "0", "aria-label": t("tabSkills") });
   side.empty = el("p", { class: "empty", hidden: true });
@@ -79,7 +82,7 @@ export function setSkills(skills, deleted) {
     pos: 0,
   });
   side.groups = SCOPES.map(([scope, label]) => ({
-    head: { kind: "head", key: `head:${scope}`, text: t(label) },
+    head: headOf(scope, label),
     rows: skills.filter((s) => s.scope === scope).map(row),
   }));
   side.deleted = deleted.length
@@ -93,6 +96,37 @@ export function setSkills(skills, deleted) {
   filter(side.query, true);
 }
 
+/** A group's heading; the team's carries its refresh state in its key, so a new state redraws it. */
+function headOf(scope, label) {
+  const st = scope === "team" ? side.team : null;
+  const key = st ? `head:team:${st.lastRefresh || ""}:${st.offline ? "off" : "on"}` : `head:${scope}`;
+  return { kind: "head", key, text: t(label), team: st };
+}
+
+/** Shows the team store's refresh state in the team group's heading. */
+export function setTeamStatus(status) {
+  side.team = status && status.configured ? status : null;
+  const g = side.groups.find((x) => x.head.key.startsWith("head:team"));
+  if (!g) return;
+  g.head = headOf("team", "teamScope");
+  filter(side.query, false);
+}
+
+/** The team heading: its name, when it was last refreshed, an offline marker, and Refresh. */
+function teamHead(item) {
+  const st = item.team;
+  const at = st.lastRefresh ? new Date(st.lastRefresh) : null;
+  // Today's time alone, else the date: the heading has room for one short word.
+  const when = !at ? t("teamNever")
+    : at.toDateString() === new Date().toDateString() ? at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
+      : at.toLocaleDateString();
+  return el("div", { class: "scope team-head", role: "presentation", dataset: { team: st.offline ? "offline" : "online" } },
+    el("span", { text: item.text }),
+    el("span", { class: "team-state", id: "team-state", title: at ? at.toLocaleString() : "", text: t("teamRefreshed", when) }),
+    st.offline ? el("span", { class: "marker warn", id: "team-offline", title: st.offline, text: t("teamOffline") }) : null,
+    el("button", { type: "button", class: "link", id: "team-refresh", text: t("teamRefresh"), onclick: () => side.onTeamRefresh() }));
+}
+
 /** Shows the skills whose name or description holds `text` (any case); the count says how many. */
 export function setFilter(text) {
   filter(text.trim().toLowerCase(), false);
@@ -104,6 +138,7 @@ const CHIPS = [
   ["warnings", "state", (s) => s.warnings > 0],
   ["off", "state", (s) => !s.enabled],
   ["user", "scope", (s) => s.scope === "user"],
+  ["team", "scope", (s) => s.scope === "team"],
   ["system", "scope", (s) => s.scope === "system"],
 ];
 
@@ -204,6 +239,7 @@ function markActive() {
 }
 
 function renderItem(item) {
+  if (item.kind === "head" && item.team) return teamHead(item);
   if (item.kind === "head") return el("div", { class: "scope", role: "presentation", text: item.text });
   const s = item.skill;
   const selected = item.key === side.selected;

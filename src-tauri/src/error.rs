@@ -39,6 +39,12 @@ impl From<StorageError> for ApiError {
     }
 }
 
+impl From<skilldeck_remote::RemoteError> for ApiError {
+    fn from(e: skilldeck_remote::RemoteError) -> Self {
+        Self::new(e.code(), e.to_string())
+    }
+}
+
 impl From<ImportError> for ApiError {
     fn from(e: ImportError) -> Self {
         let err = Self::new(e.code(), e.to_string());

@@ -89,6 +89,10 @@ macro_rules! handlers {
             $crate::commands::mcp_clients::mcp_clients,
             $crate::commands::mcp_clients::mcp_client_plan,
             $crate::commands::mcp_clients::mcp_client_apply,
+            $crate::commands::team::team_status,
+            $crate::commands::team::team_refresh,
+            $crate::commands::team::team_publish_preview,
+            $crate::commands::team::team_publish,
         ]
     };
 }
@@ -118,6 +122,7 @@ pub fn run(started: std::time::Instant) -> Result<(), StartError> {
         .setup(move |app| {
             trace::since_start(started, "setup begins");
             watch_and_warm_up(app.handle().clone(), started);
+            commands::team::refresh_in_background(app.handle().clone());
             Ok(())
         })
         .run(tauri::generate_context!())?;

@@ -6,6 +6,13 @@ use skilldeck_agent::config::Config;
 use skilldeck_agent::session::SessionOptions;
 use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::{FsStorage, Scope, SkillName, SkillRegistry, SkilldeckHome, bundled};
+use skilldeck_remote::{Offline, TeamSync, When};
+
+/// The one line saying the team scope is offline and how old its revisions are.
+pub fn offline_line(off: &Offline) -> String {
+    let when = off.last_refresh.as_deref().unwrap_or("never");
+    format!("offline: the team store could not be refreshed ({}); team skills as of {when}", off.reason)
+}
 
 /// The opened store and its registry.
 pub struct Ctx {
@@ -21,6 +28,38 @@ impl Ctx {
             .with_context(|| format!("could not open the skill store in {}", home.root().display()))?;
         bundled::install(&storage).context("could not install the bundled skills")?;
         Ok(Self { registry: SkillRegistry::new(storage) })
+    }
+
+    /// `open`, then the team scope brought up to date when its last refresh is older than
+    /// `[remotes.team] refresh_secs`: for commands that read the listing. Offline (or refused),
+    /// the last known team revisions stay and one line on stderr says so; the sync is returned
+    /// for `--json` output.
+    pub fn open_listing() -> anyhow::Result<(Self, TeamSync)> {
+        let ctx = Self::open()?;
+        let sync = ctx.sync_team(When::IfStale);
+        Ok((ctx, sync))
+    }
+
+    /// Brings the team scope up to date (see `skilldeck_remote::team`), saying on stderr when
+    /// it is offline or could not be updated; never fails the command.
+    pub fn sync_team(&self, when: When) -> TeamSync {
+        let synced = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(anyhow::Error::from)
+            .and_then(|rt| Ok(rt.block_on(skilldeck_remote::sync_team(self.storage(), when))?));
+        match synced {
+            Ok(sync) => {
+                if let Some(off) = &sync.offline {
+                    eprintln!("{}", offline_line(off));
+                }
+                sync
+            }
+            Err(e) => {
+                eprintln!("warning: the team scope was not updated ({e:#}); showing its last known revisions");
+                TeamSync { configured: true, ..TeamSync::default() }
+            }
+        }
     }
 
     /// The store.
@@ -39,12 +78,13 @@ impl Ctx {
         Ok(SessionOptions::for_default_provider(&self.config()?)?.listing)
     }
 
-    /// Finds `name` in `scope`, or when no scope is given, in `user` then `system`.
+    /// Finds `name` in `scope`, or when no scope is given, in `user`, then `team`, then `system`
+    /// (the shadowing order).
     pub fn resolve(&self, name: &str, scope: Option<Scope>) -> anyhow::Result<(Scope, SkillName)> {
         let parsed = SkillName::parse(name).with_context(|| format!("{name:?} is not a skill name"))?;
         let scopes: Vec<Scope> = match scope {
             Some(s) => vec![s],
-            None => vec![Scope::User, Scope::System],
+            None => Scope::ALL.iter().rev().copied().collect(),
         };
         for s in &scopes {
             if self.storage().skill_dir(*s, &parsed).is_dir() {

@@ -26,7 +26,7 @@ struct Cli {
 enum Command {
     /// List every skill, valid or not.
     List {
-        /// Only this scope (`system` or `user`).
+        /// Only this scope (`system`, `team` or `user`).
         #[arg(long)]
         scope: Option<Scope>,
         /// Print JSON for scripts.
@@ -70,7 +70,7 @@ enum Command {
         name: String,
         /// A new folder, or a path ending in .zip.
         dest: PathBuf,
-        /// The scope (default: user, else system).
+        /// The scope (default: user, else team, else system).
         #[arg(long)]
         scope: Option<Scope>,
     },
@@ -78,7 +78,7 @@ enum Command {
     Delete {
         /// The skill.
         name: String,
-        /// The scope (default: user, else system).
+        /// The scope (default: user, else team, else system).
         #[arg(long)]
         scope: Option<Scope>,
     },
@@ -104,7 +104,7 @@ enum Command {
     History {
         /// The skill.
         name: String,
-        /// The scope (default: user, else system).
+        /// The scope (default: user, else team, else system).
         #[arg(long)]
         scope: Option<Scope>,
         /// Print JSON for scripts.
@@ -117,7 +117,7 @@ enum Command {
         name: String,
         /// The revision to bring back.
         revision: u64,
-        /// The scope (default: user, else system).
+        /// The scope (default: user, else team, else system).
         #[arg(long)]
         scope: Option<Scope>,
         /// Print JSON for scripts.
@@ -128,7 +128,7 @@ enum Command {
     Show {
         /// The skill.
         name: String,
-        /// The scope (default: user, else system).
+        /// The scope (default: user, else team, else system).
         #[arg(long)]
         scope: Option<Scope>,
         /// Print JSON for scripts.
@@ -141,7 +141,7 @@ enum Command {
         name: String,
         /// The file, relative to the skill folder.
         path: Option<String>,
-        /// The scope (default: user, else system).
+        /// The scope (default: user, else team, else system).
         #[arg(long)]
         scope: Option<Scope>,
     },
@@ -197,7 +197,7 @@ enum Command {
     Trust {
         /// The skill.
         name: String,
-        /// Its scope (default: user, then system).
+        /// Its scope (default: user, then team, then system).
         #[arg(long)]
         scope: Option<Scope>,
     },
@@ -205,7 +205,7 @@ enum Command {
     Untrust {
         /// The skill.
         name: String,
-        /// Its scope (default: user, then system).
+        /// Its scope (default: user, then team, then system).
         #[arg(long)]
         scope: Option<Scope>,
     },

@@ -169,8 +169,12 @@ fn missing_credentials_are_explained() {
     let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
         .args(["remote", "skills", "team"])
         .env("SKILLDECK_HOME", home)
+        .env("HOME", home)
         .env_remove("AWS_ACCESS_KEY_ID")
         .env_remove("AWS_SECRET_ACCESS_KEY")
+        .env_remove("AWS_PROFILE")
+        .env_remove("AWS_SHARED_CREDENTIALS_FILE")
+        .env_remove("AWS_CONFIG_FILE")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

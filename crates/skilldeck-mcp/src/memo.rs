@@ -2,13 +2,13 @@
 //! of a skill gets a turn of its own in the core's sense, and the core's memo does the rest.
 
 use serde_json::Value;
+use skilldeck_core::SkillName;
 use skilldeck_core::listing::{ListedSkill, Listing};
 use skilldeck_core::mount;
 use skilldeck_core::registry::SkillRegistry;
 use skilldeck_core::sandbox::Sandbox;
 use skilldeck_core::view_result::{ViewErrorCode, ViewResult};
 use skilldeck_core::view_skill::{Turn, view_skill};
-use skilldeck_core::{Scope, SkillName};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -38,10 +38,7 @@ fn same_revision(a: &ListedSkill, b: &ListedSkill) -> bool {
 }
 
 fn turn_id(session: &str, listed: &ListedSkill) -> String {
-    let scope = match listed.scope {
-        Scope::System => "system",
-        Scope::User => "user",
-    };
+    let scope = listed.scope.as_str();
     let rev = listed.revision.map_or_else(|| "none".to_owned(), |r| r.to_string());
     format!("{session}-{scope}-{}-r{rev}", listed.name)
 }
@@ -102,6 +99,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
+    use skilldeck_core::Scope;
     use skilldeck_core::listing::ListingOptions;
     use skilldeck_core::{FsStorage, RelPath, SkillFiles, SkilldeckHome};
     use std::os::unix::fs::MetadataExt as _;

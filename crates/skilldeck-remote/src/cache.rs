@@ -16,6 +16,17 @@ pub struct State {
     pub last_refresh: Option<String>,
     /// Each skill's latest revision.
     pub skills: BTreeMap<String, u64>,
+    /// When a refresh was last tried (RFC 3339, UTC), successful or not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_attempt: Option<String>,
+    /// Why the last try failed; `None` when it succeeded (the offline marker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_error: Option<String>,
+}
+
+/// The time now as RFC 3339, UTC.
+pub fn now() -> Option<String> {
+    time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).ok()
 }
 
 /// The local copy of one remote.
@@ -126,6 +137,24 @@ impl Cache {
                 source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
             }),
         }
+    }
+
+    /// The files of a cached revision, each checked against its hash: `None` when its manifest
+    /// or one of its blobs is not cached.
+    pub fn files(&self, name: &str, rev: u64) -> Result<Option<skilldeck_core::SkillFiles>> {
+        let Some(m) = self.manifest(name, rev)? else {
+            return Ok(None);
+        };
+        let mut files = skilldeck_core::SkillFiles::new();
+        for f in &m.files {
+            let Some(bytes) = self.blob(&f.sha256)? else {
+                return Ok(None);
+            };
+            let path = skilldeck_core::RelPath::parse(&f.path)
+                .map_err(|e| RemoteError::Corrupt { key: format!("{name} revision {rev}"), reason: e.to_string() })?;
+            files.insert(path, bytes);
+        }
+        Ok(Some(files))
     }
 
     /// Records a refresh.

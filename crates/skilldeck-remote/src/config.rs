@@ -18,6 +18,25 @@ pub struct RemoteConfig {
     /// The region; `us-east-1` when none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
+    /// For the remote named `team`, which feeds the team scope: how old (in seconds) its last
+    /// refresh may be before a listing refreshes it again; `DEFAULT_REFRESH_SECS` when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_secs: Option<u64>,
+}
+
+/// How old a team scope's last refresh may be before a listing refreshes it: five minutes.
+pub const DEFAULT_REFRESH_SECS: u64 = 300;
+
+impl RemoteConfig {
+    /// A remote at `url` with the defaults.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self { url: url.into(), endpoint: None, region: None, refresh_secs: None }
+    }
+
+    /// The refresh interval in force.
+    pub fn refresh_interval(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.refresh_secs.unwrap_or(DEFAULT_REFRESH_SECS))
+    }
 }
 
 /// The bucket and key prefix of an `s3://` url.
@@ -125,6 +144,9 @@ pub fn add_remote(config_path: &Path, name: &str, remote: &RemoteConfig) -> Resu
     if let Some(r) = &remote.region {
         t.insert("region", toml_edit::value(r.as_str()));
     }
+    if let Some(secs) = remote.refresh_secs {
+        t.insert("refresh_secs", toml_edit::value(i64::try_from(secs).unwrap_or(i64::MAX)));
+    }
     remotes.insert(name, toml_edit::Item::Table(t));
     write_doc(config_path, &doc)
 }
@@ -174,7 +196,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("config.toml");
         std::fs::write(&path, "# my settings\ndefault_provider = \"offline\" # keep\n").unwrap();
-        let team = RemoteConfig { url: "s3://bkt/p".into(), endpoint: Some("http://127.0.0.1:9".into()), region: None };
+        let team = RemoteConfig {
+            endpoint: Some("http://127.0.0.1:9".into()),
+            refresh_secs: Some(60),
+            ..RemoteConfig::new("s3://bkt/p")
+        };
         add_remote(&path, "team", &team).unwrap();
         assert!(add_remote(&path, "team", &team).is_err());
         assert_eq!(load_remote(&path, "team").unwrap(), team);

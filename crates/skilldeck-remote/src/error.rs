@@ -29,20 +29,40 @@ pub enum RemoteError {
         /// What went wrong.
         reason: String,
     },
-    /// No credentials in the environment.
+    /// No credentials in the environment or the profile files.
     #[error(
         "no credentials for remote {name:?}: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY \
-         (and AWS_SESSION_TOKEN if yours is temporary) in the environment; credentials are \
-         never read from config.toml"
+         (and AWS_SESSION_TOKEN if yours is temporary) in the environment, or put them in a \
+         profile of ~/.aws/credentials (AWS_PROFILE picks one); credentials are never read from \
+         config.toml"
     )]
     NoCredentials {
         /// The remote.
         name: String,
     },
+    /// `AWS_PROFILE` names a profile neither file has.
+    #[error(
+        "AWS_PROFILE names the profile {profile:?}, which none of {} holds; fix AWS_PROFILE or add the profile",
+        show_paths(files)
+    )]
+    NoProfile {
+        /// The profile.
+        profile: String,
+        /// The files read.
+        files: Vec<PathBuf>,
+    },
+    /// A profile file that cannot be read or says something incomplete.
+    #[error("the AWS profile file {}: {reason}", path.display())]
+    BadCredentialsFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong and what to do.
+        reason: String,
+    },
     /// The server refused the credentials or the permission.
     #[error(
-        "the server refused access to {key}: the credentials in AWS_ACCESS_KEY_ID / \
-         AWS_SECRET_ACCESS_KEY are wrong or lack permission on this bucket ({detail})"
+        "the server refused access to {key}: the credentials (AWS_ACCESS_KEY_ID / \
+         AWS_SECRET_ACCESS_KEY, or the AWS profile) are wrong or lack permission on this bucket ({detail})"
     )]
     AccessDenied {
         /// The object asked for.
@@ -112,6 +132,27 @@ pub enum RemoteError {
 pub type Result<T, E = RemoteError> = std::result::Result<T, E>;
 
 impl RemoteError {
+    /// A stable snake_case code, for UIs and scripts.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::UnknownRemote { .. } => "remote_unknown",
+            Self::BadConfig { .. } | Self::ConfigFile { .. } => "remote_config_invalid",
+            Self::NoCredentials { .. } | Self::NoProfile { .. } | Self::BadCredentialsFile { .. } => {
+                "remote_credentials_missing"
+            }
+            Self::AccessDenied { .. } => "remote_access_denied",
+            Self::NoSuchBucket { .. } => "remote_bucket_missing",
+            Self::ClockSkew => "remote_clock_skew",
+            Self::Busy { .. } => "remote_busy",
+            Self::Unreachable { .. } => "remote_unreachable",
+            Self::NotFound { .. } => "remote_not_found",
+            Self::Corrupt { .. } => "remote_corrupt",
+            Self::Contended { .. } => "remote_contended",
+            Self::Store(_) => "remote_failed",
+            Self::Cache { .. } => "remote_cache_failed",
+        }
+    }
+
     /// Whether the server could not be reached (so cached answers are the best there is).
     pub fn is_unreachable(&self) -> bool {
         matches!(self, Self::Unreachable { .. })
@@ -146,6 +187,10 @@ impl RemoteError {
         }
         Self::Store(e.to_string())
     }
+}
+
+fn show_paths(files: &[PathBuf]) -> String {
+    files.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
 }
 
 fn find_http(e: &object_store::Error) -> Option<&HttpError> {

@@ -1,8 +1,10 @@
 //! The team store: skills with revisions on S3-compatible object storage, read through a
-//! local cache. The layout and contract are in docs/team-store.md; the core knows none of it.
+//! local cache and materialised into the core's team scope. The layout and contract are in
+//! docs/team-store.md; the core knows only the team scope, not the store.
 
 pub mod cache;
 pub mod config;
+pub mod credentials;
 pub mod error;
 pub mod layout;
 pub mod manifest;
@@ -10,9 +12,11 @@ pub mod manifest;
 pub mod moto;
 pub mod remote;
 pub mod store;
+pub mod team;
 
 pub use config::RemoteConfig;
 pub use error::{RemoteError, Result};
 pub use manifest::{Event, Manifest};
 pub use remote::{GcReport, Listing, Offline, RefreshReport, Remote, SkillSummary};
 pub use store::{Credentials, PublishReport, RemoteStore};
+pub use team::{TEAM_REMOTE, TeamSync, When, sync_team};

@@ -96,6 +96,38 @@ impl MotoServer {
         }
     }
 
+    /// Deletes an object, as another machine's tool would (a signed request: moto refuses
+    /// unsigned deletes).
+    pub async fn delete_object(&self, bucket: &str, key: &str) -> io::Result<()> {
+        use object_store::ObjectStoreExt as _;
+        let store = object_store::aws::AmazonS3Builder::new()
+            .with_bucket_name(bucket)
+            .with_region("us-east-1")
+            .with_endpoint(self.endpoint())
+            .with_allow_http(true)
+            .with_access_key_id(ACCESS_KEY)
+            .with_secret_access_key(SECRET_KEY)
+            .build()
+            .map_err(io::Error::other)?;
+        store.delete(&object_store::path::Path::from(key)).await.map_err(io::Error::other)
+    }
+
+    /// Turns on moto's checking of credentials from now on (its `reset-auth` API): a key it
+    /// never issued is refused with a 403, as a real S3 refuses one.
+    pub async fn require_auth(&self) -> io::Result<()> {
+        let res = reqwest::Client::new()
+            .post(format!("{}/moto-api/reset-auth", self.endpoint()))
+            .body("0")
+            .send()
+            .await
+            .map_err(io::Error::other)?;
+        if res.status().is_success() {
+            Ok(())
+        } else {
+            Err(io::Error::other(format!("turning on auth: {}", res.status())))
+        }
+    }
+
     /// The requests served so far, as `(method, path and query, status)`, from the server's log.
     pub fn requests(&self) -> io::Result<Vec<(String, String, u16)>> {
         let raw = std::fs::read_to_string(&self.log)?;

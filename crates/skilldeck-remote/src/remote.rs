@@ -8,7 +8,7 @@ use crate::error::{RemoteError, Result};
 use crate::manifest::{Event, Manifest};
 use crate::store::{Credentials, PublishReport, RemoteStore};
 use serde::Serialize;
-use skilldeck_core::{RelPath, SkillFiles, SkillName};
+use skilldeck_core::{SkillFiles, SkillName};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -134,8 +134,13 @@ impl Remote {
         }
         want.retain(|h| !self.cache.has_blob(h));
         let (new_blobs, blob_bytes) = self.fetch_blobs(want).await?;
-        let now = time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).ok();
-        self.cache.put_state(&State { last_refresh: now, skills: latest.clone() })?;
+        let now = crate::cache::now();
+        self.cache.put_state(&State {
+            last_refresh: now.clone(),
+            skills: latest.clone(),
+            last_attempt: now,
+            last_error: None,
+        })?;
         Ok(RefreshReport { skills: latest.len(), new_manifests, new_blobs, blob_bytes })
     }
 
@@ -235,16 +240,10 @@ impl Remote {
         let missing: BTreeSet<String> =
             m.files.iter().map(|f| f.sha256.clone()).filter(|h| !self.cache.has_blob(h)).collect();
         self.fetch_blobs(missing).await?;
-        let mut files = SkillFiles::new();
-        for f in &m.files {
-            let bytes = self
-                .cache
-                .blob(&f.sha256)?
-                .ok_or_else(|| RemoteError::NotFound { what: format!("blob {}", f.sha256) })?;
-            let path = RelPath::parse(&f.path)
-                .map_err(|e| RemoteError::Corrupt { key: format!("{name} revision {rev}"), reason: e.to_string() })?;
-            files.insert(path, bytes);
-        }
+        let files = self
+            .cache
+            .files(name, rev)?
+            .ok_or_else(|| RemoteError::NotFound { what: format!("a file of {name} revision {rev}") })?;
         Ok((m, files))
     }
 

@@ -80,10 +80,10 @@ pub struct RemoteStore {
 }
 
 impl RemoteStore {
-    /// Connects to the remote `name` configured as `cfg` with the environment's credentials
-    /// (no request is sent yet).
+    /// Connects to the remote `name` configured as `cfg` with the credentials of the
+    /// environment or the AWS profile files (no request is sent yet; see `credentials`).
     pub fn connect(name: &str, cfg: &RemoteConfig) -> Result<Self> {
-        let creds = Credentials::from_env().ok_or_else(|| RemoteError::NoCredentials { name: name.to_owned() })?;
+        let (creds, _) = crate::credentials::resolve(name, &|v| std::env::var(v).ok())?;
         Self::connect_with(name, cfg, &creds)
     }
 

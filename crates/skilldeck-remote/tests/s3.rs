@@ -33,7 +33,7 @@ impl Env {
     }
 
     fn config(&self, endpoint: String) -> RemoteConfig {
-        RemoteConfig { url: format!("s3://{BUCKET}/acme"), endpoint: Some(endpoint), region: None }
+        RemoteConfig { endpoint: Some(endpoint), ..RemoteConfig::new(format!("s3://{BUCKET}/acme")) }
     }
 
     fn remote(&self, home: &str) -> Remote {
@@ -243,7 +243,7 @@ async fn throttling_is_retried_then_reported_in_plain_words() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_missing_bucket_is_named() {
     let Some(env) = Env::start().await else { return };
-    let cfg = RemoteConfig { url: "s3://no-such-bucket".into(), endpoint: Some(env.moto.endpoint()), region: None };
+    let cfg = RemoteConfig { endpoint: Some(env.moto.endpoint()), ..RemoteConfig::new("s3://no-such-bucket") };
     let r = Remote::with_credentials(&env.home("a"), "team", &cfg, &creds()).unwrap();
     let err = r.skills().await.unwrap_err();
     assert_eq!(

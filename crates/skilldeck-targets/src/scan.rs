@@ -215,10 +215,10 @@ impl ScanReport {
     }
 }
 
-/// The store's current revision of `name`, user shadowing system.
+/// The store's current revision of `name`, user shadowing team shadowing system.
 fn store_side(storage: &FsStorage, name: &str) -> Option<StoreSide> {
     let parsed = SkillName::parse(name).ok()?;
-    [Scope::User, Scope::System].into_iter().find_map(|scope| {
+    Scope::ALL.into_iter().rev().find_map(|scope| {
         if !storage.skill_dir(scope, &parsed).is_dir() {
             return None;
         }

@@ -27,7 +27,8 @@ pub struct Wanted {
 /// The chosen skills, by name.
 pub type WantedSet = BTreeMap<String, Wanted>;
 
-/// The skills every target gets by default: the enabled valid ones, user shadowing system.
+/// The skills every target gets by default: the enabled valid ones, user shadowing team
+/// shadowing system.
 /// `disabled` holds the names switched off for agents (config.toml's `[listing] disabled`).
 pub fn enabled_skills(
     registry: &SkillRegistry,

@@ -8,4 +8,5 @@ pub mod mcp_clients;
 pub mod revisions;
 pub mod skills;
 pub mod source;
+pub mod team;
 pub mod transfer;

@@ -31,6 +31,7 @@ pub async fn skill_history(state: State<'_, AppState>, scope: Scope, name: Strin
                 RevisionEvent::Delete => "delete".to_owned(),
                 RevisionEvent::Recovered => "recovered".to_owned(),
                 RevisionEvent::DriftKept { target } => format!("drift_kept:{target}"),
+                RevisionEvent::Mirrored => "team".to_owned(),
             },
             current: e.current,
             restorable: e.restorable,
@@ -98,11 +99,12 @@ pub struct DeletedRow {
     pub revision: u64,
 }
 
-/// Skills deleted and not restored, in both scopes.
+/// Skills deleted and not restored, in the scopes local edits can change (a team skill goes
+/// when the team store drops it, and comes back only from there).
 #[tauri::command]
 pub async fn deleted_skills(state: State<'_, AppState>) -> ApiResult<Vec<DeletedRow>> {
     let mut out = Vec::new();
-    for scope in Scope::ALL {
+    for scope in Scope::ALL.into_iter().filter(|s| !s.is_read_only()) {
         for (name, rev) in state.storage().deleted_skills_sync(scope)? {
             out.push(DeletedRow { scope, name: name.to_string(), revision: rev.0 });
         }

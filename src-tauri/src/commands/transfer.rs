@@ -70,6 +70,10 @@ pub(crate) fn user_scope(scope: Scope) -> ApiResult<Scope> {
             "scope_refused",
             "bundled (system) skills come with Skilldeck; import into your own skills instead",
         )),
+        Scope::Team => Err(ApiError::new(
+            "scope_refused",
+            "team skills come from the team store; import into your own skills, then publish to the team",
+        )),
     }
 }
 

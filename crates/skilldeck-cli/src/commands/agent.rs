@@ -195,7 +195,7 @@ async fn turn(session: &mut Session, host: &TerminalHost, prompt: &str) -> anyho
 
 /// `skilldeck agent`.
 pub fn run(args: AgentArgs) -> anyhow::Result<Outcome> {
-    let ctx = Ctx::open()?;
+    let (ctx, _) = Ctx::open_listing()?;
     let home = SkilldeckHome::from_env()?;
     let config = Config::load(&home.config_path())?;
     let (provider, pc) = build_provider(&args, &config)?;

@@ -38,6 +38,9 @@ pub struct ImportFlags {
 /// Imports each path: a skill as its next revision (unless unchanged), a collection skill by
 /// skill. `Refused` (exit 2) when any path or skill was refused; the rest is imported.
 pub fn import(paths: &[PathBuf], scope: Scope, flags: ImportFlags) -> anyhow::Result<Outcome> {
+    if scope.is_read_only() {
+        anyhow::bail!(skilldeck_core::StorageError::ReadOnlyScope { scope });
+    }
     let ctx = Ctx::open()?;
     match paths {
         [one] if Source::layout_of(one) == Layout::Skill => import_one(&ctx, one, scope, flags),

@@ -17,6 +17,9 @@ struct Row<'a> {
     revision: Option<u64>,
     valid: bool,
     shadowed: bool,
+    /// For a team skill when the team store could not be refreshed: since when and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offline: Option<&'a skilldeck_remote::Offline>,
     /// False when the user switched it off for agents (`skilldeck disable`).
     enabled: bool,
     description: Option<&'a str>,
@@ -42,7 +45,7 @@ impl<I: Iterator<Item = T>, T: Serialize> Serialize for Streamed<I> {
 
 /// Lists the skills of one scope or all.
 pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
-    let mut ctx = Ctx::open()?;
+    let (mut ctx, sync) = Ctx::open_listing()?;
     if json {
         // The digests come with the one read of each skill (from its record when its files are
         // as written), not from a second pass over every file.
@@ -75,6 +78,7 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
                 revision: e.revision.map(|r| r.0),
                 valid: e.valid,
                 shadowed: l.shadowed,
+                offline: if e.scope == Scope::Team { sync.offline.as_ref() } else { None },
                 enabled: !disabled.contains(&e.name),
                 description: e.meta.description.as_deref(),
                 description_zh: e.meta.description_zh.as_deref(),
@@ -94,7 +98,7 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
     // One write per 64 KiB, not one per line (stdout is line-buffered).
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let width = entries.iter().map(|l| l.entry.name.len()).max().unwrap_or(4).max(4);
-    for l in &entries {
+    for (i, l) in entries.iter().enumerate() {
         let e = &l.entry;
         let mut marks = Vec::new();
         if !e.valid {
@@ -102,7 +106,9 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
             marks.push(format!("INVALID ({n} error{})", if n == 1 { "" } else { "s" }));
         }
         if l.shadowed {
-            marks.push("shadowed by user".to_owned());
+            // Entries are sorted by name then scope: the last of this name is the one listed.
+            let by = entries[i..].iter().take_while(|o| o.entry.name == e.name).last().map(|o| o.entry.scope);
+            marks.push(format!("shadowed by {}", by.unwrap_or(Scope::User)));
         }
         if disabled.contains(&e.name) {
             marks.push("off for agents".to_owned());

@@ -11,7 +11,7 @@ use skilldeck_core::ranker::Query;
 /// gives the default provider; with `request` the listing is the one for a conversation whose
 /// latest user message it is.
 pub fn run(budget: Option<usize>, tier: Option<Tier>, request: Option<&str>, json: bool) -> anyhow::Result<Outcome> {
-    let ctx = Ctx::open()?;
+    let (ctx, _) = Ctx::open_listing()?;
     let mut opts = ctx.listing_options()?;
     opts.budget_tokens = budget.unwrap_or(opts.budget_tokens);
     opts.tier = tier.unwrap_or(opts.tier);

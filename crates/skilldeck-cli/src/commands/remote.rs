@@ -6,9 +6,9 @@ use crate::{Outcome, outln, output};
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use skilldeck_core::{SkillName, SkilldeckHome};
+use skilldeck_core::{Scope, SkillName, SkilldeckHome};
 use skilldeck_remote::config::{add_remote, load_remotes, remove_remote};
-use skilldeck_remote::{Offline, Remote, RemoteConfig};
+use skilldeck_remote::{Offline, Remote, RemoteConfig, TEAM_REMOTE, When};
 
 /// `skilldeck remote`.
 #[derive(Debug, Args)]
@@ -19,7 +19,8 @@ pub struct RemoteArgs {
 
 #[derive(Debug, Subcommand)]
 enum RemoteCommand {
-    /// Add a team store: `[remotes.NAME]` in config.toml (credentials come from AWS_* variables).
+    /// Add a team store: `[remotes.NAME]` in config.toml (credentials come from AWS_* variables
+    /// or the AWS profile files).
     Add {
         /// Its name, e.g. `team`.
         name: String,
@@ -31,6 +32,10 @@ enum RemoteCommand {
         /// The region (default us-east-1).
         #[arg(long)]
         region: Option<String>,
+        /// For the remote `team` (the team scope): refresh a listing's team skills when the
+        /// last refresh is older than this many seconds (default 300).
+        #[arg(long)]
+        refresh_secs: Option<u64>,
     },
     /// List the configured team stores.
     List {
@@ -115,6 +120,28 @@ fn open(name: &str) -> anyhow::Result<Remote> {
     Ok(Remote::open(home()?.root(), name)?)
 }
 
+/// `history NAME --scope team`: the skill's revisions in the team store.
+pub fn team_history(name: &str, json: bool) -> anyhow::Result<Outcome> {
+    history(TEAM_REMOTE, name, json)?;
+    Ok(Outcome::Ok)
+}
+
+/// `restore NAME REV --scope team`: publishes revision `rev` again as the team's newest, then
+/// refreshes the team scope so it shows at once.
+pub fn team_restore(ctx: &Ctx, name: &SkillName, rev: u64, json: bool) -> anyhow::Result<Outcome> {
+    let report = runtime()?.block_on(open(TEAM_REMOTE)?.restore(name, rev))?;
+    let sync = ctx.sync_team(When::Always);
+    if json {
+        output::json(&serde_json::json!({
+            "name": name, "scope": Scope::Team, "revision": report.revision,
+            "digest": report.manifest.short_digest(), "offline": sync.offline,
+        }))?;
+    } else {
+        outln!("Restored {name} v:{rev} as v:{} (team, {})", report.revision, report.manifest.short_digest());
+    }
+    Ok(Outcome::Ok)
+}
+
 fn offline_line(remote: &str, off: &Offline) -> String {
     let when = off.last_refresh.as_deref().unwrap_or("never");
     format!("offline: {remote} is unreachable; showing the last known revisions (last refresh: {when})")
@@ -123,10 +150,14 @@ fn offline_line(remote: &str, off: &Offline) -> String {
 /// Runs `skilldeck remote …`.
 pub fn run(args: RemoteArgs) -> anyhow::Result<Outcome> {
     match args.command {
-        RemoteCommand::Add { name, url, endpoint, region } => {
+        RemoteCommand::Add { name, url, endpoint, region, refresh_secs } => {
             let home = home()?;
-            add_remote(&home.config_path(), &name, &RemoteConfig { url: url.clone(), endpoint, region })?;
-            outln!("added remote {name} ({url}); credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY");
+            let cfg = RemoteConfig { endpoint, region, refresh_secs, ..RemoteConfig::new(url.clone()) };
+            add_remote(&home.config_path(), &name, &cfg)?;
+            outln!(
+                "added remote {name} ({url}); credentials come from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY \
+                 or the AWS profile files"
+            );
         }
         RemoteCommand::List { json } => list(json)?,
         RemoteCommand::Remove { name } => {
@@ -246,7 +277,11 @@ struct PublishJson<'a> {
 /// Runs `skilldeck publish NAME --to REMOTE`.
 pub fn publish(args: PublishArgs) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
-    let (scope, name) = ctx.resolve(&args.name, None)?;
+    // From the user scope, else the system one; a team skill is already published.
+    let (scope, name) = match ctx.resolve(&args.name, Some(Scope::User)) {
+        Ok(found) => found,
+        Err(e) => ctx.resolve(&args.name, Some(Scope::System)).map_err(|_| e)?,
+    };
     let files = ctx
         .storage()
         .snapshot(scope, &name)
@@ -254,6 +289,9 @@ pub fn publish(args: PublishArgs) -> anyhow::Result<Outcome> {
         .files;
     let r = open(&args.to)?;
     let report = runtime()?.block_on(r.publish(&name, &files))?;
+    if args.to == TEAM_REMOTE {
+        ctx.sync_team(When::Always);
+    }
     if args.json {
         return output::json(&PublishJson {
             remote: &args.to,
@@ -289,6 +327,16 @@ pub fn refresh(args: RefreshArgs) -> anyhow::Result<Outcome> {
     let rt = runtime()?;
     for name in names {
         let report = rt.block_on(open(&name)?.refresh()).with_context(|| format!("refreshing {name}"))?;
+        if name == TEAM_REMOTE {
+            let storage = Ctx::open()?;
+            let done = skilldeck_remote::team::materialise(
+                storage.storage(),
+                &skilldeck_remote::cache::Cache::new(storage.storage().home().root(), TEAM_REMOTE),
+            )?;
+            if !done.written.is_empty() || !done.removed.is_empty() {
+                outln!("team scope: {} skill(s) updated, {} removed", done.written.len(), done.removed.len());
+            }
+        }
         outln!(
             "{name}: {} skill(s); fetched {} new revision(s) and {} file(s), {} bytes",
             report.skills,

@@ -13,7 +13,7 @@ fn resolve_any(ctx: &Ctx, name: &str, scope: Option<Scope>) -> anyhow::Result<(S
         Ok(found) => Ok(found),
         Err(e) => {
             let parsed = SkillName::parse(name).with_context(|| format!("{name:?} is not a skill name"))?;
-            let scopes = scope.map_or_else(|| vec![Scope::User, Scope::System], |s| vec![s]);
+            let scopes = scope.map_or_else(|| Scope::ALL.iter().rev().copied().collect(), |s| vec![s]);
             scopes.into_iter().find(|s| ctx.storage().history_sync(*s, &parsed).is_ok()).map(|s| (s, parsed)).ok_or(e)
         }
     }
@@ -33,8 +33,14 @@ pub fn delete(name: &str, scope: Option<Scope>) -> anyhow::Result<Outcome> {
 
 /// Lists revisions, newest first.
 pub fn history(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
+    if scope == Some(Scope::Team) {
+        return super::remote::team_history(name, json);
+    }
     let ctx = Ctx::open()?;
     let (scope, name) = resolve_any(&ctx, name, scope)?;
+    if scope == Scope::Team {
+        return super::remote::team_history(name.as_str(), json);
+    }
     let entries = ctx.storage().history_sync(scope, &name)?;
     if json {
         output::json(&entries)?;
@@ -50,6 +56,7 @@ pub fn history(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<O
             RevisionEvent::Delete => "deleted".to_owned(),
             RevisionEvent::Recovered => "recovered".to_owned(),
             RevisionEvent::DriftKept { target } => format!("edited copy kept from {target}"),
+            RevisionEvent::Mirrored => "from the team store".to_owned(),
         };
         let digest = e.digest.map(|d| d.short()).unwrap_or_else(|| "-".to_owned());
         let state = if e.current {
@@ -69,6 +76,9 @@ pub fn history(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<O
 pub fn restore(name: &str, revision: u64, scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let (scope, name) = resolve_any(&ctx, name, scope)?;
+    if scope == Scope::Team {
+        return super::remote::team_restore(&ctx, &name, revision, json);
+    }
     let out = ctx.registry.restore(scope, &name, Revision(revision))?;
     output::print_warnings(&out.warnings);
     let auto = super::autosync::after_change();

@@ -10,10 +10,13 @@ use std::io::Write as _;
 
 /// Prints metadata, diagnostics and the file tree.
 pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
-    let ctx = Ctx::open()?;
+    let (ctx, sync) = Ctx::open_listing()?;
     let (scope, name) = ctx.resolve(name, scope)?;
     let entry = ctx.registry.get(scope, name.as_str())?.with_context(|| format!("{name} vanished while reading"))?;
-    let shadowed = scope == Scope::System && ctx.storage().skill_dir(Scope::User, &name).is_dir();
+    // The scope that hides this one: the last after it in shadowing order that holds the name.
+    let shadowed_by =
+        Scope::ALL.into_iter().filter(|s| *s > scope).rfind(|s| ctx.storage().skill_dir(*s, &name).is_dir());
+    let shadowed = shadowed_by.is_some();
     let tree = ctx.storage().read_tree_sync(scope, &name)?;
     let digest = ctx.registry.digest(scope, name.as_str())?;
     let grants = Trust::load(ctx.storage().home())?.view(scope, name.as_str(), &entry.meta);
@@ -25,6 +28,8 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
             "revision": entry.revision,
             "valid": entry.valid,
             "shadowed": shadowed,
+            "shadowed_by": shadowed_by,
+            "offline": if scope == Scope::Team { sync.offline } else { None },
             "digest": digest.short(),
             "meta": entry.meta,
             "diagnostics": output::diags_json(&entry.diagnostics),
@@ -37,7 +42,7 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
     crate::outln!(
         "{} ({scope}{})  {}",
         entry.name,
-        if shadowed { ", shadowed by user" } else { "" },
+        shadowed_by.map(|s| format!(", shadowed by {s}")).unwrap_or_default(),
         output::badge(entry.version.as_deref())
     );
     crate::outln!("  status:      {}", if entry.valid { "valid" } else { "INVALID" });

@@ -17,7 +17,7 @@ fn fresh_turn_id() -> String {
 /// Runs `view_skill` against `workspace` and prints the result JSON exactly as a model gets it.
 /// An error result is data, so it still exits 0.
 pub fn view(name: &str, path: Option<&str>, workspace: &Path, turn: Option<String>) -> anyhow::Result<Outcome> {
-    let ctx = Ctx::open()?;
+    let (ctx, _) = Ctx::open_listing()?;
     let sandbox =
         Sandbox::open(workspace).with_context(|| format!("cannot use {} as the workspace", workspace.display()))?;
     let mut turn = Turn::begin(&ctx.registry, &ctx.listing_options()?, turn.unwrap_or_else(fresh_turn_id))?;

@@ -10,7 +10,7 @@
 use super::history::RevisionEvent;
 use super::lock::ScopeLock;
 use super::write::{self, Staged, WriteOutcome};
-use super::{FsStorage, Result, Scope, StorageError};
+use super::{FsStorage, Result, Revision, Scope, StorageError};
 use crate::files::SkillFiles;
 use crate::name::SkillName;
 use std::collections::HashSet;
@@ -80,6 +80,23 @@ impl WriteBatch<'_> {
     /// twice in one batch gets two consecutive revisions: the writes staged so far are
     /// committed before the second is staged. An error leaves nothing of this skill behind.
     pub fn stage(&mut self, name: &SkillName, files: &SkillFiles) -> Result<()> {
+        if self.scope.is_read_only() {
+            return Err(StorageError::ReadOnlyScope { scope: self.scope });
+        }
+        self.stage_as(name, files, None)
+    }
+
+    /// Stages `files` as revision `revision` of `name` in the team scope: the number its team
+    /// store gave it, so the local `.version` says what the team sees (see `mirror_team_skill`).
+    /// Refused in any other scope, where revisions are only ever the next one.
+    pub fn stage_team(&mut self, name: &SkillName, files: &SkillFiles, revision: Revision) -> Result<()> {
+        if self.scope != Scope::Team {
+            return Err(StorageError::NotTeamScope { scope: self.scope });
+        }
+        self.stage_as(name, files, Some(revision))
+    }
+
+    fn stage_as(&mut self, name: &SkillName, files: &SkillFiles, at: Option<Revision>) -> Result<()> {
         files.check_limits(self.storage.limits())?;
         if files.skill_md().is_none() {
             return Err(StorageError::NoSkillMd);
@@ -87,7 +104,7 @@ impl WriteBatch<'_> {
         if self.names.contains(name) {
             self.commit_pending(&mut |_| {});
         }
-        let staged = write::prepare(self.storage.home(), self.scope, name, files, self.event.clone())?;
+        let staged = write::prepare(self.storage.home(), self.scope, name, files, self.event.clone(), at)?;
         self.names.insert(name.clone());
         self.pending.push(staged);
         Ok(())

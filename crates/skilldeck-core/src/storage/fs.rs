@@ -198,6 +198,9 @@ impl FsStorage {
         files: &SkillFiles,
         event: RevisionEvent,
     ) -> Result<WriteOutcome> {
+        if scope.is_read_only() {
+            return Err(StorageError::ReadOnlyScope { scope });
+        }
         files.check_limits(self.limits)?;
         if files.skill_md().is_none() {
             return Err(StorageError::NoSkillMd);
@@ -210,7 +213,12 @@ impl FsStorage {
     /// as a new revision, once: only when the skill's content digest differs from the digest
     /// logged for its current revision. Returns the new revision, or `None` when nothing
     /// changed (so the watcher seeing Skilldeck's own writes bumps nothing).
+    /// A read-only scope adopts nothing: the team store's revision stays what it says, and the
+    /// next refresh puts the team's content back.
     pub fn adopt_external_edit(&self, scope: Scope, name: &SkillName) -> Result<Option<Revision>> {
+        if scope.is_read_only() {
+            return Ok(None);
+        }
         let _lock = SkillLock::acquire(&self.home, scope, name)?;
         let Ok(dir) = self.existing(scope, name.as_str()) else {
             return Ok(None);
@@ -265,6 +273,9 @@ impl FsStorage {
     /// Moves a skill to history; returns the revision moved. Once it has moved, the delete is
     /// reported as done: a log line that cannot be written comes back as a warning.
     pub fn delete_skill_sync(&self, scope: Scope, name: &SkillName) -> Result<DeleteOutcome> {
+        if scope.is_read_only() {
+            return Err(StorageError::ReadOnlyScope { scope });
+        }
         let _lock = SkillLock::acquire(&self.home, scope, name)?;
         let dir = self.existing(scope, name.as_str())?;
         delete::delete_locked(&self.home, scope, name, &dir)

@@ -40,6 +40,8 @@ pub enum RevisionEvent {
         /// The target (tool id or configured name) the edited copy came from.
         target: String,
     },
+    /// A team store's revision, materialised in the team scope by a refresh.
+    Mirrored,
 }
 
 /// One line of the revision log.

@@ -12,6 +12,7 @@ mod recover;
 mod scan;
 pub(crate) mod seal;
 pub(crate) mod stamps;
+mod team;
 pub(crate) mod tree;
 mod write;
 
@@ -30,25 +31,39 @@ use crate::relpath::{PathError, RelPath};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Where a skill lives. On a name in both, `User` shadows `System`.
+/// Where a skill lives. On a name in several, `User` shadows `Team`, which shadows `System`
+/// (the declaration order is the shadowing order: `Ord` sorts the shadowed scope first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
     /// Skills bundled with Skilldeck, installed from the binary.
     System,
+    /// A team store's skills, materialised here by its refresh (see docs/team-store.md) and
+    /// read-only to local edits: `write_skill`, `delete_skill` and `restore` refuse it, and
+    /// only `FsStorage::mirror_team_skill` / `remove_team_skill` change it.
+    Team,
     /// The user's own skills.
     User,
 }
 
 impl Scope {
     /// Every scope, in shadowing order (later shadows earlier).
-    pub const ALL: [Scope; 2] = [Scope::System, Scope::User];
+    pub const ALL: [Scope; 3] = [Scope::System, Scope::Team, Scope::User];
 
-    /// `system` or `user`.
+    /// `system`, `team` or `user`.
     pub fn as_str(self) -> &'static str {
         match self {
             Self::System => "system",
+            Self::Team => "team",
             Self::User => "user",
+        }
+    }
+
+    /// Whether local writes (imports, edits, deletes, restores) are refused in this scope.
+    pub fn is_read_only(self) -> bool {
+        match self {
+            Self::Team => true,
+            Self::System | Self::User => false,
         }
     }
 }
@@ -64,8 +79,9 @@ impl std::str::FromStr for Scope {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "system" => Ok(Self::System),
+            "team" => Ok(Self::Team),
             "user" => Ok(Self::User),
-            other => Err(format!("unknown scope {other:?}: use `system` or `user`")),
+            other => Err(format!("unknown scope {other:?}: use `system`, `team` or `user`")),
         }
     }
 }
@@ -151,6 +167,21 @@ pub enum StorageError {
         /// The error.
         source: std::io::Error,
     },
+    /// A local write to a read-only scope (the team scope mirrors a team store).
+    #[error(
+        "the {scope} scope is read-only here: its skills come from the team store; change the skill in the \
+         user scope and `skilldeck publish NAME --to team` it instead (nothing was changed)"
+    )]
+    ReadOnlyScope {
+        /// The scope refused.
+        scope: Scope,
+    },
+    /// A team store's revision number given for a scope other than `team`.
+    #[error("only the team scope takes a revision number from outside; the {scope} scope numbers its own")]
+    NotTeamScope {
+        /// The scope asked for.
+        scope: Scope,
+    },
     /// The blocking task running the operation failed.
     #[error("the storage task stopped unexpectedly: {0}")]
     Task(String),
@@ -169,7 +200,8 @@ impl StorageError {
             Self::FileRefused { source, .. } => source.code(),
             Self::Limit(_) => "upload_too_large",
             Self::Io { .. } => "io_error",
-            Self::Task(_) => "internal_error",
+            Self::ReadOnlyScope { .. } => "scope_read_only",
+            Self::NotTeamScope { .. } | Self::Task(_) => "internal_error",
         }
     }
 

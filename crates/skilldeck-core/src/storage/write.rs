@@ -169,7 +169,7 @@ pub(crate) fn write_locked(
     files: &SkillFiles,
     event: RevisionEvent,
 ) -> Result<WriteOutcome> {
-    let staged = prepare(home, scope, name, files, event)?;
+    let staged = prepare(home, scope, name, files, event, None)?;
     flush(&staged.staged);
     staged.commit()
 }
@@ -187,14 +187,16 @@ pub(crate) struct Staged {
     history_dir: PathBuf,
 }
 
-/// Stages `files` as the next revision of `name`, without flushing: the first half of a write.
-/// The caller holds the skill's lock (or the scope's, for a batch) until `commit`.
+/// Stages `files` as the next revision of `name` (or as `at`, the number a team store gave it),
+/// without flushing: the first half of a write. The caller holds the skill's lock (or the
+/// scope's, for a batch) until `commit`.
 pub(crate) fn prepare(
     home: &SkilldeckHome,
     scope: Scope,
     name: &SkillName,
     files: &SkillFiles,
     event: RevisionEvent,
+    at: Option<Revision>,
 ) -> Result<Staged> {
     let scope_dir = home.scope_dir(scope);
     fs::create_dir_all(&scope_dir).map_err(StorageError::io("create", &scope_dir))?;
@@ -203,7 +205,7 @@ pub(crate) fn prepare(
     // A revision an earlier writer left unlogged gets its line now. Should that fail, the
     // revision still shows from its record, and pruning keeps it until it is logged.
     let _ = record::reconcile(&history_dir, &current);
-    let revision = next_revision(home, scope, name);
+    let revision = at.unwrap_or_else(|| next_revision(home, scope, name));
     let digest = files.digest();
     let line = LogLine { revision, digest: Some(digest), at: history::now(), event };
     // Until its log line is written, the write keeps a marker that sends the next start's

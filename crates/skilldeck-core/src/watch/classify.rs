@@ -94,13 +94,14 @@ mod tests {
         check("skills/user/.staging-garbled", &[skill(Scope::User, None)]);
         check("skills/user/.staging-1-2-Bad_Name", &[skill(Scope::User, None)]);
         check("skills/user", &[skill(Scope::User, None)]);
-        check("skills", &[skill(Scope::System, None), skill(Scope::User, None)]);
+        check("skills", &[skill(Scope::System, None), skill(Scope::Team, None), skill(Scope::User, None)]);
+        check("skills/team/pdf/SKILL.md", &[skill(Scope::Team, Some("pdf"))]);
         check("config.toml", &[StoreChange::Config]);
         check("trust.json", &[StoreChange::Trust]);
         check("skills/user/.DS_Store", &[]);
         check("config.toml.123.tmp", &[]);
         check("history/user/pdf/1/SKILL.md", &[]);
         check("sessions/a.jsonl", &[]);
-        check("skills/team/x", &[]);
+        check("skills/teams/x", &[]);
     }
 }

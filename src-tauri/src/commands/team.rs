@@ -1,0 +1,131 @@
+//! The team scope in the app: its refresh state, a refresh on demand and in the background,
+//! and publishing a user skill to the team. Each calls `skilldeck-remote`, as the CLI does.
+
+use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
+use serde::Serialize;
+use skilldeck_core::{Scope, SkillName};
+use skilldeck_remote::cache::Cache;
+use skilldeck_remote::{Remote, TEAM_REMOTE, When, sync_team};
+use tauri::{Emitter as _, Manager as _, State};
+
+/// The event sent after every team refresh (background or asked for), with a `TeamStatus`.
+pub const TEAM_STATUS: &str = "team://status";
+
+/// How the team scope stands, for the sidebar's group header.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TeamStatus {
+    /// Whether `[remotes.team]` is configured.
+    pub configured: bool,
+    /// Its url.
+    pub url: Option<String>,
+    /// When it was last refreshed successfully (RFC 3339, UTC).
+    pub last_refresh: Option<String>,
+    /// Why the last refresh failed; `None` when it worked (the offline marker).
+    pub offline: Option<String>,
+}
+
+fn status(state: &AppState) -> ApiResult<TeamStatus> {
+    let Some(cfg) = skilldeck_remote::team::team_config(state.storage())? else {
+        return Ok(TeamStatus::default());
+    };
+    let st = Cache::new(state.storage().home().root(), TEAM_REMOTE).state()?;
+    Ok(TeamStatus { configured: true, url: Some(cfg.url), last_refresh: st.last_refresh, offline: st.last_error })
+}
+
+/// The team scope's state as last refreshed (no request is sent).
+#[tauri::command]
+pub async fn team_status(state: State<'_, AppState>) -> ApiResult<TeamStatus> {
+    status(&state)
+}
+
+/// Refreshes the team scope now; offline, the last known revisions stay and the status says so.
+#[tauri::command]
+pub async fn team_refresh<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+) -> ApiResult<TeamStatus> {
+    sync_team(state.storage(), When::Always).await?;
+    let st = status(&state)?;
+    let _ = app.emit(TEAM_STATUS, &st);
+    Ok(st)
+}
+
+/// What publishing `name` would do: the remote and the revision it would most likely get.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PublishPreview {
+    /// The remote's name.
+    pub remote: String,
+    /// Its url.
+    pub url: String,
+    /// The next revision as the store stands now (another machine may take it first; the
+    /// publish then takes the one after).
+    pub next_revision: u64,
+}
+
+fn open_team(state: &AppState) -> ApiResult<(Remote, String)> {
+    let cfg = skilldeck_remote::team::team_config(state.storage())?.ok_or_else(|| {
+        ApiError::new("remote_unknown", "no team store: add one with `skilldeck remote add team s3://BUCKET/PREFIX`")
+    })?;
+    Ok((Remote::with_config(state.storage().home().root(), TEAM_REMOTE, &cfg)?, cfg.url))
+}
+
+/// The confirmation's facts for publishing the user skill `name` to the team.
+#[tauri::command]
+pub async fn team_publish_preview(state: State<'_, AppState>, name: String) -> ApiResult<PublishPreview> {
+    let (remote, url) = open_team(&state)?;
+    let revs = remote.store().revisions(&name).await?;
+    Ok(PublishPreview { remote: TEAM_REMOTE.to_owned(), url, next_revision: revs.last().copied().unwrap_or(0) + 1 })
+}
+
+/// What a publish did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Published {
+    /// The revision the team store gave it.
+    pub revision: u64,
+    /// Files uploaded (the rest were there already).
+    pub uploaded: usize,
+}
+
+/// Publishes the user skill `name` as the team's next revision, then refreshes the team scope.
+#[tauri::command]
+pub async fn team_publish<R: tauri::Runtime>(
+    app: tauri::AppHandle<R>,
+    state: State<'_, AppState>,
+    name: String,
+) -> ApiResult<Published> {
+    let skill = SkillName::parse(&name).map_err(|e| ApiError::new("name_invalid", e.to_string()))?;
+    let files = state.storage().snapshot(Scope::User, &skill)?.files;
+    let (remote, _) = open_team(&state)?;
+    let report = remote.publish(&skill, &files).await?;
+    sync_team(state.storage(), When::Always).await?;
+    let _ = app.emit(TEAM_STATUS, &status(&state)?);
+    Ok(Published { revision: report.revision, uploaded: report.uploaded_blobs })
+}
+
+/// Refreshes the team scope at start and then whenever `refresh_secs` has passed, on the async
+/// runtime: the window never waits for it. Each round sends `TEAM_STATUS`.
+pub fn refresh_in_background<R: tauri::Runtime>(app: tauri::AppHandle<R>) {
+    tauri::async_runtime::spawn(async move {
+        loop {
+            let state = app.state::<AppState>();
+            let interval = match skilldeck_remote::team::team_config(state.storage()) {
+                Ok(Some(cfg)) => {
+                    if let Err(e) = sync_team(state.storage(), When::IfStale).await {
+                        eprintln!("skilldeck-app: the team scope was not refreshed: {e}");
+                    }
+                    if let Ok(st) = status(&state) {
+                        let _ = app.emit(TEAM_STATUS, &st);
+                    }
+                    cfg.refresh_interval()
+                }
+                // No team store (yet): look again in a minute, in case one is added.
+                Ok(None) | Err(_) => std::time::Duration::from_secs(60),
+            };
+            tokio::time::sleep(interval.max(std::time::Duration::from_secs(5))).await;
+        }
+    });
+}
