@@ -172,7 +172,7 @@ function stepText(a, dryRun) {
 function keepText(k, dryRun) {
   const v = (n) => `v:${n}`;
   if (k.how === "history") return t(dryRun ? "keepHistoryPlan" : "keepHistoryDone", v(k.edit), v(k.from), v(k.restore));
-  if (k.how === "user_history") return t(dryRun ? "keepUserPlan" : "keepUserDone", v(k.edit));
+  if (k.how === "user_history") return t(dryRun ? "keepUserPlan" : "keepUserDone", v(k.edit), k.of === "team");
   return k.same ? t("keepSame", v(k.same)) : t("keepLink");
 }
 

@@ -180,7 +180,7 @@ fn a_bundled_skills_edit_goes_to_the_user_history_and_agents_keep_the_bundled_on
     let dry = w.expect(&["sync", "--dry-run", "--overwrite", "change-review"], 0);
     assert!(dry.contains("a bundled skill: keep the edited copy as v:1 of a user skill"), "{dry}");
     let plans = w.json(&["sync", "--json", "--overwrite", "change-review"], 0);
-    assert_eq!(step(&plans, "claude-code", "change-review")["keep"], json!({"how": "user_history", "edit": 1}));
+    assert_eq!(step(&plans, "claude-code", "change-review")["keep"], json!({"how": "user_history", "edit": 1, "of": "system"}));
 
     // Agents keep the bundled skill: no user skill shadows it, and the target holds it again.
     assert!(!w.sd().join("skills/user/change-review").exists());

@@ -33,11 +33,14 @@ pub enum Keep {
         /// The revision restored (the store's current one).
         from: Revision,
     },
-    /// A bundled skill: the edited copy becomes revision `edit` of a user skill of that name,
-    /// deleted at once (kept in the user scope's History), so agents keep the bundled one.
+    /// A bundled or team skill, which cannot be written here: the edited copy becomes revision
+    /// `edit` of a user skill of that name, deleted at once (kept in the user scope's History),
+    /// so agents keep the bundled or team one.
     UserHistory {
         /// The user-scope revision holding the edited copy.
         edit: Revision,
+        /// The skill's own scope: `system` or `team`.
+        of: Scope,
     },
     /// Nothing needs keeping: the entry is a link (what it points to stays where it is), or
     /// it holds the content of revision `same`, which the History has.
@@ -67,11 +70,14 @@ impl Keep {
                 w("restore", "restored"),
                 w("replace", "replaced")
             ),
-            Self::UserHistory { edit } => format!(
-                "a bundled skill: {} the edited copy as v:{edit} of a user skill, deleted at once so agents keep the bundled one (`skilldeck restore NAME {edit} --scope user` makes it yours), {}",
-                w("keep", "kept"),
-                w("replace", "replaced")
-            ),
+            Self::UserHistory { edit, of } => {
+                let kind = if *of == Scope::Team { "team" } else { "bundled" };
+                format!(
+                    "a {kind} skill: {} the edited copy as v:{edit} of a user skill, deleted at once so agents keep the {kind} one (`skilldeck restore NAME {edit} --scope user` makes it yours), {}",
+                    w("keep", "kept"),
+                    w("replace", "replaced")
+                )
+            }
             Self::Nothing { same: Some(rev) } => {
                 format!(
                     "nothing to keep: the edited copy holds v:{rev}, which History has; {}",
@@ -97,8 +103,8 @@ pub fn plan(storage: &FsStorage, want: &Wanted, edited: Option<Digest>, link: bo
     {
         return Keep::Nothing { same: Some(e.revision) };
     }
-    if want.scope == Scope::System {
-        return Keep::UserHistory { edit: storage.next_revision(Scope::User, &want.name) };
+    if matches!(want.scope, Scope::System | Scope::Team) {
+        return Keep::UserHistory { edit: storage.next_revision(Scope::User, &want.name), of: want.scope };
     }
     let edit = storage.next_revision(want.scope, &want.name);
     Keep::History { scope: want.scope, edit, restore: Revision(edit.0 + 1), from: want.revision }
@@ -141,12 +147,12 @@ pub fn keep(
                 return Err(TargetError::EditNotKept {
                     name: name.to_string(),
                     path: storage.skill_dir(Scope::User, name),
-                    reason: "a user skill of that name exists, so the edit of the bundled one cannot go to the user scope's History without replacing it".to_owned(),
+                    reason: "a user skill of that name exists, so the edit of the bundled or team one cannot go to the user scope's History without replacing it".to_owned(),
                 });
             }
             let edit = storage.write_with_event(Scope::User, name, files, event())?;
             storage.delete_skill_sync(Scope::User, name)?;
-            Ok(Keep::UserHistory { edit: edit.revision })
+            Ok(Keep::UserHistory { edit: edit.revision, of: want.scope })
         }
     }
 }
