@@ -30,6 +30,7 @@ async fn overwrite_from_the_agents_view_keeps_the_edit_in_history() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let out = cli(&s.home(), &["sync", "claude-code"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    s.wait_for(".skill-item[data-key='user/release-notes']").await;
     let copy = claude.join("release-notes/SKILL.md");
     let stored = std::fs::read_to_string(&copy).unwrap();
     let edit = format!("{stored}\nMention every breaking change first.\n");
