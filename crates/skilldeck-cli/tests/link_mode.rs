@@ -5,30 +5,10 @@
 
 mod world;
 
-use serde_json::Value;
-use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 use world::{World, tree};
-
-fn states(w: &World, folder: &str) -> BTreeMap<String, String> {
-    let targets: Value = w.json(&["targets", "--json"], 0);
-    let path = w.home().join(folder);
-    let f = targets
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|t| t["folders"].as_array().unwrap())
-        .find(|f| Path::new(f["path"].as_str().unwrap()) == path)
-        .unwrap();
-    f["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| (s["name"].as_str().unwrap().to_owned(), s["state"].as_str().unwrap().to_owned()))
-        .collect()
-}
 
 fn link_of(w: &World, entry: &str) -> PathBuf {
     fs::read_link(w.home().join(entry)).unwrap_or_else(|e| panic!("{entry} is not a link: {e}"))
@@ -83,12 +63,12 @@ fn link_mode_links_into_read_only_exports_and_follows_revisions() {
     read_only(&target);
     assert!(!target.join(".version").exists() && !target.join(".revision.json").exists());
     assert!(fs::read_to_string(target.join("SKILL.md")).unwrap().contains("one"));
-    assert_eq!(states(&w, ".claude/skills")["alpha"], "in-sync");
+    assert_eq!(w.states(".claude/skills")["alpha"], "in-sync");
     assert_eq!(w.expect(&["sync"], 0).matches("up to date").count(), 2, "a plain sync keeps the links");
 
     // A new revision: the links are outdated, then point at the new export; the old one goes.
     w.import("alpha", "two");
-    assert_eq!(states(&w, ".claude/skills")["alpha"], "outdated");
+    assert_eq!(w.states(".claude/skills")["alpha"], "outdated");
     w.expect(&["sync"], 0);
     let new = link_of(&w, ".claude/skills/alpha");
     assert_ne!(new, target);
@@ -99,9 +79,9 @@ fn link_mode_links_into_read_only_exports_and_follows_revisions() {
     // An export deleted by hand: outdated, and made again.
     fs::set_permissions(&new, fs::Permissions::from_mode(0o755)).unwrap();
     fs::remove_dir_all(w.sd().join("exports/user/beta")).unwrap_or(());
-    assert_eq!(states(&w, ".codex/skills")["beta"], "outdated");
+    assert_eq!(w.states(".codex/skills")["beta"], "outdated");
     w.expect(&["sync", "codex"], 0);
-    assert_eq!(states(&w, ".codex/skills")["beta"], "in-sync");
+    assert_eq!(w.states(".codex/skills")["beta"], "in-sync");
     assert!(link_of(&w, ".codex/skills/beta").join("SKILL.md").is_file());
 
     // The link replaced by a real folder: with the same content drifted, with other content
@@ -115,9 +95,9 @@ fn link_mode_links_into_read_only_exports_and_follows_revisions() {
     let codex = w.home().join(".codex/skills");
     fs::remove_file(codex.join("alpha")).unwrap();
     std::os::unix::fs::symlink(claude.join("theirs"), codex.join("alpha")).unwrap();
-    let s = states(&w, ".claude/skills");
+    let s = w.states(".claude/skills");
     assert_eq!((s["alpha"].as_str(), s["beta"].as_str(), s["theirs"].as_str()), ("drifted", "foreign", "foreign"));
-    assert_eq!(states(&w, ".codex/skills")["alpha"], "drifted");
+    assert_eq!(w.states(".codex/skills")["alpha"], "drifted");
     let before = tree(&w.home(), &[".codex/skills/beta"]);
     w.expect(&["sync"], 0);
     assert_eq!(tree(&w.home(), &[".codex/skills/beta"]), before);
@@ -130,7 +110,7 @@ fn link_mode_links_into_read_only_exports_and_follows_revisions() {
         let m = fs::symlink_metadata(w.home().join(entry)).unwrap();
         assert!(m.is_dir() && !m.file_type().is_symlink(), "{entry}");
     }
-    assert_eq!(states(&w, ".codex/skills")["alpha"], "in-sync");
+    assert_eq!(w.states(".codex/skills")["alpha"], "in-sync");
     assert_eq!(exports(&w, "alpha"), Vec::<String>::new());
     assert_eq!(exports(&w, "beta"), Vec::<String>::new());
     assert_eq!(tree(&w.home().join(".claude/skills/theirs"), &[]), foreign);

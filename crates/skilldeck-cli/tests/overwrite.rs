@@ -13,25 +13,6 @@ use std::fs;
 use std::path::Path;
 use world::{World, tree};
 
-/// `name -> state` in `folder` (relative to HOME) of `targets --json`.
-fn states(w: &World, folder: &str) -> BTreeMap<String, String> {
-    let targets: Value = w.json(&["targets", "--json"], 0);
-    let path = w.home().join(folder);
-    let f = targets
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|t| t["folders"].as_array().unwrap())
-        .find(|f| Path::new(f["path"].as_str().unwrap()) == path)
-        .unwrap();
-    f["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| (s["name"].as_str().unwrap().to_owned(), s["state"].as_str().unwrap().to_owned()))
-        .collect()
-}
-
 /// The step for skill `name` in the plan of `target`.
 fn step(plans: &Value, target: &str, name: &str) -> Value {
     let p = plans.as_array().unwrap().iter().find(|p| p["target"] == target).unwrap();
@@ -113,9 +94,9 @@ fn overwrite_keeps_the_edit_as_a_revision_then_restores_what_the_agents_get() {
     assert_eq!(read(claude.join("beta/SKILL.md")), second);
     assert!(!claude.join("beta/notes.md").exists());
     assert_eq!(read(w.home().join(".codex/skills/beta/SKILL.md")), second);
-    let s = states(&w, ".claude/skills");
+    let s = w.states(".claude/skills");
     assert_eq!((s["beta"].as_str(), s["theirs"].as_str()), ("in-sync", "foreign"));
-    assert_eq!(states(&w, ".codex/skills")["beta"], "in-sync");
+    assert_eq!(w.states(".codex/skills")["beta"], "in-sync");
     // Nothing else in HOME changed: the foreign skill least of all.
     let skip = [".claude/skills/beta", ".codex/skills/beta"];
     assert_eq!(tree(&w.home(), &skip), tree_of(&home_before, &skip));
@@ -164,7 +145,7 @@ fn an_invalid_edit_is_kept_and_one_the_store_refuses_changes_nothing() {
     assert!(error.contains("link"), "{error}");
     assert_eq!(tree(&w.home(), &[]), home_before);
     assert_eq!((tree(&w.sd().join("skills"), &[]), tree(&w.sd().join("history"), &[])), store_before);
-    assert_eq!(states(&w, ".claude/skills")["beta"], "drifted");
+    assert_eq!(w.states(".claude/skills")["beta"], "drifted");
 }
 
 #[test]
@@ -180,12 +161,15 @@ fn a_bundled_skills_edit_goes_to_the_user_history_and_agents_keep_the_bundled_on
     let dry = w.expect(&["sync", "--dry-run", "--overwrite", "change-review"], 0);
     assert!(dry.contains("a bundled skill: keep the edited copy as v:1 of a user skill"), "{dry}");
     let plans = w.json(&["sync", "--json", "--overwrite", "change-review"], 0);
-    assert_eq!(step(&plans, "claude-code", "change-review")["keep"], json!({"how": "user_history", "edit": 1, "of": "system"}));
+    assert_eq!(
+        step(&plans, "claude-code", "change-review")["keep"],
+        json!({"how": "user_history", "edit": 1, "of": "system"})
+    );
 
     // Agents keep the bundled skill: no user skill shadows it, and the target holds it again.
     assert!(!w.sd().join("skills/user/change-review").exists());
     assert_eq!(read(&copy), bundled);
-    assert_eq!(states(&w, ".claude/skills")["change-review"], "in-sync");
+    assert_eq!(w.states(".claude/skills")["change-review"], "in-sync");
     // The edit is in the user scope's History, and restoring it makes it the user's skill.
     assert_eq!(read(w.sd().join("history/user/change-review/1/SKILL.md")), edit);
     let user = w.json(&["history", "change-review", "--scope", "user", "--json"], 0);

@@ -2,68 +2,29 @@
 //! (moto) on loopback: two machines publishing at once, a publish killed mid-way, offline reads.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+mod team_env;
+
 use serde_json::Value;
-use skilldeck_remote::moto::{ACCESS_KEY, MotoServer, SECRET_KEY, find_server};
+use skilldeck_remote::moto::{ACCESS_KEY, SECRET_KEY};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
+use std::process::Command;
+use team_env::{BUCKET, Env, json, ok, skilldeck};
 
-const BUCKET: &str = "team-skills";
-
-struct Env {
-    dir: tempfile::TempDir,
-    moto: MotoServer,
-}
-
-fn skilldeck(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skilldeck"))
-        .args(args)
-        .env("SKILLDECK_HOME", home)
-        .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
-        .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
-        .env_remove("AWS_SESSION_TOKEN")
-        .env_remove("AWS_ENDPOINT")
-        .output()
-        .unwrap()
-}
-
-fn ok(out: Output) -> String {
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "status {:?}\nstdout: {stdout}\nstderr: {stderr}", out.status);
-    stdout.into_owned()
-}
-
-impl Env {
-    fn start() -> Option<Self> {
-        let server = find_server(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap()?;
-        let dir = tempfile::tempdir().unwrap();
-        let moto = MotoServer::start(&server, &dir.path().join("moto.log")).unwrap();
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        rt.block_on(moto.create_bucket(BUCKET)).unwrap();
-        Some(Self { dir, moto })
-    }
-
-    /// A machine: its own home, a user skill `pdf`, and the remote `team` added.
-    fn machine(&self, which: &str) -> PathBuf {
-        let home = self.dir.path().join(which);
-        let skill = home.join("skills/user/pdf");
-        std::fs::create_dir_all(&skill).unwrap();
-        std::fs::write(skill.join("SKILL.md"), format!("---\nname: pdf\ndescription: PDFs from {which}\n---\nBody\n"))
-            .unwrap();
-        let url = format!("s3://{BUCKET}/acme");
-        ok(skilldeck(&home, &["remote", "add", "team", &url, "--endpoint", &self.moto.endpoint()]));
-        home
-    }
-}
-
-fn json(out: &str) -> Value {
-    serde_json::from_str(out).unwrap()
+/// A machine: its own home, a user skill `pdf`, and the remote `team` added.
+fn machine(env: &Env, which: &str) -> PathBuf {
+    let home = env.machine_with(which, &[]);
+    let skill = home.join("skills/user/pdf");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(skill.join("SKILL.md"), format!("---\nname: pdf\ndescription: PDFs from {which}\n---\nBody\n"))
+        .unwrap();
+    home
 }
 
 #[test]
 fn two_machines_publishing_at_once_get_revisions_1_to_40() {
     let Some(env) = Env::start() else { return };
-    let (a, b) = (env.machine("a"), env.machine("b"));
+    let (a, b) = (machine(&env, "a"), machine(&env, "b"));
     let listed = ok(skilldeck(&a, &["remote", "list"]));
     assert!(listed.starts_with(&format!("team  s3://{BUCKET}/acme  endpoint: {}", env.moto.endpoint())), "{listed}");
     let publish_20 = |home: PathBuf| {
@@ -103,7 +64,7 @@ fn two_machines_publishing_at_once_get_revisions_1_to_40() {
 #[test]
 fn a_publish_killed_after_its_blobs_leaves_no_visible_revision() {
     let Some(env) = Env::start() else { return };
-    let a = env.machine("a");
+    let a = machine(&env, "a");
     let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
         .args(["publish", "pdf", "--to", "team"])
         .env("SKILLDECK_HOME", &a)
@@ -116,7 +77,7 @@ fn a_publish_killed_after_its_blobs_leaves_no_visible_revision() {
     let blob_puts = env.moto.requests().unwrap().iter().filter(|(m, p, _)| m == "PUT" && p.contains("/blobs/")).count();
     assert_eq!(blob_puts, 1, "the blob was uploaded before the crash");
 
-    let b = env.machine("b");
+    let b = machine(&env, "b");
     let skills = json(&ok(skilldeck(&b, &["remote", "skills", "team", "--json"])));
     assert_eq!(skills["skills"], Value::Array(vec![]), "no half revision is visible");
     let out = skilldeck(&b, &["remote", "history", "team", "pdf"]);
@@ -137,7 +98,7 @@ fn a_publish_killed_after_its_blobs_leaves_no_visible_revision() {
 #[test]
 fn offline_the_cache_answers_and_says_so() {
     let Some(mut env) = Env::start() else { return };
-    let a = env.machine("a");
+    let a = machine(&env, "a");
     ok(skilldeck(&a, &["publish", "pdf", "--to", "team"]));
     let refreshed = ok(skilldeck(&a, &["refresh"]));
     assert_eq!(refreshed.trim(), "team: 1 skill(s); fetched 0 new revision(s) and 0 file(s), 0 bytes");

@@ -3,42 +3,13 @@
 //! a remote delete, read-only refusals, history and restore through the remote, view_skill.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use serde_json::Value;
-use skilldeck_remote::moto::{ACCESS_KEY, MotoServer, SECRET_KEY, find_server};
+mod team_env;
+
+use skilldeck_remote::moto::{ACCESS_KEY, SECRET_KEY};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-const BUCKET: &str = "team-skills";
-
-struct Env {
-    dir: tempfile::TempDir,
-    moto: MotoServer,
-}
-
-fn skilldeck(home: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_skilldeck"))
-        .args(args)
-        .env("SKILLDECK_HOME", home)
-        .env("HOME", home)
-        .env("AWS_ACCESS_KEY_ID", ACCESS_KEY)
-        .env("AWS_SECRET_ACCESS_KEY", SECRET_KEY)
-        .env_remove("AWS_SESSION_TOKEN")
-        .env_remove("AWS_ENDPOINT")
-        .env_remove("AWS_PROFILE")
-        .output()
-        .unwrap()
-}
-
-fn ok(out: Output) -> (String, String) {
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "status {:?}\nstdout: {stdout}\nstderr: {stderr}", out.status);
-    (stdout.into_owned(), stderr.into_owned())
-}
-
-fn json(out: &str) -> Value {
-    serde_json::from_str(out).unwrap()
-}
+use std::path::Path;
+use std::process::Command;
+use team_env::{BUCKET, Env, json, ok_both, rt, skilldeck};
 
 /// Writes a skill folder `name` under `root` with `files` beside its SKILL.md.
 fn write_skill(root: &Path, name: &str, description: &str, files: &[(&str, &[u8])]) {
@@ -75,33 +46,14 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-impl Env {
-    fn start() -> Option<Self> {
-        let server = find_server(Path::new(env!("CARGO_MANIFEST_DIR"))).unwrap()?;
-        let dir = tempfile::tempdir().unwrap();
-        let moto = MotoServer::start(&server, &dir.path().join("moto.log")).unwrap();
-        rt().block_on(moto.create_bucket(BUCKET)).unwrap();
-        Some(Self { dir, moto })
-    }
-
-    /// A machine with its own home and the remote `team` (refreshing on every listing).
-    fn machine(&self, which: &str) -> PathBuf {
-        let home = self.dir.path().join(which);
-        std::fs::create_dir_all(&home).unwrap();
-        let url = format!("s3://{BUCKET}/acme");
-        let endpoint = self.moto.endpoint();
-        ok(skilldeck(&home, &["remote", "add", "team", &url, "--endpoint", &endpoint, "--refresh-secs", "0"]));
-        home
-    }
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+/// A machine with its own home and the remote `team`, refreshing on every listing.
+fn machine(env: &Env, which: &str) -> std::path::PathBuf {
+    env.machine_with(which, &["--refresh-secs", "0"])
 }
 
 /// `list --json` as (name, scope, revision, shadowed) rows.
 fn listed(home: &Path) -> Vec<(String, String, Option<u64>, bool)> {
-    let (out, _) = ok(skilldeck(home, &["list", "--json"]));
+    let (out, _) = ok_both(skilldeck(home, &["list", "--json"]));
     json(&out)
         .as_array()
         .unwrap()
@@ -124,12 +76,12 @@ fn row(name: &str, scope: &str, rev: Option<u64>, shadowed: bool) -> (String, St
 #[test]
 fn the_team_scope_shadows_system_and_is_shadowed_by_user() {
     let Some(env) = Env::start() else { return };
-    let (a, b) = (env.machine("a"), env.machine("b"));
+    let (a, b) = (machine(&env, "a"), machine(&env, "b"));
     // `change-review` is bundled (system); a publishes one of its own of that name, and `pdf`.
     write_skill(&a.join("skills/user"), "change-review", "Team review rules", &[]);
     write_skill(&a.join("skills/user"), "pdf", "Team PDFs", &[]);
     for name in ["change-review", "pdf"] {
-        let (out, _) = ok(skilldeck(&a, &["publish", name, "--to", "team", "--json"]));
+        let (out, _) = ok_both(skilldeck(&a, &["publish", name, "--to", "team", "--json"]));
         assert_eq!(json(&out)["revision"], 1);
     }
     // b has its own `pdf`: user shadows team there, and team shadows system.
@@ -145,7 +97,7 @@ fn the_team_scope_shadows_system_and_is_shadowed_by_user() {
             row("pdf", "user", mine[3].2, false),
         ]
     );
-    let (text, _) = ok(skilldeck(&b, &["list"]));
+    let (text, _) = ok_both(skilldeck(&b, &["list"]));
     let line = |name: &str, scope: &str| {
         text.lines().find(|l| l.split_whitespace().take(2).eq([name, scope])).unwrap().to_owned()
     };
@@ -153,9 +105,9 @@ fn the_team_scope_shadows_system_and_is_shadowed_by_user() {
     assert!(line("pdf", "team").contains("[shadowed by user]"), "{text}");
     assert!(!line("pdf", "user").contains("shadowed"), "{text}");
     // The model's listing holds the team's change-review at the team's revision.
-    let (prompt, _) = ok(skilldeck(&b, &["prompt"]));
+    let (prompt, _) = ok_both(skilldeck(&b, &["prompt"]));
     assert!(prompt.contains("- **change-review** (v:1): Team review rules"), "{prompt}");
-    let (shown, _) = ok(skilldeck(&b, &["show", "pdf", "--scope", "team", "--json"]));
+    let (shown, _) = ok_both(skilldeck(&b, &["show", "pdf", "--scope", "team", "--json"]));
     let shown = json(&shown);
     assert_eq!((shown["scope"].as_str(), shown["shadowed_by"].as_str()), (Some("team"), Some("user")));
 }
@@ -163,7 +115,7 @@ fn the_team_scope_shadows_system_and_is_shadowed_by_user() {
 #[test]
 fn team_skills_are_served_offline_and_a_remote_delete_removes_them() {
     let Some(mut env) = Env::start() else { return };
-    let (a, b) = (env.machine("a"), env.machine("b"));
+    let (a, b) = (machine(&env, "a"), machine(&env, "b"));
     let binary: &[u8] = &[0, 159, 146, 150, 255, 10, 13];
     write_skill(
         &a.join("skills/user"),
@@ -172,21 +124,21 @@ fn team_skills_are_served_offline_and_a_remote_delete_removes_them() {
         &[("scripts/run.py", b"print(1)\n"), ("assets/x.bin", binary)],
     );
     write_skill(&a.join("skills/user"), "csv", "Team CSVs", &[]);
-    ok(skilldeck(&a, &["publish", "pdf", "--to", "team"]));
-    ok(skilldeck(&a, &["publish", "csv", "--to", "team"]));
-    ok(skilldeck(&a, &["publish", "pdf", "--to", "team"]));
+    ok_both(skilldeck(&a, &["publish", "pdf", "--to", "team"]));
+    ok_both(skilldeck(&a, &["publish", "csv", "--to", "team"]));
+    ok_both(skilldeck(&a, &["publish", "pdf", "--to", "team"]));
     assert_eq!(listed(&b).into_iter().filter(|r| r.1 == "team").count(), 2);
 
     // view_skill mounts the team revision's files byte for byte.
     let ws = b.join("ws");
     std::fs::create_dir_all(&ws).unwrap();
-    let (out, _) = ok(skilldeck(&b, &["view", "pdf", "--workspace", ws.to_str().unwrap()]));
+    let (out, _) = ok_both(skilldeck(&b, &["view", "pdf", "--workspace", ws.to_str().unwrap()]));
     assert_eq!(json(&out)["version"], "2", "{out}");
     assert_eq!(tree(&ws.join(".skills/pdf")), tree(&a.join("skills/user/pdf")));
 
     // A remote delete (csv's one revision) removes the local team skill at the next refresh.
     rt().block_on(env.moto.delete_object(BUCKET, "acme/skills/csv/rev/0000000001.json")).unwrap();
-    let (out, _) = ok(skilldeck(&b, &["refresh"]));
+    let (out, _) = ok_both(skilldeck(&b, &["refresh"]));
     assert!(out.contains("team scope: 0 skill(s) updated, 1 removed"), "{out}");
     let team: Vec<_> = listed(&b).into_iter().filter(|r| r.1 == "team").collect();
     assert_eq!(team, vec![row("pdf", "team", Some(2), false)]);
@@ -194,29 +146,29 @@ fn team_skills_are_served_offline_and_a_remote_delete_removes_them() {
 
     // Offline: the listing still holds the team skill, and says so once on stderr.
     env.moto.stop();
-    let (out, err) = ok(skilldeck(&b, &["list", "--scope", "team"]));
+    let (out, err) = ok_both(skilldeck(&b, &["list", "--scope", "team"]));
     assert!(out.starts_with("pdf   team    v:2"), "{out}");
     let offline: Vec<&str> =
         err.lines().filter(|l| l.starts_with("offline: the team store could not be refreshed")).collect();
     assert_eq!(offline.len(), 1, "{err}");
     assert!(err.contains("team skills as of 20"), "{err}");
-    let (out, _) = ok(skilldeck(&b, &["list", "--json", "--scope", "team"]));
+    let (out, _) = ok_both(skilldeck(&b, &["list", "--json", "--scope", "team"]));
     assert!(json(&out)[0]["offline"]["reason"].as_str().unwrap().contains("unreachable"), "{out}");
     let ws2 = b.join("ws2");
     std::fs::create_dir_all(&ws2).unwrap();
-    ok(skilldeck(&b, &["view", "pdf", "--workspace", ws2.to_str().unwrap()]));
+    ok_both(skilldeck(&b, &["view", "pdf", "--workspace", ws2.to_str().unwrap()]));
     assert_eq!(tree(&ws2.join(".skills/pdf")), tree(&a.join("skills/user/pdf")));
 }
 
 #[test]
 fn the_team_scope_refuses_local_changes_and_restores_through_the_remote() {
     let Some(env) = Env::start() else { return };
-    let (a, b) = (env.machine("a"), env.machine("b"));
+    let (a, b) = (machine(&env, "a"), machine(&env, "b"));
     write_skill(&a.join("skills/user"), "pdf", "First", &[]);
-    ok(skilldeck(&a, &["publish", "pdf", "--to", "team"]));
+    ok_both(skilldeck(&a, &["publish", "pdf", "--to", "team"]));
     write_skill(&a.join("skills/user"), "pdf", "Second", &[]);
-    ok(skilldeck(&a, &["publish", "pdf", "--to", "team"]));
-    ok(skilldeck(&b, &["refresh"]));
+    ok_both(skilldeck(&a, &["publish", "pdf", "--to", "team"]));
+    ok_both(skilldeck(&b, &["refresh"]));
     let before = tree(&b.join("skills"));
 
     // Import into team and delete from team are refused, saying what to do; nothing changes.
@@ -233,24 +185,24 @@ fn the_team_scope_refuses_local_changes_and_restores_through_the_remote() {
     assert_eq!(tree(&b.join("skills")), before);
 
     // History and restore go through the remote.
-    let (hist, _) = ok(skilldeck(&b, &["history", "pdf", "--scope", "team", "--json"]));
+    let (hist, _) = ok_both(skilldeck(&b, &["history", "pdf", "--scope", "team", "--json"]));
     let revs: Vec<u64> =
         json(&hist)["revisions"].as_array().unwrap().iter().map(|m| m["revision"].as_u64().unwrap()).collect();
     assert_eq!(revs, vec![1, 2]);
-    let (out, _) = ok(skilldeck(&b, &["restore", "pdf", "1", "--scope", "team", "--json"]));
+    let (out, _) = ok_both(skilldeck(&b, &["restore", "pdf", "1", "--scope", "team", "--json"]));
     assert_eq!(json(&out)["revision"], 3);
-    let (shown, _) = ok(skilldeck(&b, &["show", "pdf", "--json"]));
+    let (shown, _) = ok_both(skilldeck(&b, &["show", "pdf", "--json"]));
     let shown = json(&shown);
     assert_eq!((shown["scope"].as_str(), shown["revision"].as_u64()), (Some("team"), Some(3)));
     assert_eq!(shown["meta"]["description"], "First");
-    let (out, _) = ok(skilldeck(&a, &["remote", "history", "team", "pdf"]));
+    let (out, _) = ok_both(skilldeck(&a, &["remote", "history", "team", "pdf"]));
     assert!(out.lines().last().unwrap().ends_with("restore of 1"), "{out}");
 }
 
 #[test]
 fn credentials_come_from_the_aws_profile_files_too() {
     let Some(env) = Env::start() else { return };
-    let a = env.machine("a");
+    let a = machine(&env, "a");
     write_skill(&a.join("skills/user"), "pdf", "From a profile", &[]);
     std::fs::create_dir_all(a.join(".aws")).unwrap();
     std::fs::write(a.join(".aws/config"), "[profile work]\nregion = us-east-1\n").unwrap();
@@ -273,7 +225,7 @@ fn credentials_come_from_the_aws_profile_files_too() {
         }
         cmd.output().unwrap()
     };
-    let (out, _) = ok(run(&["publish", "pdf", "--to", "team", "--json"], Some("work")));
+    let (out, _) = ok_both(run(&["publish", "pdf", "--to", "team", "--json"], Some("work")));
     assert_eq!(json(&out)["revision"], 1);
     // The default profile has half a key pair: said plainly, naming the file.
     let out = run(&["publish", "pdf", "--to", "team"], None);

@@ -18,6 +18,25 @@ pub struct World {
 }
 
 impl World {
+    /// `name -> state` in `folder` (relative to HOME) of `targets --json`.
+    pub fn states(&self, folder: &str) -> BTreeMap<String, String> {
+        let targets: Value = self.json(&["targets", "--json"], 0);
+        let path = self.home().join(folder);
+        let f = targets
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|t| t["folders"].as_array().unwrap())
+            .find(|f| Path::new(f["path"].as_str().unwrap()) == path)
+            .unwrap();
+        f["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s["name"].as_str().unwrap().to_owned(), s["state"].as_str().unwrap().to_owned()))
+            .collect()
+    }
+
     pub fn new() -> Self {
         let w = Self { tmp: tempfile::tempdir().unwrap() };
         fs::create_dir_all(w.home()).unwrap();
