@@ -155,14 +155,17 @@ impl Session {
         d
     }
 
-    /// Waits up to 10 s for an element.
+    /// Waits up to 10 s for an element. A live update may replace the element while it is
+    /// being found (WebKit then answers "stale element"): that is tried again, like absence.
     pub async fn wait_for(&self, css: &str) -> fantoccini::elements::Element {
-        self.client
-            .wait()
-            .at_most(Duration::from_secs(10))
-            .for_element(Locator::Css(css))
-            .await
-            .unwrap_or_else(|e| panic!("{}: no {css}: {e}", self.name))
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            match self.client.find(Locator::Css(css)).await {
+                Ok(e) => return e,
+                Err(e) if Instant::now() > deadline => panic!("{}: no {css}: {e}", self.name),
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
     }
 
     /// Waits up to `secs` for the text of `css` to satisfy `ok`; returns the last text.

@@ -36,7 +36,8 @@ fn backups(file: &Path) -> Vec<PathBuf> {
 fn cli_beside_app() -> String {
     let app = std::env::var_os("SKILLDECK_APP_BIN")
         .map_or_else(|| skilldeck_e2e::root().join("target/debug/skilldeck-app"), PathBuf::from);
-    app.with_file_name("skilldeck").to_str().unwrap().to_owned()
+    // The app writes the path it runs from, which has no `..` in it.
+    app.with_file_name("skilldeck").canonicalize().unwrap().to_str().unwrap().to_owned()
 }
 
 async fn add_or_remove(s: &Session, client: &str, button: &str, file: &Path, expect_backup: bool) {
