@@ -2,11 +2,11 @@
 //! call's effect on the session (what it finds joins the listing and the `view_skill` enum).
 
 use crate::server::SkilldeckServer;
-use rmcp::model::{CallToolResult, JsonObject, Tool, ToolAnnotations};
+use crate::tool::object;
+use rmcp::model::{CallToolResult, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 use skilldeck_core::find::{self, TOOL_NAME, tool_spec};
 use skilldeck_core::listing::Listing;
-use std::sync::Arc;
 
 /// The JSON Schema of a `find_skills` result's `structuredContent`: `{query, matches, note}`,
 /// each match `{name, version, description, why}`.
@@ -33,17 +33,6 @@ pub fn find_output_schema() -> Value {
         },
         "required": ["query", "matches", "note"]
     })
-}
-
-fn object(value: Value) -> Arc<JsonObject> {
-    match value {
-        Value::Object(map) => Arc::new(map),
-        other => {
-            let mut map = JsonObject::new();
-            map.insert("type".into(), other);
-            Arc::new(map)
-        }
-    }
 }
 
 /// The `find_skills` tool when `listing` does not show every skill and the session may search;

@@ -86,7 +86,8 @@ pub fn output_schema() -> Value {
     })
 }
 
-fn object(value: Value) -> Arc<JsonObject> {
+/// A JSON schema as the object rmcp takes (a non-object becomes its `type`).
+pub(crate) fn object(value: Value) -> Arc<JsonObject> {
     match value {
         Value::Object(map) => Arc::new(map),
         other => {

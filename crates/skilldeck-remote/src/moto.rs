@@ -84,16 +84,11 @@ impl MotoServer {
 
     /// Creates a bucket (moto accepts the request unsigned).
     pub async fn create_bucket(&self, bucket: &str) -> io::Result<()> {
-        let res = reqwest::Client::new()
-            .put(format!("{}/{bucket}", self.endpoint()))
-            .send()
-            .await
-            .map_err(io::Error::other)?;
-        if res.status().is_success() {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!("creating bucket {bucket}: {}", res.status())))
-        }
+        succeeded(
+            reqwest::Client::new().put(format!("{}/{bucket}", self.endpoint())),
+            &format!("creating bucket {bucket}"),
+        )
+        .await
     }
 
     /// Deletes an object, as another machine's tool would (a signed request: moto refuses
@@ -115,17 +110,8 @@ impl MotoServer {
     /// Turns on moto's checking of credentials from now on (its `reset-auth` API): a key it
     /// never issued is refused with a 403, as a real S3 refuses one.
     pub async fn require_auth(&self) -> io::Result<()> {
-        let res = reqwest::Client::new()
-            .post(format!("{}/moto-api/reset-auth", self.endpoint()))
-            .body("0")
-            .send()
-            .await
-            .map_err(io::Error::other)?;
-        if res.status().is_success() {
-            Ok(())
-        } else {
-            Err(io::Error::other(format!("turning on auth: {}", res.status())))
-        }
+        let reset = reqwest::Client::new().post(format!("{}/moto-api/reset-auth", self.endpoint())).body("0");
+        succeeded(reset, "turning on auth").await
     }
 
     /// The requests served so far, as `(method, path and query, status)`, from the server's log.
@@ -167,4 +153,10 @@ impl Drop for MotoServer {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Sends `req` to moto; an answer other than success is an error saying what was `doing`.
+async fn succeeded(req: reqwest::RequestBuilder, doing: &str) -> io::Result<()> {
+    let res = req.send().await.map_err(io::Error::other)?;
+    if res.status().is_success() { Ok(()) } else { Err(io::Error::other(format!("{doing}: {}", res.status()))) }
 }
