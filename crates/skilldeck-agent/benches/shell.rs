@@ -16,7 +16,7 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("shell");
     group.measurement_time(Duration::from_secs(10));
     for (label, choice) in [("sandboxed", SandboxChoice::Auto), ("no_sandbox", SandboxChoice::None)] {
-        let sb = ShellSandbox::new(SandboxSettings { choice, network: false }, ws.path(), home.path());
+        let sb = ShellSandbox::new(SandboxSettings { choice, ..SandboxSettings::default() }, ws.path(), home.path());
         if choice == SandboxChoice::Auto && !sb.is_sandboxed() {
             eprintln!("shell/sandboxed skipped: {}", sb.describe());
             continue;

@@ -7,7 +7,7 @@ use crate::provider::offline::OfflineProvider;
 use crate::provider::openai::OpenAiProvider;
 use crate::provider::{Provider, ProviderError};
 use crate::tools::ToolKind;
-use crate::tools::sandbox::{SandboxChoice, SandboxSettings};
+use crate::tools::sandbox::{NetworkPorts, SandboxChoice, SandboxSettings};
 use crate::tools::shell::ShellLimits;
 use serde::{Deserialize, Serialize};
 use skilldeck_core::Tier;
@@ -268,6 +268,9 @@ pub struct ShellConfig {
     pub sandbox: SandboxChoice,
     /// Whether commands may use the network (off by default).
     pub network: bool,
+    /// With the network allowed, the TCP ports commands may connect to: a list (SSH, DNS, HTTP
+    /// and HTTPS by default) or `"all"`.
+    pub network_ports: NetworkPorts,
 }
 
 impl Default for ShellConfig {
@@ -278,6 +281,7 @@ impl Default for ShellConfig {
             output_cap_bytes: d.output_cap,
             sandbox: SandboxChoice::Auto,
             network: false,
+            network_ports: NetworkPorts::default(),
         }
     }
 }
@@ -290,7 +294,7 @@ impl ShellConfig {
 
     /// The sandbox settings.
     pub fn sandbox(&self) -> SandboxSettings {
-        SandboxSettings { choice: self.sandbox, network: self.network }
+        SandboxSettings { choice: self.sandbox, network: self.network, network_ports: self.network_ports.clone() }
     }
 }
 
@@ -313,6 +317,7 @@ impl ShellConfig {
 /// output_cap_bytes = 32768
 /// sandbox = "auto"                # every command in the OS sandbox; "none" turns it off
 /// network = false                 # commands get no network unless this is true
+/// network_ports = [22, 53, 80, 443] # then TCP to these ports only (Linux 6.7+), or "all"
 ///
 /// [providers.local]               # any OpenAI-compatible server
 /// api = "openai"

@@ -212,7 +212,7 @@ impl Session {
                 Err(e) => return Err(e.into()),
             }
         };
-        let shell_sandbox = ShellSandbox::new(opts.sandbox, sandbox.root(), home.root());
+        let shell_sandbox = ShellSandbox::new(opts.sandbox.clone(), sandbox.root(), home.root());
         Ok(Self {
             id,
             registry,
@@ -255,7 +255,7 @@ impl Session {
         let found = transcript::found(&records);
         let mut transcript = Transcript::open(&path)?;
         transcript.append(&Record::Resumed { provider: provider.info(), at: transcript::now() })?;
-        let shell_sandbox = ShellSandbox::new(opts.sandbox, sandbox.root(), home.root());
+        let shell_sandbox = ShellSandbox::new(opts.sandbox.clone(), sandbox.root(), home.root());
         Ok(Self {
             id: id.to_owned(),
             registry,

@@ -42,6 +42,19 @@ fn a_missing_config_is_the_defaults() {
 }
 
 #[test]
+fn shell_network_ports_are_a_list_or_all() {
+    use skilldeck_agent::tools::sandbox::{AllPorts, NetworkPorts};
+    let ports = |text: &str| Config::parse(text, "config.toml").map(|c| c.shell.sandbox().network_ports);
+    assert_eq!(ports("").unwrap(), NetworkPorts::Only(vec![22, 53, 80, 443]));
+    assert_eq!(ports("[shell]\nnetwork_ports = [443, 8080]\n").unwrap(), NetworkPorts::Only(vec![443, 8080]));
+    assert_eq!(ports("[shell]\nnetwork_ports = \"all\"\n").unwrap(), NetworkPorts::All(AllPorts::All));
+    for bad in ["\"every\"", "[70000]", "[0]", "8080"] {
+        let err = ports(&format!("[shell]\nnetwork_ports = {bad}\n")).unwrap_err();
+        assert!(err.to_string().contains("config.toml") && err.to_string().contains("65535"), "{bad}: {err}");
+    }
+}
+
+#[test]
 fn config_parses_providers_and_refuses_keys() {
     let text = r#"
 default_provider = "local"

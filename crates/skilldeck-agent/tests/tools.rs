@@ -263,9 +263,14 @@ async fn the_sandbox_hides_secrets_and_the_network() {
     assert!(!stdout.contains("root:"), "{out}");
     assert!(stdout.contains("tmp\n"), "{out}");
     assert!(stdout.contains("no-network"), "{out}");
-    // The same command with the network allowed connects.
-    let open =
-        ShellSandbox::new(SandboxSettings { choice: SandboxChoice::Auto, network: true }, ws.path(), home.path());
+    // The same command with the network allowed (and the service's port among those allowed)
+    // connects.
+    let settings = SandboxSettings {
+        choice: SandboxChoice::Auto,
+        network: true,
+        network_ports: skilldeck_agent::tools::sandbox::NetworkPorts::Only(vec![port]),
+    };
+    let open = ShellSandbox::new(settings, ws.path(), home.path());
     let out =
         shell::run(&open, ws.path(), &format!("bash -c '{script}'"), ShellLimits::default(), &cancel).await.unwrap();
     assert!(out["stdout"].as_str().unwrap().contains("connected"), "{out}");
@@ -307,7 +312,7 @@ async fn the_sandbox_hides_the_hosts_service_sockets_with_or_without_network() {
     let cancel = CancellationToken::new();
     for network in [false, true] {
         let sb = ShellSandbox::new(
-            SandboxSettings { choice: SandboxChoice::Auto, network },
+            SandboxSettings { choice: SandboxChoice::Auto, network, ..SandboxSettings::default() },
             ws.path(),
             &ws.path().join("home"),
         );
@@ -332,7 +337,7 @@ async fn the_sandbox_hides_the_hosts_service_sockets_with_or_without_network() {
     // With the network allowed, name resolution still has its configuration.
     if let Ok(resolv) = std::fs::read_to_string("/etc/resolv.conf") {
         let open = ShellSandbox::new(
-            SandboxSettings { choice: SandboxChoice::Auto, network: true },
+            SandboxSettings { choice: SandboxChoice::Auto, network: true, ..SandboxSettings::default() },
             ws.path(),
             &ws.path().join("home"),
         );
@@ -345,7 +350,7 @@ async fn the_sandbox_hides_the_hosts_service_sockets_with_or_without_network() {
 async fn the_sandbox_keeps_commands_from_the_hosts_abstract_sockets_even_with_network() {
     use std::os::linux::net::SocketAddrExt;
     let probe = sandbox(std::path::Path::new("/"));
-    if !probe.is_sandboxed() || !skilldeck_agent::tools::ipc_scope::available() {
+    if !probe.is_sandboxed() || !skilldeck_agent::tools::confine::available() {
         eprintln!("skipped: no sandbox or no Landlock IPC scopes on this machine ({})", probe.describe());
         return;
     }
@@ -365,7 +370,7 @@ async fn the_sandbox_keeps_commands_from_the_hosts_abstract_sockets_even_with_ne
     );
     for network in [false, true] {
         let sb = ShellSandbox::new(
-            SandboxSettings { choice: SandboxChoice::Auto, network },
+            SandboxSettings { choice: SandboxChoice::Auto, network, ..SandboxSettings::default() },
             ws.path(),
             &ws.path().join("home"),
         );
@@ -377,6 +382,52 @@ async fn the_sandbox_keeps_commands_from_the_hosts_abstract_sockets_even_with_ne
     // Outside the sandbox the same client connects: the test can fail.
     let out = std::process::Command::new("sh").arg("-c").arg(&script).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "connected\n");
+}
+
+#[tokio::test]
+async fn with_the_network_on_commands_reach_only_the_listed_tcp_ports() {
+    use skilldeck_agent::tools::sandbox::NetworkPorts;
+    let probe = sandbox(std::path::Path::new("/"));
+    if !probe.is_sandboxed() || !skilldeck_agent::tools::confine::ports_available() {
+        eprintln!("skipped: no sandbox or no Landlock TCP port rules on this machine ({})", probe.describe());
+        return;
+    }
+    if std::process::Command::new("python3").arg("-c").arg("pass").status().map_or(true, |s| !s.success()) {
+        eprintln!("skipped: python3 (the test's socket client) is not installed");
+        return;
+    }
+    // A service on this machine, as a database or a local model server would be.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let ws = tempfile::tempdir().unwrap();
+    let cancel = CancellationToken::new();
+    let script = format!(
+        "python3 -c 'import socket; socket.create_connection((\"127.0.0.1\", {port}), timeout=5); print(\"connected\")'"
+    );
+    let run = |ports: NetworkPorts| {
+        let sb = ShellSandbox::new(
+            SandboxSettings { choice: SandboxChoice::Auto, network: true, network_ports: ports },
+            ws.path(),
+            &ws.path().join("home"),
+        );
+        let script = script.clone();
+        let cancel = cancel.clone();
+        let ws = ws.path().to_owned();
+        async move { (shell::run(&sb, &ws, &script, ShellLimits::default(), &cancel).await.unwrap(), sb.describe()) }
+    };
+    // The default ports (SSH, DNS, HTTP, HTTPS) do not include it: refused, and said so.
+    let (out, said) = run(NetworkPorts::default()).await;
+    assert_eq!(out["stdout"], json!(""), "{out}");
+    assert!(out["stderr"].as_str().unwrap().contains("Permission denied"), "{out}");
+    assert!(out["note"].as_str().unwrap().contains("TCP connections to ports 22, 53, 80, 443 only"), "{out}");
+    assert!(said.contains("ports 22, 53, 80, 443 only"), "{said}");
+    assert!(listener.accept().is_err(), "the service took a connection from the sandbox");
+    // Listed, it is reached: the rule is by port.
+    let (out, _) = run(NetworkPorts::Only(vec![443, port])).await;
+    assert_eq!(out["stdout"], json!("connected\n"), "{out}");
+    let (out, _) = run(serde_json::from_value(json!("all")).unwrap()).await;
+    assert_eq!(out["stdout"], json!("connected\n"), "{out}");
 }
 
 #[tokio::test]

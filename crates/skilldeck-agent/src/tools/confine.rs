@@ -1,12 +1,15 @@
-//! Landlock's IPC scopes for sandboxed commands: no connection to abstract Unix sockets, and no
-//! signal, outside the command's own processes. Holds spawning under those scopes; not the
-//! file-system or network policy (bubblewrap's, in `sandbox`).
+//! Landlock confinement of sandboxed commands, beside bubblewrap's (in `sandbox`): no connection
+//! to abstract Unix sockets and no signal outside the command's own processes (the IPC scopes),
+//! and with the network allowed, TCP connections only to the ports the policy lists. Holds
+//! spawning under those rules; not the file-system policy.
 //!
 //! bubblewrap gives a command its own network namespace only when the network is off; with the
 //! network allowed, the host's abstract Unix sockets (an X server's `@/tmp/.X11-unix/X0`, which
-//! would let a command type into any window) stay reachable. Landlock (ABI 6, Linux 6.12) closes
-//! that. A domain is per thread and inherited by children, so the command is started from a
-//! short-lived thread that confines itself first; the rest of the process is never confined.
+//! would let a command type into any window) and every TCP service on this machine (databases,
+//! a Docker API, dev servers, a local model server) stay reachable. Landlock closes the first
+//! (ABI 6, Linux 6.12) and narrows the second to the listed ports (ABI 4, Linux 6.7). A domain
+//! is per thread and inherited by children, so the command is started from a thread that
+//! confines itself first; the rest of the process is never confined.
 
 use std::sync::OnceLock;
 use std::sync::mpsc;
@@ -18,7 +21,7 @@ use std::sync::mpsc;
 pub struct Started {
     /// The command's process.
     pub child: tokio::process::Child,
-    /// Whether the IPC scopes hold for it.
+    /// Whether every rule asked for holds for it (the IPC scopes, and the ports when asked).
     pub scoped: bool,
     /// The thread that started it: hold it as long as the command should live.
     pub parent: ParentThread,
@@ -28,16 +31,18 @@ pub struct Started {
 #[derive(Debug)]
 pub struct ParentThread(#[allow(dead_code, reason = "held, never read: dropping it ends the thread")] mpsc::Sender<()>);
 
-/// Starts `cmd` under the IPC scopes where the kernel has them, from a thread that lives as long
-/// as the returned value.
-pub fn spawn(mut cmd: tokio::process::Command) -> std::io::Result<Started> {
+/// Starts `cmd` under the IPC scopes where the kernel has them and, when `tcp_ports` is given,
+/// with TCP connections allowed to those ports only; from a thread that lives as long as the
+/// returned value.
+pub fn spawn(mut cmd: tokio::process::Command, tcp_ports: Option<&[u16]>) -> std::io::Result<Started> {
+    let ports = tcp_ports.map(<[u16]>::to_vec);
     let runtime = tokio::runtime::Handle::try_current().map_err(std::io::Error::other)?;
     let (started_tx, started_rx) = mpsc::channel();
     let (parent_tx, parent_rx) = mpsc::channel::<()>();
     std::thread::Builder::new().name("sandboxed-command".into()).spawn(move || {
         let scoped = {
             let _entered = runtime.enter();
-            let scoped = confine_this_thread();
+            let scoped = confine_this_thread(ports.as_deref());
             cmd.spawn().map(|child| (child, scoped))
         };
         let running = scoped.is_ok();
@@ -55,21 +60,36 @@ pub fn spawn(mut cmd: tokio::process::Command) -> std::io::Result<Started> {
 /// Whether this kernel enforces the IPC scopes (tried once, in a thread of its own).
 pub fn available() -> bool {
     static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(|| std::thread::spawn(confine_this_thread).join().unwrap_or(false))
+    *AVAILABLE.get_or_init(|| std::thread::spawn(|| confine_this_thread(None)).join().unwrap_or(false))
 }
 
+/// Whether this kernel enforces TCP port rules as well (tried once, in a thread of its own).
+pub fn ports_available() -> bool {
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| std::thread::spawn(|| confine_this_thread(Some(&[]))).join().unwrap_or(false))
+}
+
+/// Confines the calling thread (and what it starts from now on); whether every rule holds.
 #[cfg(target_os = "linux")]
-fn confine_this_thread() -> bool {
-    use landlock::{ABI, Access, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetStatus, Scope};
-    Ruleset::default()
-        .set_compatibility(CompatLevel::BestEffort)
-        .scope(Scope::from_all(ABI::V6))
+fn confine_this_thread(tcp_ports: Option<&[u16]>) -> bool {
+    use landlock::{
+        ABI, Access, AccessNet, CompatLevel, Compatible, NetPort, Ruleset, RulesetAttr, RulesetCreatedAttr,
+        RulesetError, RulesetStatus, Scope,
+    };
+    let ruleset = Ruleset::default().set_compatibility(CompatLevel::BestEffort).scope(Scope::from_all(ABI::V6));
+    let ruleset = match tcp_ports {
+        Some(_) => ruleset.and_then(|r| r.handle_access(AccessNet::ConnectTcp)),
+        None => ruleset,
+    };
+    let ports = tcp_ports.unwrap_or_default();
+    ruleset
         .and_then(|r| r.create())
+        .and_then(|r| r.add_rules(ports.iter().map(|&p| Ok::<_, RulesetError>(NetPort::new(p, AccessNet::ConnectTcp)))))
         .and_then(|r| r.restrict_self())
         .is_ok_and(|status| status.ruleset == RulesetStatus::FullyEnforced)
 }
 
 #[cfg(not(target_os = "linux"))]
-fn confine_this_thread() -> bool {
+fn confine_this_thread(_tcp_ports: Option<&[u16]>) -> bool {
     false
 }

@@ -2,8 +2,8 @@
 //! Holds what each tool does with its input; the loop decides when to run them and asks approval.
 
 pub mod allowed;
+pub mod confine;
 pub mod files;
-pub mod ipc_scope;
 pub mod sandbox;
 pub mod shell;
 

@@ -17,6 +17,74 @@ pub enum SandboxChoice {
     None,
 }
 
+/// What `[shell] network_ports` chooses: the TCP ports a sandboxed command may connect to when
+/// the network is allowed. A list (by default SSH, DNS, HTTP and HTTPS), or `"all"`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum NetworkPorts {
+    /// These ports only: the machine's other TCP services (databases, a Docker API, dev
+    /// servers, a local model server) stay out of reach.
+    Only(Vec<u16>),
+    /// Every port, `"all"`.
+    All(AllPorts),
+}
+
+/// The one word `network_ports = "all"` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AllPorts {
+    /// Every port.
+    All,
+}
+
+impl<'de> Deserialize<'de> for NetworkPorts {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Ports;
+        impl<'de> serde::de::Visitor<'de> for Ports {
+            type Value = NetworkPorts;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(
+                    "a list of TCP port numbers (1 to 65535), such as [22, 443], or `all` (in quotes) for every port",
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<NetworkPorts, E> {
+                if v == "all" {
+                    Ok(NetworkPorts::All(AllPorts::All))
+                } else {
+                    Err(E::invalid_value(serde::de::Unexpected::Str(v), &self))
+                }
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<NetworkPorts, A::Error> {
+                let mut ports = Vec::new();
+                while let Some(p) = seq.next_element::<i64>()? {
+                    let port = u16::try_from(p).ok().filter(|&p| p != 0).ok_or_else(|| {
+                        serde::de::Error::invalid_value(serde::de::Unexpected::Signed(p), &"a TCP port from 1 to 65535")
+                    })?;
+                    ports.push(port);
+                }
+                Ok(NetworkPorts::Only(ports))
+            }
+        }
+        d.deserialize_any(Ports)
+    }
+}
+
+impl Default for NetworkPorts {
+    fn default() -> Self {
+        Self::Only(vec![22, 53, 80, 443])
+    }
+}
+
+impl NetworkPorts {
+    /// The ports, `None` for every one.
+    pub fn only(&self) -> Option<&[u16]> {
+        match self {
+            Self::Only(p) => Some(p),
+            Self::All(_) => None,
+        }
+    }
+}
+
 /// Folders under the home folder that hold secrets: keys, tokens, keyrings, browser profiles.
 const HOME_SECRETS: &[&str] = &[
     ".ssh",
@@ -78,32 +146,53 @@ pub struct SandboxPolicy {
     pub unreadable: Vec<PathBuf>,
     /// Whether it may use the network.
     pub network: bool,
+    /// With the network allowed, the TCP ports it may connect to.
+    pub network_ports: NetworkPorts,
 }
 
 impl SandboxPolicy {
     /// The policy for commands in `workspace`: write there and in a private `/tmp`, read the
     /// rest of the file system but the user's secrets and `skilldeck_home`, no network unless
     /// `network`.
-    pub fn for_workspace(workspace: &Path, skilldeck_home: &Path, network: bool) -> Self {
+    pub fn for_workspace(workspace: &Path, skilldeck_home: &Path, network: bool, network_ports: NetworkPorts) -> Self {
         let mut unreadable: Vec<PathBuf> = SYSTEM_SECRETS.iter().map(PathBuf::from).collect();
         if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from) {
             unreadable.extend(HOME_SECRETS.iter().map(|s| home.join(s)));
         }
         unreadable.push(skilldeck_home.to_owned());
-        Self { writable: vec![workspace.to_owned()], unreadable, network }
+        Self { writable: vec![workspace.to_owned()], unreadable, network, network_ports }
+    }
+
+    /// The TCP ports a command may connect to, when the network is allowed and only some are;
+    /// `None` otherwise (no network at all, or every port).
+    pub fn tcp_ports(&self) -> Option<&[u16]> {
+        self.network.then(|| self.network_ports.only()).flatten()
     }
 
     /// What the policy allows, in words: "it can write only in the workspace …".
     pub fn describe_limits(&self) -> String {
-        format!(
-            "it can write only in the workspace and a private /tmp, cannot read your keys and secrets, and has {}",
-            if self.network {
+        let network = if !self.network {
+            "no network".to_owned()
+        } else {
+            match self.tcp_ports() {
+                Some(ports) if super::confine::ports_available() => {
+                    let list = ports.iter().map(u16::to_string).collect::<Vec<_>>().join(", ");
+                    if list.is_empty() {
+                        "network access, but no TCP connection to any port".to_owned()
+                    } else {
+                        format!("network access, with TCP connections to ports {list} only")
+                    }
+                }
                 // The network namespace is the host's then, so services on this machine that
-                // listen on TCP or on abstract sockets (an X server) can be reached.
-                "network access, including to services on this machine"
-            } else {
-                "no network"
+                // listen on TCP can be reached.
+                Some(_) => "network access, including to services on this machine (this kernel cannot limit \
+                            TCP ports: Linux 6.7 or later can)"
+                    .to_owned(),
+                None => "network access, including to services on this machine".to_owned(),
             }
+        };
+        format!(
+            "it can write only in the workspace and a private /tmp, cannot read your keys and secrets, and has {network}"
         )
     }
 }
@@ -180,7 +269,7 @@ impl ShellSandbox {
     pub fn new(settings: SandboxSettings, workspace: &Path, skilldeck_home: &Path) -> Self {
         Self {
             enforcer: Enforcer::for_choice(settings.choice),
-            policy: SandboxPolicy::for_workspace(workspace, skilldeck_home, settings.network),
+            policy: SandboxPolicy::for_workspace(workspace, skilldeck_home, settings.network, settings.network_ports),
         }
     }
 
@@ -196,12 +285,14 @@ impl ShellSandbox {
 }
 
 /// `[shell]`'s sandbox settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SandboxSettings {
     /// The sandbox, or none.
     pub choice: SandboxChoice,
     /// Whether commands may use the network.
     pub network: bool,
+    /// With the network allowed, the TCP ports commands may connect to.
+    pub network_ports: NetworkPorts,
 }
 
 /// bubblewrap's arguments for `policy`; later mounts cover earlier ones, so the writable roots
@@ -257,7 +348,12 @@ fn detect() -> &'static Enforcer {
         };
         let probe = std::process::Command::new(&bwrap)
             .args(bwrap_args(
-                &SandboxPolicy { writable: Vec::new(), unreadable: Vec::new(), network: false },
+                &SandboxPolicy {
+                    writable: Vec::new(),
+                    unreadable: Vec::new(),
+                    network: false,
+                    network_ports: NetworkPorts::default(),
+                },
                 Path::new("/"),
             ))
             .args(["--", "true"])
@@ -301,6 +397,7 @@ mod tests {
             writable: vec!["/w".into()],
             unreadable: vec!["/etc/shadow".into(), "/nonexistent/x".into()],
             network: false,
+            network_ports: NetworkPorts::default(),
         };
         let args: Vec<String> =
             bwrap_args(&p, Path::new("/w")).iter().map(|a| a.to_string_lossy().into_owned()).collect();
@@ -316,5 +413,24 @@ mod tests {
         let s: Vec<String> =
             bwrap_args(&open, Path::new("/w")).iter().map(|a| a.to_string_lossy().into_owned()).collect();
         assert!(!s.contains(&"--unshare-net".to_owned()));
+    }
+
+    #[test]
+    fn tcp_ports_are_limited_only_with_the_network_on_and_a_list() {
+        let off = SandboxPolicy::for_workspace(Path::new("/w"), Path::new("/h"), false, NetworkPorts::default());
+        assert_eq!(off.tcp_ports(), None);
+        assert!(off.describe_limits().ends_with("no network"), "{}", off.describe_limits());
+        let on = SandboxPolicy { network: true, ..off.clone() };
+        assert_eq!(on.tcp_ports(), Some(&[22, 53, 80, 443][..]));
+        let all = SandboxPolicy { network_ports: NetworkPorts::All(AllPorts::All), ..on.clone() };
+        assert_eq!(all.tcp_ports(), None);
+        assert!(all.describe_limits().contains("including to services on this machine"));
+        if super::super::confine::ports_available() {
+            assert!(
+                on.describe_limits().ends_with("TCP connections to ports 22, 53, 80, 443 only"),
+                "{}",
+                on.describe_limits()
+            );
+        }
     }
 }

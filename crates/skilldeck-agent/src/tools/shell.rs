@@ -1,7 +1,7 @@
 //! The `shell` tool: `sh -c` in the workspace, in the OS sandbox, with a timeout, an output cap
 //! and cancellation. Holds running and reaping the process group; not approval (the loop asks).
 
-use super::ipc_scope;
+use super::confine;
 use super::sandbox::ShellSandbox;
 use super::{ToolError, ToolErrorCode};
 use serde_json::{Value, json};
@@ -94,7 +94,7 @@ pub async fn run(
     // A sandboxed command is also kept from the host's abstract sockets and processes.
     // The sandbox lives while `_parent` does: to the end of this call, or its drop.
     let (mut child, _parent) = if sandbox.is_sandboxed() {
-        let started = ipc_scope::spawn(cmd).map_err(start)?;
+        let started = confine::spawn(cmd, sandbox.policy.tcp_ports()).map_err(start)?;
         (started.child, Some(started.parent))
     } else {
         (cmd.spawn().map_err(start)?, None)
