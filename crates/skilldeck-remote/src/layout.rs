@@ -54,7 +54,12 @@ impl Layout {
         let rest = rest.strip_prefix("skills/")?;
         let (name, file) = rest.split_once("/rev/")?;
         let digits = file.strip_suffix(".json")?;
-        if digits.len() != REV_DIGITS || !digits.bytes().all(|b| b.is_ascii_digit()) || name.contains('/') {
+        // The name becomes a folder in the local cache: anything but a valid skill name (`..`,
+        // a hidden name, a separator) is not a skill of this store, whoever wrote the key.
+        if digits.len() != REV_DIGITS
+            || !digits.bytes().all(|b| b.is_ascii_digit())
+            || skilldeck_core::SkillName::parse(name).is_err()
+        {
             return None;
         }
         Some((name.to_owned(), digits.parse().ok()?))
@@ -75,5 +80,18 @@ mod tests {
             assert_eq!(l.parse_manifest(&l.blob("ab")), None);
         }
         assert_eq!(Layout::new("p").parse_manifest(&Path::from("q/skills/x/rev/0000000001.json")), None);
+    }
+
+    #[test]
+    fn a_key_whose_name_is_no_skill_name_is_not_a_manifest() {
+        let l = Layout::new("");
+        for name in ["..", ".hidden", "Bad Name", "a\\b"] {
+            let key = Path::from_iter(["skills", name, "rev", "0000000001.json"]);
+            assert_eq!(l.parse_manifest(&key), None, "{name}");
+        }
+        assert_eq!(
+            l.parse_manifest(&Path::from("skills/good-name/rev/0000000001.json")),
+            Some(("good-name".to_owned(), 1))
+        );
     }
 }

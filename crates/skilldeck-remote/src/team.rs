@@ -85,7 +85,12 @@ pub async fn sync_team(storage: &FsStorage, when: When) -> Result<TeamSync> {
     let state = cache.state()?;
     out.offline = state.last_error.clone().map(|reason| Offline { last_refresh: state.last_refresh.clone(), reason });
     out.last_refresh = state.last_refresh.clone();
-    let done = materialise(storage, &cache)?;
+    // Materialising reads and writes many files: off the async runtime's threads, so a large
+    // team scope never stalls the app's other commands.
+    let (store, cached) = (storage.clone(), cache.clone());
+    let done = tokio::task::spawn_blocking(move || materialise(&store, &cached))
+        .await
+        .map_err(|e| RemoteError::Store(format!("materialising the team scope stopped: {e}")))??;
     out.written = done.written;
     out.removed = done.removed;
     Ok(out)
