@@ -164,6 +164,17 @@ fn tune_score(
     bodies: &[Vec<String>],
     p: Params,
 ) -> (usize, usize) {
+    split_score(bench, store, bodies, p, "tune")
+}
+
+/// Top-1 and top-5 of one split at `size` for ranker parameters `p`.
+fn split_score(
+    bench: &Bench,
+    store: &[skilldeck_core::SkillEntry],
+    bodies: &[Vec<String>],
+    p: Params,
+    split: &str,
+) -> (usize, usize) {
     let ix = Index::build_with(
         store.iter().zip(bodies).map(|(e, body)| DocText {
             name: &e.name,
@@ -174,7 +185,7 @@ fn tune_score(
         p,
     );
     let (mut top1, mut top5) = (0, 0);
-    for r in bench.requests.iter().filter(|r| r.split == "tune") {
+    for r in bench.requests.iter().filter(|r| r.split == split) {
         let Some(want) = store.iter().position(|e| e.name == r.expected) else { continue };
         let s = ix.scores(&Query::new(&r.text));
         let mine = s[want];
@@ -234,4 +245,7 @@ fn grid(bench: &Bench, size: usize) {
             }
         }
     }
+    // Looked at only after the search, never during it.
+    let held = split_score(bench, &store, &bodies, best, "holdout");
+    println!("holdout with the best: top-1 {} top-5 {}", held.0, held.1);
 }
