@@ -346,16 +346,25 @@ async fn the_sandbox_hides_the_hosts_service_sockets_with_or_without_network() {
     }
 }
 
-#[tokio::test]
-async fn the_sandbox_keeps_commands_from_the_hosts_abstract_sockets_even_with_network() {
-    use std::os::linux::net::SocketAddrExt;
+/// Whether a test of a Landlock rule can run here: a sandbox, the rule (`available`, named
+/// `rule`) and python3 (its socket client); says why not when it cannot.
+fn landlock_test_can_run(available: bool, rule: &str) -> bool {
     let probe = sandbox(std::path::Path::new("/"));
-    if !probe.is_sandboxed() || !skilldeck_agent::tools::confine::available() {
-        eprintln!("skipped: no sandbox or no Landlock IPC scopes on this machine ({})", probe.describe());
-        return;
+    if !probe.is_sandboxed() || !available {
+        eprintln!("skipped: no sandbox or no Landlock {rule} on this machine ({})", probe.describe());
+        return false;
     }
     if std::process::Command::new("python3").arg("-c").arg("pass").status().map_or(true, |s| !s.success()) {
         eprintln!("skipped: python3 (the test's socket client) is not installed");
+        return false;
+    }
+    true
+}
+
+#[tokio::test]
+async fn the_sandbox_keeps_commands_from_the_hosts_abstract_sockets_even_with_network() {
+    use std::os::linux::net::SocketAddrExt;
+    if !landlock_test_can_run(skilldeck_agent::tools::confine::available(), "IPC scopes") {
         return;
     }
     // An X server listens on such a socket: reaching it would let a command type into any window.
@@ -387,13 +396,7 @@ async fn the_sandbox_keeps_commands_from_the_hosts_abstract_sockets_even_with_ne
 #[tokio::test]
 async fn with_the_network_on_commands_reach_only_the_listed_tcp_ports() {
     use skilldeck_agent::tools::sandbox::NetworkPorts;
-    let probe = sandbox(std::path::Path::new("/"));
-    if !probe.is_sandboxed() || !skilldeck_agent::tools::confine::ports_available() {
-        eprintln!("skipped: no sandbox or no Landlock TCP port rules on this machine ({})", probe.describe());
-        return;
-    }
-    if std::process::Command::new("python3").arg("-c").arg("pass").status().map_or(true, |s| !s.success()) {
-        eprintln!("skipped: python3 (the test's socket client) is not installed");
+    if !landlock_test_can_run(skilldeck_agent::tools::confine::ports_available(), "TCP port rules") {
         return;
     }
     // A service on this machine, as a database or a local model server would be.
