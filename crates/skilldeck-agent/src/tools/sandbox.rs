@@ -85,9 +85,38 @@ impl NetworkPorts {
     }
 }
 
-/// Folders under the home folder that hold secrets: keys, tokens, keyrings, browser profiles.
+/// Files and folders under the home folder that hold secrets: keys, tokens, keyrings, browser
+/// and mail profiles, and the sign-ins of the other agents whose skills Skilldeck delivers (a
+/// command that read Claude Code's or Codex's tokens could act as the user anywhere they can).
 const HOME_SECRETS: &[&str] = &[
     ".ssh",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".gemini/oauth_creds.json",
+    ".config/github-copilot",
+    ".vault-token",
+    ".terraform.d/credentials.tfrc.json",
+    ".s3cfg",
+    ".boto",
+    ".oci",
+    ".databrickscfg",
+    ".m2/settings.xml",
+    ".gradle/gradle.properties",
+    ".config/rclone",
+    ".config/op",
+    ".config/doctl",
+    ".config/hcloud",
+    ".fly",
+    ".supabase",
+    ".wrangler",
+    ".config/.wrangler",
+    ".config/configstore",
+    ".local/share/com.vercel.cli",
+    ".config/vivaldi",
+    ".config/opera",
+    ".thunderbird",
+    "snap/chromium",
+    ".var/app",
     ".aws",
     ".azure",
     ".gnupg",
@@ -413,6 +442,17 @@ mod tests {
         let s: Vec<String> =
             bwrap_args(&open, Path::new("/w")).iter().map(|a| a.to_string_lossy().into_owned()).collect();
         assert!(!s.contains(&"--unshare-net".to_owned()));
+    }
+
+    #[test]
+    fn other_agents_sign_ins_are_among_the_unreadable() {
+        let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from) else { return };
+        let p = SandboxPolicy::for_workspace(Path::new("/w"), Path::new("/h"), false, NetworkPorts::default());
+        for secret in [".claude/.credentials.json", ".codex/auth.json", ".config/github-copilot", ".ssh"] {
+            assert!(p.unreadable.contains(&home.join(secret)), "{secret}");
+        }
+        // Only the tokens: the agents' skills and settings stay readable.
+        assert!(!p.unreadable.iter().any(|u| u == &home.join(".claude") || u == &home.join(".codex")));
     }
 
     #[test]
