@@ -4,8 +4,11 @@
 //! as right when the skill `view_skill` mounted is the labelled one.
 //!
 //! `cargo run --release -p skilldeck-agent --example selection_loop -- [--corpus DIR]
-//! [--sizes 50,200,1000,5000] [bench/selection]` (the corpus as for the core's `selection`
-//! example; `$SKILLDECK_SELECTION_CORPUS` works too).
+//! [--sizes 50,200,1000,5000] [--base-url URL --model NAME] [--limit N] [bench/selection]` (the
+//! corpus as for the core's `selection` example; `$SKILLDECK_SELECTION_CORPUS` works too).
+//! With `--base-url` the turns go to that OpenAI-compatible server instead of the offline
+//! router (a real model choosing from the listing and `find_skills`: slow, so `--limit N` takes
+//! every k-th request for N of each split).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 #[allow(dead_code)] // the core example uses all of it
@@ -13,9 +16,9 @@
 mod data;
 
 use data::Bench;
+use skilldeck_agent::config::{Api, Config, ProviderConfig};
 use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion};
 use skilldeck_agent::message::Message;
-use skilldeck_agent::provider::offline::OfflineProvider;
 use skilldeck_agent::session::{Session, SessionOptions};
 use skilldeck_core::files::SkillFiles;
 use skilldeck_core::{FsStorage, RelPath, Scope, SkillName, SkillRegistry, SkilldeckHome};
@@ -56,9 +59,13 @@ fn searched(history: &[Message]) -> bool {
 async fn main() {
     let mut args = std::env::args().skip(1);
     let (mut dir, mut corpus, mut sizes) = (PathBuf::from("bench/selection"), None, vec![50, 200, 1000, 5000]);
+    let (mut base_url, mut model, mut limit) = (None, None, usize::MAX);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--corpus" => corpus = Some(PathBuf::from(args.next().expect("--corpus DIR"))),
+            "--base-url" => base_url = Some(args.next().expect("--base-url URL")),
+            "--model" => model = Some(args.next().expect("--model NAME")),
+            "--limit" => limit = args.next().expect("--limit N").parse().expect("a number"),
             "--sizes" => {
                 sizes = args.next().expect("--sizes 50,200").split(',').map(|s| s.parse().expect("a size")).collect()
             }
@@ -73,7 +80,24 @@ async fn main() {
         }
         None => println!("distractors: GENERATED only (no corpus given)"),
     }
-    println!("offline router through the agent loop (one session and turn per request, real store on disk)\n");
+    let provider = match &base_url {
+        None => ProviderConfig::offline(),
+        Some(url) => ProviderConfig {
+            api: Api::Openai,
+            base_url: Some(url.clone()),
+            model: model.clone().or(Some("model".into())),
+            context_window: 8192,
+            idle_timeout_secs: Some(600.0),
+            ..ProviderConfig::offline()
+        },
+    };
+    let mut options = SessionOptions::from_config(&Config::default(), &provider);
+    if base_url.is_some() {
+        // Enough calls to search, load and answer; a small model may wander otherwise.
+        options.max_steps = 4;
+    }
+    let who = base_url.as_deref().map_or("offline router".to_owned(), |u| format!("model at {u}"));
+    println!("{who} through the agent loop (one session and turn per request, real store on disk)\n");
     println!("skills  split    reqs  right   searched  not loaded  turn p50/p95 (ms)  store written in");
     for size in sizes {
         let tmp = tempfile::tempdir().unwrap();
@@ -94,18 +118,22 @@ async fn main() {
         }
         let written = t.elapsed();
         for split in ["tune", "holdout"] {
-            let rows: Vec<_> =
+            let all: Vec<_> =
                 bench.requests.iter().filter(|r| r.split == split && names.contains(&r.expected)).collect();
+            let step = all.len().div_ceil(limit.max(1)).max(1);
+            let rows: Vec<_> = all.into_iter().step_by(step).collect();
             let (mut right, mut search, mut none) = (0, 0, 0);
             let mut times: Vec<Duration> = Vec::new();
             for (i, r) in rows.iter().enumerate() {
                 let ws = tmp.path().join(format!("ws-{split}-{i}"));
                 std::fs::create_dir_all(&ws).unwrap();
-                let provider = Arc::new(OfflineProvider);
                 let mut session =
-                    Session::create(&home, Arc::clone(&registry), &ws, provider, SessionOptions::default()).unwrap();
+                    Session::create(&home, Arc::clone(&registry), &ws, provider.build().unwrap(), options.clone())
+                        .unwrap();
                 let t = Instant::now();
-                session.run_turn(&r.text, &Quiet, &CancellationToken::new()).await.unwrap();
+                if let Err(e) = session.run_turn(&r.text, &Quiet, &CancellationToken::new()).await {
+                    eprintln!("{:?}: the turn failed: {e}", r.text);
+                }
                 times.push(t.elapsed());
                 let got = mounted(session.history());
                 // The mount is real: the skill's folder is in the workspace.
@@ -113,6 +141,10 @@ async fn main() {
                     assert!(ws.join(".skills").join(g).join("SKILL.md").is_file(), "{g} not mounted");
                 }
                 right += usize::from(got.as_deref() == Some(r.expected.as_str()));
+                if base_url.is_some() {
+                    let how = if searched(session.history()) { "searched, " } else { "" };
+                    println!("  {:?} wants {}: {how}loaded {got:?}", r.text, r.expected);
+                }
                 none += usize::from(got.is_none());
                 search += usize::from(searched(session.history()));
             }
