@@ -50,11 +50,21 @@ pub fn find(entries: &[ListedEntry], opts: &ListingOptions, query: &str, limit: 
     if q.is_empty() || eligible.is_empty() {
         return Vec::new();
     }
-    let ranked = set.rank(&q, &eligible);
+    let mut ranked = set.rank(&q, &eligible);
     let floor = ranked.first().map_or(0.0, |r| r.score * MIN_SHARE_OF_BEST);
+    // A query that is a skill's name (models search with names they saw in the listing) finds
+    // that skill first, whatever its words score against longer descriptions.
+    let name = as_name(query);
+    let exact = ranked.iter().position(|r| set.entries()[r.pos].name == name);
+    if let Some(i) = exact {
+        let hit = ranked.remove(i);
+        ranked.insert(0, hit);
+    }
     ranked
         .into_iter()
-        .take_while(|r| r.score > 0.0 && r.score >= floor)
+        .enumerate()
+        .take_while(|(i, r)| (*i == 0 && exact.is_some()) || (r.score > 0.0 && r.score >= floor))
+        .map(|(_, r)| r)
         .take(limit)
         .map(|r| {
             let e = &set.entries()[r.pos];
@@ -68,6 +78,16 @@ pub fn find(entries: &[ListedEntry], opts: &ListingOptions, query: &str, limit: 
             }
         })
         .collect()
+}
+
+/// `query` written as a skill name: lower case, words joined by hyphens.
+fn as_name(query: &str) -> String {
+    query
+        .to_lowercase()
+        .split(|c: char| c.is_whitespace() || c == '_' || c == '-')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
 }
 
 /// The result the model gets for `query`.

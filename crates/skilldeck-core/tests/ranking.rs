@@ -229,3 +229,27 @@ fn find_skills_says_why() {
     let v = find::result_json("parser", &found);
     assert_eq!(v["matches"][0]["version"], "v:3");
 }
+
+#[test]
+fn a_query_naming_a_skill_finds_it_first() {
+    // Two skills on one task; the one whose description repeats the task's words outscores the
+    // other on words, but a model that searches with a name from the listing wants that one.
+    let store = vec![
+        entry(
+            "change-review",
+            "Review a code change: review the diff, review the tests, review naming before a merge",
+            None,
+            "# Code review\n",
+        ),
+        entry("requesting-code-review", "Ask someone for a look at finished work", None, "# Asking\n"),
+        entry("pdf", "Fill PDF forms", None, "# PDF\n"),
+    ];
+    let opts = ListingOptions::default();
+    let by_words = find::find(&store, &opts, "code review", 5);
+    assert_eq!(by_words[0].name, "change-review", "{by_words:?}");
+    for query in ["requesting-code-review", "Requesting Code Review", " requesting_code_review "] {
+        let found = find::find(&store, &opts, query, 5);
+        assert_eq!(found[0].name, "requesting-code-review", "{query}: {found:?}");
+        assert!(found.iter().all(|f| f.name != "pdf"), "{query}: {found:?}");
+    }
+}
