@@ -42,7 +42,7 @@ pub fn spawn(mut cmd: tokio::process::Command, tcp_ports: Option<&[u16]>) -> std
     std::thread::Builder::new().name("sandboxed-command".into()).spawn(move || {
         let scoped = {
             let _entered = runtime.enter();
-            let scoped = confine_this_thread(ports.as_deref());
+            let scoped = confine_this_thread(true, ports.as_deref());
             cmd.spawn().map(|child| (child, scoped))
         };
         let running = scoped.is_ok();
@@ -60,23 +60,26 @@ pub fn spawn(mut cmd: tokio::process::Command, tcp_ports: Option<&[u16]>) -> std
 /// Whether this kernel enforces the IPC scopes (tried once, in a thread of its own).
 pub fn available() -> bool {
     static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(|| std::thread::spawn(|| confine_this_thread(None)).join().unwrap_or(false))
+    *AVAILABLE.get_or_init(|| std::thread::spawn(|| confine_this_thread(true, None)).join().unwrap_or(false))
 }
 
-/// Whether this kernel enforces TCP port rules as well (tried once, in a thread of its own).
+/// Whether this kernel enforces TCP port rules (tried once, in a thread of its own; a kernel
+/// may have them, Linux 6.7, without the IPC scopes, 6.12).
 pub fn ports_available() -> bool {
     static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(|| std::thread::spawn(|| confine_this_thread(Some(&[]))).join().unwrap_or(false))
+    *AVAILABLE.get_or_init(|| std::thread::spawn(|| confine_this_thread(false, Some(&[]))).join().unwrap_or(false))
 }
 
-/// Confines the calling thread (and what it starts from now on); whether every rule holds.
+/// Confines the calling thread (and what it starts from now on) by the IPC scopes when `ipc`,
+/// and to TCP connections to `tcp_ports` when given; whether every rule asked for holds.
 #[cfg(target_os = "linux")]
-fn confine_this_thread(tcp_ports: Option<&[u16]>) -> bool {
+fn confine_this_thread(ipc: bool, tcp_ports: Option<&[u16]>) -> bool {
     use landlock::{
         ABI, Access, AccessNet, CompatLevel, Compatible, NetPort, Ruleset, RulesetAttr, RulesetCreatedAttr,
         RulesetError, RulesetStatus, Scope,
     };
-    let ruleset = Ruleset::default().set_compatibility(CompatLevel::BestEffort).scope(Scope::from_all(ABI::V6));
+    let ruleset = Ok(Ruleset::default().set_compatibility(CompatLevel::BestEffort));
+    let ruleset = if ipc { ruleset.and_then(|r| r.scope(Scope::from_all(ABI::V6))) } else { ruleset };
     let ruleset = match tcp_ports {
         Some(_) => ruleset.and_then(|r| r.handle_access(AccessNet::ConnectTcp)),
         None => ruleset,
@@ -90,6 +93,6 @@ fn confine_this_thread(tcp_ports: Option<&[u16]>) -> bool {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn confine_this_thread(_tcp_ports: Option<&[u16]>) -> bool {
+fn confine_this_thread(_ipc: bool, _tcp_ports: Option<&[u16]>) -> bool {
     false
 }
