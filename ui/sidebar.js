@@ -106,6 +106,7 @@ function headOf(scope, label) {
 /** Shows the team store's refresh state in the team group's heading. */
 export function setTeamStatus(status) {
   side.team = status && status.configured ? status : null;
+  if (side.chips) renderChips();
   const g = side.groups.find((x) => x.head.key.startsWith("head:team"));
   if (!g) return;
   g.head = headOf("team", "teamScope");
@@ -151,10 +152,17 @@ function passesChips(s) {
   return true;
 }
 
-/** Draws the chips in the current language, each pressed or not. */
+/** Whether the store has a team scope to filter by: a team remote, or team skills on disk. */
+function hasTeam() {
+  return !!side.team || (side.groups || []).some((g) => g.head.key.startsWith("head:team") && g.rows.length > 0);
+}
+
+/** Draws the chips in the current language, each pressed or not; "Team" only when there is one. */
 function renderChips() {
   side.chips.setAttribute("aria-label", t("filtersLabel"));
-  side.chips.replaceChildren(...CHIPS.map(([id]) => el("button", {
+  if (!hasTeam()) side.flags.delete("team");
+  const chips = CHIPS.filter(([id]) => id !== "team" || hasTeam());
+  side.chips.replaceChildren(...chips.map(([id]) => el("button", {
     type: "button",
     class: `chip-filter${side.flags.has(id) ? " on" : ""}`,
     dataset: { filter: id },

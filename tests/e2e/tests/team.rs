@@ -144,6 +144,10 @@ async fn publish_to_the_team_refresh_and_go_offline() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("\"revision\": 2"), "{out:?}");
     s.click("#team-refresh").await;
     s.wait_text("[data-key='team/pdf'] .badge", 20, |t| t == "v:2").await;
+    // With a team store, the sidebar offers its filter chip, and it keeps the team's skills only.
+    s.click("#sidebar-filters [data-filter='team']").await;
+    s.wait_until("the Team chip leaves the team's skills only", "return document.querySelectorAll('.skill-item').length === 1 && !!document.querySelector(\".skill-item[data-key='team/pdf']\");").await;
+    s.click("#sidebar-filters [data-filter='team']").await;
     s.screenshot("refreshed").await;
 
     // The server goes away: Refresh keeps v:2 and marks the group offline.
