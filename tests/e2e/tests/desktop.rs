@@ -597,6 +597,10 @@ async fn the_search_filters_as_you_type() {
     let clear = "const e = document.querySelector('#search'); e.value = ''; e.dispatchEvent(new Event('input'));";
     s.client.execute(clear, vec![]).await.unwrap();
     s.wait_for(".skill-item[data-key='user/broken-one']").await;
+    // No team store here: no Team chip to press.
+    let chips =
+        "return [...document.querySelectorAll('#sidebar-filters [data-filter]')].map(c => c.dataset.filter).join(' ');";
+    assert_eq!(s.client.execute(chips, vec![]).await.unwrap(), "invalid warnings off user system");
     s.click("#sidebar-filters [data-filter='invalid']").await;
     wait_shown("broken-one").await;
     assert_eq!(s.text_of("#search-count").await, "1 of 5");
@@ -827,6 +831,12 @@ async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
     assert_eq!(s.text_of("#warnings > summary").await, "1 warning");
     s.wait_for("details#warnings:not([open])").await;
     s.click("#warnings > summary").await;
+    // The watcher's update of the import may redraw the pane, folded again, after that click
+    // (seen once: the warning was never clickable); open it again until it stays open.
+    let open = "const d = document.querySelector('details#warnings'); if (d && !d.open) d.open = true; \
+                const li = document.querySelector(\"#warnings-list li[data-line='5']\"); \
+                return !!li && li.getClientRects().length > 0;";
+    s.wait_until("the warnings unfold", open).await;
     s.click("#warnings-list li[data-line='5']").await;
     s.wait_for("#source #src-line-5.picked.warning").await;
     let note = s.text_of("#source .src-note.warning[data-line='5']").await;
