@@ -4,15 +4,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::PermissionsExt as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 mod world;
 
-use world::tree;
+use world::{states, tree};
 
 const BIN: &str = env!("CARGO_BIN_EXE_skilldeck");
 
@@ -75,23 +74,6 @@ impl World {
         fs::create_dir_all(self.sd()).unwrap();
         fs::write(self.sd().join("config.toml"), text).unwrap();
     }
-}
-
-/// `name -> state` in the folder `path` of `targets --json`.
-fn states(targets: &Value, path: &Path) -> BTreeMap<String, String> {
-    let folder = targets
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|t| t["folders"].as_array().unwrap())
-        .find(|f| Path::new(f["path"].as_str().unwrap()) == path)
-        .unwrap_or_else(|| panic!("no folder {} in {targets:#}", path.display()));
-    folder["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| (s["name"].as_str().unwrap().to_owned(), s["state"].as_str().unwrap().to_owned()))
-        .collect()
 }
 
 /// The plan entry of `target` in `sync --json`.

@@ -12,6 +12,23 @@ use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_skilldeck");
 
+/// `name -> state` in the folder `path` of a `targets --json` answer.
+pub fn states(targets: &Value, path: &Path) -> BTreeMap<String, String> {
+    let folder = targets
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["folders"].as_array().unwrap())
+        .find(|f| Path::new(f["path"].as_str().unwrap()) == path)
+        .unwrap_or_else(|| panic!("no folder {} in {targets:#}", path.display()));
+    folder["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap().to_owned(), s["state"].as_str().unwrap().to_owned()))
+        .collect()
+}
+
 /// A fake HOME, a SKILLDECK_HOME and a folder of skill sources, all in one temp folder.
 pub struct World {
     pub tmp: tempfile::TempDir,
@@ -20,21 +37,7 @@ pub struct World {
 impl World {
     /// `name -> state` in `folder` (relative to HOME) of `targets --json`.
     pub fn states(&self, folder: &str) -> BTreeMap<String, String> {
-        let targets: Value = self.json(&["targets", "--json"], 0);
-        let path = self.home().join(folder);
-        let f = targets
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|t| t["folders"].as_array().unwrap())
-            .find(|f| Path::new(f["path"].as_str().unwrap()) == path)
-            .unwrap();
-        f["skills"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| (s["name"].as_str().unwrap().to_owned(), s["state"].as_str().unwrap().to_owned()))
-            .collect()
+        states(&self.json(&["targets", "--json"], 0), &self.home().join(folder))
     }
 
     pub fn new() -> Self {
