@@ -27,6 +27,9 @@ const state = {
   skills: [], deleted: [], selected: null, detail: null, file: null, filter: "",
   showing: "file", source: false, line: null,
   savedBudget: null, budgetTimer: null, listingSeq: 0,
+  // Each selection and each file opened takes a turn; an answer that comes back after a newer
+  // one started is dropped, so a live update's redraw never undoes the user's last click.
+  selectTurn: 0, fileTurn: 0,
   delivery: new Map(), // skill name -> {tools, drifted}: where the Agents view found it
 };
 
@@ -81,28 +84,36 @@ function guide() {
 // ---------- one skill ----------
 
 async function select(key, keepFile = false) {
+  const turn = ++state.selectTurn;
+  const fileTurn = state.fileTurn;
   state.selected = key;
   sidebar.markSelected(key);
   sidebar.reveal(key);
   const [scope, name] = key.split("/");
+  let detail;
   try {
-    state.detail = await invoke("skill_detail", { scope, name });
+    detail = await invoke("skill_detail", { scope, name });
   } catch (e) {
+    if (turn !== state.selectTurn) return;
     state.detail = null;
     $("#files").replaceChildren();
     $("#viewer").replaceChildren(el("p", { class: "empty", text: t("pickSkill") }));
     if (e.code !== "skill_not_found") showError(e);
     return;
   }
+  if (turn !== state.selectTurn) return;
+  state.detail = detail;
   // An invalid skill opens on its source, where each problem's line is shown.
   if (!keepFile) {
     state.source = !state.detail.valid && state.detail.diagnostics.some((p) => p.line);
     state.line = null;
   }
   const files = state.detail.files.map((f) => f.path);
-  const file = keepFile && files.includes(state.file) ? state.file : files.includes("SKILL.md") ? "SKILL.md" : files[0];
+  // A file the user opened while the skill was loading (a link, the file tree) stays open.
+  const userOpened = state.fileTurn !== fileTurn && files.includes(state.file);
+  const file = (keepFile || userOpened) && files.includes(state.file) ? state.file : files.includes("SKILL.md") ? "SKILL.md" : files[0];
   renderFiles();
-  if (file) await openFile(file);
+  if (file && !userOpened) await openFile(file);
 }
 
 function renderFiles() {
@@ -260,6 +271,7 @@ function viewSwitch() {
 }
 
 async function openFile(path, anchor) {
+  const turn = ++state.fileTurn;
   state.file = path;
   state.showing = "file";
   for (const b of document.querySelectorAll("#file-tree .file")) b.classList.toggle("selected", b.dataset.path === path);
@@ -269,9 +281,10 @@ async function openFile(path, anchor) {
   try {
     view = asSource ? await invoke("skill_source", { scope, name }) : await invoke("read_skill_file", { scope, name, path });
   } catch (e) {
-    showError(e);
+    if (turn === state.fileTurn) showError(e);
     return;
   }
+  if (turn !== state.fileTurn) return;
   const pane = $("#viewer");
   pane.replaceChildren(el("div", { class: "file-title", text: path }));
   if (path === "SKILL.md") pane.append(viewSwitch());
@@ -289,6 +302,7 @@ async function openFile(path, anchor) {
 // ---------- history, delete ----------
 
 async function showHistory(d) {
+  state.fileTurn++; // a file still being read must not cover the history
   if (await showHistoryPane(d, restore)) state.showing = "history";
 }
 
@@ -576,9 +590,10 @@ async function saveBudget() {
 // ---------- wiring ----------
 
 async function refresh() {
+  await loadSkills();
+  // Read after the list came back: the user may have picked another skill meanwhile.
   const selected = state.selected;
   const history = state.showing === "history";
-  await loadSkills();
   if (selected && state.skills.some((s) => keyOf(s) === selected)) {
     await select(selected, true);
     // An open History stays open, with the new revision in it.

@@ -236,6 +236,25 @@ async fn links_in_a_skill_open_its_files_or_the_browser_and_never_take_the_windo
     s.wait_text("#viewer .file-title", 10, |t| t == "references/guide.md").await;
     assert_eq!(s.client.execute(location, vec![]).await.unwrap(), home);
 
+    // A link followed while the skill is still loading (a live update's redraw, a second
+    // click on it) stays followed: the skill's late answer does not put SKILL.md back.
+    s.click("#file-tree .file[data-path='SKILL.md']").await;
+    s.wait_text("#viewer .file-title", 10, |t| t == "SKILL.md").await;
+    s.wait_for("#viewer .markdown a[href='references/guide.md']").await;
+    s.client
+        .execute(
+            "document.querySelector(\".skill-item[data-key='user/linked']\").click(); \
+             document.querySelector(\"#viewer .markdown a[href='references/guide.md']\").click();",
+            vec![],
+        )
+        .await
+        .unwrap();
+    s.wait_text("#viewer .file-title", 10, |t| t == "references/guide.md").await;
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    assert_eq!(s.text_of("#viewer .file-title").await, "references/guide.md");
+    let selected = "return document.querySelector('#file-tree .file.selected')?.dataset.path ?? null;";
+    assert_eq!(s.client.execute(selected, vec![]).await.unwrap(), "references/guide.md");
+
     // Another file starts at the top: scroll SKILL.md down, open the guide again.
     s.click("#file-tree .file[data-path='SKILL.md']").await;
     s.wait_text("#viewer .file-title", 10, |t| t == "SKILL.md").await;
