@@ -102,6 +102,11 @@ async function select(key, keepFile = false) {
     return;
   }
   if (turn !== state.selectTurn) return;
+  // A live update of the skill on show with the same content (another skill changed, a switch
+  // moved) leaves the viewer alone: it keeps its place, its selection and what is unfolded.
+  const shown = state.detail;
+  const unchanged = keepFile && state.showing === "file" && shown && keyOf(shown) === key && shown.digest === detail.digest
+    && $("#viewer .file-title")?.textContent === state.file;
   state.detail = detail;
   // An invalid skill opens on its source, where each problem's line is shown.
   if (!keepFile) {
@@ -113,7 +118,9 @@ async function select(key, keepFile = false) {
   const userOpened = state.fileTurn !== fileTurn && files.includes(state.file);
   const file = (keepFile || userOpened) && files.includes(state.file) ? state.file : files.includes("SKILL.md") ? "SKILL.md" : files[0];
   renderFiles();
-  if (file && !userOpened) await openFile(file);
+  if (unchanged && file === state.file) return;
+  // A redraw of the same file after an edit keeps the reader's place in it.
+  if (file && !userOpened) await openFile(file, undefined, keepFile);
 }
 
 function renderFiles() {
@@ -270,8 +277,12 @@ function viewSwitch() {
   return el("div", { class: "view-switch", role: "group" }, mode(false), mode(true));
 }
 
-async function openFile(path, anchor) {
+/** Shows `path` of the selected skill, at `anchor` when given; `keepPlace` keeps the scroll
+ * position when the viewer already shows that file (a redraw after an edit). */
+async function openFile(path, anchor, keepPlace = false) {
   const turn = ++state.fileTurn;
+  const pane = $("#viewer");
+  const redraw = keepPlace && state.showing === "file" && pane.querySelector(".file-title")?.textContent === path;
   state.file = path;
   state.showing = "file";
   for (const b of document.querySelectorAll("#file-tree .file")) b.classList.toggle("selected", b.dataset.path === path);
@@ -285,7 +296,7 @@ async function openFile(path, anchor) {
     return;
   }
   if (turn !== state.fileTurn) return;
-  const pane = $("#viewer");
+  const place = redraw ? pane.scrollTop : 0;
   pane.replaceChildren(el("div", { class: "file-title", text: path }));
   if (path === "SKILL.md") pane.append(viewSwitch());
   if (asSource) {
@@ -294,7 +305,7 @@ async function openFile(path, anchor) {
     pane.append(...fileBody(view, path));
   }
   // Another file starts at its top (or at the heading a link named).
-  pane.scrollTop = 0;
+  pane.scrollTop = place;
   if (anchor) scrollToAnchor(pane, anchor);
   if (asSource && state.line) showLine(state.line);
 }

@@ -487,18 +487,30 @@ async fn an_edit_on_disk_shows_in_the_open_viewer() {
     s.click(".skill-item[data-key='user/notes']").await;
     s.wait_text("#viewer .markdown", 10, |t| t.contains("First text.")).await;
     let stored = s.home().join("skills/user/notes/SKILL.md");
-    std::fs::write(&stored, "---\nname: notes\ndescription: Keep notes\n---\n# Notes\n\nEdited on disk.\n").unwrap();
+    let filler: String = (1..=80).map(|i| format!("Line {i} of the notes.\n\n")).collect();
+    let edited = format!("---\nname: notes\ndescription: Keep notes\n---\n# Notes\n\nEdited on disk.\n\n{filler}");
+    std::fs::write(&stored, edited).unwrap();
     s.wait_text("#viewer .markdown", 10, |t| t.contains("Edited on disk.")).await;
     // The edit became a new revision, once, and the selection stayed.
     s.wait_text(".skill-item[data-key='user/notes'] .badge", 10, |t| t == "v:2").await;
     let selected =
         s.client.execute("return document.querySelector('.skill-item.selected')?.dataset.key", vec![]).await.unwrap();
     assert_eq!(selected, serde_json::json!("user/notes"));
-    // A skill folder added on disk appears too.
+    // A skill folder added on disk appears too, and the open file is not redrawn for it: the
+    // reader keeps their place.
+    let mark = "const v = document.querySelector('#viewer'); v.scrollTop = 600; \
+                document.querySelector('#viewer .markdown').dataset.probe = 'kept'; return v.scrollTop;";
+    let place = s.client.execute(mark, vec![]).await.unwrap().as_f64().unwrap();
+    assert!(place > 0.0, "the notes scroll: {place}");
     let added = s.home().join("skills/user/added-by-hand");
     std::fs::create_dir_all(&added).unwrap();
     std::fs::write(added.join("SKILL.md"), "---\nname: added-by-hand\ndescription: Copied in\n---\nbody\n").unwrap();
     badge(&s, "user/added-by-hand").await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let kept = "return [document.querySelector('#viewer .markdown')?.dataset.probe ?? null, \
+                document.querySelector('#viewer').scrollTop];";
+    let kept = s.client.execute(kept, vec![]).await.unwrap();
+    assert_eq!((kept[0].as_str(), kept[1].as_f64()), (Some("kept"), Some(place)), "{kept}");
     // An import through the CLI while the app runs shows up too.
     let cli_src = s.skill_source("from-cli", "name: from-cli\ndescription: Imported in a terminal\n", "# CLI\n");
     let out = skilldeck_e2e::cli(&s.home(), &["import", cli_src.to_str().unwrap()]);
