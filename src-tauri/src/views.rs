@@ -2,6 +2,7 @@
 //! Holds data and the conversions from core types; no I/O.
 
 use serde::Serialize;
+use skilldeck_core::digest::Digest;
 use skilldeck_core::grants::RequestedTool;
 use skilldeck_core::registry::ListedEntry;
 use skilldeck_core::trust::{GrantState, GrantsView, Trust};
@@ -43,7 +44,8 @@ pub struct SkillRow {
 impl SkillRow {
     /// The row of `l`; `disabled` holds the skills switched off for agents, `trust` the user's
     /// approvals of requested tools.
-    pub fn new(l: &ListedEntry, disabled: &BTreeSet<String>, trust: &Trust) -> Self {
+    /// `content` is what a team skill's approval is bound to (`SkillRegistry::trust_content`).
+    pub fn new(l: &ListedEntry, disabled: &BTreeSet<String>, trust: &Trust, content: Option<&Digest>) -> Self {
         let e = &l.entry;
         let errors = e.diagnostics.iter().filter(|d| d.is_error()).count();
         Self {
@@ -59,7 +61,7 @@ impl SkillRow {
             description: e.meta.description.clone(),
             description_zh: e.meta.description_zh.clone(),
             tools_unapproved: matches!(
-                trust.state(e.scope, &e.name, &e.meta),
+                trust.state(e.scope, &e.name, &e.meta, content),
                 GrantState::Untrusted | GrantState::Changed
             ),
             pinned: false,

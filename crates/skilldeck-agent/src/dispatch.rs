@@ -76,7 +76,9 @@ pub fn grants_in_force(registry: &SkillRegistry, turn: &Turn, active: &BTreeSet<
     let mut grants = Vec::new();
     for s in turn.listing().skills.iter().filter(|s| active.contains(&s.name)) {
         let Some(entry) = registry.get(s.scope, &s.name).ok().flatten() else { continue };
-        if !trust.state(s.scope, &s.name, &entry.meta).in_force() {
+        // A team skill whose files cannot be hashed is not in force (a `None` never trusts it).
+        let content = registry.trust_content(s.scope, &s.name).ok().flatten();
+        if !trust.state(s.scope, &s.name, &entry.meta, content.as_ref()).in_force() {
             continue;
         }
         grants.extend(

@@ -30,7 +30,7 @@ fn outside() -> tempfile::TempDir {
 /// Approves skill `name`'s `allowed-tools` as the user would with `skilldeck trust`.
 fn trust(fx: &Fixture, name: &str) {
     let entry = fx.registry.get(Scope::User, name).unwrap().unwrap();
-    Trust::load(&fx.home).unwrap().approve(Scope::User, name, &entry.meta).unwrap();
+    Trust::load(&fx.home).unwrap().approve(Scope::User, name, &entry.meta, None).unwrap();
 }
 
 fn tool_results(history: &[Message]) -> Vec<Value> {

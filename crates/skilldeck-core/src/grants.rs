@@ -1,6 +1,7 @@
 //! What a skill's `allowed-tools` asks for: the patterns, their meaning in plain words, which
 //! are broad, and the request's digest. Holds no decision: the user's approvals live in `trust`.
 
+use crate::digest::Digest as ContentDigest;
 use crate::meta::SkillMeta;
 use crate::storage::Scope;
 use serde::Serialize;
@@ -146,14 +147,20 @@ impl GrantRequest {
             .collect()
     }
 
-    /// `sha256:` and 64 hex digits over the scope, the name and the patterns: what an approval
-    /// is bound to. A new revision with the same `allowed-tools` keeps its approval; any change
-    /// to the request asks again.
-    pub fn digest(&self, scope: Scope, name: &str) -> String {
+    /// `sha256:` and 64 hex digits over the scope, the name, the patterns and `content` when
+    /// given: what an approval is bound to. A skill of the user's with a new revision and the
+    /// same `allowed-tools` keeps its approval; any change to the request asks again. A team
+    /// skill's approval also names its files' digest (`content`), since others publish its
+    /// revisions: new scripts under the same request ask again too.
+    pub fn digest(&self, scope: Scope, name: &str, content: Option<&ContentDigest>) -> String {
         let mut h = Sha256::new();
         for part in [scope.as_str(), name].into_iter().chain(self.patterns.iter().map(String::as_str)) {
             h.update((part.len() as u64).to_le_bytes());
             h.update(part.as_bytes());
+        }
+        if let Some(content) = content {
+            h.update(b"content");
+            h.update(content.long().as_bytes());
         }
         let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
         format!("sha256:{hex}")
@@ -199,10 +206,12 @@ mod tests {
         assert!(r.asks_for_shell() && r.is_broad());
         assert!(!GrantRequest::new(["Read".to_owned()]).asks_for_shell());
         let same = GrantRequest::new(["Bash(git log:*)".to_owned(), "Bash".to_owned(), "Read".to_owned()]);
-        assert_eq!(r.digest(Scope::User, "x"), same.digest(Scope::User, "x"));
-        assert_ne!(r.digest(Scope::User, "x"), r.digest(Scope::User, "y"));
-        assert_ne!(r.digest(Scope::User, "x"), r.digest(Scope::System, "x"));
+        assert_eq!(r.digest(Scope::User, "x", None), same.digest(Scope::User, "x", None));
+        assert_ne!(r.digest(Scope::User, "x", None), r.digest(Scope::User, "y", None));
+        assert_ne!(r.digest(Scope::User, "x", None), r.digest(Scope::System, "x", None));
         let narrower = GrantRequest::new(["Bash(git log:*)".to_owned()]);
-        assert_ne!(r.digest(Scope::User, "x"), narrower.digest(Scope::User, "x"));
+        assert_ne!(r.digest(Scope::User, "x", None), narrower.digest(Scope::User, "x", None));
+        let (files, other) = (ContentDigest::from_bytes([1; 32]), ContentDigest::from_bytes([2; 32]));
+        assert_ne!(r.digest(Scope::Team, "x", Some(&files)), r.digest(Scope::Team, "x", Some(&other)));
     }
 }

@@ -385,6 +385,13 @@ impl SkillRegistry {
         Ok(digest)
     }
 
+    /// What an approval of the skill's `allowed-tools` is bound to besides its request: a team
+    /// skill's files' digest (others publish its revisions), nothing for other scopes. Pass it
+    /// to `Trust::state`, `view` and `approve`.
+    pub fn trust_content(&self, scope: Scope, dir_name: &str) -> Result<Option<Digest>, StorageError> {
+        if scope == Scope::Team { self.digest(scope, dir_name).map(Some) } else { Ok(None) }
+    }
+
     fn names(&self, scope: Scope) -> Result<Arc<Vec<String>>, StorageError> {
         if let Some(n) = self.cache.read().map_err(poisoned)?.get(&scope).and_then(|c| c.names.clone()) {
             return Ok(n);

@@ -1,6 +1,7 @@
 //! The user's approvals of skills' `allowed-tools`, kept in `$SKILLDECK_HOME/trust.json`, and
 //! whether a skill's grants are in force. Holds no matching of commands (the agent's `allowed`).
 
+use crate::digest::Digest;
 use crate::grants::{GrantRequest, RequestedTool};
 use crate::home::SkilldeckHome;
 use crate::meta::SkillMeta;
@@ -95,6 +96,14 @@ pub enum TrustError {
         /// Why.
         source: std::io::Error,
     },
+    /// A team skill was to be approved without the digest of its files.
+    #[error(
+        "the team skill {name} can only be approved together with its files' digest (a Skilldeck bug: please report it)"
+    )]
+    NoContent {
+        /// The skill.
+        name: String,
+    },
     /// The file holds something else than approvals.
     #[error(
         "{} is not a trust file Skilldeck can read ({reason}); move it aside and approve skills again with `skilldeck trust NAME`",
@@ -140,6 +149,16 @@ fn key(scope: Scope, name: &str) -> String {
     format!("{scope}/{name}")
 }
 
+/// The content an approval in `scope` is bound to: a team skill's files (others publish its
+/// revisions), nothing for the user's own and bundled skills.
+pub fn bound_content(scope: Scope, content: Option<&Digest>) -> Option<&Digest> {
+    if scope == Scope::Team { content } else { None }
+}
+
+fn now() -> String {
+    time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+}
+
 impl Trust {
     /// Reads the approvals under `home`. A missing file means nothing is approved yet.
     pub fn load(home: &SkilldeckHome) -> Result<Self, TrustError> {
@@ -154,7 +173,9 @@ impl Trust {
     }
 
     /// Whether the `allowed-tools` of skill `name` in `scope` (with frontmatter `meta`) is in force.
-    pub fn state(&self, scope: Scope, name: &str, meta: &SkillMeta) -> GrantState {
+    /// `content` is the skill's files' digest: a team skill is trusted only with the files it
+    /// was approved with, so without it a team skill is never in force (see [`bound_content`]).
+    pub fn state(&self, scope: Scope, name: &str, meta: &SkillMeta, content: Option<&Digest>) -> GrantState {
         let request = GrantRequest::of(meta);
         if !request.asks_for_shell() {
             return GrantState::None;
@@ -162,17 +183,20 @@ impl Trust {
         if scope == Scope::System && self.bundled.and_then(|b| b.get(name)) == Some(&request) {
             return GrantState::Bundled;
         }
+        let bound = bound_content(scope, content);
         match self.file.skills.get(&key(scope, name)) {
-            Some(a) if a.digest == request.digest(scope, name) => GrantState::Trusted,
+            Some(_) if scope == Scope::Team && bound.is_none() => GrantState::Changed,
+            Some(a) if a.digest == request.digest(scope, name, bound) => GrantState::Trusted,
             Some(_) => GrantState::Changed,
             None => GrantState::Untrusted,
         }
     }
 
-    /// What skill `name` in `scope` asks for and whether it is in force.
-    pub fn view(&self, scope: Scope, name: &str, meta: &SkillMeta) -> GrantsView {
+    /// What skill `name` in `scope` asks for and whether it is in force (`content` as in
+    /// [`Trust::state`]).
+    pub fn view(&self, scope: Scope, name: &str, meta: &SkillMeta, content: Option<&Digest>) -> GrantsView {
         let request = GrantRequest::of(meta);
-        let state = self.state(scope, name, meta);
+        let state = self.state(scope, name, meta, content);
         GrantsView { requested: request.describe(), broad: request.is_broad(), state, in_force: state.in_force() }
     }
 
@@ -181,28 +205,41 @@ impl Trust {
         self.file.skills.get(&key(scope, name))
     }
 
-    /// Approves `meta`'s request for skill `name` in `scope` and saves the file.
-    pub fn approve(&mut self, scope: Scope, name: &str, meta: &SkillMeta) -> Result<(), TrustError> {
-        self.approve_all(scope, [(name, meta)])
+    /// Approves `meta`'s request for skill `name` in `scope` (with files `content`, which a team
+    /// skill needs) and saves the file.
+    pub fn approve(
+        &mut self,
+        scope: Scope,
+        name: &str,
+        meta: &SkillMeta,
+        content: Option<&Digest>,
+    ) -> Result<(), TrustError> {
+        self.approve_all(scope, [(name, meta, content)])
     }
 
-    /// Approves several skills of `scope` at once, writing the file once (a bulk import).
+    /// Approves several skills of `scope` at once (name, frontmatter, files' digest), writing
+    /// the file once (a bulk import). Nothing is approved when a team skill comes without its
+    /// digest.
     pub fn approve_all<'a>(
         &mut self,
         scope: Scope,
-        skills: impl IntoIterator<Item = (&'a str, &'a SkillMeta)>,
+        skills: impl IntoIterator<Item = (&'a str, &'a SkillMeta, Option<&'a Digest>)>,
     ) -> Result<(), TrustError> {
-        let approved =
-            time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default();
-        for (name, meta) in skills {
+        let approved = now();
+        let mut approvals = Vec::new();
+        for (name, meta, content) in skills {
+            if scope == Scope::Team && content.is_none() {
+                return Err(TrustError::NoContent { name: name.to_owned() });
+            }
             let request = GrantRequest::of(meta);
             let approval = Approval {
-                digest: request.digest(scope, name),
+                digest: request.digest(scope, name, bound_content(scope, content)),
                 allowed_tools: request.patterns().to_vec(),
                 approved: approved.clone(),
             };
-            self.file.skills.insert(key(scope, name), approval);
+            approvals.push((key(scope, name), approval));
         }
+        self.file.skills.extend(approvals);
         self.save()
     }
 
@@ -247,17 +284,40 @@ mod tests {
         let home = SkilldeckHome::new(dir.path());
         let mut trust = Trust::load(&home).unwrap();
         let asks = meta(&["Bash"]);
-        assert_eq!(trust.state(Scope::User, "x", &meta(&["Read"])), GrantState::None);
-        assert_eq!(trust.state(Scope::User, "x", &asks), GrantState::Untrusted);
-        trust.approve(Scope::User, "x", &asks).unwrap();
+        assert_eq!(trust.state(Scope::User, "x", &meta(&["Read"]), None), GrantState::None);
+        assert_eq!(trust.state(Scope::User, "x", &asks, None), GrantState::Untrusted);
+        trust.approve(Scope::User, "x", &asks, None).unwrap();
         let trust = Trust::load(&home).unwrap();
-        assert_eq!(trust.state(Scope::User, "x", &asks), GrantState::Trusted);
-        assert_eq!(trust.state(Scope::User, "y", &asks), GrantState::Untrusted);
-        assert_eq!(trust.state(Scope::User, "x", &meta(&["Bash", "Bash(rm:*)"])), GrantState::Changed);
+        assert_eq!(trust.state(Scope::User, "x", &asks, None), GrantState::Trusted);
+        assert_eq!(trust.state(Scope::User, "y", &asks, None), GrantState::Untrusted);
+        assert_eq!(trust.state(Scope::User, "x", &meta(&["Bash", "Bash(rm:*)"]), None), GrantState::Changed);
         let mut trust = trust;
         assert!(trust.revoke(Scope::User, "x").unwrap());
         assert!(!trust.revoke(Scope::User, "x").unwrap());
-        assert_eq!(Trust::load(&home).unwrap().state(Scope::User, "x", &asks), GrantState::Untrusted);
+        assert_eq!(Trust::load(&home).unwrap().state(Scope::User, "x", &asks, None), GrantState::Untrusted);
+    }
+
+    #[test]
+    fn a_team_skill_is_trusted_only_with_the_files_it_was_approved_with() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = SkilldeckHome::new(dir.path());
+        let mut trust = Trust::load(&home).unwrap();
+        let asks = meta(&["Bash(python3 scripts/run.py:*)"]);
+        let (v1, v2) = (Digest::from_bytes([1; 32]), Digest::from_bytes([2; 32]));
+        let e = trust.approve(Scope::Team, "x", &asks, None).unwrap_err();
+        assert!(matches!(e, TrustError::NoContent { .. }), "{e}");
+        assert!(trust.approval(Scope::Team, "x").is_none(), "nothing approved without the files");
+        trust.approve(Scope::Team, "x", &asks, Some(&v1)).unwrap();
+        let trust = Trust::load(&home).unwrap();
+        assert_eq!(trust.state(Scope::Team, "x", &asks, Some(&v1)), GrantState::Trusted);
+        // A teammate's next revision with the same request but new scripts asks again.
+        assert_eq!(trust.state(Scope::Team, "x", &asks, Some(&v2)), GrantState::Changed);
+        assert_eq!(trust.state(Scope::Team, "x", &asks, None), GrantState::Changed);
+        // The user's own skills keep their approval across revisions with the same request.
+        let mut trust = trust;
+        trust.approve(Scope::User, "x", &asks, Some(&v1)).unwrap();
+        assert_eq!(trust.state(Scope::User, "x", &asks, Some(&v2)), GrantState::Trusted);
+        assert_eq!(trust.state(Scope::User, "x", &asks, None), GrantState::Trusted);
     }
 
     #[test]
@@ -265,9 +325,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let trust = Trust::load(&SkilldeckHome::new(dir.path())).unwrap();
         let shipped = meta(&["Bash(git log:*)", "Bash(git diff:*)"]);
-        assert_eq!(trust.state(Scope::System, "commit-messages", &shipped), GrantState::Bundled);
-        assert_eq!(trust.state(Scope::System, "commit-messages", &meta(&["Bash"])), GrantState::Untrusted);
-        assert_eq!(trust.state(Scope::User, "commit-messages", &shipped), GrantState::Untrusted);
+        assert_eq!(trust.state(Scope::System, "commit-messages", &shipped, None), GrantState::Bundled);
+        assert_eq!(trust.state(Scope::System, "commit-messages", &meta(&["Bash"]), None), GrantState::Untrusted);
+        assert_eq!(trust.state(Scope::User, "commit-messages", &shipped, None), GrantState::Untrusted);
     }
 
     #[test]

@@ -22,7 +22,10 @@ pub async fn list_skills(state: State<'_, AppState>) -> ApiResult<Vec<SkillRow>>
     let pinned = state.pinned();
     let rows: Vec<SkillRow> = entries
         .iter()
-        .map(|l| SkillRow { pinned: pinned.contains(&l.entry.name), ..SkillRow::new(l, &disabled, &trust) })
+        .map(|l| {
+            let content = state.registry.trust_content(l.entry.scope, &l.entry.name).ok().flatten();
+            SkillRow { pinned: pinned.contains(&l.entry.name), ..SkillRow::new(l, &disabled, &trust, content.as_ref()) }
+        })
         .collect();
     crate::trace::took("list_skills, whole command", t0);
     if crate::trace::on() {
@@ -45,22 +48,24 @@ pub async fn skill_detail(state: State<'_, AppState>, scope: Scope, name: String
     let files = state.storage().read_tree_sync(scope, &skill)?;
     // One read of the approvals serves the row's marker and the grants box.
     let trust = Trust::load(state.storage().home())?;
+    let content = state.registry.trust_content(scope, &name)?;
     Ok(SkillDetail {
         row: SkillRow {
             pinned: state.pinned().contains(&listed.entry.name),
-            ..SkillRow::new(listed, &state.disabled(), &trust)
+            ..SkillRow::new(listed, &state.disabled(), &trust, content.as_ref())
         },
         diagnostics: listed.entry.diagnostics.iter().map(DiagView::from).collect(),
         files: files.into_iter().map(|f| FileRow { path: f.path.to_string(), size: f.size }).collect(),
         digest: state.registry.digest(scope, &name)?.short(),
-        grants: trust.view(scope, &name, &listed.entry.meta).into(),
+        grants: trust.view(scope, &name, &listed.entry.meta, content.as_ref()).into(),
     })
 }
 
 /// The requested tools of skill `name` in `scope` as stored now, and whether they are in force.
 pub(crate) fn grants_of(state: &AppState, scope: Scope, name: &str) -> ApiResult<GrantsRow> {
     let meta = state.registry.get(scope, name)?.map(|e| e.meta.clone()).unwrap_or_default();
-    Ok(Trust::load(state.storage().home())?.view(scope, name, &meta).into())
+    let content = state.registry.trust_content(scope, name)?;
+    Ok(Trust::load(state.storage().home())?.view(scope, name, &meta, content.as_ref()).into())
 }
 
 /// Approves (`trusted: true`) or withdraws the approval of a skill's `allowed-tools`; returns
@@ -78,12 +83,13 @@ pub async fn set_skill_trust(
         .get(scope, skill.as_str())?
         .ok_or_else(|| crate::error::ApiError::new("skill_not_found", format!("no skill {name:?} in {scope}")))?;
     let mut trust = Trust::load(state.storage().home())?;
+    let content = state.registry.trust_content(scope, skill.as_str())?;
     if trusted {
-        trust.approve(scope, skill.as_str(), &entry.meta)?;
+        trust.approve(scope, skill.as_str(), &entry.meta, content.as_ref())?;
     } else {
         trust.revoke(scope, skill.as_str())?;
     }
-    Ok(trust.view(scope, skill.as_str(), &entry.meta).into())
+    Ok(trust.view(scope, skill.as_str(), &entry.meta, content.as_ref()).into())
 }
 
 /// One file of a skill, shaped for the viewer.

@@ -50,7 +50,7 @@ pub async fn import_skill(
     let mut approvals = Trust::load(state.storage().home())?;
     let name = loaded.name.as_str();
     if trust == Some(true) && GrantRequest::of(meta).asks_for_shell() {
-        approvals.approve(scope, name, meta)?;
+        approvals.approve(scope, name, meta, None)?;
     }
     Ok(ImportedView {
         name: name.to_owned(),
@@ -58,7 +58,7 @@ pub async fn import_skill(
         revision: out.revision().0,
         digest: out.digest().short(),
         unchanged: out.is_unchanged(),
-        grants: approvals.view(scope, name, meta).into(),
+        grants: approvals.view(scope, name, meta, None).into(),
     })
 }
 

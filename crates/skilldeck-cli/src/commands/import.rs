@@ -160,9 +160,9 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
     let meta = &loaded.validation.meta;
     let mut approvals = Trust::load(ctx.storage().home())?;
     if trust && GrantRequest::of(meta).asks_for_shell() {
-        approvals.approve(scope, name, meta)?;
+        approvals.approve(scope, name, meta, None)?;
     }
-    let grants = approvals.view(scope, name, meta);
+    let grants = approvals.view(scope, name, meta, None);
     let auto = super::autosync::after_change();
     if json {
         super::autosync::json(
@@ -270,13 +270,13 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
 /// With `--trust`: approves the allowed-tools of every skill stored by (or already equal to)
 /// this import, writing the approvals once.
 fn approve_all(ctx: &Ctx, scope: Scope, report: &BatchReport) -> anyhow::Result<()> {
-    let asking: Vec<(&str, &skilldeck_core::SkillMeta)> = report
+    let asking: Vec<(&str, &skilldeck_core::SkillMeta, _)> = report
         .items
         .iter()
         .filter(|i| !matches!(i.state, ImportState::Refused { .. }))
         .filter_map(|i| i.skill.as_ref())
         .filter(|s| GrantRequest::of(&s.meta).asks_for_shell())
-        .map(|s| (s.name.as_str(), &s.meta))
+        .map(|s| (s.name.as_str(), &s.meta, None))
         .collect();
     if !asking.is_empty() {
         Trust::load(ctx.storage().home())?.approve_all(scope, asking)?;

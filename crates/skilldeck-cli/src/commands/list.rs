@@ -85,7 +85,12 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
                 digest: ctx.registry.digest(e.scope, &e.name).ok().map(|d| d.short()),
                 file_count: e.file_count,
                 diagnostics: output::diags_json(&e.diagnostics),
-                grants: trust.view(e.scope, &e.name, &e.meta),
+                grants: trust.view(
+                    e.scope,
+                    &e.name,
+                    &e.meta,
+                    ctx.registry.trust_content(e.scope, &e.name).ok().flatten().as_ref(),
+                ),
             }
         });
         output::json(&Streamed(std::cell::RefCell::new(Some(rows))))?;
@@ -113,7 +118,8 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         if disabled.contains(&e.name) {
             marks.push("off for agents".to_owned());
         }
-        match trust.state(e.scope, &e.name, &e.meta) {
+        let content = ctx.registry.trust_content(e.scope, &e.name).ok().flatten();
+        match trust.state(e.scope, &e.name, &e.meta, content.as_ref()) {
             GrantState::Untrusted | GrantState::Changed => marks.push("tools not approved".to_owned()),
             GrantState::None | GrantState::Bundled | GrantState::Trusted => {}
         }

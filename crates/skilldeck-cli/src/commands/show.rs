@@ -19,7 +19,8 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
     let shadowed = shadowed_by.is_some();
     let tree = ctx.storage().read_tree_sync(scope, &name)?;
     let digest = ctx.registry.digest(scope, name.as_str())?;
-    let grants = Trust::load(ctx.storage().home())?.view(scope, name.as_str(), &entry.meta);
+    let content = skilldeck_core::trust::bound_content(scope, Some(&digest));
+    let grants = Trust::load(ctx.storage().home())?.view(scope, name.as_str(), &entry.meta, content);
     if json {
         output::json(&serde_json::json!({
             "name": entry.name,

@@ -43,6 +43,8 @@ pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Ou
     let entry = ctx.registry.get(scope, name.as_str())?.with_context(|| format!("{name} vanished while reading"))?;
     let home = ctx.storage().home();
     let mut trust = Trust::load(home)?;
+    let content = ctx.registry.trust_content(scope, name.as_str())?;
+    let content = content.as_ref();
     if !approve {
         let had = trust.revoke(scope, name.as_str())?;
         crate::outln!(
@@ -55,7 +57,7 @@ pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Ou
         );
         return Ok(Outcome::Ok);
     }
-    let view = trust.view(scope, name.as_str(), &entry.meta);
+    let view = trust.view(scope, name.as_str(), &entry.meta, content);
     match view.state {
         GrantState::None => {
             crate::outln!("{name} ({scope}) asks for no shell commands; there is nothing to approve.");
@@ -67,13 +69,18 @@ pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Ou
         }
         GrantState::Trusted | GrantState::Untrusted | GrantState::Changed => {}
     }
-    trust.approve(scope, name.as_str(), &entry.meta)?;
+    trust.approve(scope, name.as_str(), &entry.meta, content)?;
     crate::outln!(
         "Approved the allowed-tools of {name} ({scope}, {}):",
         crate::output::badge(entry.version.as_deref())
     );
-    let approved = trust.view(scope, name.as_str(), &entry.meta);
+    let approved = trust.view(scope, name.as_str(), &entry.meta, content);
     print_grants(&approved, name.as_str(), "  ")?;
-    crate::outln!("A revision that changes allowed-tools asks again; `skilldeck untrust {name}` withdraws it.");
+    let again = if scope == Scope::Team {
+        "A team revision with other files or other allowed-tools asks again"
+    } else {
+        "A revision that changes allowed-tools asks again"
+    };
+    crate::outln!("{again}; `skilldeck untrust {name}` withdraws it.");
     Ok(Outcome::Ok)
 }

@@ -196,6 +196,7 @@ pub fn preview(storage: &FsStorage, scope: Scope, skill: &LoadedSkill) -> Import
             scope,
             skill.name.as_str(),
             &skill.validation.meta,
+            Some(&digest),
         ),
     }
 }
