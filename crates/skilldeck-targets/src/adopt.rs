@@ -418,18 +418,28 @@ fn record_copy(
     let Some(dir) = path.parent() else { return Ok(Some("not in a folder".to_owned())) };
     let (id, real) = record::folder_id(dir);
     let _lock = FolderLock::acquire(&records.lock_path(id.as_str()))?;
+    // Stamped before and after reading: the stamp recorded is one the content read belongs to.
+    let stamp = folder::stamp(path).map_err(TargetError::io("read", path))?;
     let loaded = import::load(path, storage.limits(), &mut |_, _| {})?;
     if loaded.files.digest() != digest {
         return Err(AdoptError::Changed { path: path.to_path_buf() });
     }
     let content = folder::content(path).map_err(TargetError::io("read", path))?;
-    if !content.extras.is_empty() {
+    if folder::stamp(path).map_err(TargetError::io("read", path))? != stamp {
+        return Err(AdoptError::Changed { path: path.to_path_buf() });
+    }
+    // The store holds only what the import reader took: a folder holding more (`.git`, odd
+    // names, links) is not a copy of a revision, and a sync must never replace or remove it.
+    let extras = if loaded.skipped.is_empty() { &content.extras } else { &loaded.skipped };
+    if !extras.is_empty() {
         return Ok(Some(format!(
-            "holds entries a skill cannot ({}): left as it is, not recorded",
-            content.extras.join(", ")
+            "holds entries the store does not keep ({}): left as yours, not recorded, so a sync never replaces or removes it",
+            extras.join(", ")
         )));
     }
-    let stamp = folder::stamp(path).map_err(TargetError::io("read", path))?;
+    if content.digest != digest {
+        return Err(AdoptError::Changed { path: path.to_path_buf() });
+    }
     let mut rec = records.load(&id)?;
     rec.folder = real;
     let owned = Owned {
