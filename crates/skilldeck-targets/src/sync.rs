@@ -114,6 +114,7 @@ impl Syncer<'_> {
         }
         let mut record = self.records.load(id)?;
         let observed = state::survey(path, &record, wanted).map_err(TargetError::io("read", path))?;
+        refuse_unkeepable(path, &observed, wanted, &self.overwrite)?;
         let mut mode = self.mode.or(f.mode);
         let mut links_back = false;
         if mode == Some(Mode::Link)
@@ -367,6 +368,32 @@ impl Owned {
             at: String::new(),
             previous: None,
         }
+    }
+}
+
+/// Refuses `--overwrite` of a drifted copy in `dir` holding entries the store would not hold
+/// (links, pipes, odd names, `.git`, sidecars): they cannot be kept in History, and replacing
+/// the copy would delete them. Checked at planning, so a dry run says so too.
+fn refuse_unkeepable(
+    dir: &Path,
+    observed: &[state::Observed],
+    wanted: &WantedSet,
+    overwrite: &BTreeSet<String>,
+) -> Result<(), TargetError> {
+    let replaced = |o: &&state::Observed| {
+        o.state == state::SkillState::Drifted && overwrite.contains(&o.name) && wanted.contains_key(&o.name)
+    };
+    let unkeepable = observed.iter().filter(replaced).find(|o| !o.extras.is_empty());
+    match unkeepable {
+        None => Ok(()),
+        Some(o) => Err(TargetError::EditNotKept {
+            name: o.name.clone(),
+            path: dir.join(&o.name),
+            reason: format!(
+                "it holds entries the store cannot hold ({}), which replacing it would delete; move them out of that folder first",
+                o.extras.iter().map(|e| format!("{e:?}")).collect::<Vec<_>>().join(", ")
+            ),
+        }),
     }
 }
 
