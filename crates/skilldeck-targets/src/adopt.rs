@@ -160,6 +160,13 @@ pub enum AdoptError {
         /// The copy.
         path: PathBuf,
     },
+    /// Every copy of that content is a symbolic link: not adopted, since what a link points to
+    /// may be anywhere.
+    #[error("{} is a symbolic link; Skilldeck never adopts through a link: adopt the folder it points to from its own place, or copy it in", path.display())]
+    Link {
+        /// The link.
+        path: PathBuf,
+    },
     /// Reading or storing it failed.
     #[error(transparent)]
     Import(#[from] ImportError),
@@ -186,6 +193,7 @@ impl AdoptError {
             Self::Invalid { .. } => "adopt_invalid",
             Self::NameMismatch { .. } => "adopt_name_mismatch",
             Self::Changed { .. } => "adopt_changed",
+            Self::Link { .. } => "adopt_link",
             Self::Import(e) => e.code(),
             Self::Target(e) => e.code(),
         }
@@ -344,6 +352,12 @@ fn take(cx: &Cx<'_>, s: &ScannedSkill, chosen: &CopyGroup, cautious: bool) -> Re
         return Err(AdoptError::Invalid { name: s.name.clone(), errors });
     }
     let source = chosen.places.iter().find(|p| !p.link).unwrap_or(&chosen.places[0]);
+    let needs_read =
+        matches!(chosen.relation, Relation::NotInStore | Relation::Different { .. } | Relation::StoreOlder { .. });
+    if needs_read && source.link {
+        // What a link points to may be anywhere (outside a project, another tool's folder).
+        return Err(AdoptError::Link { path: source.path.clone() });
+    }
     let (outcome, scope, revision) = match chosen.relation {
         Relation::Same { scope, revision } => (Outcome::Unchanged { scope, revision }, scope, revision),
         Relation::StoreNewer { scope, revision: current, copy_revision } => {
