@@ -116,6 +116,16 @@ pub fn stamp(dir: &Path) -> std::io::Result<String> {
     Ok(out.iter().take(16).map(|b| format!("{b:02x}")).collect())
 }
 
+/// What the entry at `path` is now, cheaply: a link's target, or a folder's stamp. Two equal
+/// looks mean it was not edited between them.
+pub fn look(path: &Path) -> std::io::Result<String> {
+    if fs::symlink_metadata(path)?.file_type().is_symlink() {
+        Ok(format!("link:{}", fs::read_link(path)?.display()))
+    } else {
+        stamp(path)
+    }
+}
+
 /// A skill folder's content as the store would digest it, and what the store would not hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Content {

@@ -67,6 +67,10 @@ pub struct Observed {
     /// The record entry it matched (internal: what a replacement replaces).
     #[serde(skip)]
     pub owned: Option<Owned>,
+    /// How the entry looked when it was judged (`folder::look`), for a skill Skilldeck wrote:
+    /// a replacement or removal that finds it different afterwards puts it back.
+    #[serde(skip)]
+    pub seen: Option<String>,
     /// A new stamp for the record, when the files' stamp changed but their content still
     /// matches the current entry (touched, not edited): so the next look is cheap again.
     #[serde(skip)]
@@ -79,18 +83,17 @@ pub struct Observed {
 type Match = (Option<Owned>, Option<Digest>, Vec<String>, Option<String>);
 
 /// Which recorded write the folder at `dir` still matches: `owned`, or the one it replaced
-/// while that replacement was under way. The stamp is tried first; the content only when it
+/// while that replacement was under way. Its `stamp` is tried first; the content only when it
 /// differs.
-fn matching(dir: &Path, owned: &Owned) -> std::io::Result<Match> {
+fn matching(dir: &Path, owned: &Owned, stamp: &str) -> std::io::Result<Match> {
     let candidates: Vec<&Owned> =
         std::iter::once(owned).chain(owned.previous.as_deref()).filter(|c| c.mode == Mode::Copy).collect();
-    let stamp = folder::stamp(dir)?;
     if let Some(c) = candidates.iter().find(|c| c.stamp == stamp) {
         return Ok((Some(Owned { previous: None, ..(*c).clone() }), None, Vec::new(), None));
     }
     let content = folder::content(dir)?;
     let hit = candidates.iter().find(|c| content.extras.is_empty() && c.written == content.digest);
-    let fresh = hit.filter(|c| std::ptr::eq(**c, owned)).map(|_| stamp);
+    let fresh = hit.filter(|c| std::ptr::eq(**c, owned)).map(|_| stamp.to_owned());
     Ok((hit.map(|c| Owned { previous: None, ..(*c).clone() }), Some(content.digest), content.extras, fresh))
 }
 
@@ -135,14 +138,18 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
             extras: Vec::new(),
             link: *kind == Kind::Link,
             owned: None,
+            seen: None,
             fresh_stamp: None,
         };
         let owned = record.skills.get(name);
         let path = dir.join(name);
+        // Taken before anything is judged: what a later replacement must still find there.
+        let look = if owned.is_some() && *kind != Kind::Other { Some(folder::look(&path)?) } else { None };
+        let base = Observed { seen: look.clone(), ..base };
         let has = |o: &Owned, m: Mode| o.mode == m || o.previous.as_ref().is_some_and(|p| p.mode == m);
         let observed = match (kind, owned) {
             (Kind::Folder, Some(owned)) if has(owned, Mode::Copy) => {
-                let (hit, digest, extras, fresh_stamp) = matching(&path, owned)?;
+                let (hit, digest, extras, fresh_stamp) = matching(&path, owned, look.as_deref().unwrap_or_default())?;
                 match hit {
                     None => {
                         Observed { state: SkillState::Drifted, revision: Some(owned.revision), digest, extras, ..base }
@@ -191,6 +198,7 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
                 extras: Vec::new(),
                 link: false,
                 owned: None,
+                seen: None,
                 fresh_stamp: None,
             });
         }

@@ -9,7 +9,7 @@ use crate::export::Exports;
 use crate::folder::{self, TEMP_PREFIX};
 use crate::keep::Keep;
 use crate::lock::FolderLock;
-use crate::plan::{self, Action, TargetPlan};
+use crate::plan::{self, Action, SkipReason, TargetPlan};
 use crate::record::{self, Mode, Owned, Record, Records};
 use crate::source::{Source, WantedSet, narrow};
 use crate::state;
@@ -169,15 +169,18 @@ impl Syncer<'_> {
             }
             return Ok(());
         }
-        self.apply(path, id, &mut record, wanted, tp, restored)
+        let seen: BTreeMap<String, String> = observed.into_iter().filter_map(|o| Some((o.name, o.seen?))).collect();
+        self.apply((path, id), &mut record, wanted, &seen, tp, restored)
     }
 
+    /// Carries out `tp` in the folder at `path` (record `id`). `seen` holds how each skill of
+    /// ours looked when it was judged: one found different once swapped out is put back.
     fn apply(
         &self,
-        path: &Path,
-        id: &str,
+        (path, id): (&Path, &str),
         record: &mut Record,
         wanted: &WantedSet,
+        seen: &BTreeMap<String, String>,
         tp: &mut TargetPlan,
         restored: &mut BTreeMap<String, Revision>,
     ) -> Result<(), TargetError> {
@@ -274,18 +277,22 @@ impl Syncer<'_> {
         }
         crash_point("targets-recorded");
         // 3. Rename each in, or away; stop at the first failure and leave the rest as they were.
+        // One edited since it was judged is put back, and reported drifted.
         let mut failure = None;
+        let mut edited = Vec::new();
         for (i, a) in tp.actions.iter().enumerate() {
             let name = a.name().to_owned();
             let dest = path.join(&name);
+            let was = seen.get(&name).map(String::as_str);
             let result = match (a, staged.get(&i)) {
-                (Action::Write { .. }, Some((dir, _))) => place_new(dir, &dest),
-                (Action::Replace { .. }, Some((dir, _))) => replace(dir, &dest, path, &name),
-                (Action::Remove { .. }, _) => remove(&dest, path, &name),
+                (Action::Write { .. }, Some((dir, _))) => place_new(dir, &dest).map(|()| Swap::Done),
+                (Action::Replace { .. }, Some((dir, _))) => replace(dir, &dest, path, was),
+                (Action::Remove { .. }, _) => remove(&dest, path, was),
                 _ => continue,
             };
             match result {
-                Ok(()) => {
+                Ok(Swap::PutBack) => edited.push(i),
+                Ok(Swap::Done) => {
                     tp.done += 1;
                     match staged.get(&i) {
                         Some((_, owned)) => {
@@ -302,6 +309,14 @@ impl Syncer<'_> {
                     failure = Some(e);
                     break;
                 }
+            }
+        }
+        for i in edited {
+            if let Some(a @ (Action::Replace { from: revision, .. } | Action::Remove { revision, .. })) =
+                tp.actions.get(i)
+            {
+                let reason = SkipReason::Drifted { revision: *revision, theirs: None };
+                tp.actions[i] = Action::Skip { name: a.name().to_owned(), reason };
             }
         }
         // What was not carried out goes back to how it was.
@@ -504,33 +519,104 @@ fn place_new(staged: &Path, dest: &Path) -> Result<(), TargetError> {
     }
 }
 
-/// Swaps `staged` in for `dest` (atomically where the OS can), then removes the old tree.
-fn replace(staged: &Path, dest: &Path, dir: &Path, name: &str) -> Result<(), TargetError> {
+/// What a swap did.
+enum Swap {
+    /// Carried out.
+    Done,
+    /// The old entry was edited since it was judged: it was put back, nothing changed.
+    PutBack,
+}
+
+/// Whether an exchange failed only because the OS or file system cannot exchange (so two
+/// renames may do instead); any other failure is reported.
+fn cannot_exchange(e: rustix::io::Errno) -> bool {
+    use rustix::io::Errno;
+    [Errno::INVAL, Errno::NOSYS, Errno::OPNOTSUPP, Errno::NOTSUP].contains(&e)
+}
+
+/// Whether the entry at `old`, moved out of its place, differs from how it looked when it was
+/// judged (`was`); unreadable counts as different.
+fn edited_since(old: &Path, was: Option<&str>) -> bool {
+    was.is_some_and(|was| folder::look(old).ok().as_deref() != Some(was))
+}
+
+/// The error when an entry edited during the sync could not be put back: where it is now.
+fn not_put_back(dest: &Path, now: &Path, e: std::io::Error) -> TargetError {
+    TargetError::Io {
+        context: format!(
+            "{} was edited during the sync and could not be put back; the edited copy is at {}: move it back by hand",
+            dest.display(),
+            now.display()
+        ),
+        source: e,
+    }
+}
+
+/// Moves the edited entry at `old` out of Skilldeck's temporary names (which the next sync
+/// cleans up) to a hidden name beside `dest`, when it could not be put back.
+fn rescue(old: &Path, dest: &Path, dir: &Path, e: std::io::Error) -> TargetError {
+    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let safe = dir.join(format!(".{name}.edited-during-sync-{}", std::process::id()));
+    match fs::rename(old, &safe) {
+        Ok(()) => not_put_back(dest, &safe, e),
+        Err(_) => not_put_back(dest, old, e),
+    }
+}
+
+/// Swaps `staged` in for `dest` (atomically where the OS can), then removes the old tree; when
+/// the old tree was edited since it was judged (`was`), swaps it back instead.
+fn replace(staged: &Path, dest: &Path, dir: &Path, was: Option<&str>) -> Result<Swap, TargetError> {
     let cwd = rustix::fs::CWD;
+    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     match rustix::fs::renameat_with(cwd, staged, cwd, dest, rustix::fs::RenameFlags::EXCHANGE) {
         Ok(()) => {
+            if edited_since(staged, was) {
+                return match rustix::fs::renameat_with(cwd, staged, cwd, dest, rustix::fs::RenameFlags::EXCHANGE) {
+                    Ok(()) => Ok(Swap::PutBack),
+                    Err(e) => Err(rescue(staged, dest, dir, e.into())),
+                };
+            }
             let _ = fs::remove_dir_all(staged);
-            Ok(())
+            Ok(Swap::Done)
         }
-        Err(_) => {
+        Err(e) if cannot_exchange(e) => {
             // Two renames where the OS cannot exchange: the name is missing for a moment, and a
-            // crash between them leaves the old tree aside, which the record still knows.
-            let aside = temp_path(dir, "old", name);
+            // crash between them leaves the old tree aside, which the next sync puts back.
+            let aside = temp_path(dir, "old", &name);
             fs::rename(dest, &aside).map_err(TargetError::io("move aside", dest))?;
+            if edited_since(&aside, was) {
+                return match fs::rename(&aside, dest) {
+                    Ok(()) => Ok(Swap::PutBack),
+                    Err(e) => Err(rescue(&aside, dest, dir, e)),
+                };
+            }
             if let Err(e) = fs::rename(staged, dest) {
                 let _ = fs::rename(&aside, dest);
                 return Err(TargetError::io("move into place", dest)(e));
             }
             let _ = fs::remove_dir_all(&aside);
-            Ok(())
+            Ok(Swap::Done)
         }
+        Err(e) => Err(TargetError::io("replace", dest)(e.into())),
     }
 }
 
-/// Renames `dest` out of sight first (so it vanishes whole), then deletes it.
-fn remove(dest: &Path, dir: &Path, name: &str) -> Result<(), TargetError> {
-    let aside = temp_path(dir, "removing", name);
+/// Renames `dest` out of sight first (so it vanishes whole), then deletes it; when it was
+/// edited since it was judged (`was`), puts it back instead.
+fn remove(dest: &Path, dir: &Path, was: Option<&str>) -> Result<Swap, TargetError> {
+    let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let aside = temp_path(dir, "removing", &name);
     fs::rename(dest, &aside).map_err(TargetError::io("remove", dest))?;
+    if edited_since(&aside, was) {
+        let cwd = rustix::fs::CWD;
+        return match rustix::fs::renameat_with(cwd, &aside, cwd, dest, rustix::fs::RenameFlags::NOREPLACE) {
+            Ok(()) => Ok(Swap::PutBack),
+            Err(e) if cannot_exchange(e) && fs::symlink_metadata(dest).is_err() => {
+                fs::rename(&aside, dest).map(|()| Swap::PutBack).map_err(|e| rescue(&aside, dest, dir, e))
+            }
+            Err(e) => Err(rescue(&aside, dest, dir, e.into())),
+        };
+    }
     let _ = fs::remove_dir_all(&aside);
-    Ok(())
+    Ok(Swap::Done)
 }
