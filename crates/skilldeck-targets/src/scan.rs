@@ -282,6 +282,11 @@ pub fn scan(storage: &FsStorage, records: &Records, folders: &[ScanInput]) -> Sc
             error: None,
             folder: f.clone(),
         };
+        if let Some(e) = f.outside_project() {
+            sf.error = Some(e.to_string());
+            out_folders.push(sf);
+            continue;
+        }
         let (id, _) = record::folder_id(&f.path);
         if let Some(first) = seen.get(&id) {
             sf.same_as = Some(first.clone());

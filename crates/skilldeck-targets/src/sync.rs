@@ -56,6 +56,12 @@ impl Syncer<'_> {
         let mut out = Vec::new();
         for f in folders {
             let mut tp = TargetPlan::new(&f.target, f.level, f.path.clone());
+            if let Some(e) = f.outside_project() {
+                tp.error_code = Some(e.code());
+                tp.error = Some(e.to_string());
+                out.push(tp);
+                continue;
+            }
             let (id, real) = record::folder_id(&f.path);
             if let Some(first) = seen.get(&id) {
                 tp.same_as = Some(first.clone());
