@@ -445,16 +445,32 @@ fn temp_path(dir: &Path, what: &str, name: &str) -> PathBuf {
     dir.join(format!("{TEMP_PREFIX}{what}-{}-{n}-{name}", std::process::id()))
 }
 
-/// Removes what a killed sync left in `dir`: entries with Skilldeck's temporary prefix. The
-/// caller holds the folder's lock, so no live sync owns them.
+/// Removes what a killed sync left in `dir`: entries with Skilldeck's temporary prefix. An old
+/// tree set aside by a replacement without exchange (`old-…`) whose name is empty again goes
+/// back there instead: it may hold an edit, and the record knows it as the previous write.
+/// The caller holds the folder's lock, so no live sync owns them.
 fn clean_leftovers(dir: &Path) {
     let Ok(entries) = fs::read_dir(dir) else { return };
     for e in entries.flatten() {
-        if e.file_name().to_str().is_some_and(|n| n.starts_with(TEMP_PREFIX)) {
-            let p = e.path();
-            let _ = if p.is_dir() && !p.is_symlink() { fs::remove_dir_all(&p) } else { fs::remove_file(&p) };
+        let file_name = e.file_name();
+        let Some(rest) = file_name.to_str().and_then(|n| n.strip_prefix(TEMP_PREFIX)) else { continue };
+        let p = e.path();
+        if let Some(name) = set_aside_for(rest) {
+            let dest = dir.join(name);
+            if fs::symlink_metadata(&dest).is_err() && fs::rename(&p, &dest).is_ok() {
+                continue;
+            }
         }
+        let _ = if p.is_dir() && !p.is_symlink() { fs::remove_dir_all(&p) } else { fs::remove_file(&p) };
     }
+}
+
+/// The skill name an old tree set aside during a replacement was taken from, given its
+/// temporary name without the prefix (`old-PID-N-NAME`, as `temp_path` makes it).
+fn set_aside_for(rest: &str) -> Option<&str> {
+    let mut parts = rest.strip_prefix("old-")?.splitn(3, '-');
+    let (_pid, _n, name) = (parts.next()?, parts.next()?, parts.next()?);
+    Some(name).filter(|n| !n.is_empty() && !n.starts_with('.') && !n.contains('/'))
 }
 
 /// Writes `files` into the new folder `dir`; a file starting with `#!` is made executable, as
