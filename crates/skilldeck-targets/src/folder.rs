@@ -33,6 +33,17 @@ fn stored(rel: &str, meta: &fs::Metadata) -> Option<RelPath> {
     (meta.is_file() && !skipped).then_some(rel)
 }
 
+/// Why the store would not hold the entry at `rel` in the skill folder `dir` (one of
+/// `Content::extras`), in a few words for people.
+pub fn why_not_stored(dir: &Path, rel: &str) -> &'static str {
+    match fs::symlink_metadata(dir.join(rel)) {
+        Ok(m) if m.file_type().is_symlink() => "a symbolic link",
+        Ok(m) if !m.is_file() => "not a regular file",
+        _ if RelPath::parse(rel).is_err() => "a name the store refuses",
+        _ => "left out by the store",
+    }
+}
+
 /// What kind of entry a skill's name holds in a target folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {

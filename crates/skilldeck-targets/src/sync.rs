@@ -412,7 +412,11 @@ fn refuse_unkeepable(
             path: dir.join(&o.name),
             reason: format!(
                 "it holds entries the store cannot hold ({}), which replacing it would delete; move them out of that folder first",
-                o.extras.iter().map(|e| format!("{e:?}")).collect::<Vec<_>>().join(", ")
+                o.extras
+                    .iter()
+                    .map(|e| format!("{e:?}: {}", folder::why_not_stored(&dir.join(&o.name), e)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         }),
     }
