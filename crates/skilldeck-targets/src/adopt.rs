@@ -160,6 +160,13 @@ pub enum AdoptError {
         /// The copy.
         path: PathBuf,
     },
+    /// Every copy of that content is a symbolic link: not adopted, since what a link points to
+    /// may be anywhere.
+    #[error("{} is a symbolic link; Skilldeck never adopts through a link: adopt the folder it points to from its own place, or copy it in", path.display())]
+    Link {
+        /// The link.
+        path: PathBuf,
+    },
     /// Reading or storing it failed.
     #[error(transparent)]
     Import(#[from] ImportError),
@@ -186,6 +193,7 @@ impl AdoptError {
             Self::Invalid { .. } => "adopt_invalid",
             Self::NameMismatch { .. } => "adopt_name_mismatch",
             Self::Changed { .. } => "adopt_changed",
+            Self::Link { .. } => "adopt_link",
             Self::Import(e) => e.code(),
             Self::Target(e) => e.code(),
         }
@@ -344,6 +352,12 @@ fn take(cx: &Cx<'_>, s: &ScannedSkill, chosen: &CopyGroup, cautious: bool) -> Re
         return Err(AdoptError::Invalid { name: s.name.clone(), errors });
     }
     let source = chosen.places.iter().find(|p| !p.link).unwrap_or(&chosen.places[0]);
+    let needs_read =
+        matches!(chosen.relation, Relation::NotInStore | Relation::Different { .. } | Relation::StoreOlder { .. });
+    if needs_read && source.link {
+        // What a link points to may be anywhere (outside a project, another tool's folder).
+        return Err(AdoptError::Link { path: source.path.clone() });
+    }
     let (outcome, scope, revision) = match chosen.relation {
         Relation::Same { scope, revision } => (Outcome::Unchanged { scope, revision }, scope, revision),
         Relation::StoreNewer { scope, revision: current, copy_revision } => {
@@ -418,18 +432,28 @@ fn record_copy(
     let Some(dir) = path.parent() else { return Ok(Some("not in a folder".to_owned())) };
     let (id, real) = record::folder_id(dir);
     let _lock = FolderLock::acquire(&records.lock_path(id.as_str()))?;
+    // Stamped before and after reading: the stamp recorded is one the content read belongs to.
+    let stamp = folder::stamp(path).map_err(TargetError::io("read", path))?;
     let loaded = import::load(path, storage.limits(), &mut |_, _| {})?;
     if loaded.files.digest() != digest {
         return Err(AdoptError::Changed { path: path.to_path_buf() });
     }
     let content = folder::content(path).map_err(TargetError::io("read", path))?;
-    if !content.extras.is_empty() {
+    if folder::stamp(path).map_err(TargetError::io("read", path))? != stamp {
+        return Err(AdoptError::Changed { path: path.to_path_buf() });
+    }
+    // The store holds only what the import reader took: a folder holding more (`.git`, odd
+    // names, links) is not a copy of a revision, and a sync must never replace or remove it.
+    let extras = if loaded.skipped.is_empty() { &content.extras } else { &loaded.skipped };
+    if !extras.is_empty() {
         return Ok(Some(format!(
-            "holds entries a skill cannot ({}): left as it is, not recorded",
-            content.extras.join(", ")
+            "holds entries the store does not keep ({}): left as yours, not recorded, so a sync never replaces or removes it",
+            extras.join(", ")
         )));
     }
-    let stamp = folder::stamp(path).map_err(TargetError::io("read", path))?;
+    if content.digest != digest {
+        return Err(AdoptError::Changed { path: path.to_path_buf() });
+    }
     let mut rec = records.load(&id)?;
     rec.folder = real;
     let owned = Owned {

@@ -79,14 +79,31 @@ impl TargetsConfig {
         // Only the shape is reported, never a value: the file may hold other tables' secrets.
         let file: FileShape = toml::from_str(text).map_err(|e| invalid(e.message().to_owned()))?;
         for (name, t) in &file.targets {
-            if crate::known::by_id(name).is_none() && t.path.is_none() {
-                return Err(invalid(format!(
-                    "[targets.{name}] has no `path` and {name:?} is not a known tool; give it a path = \"…\""
-                )));
+            if crate::known::by_id(name).is_some() {
+                continue;
+            }
+            match &t.path {
+                None => {
+                    return Err(invalid(format!(
+                        "[targets.{name}] has no `path` and {name:?} is not a known tool; give it a path = \"…\""
+                    )));
+                }
+                Some(p) if !absolute(p) => {
+                    return Err(invalid(format!(
+                        "[targets.{name}] `path` is empty or relative, so it would depend on the folder skilldeck runs in; write a full path, such as path = \"~/skills\" or path = \"/srv/skills\""
+                    )));
+                }
+                Some(_) => {}
             }
         }
         Ok(Self { targets: file.targets })
     }
+}
+
+/// Whether a target's `path` names one folder wherever skilldeck runs: absolute, or under the
+/// home folder (`~`, `~/…`).
+fn absolute(path: &Path) -> bool {
+    path.is_absolute() || path.starts_with("~")
 }
 
 #[cfg(test)]
@@ -100,6 +117,20 @@ mod tests {
         assert_eq!(c.targets.len(), 2);
         assert_eq!(c.targets["mine"].skills.as_deref(), Some(&["a".to_owned()][..]));
         assert_eq!(c.targets["cursor"].enabled, Some(false));
+    }
+
+    #[test]
+    fn a_custom_targets_path_is_absolute_or_under_home() {
+        let parse = |path: &str| TargetsConfig::parse(&format!("[targets.mine]\npath = {path:?}\n"), "config.toml");
+        for bad in ["", "skills", "./skills", "../skills", "~skills"] {
+            let e = parse(bad).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains("write a full path"), "{bad:?}: {e}");
+        }
+        for good in ["/srv/skills", "~", "~/skills"] {
+            assert!(parse(good).is_ok(), "{good:?}");
+        }
+        // A known tool's `path` is not used, so it is not checked.
+        assert!(TargetsConfig::parse("[targets.cursor]\npath = \"x\"\n", "config.toml").is_ok());
     }
 
     #[test]

@@ -28,6 +28,16 @@ pub enum TargetError {
         /// The path.
         path: PathBuf,
     },
+    /// A project's folder leads out of the project (it, or a folder above it, is a link).
+    #[error("{} leads out of the project {} (to {}); Skilldeck does not go there through a project: make it a real folder inside the project, or sync that folder as its own target", path.display(), project.display(), resolved.display())]
+    OutsideProject {
+        /// The project folder, as named.
+        path: PathBuf,
+        /// Where it leads.
+        resolved: PathBuf,
+        /// The project, links resolved.
+        project: PathBuf,
+    },
     /// The target folder cannot be written.
     #[error("{} cannot be written ({source}); make it writable, or leave this target out (`skilldeck sync NAME…`)", path.display())]
     ReadOnly {
@@ -86,6 +96,7 @@ impl TargetError {
             Self::Config { .. } => "targets_config_invalid",
             Self::UnknownTarget { .. } => "target_unknown",
             Self::NotAFolder { .. } => "target_not_a_folder",
+            Self::OutsideProject { .. } => "target_outside_project",
             Self::ReadOnly { .. } => "target_read_only",
             Self::NoHome => "no_home",
             Self::EditNotKept { .. } => "target_edit_not_kept",

@@ -12,6 +12,38 @@ use std::path::{Path, PathBuf};
 /// folder's lock.
 pub const TEMP_PREFIX: &str = ".skilldeck-";
 
+/// Names the core's import reader passes over wherever they are in a skill (tool and OS
+/// litter, the store's sidecars). The store never holds them, so a folder holding one holds
+/// more than any revision: it is never Skilldeck's to replace or remove. Mirrors
+/// `skilldeck_core::import`'s list.
+pub const NOT_STORED: &[&str] = &[
+    ".git",
+    ".DS_Store",
+    "Thumbs.db",
+    "__MACOSX",
+    skilldeck_core::files::VERSION_FILE,
+    skilldeck_core::files::RECORD_FILE,
+];
+
+/// Whether the store would hold the entry at `rel` (relative to the skill's folder) as it is:
+/// a regular file with a valid skill path, none of whose names the import reader passes over.
+fn stored(rel: &str, meta: &fs::Metadata) -> Option<RelPath> {
+    let rel = RelPath::parse(rel).ok()?;
+    let skipped = rel.as_str().split('/').any(|part| NOT_STORED.contains(&part));
+    (meta.is_file() && !skipped).then_some(rel)
+}
+
+/// Why the store would not hold the entry at `rel` in the skill folder `dir` (one of
+/// `Content::extras`), in a few words for people.
+pub fn why_not_stored(dir: &Path, rel: &str) -> &'static str {
+    match fs::symlink_metadata(dir.join(rel)) {
+        Ok(m) if m.file_type().is_symlink() => "a symbolic link",
+        Ok(m) if !m.is_file() => "not a regular file",
+        _ if RelPath::parse(rel).is_err() => "a name the store refuses",
+        _ => "left out by the store",
+    }
+}
+
 /// What kind of entry a skill's name holds in a target folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Kind {
@@ -75,12 +107,14 @@ fn walk(dir: &Path) -> std::io::Result<Vec<Found>> {
 }
 
 /// A cheap fingerprint of a skill folder from its files' names, sizes, modes, inodes and change
-/// times, without reading them: equal stamps mean nothing was edited since it was taken.
+/// times, without reading them: equal stamps mean nothing was edited since it was taken. An
+/// entry the store would not hold is marked in it, so a folder holding one never has the stamp
+/// of a folder Skilldeck wrote (it is read, and found to hold more than the store has).
 pub fn stamp(dir: &Path) -> std::io::Result<String> {
     let mut h = Sha256::new();
     for f in walk(dir)? {
         h.update(f.rel.as_bytes());
-        h.update([0]);
+        h.update(if stored(&f.rel, &f.meta).is_some() { [0] } else { [1] });
         for n in
             [f.meta.len(), u64::from(f.meta.mode()), f.meta.ino(), f.meta.ctime() as u64, f.meta.ctime_nsec() as u64]
         {
@@ -93,12 +127,23 @@ pub fn stamp(dir: &Path) -> std::io::Result<String> {
     Ok(out.iter().take(16).map(|b| format!("{b:02x}")).collect())
 }
 
+/// What the entry at `path` is now, cheaply: a link's target, or a folder's stamp. Two equal
+/// looks mean it was not edited between them.
+pub fn look(path: &Path) -> std::io::Result<String> {
+    if fs::symlink_metadata(path)?.file_type().is_symlink() {
+        Ok(format!("link:{}", fs::read_link(path)?.display()))
+    } else {
+        stamp(path)
+    }
+}
+
 /// A skill folder's content as the store would digest it, and what the store would not hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Content {
     /// The digest over its regular files (the store's rule: sorted `(path, bytes)`).
     pub digest: Digest,
-    /// Entries that are not regular files or not valid skill paths (links, pipes, odd names).
+    /// Entries the store would not hold: not regular files, not valid skill paths (links,
+    /// pipes, odd names), or passed over by the import reader (`.git`, sidecars, …).
     pub extras: Vec<String>,
 }
 
@@ -111,11 +156,9 @@ pub fn files(dir: &Path) -> std::io::Result<Files> {
     let mut pairs = Vec::new();
     let mut extras = Vec::new();
     for f in walk(dir)? {
-        match RelPath::parse(&f.rel) {
-            Ok(rel) if f.meta.is_file() && !skilldeck_core::files::is_sidecar(rel.as_str()) => {
-                pairs.push((rel, fs::read(&f.path)?));
-            }
-            _ => extras.push(f.rel),
+        match stored(&f.rel, &f.meta) {
+            Some(rel) => pairs.push((rel, fs::read(&f.path)?)),
+            None => extras.push(f.rel),
         }
     }
     Ok((pairs, extras))

@@ -111,10 +111,18 @@ pub fn plan(storage: &FsStorage, want: &Wanted, edited: Option<Digest>, link: bo
 }
 
 /// Reads the edited copy at `path` the way `skilldeck import` reads a folder (same limits; no
-/// links inside, no devices). Refused: an error saying why, and nothing is changed.
+/// links inside, no devices). Refused: an error saying why, and nothing is changed; so is a
+/// copy holding entries the reader passes over (`.git`, sidecars), which would be lost.
 pub fn read(storage: &FsStorage, name: &str, path: &Path) -> Result<SkillFiles, TargetError> {
     let refused = |reason: String| TargetError::EditNotKept { name: name.to_owned(), path: path.to_path_buf(), reason };
     let loaded = import::load(path, storage.limits(), &mut |_, _| {}).map_err(|e| refused(e.to_string()))?;
+    if !loaded.skipped.is_empty() {
+        // What the reader passed over would not be kept, and the replacement would delete it.
+        return Err(refused(format!(
+            "it holds entries the store does not keep ({}), which replacing it would delete; move them out of that folder first",
+            loaded.skipped.join(", ")
+        )));
+    }
     if loaded.files.skill_md().is_none() {
         return Err(refused("it has no SKILL.md".to_owned()));
     }

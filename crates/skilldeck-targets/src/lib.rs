@@ -23,6 +23,7 @@ pub mod report;
 pub mod scan;
 pub mod source;
 pub mod state;
+mod swap;
 pub mod sync;
 pub mod target;
 

@@ -282,6 +282,11 @@ pub fn scan(storage: &FsStorage, records: &Records, folders: &[ScanInput]) -> Sc
             error: None,
             folder: f.clone(),
         };
+        if let Some(e) = f.outside_project() {
+            sf.error = Some(e.to_string());
+            out_folders.push(sf);
+            continue;
+        }
         let (id, _) = record::folder_id(&f.path);
         if let Some(first) = seen.get(&id) {
             sf.same_as = Some(first.clone());
@@ -306,6 +311,17 @@ pub fn scan(storage: &FsStorage, records: &Records, folders: &[ScanInput]) -> Sc
                 continue;
             }
             let path = f.path.join(&o.name);
+            if o.link && f.level == Level::Project {
+                // A project's link may point anywhere (out of the project, into a home folder):
+                // what it holds is not read as the project's.
+                unreadable.push(Unreadable {
+                    target: f.target.clone(),
+                    path,
+                    error: "a symbolic link in a project's folder: not read, since it may point out of the project; put the skill itself there to have it scanned".to_owned(),
+                    code: "link_in_project",
+                });
+                continue;
+            }
             let loaded = match skilldeck_core::import::load(&path, storage.limits(), &mut |_, _| {}) {
                 Ok(l) => l,
                 Err(e) => {

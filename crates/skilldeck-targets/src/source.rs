@@ -161,6 +161,7 @@ mod tests {
             exclude: v(exclude),
             mode: None,
             auto: false,
+            project: None,
         }
     }
 

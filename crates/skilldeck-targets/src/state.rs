@@ -57,12 +57,20 @@ pub struct Observed {
     /// The digest of the files there, when they were read (drifted, foreign folders).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub digest: Option<Digest>,
+    /// Entries there the store would not hold (links, pipes, odd names, `.git`, sidecars), when
+    /// the files were read: a replacement would delete them, so they are never replaced unkept.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub extras: Vec<String>,
     /// Whether the entry there is a symbolic link (always foreign).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub link: bool,
     /// The record entry it matched (internal: what a replacement replaces).
     #[serde(skip)]
     pub owned: Option<Owned>,
+    /// How the entry looked when it was judged (`folder::look`), for a skill Skilldeck wrote:
+    /// a replacement or removal that finds it different afterwards puts it back.
+    #[serde(skip)]
+    pub seen: Option<String>,
     /// A new stamp for the record, when the files' stamp changed but their content still
     /// matches the current entry (touched, not edited): so the next look is cheap again.
     #[serde(skip)]
@@ -70,23 +78,23 @@ pub struct Observed {
 }
 
 /// What `matching` found: the recorded write the folder matches, the digest of what is there
-/// when it was read, and its stamp when that differs from the matched entry's.
-type Match = (Option<Owned>, Option<Digest>, Option<String>);
+/// and the entries the store would not hold when it was read, and its stamp when that differs
+/// from the matched entry's.
+type Match = (Option<Owned>, Option<Digest>, Vec<String>, Option<String>);
 
 /// Which recorded write the folder at `dir` still matches: `owned`, or the one it replaced
-/// while that replacement was under way. The stamp is tried first; the content only when it
+/// while that replacement was under way. Its `stamp` is tried first; the content only when it
 /// differs.
-fn matching(dir: &Path, owned: &Owned) -> std::io::Result<Match> {
+fn matching(dir: &Path, owned: &Owned, stamp: &str) -> std::io::Result<Match> {
     let candidates: Vec<&Owned> =
         std::iter::once(owned).chain(owned.previous.as_deref()).filter(|c| c.mode == Mode::Copy).collect();
-    let stamp = folder::stamp(dir)?;
     if let Some(c) = candidates.iter().find(|c| c.stamp == stamp) {
-        return Ok((Some(Owned { previous: None, ..(*c).clone() }), None, None));
+        return Ok((Some(Owned { previous: None, ..(*c).clone() }), None, Vec::new(), None));
     }
     let content = folder::content(dir)?;
     let hit = candidates.iter().find(|c| content.extras.is_empty() && c.written == content.digest);
-    let fresh = hit.filter(|c| std::ptr::eq(**c, owned)).map(|_| stamp);
-    Ok((hit.map(|c| Owned { previous: None, ..(*c).clone() }), Some(content.digest), fresh))
+    let fresh = hit.filter(|c| std::ptr::eq(**c, owned)).map(|_| stamp.to_owned());
+    Ok((hit.map(|c| Owned { previous: None, ..(*c).clone() }), Some(content.digest), content.extras, fresh))
 }
 
 /// The state of a skill matched to the recorded write `m`: in sync, outdated or unselected; a
@@ -127,18 +135,25 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
             revision: None,
             store_revision,
             digest: None,
+            extras: Vec::new(),
             link: *kind == Kind::Link,
             owned: None,
+            seen: None,
             fresh_stamp: None,
         };
         let owned = record.skills.get(name);
         let path = dir.join(name);
+        // Taken before anything is judged: what a later replacement must still find there.
+        let look = if owned.is_some() && *kind != Kind::Other { Some(folder::look(&path)?) } else { None };
+        let base = Observed { seen: look.clone(), ..base };
         let has = |o: &Owned, m: Mode| o.mode == m || o.previous.as_ref().is_some_and(|p| p.mode == m);
         let observed = match (kind, owned) {
             (Kind::Folder, Some(owned)) if has(owned, Mode::Copy) => {
-                let (hit, digest, fresh_stamp) = matching(&path, owned)?;
+                let (hit, digest, extras, fresh_stamp) = matching(&path, owned, look.as_deref().unwrap_or_default())?;
                 match hit {
-                    None => Observed { state: SkillState::Drifted, revision: Some(owned.revision), digest, ..base },
+                    None => {
+                        Observed { state: SkillState::Drifted, revision: Some(owned.revision), digest, extras, ..base }
+                    }
                     Some(m) => Observed { fresh_stamp, ..judged(base, m, want, digest) },
                 }
             }
@@ -150,12 +165,13 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
             (Kind::Folder, Some(owned)) => {
                 // A link of ours replaced by a real folder: ours in another form when it holds
                 // what was linked (drifted: `--overwrite` makes it a link again), else theirs.
-                let digest = folder::content(&path)?.digest;
-                let state = if digest == owned.digest { SkillState::Drifted } else { SkillState::Foreign };
+                let content = folder::content(&path)?;
+                let state = if content.digest == owned.digest { SkillState::Drifted } else { SkillState::Foreign };
                 Observed {
                     state,
                     revision: Some(owned.revision).filter(|_| state == SkillState::Drifted),
-                    digest: Some(digest),
+                    digest: Some(content.digest),
+                    extras: content.extras,
                     ..base
                 }
             }
@@ -179,8 +195,10 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
                 revision: None,
                 store_revision: Some(w.revision),
                 digest: None,
+                extras: Vec::new(),
                 link: false,
                 owned: None,
+                seen: None,
                 fresh_stamp: None,
             });
         }

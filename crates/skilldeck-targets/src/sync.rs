@@ -6,19 +6,19 @@
 
 use crate::error::TargetError;
 use crate::export::Exports;
-use crate::folder::{self, TEMP_PREFIX};
+use crate::folder;
 use crate::keep::Keep;
 use crate::lock::FolderLock;
-use crate::plan::{self, Action, TargetPlan};
+use crate::plan::{self, Action, SkipReason, TargetPlan};
 use crate::record::{self, Mode, Owned, Record, Records};
 use crate::source::{Source, WantedSet, narrow};
 use crate::state;
+use crate::swap::{Swap, clean_leftovers, place_new, remove, replace, temp_path};
 use crate::target::Folder;
 use skilldeck_core::{Revision, SkillFiles};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The environment variable naming a point at which a sync aborts, for crash-safety tests
 /// only: `targets-staged`, `targets-recorded`, `targets-renamed-one`.
@@ -56,6 +56,12 @@ impl Syncer<'_> {
         let mut out = Vec::new();
         for f in folders {
             let mut tp = TargetPlan::new(&f.target, f.level, f.path.clone());
+            if let Some(e) = f.outside_project() {
+                tp.error_code = Some(e.code());
+                tp.error = Some(e.to_string());
+                out.push(tp);
+                continue;
+            }
             let (id, real) = record::folder_id(&f.path);
             if let Some(first) = seen.get(&id) {
                 tp.same_as = Some(first.clone());
@@ -114,6 +120,7 @@ impl Syncer<'_> {
         }
         let mut record = self.records.load(id)?;
         let observed = state::survey(path, &record, wanted).map_err(TargetError::io("read", path))?;
+        refuse_unkeepable(path, &observed, wanted, &self.overwrite)?;
         let mut mode = self.mode.or(f.mode);
         let mut links_back = false;
         if mode == Some(Mode::Link)
@@ -168,15 +175,18 @@ impl Syncer<'_> {
             }
             return Ok(());
         }
-        self.apply(path, id, &mut record, wanted, tp, restored)
+        let seen: BTreeMap<String, String> = observed.into_iter().filter_map(|o| Some((o.name, o.seen?))).collect();
+        self.apply((path, id), &mut record, wanted, &seen, tp, restored)
     }
 
+    /// Carries out `tp` in the folder at `path` (record `id`). `seen` holds how each skill of
+    /// ours looked when it was judged: one found different once swapped out is put back.
     fn apply(
         &self,
-        path: &Path,
-        id: &str,
+        (path, id): (&Path, &str),
         record: &mut Record,
         wanted: &WantedSet,
+        seen: &BTreeMap<String, String>,
         tp: &mut TargetPlan,
         restored: &mut BTreeMap<String, Revision>,
     ) -> Result<(), TargetError> {
@@ -273,18 +283,22 @@ impl Syncer<'_> {
         }
         crash_point("targets-recorded");
         // 3. Rename each in, or away; stop at the first failure and leave the rest as they were.
+        // One edited since it was judged is put back, and reported drifted.
         let mut failure = None;
+        let mut edited = Vec::new();
         for (i, a) in tp.actions.iter().enumerate() {
             let name = a.name().to_owned();
             let dest = path.join(&name);
+            let was = seen.get(&name).map(String::as_str);
             let result = match (a, staged.get(&i)) {
-                (Action::Write { .. }, Some((dir, _))) => place_new(dir, &dest),
-                (Action::Replace { .. }, Some((dir, _))) => replace(dir, &dest, path, &name),
-                (Action::Remove { .. }, _) => remove(&dest, path, &name),
+                (Action::Write { .. }, Some((dir, _))) => place_new(dir, &dest).map(|()| Swap::Done),
+                (Action::Replace { .. }, Some((dir, _))) => replace(dir, &dest, path, was),
+                (Action::Remove { .. }, _) => remove(&dest, path, was),
                 _ => continue,
             };
             match result {
-                Ok(()) => {
+                Ok(Swap::PutBack) => edited.push(i),
+                Ok(Swap::Done) => {
                     tp.done += 1;
                     match staged.get(&i) {
                         Some((_, owned)) => {
@@ -301,6 +315,14 @@ impl Syncer<'_> {
                     failure = Some(e);
                     break;
                 }
+            }
+        }
+        for i in edited {
+            if let Some(a @ (Action::Replace { from: revision, .. } | Action::Remove { revision, .. })) =
+                tp.actions.get(i)
+            {
+                let reason = SkipReason::Drifted { revision: *revision, theirs: None };
+                tp.actions[i] = Action::Skip { name: a.name().to_owned(), reason };
             }
         }
         // What was not carried out goes back to how it was.
@@ -370,6 +392,36 @@ impl Owned {
     }
 }
 
+/// Refuses `--overwrite` of a drifted copy in `dir` holding entries the store would not hold
+/// (links, pipes, odd names, `.git`, sidecars): they cannot be kept in History, and replacing
+/// the copy would delete them. Checked at planning, so a dry run says so too.
+fn refuse_unkeepable(
+    dir: &Path,
+    observed: &[state::Observed],
+    wanted: &WantedSet,
+    overwrite: &BTreeSet<String>,
+) -> Result<(), TargetError> {
+    let replaced = |o: &&state::Observed| {
+        o.state == state::SkillState::Drifted && overwrite.contains(&o.name) && wanted.contains_key(&o.name)
+    };
+    let unkeepable = observed.iter().filter(replaced).find(|o| !o.extras.is_empty());
+    match unkeepable {
+        None => Ok(()),
+        Some(o) => Err(TargetError::EditNotKept {
+            name: o.name.clone(),
+            path: dir.join(&o.name),
+            reason: format!(
+                "it holds entries the store cannot hold ({}), which replacing it would delete; move them out of that folder first",
+                o.extras
+                    .iter()
+                    .map(|e| format!("{e:?}: {}", folder::why_not_stored(&dir.join(&o.name), e)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }),
+    }
+}
+
 /// The note a plan carries when link mode was asked and the folder refuses links.
 fn fallback_note(path: &Path, why: &str) -> String {
     format!("links cannot be made in {} ({why}); copied instead", path.display())
@@ -388,25 +440,6 @@ fn links_work(dir: &Path) -> bool {
 /// Says on standard error why unused exports were not cleaned (the sync itself went well).
 fn eprintln_free(e: &TargetError) {
     eprintln!("warning: unused exports were not removed: {e}");
-}
-
-/// A fresh hidden path in `dir` for `what` (`staging`, `old`, `removing`) of skill `name`.
-fn temp_path(dir: &Path, what: &str, name: &str) -> PathBuf {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    dir.join(format!("{TEMP_PREFIX}{what}-{}-{n}-{name}", std::process::id()))
-}
-
-/// Removes what a killed sync left in `dir`: entries with Skilldeck's temporary prefix. The
-/// caller holds the folder's lock, so no live sync owns them.
-fn clean_leftovers(dir: &Path) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        if e.file_name().to_str().is_some_and(|n| n.starts_with(TEMP_PREFIX)) {
-            let p = e.path();
-            let _ = if p.is_dir() && !p.is_symlink() { fs::remove_dir_all(&p) } else { fs::remove_file(&p) };
-        }
-    }
 }
 
 /// Writes `files` into the new folder `dir`; a file starting with `#!` is made executable, as
@@ -454,56 +487,4 @@ fn flush(dir: &Path) {
     if let Ok(f) = fs::File::open(dir) {
         let _ = rustix::fs::syncfs(&f);
     }
-}
-
-/// Renames `staged` to `dest`, never over anything that appeared there meanwhile.
-fn place_new(staged: &Path, dest: &Path) -> Result<(), TargetError> {
-    let cwd = rustix::fs::CWD;
-    match rustix::fs::renameat_with(cwd, staged, cwd, dest, rustix::fs::RenameFlags::NOREPLACE) {
-        Ok(()) => Ok(()),
-        Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) => {
-            if fs::symlink_metadata(dest).is_ok() {
-                return Err(TargetError::Io {
-                    context: format!(
-                        "could not write {}: something appeared there meanwhile; sync again",
-                        dest.display()
-                    ),
-                    source: std::io::Error::from(std::io::ErrorKind::AlreadyExists),
-                });
-            }
-            fs::rename(staged, dest).map_err(TargetError::io("move into place", dest))
-        }
-        Err(e) => Err(TargetError::io("move into place", dest)(e.into())),
-    }
-}
-
-/// Swaps `staged` in for `dest` (atomically where the OS can), then removes the old tree.
-fn replace(staged: &Path, dest: &Path, dir: &Path, name: &str) -> Result<(), TargetError> {
-    let cwd = rustix::fs::CWD;
-    match rustix::fs::renameat_with(cwd, staged, cwd, dest, rustix::fs::RenameFlags::EXCHANGE) {
-        Ok(()) => {
-            let _ = fs::remove_dir_all(staged);
-            Ok(())
-        }
-        Err(_) => {
-            // Two renames where the OS cannot exchange: the name is missing for a moment, and a
-            // crash between them leaves the old tree aside, which the record still knows.
-            let aside = temp_path(dir, "old", name);
-            fs::rename(dest, &aside).map_err(TargetError::io("move aside", dest))?;
-            if let Err(e) = fs::rename(staged, dest) {
-                let _ = fs::rename(&aside, dest);
-                return Err(TargetError::io("move into place", dest)(e));
-            }
-            let _ = fs::remove_dir_all(&aside);
-            Ok(())
-        }
-    }
-}
-
-/// Renames `dest` out of sight first (so it vanishes whole), then deletes it.
-fn remove(dest: &Path, dir: &Path, name: &str) -> Result<(), TargetError> {
-    let aside = temp_path(dir, "removing", name);
-    fs::rename(dest, &aside).map_err(TargetError::io("remove", dest))?;
-    let _ = fs::remove_dir_all(&aside);
-    Ok(())
 }

@@ -47,6 +47,25 @@ pub struct Folder {
     /// Synced after commands that change skills (`auto = true`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub auto: bool,
+    /// For a project folder: the project it belongs to, which it must not lead out of.
+    #[serde(skip)]
+    pub project: Option<PathBuf>,
+}
+
+impl Folder {
+    /// For a project folder that leads out of its project once links are resolved (a
+    /// `.claude/skills` linked to a home folder): the error saying so. Nothing is read or
+    /// written there through the project.
+    pub fn outside_project(&self) -> Option<TargetError> {
+        let project = self.project.as_deref()?;
+        let root = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+        let (_, real) = crate::record::folder_id(&self.path);
+        (!real.starts_with(&root)).then(|| TargetError::OutsideProject {
+            path: self.path.clone(),
+            resolved: real,
+            project: root,
+        })
+    }
 }
 
 /// A tool or configured target, with its folders.
@@ -81,6 +100,7 @@ fn folder(target: &str, level: Level, path: PathBuf, cfg: Option<&TargetConfig>)
         exclude: cfg.and_then(|c| c.exclude.clone()).unwrap_or_default(),
         mode: cfg.and_then(|c| c.mode),
         auto: cfg.and_then(|c| c.auto).unwrap_or(false),
+        project: None,
     }
 }
 
@@ -100,7 +120,8 @@ pub fn resolve(env: &Env, config: &TargetsConfig, project: Option<&Path>) -> Res
             for rel in tool.project {
                 let path = project.join(rel);
                 if active || path.is_dir() {
-                    folders.push(folder(tool.id, Level::Project, path, cfg));
+                    let f = folder(tool.id, Level::Project, path, cfg);
+                    folders.push(Folder { project: Some(project.to_path_buf()), ..f });
                 }
             }
         }
