@@ -3,7 +3,7 @@
 
 use crate::config::{BucketUrl, RemoteConfig};
 use crate::error::{RemoteError, Result};
-use crate::layout::Layout;
+use crate::layout::{Layout, MAX_REVISION};
 use crate::manifest::{Event, Manifest, sha256_hex};
 use futures_util::{StreamExt as _, TryStreamExt as _};
 use object_store::aws::{AmazonS3, AmazonS3Builder};
@@ -169,21 +169,37 @@ impl RemoteStore {
         if std::env::var(CRASH_ENV).is_ok_and(|v| v == CRASH_AFTER_BLOBS) {
             std::process::abort();
         }
-        let mut revision = self.revisions(name.as_str()).await?.last().copied().unwrap_or(0) + 1;
-        for _ in 0..MAX_CLAIMS {
+        let latest = self.revisions(name.as_str()).await?.last().copied().unwrap_or(0);
+        for (revision, _) in (latest + 1..).zip(0..MAX_CLAIMS) {
+            // Past the last revision a key can hold the claim would "succeed" at a key no
+            // client reads: refuse, naming the key that took the numbers.
+            if revision > MAX_REVISION {
+                let top = latest.max(MAX_REVISION);
+                return Err(RemoteError::RevisionsExhausted {
+                    name: name.to_string(),
+                    key: self.layout.manifest(name.as_str(), top).to_string(),
+                    revision: top,
+                });
+            }
             let manifest = Manifest::new(name, revision, files, event, restored_from);
             if self.claim(&manifest).await? {
                 return Ok(PublishReport { revision, uploaded_blobs, uploaded_bytes, reused_blobs, manifest });
             }
-            revision += 1;
         }
         Err(RemoteError::Contended { name: name.to_string(), attempts: MAX_CLAIMS })
     }
 
     /// Writes `manifest` at its revision's key only if no manifest is there yet
     /// (`If-None-Match: *`); false when another publisher holds that revision.
+    /// A revision past `MAX_REVISION` (or 0) is refused: no client would ever list it.
     pub async fn claim(&self, manifest: &Manifest) -> Result<bool> {
         let key = self.layout.manifest(&manifest.name, manifest.revision);
+        if !(1..=MAX_REVISION).contains(&manifest.revision) {
+            return Err(RemoteError::Store(format!(
+                "revision {} of {} was not written: a manifest key holds revisions 1 to {MAX_REVISION}",
+                manifest.revision, manifest.name
+            )));
+        }
         let body = serde_json::to_vec_pretty(manifest)
             .map_err(|e| RemoteError::Store(format!("could not encode the manifest: {e}")))?;
         let opts = PutOptions { mode: PutMode::Create, ..Default::default() };

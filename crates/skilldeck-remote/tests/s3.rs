@@ -275,3 +275,24 @@ async fn gc_removes_only_old_unreferenced_blobs() {
     let (_, files) = env.remote("b").fetch("pdf", None).await.unwrap();
     assert_eq!(pairs(&files), pairs(&kept));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_publish_past_the_last_revision_a_key_holds_is_refused() {
+    let Some(env) = Env::start().await else { return };
+    let a = env.remote("a");
+    let v1 = skill(&[("SKILL.md", MD)]);
+    a.publish(&name("pdf"), &v1).await.unwrap();
+    // Someone writes the highest revision a key can hold.
+    let pinned = Manifest::new(&name("pdf"), 9_999_999_999, &v1, Event::Publish, None);
+    assert!(a.store().claim(&pinned).await.unwrap());
+
+    let err = a.publish(&name("pdf"), &skill(&[("SKILL.md", b"new")])).await.unwrap_err();
+    assert!(matches!(err, RemoteError::RevisionsExhausted { revision: 9_999_999_999, .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("acme/skills/pdf/rev/9999999999.json") && text.contains("delete it"), "{text}");
+    let keys = env.moto.keys(BUCKET, "acme/skills/pdf/rev").await.unwrap();
+    assert!(keys.iter().all(|k| k.len() == "acme/skills/pdf/rev/0000000001.json".len()), "no longer key: {keys:?}");
+    // A revision past the last one cannot be claimed directly either.
+    let past = Manifest::new(&name("pdf"), 10_000_000_000, &v1, Event::Publish, None);
+    assert!(a.store().claim(&past).await.is_err());
+}
