@@ -115,6 +115,14 @@ pub enum RemoteError {
         /// How many revisions were tried.
         attempts: u32,
     },
+    /// A skill whose files no reader of the store would accept.
+    #[error("{name} was not published: {reason}; every reader would refuse it, so fix the skill's files first")]
+    Unpublishable {
+        /// The skill.
+        name: String,
+        /// What readers would refuse.
+        reason: String,
+    },
     /// The skill's next revision would not fit in a manifest key.
     #[error(
         "{name} cannot get a new revision: the team store holds {key}, revision {revision}, and \
@@ -164,6 +172,7 @@ impl RemoteError {
             Self::Corrupt { .. } => "remote_corrupt",
             Self::Contended { .. } => "remote_contended",
             Self::RevisionsExhausted { .. } => "remote_revisions_exhausted",
+            Self::Unpublishable { .. } => "remote_unpublishable",
             Self::Store(_) => "remote_failed",
             Self::Cache { .. } => "remote_cache_failed",
         }

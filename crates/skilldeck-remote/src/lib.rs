@@ -13,6 +13,7 @@ pub mod moto;
 pub mod remote;
 pub mod store;
 pub mod team;
+pub mod untrusted;
 
 pub use config::RemoteConfig;
 pub use error::{RemoteError, Result};

@@ -165,6 +165,10 @@ impl RemoteStore {
         event: Event,
         restored_from: Option<u64>,
     ) -> Result<PublishReport> {
+        // What every reader checks (limits, colliding paths), checked before anything is sent.
+        Manifest::new(name, 1, files, event, restored_from)
+            .check(crate::untrusted::limits())
+            .map_err(|reason| RemoteError::Unpublishable { name: name.to_string(), reason })?;
         let (uploaded_blobs, uploaded_bytes, reused_blobs) = self.upload_missing_blobs(files).await?;
         if std::env::var(CRASH_ENV).is_ok_and(|v| v == CRASH_AFTER_BLOBS) {
             std::process::abort();
@@ -202,6 +206,16 @@ impl RemoteStore {
         }
         let body = serde_json::to_vec_pretty(manifest)
             .map_err(|e| RemoteError::Store(format!("could not encode the manifest: {e}")))?;
+        if body.len() as u64 > crate::untrusted::MAX_MANIFEST_BYTES {
+            return Err(RemoteError::Unpublishable {
+                name: manifest.name.clone(),
+                reason: format!(
+                    "its manifest would be {} bytes, more than the {} readers accept (shorter paths or fewer files)",
+                    body.len(),
+                    crate::untrusted::MAX_MANIFEST_BYTES
+                ),
+            });
+        }
         let opts = PutOptions { mode: PutMode::Create, ..Default::default() };
         match self.store.put_opts(&key, body.into(), opts).await {
             Ok(_) => Ok(true),
