@@ -7,10 +7,14 @@ use crate::config::{RemoteConfig, load_remote};
 use crate::error::{RemoteError, Result};
 use crate::manifest::{Event, Manifest};
 use crate::store::{Credentials, PublishReport, RemoteStore};
+use futures_util::{StreamExt as _, TryStreamExt as _};
 use serde::Serialize;
 use skilldeck_core::{SkillFiles, SkillName};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+/// Requests in flight at once for manifests and blobs.
+const PARALLEL: usize = 16;
 
 /// Set when an answer came from the cache because the server could not be reached.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -128,11 +132,11 @@ impl Remote {
         self.fetch_manifests(missing).await?;
         // A skill whose latest revision the last refresh recorded has its blobs already.
         let known = self.cache.state()?.skills;
-        let mut want = BTreeSet::new();
+        let mut want = BTreeMap::new();
         for (name, rev) in latest.iter().filter(|(n, r)| known.get(*n) != Some(*r)) {
-            want.extend(self.cached_manifest(name, *rev)?.files.into_iter().map(|f| f.sha256));
+            want.extend(self.cached_manifest(name, *rev)?.files.into_iter().map(|f| (f.sha256, f.size)));
         }
-        want.retain(|h| !self.cache.has_blob(h));
+        want.retain(|h, _| !self.cache.has_blob(h));
         let (new_blobs, blob_bytes) = self.fetch_blobs(want).await?;
         let now = crate::cache::now();
         self.cache.put_state(&State {
@@ -145,26 +149,30 @@ impl Remote {
     }
 
     async fn fetch_manifests(&self, which: Vec<(String, u64)>) -> Result<()> {
-        use futures_util::{StreamExt as _, TryStreamExt as _};
         futures_util::stream::iter(which)
             .map(|(name, rev)| async move {
                 let (_, bytes) = self.store.manifest(&name, rev).await?;
                 self.cache.put_manifest(&name, rev, &bytes)
             })
-            .buffer_unordered(16)
+            .buffer_unordered(PARALLEL)
             .try_collect::<Vec<()>>()
             .await?;
         Ok(())
     }
 
-    async fn fetch_blobs(&self, which: BTreeSet<String>) -> Result<(usize, u64)> {
-        let got = self.store.blobs(which).await?;
-        let mut bytes = 0;
-        for (hex, b) in &got {
-            self.cache.put_blob(hex, b)?;
-            bytes += b.len() as u64;
-        }
-        Ok((got.len(), bytes))
+    /// Fetches blobs (hash → size from their manifest) into the cache, each written as it
+    /// arrives so no more than `PARALLEL` are in memory; returns how many and their bytes.
+    async fn fetch_blobs(&self, which: BTreeMap<String, u64>) -> Result<(usize, u64)> {
+        let got: Vec<u64> = futures_util::stream::iter(which)
+            .map(|(hex, size)| async move {
+                let bytes = self.store.blob(&hex, size).await?;
+                self.cache.put_blob(&hex, &bytes)?;
+                Ok::<_, RemoteError>(bytes.len() as u64)
+            })
+            .buffer_unordered(PARALLEL)
+            .try_collect()
+            .await?;
+        Ok((got.len(), got.iter().sum()))
     }
 
     fn cached_manifest(&self, name: &str, rev: u64) -> Result<Manifest> {
@@ -237,8 +245,8 @@ impl Remote {
             self.fetch_manifests(vec![(name.to_owned(), rev)]).await?;
         }
         let m = self.cached_manifest(name, rev)?;
-        let missing: BTreeSet<String> =
-            m.files.iter().map(|f| f.sha256.clone()).filter(|h| !self.cache.has_blob(h)).collect();
+        let missing: BTreeMap<String, u64> =
+            m.files.iter().filter(|f| !self.cache.has_blob(&f.sha256)).map(|f| (f.sha256.clone(), f.size)).collect();
         self.fetch_blobs(missing).await?;
         let files = self
             .cache

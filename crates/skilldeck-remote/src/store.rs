@@ -245,17 +245,19 @@ impl RemoteStore {
         Ok(revs)
     }
 
-    /// Reads one manifest.
+    /// Reads one manifest (refused unread when the object is larger than
+    /// `untrusted::MAX_MANIFEST_BYTES`).
     pub async fn manifest(&self, name: &str, revision: u64) -> Result<(Manifest, Vec<u8>)> {
         let key = self.layout.manifest(name, revision);
-        let bytes = self.get(&key).await?;
+        let bytes = self.get_capped(&key, crate::untrusted::MAX_MANIFEST_BYTES, "a manifest").await?;
         Ok((Manifest::parse(&bytes, key.as_ref(), name, revision)?, bytes))
     }
 
-    /// Reads one blob, checking its bytes against its hash.
-    pub async fn blob(&self, hex: &str) -> Result<Vec<u8>> {
+    /// Reads one blob of `size` bytes (as its manifest says), checking its bytes against its
+    /// hash; a blob larger than `size` is refused without reading past it.
+    pub async fn blob(&self, hex: &str, size: u64) -> Result<Vec<u8>> {
         let key = self.layout.blob(hex);
-        let bytes = self.get(&key).await?;
+        let bytes = self.get_capped(&key, size, "its manifest's size").await?;
         if sha256_hex(&bytes) != hex {
             return Err(RemoteError::Corrupt {
                 key: key.to_string(),
@@ -263,15 +265,6 @@ impl RemoteStore {
             });
         }
         Ok(bytes)
-    }
-
-    /// Reads many blobs at once, in any order.
-    pub async fn blobs(&self, hexes: BTreeSet<String>) -> Result<Vec<(String, Vec<u8>)>> {
-        futures_util::stream::iter(hexes)
-            .map(|hex| async move { self.blob(&hex).await.map(|b| (hex, b)) })
-            .buffer_unordered(PARALLEL)
-            .try_collect()
-            .await
     }
 
     /// Every blob as `(hash, age in seconds, size)`.
@@ -304,8 +297,25 @@ impl RemoteStore {
         Ok(metas.iter().filter_map(|m| m.location.filename().map(str::to_owned)).collect())
     }
 
-    async fn get(&self, key: &object_store::path::Path) -> Result<Vec<u8>> {
+    /// Reads an object of at most `max` bytes: refused before its body when the server says it
+    /// is larger, and reading stops as soon as the body passes `max` (`what` names the limit).
+    async fn get_capped(&self, key: &object_store::path::Path, max: u64, what: &str) -> Result<Vec<u8>> {
+        let too_big = |size: String| RemoteError::Corrupt {
+            key: key.to_string(),
+            reason: format!("it is {size} bytes, more than {what} ({max} bytes); not read further"),
+        };
         let res = self.store.get(key).await.map_err(self.err(key))?;
-        Ok(res.bytes().await.map_err(self.err(key))?.to_vec())
+        if res.meta.size > max {
+            return Err(too_big(res.meta.size.to_string()));
+        }
+        let mut out = Vec::with_capacity(usize::try_from(res.meta.size).unwrap_or(0));
+        let mut body = res.into_stream();
+        while let Some(chunk) = body.try_next().await.map_err(self.err(key))? {
+            if (out.len() + chunk.len()) as u64 > max {
+                return Err(too_big(format!("more than {}", out.len() + chunk.len())));
+            }
+            out.extend_from_slice(&chunk);
+        }
+        Ok(out)
     }
 }

@@ -296,3 +296,44 @@ async fn a_publish_past_the_last_revision_a_key_holds_is_refused() {
     let past = Manifest::new(&name("pdf"), 10_000_000_000, &v1, Event::Publish, None);
     assert!(a.store().claim(&past).await.is_err());
 }
+
+/// A manifest of `pdf` revision 1 at its key, with `files` as its entries (the blobs are not
+/// there: nothing may ask for them).
+async fn plant_manifest(env: &Env, files: Vec<skilldeck_remote::manifest::FileEntry>) {
+    let mut m = Manifest::new(&name("pdf"), 1, &skill(&[("SKILL.md", MD)]), Event::Publish, None);
+    m.files = files;
+    let body = serde_json::to_vec(&m).unwrap();
+    env.moto.put_object(BUCKET, "acme/skills/pdf/rev/0000000001.json", body).await.unwrap();
+}
+
+fn entry(path: String, size: u64) -> skilldeck_remote::manifest::FileEntry {
+    let sha256 = skilldeck_remote::manifest::sha256_hex(path.as_bytes());
+    skilldeck_remote::manifest::FileEntry { path, sha256, size }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_manifest_over_the_limits_is_refused_before_any_blob_is_fetched() {
+    let Some(env) = Env::start().await else { return };
+    let too_many = (0..=5000).map(|i| entry(format!("f{i:04}"), 1)).collect();
+    let too_large = vec![entry("SKILL.md".into(), 1), entry("big.bin".into(), (32 << 20) + 1)];
+    for (which, files) in [("too many files", too_many), ("a file too large", too_large)] {
+        plant_manifest(&env, files).await;
+        let mark = env.moto.requests().unwrap().len();
+        let err = env.remote(which).fetch("pdf", None).await.unwrap_err();
+        assert!(matches!(err, RemoteError::Corrupt { .. }), "{which}: {err:?}");
+        let blob_gets: Vec<_> =
+            env.requests_since(mark).into_iter().filter(|(m, p, _)| m == "GET" && p.contains("/blobs/")).collect();
+        assert!(blob_gets.is_empty(), "{which}: {blob_gets:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_blob_larger_than_its_manifest_says_is_refused() {
+    let Some(env) = Env::start().await else { return };
+    env.remote("a").publish(&name("pdf"), &skill(&[("SKILL.md", MD)])).await.unwrap();
+    let key = format!("acme/blobs/sha256/{}", skilldeck_remote::manifest::sha256_hex(MD));
+    env.moto.put_object(BUCKET, &key, vec![b'x'; 1 << 20]).await.unwrap();
+    let err = env.remote("b").fetch("pdf", None).await.unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains(&key) && text.contains("more than its manifest's size"), "{text}");
+}
