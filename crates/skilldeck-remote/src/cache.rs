@@ -22,6 +22,10 @@ pub struct State {
     /// Why the last try failed; `None` when it succeeded (the offline marker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// The skills the last refresh left at an older revision (or out) because their newest
+    /// could not be used; `skills` holds their last good revision.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<crate::problem::SkillProblem>,
 }
 
 /// The time now as RFC 3339, UTC.
@@ -153,7 +157,12 @@ impl Cache {
                 return Ok(None);
             };
             if bytes.len() as u64 != f.size {
-                return Err(corrupt(format!("{} is {} bytes, its manifest says {}", f.path, bytes.len(), f.size)));
+                return Err(corrupt(format!(
+                    "{} is {} bytes, its manifest says {}",
+                    crate::untrusted::escape(&f.path),
+                    bytes.len(),
+                    f.size
+                )));
             }
             let path = skilldeck_core::RelPath::parse(&f.path).map_err(|e| corrupt(e.to_string()))?;
             files.insert(path, bytes);

@@ -337,3 +337,42 @@ async fn a_blob_larger_than_its_manifest_says_is_refused() {
     let text = err.to_string();
     assert!(text.contains(&key) && text.contains("more than its manifest's size"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_damaged_skill_is_skipped_and_reported_while_the_others_update() {
+    use skilldeck_core::{FsStorage, Revision, Scope, SkilldeckHome};
+    use skilldeck_remote::team::materialise;
+    let Some(env) = Env::start().await else { return };
+    let a = env.remote("a");
+    let md = |n: &str, body: &str| format!("---\nname: {n}\ndescription: d\n---\n{body}\n").into_bytes();
+    for n in ["good", "bad", "gone"] {
+        a.publish(&name(n), &skill(&[("SKILL.md", &md(n, "one"))])).await.unwrap();
+    }
+    let b = env.remote("b");
+    let storage = FsStorage::open(SkilldeckHome::new(env.home("b"))).unwrap();
+    b.refresh().await.unwrap();
+    let first = materialise(&storage, b.cache()).unwrap();
+    assert_eq!(first.written.len(), 3, "{first:?}");
+
+    // A good new revision of one skill; garbage as the newest of another; a skill with no
+    // SKILL.md (the store takes it, the team scope cannot); a skill deleted from the store.
+    a.publish(&name("good"), &skill(&[("SKILL.md", &md("good", "two"))])).await.unwrap();
+    env.moto.put_object(BUCKET, "acme/skills/bad/rev/0000000002.json", b"{ not json".to_vec()).await.unwrap();
+    a.publish(&name("nomd"), &skill(&[("notes.txt", b"no skill here")])).await.unwrap();
+    env.moto.delete_object(BUCKET, "acme/skills/gone/rev/0000000001.json").await.unwrap();
+
+    let report = b.refresh().await.unwrap();
+    let skipped: Vec<(&str, u64)> = report.problems.iter().map(|p| (p.name.as_str(), p.revision)).collect();
+    assert_eq!(skipped, [("bad", 2)], "{report:?}");
+    assert!(report.problems[0].reason.contains("not a manifest"), "{report:?}");
+    let done = materialise(&storage, b.cache()).unwrap();
+    assert_eq!(done.written, [("good".to_owned(), 2)], "{done:?}");
+    assert_eq!(done.removed, ["gone"]);
+    let problems: Vec<(&str, u64)> = done.problems.iter().map(|p| (p.name.as_str(), p.revision)).collect();
+    assert_eq!(problems, [("nomd", 1)], "{done:?}");
+    let rev = |n: &str| storage.revision_sync(Scope::Team, &name(n)).unwrap();
+    assert_eq!((rev("good"), rev("bad")), (Some(Revision(2)), Some(Revision(1))), "bad keeps its last good revision");
+    let listed: Vec<(String, u64)> =
+        b.skills().await.unwrap().skills.into_iter().map(|s| (s.name, s.revision)).collect();
+    assert!(listed.contains(&("bad".to_owned(), 1)) && listed.contains(&("good".to_owned(), 2)), "{listed:?}");
+}
