@@ -101,7 +101,11 @@ impl RemoteStore {
         };
         let options =
             ClientOptions::new().with_connect_timeout(Duration::from_secs(3)).with_timeout(Duration::from_secs(120));
-        let mut b = AmazonS3Builder::from_env()
+        // Only what config.toml and the resolved credentials say: `from_env` would let any
+        // AWS_* variable (AWS_ENDPOINT_URL, AWS_ALLOW_HTTP, AWS_SKIP_SIGNATURE,
+        // AWS_CONDITIONAL_PUT, ...) redirect or weaken the signed requests. The credentials
+        // still come from AWS_ACCESS_KEY_ID & co. or the profile files (`credentials::resolve`).
+        let mut b = AmazonS3Builder::new()
             .with_bucket_name(&url.bucket)
             .with_region(cfg.region.as_deref().unwrap_or("us-east-1"))
             .with_retry(retry)
