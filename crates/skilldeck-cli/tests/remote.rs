@@ -9,7 +9,7 @@ use skilldeck_remote::moto::{ACCESS_KEY, SECRET_KEY};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
-use team_env::{BUCKET, Env, json, ok, skilldeck};
+use team_env::{BUCKET, Env, json, ok, ok_both, rt, skilldeck};
 
 /// A machine: its own home, a user skill `pdf`, and the remote `team` added.
 fn machine(env: &Env, which: &str) -> PathBuf {
@@ -150,4 +150,19 @@ fn missing_credentials_are_explained() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&bad.stderr).contains("does not start with s3://"), "{bad:?}");
+}
+
+#[test]
+fn a_damaged_skill_is_reported_and_the_others_refresh() {
+    let Some(env) = Env::start() else { return };
+    let a = machine(&env, "a");
+    ok(skilldeck(&a, &["publish", "pdf", "--to", "team"]));
+    let garbage = b"{\"name\": \"bad\", \"event\": \"\x1b]0;pwned\x07\"}".to_vec();
+    rt().block_on(env.moto.put_object(BUCKET, "acme/skills/bad/rev/0000000001.json", garbage)).unwrap();
+    let b = env.machine_with("b", &[]);
+    let (out, err) = ok_both(skilldeck(&b, &["refresh", "team"]));
+    assert!(out.contains("team scope: 1 skill(s) updated") && out.contains("team: 2 skill(s)"), "{out}");
+    assert!(err.contains("warning: team: skipped bad revision 1: the team store holds a damaged object"), "{err}");
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "nothing for a terminal to act on: {err:?}");
+    assert!(b.join("skills/team/pdf/SKILL.md").is_file());
 }

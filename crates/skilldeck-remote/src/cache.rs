@@ -22,6 +22,10 @@ pub struct State {
     /// Why the last try failed; `None` when it succeeded (the offline marker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_error: Option<String>,
+    /// The skills the last refresh left at an older revision (or out) because their newest
+    /// could not be used; `skills` holds their last good revision.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<crate::problem::SkillProblem>,
 }
 
 /// The time now as RFC 3339, UTC.
@@ -139,20 +143,33 @@ impl Cache {
         }
     }
 
-    /// The files of a cached revision, each checked against its hash: `None` when its manifest
-    /// or one of its blobs is not cached.
+    /// The files of a cached revision, each checked against its hash and size, and the whole
+    /// against the manifest's digest: `None` when its manifest or one of its blobs is not
+    /// cached, `Corrupt` when the files are not what the manifest says.
     pub fn files(&self, name: &str, rev: u64) -> Result<Option<skilldeck_core::SkillFiles>> {
         let Some(m) = self.manifest(name, rev)? else {
             return Ok(None);
         };
+        let corrupt = |reason: String| RemoteError::Corrupt { key: format!("{name} revision {rev}"), reason };
         let mut files = skilldeck_core::SkillFiles::new();
         for f in &m.files {
             let Some(bytes) = self.blob(&f.sha256)? else {
                 return Ok(None);
             };
-            let path = skilldeck_core::RelPath::parse(&f.path)
-                .map_err(|e| RemoteError::Corrupt { key: format!("{name} revision {rev}"), reason: e.to_string() })?;
+            if bytes.len() as u64 != f.size {
+                return Err(corrupt(format!(
+                    "{} is {} bytes, its manifest says {}",
+                    crate::untrusted::escape(&f.path),
+                    bytes.len(),
+                    f.size
+                )));
+            }
+            let path = skilldeck_core::RelPath::parse(&f.path).map_err(|e| corrupt(e.to_string()))?;
             files.insert(path, bytes);
+        }
+        let digest = files.digest().long();
+        if digest != m.digest {
+            return Err(corrupt(format!("its files make the digest {digest}, its manifest says {}", m.digest)));
         }
         Ok(Some(files))
     }
@@ -163,5 +180,52 @@ impl Cache {
         let bytes = serde_json::to_vec_pretty(state)
             .map_err(|e| RemoteError::Cache { path: path.clone(), source: std::io::Error::other(e) })?;
         write_atomic(&path, &bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest::Event;
+    use skilldeck_core::{RelPath, SkillFiles, SkillName};
+
+    fn cached(m: &Manifest, blobs: &[&[u8]]) -> (tempfile::TempDir, Cache) {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path(), "team");
+        cache.put_manifest("pdf", 1, &serde_json::to_vec(m).unwrap()).unwrap();
+        for b in blobs {
+            cache.put_blob(&sha256_hex(b), b).unwrap();
+        }
+        (dir, cache)
+    }
+
+    fn manifest() -> Manifest {
+        let mut tree = SkillFiles::new();
+        tree.insert(RelPath::parse("SKILL.md").unwrap(), b"one".to_vec());
+        tree.insert(RelPath::parse("a.txt").unwrap(), b"two".to_vec());
+        Manifest::new(&SkillName::parse("pdf").unwrap(), 1, &tree, Event::Publish, None)
+    }
+
+    #[test]
+    fn files_whose_digest_is_not_the_manifests_are_refused() {
+        let good = manifest();
+        let (_d, cache) = cached(&good, &[b"one", b"two"]);
+        assert_eq!(cache.files("pdf", 1).unwrap().map(|f| f.digest().long()), Some(good.digest.clone()));
+
+        // Right blobs, but the manifest claims another tree's digest.
+        let mut lying = manifest();
+        lying.digest = format!("sha256:{}", "0".repeat(64));
+        let (_d, cache) = cached(&lying, &[b"one", b"two"]);
+        let err = cache.files("pdf", 1).unwrap_err().to_string();
+        assert!(err.contains("its manifest says sha256:0000"), "{err}");
+    }
+
+    #[test]
+    fn a_blob_of_another_size_than_its_entry_is_refused() {
+        let mut m = manifest();
+        m.files[0].size = 2;
+        let (_d, cache) = cached(&m, &[b"one", b"two"]);
+        let err = cache.files("pdf", 1).unwrap_err().to_string();
+        assert!(err.contains("its manifest says 2"), "{err}");
     }
 }

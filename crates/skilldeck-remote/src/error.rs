@@ -115,6 +115,29 @@ pub enum RemoteError {
         /// How many revisions were tried.
         attempts: u32,
     },
+    /// A skill whose files no reader of the store would accept.
+    #[error("{name} was not published: {reason}; every reader would refuse it, so fix the skill's files first")]
+    Unpublishable {
+        /// The skill.
+        name: String,
+        /// What readers would refuse.
+        reason: String,
+    },
+    /// The skill's next revision would not fit in a manifest key.
+    #[error(
+        "{name} cannot get a new revision: the team store holds {key}, revision {revision}, and \
+         revisions stop at 9999999999 (ten digits in the key); nobody publishes that many, so \
+         that key was most likely written by hand or by a broken or hostile tool: delete it (and \
+         any other revision after the real last one) from the bucket, then publish again"
+    )]
+    RevisionsExhausted {
+        /// The skill.
+        name: String,
+        /// The manifest key holding the highest revision.
+        key: String,
+        /// Its revision.
+        revision: u64,
+    },
     /// Any other answer of the store.
     #[error("the object store failed: {0}")]
     Store(String),
@@ -148,6 +171,8 @@ impl RemoteError {
             Self::NotFound { .. } => "remote_not_found",
             Self::Corrupt { .. } => "remote_corrupt",
             Self::Contended { .. } => "remote_contended",
+            Self::RevisionsExhausted { .. } => "remote_revisions_exhausted",
+            Self::Unpublishable { .. } => "remote_unpublishable",
             Self::Store(_) => "remote_failed",
             Self::Cache { .. } => "remote_cache_failed",
         }

@@ -6,6 +6,10 @@ use object_store::path::Path;
 /// Digits of a revision in a manifest key, so a LIST returns revisions in order.
 pub const REV_DIGITS: usize = 10;
 
+/// The highest revision a manifest key can hold (`9999999999`, ten digits). A key with more
+/// digits is no manifest of this store: no client lists it, so nothing may ever write one.
+pub const MAX_REVISION: u64 = 9_999_999_999;
+
 /// The key scheme under one prefix.
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -42,12 +46,14 @@ impl Layout {
         self.key(&format!("skills/{name}/rev"))
     }
 
-    /// `<prefix>/skills/<name>/rev/<rev>.json`.
+    /// `<prefix>/skills/<name>/rev/<rev>.json`. Only a `rev` from 1 to `MAX_REVISION` makes
+    /// a key `parse_manifest` reads back; writers check that first (`store::check_revision`).
     pub fn manifest(&self, name: &str, rev: u64) -> Path {
         self.key(&format!("skills/{name}/rev/{rev:0width$}.json", width = REV_DIGITS))
     }
 
-    /// The skill and revision a manifest key names; `None` for anything else.
+    /// The skill and revision a manifest key names; `None` for anything else, including a
+    /// revision of other than `REV_DIGITS` digits (or 0): the same keys `manifest` writes.
     pub fn parse_manifest(&self, key: &Path) -> Option<(String, u64)> {
         let key = key.as_ref();
         let rest = if self.prefix.is_empty() { key } else { key.strip_prefix(&self.prefix)?.strip_prefix('/')? };
@@ -62,7 +68,8 @@ impl Layout {
         {
             return None;
         }
-        Some((name.to_owned(), digits.parse().ok()?))
+        let rev: u64 = digits.parse().ok()?;
+        (1..=MAX_REVISION).contains(&rev).then(|| (name.to_owned(), rev))
     }
 }
 
@@ -80,6 +87,17 @@ mod tests {
             assert_eq!(l.parse_manifest(&l.blob("ab")), None);
         }
         assert_eq!(Layout::new("p").parse_manifest(&Path::from("q/skills/x/rev/0000000001.json")), None);
+    }
+
+    #[test]
+    fn only_the_revisions_a_key_can_hold_parse() {
+        let l = Layout::new("");
+        let top = l.manifest("pdf", MAX_REVISION);
+        assert_eq!(top.as_ref(), "skills/pdf/rev/9999999999.json");
+        assert_eq!(l.parse_manifest(&top), Some(("pdf".to_owned(), MAX_REVISION)));
+        for bad in ["10000000000", "0000000000", "000000001", "+000000001"] {
+            assert_eq!(l.parse_manifest(&Path::from(format!("skills/pdf/rev/{bad}.json"))), None, "{bad}");
+        }
     }
 
     #[test]

@@ -10,13 +10,16 @@ pub mod layout;
 pub mod manifest;
 #[cfg(feature = "moto-harness")]
 pub mod moto;
+pub mod problem;
 pub mod remote;
 pub mod store;
 pub mod team;
+pub mod untrusted;
 
 pub use config::RemoteConfig;
 pub use error::{RemoteError, Result};
 pub use manifest::{Event, Manifest};
+pub use problem::SkillProblem;
 pub use remote::{GcReport, Listing, Offline, RefreshReport, Remote, SkillSummary};
 pub use store::{Credentials, PublishReport, RemoteStore};
 pub use team::{TEAM_REMOTE, TeamSync, When, sync_team};

@@ -2,9 +2,10 @@
 //! Holds its fields, building one from files and checking one read back; not its storage.
 
 use crate::error::{RemoteError, Result};
+use crate::untrusted;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
-use skilldeck_core::{Digest, RelPath, SkillFiles, SkillName};
+use skilldeck_core::{Digest, SkillFiles, SkillName, UploadLimits};
 
 /// Why a revision was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,18 +87,32 @@ impl Manifest {
         }
     }
 
-    /// Parses a manifest read from `key`, checking it names the skill and revision of its key.
+    /// Parses a manifest read from `key`, checking it names the skill and revision of its key
+    /// and passes `check` against this machine's limits (`untrusted::limits`).
     pub fn parse(bytes: &[u8], key: &str, name: &str, revision: u64) -> Result<Self> {
         let corrupt = |reason: String| RemoteError::Corrupt { key: key.to_owned(), reason };
-        let m: Self = serde_json::from_slice(bytes).map_err(|e| corrupt(format!("not a manifest: {e}")))?;
+        if bytes.len() as u64 > untrusted::MAX_MANIFEST_BYTES {
+            return Err(corrupt(format!("it is larger than {} bytes", untrusted::MAX_MANIFEST_BYTES)));
+        }
+        let m: Self = serde_json::from_slice(bytes)
+            .map_err(|e| corrupt(format!("not a manifest: {}", untrusted::escape(&e.to_string()))))?;
         if m.name != name || m.revision != revision {
-            return Err(corrupt(format!("it says {} revision {}", m.name, m.revision)));
+            return Err(corrupt(format!("it says {} revision {}", untrusted::escape(&m.name), m.revision)));
         }
-        let hex_ok = |h: &str| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase());
-        if let Some(f) = m.files.iter().find(|f| !hex_ok(&f.sha256) || RelPath::parse(&f.path).is_err()) {
-            return Err(corrupt(format!("bad file entry {:?}", f.path)));
-        }
+        m.check(untrusted::limits()).map_err(corrupt)?;
         Ok(m)
+    }
+
+    /// Checks what a reader must not take on trust: the files (`untrusted::check_files`
+    /// against `limits`), a well-formed digest, and printable `publisher` and `published_at`.
+    /// Says what is wrong.
+    pub fn check(&self, limits: UploadLimits) -> std::result::Result<(), String> {
+        untrusted::check_files(&self.files, limits)?;
+        if Digest::parse_long(&self.digest).is_none() {
+            return Err(format!("its digest {} is not sha256: and 64 hex digits", untrusted::escape(&self.digest)));
+        }
+        untrusted::check_text("publisher", &self.publisher)?;
+        untrusted::check_text("published_at", &self.published_at)
     }
 
     /// The short digest shown to people (`sha256:` and 12 hex digits).
@@ -108,5 +123,117 @@ impl Manifest {
     /// Total bytes of the files.
     pub fn total_bytes(&self) -> u64 {
         self.files.iter().map(|f| f.size).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skilldeck_core::RelPath;
+
+    const MD: &[u8] = b"---\nname: pdf\ndescription: d\n---\nBody\n";
+
+    fn manifest(files: &[(&str, &[u8])]) -> Manifest {
+        let mut tree = SkillFiles::new();
+        for (p, b) in files {
+            tree.insert(RelPath::parse(p).unwrap(), b.to_vec());
+        }
+        Manifest::new(&SkillName::parse("pdf").unwrap(), 1, &tree, Event::Publish, None)
+    }
+
+    fn parse(m: &Manifest) -> Result<Manifest> {
+        Manifest::parse(&serde_json::to_vec(m).unwrap(), "k", "pdf", 1)
+    }
+
+    fn refused(m: &Manifest, why: &str) {
+        match parse(m) {
+            Err(RemoteError::Corrupt { reason, .. }) => assert!(reason.contains(why), "{why:?} in {reason:?}"),
+            other => panic!("{why}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_good_manifest_parses() {
+        let m = manifest(&[("SKILL.md", MD), ("a/b.txt", b"x")]);
+        assert_eq!(parse(&m).unwrap(), m);
+    }
+
+    #[test]
+    fn more_files_or_bytes_than_the_limits_are_refused() {
+        let limits = untrusted::limits();
+        let mut m = manifest(&[("SKILL.md", MD)]);
+        m.files = (0..=limits.max_files)
+            .map(|i| FileEntry { path: format!("f{i:05}"), sha256: "a".repeat(64), size: 1 })
+            .collect();
+        refused(&m, "at most 5000");
+        let mut m = manifest(&[("SKILL.md", MD)]);
+        m.files[0].size = limits.max_file_bytes + 1;
+        refused(&m, "the limit for one file");
+        m.files = (0..9)
+            .map(|i| FileEntry { path: format!("f{i}"), sha256: "a".repeat(64), size: limits.max_file_bytes })
+            .collect();
+        refused(&m, "more than 268435456 bytes in all");
+        let mut m = manifest(&[("SKILL.md", MD)]);
+        m.files[0].size = u64::MAX;
+        refused(&m, "the limit for one file");
+    }
+
+    #[test]
+    fn a_manifest_object_over_a_mebibyte_is_refused() {
+        let big = vec![b' '; untrusted::MAX_MANIFEST_BYTES as usize + 1];
+        match Manifest::parse(&big, "k", "pdf", 1) {
+            Err(RemoteError::Corrupt { reason, .. }) => assert!(reason.contains("larger than 1048576"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn repeated_paths_are_refused() {
+        let mut m = manifest(&[("SKILL.md", MD), ("a.txt", b"x")]);
+        m.files[1].path = "SKILL.md".into();
+        refused(&m, "twice");
+    }
+
+    #[test]
+    fn paths_one_disk_holds_as_one_file_are_refused() {
+        refused(&manifest(&[("SKILL.md", MD), ("Skill.md", b"evil")]), "case-insensitive");
+        // "café.md" composed (NFC) and decomposed (NFD): one file on macOS.
+        refused(&manifest(&[("SKILL.md", MD), ("caf\u{e9}.md", b"a"), ("cafe\u{301}.md", b"b")]), "normalising");
+        refused(&manifest(&[("SKILL.md", MD), ("docs/A.md", b"a"), ("DOCS/a.md", b"b")]), "case-insensitive");
+    }
+
+    #[test]
+    fn a_store_sidecar_or_a_malformed_digest_is_refused() {
+        let mut m = manifest(&[("SKILL.md", MD), ("x", b"x")]);
+        m.files[1].path = ".version".into();
+        refused(&m, "bad file entry");
+        let mut m = manifest(&[("SKILL.md", MD)]);
+        m.digest = "sha256:xyz".into();
+        refused(&m, "digest");
+    }
+
+    #[test]
+    fn control_characters_in_shown_text_are_refused() {
+        for (field, bad) in [
+            ("publisher", "ana\u{1b}[2K\rroot"),
+            ("published_at", "2026\u{1b}]0;pwned\u{7}"),
+            ("publisher", "a\u{202e}b"),
+        ] {
+            let mut m = manifest(&[("SKILL.md", MD)]);
+            if field == "publisher" {
+                m.publisher = bad.into();
+            } else {
+                m.published_at = bad.into();
+            }
+            refused(&m, &format!("its {field} holds the control character"));
+        }
+    }
+
+    #[test]
+    fn text_from_the_bucket_is_escaped_in_reasons() {
+        let mut m = manifest(&[("SKILL.md", MD)]);
+        m.name = "x\u{1b}[31m".into();
+        let reason = parse(&m).unwrap_err().to_string();
+        assert!(!reason.contains('\u{1b}') && reason.contains("\\u{1b}"), "{reason}");
     }
 }

@@ -91,11 +91,9 @@ impl MotoServer {
         .await
     }
 
-    /// Deletes an object, as another machine's tool would (a signed request: moto refuses
-    /// unsigned deletes).
-    pub async fn delete_object(&self, bucket: &str, key: &str) -> io::Result<()> {
-        use object_store::ObjectStoreExt as _;
-        let store = object_store::aws::AmazonS3Builder::new()
+    /// A plain signed client of `bucket`: what another machine's tool writes with.
+    fn client(&self, bucket: &str) -> io::Result<object_store::aws::AmazonS3> {
+        object_store::aws::AmazonS3Builder::new()
             .with_bucket_name(bucket)
             .with_region("us-east-1")
             .with_endpoint(self.endpoint())
@@ -103,8 +101,32 @@ impl MotoServer {
             .with_access_key_id(ACCESS_KEY)
             .with_secret_access_key(SECRET_KEY)
             .build()
-            .map_err(io::Error::other)?;
-        store.delete(&object_store::path::Path::from(key)).await.map_err(io::Error::other)
+            .map_err(io::Error::other)
+    }
+
+    /// Deletes an object, as another machine's tool would (a signed request: moto refuses
+    /// unsigned deletes).
+    pub async fn delete_object(&self, bucket: &str, key: &str) -> io::Result<()> {
+        use object_store::ObjectStoreExt as _;
+        self.client(bucket)?.delete(&object_store::path::Path::from(key)).await.map_err(io::Error::other)
+    }
+
+    /// Writes any bytes at any key, as a careless or hostile writer of the bucket would.
+    pub async fn put_object(&self, bucket: &str, key: &str, bytes: Vec<u8>) -> io::Result<()> {
+        use object_store::ObjectStoreExt as _;
+        let key = object_store::path::Path::from(key);
+        self.client(bucket)?.put(&key, bytes.into()).await.map(|_| ()).map_err(io::Error::other)
+    }
+
+    /// Every key under `prefix`, sorted.
+    pub async fn keys(&self, bucket: &str, prefix: &str) -> io::Result<Vec<String>> {
+        use futures_util::TryStreamExt as _;
+        use object_store::ObjectStore as _;
+        let prefix = object_store::path::Path::from(prefix);
+        let metas: Vec<_> = self.client(bucket)?.list(Some(&prefix)).try_collect().await.map_err(io::Error::other)?;
+        let mut keys: Vec<String> = metas.into_iter().map(|m| m.location.to_string()).collect();
+        keys.sort();
+        Ok(keys)
     }
 
     /// Turns on moto's checking of credentials from now on (its `reset-auth` API): a key it

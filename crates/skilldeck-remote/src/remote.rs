@@ -6,11 +6,16 @@ use crate::cache::{Cache, State};
 use crate::config::{RemoteConfig, load_remote};
 use crate::error::{RemoteError, Result};
 use crate::manifest::{Event, Manifest};
+use crate::problem::{SkillProblem, is_per_skill};
 use crate::store::{Credentials, PublishReport, RemoteStore};
+use futures_util::StreamExt as _;
 use serde::Serialize;
 use skilldeck_core::{SkillFiles, SkillName};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+/// Requests in flight at once for manifests and blobs.
+const PARALLEL: usize = 16;
 
 /// Set when an answer came from the cache because the server could not be reached.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -56,6 +61,9 @@ pub struct RefreshReport {
     pub new_blobs: usize,
     /// Bytes of those blobs.
     pub blob_bytes: u64,
+    /// Skills whose newest revision could not be used (a damaged manifest or blob): each
+    /// keeps its last good revision, and the others were refreshed all the same.
+    pub problems: Vec<SkillProblem>,
 }
 
 /// What a garbage collection removed.
@@ -115,7 +123,10 @@ impl Remote {
     }
 
     /// Fetches what changed: one LIST of the manifests' keys, the manifests not cached, and
-    /// the missing blobs of each skill's latest revision.
+    /// the missing blobs of each skill's latest revision. A skill whose latest manifest or one
+    /// of its blobs is damaged or missing is skipped and reported (`problems`), keeping the
+    /// revision the last refresh recorded; only errors beyond one skill (the server
+    /// unreachable or refusing, the cache failing) fail the refresh.
     pub async fn refresh(&self) -> Result<RefreshReport> {
         let keys = self.store.manifest_keys().await?;
         let mut latest: BTreeMap<String, u64> = BTreeMap::new();
@@ -125,46 +136,137 @@ impl Remote {
         }
         let missing: Vec<(String, u64)> = keys.into_iter().filter(|(n, r)| !self.cache.has_manifest(n, *r)).collect();
         let new_manifests = missing.len();
-        self.fetch_manifests(missing).await?;
-        // A skill whose latest revision the last refresh recorded has its blobs already.
+        // An older revision's damaged manifest only matters to `history`, which reports it.
+        let mut bad_manifests = self.try_fetch_manifests(missing).await?;
         let known = self.cache.state()?.skills;
-        let mut want = BTreeSet::new();
-        for (name, rev) in latest.iter().filter(|(n, r)| known.get(*n) != Some(*r)) {
-            want.extend(self.cached_manifest(name, *rev)?.files.into_iter().map(|f| f.sha256));
+        let mut problems = Vec::new();
+        // Each skill's state after this refresh: its latest revision once all of it is cached.
+        let mut settled: BTreeMap<String, u64> = BTreeMap::new();
+        let mut needs: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        let mut want = BTreeMap::new();
+        let mut skip = |name: &str, rev: u64, reason: String, settled: &mut BTreeMap<String, u64>| {
+            problems.push(SkillProblem::new(name, rev, reason));
+            if let Some(good) = known.get(name) {
+                settled.insert(name.to_owned(), *good);
+            }
+        };
+        for (name, rev) in &latest {
+            // A skill whose latest revision the last refresh recorded has its blobs already.
+            if known.get(name) == Some(rev) {
+                settled.insert(name.clone(), *rev);
+                continue;
+            }
+            let manifest = match bad_manifests.remove(&(name.clone(), *rev)) {
+                Some(e) => Err(e),
+                None => self.cached_manifest(name, *rev),
+            };
+            match manifest {
+                Ok(m) => {
+                    needs.insert(name, m.files.iter().map(|f| f.sha256.clone()).collect());
+                    want.extend(m.files.into_iter().map(|f| (f.sha256, f.size)));
+                }
+                Err(e) if is_per_skill(&e) => skip(name, *rev, e.to_string(), &mut settled),
+                Err(e) => return Err(e),
+            }
         }
-        want.retain(|h| !self.cache.has_blob(h));
-        let (new_blobs, blob_bytes) = self.fetch_blobs(want).await?;
+        want.retain(|h, _| !self.cache.has_blob(h));
+        let (new_blobs, blob_bytes, bad_blobs) = self.try_fetch_blobs(want).await?;
+        for (name, hexes) in needs {
+            let rev = latest.get(name).copied().unwrap_or_default();
+            match hexes.iter().find_map(|h| bad_blobs.get(h)) {
+                Some(e) => skip(name, rev, e.to_string(), &mut settled),
+                None => {
+                    settled.insert(name.to_owned(), rev);
+                }
+            }
+        }
         let now = crate::cache::now();
         self.cache.put_state(&State {
             last_refresh: now.clone(),
-            skills: latest.clone(),
+            skills: settled,
             last_attempt: now,
             last_error: None,
+            problems: problems.clone(),
         })?;
-        Ok(RefreshReport { skills: latest.len(), new_manifests, new_blobs, blob_bytes })
+        Ok(RefreshReport { skills: latest.len(), new_manifests, new_blobs, blob_bytes, problems })
     }
 
+    /// Fetches manifests into the cache, all or nothing.
     async fn fetch_manifests(&self, which: Vec<(String, u64)>) -> Result<()> {
-        use futures_util::{StreamExt as _, TryStreamExt as _};
-        futures_util::stream::iter(which)
-            .map(|(name, rev)| async move {
-                let (_, bytes) = self.store.manifest(&name, rev).await?;
-                self.cache.put_manifest(&name, rev, &bytes)
-            })
-            .buffer_unordered(16)
-            .try_collect::<Vec<()>>()
-            .await?;
-        Ok(())
+        match self.try_fetch_manifests(which).await?.into_values().next() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
     }
 
-    async fn fetch_blobs(&self, which: BTreeSet<String>) -> Result<(usize, u64)> {
-        let got = self.store.blobs(which).await?;
-        let mut bytes = 0;
-        for (hex, b) in &got {
-            self.cache.put_blob(hex, b)?;
-            bytes += b.len() as u64;
+    /// Fetches manifests into the cache; the ones damaged or gone come back with their error
+    /// (any other error fails the whole fetch).
+    async fn try_fetch_manifests(&self, which: Vec<(String, u64)>) -> Result<BTreeMap<(String, u64), RemoteError>> {
+        let results: Vec<_> = futures_util::stream::iter(which)
+            .map(|(name, rev)| async move {
+                let got = match self.store.manifest(&name, rev).await {
+                    Ok((_, bytes)) => self.cache.put_manifest(&name, rev, &bytes),
+                    Err(e) => Err(e),
+                };
+                ((name, rev), got)
+            })
+            .buffer_unordered(PARALLEL)
+            .collect()
+            .await;
+        let mut bad = BTreeMap::new();
+        for (key, got) in results {
+            match got {
+                Ok(()) => {}
+                Err(e) if is_per_skill(&e) => {
+                    bad.insert(key, e);
+                }
+                Err(e) => return Err(e),
+            }
         }
-        Ok((got.len(), bytes))
+        Ok(bad)
+    }
+
+    /// Fetches blobs (hash → size from their manifest) into the cache, all or nothing.
+    async fn fetch_blobs(&self, which: BTreeMap<String, u64>) -> Result<(usize, u64)> {
+        let (n, bytes, mut bad) = self.try_fetch_blobs(which).await?;
+        match bad.pop_first() {
+            Some((_, e)) => Err(e),
+            None => Ok((n, bytes)),
+        }
+    }
+
+    /// Fetches blobs (hash → size from their manifest) into the cache, each written as it
+    /// arrives so no more than `PARALLEL` are in memory. Returns how many came and their bytes,
+    /// and the damaged or missing ones with their error (any other error fails the fetch).
+    async fn try_fetch_blobs(
+        &self,
+        which: BTreeMap<String, u64>,
+    ) -> Result<(usize, u64, BTreeMap<String, RemoteError>)> {
+        let results: Vec<_> = futures_util::stream::iter(which)
+            .map(|(hex, size)| async move {
+                let got = match self.store.blob(&hex, size).await {
+                    Ok(bytes) => self.cache.put_blob(&hex, &bytes).map(|()| bytes.len() as u64),
+                    Err(e) => Err(e),
+                };
+                (hex, got)
+            })
+            .buffer_unordered(PARALLEL)
+            .collect()
+            .await;
+        let (mut n, mut total, mut bad) = (0, 0, BTreeMap::new());
+        for (hex, got) in results {
+            match got {
+                Ok(len) => {
+                    n += 1;
+                    total += len;
+                }
+                Err(e) if is_per_skill(&e) => {
+                    bad.insert(hex, e);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok((n, total, bad))
     }
 
     fn cached_manifest(&self, name: &str, rev: u64) -> Result<Manifest> {
@@ -237,8 +339,8 @@ impl Remote {
             self.fetch_manifests(vec![(name.to_owned(), rev)]).await?;
         }
         let m = self.cached_manifest(name, rev)?;
-        let missing: BTreeSet<String> =
-            m.files.iter().map(|f| f.sha256.clone()).filter(|h| !self.cache.has_blob(h)).collect();
+        let missing: BTreeMap<String, u64> =
+            m.files.iter().filter(|f| !self.cache.has_blob(&f.sha256)).map(|f| (f.sha256.clone(), f.size)).collect();
         self.fetch_blobs(missing).await?;
         let files = self
             .cache

@@ -3,7 +3,7 @@
 
 use crate::config::{BucketUrl, RemoteConfig};
 use crate::error::{RemoteError, Result};
-use crate::layout::Layout;
+use crate::layout::{Layout, MAX_REVISION};
 use crate::manifest::{Event, Manifest, sha256_hex};
 use futures_util::{StreamExt as _, TryStreamExt as _};
 use object_store::aws::{AmazonS3, AmazonS3Builder};
@@ -101,7 +101,11 @@ impl RemoteStore {
         };
         let options =
             ClientOptions::new().with_connect_timeout(Duration::from_secs(3)).with_timeout(Duration::from_secs(120));
-        let mut b = AmazonS3Builder::from_env()
+        // Only what config.toml and the resolved credentials say: `from_env` would let any
+        // AWS_* variable (AWS_ENDPOINT_URL, AWS_ALLOW_HTTP, AWS_SKIP_SIGNATURE,
+        // AWS_CONDITIONAL_PUT, ...) redirect or weaken the signed requests. The credentials
+        // still come from AWS_ACCESS_KEY_ID & co. or the profile files (`credentials::resolve`).
+        let mut b = AmazonS3Builder::new()
             .with_bucket_name(&url.bucket)
             .with_region(cfg.region.as_deref().unwrap_or("us-east-1"))
             .with_retry(retry)
@@ -165,27 +169,57 @@ impl RemoteStore {
         event: Event,
         restored_from: Option<u64>,
     ) -> Result<PublishReport> {
+        // What every reader checks (limits, colliding paths), checked before anything is sent.
+        Manifest::new(name, 1, files, event, restored_from)
+            .check(crate::untrusted::limits())
+            .map_err(|reason| RemoteError::Unpublishable { name: name.to_string(), reason })?;
         let (uploaded_blobs, uploaded_bytes, reused_blobs) = self.upload_missing_blobs(files).await?;
         if std::env::var(CRASH_ENV).is_ok_and(|v| v == CRASH_AFTER_BLOBS) {
             std::process::abort();
         }
-        let mut revision = self.revisions(name.as_str()).await?.last().copied().unwrap_or(0) + 1;
-        for _ in 0..MAX_CLAIMS {
+        let latest = self.revisions(name.as_str()).await?.last().copied().unwrap_or(0);
+        for (revision, _) in (latest + 1..).zip(0..MAX_CLAIMS) {
+            // Past the last revision a key can hold the claim would "succeed" at a key no
+            // client reads: refuse, naming the key that took the numbers.
+            if revision > MAX_REVISION {
+                let top = latest.max(MAX_REVISION);
+                return Err(RemoteError::RevisionsExhausted {
+                    name: name.to_string(),
+                    key: self.layout.manifest(name.as_str(), top).to_string(),
+                    revision: top,
+                });
+            }
             let manifest = Manifest::new(name, revision, files, event, restored_from);
             if self.claim(&manifest).await? {
                 return Ok(PublishReport { revision, uploaded_blobs, uploaded_bytes, reused_blobs, manifest });
             }
-            revision += 1;
         }
         Err(RemoteError::Contended { name: name.to_string(), attempts: MAX_CLAIMS })
     }
 
     /// Writes `manifest` at its revision's key only if no manifest is there yet
     /// (`If-None-Match: *`); false when another publisher holds that revision.
+    /// A revision past `MAX_REVISION` (or 0) is refused: no client would ever list it.
     pub async fn claim(&self, manifest: &Manifest) -> Result<bool> {
         let key = self.layout.manifest(&manifest.name, manifest.revision);
+        if !(1..=MAX_REVISION).contains(&manifest.revision) {
+            return Err(RemoteError::Store(format!(
+                "revision {} of {} was not written: a manifest key holds revisions 1 to {MAX_REVISION}",
+                manifest.revision, manifest.name
+            )));
+        }
         let body = serde_json::to_vec_pretty(manifest)
             .map_err(|e| RemoteError::Store(format!("could not encode the manifest: {e}")))?;
+        if body.len() as u64 > crate::untrusted::MAX_MANIFEST_BYTES {
+            return Err(RemoteError::Unpublishable {
+                name: manifest.name.clone(),
+                reason: format!(
+                    "its manifest would be {} bytes, more than the {} readers accept (shorter paths or fewer files)",
+                    body.len(),
+                    crate::untrusted::MAX_MANIFEST_BYTES
+                ),
+            });
+        }
         let opts = PutOptions { mode: PutMode::Create, ..Default::default() };
         match self.store.put_opts(&key, body.into(), opts).await {
             Ok(_) => Ok(true),
@@ -215,17 +249,19 @@ impl RemoteStore {
         Ok(revs)
     }
 
-    /// Reads one manifest.
+    /// Reads one manifest (refused unread when the object is larger than
+    /// `untrusted::MAX_MANIFEST_BYTES`).
     pub async fn manifest(&self, name: &str, revision: u64) -> Result<(Manifest, Vec<u8>)> {
         let key = self.layout.manifest(name, revision);
-        let bytes = self.get(&key).await?;
+        let bytes = self.get_capped(&key, crate::untrusted::MAX_MANIFEST_BYTES, "a manifest").await?;
         Ok((Manifest::parse(&bytes, key.as_ref(), name, revision)?, bytes))
     }
 
-    /// Reads one blob, checking its bytes against its hash.
-    pub async fn blob(&self, hex: &str) -> Result<Vec<u8>> {
+    /// Reads one blob of `size` bytes (as its manifest says), checking its bytes against its
+    /// hash; a blob larger than `size` is refused without reading past it.
+    pub async fn blob(&self, hex: &str, size: u64) -> Result<Vec<u8>> {
         let key = self.layout.blob(hex);
-        let bytes = self.get(&key).await?;
+        let bytes = self.get_capped(&key, size, "its manifest's size").await?;
         if sha256_hex(&bytes) != hex {
             return Err(RemoteError::Corrupt {
                 key: key.to_string(),
@@ -233,15 +269,6 @@ impl RemoteStore {
             });
         }
         Ok(bytes)
-    }
-
-    /// Reads many blobs at once, in any order.
-    pub async fn blobs(&self, hexes: BTreeSet<String>) -> Result<Vec<(String, Vec<u8>)>> {
-        futures_util::stream::iter(hexes)
-            .map(|hex| async move { self.blob(&hex).await.map(|b| (hex, b)) })
-            .buffer_unordered(PARALLEL)
-            .try_collect()
-            .await
     }
 
     /// Every blob as `(hash, age in seconds, size)`.
@@ -274,8 +301,25 @@ impl RemoteStore {
         Ok(metas.iter().filter_map(|m| m.location.filename().map(str::to_owned)).collect())
     }
 
-    async fn get(&self, key: &object_store::path::Path) -> Result<Vec<u8>> {
+    /// Reads an object of at most `max` bytes: refused before its body when the server says it
+    /// is larger, and reading stops as soon as the body passes `max` (`what` names the limit).
+    async fn get_capped(&self, key: &object_store::path::Path, max: u64, what: &str) -> Result<Vec<u8>> {
+        let too_big = |size: String| RemoteError::Corrupt {
+            key: key.to_string(),
+            reason: format!("it is {size} bytes, more than {what} ({max} bytes); not read further"),
+        };
         let res = self.store.get(key).await.map_err(self.err(key))?;
-        Ok(res.bytes().await.map_err(self.err(key))?.to_vec())
+        if res.meta.size > max {
+            return Err(too_big(res.meta.size.to_string()));
+        }
+        let mut out = Vec::with_capacity(usize::try_from(res.meta.size).unwrap_or(0));
+        let mut body = res.into_stream();
+        while let Some(chunk) = body.try_next().await.map_err(self.err(key))? {
+            if (out.len() + chunk.len()) as u64 > max {
+                return Err(too_big(format!("more than {}", out.len() + chunk.len())));
+            }
+            out.extend_from_slice(&chunk);
+        }
+        Ok(out)
     }
 }

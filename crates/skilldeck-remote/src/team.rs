@@ -9,6 +9,7 @@
 use crate::cache::{self, Cache};
 use crate::config::{RemoteConfig, load_remotes};
 use crate::error::{RemoteError, Result};
+use crate::problem::SkillProblem;
 use crate::remote::{Offline, RefreshReport, Remote};
 use serde::Serialize;
 use skilldeck_core::storage::RevisionEvent;
@@ -34,6 +35,9 @@ pub struct TeamSync {
     pub removed: Vec<String>,
     /// When the cache was last refreshed successfully.
     pub last_refresh: Option<String>,
+    /// Skills left at their last good revision: the last refresh's problems, then
+    /// materialising's. The other skills were brought up to date all the same.
+    pub problems: Vec<SkillProblem>,
 }
 
 /// When a refresh runs.
@@ -93,6 +97,8 @@ pub async fn sync_team(storage: &FsStorage, when: When) -> Result<TeamSync> {
         .map_err(|e| RemoteError::Store(format!("materialising the team scope stopped: {e}")))??;
     out.written = done.written;
     out.removed = done.removed;
+    out.problems = state.problems;
+    out.problems.extend(done.problems);
     Ok(out)
 }
 
@@ -128,20 +134,29 @@ pub struct Materialised {
     pub written: Vec<(String, u64)>,
     /// Skills removed.
     pub removed: Vec<String>,
+    /// Skills not written (their files damaged, no `SKILL.md`, over the limits, the write
+    /// failing): each keeps what the team scope had.
+    pub problems: Vec<SkillProblem>,
 }
 
 /// Writes the cache's latest revisions into the team scope (only skills whose `.version`
-/// differs, in one batch flushed once) and removes skills the cache no longer lists.
+/// differs, in one batch flushed once) and removes skills the cache no longer lists. A skill
+/// that cannot be written is skipped and reported in `problems`, keeping what the team scope
+/// had; the others go on. Fails only when the team scope itself cannot be read.
 pub fn materialise(storage: &FsStorage, cache: &Cache) -> Result<Materialised> {
     let state = cache.state()?;
     let store_err = |e: skilldeck_core::StorageError| RemoteError::Store(format!("the team scope: {e}"));
+    let mut problems = Vec::new();
     let mut want = Vec::new();
     for (name, rev) in &state.skills {
         let Ok(skill) = SkillName::parse(name) else { continue };
         let local = match storage.revision_sync(Scope::Team, &skill) {
             Ok(r) => r,
             Err(skilldeck_core::StorageError::SkillNotFound { .. }) => None,
-            Err(e) => return Err(store_err(e)),
+            Err(e) => {
+                problems.push(SkillProblem::new(name, *rev, store_err(e)));
+                continue;
+            }
         };
         if local != Some(Revision(*rev)) {
             want.push((skill, *rev));
@@ -152,25 +167,39 @@ pub fn materialise(storage: &FsStorage, cache: &Cache) -> Result<Materialised> {
         let mut batch = storage.batch(Scope::Team, RevisionEvent::Mirrored).map_err(store_err)?;
         for (skill, rev) in want {
             // A revision whose files are not all cached (a refresh cut short) waits for the next.
-            let Some(files) = cache.files(skill.as_str(), rev)? else { continue };
-            batch.stage_team(&skill, &files, Revision(rev)).map_err(store_err)?;
+            let staged = match cache.files(skill.as_str(), rev) {
+                Ok(Some(files)) => batch.stage_team(&skill, &files, Revision(rev)).map_err(store_err),
+                Ok(None) => continue,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = staged {
+                problems.push(SkillProblem::new(skill.as_str(), rev, e));
+            }
         }
         for (skill, res) in batch.commit(&mut |_| {}) {
-            let outcome = res.map_err(store_err)?;
-            written.push((skill.to_string(), outcome.revision.0));
+            match res {
+                Ok(outcome) => written.push((skill.to_string(), outcome.revision.0)),
+                Err(e) => {
+                    let rev = state.skills.get(skill.as_str()).copied().unwrap_or_default();
+                    problems.push(SkillProblem::new(skill.as_str(), rev, store_err(e)));
+                }
+            }
         }
     }
     let mut removed = Vec::new();
     for dir in storage.list_skills_sync(Scope::Team).map_err(store_err)? {
-        if state.skills.contains_key(&dir) {
+        // A skill whose newest revision was refused stays as it was, even if never recorded.
+        if state.skills.contains_key(&dir) || state.problems.iter().any(|p| p.name == dir) {
             continue;
         }
         let Ok(skill) = SkillName::parse(&dir) else { continue };
-        if storage.remove_team_skill(&skill).map_err(store_err)?.is_some() {
-            removed.push(dir);
+        match storage.remove_team_skill(&skill) {
+            Ok(Some(_)) => removed.push(dir),
+            Ok(None) => {}
+            Err(e) => problems.push(SkillProblem::new(&dir, 0, store_err(e))),
         }
     }
-    Ok(Materialised { written, removed })
+    Ok(Materialised { written, removed, problems })
 }
 
 #[cfg(test)]

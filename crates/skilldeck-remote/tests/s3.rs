@@ -275,3 +275,104 @@ async fn gc_removes_only_old_unreferenced_blobs() {
     let (_, files) = env.remote("b").fetch("pdf", None).await.unwrap();
     assert_eq!(pairs(&files), pairs(&kept));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_publish_past_the_last_revision_a_key_holds_is_refused() {
+    let Some(env) = Env::start().await else { return };
+    let a = env.remote("a");
+    let v1 = skill(&[("SKILL.md", MD)]);
+    a.publish(&name("pdf"), &v1).await.unwrap();
+    // Someone writes the highest revision a key can hold.
+    let pinned = Manifest::new(&name("pdf"), 9_999_999_999, &v1, Event::Publish, None);
+    assert!(a.store().claim(&pinned).await.unwrap());
+
+    let err = a.publish(&name("pdf"), &skill(&[("SKILL.md", b"new")])).await.unwrap_err();
+    assert!(matches!(err, RemoteError::RevisionsExhausted { revision: 9_999_999_999, .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("acme/skills/pdf/rev/9999999999.json") && text.contains("delete it"), "{text}");
+    let keys = env.moto.keys(BUCKET, "acme/skills/pdf/rev").await.unwrap();
+    assert!(keys.iter().all(|k| k.len() == "acme/skills/pdf/rev/0000000001.json".len()), "no longer key: {keys:?}");
+    // A revision past the last one cannot be claimed directly either.
+    let past = Manifest::new(&name("pdf"), 10_000_000_000, &v1, Event::Publish, None);
+    assert!(a.store().claim(&past).await.is_err());
+}
+
+/// A manifest of `pdf` revision 1 at its key, with `files` as its entries (the blobs are not
+/// there: nothing may ask for them).
+async fn plant_manifest(env: &Env, files: Vec<skilldeck_remote::manifest::FileEntry>) {
+    let mut m = Manifest::new(&name("pdf"), 1, &skill(&[("SKILL.md", MD)]), Event::Publish, None);
+    m.files = files;
+    let body = serde_json::to_vec(&m).unwrap();
+    env.moto.put_object(BUCKET, "acme/skills/pdf/rev/0000000001.json", body).await.unwrap();
+}
+
+fn entry(path: String, size: u64) -> skilldeck_remote::manifest::FileEntry {
+    let sha256 = skilldeck_remote::manifest::sha256_hex(path.as_bytes());
+    skilldeck_remote::manifest::FileEntry { path, sha256, size }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_manifest_over_the_limits_is_refused_before_any_blob_is_fetched() {
+    let Some(env) = Env::start().await else { return };
+    let too_many = (0..=5000).map(|i| entry(format!("f{i:04}"), 1)).collect();
+    let too_large = vec![entry("SKILL.md".into(), 1), entry("big.bin".into(), (32 << 20) + 1)];
+    for (which, files) in [("too many files", too_many), ("a file too large", too_large)] {
+        plant_manifest(&env, files).await;
+        let mark = env.moto.requests().unwrap().len();
+        let err = env.remote(which).fetch("pdf", None).await.unwrap_err();
+        assert!(matches!(err, RemoteError::Corrupt { .. }), "{which}: {err:?}");
+        let blob_gets: Vec<_> =
+            env.requests_since(mark).into_iter().filter(|(m, p, _)| m == "GET" && p.contains("/blobs/")).collect();
+        assert!(blob_gets.is_empty(), "{which}: {blob_gets:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_blob_larger_than_its_manifest_says_is_refused() {
+    let Some(env) = Env::start().await else { return };
+    env.remote("a").publish(&name("pdf"), &skill(&[("SKILL.md", MD)])).await.unwrap();
+    let key = format!("acme/blobs/sha256/{}", skilldeck_remote::manifest::sha256_hex(MD));
+    env.moto.put_object(BUCKET, &key, vec![b'x'; 1 << 20]).await.unwrap();
+    let err = env.remote("b").fetch("pdf", None).await.unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains(&key) && text.contains("more than its manifest's size"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_damaged_skill_is_skipped_and_reported_while_the_others_update() {
+    use skilldeck_core::{FsStorage, Revision, Scope, SkilldeckHome};
+    use skilldeck_remote::team::materialise;
+    let Some(env) = Env::start().await else { return };
+    let a = env.remote("a");
+    let md = |n: &str, body: &str| format!("---\nname: {n}\ndescription: d\n---\n{body}\n").into_bytes();
+    for n in ["good", "bad", "gone"] {
+        a.publish(&name(n), &skill(&[("SKILL.md", &md(n, "one"))])).await.unwrap();
+    }
+    let b = env.remote("b");
+    let storage = FsStorage::open(SkilldeckHome::new(env.home("b"))).unwrap();
+    b.refresh().await.unwrap();
+    let first = materialise(&storage, b.cache()).unwrap();
+    assert_eq!(first.written.len(), 3, "{first:?}");
+
+    // A good new revision of one skill; garbage as the newest of another; a skill with no
+    // SKILL.md (the store takes it, the team scope cannot); a skill deleted from the store.
+    a.publish(&name("good"), &skill(&[("SKILL.md", &md("good", "two"))])).await.unwrap();
+    env.moto.put_object(BUCKET, "acme/skills/bad/rev/0000000002.json", b"{ not json".to_vec()).await.unwrap();
+    a.publish(&name("nomd"), &skill(&[("notes.txt", b"no skill here")])).await.unwrap();
+    env.moto.delete_object(BUCKET, "acme/skills/gone/rev/0000000001.json").await.unwrap();
+
+    let report = b.refresh().await.unwrap();
+    let skipped: Vec<(&str, u64)> = report.problems.iter().map(|p| (p.name.as_str(), p.revision)).collect();
+    assert_eq!(skipped, [("bad", 2)], "{report:?}");
+    assert!(report.problems[0].reason.contains("not a manifest"), "{report:?}");
+    let done = materialise(&storage, b.cache()).unwrap();
+    assert_eq!(done.written, [("good".to_owned(), 2)], "{done:?}");
+    assert_eq!(done.removed, ["gone"]);
+    let problems: Vec<(&str, u64)> = done.problems.iter().map(|p| (p.name.as_str(), p.revision)).collect();
+    assert_eq!(problems, [("nomd", 1)], "{done:?}");
+    let rev = |n: &str| storage.revision_sync(Scope::Team, &name(n)).unwrap();
+    assert_eq!((rev("good"), rev("bad")), (Some(Revision(2)), Some(Revision(1))), "bad keeps its last good revision");
+    let listed: Vec<(String, u64)> =
+        b.skills().await.unwrap().skills.into_iter().map(|s| (s.name, s.revision)).collect();
+    assert!(listed.contains(&("bad".to_owned(), 1)) && listed.contains(&("good".to_owned(), 2)), "{listed:?}");
+}

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 use skilldeck_core::{Scope, SkillName, SkilldeckHome};
 use skilldeck_remote::config::{add_remote, load_remotes, remove_remote};
-use skilldeck_remote::{Offline, Remote, RemoteConfig, TEAM_REMOTE, When};
+use skilldeck_remote::{Offline, Remote, RemoteConfig, SkillProblem, TEAM_REMOTE, When};
 
 /// `skilldeck remote`.
 #[derive(Debug, Args)]
@@ -140,6 +140,17 @@ pub fn team_restore(ctx: &Ctx, name: &SkillName, rev: u64, json: bool) -> anyhow
         outln!("Restored {name} v:{rev} as v:{} (team, {})", report.revision, report.manifest.short_digest());
     }
     Ok(Outcome::Ok)
+}
+
+/// The warning for a skill a refresh or materialise skipped. The reason is escaped again here:
+/// it may quote the bucket, and a terminal must never act on it.
+fn problem_line(remote: &str, p: &SkillProblem) -> String {
+    let reason: String =
+        p.reason.chars().map(|c| if c.is_control() { c.escape_unicode().to_string() } else { c.to_string() }).collect();
+    format!(
+        "warning: {remote}: skipped {} revision {}: {reason}; it keeps its last good revision until a good one is published",
+        p.name, p.revision
+    )
 }
 
 fn offline_line(remote: &str, off: &Offline) -> String {
@@ -327,12 +338,18 @@ pub fn refresh(args: RefreshArgs) -> anyhow::Result<Outcome> {
     let rt = runtime()?;
     for name in names {
         let report = rt.block_on(open(&name)?.refresh()).with_context(|| format!("refreshing {name}"))?;
+        for p in &report.problems {
+            eprintln!("{}", problem_line(&name, p));
+        }
         if name == TEAM_REMOTE {
             let storage = Ctx::open()?;
             let done = skilldeck_remote::team::materialise(
                 storage.storage(),
                 &skilldeck_remote::cache::Cache::new(storage.storage().home().root(), TEAM_REMOTE),
             )?;
+            for p in &done.problems {
+                eprintln!("{}", problem_line("team scope", p));
+            }
             if !done.written.is_empty() || !done.removed.is_empty() {
                 outln!("team scope: {} skill(s) updated, {} removed", done.written.len(), done.removed.len());
             }
