@@ -125,6 +125,9 @@ function teamHead(item) {
     el("span", { text: item.text }),
     el("span", { class: "team-state", id: "team-state", title: at ? at.toLocaleString() : "", text: t("teamRefreshed", when) }),
     st.offline ? el("span", { class: "marker warn", id: "team-offline", title: st.offline, text: t("teamOffline") }) : null,
+    st.problems?.length
+      ? el("span", { class: "marker warn", id: "team-problems", title: st.problems.join("\n"), text: t("teamProblems", st.problems.length) })
+      : null,
     el("button", { type: "button", class: "link", id: "team-refresh", text: t("teamRefresh"), onclick: () => side.onTeamRefresh() }));
 }
 

@@ -53,6 +53,9 @@ impl Ctx {
                 if let Some(off) = &sync.offline {
                     eprintln!("{}", offline_line(off));
                 }
+                for p in &sync.problems {
+                    eprintln!("{}", crate::commands::remote::problem_line(skilldeck_remote::TEAM_REMOTE, p));
+                }
                 sync
             }
             Err(e) => {

@@ -21,6 +21,20 @@ impl SkillProblem {
     pub fn new(name: &str, revision: u64, reason: impl ToString) -> Self {
         Self { name: name.to_owned(), revision, reason: reason.to_string() }
     }
+
+    /// The one line people read: what was skipped, why, and what stays. The reason is escaped
+    /// again here: it may quote the bucket, and a terminal must never act on it.
+    pub fn line(&self) -> String {
+        let reason: String = self
+            .reason
+            .chars()
+            .map(|c| if c.is_control() { c.escape_unicode().to_string() } else { c.to_string() })
+            .collect();
+        format!(
+            "skipped {} revision {}: {reason}; it keeps its last good revision until a good one is published",
+            self.name, self.revision
+        )
+    }
 }
 
 /// Whether an error concerns only the object it was about (a damaged or missing manifest or

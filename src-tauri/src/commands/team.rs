@@ -24,6 +24,9 @@ pub struct TeamStatus {
     pub last_refresh: Option<String>,
     /// Why the last refresh failed; `None` when it worked (the offline marker).
     pub offline: Option<String>,
+    /// Skills the last refresh skipped (a damaged newest revision), one line each: they keep
+    /// their last good revision.
+    pub problems: Vec<String>,
 }
 
 fn status(state: &AppState) -> ApiResult<TeamStatus> {
@@ -31,7 +34,13 @@ fn status(state: &AppState) -> ApiResult<TeamStatus> {
         return Ok(TeamStatus::default());
     };
     let st = Cache::new(state.storage().home().root(), TEAM_REMOTE).state()?;
-    Ok(TeamStatus { configured: true, url: Some(cfg.url), last_refresh: st.last_refresh, offline: st.last_error })
+    Ok(TeamStatus {
+        configured: true,
+        url: Some(cfg.url),
+        last_refresh: st.last_refresh,
+        offline: st.last_error,
+        problems: st.problems.iter().map(|p| p.line()).collect(),
+    })
 }
 
 /// The team scope's state as last refreshed (no request is sent).

@@ -60,15 +60,23 @@ impl Moto {
 
     /// Creates a bucket with one plain HTTP request (moto takes it unsigned).
     async fn create_bucket(&self, bucket: &str) {
+        self.put(bucket, b"").await;
+    }
+
+    /// Writes `body` at `path` (`bucket` or `bucket/key`) with one unsigned PUT, as anyone with
+    /// write access to the bucket could.
+    async fn put(&self, path: &str, body: &[u8]) {
         let mut sock = tokio::net::TcpStream::connect(("127.0.0.1", self.port)).await.unwrap();
-        let req = format!(
-            "PUT /{bucket} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-            self.port
+        let head = format!(
+            "PUT /{path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            self.port,
+            body.len()
         );
-        sock.write_all(req.as_bytes()).await.unwrap();
+        sock.write_all(head.as_bytes()).await.unwrap();
+        sock.write_all(body).await.unwrap();
         let mut answer = String::new();
         sock.read_to_string(&mut answer).await.unwrap();
-        assert!(answer.starts_with("HTTP/1.1 200"), "creating the bucket: {answer}");
+        assert!(answer.starts_with("HTTP/1.1 200"), "PUT /{path}: {answer}");
     }
 
     fn stop(&mut self) {
@@ -148,7 +156,19 @@ async fn publish_to_the_team_refresh_and_go_offline() {
     s.click("#sidebar-filters [data-filter='team']").await;
     s.wait_until("the Team chip leaves the team's skills only", "return document.querySelectorAll('.skill-item').length === 1 && !!document.querySelector(\".skill-item[data-key='team/pdf']\");").await;
     s.click("#sidebar-filters [data-filter='team']").await;
+    assert_eq!(s.text_of("#team-problems").await, "", "nothing skipped yet");
     s.screenshot("refreshed").await;
+
+    // Someone with write access to the bucket puts a damaged revision 3: Refresh skips it, says
+    // so on the team heading, and pdf stays at v:2.
+    moto.put(&format!("{BUCKET}/acme/skills/pdf/rev/0000000003.json"), b"{not a manifest").await;
+    s.click("#team-refresh").await;
+    let skipped = s.wait_text("#team-problems", 20, |t| !t.is_empty()).await;
+    assert_eq!(skipped, "1 skipped");
+    let why = s.client.execute("return document.querySelector('#team-problems').title;", vec![]).await.unwrap();
+    assert!(why.as_str().unwrap().starts_with("skipped pdf revision 3: "), "{why}");
+    assert_eq!(s.text_of("[data-key='team/pdf'] .badge").await, "v:2");
+    s.screenshot("skipped").await;
 
     // The server goes away: Refresh keeps v:2 and marks the group offline.
     moto.stop();

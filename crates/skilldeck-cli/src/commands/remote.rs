@@ -142,15 +142,9 @@ pub fn team_restore(ctx: &Ctx, name: &SkillName, rev: u64, json: bool) -> anyhow
     Ok(Outcome::Ok)
 }
 
-/// The warning for a skill a refresh or materialise skipped. The reason is escaped again here:
-/// it may quote the bucket, and a terminal must never act on it.
-fn problem_line(remote: &str, p: &SkillProblem) -> String {
-    let reason: String =
-        p.reason.chars().map(|c| if c.is_control() { c.escape_unicode().to_string() } else { c.to_string() }).collect();
-    format!(
-        "warning: {remote}: skipped {} revision {}: {reason}; it keeps its last good revision until a good one is published",
-        p.name, p.revision
-    )
+/// The warning for a skill a refresh or materialise skipped.
+pub fn problem_line(remote: &str, p: &SkillProblem) -> String {
+    format!("warning: {remote}: {}", p.line())
 }
 
 fn offline_line(remote: &str, off: &Offline) -> String {
