@@ -14,16 +14,8 @@ pub const TEMP_PREFIX: &str = ".skilldeck-";
 
 /// Names the core's import reader passes over wherever they are in a skill (tool and OS
 /// litter, the store's sidecars). The store never holds them, so a folder holding one holds
-/// more than any revision: it is never Skilldeck's to replace or remove. Mirrors
-/// `skilldeck_core::import`'s list.
-pub const NOT_STORED: &[&str] = &[
-    ".git",
-    ".DS_Store",
-    "Thumbs.db",
-    "__MACOSX",
-    skilldeck_core::files::VERSION_FILE,
-    skilldeck_core::files::RECORD_FILE,
-];
+/// more than any revision: it is never Skilldeck's to replace or remove.
+pub const NOT_STORED: &[&str] = skilldeck_core::import::IGNORED;
 
 /// Whether the store would hold the entry at `rel` (relative to the skill's folder) as it is:
 /// a regular file with a valid skill path, none of whose names the import reader passes over.

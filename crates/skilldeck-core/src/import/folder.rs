@@ -9,8 +9,9 @@ use crate::safe_read::{self, ReadError};
 use std::fs;
 use std::path::Path;
 
-/// Names passed over when importing a folder: tool and OS litter, never part of a skill.
-pub(crate) const IGNORED: &[&str] =
+/// Names passed over when importing a folder, wherever they are in it: tool and OS litter and
+/// the store's sidecars, never part of a skill (so never in the store).
+pub const IGNORED: &[&str] =
     &[".git", ".DS_Store", "Thumbs.db", "__MACOSX", crate::files::VERSION_FILE, crate::files::RECORD_FILE];
 
 /// Reads a folder: every regular file, refusing links and special files, within the limits.

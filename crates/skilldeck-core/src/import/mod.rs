@@ -14,6 +14,7 @@ mod preview;
 pub use batch::{BatchProgress, BatchReport, ImportRequest, ImportState, ImportedItem, import_batch};
 pub use discover::{Discovered, Found, Layout, Source, WHOLE, discover};
 pub use error::ImportError;
+pub use folder::IGNORED;
 pub use preview::{ErrorInfo, Incoming, ItemState, PathError, Preview, PreviewItem, preview_all};
 
 use crate::digest::Digest;
