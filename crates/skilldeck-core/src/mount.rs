@@ -55,6 +55,16 @@ pub enum MountError {
         /// The path in the workspace.
         path: String,
     },
+    /// A folder Skilldeck did not mount (no mount record beside it: a repository's own
+    /// `.skills/<name>/`, the user's files) stands where the mount goes. It is left as it is.
+    #[error(
+        "{path} holds files Skilldeck did not put there (it has no mount record), so it is left as it is and nothing was mounted; \
+         ask the user to move or rename it, then call view_skill again"
+    )]
+    NotOurs {
+        /// The path in the workspace.
+        path: String,
+    },
     /// Something that is not a plain file of its own stands where the mount record goes. It is
     /// neither followed nor read nor replaced, and nothing is mounted.
     #[error("{path} is {kind} where Skilldeck keeps the mount record; move it away and call view_skill again")]
@@ -183,6 +193,11 @@ pub fn mount(
         Err(e) => return Err(io("inspect", mount_path(name))(e)),
     };
     check_record_slot(&skills, name)?;
+    // Only a mount of Skilldeck's (its record beside it) is ever replaced: a folder without one
+    // holds someone's own files, which the swap would delete.
+    if exists && read_record(sandbox, name).is_none() {
+        return Err(MountError::NotOurs { path: mount_path(name) });
+    }
     let staging = format!(".staging-{name}-{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
     let staged_record = format!("{staging}.record");
     let result = stage(sandbox, &skills, &staging, src, limits, still_valid, name)

@@ -236,7 +236,9 @@ fn ensure_mounted(
             Ok(()) => break,
             // A write swapped the live folder while it was copied: the revision is in history now.
             Err(MountError::SourceChanged) if attempts < 3 => attempts += 1,
-            Err(e @ (MountError::InTheWay { .. } | MountError::RecordInTheWay { .. })) => return Err(e.to_string()),
+            Err(e @ (MountError::InTheWay { .. } | MountError::NotOurs { .. } | MountError::RecordInTheWay { .. })) => {
+                return Err(e.to_string());
+            }
             Err(e) => {
                 return Err(format!("Could not copy the skill into the workspace: {e}. Nothing was left half-copied."));
             }

@@ -298,6 +298,31 @@ fn files_in_the_way_fail_cleanly() {
     assert!(staging_left(&fx.ws).is_empty());
 }
 
+#[test]
+fn a_folder_skilldeck_did_not_mount_is_never_replaced() {
+    let fx = Fx::new();
+    // A repository that commits its own `.skills/pdf/`, with no mount record beside it.
+    fs::create_dir_all(fx.mount().join("notes")).unwrap();
+    fs::write(fx.mount().join("mine.txt"), "my own file").unwrap();
+    fs::write(fx.mount().join("notes/todo.md"), "- keep me").unwrap();
+    let before = tree(&fx.mount());
+    let r = fx.call(&mut fx.turn("t1"), json!({"name": "pdf"}));
+    assert_eq!(r["error"]["code"], "skill_copy_failed", "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains(".skills/pdf holds files Skilldeck did not put there"), "{message}");
+    assert!(message.contains("move or rename it"), "{message}");
+    assert_eq!(tree(&fx.mount()), before, "the user's folder is untouched");
+    assert!(staging_left(&fx.ws).is_empty());
+    // Moved away, the skill mounts; a mount of Skilldeck's own is replaced as before.
+    fs::rename(fx.mount(), fx.ws.join("my-pdf")).unwrap();
+    let r = fx.call(&mut fx.turn("t2"), json!({"name": "pdf"}));
+    assert!(r.get("error").is_none(), "{r}");
+    fx.upload(pdf("v2"));
+    let r = fx.call(&mut fx.turn("t3"), json!({"name": "pdf"}));
+    assert!(r.get("error").is_none(), "{r}");
+    assert_eq!(fs::read_to_string(fx.ws.join("my-pdf/mine.txt")).unwrap(), "my own file");
+}
+
 /// Mounts a tmpfs at `dir` with `opts`; false when this machine does not allow it (not root).
 fn tmpfs(dir: &Path, opts: &str) -> bool {
     fs::create_dir_all(dir).unwrap();
@@ -463,11 +488,17 @@ fn what_stands_at_the_mount_record_is_reported_never_followed_nor_blocked_on() {
         if outside.exists() {
             assert_eq!(fs::read_to_string(&outside).unwrap(), forged, "{case}");
         }
-        // Once it is moved away, the same turn mounts.
+        // Once it is moved away, the same turn mounts. A planted folder at the mount has no
+        // record of its own then: it is someone's files, refused until it is moved too.
         if fs::symlink_metadata(&record).unwrap().is_dir() {
             fs::remove_dir(&record).unwrap();
         } else {
             fs::remove_file(&record).unwrap();
+        }
+        if fx.mount().exists() {
+            let r = fx.call(&mut fx.turn("t1"), json!({"name": "pdf"}));
+            assert!(r["error"]["message"].as_str().unwrap().contains("did not put there"), "{case}: {r}");
+            fs::rename(fx.mount(), fx.ws.join("planted")).unwrap();
         }
         let r = fx.call(&mut fx.turn("t1"), json!({"name": "pdf"}));
         assert_eq!(r["content"], "# PDF v1\n\nSee references/guide.md.\n", "{case}: {r}");
