@@ -19,12 +19,45 @@ pub fn path_from_file_uri(uri: &str) -> Result<PathBuf, String> {
     parsed.to_file_path().map_err(|()| format!("{uri:?} does not name a local folder"))
 }
 
-/// The first root that is a local folder, or a message saying why none is.
+/// Folders a client's root may not make the workspace: skills would be written into them
+/// (`.skills/`) and the file tools would reach all of them. `--workspace` can still name one.
+const SYSTEM_FOLDERS: &[&str] =
+    &["/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib64", "/proc", "/run", "/sbin", "/sys", "/usr"];
+
+/// Why `path`, a client's root, is no place for a workspace: the whole machine, a system
+/// folder, or the home folder itself (every project of the user's at once).
+fn unsuitable(path: &Path) -> Option<String> {
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
+    let home = home.map(|h| std::fs::canonicalize(&h).unwrap_or(h));
+    if let Some(top) =
+        SYSTEM_FOLDERS.iter().map(Path::new).find(|s| real == *s || (s.parent().is_some() && real.starts_with(s)))
+    {
+        Some(format!(
+            "{} is {}",
+            path.display(),
+            if top == Path::new("/") {
+                "the whole file system".to_owned()
+            } else {
+                format!("a system folder ({})", top.display())
+            }
+        ))
+    } else if home.as_deref() == Some(real.as_path()) {
+        Some(format!("{} is your home folder, not a project", path.display()))
+    } else {
+        None
+    }
+}
+
+/// The first root that is a local folder fit for a workspace, or a message saying why none is.
 pub(crate) fn first_file_root<'a>(uris: impl IntoIterator<Item = &'a str>) -> Result<PathBuf, String> {
     let mut seen = Vec::new();
     for uri in uris {
         match path_from_file_uri(uri) {
-            Ok(path) => return Ok(path),
+            Ok(path) => match unsuitable(&path) {
+                None => return Ok(path),
+                Some(why) => seen.push(why),
+            },
             Err(why) => seen.push(why),
         }
     }
@@ -130,5 +163,16 @@ mod tests {
         check(&["file://remote-host/share"], Err("does not name a local folder"));
         check(&["not a uri"], Err("is not a URI"));
         check(&[], Err("--workspace DIR"));
+    }
+
+    #[test]
+    fn a_root_that_is_the_machine_a_system_folder_or_home_is_never_the_workspace() {
+        check(&["file:///"], Err("/ is the whole file system"));
+        check(&["file:///etc"], Err("a system folder (/etc)"));
+        check(&["file:///usr/share/doc"], Err("a system folder (/usr)"));
+        check(&["file:///", "file:///tmp/project"], Ok("/tmp/project"));
+        let home = std::env::var("HOME").unwrap();
+        check(&[&format!("file://{home}")], Err("is your home folder, not a project"));
+        check(&[&format!("file://{home}/code/app")], Ok(&format!("{home}/code/app")));
     }
 }
