@@ -153,8 +153,8 @@ fn python_sdk_client_lists_loads_and_sees_a_new_revision_live_with_its_roots() {
 fn the_same_over_streamable_http_with_the_bearer_token() {
     let Some(py) = python() else { return };
     let env = Env::new();
-    let http = Http::start(&env, "test-token-1");
-    live_scenario(&py, &env, json!({"url": http.url, "token": "test-token-1"}));
+    let http = Http::start(&env, "test-token-1-0123456789abcdefghijklmnop");
+    live_scenario(&py, &env, json!({"url": http.url, "token": "test-token-1-0123456789abcdefghijklmnop"}));
 }
 
 /// A `skilldeck mcp --http` on a free loopback port, killed when dropped.
@@ -218,13 +218,31 @@ impl Drop for Http {
 #[test]
 fn http_refuses_a_bad_token_a_web_page_origin_and_a_foreign_host() {
     let env = Env::new();
-    let http = Http::start(&env, "right-token");
+    let http = Http::start(&env, "right-token-0123456789abcdefghijklmnopq");
     assert_eq!(http.status(&[]), 401, "no token");
     assert_eq!(http.status(&["Authorization: Bearer wrong-token"]), 401, "wrong token");
-    assert_eq!(http.status(&["Authorization: Bearer right-token", "Origin: https://evil.example"]), 403, "a web page");
+    assert_eq!(
+        http.status(&["Authorization: Bearer right-token-0123456789abcdefghijklmnopq", "Origin: https://evil.example"]),
+        403,
+        "a web page"
+    );
     let rebound = format!("Host: evil.example:{}", http.port);
-    assert_eq!(http.status(&["Authorization: Bearer right-token", &rebound]), 403, "DNS rebinding");
-    assert_eq!(http.status(&["Authorization: Bearer right-token"]), 200);
+    assert_eq!(
+        http.status(&["Authorization: Bearer right-token-0123456789abcdefghijklmnopq", &rebound]),
+        403,
+        "DNS rebinding"
+    );
+    assert_eq!(http.status(&["Authorization: Bearer right-token-0123456789abcdefghijklmnopq"]), 200);
+    // A short token of the user's is refused, not served behind.
+    let out = Command::new(BIN)
+        .args(["mcp", "--http", "127.0.0.1:0"])
+        .env("SKILLDECK_HOME", env.home())
+        .env("SKILLDECK_MCP_TOKEN", "secret")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("SKILLDECK_MCP_TOKEN is 6 characters long") && err.contains("at least 32"), "{err}");
     // Only loopback addresses are served.
     let out =
         Command::new(BIN).args(["mcp", "--http", "0.0.0.0:0"]).env("SKILLDECK_HOME", env.home()).output().unwrap();
@@ -585,9 +603,9 @@ fn typescript_sdk_over_streamable_http_with_the_bearer_token_and_a_bad_one_refus
     let Some(modules) = node_sdk() else { return };
     let env = Env::new();
     let before = env.skilldeck(&["prompt"]);
-    let http = Http::start(&env, "ts-token-1");
+    let http = Http::start(&env, "ts-token-1-0123456789abcdefghijklmnopqrs");
     let transport = json!({
-        "url": http.url, "token": "ts-token-1", "bad_token": "ts-token-2", "env": {"SKILLDECK_HOME": env.home()},
+        "url": http.url, "token": "ts-token-1-0123456789abcdefghijklmnopqrs", "bad_token": "ts-token-2-0123456789abcdefghijklmnopqrs", "env": {"SKILLDECK_HOME": env.home()},
     });
     let report = ts_client(&modules, live_config(&env, transport));
     let refused = &report["badToken"];

@@ -84,13 +84,25 @@ pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
 /// The environment variable holding the HTTP bearer token.
 const TOKEN_ENV: &str = "SKILLDECK_MCP_TOKEN";
 
+/// The shortest bearer token taken from the environment (Skilldeck's own has 43 characters).
+const MIN_TOKEN_CHARS: usize = 32;
+
 async fn serve_http(ctx: Ctx, options: ServeOptions, addr: std::net::SocketAddr) -> anyhow::Result<()> {
     let listener = HttpListener::bind(addr).await?;
     let url = format!("http://{}{ENDPOINT}", listener.local_addr()?);
     let token = match std::env::var(TOKEN_ENV) {
         Ok(t) if !t.trim().is_empty() => {
+            let t = t.trim();
+            if t.chars().count() < MIN_TOKEN_CHARS {
+                anyhow::bail!(
+                    "{TOKEN_ENV} is {} characters long; a bearer token must have at least {MIN_TOKEN_CHARS}, \
+                     or anyone on this machine could guess it. Unset it and Skilldeck makes a strong one, or set \
+                     a longer one (such as the output of `openssl rand -base64 32`)",
+                    t.chars().count()
+                );
+            }
             eprintln!("skilldeck mcp: serving {url} (bearer token from {TOKEN_ENV})");
-            t.trim().to_owned()
+            t.to_owned()
         }
         _ => {
             let t = new_token()?;

@@ -297,6 +297,22 @@ fn permissions_are_kept_and_a_symlinked_file_is_edited_where_it_lives() {
 }
 
 #[test]
+fn a_backup_is_never_readable_by_more_people_than_the_file() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join(".claude.json");
+    fs::write(&file, "{\"mcpServers\": {\"other\": {\"env\": {\"KEY\": \"secret\"}}}}").unwrap();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
+    let backup = super::write::backup(&file, &fs::read(&file).unwrap()).unwrap();
+    assert_eq!(fs::metadata(&backup).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(fs::read(&backup).unwrap(), fs::read(&file).unwrap());
+    // A file whose permissions cannot be read (gone meanwhile): the backup is the owner's alone.
+    let gone = tmp.path().join("gone.json");
+    let backup = super::write::backup(&gone, b"{}").unwrap();
+    assert_eq!(fs::metadata(&backup).unwrap().permissions().mode() & 0o777, 0o600);
+}
+
+#[test]
 fn env_overrides_move_the_files() {
     let tmp = tempfile::tempdir().unwrap();
     let mut at = locations(tmp.path());

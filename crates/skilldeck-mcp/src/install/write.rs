@@ -25,15 +25,17 @@ fn backup_path(path: &Path) -> PathBuf {
 }
 
 /// Copies `old` (the file's current bytes) to a new backup beside `path`, with the file's
-/// permissions, and returns the backup's path.
+/// permissions from its creation on (a settings file often holds other servers' keys), and
+/// returns the backup's path. When those cannot be read, the backup is the owner's alone.
 pub fn backup(path: &Path, old: &[u8]) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::{OpenOptionsExt as _, PermissionsExt as _};
     let to = backup_path(path);
-    let mut f = fs::OpenOptions::new().write(true).create_new(true).open(&to)?;
+    let mode = fs::metadata(path).map_or(0o600, |m| m.permissions().mode() & 0o777);
+    let mut f = fs::OpenOptions::new().write(true).create_new(true).mode(mode).open(&to)?;
+    // The umask may have narrowed `mode` at creation; never widened it.
+    f.set_permissions(fs::Permissions::from_mode(mode))?;
     f.write_all(old)?;
     f.sync_all()?;
-    if let Ok(meta) = fs::metadata(path) {
-        fs::set_permissions(&to, meta.permissions())?;
-    }
     Ok(to)
 }
 
