@@ -30,6 +30,7 @@ const state = {
   // Each selection and each file opened takes a turn; an answer that comes back after a newer
   // one started is dropped, so a live update's redraw never undoes the user's last click.
   selectTurn: 0, fileTurn: 0,
+  loading: 0, // skills and files being fetched for the viewer (body[data-loading] while any)
   delivery: new Map(), // skill name -> {tools, drifted}: where the Agents view found it
 };
 
@@ -83,6 +84,18 @@ function guide() {
 
 // ---------- one skill ----------
 
+/** Awaits `work` with the page marked as loading the viewer (`body[data-loading]`), which the
+ * cursor shows and end-to-end tests wait out before their next click. */
+async function loading(work) {
+  state.loading++;
+  document.body.dataset.loading = "true";
+  try {
+    return await work();
+  } finally {
+    if (--state.loading === 0) delete document.body.dataset.loading;
+  }
+}
+
 async function select(key, keepFile = false) {
   const turn = ++state.selectTurn;
   const fileTurn = state.fileTurn;
@@ -92,7 +105,7 @@ async function select(key, keepFile = false) {
   const [scope, name] = key.split("/");
   let detail;
   try {
-    detail = await invoke("skill_detail", { scope, name });
+    detail = await loading(() => invoke("skill_detail", { scope, name }));
   } catch (e) {
     if (turn !== state.selectTurn) return;
     state.detail = null;
@@ -117,6 +130,9 @@ async function select(key, keepFile = false) {
   // A file the user opened while the skill was loading (a link, the file tree) stays open.
   const userOpened = state.fileTurn !== fileTurn && files.includes(state.file);
   const file = (keepFile || userOpened) && files.includes(state.file) ? state.file : files.includes("SKILL.md") ? "SKILL.md" : files[0];
+  // The same answer as shown (the echo of an import, another skill's change): no redraw at
+  // all, so a click on the files pane's buttons never lands on one being replaced.
+  if (unchanged && file === state.file && JSON.stringify(shown) === JSON.stringify(detail)) return;
   renderFiles();
   if (unchanged && file === state.file) return;
   // A redraw of the same file after an edit keeps the reader's place in it.
@@ -290,7 +306,9 @@ async function openFile(path, anchor, keepPlace = false) {
   const asSource = path === "SKILL.md" && state.source;
   let view;
   try {
-    view = asSource ? await invoke("skill_source", { scope, name }) : await invoke("read_skill_file", { scope, name, path });
+    view = await loading(() => (asSource
+      ? invoke("skill_source", { scope, name })
+      : invoke("read_skill_file", { scope, name, path })));
   } catch (e) {
     if (turn === state.fileTurn) showError(e);
     return;

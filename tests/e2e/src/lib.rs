@@ -210,12 +210,29 @@ impl Session {
         let mut last = String::new();
         for _ in 0..20 {
             match self.wait_for(css).await.click().await {
-                Ok(()) => return,
+                Ok(()) => {
+                    self.settle().await;
+                    return;
+                }
                 Err(e) => last = e.to_string(),
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         panic!("{}: click {css}: {last}", self.name);
+    }
+
+    /// Waits (up to 10 s) until the viewer has what the last click asked for: the app marks
+    /// `body[data-loading]` while a skill or file is fetched, and the next click must not land
+    /// on a pane about to be redrawn.
+    pub async fn settle(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let busy = "return document.body.dataset.loading === 'true';";
+        while matches!(self.client.execute(busy, vec![]).await, Ok(serde_json::Value::Bool(true))) {
+            if Instant::now() > deadline {
+                panic!("{}: the viewer was still loading after 10 s", self.name);
+            }
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
     }
 
     /// Types into an input after clearing it.
