@@ -46,11 +46,7 @@ impl Source for Meddling<'_> {
 #[test]
 fn a_copy_edited_while_it_is_being_replaced_is_put_back_and_reported_drifted() {
     let w = World::new();
-    let dir = w.home().join("skills");
-    w.store("alpha", "alpha one");
-    w.store("beta", "beta one");
-    let f = w.custom(&dir);
-    assert_eq!(w.sync(std::slice::from_ref(&f), &w.wanted(&["alpha", "beta"]), &[])[0].done, 2);
+    let (dir, f, _) = w.delivered(&[("alpha", "alpha one"), ("beta", "beta one")]);
     w.store("alpha", "alpha two");
     w.store("beta", "beta two");
 
@@ -82,11 +78,7 @@ fn a_copy_edited_while_it_is_being_replaced_is_put_back_and_reported_drifted() {
 #[test]
 fn a_copy_edited_while_it_is_being_removed_is_put_back() {
     let w = World::new();
-    let dir = w.home().join("skills");
-    w.store("alpha", "alpha one");
-    w.store("beta", "beta one");
-    let f = w.custom(&dir);
-    assert_eq!(w.sync(std::slice::from_ref(&f), &w.wanted(&["alpha", "beta"]), &[])[0].done, 2);
+    let (dir, f, _) = w.delivered(&[("alpha", "alpha one"), ("beta", "beta one")]);
     w.store("beta", "beta two");
 
     // alpha is no longer chosen; reading beta edits alpha before it is removed.

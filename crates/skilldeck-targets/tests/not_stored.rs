@@ -40,11 +40,7 @@ fn an_adopted_folder_holding_git_is_left_as_yours_and_never_replaced() {
 #[test]
 fn overwrite_refuses_an_edited_copy_holding_git_and_loses_nothing() {
     let w = World::new();
-    let dir = w.home().join("skills");
-    w.store("demo", "as delivered");
-    let f = w.custom(&dir);
-    let wanted = w.wanted(&["demo"]);
-    assert_eq!(w.sync(std::slice::from_ref(&f), &wanted, &[])[0].done, 1);
+    let (dir, f, wanted) = w.delivered(&[("demo", "as delivered")]);
     let demo = dir.join("demo");
     fs::write(demo.join("SKILL.md"), World::skill_md("demo", "edited there")).unwrap();
     fs::create_dir_all(demo.join(".git")).unwrap();

@@ -12,11 +12,7 @@ use std::path::Path;
 /// `--overwrite demo`: the folder's sync fails, naming the entry, and the entry is still there.
 fn check(entry: &str, add: fn(&Path)) {
     let w = World::new();
-    let dir = w.home().join("skills");
-    w.store("demo", "as delivered");
-    let f = w.custom(&dir);
-    let wanted = w.wanted(&["demo"]);
-    assert_eq!(w.sync(std::slice::from_ref(&f), &wanted, &[])[0].done, 1);
+    let (dir, f, wanted) = w.delivered(&[("demo", "as delivered")]);
     let copy = dir.join("demo");
     add(&copy.join(entry));
 

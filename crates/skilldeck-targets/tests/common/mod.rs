@@ -100,6 +100,20 @@ impl World {
         self.sync_with(&Store::new(&self.storage), folders, wanted, overwrite)
     }
 
+    /// Stores each `(name, body)` and delivers them all into a custom folder `~/skills`:
+    /// that folder, its target and what it takes.
+    pub fn delivered(&self, skills: &[(&str, &str)]) -> (PathBuf, Folder, WantedSet) {
+        let dir = self.home().join("skills");
+        for (name, body) in skills {
+            self.store(name, body);
+        }
+        let f = self.custom(&dir);
+        let names: Vec<&str> = skills.iter().map(|(n, _)| *n).collect();
+        let wanted = self.wanted(&names);
+        assert_eq!(self.sync(std::slice::from_ref(&f), &wanted, &[])[0].done, skills.len());
+        (dir, f, wanted)
+    }
+
     /// Scans `folders`, each synced with `wanted`.
     pub fn scan(&self, folders: &[Folder], wanted: &WantedSet) -> ScanReport {
         let inputs: Vec<scan::ScanInput> = folders
