@@ -13,6 +13,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use skilldeck_core::{FsStorage, SkillRegistry};
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The path the MCP endpoint is served at.
 pub const ENDPOINT: &str = "/mcp";
@@ -76,9 +77,20 @@ impl HttpListener {
         // Checked once up front, so a broken store or config.toml is said at start.
         SkilldeckServer::new(SkillRegistry::new(storage.clone()), options.clone())?;
         let runtime = tokio::runtime::Handle::current();
+        let sessions = Arc::new(AtomicUsize::new(0));
         let factory = move || {
+            // Each session watches the store (an inotify instance, a thread): a bounded number,
+            // so a client opening sessions in a loop cannot use up the user's inotify instances.
+            let slot = SessionSlot::take(&sessions, MAX_SESSIONS).ok_or_else(|| {
+                std::io::Error::other(format!(
+                    "this server already has {MAX_SESSIONS} open sessions; close one (an idle one ends after 5 minutes)"
+                ))
+            })?;
             let server = SkilldeckServer::new(SkillRegistry::new(storage.clone()), options.clone())
                 .map_err(std::io::Error::other)?;
+            if let Ok(mut s) = server.shared.slot.lock() {
+                *s = Some(slot);
+            }
             server.watch(runtime.clone());
             Ok(server)
         };
@@ -90,5 +102,44 @@ impl HttpListener {
             .nest_service(ENDPOINT, service)
             .layer(middleware::from_fn_with_state(Arc::new(token), require_token));
         axum::serve(self.listener, app).await.map_err(|e| McpError::Http(e.to_string()))
+    }
+}
+
+/// The most MCP sessions one `--http` server holds at once.
+pub const MAX_SESSIONS: usize = 64;
+
+/// One session's place in the server's count, given back when dropped (with the session's
+/// server).
+#[derive(Debug)]
+pub(crate) struct SessionSlot(Arc<AtomicUsize>);
+
+impl SessionSlot {
+    /// A place in `count` when fewer than `max` are taken.
+    fn take(count: &Arc<AtomicUsize>, max: usize) -> Option<Self> {
+        count.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1)).ok()?;
+        Some(Self(Arc::clone(count)))
+    }
+}
+
+impl Drop for SessionSlot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+#[cfg(test)]
+mod slot_tests {
+    use super::*;
+
+    #[test]
+    fn sessions_past_the_cap_are_refused_until_one_ends() {
+        let count = Arc::new(AtomicUsize::new(0));
+        let mut held: Vec<SessionSlot> = (0..3).filter_map(|_| SessionSlot::take(&count, 3)).collect();
+        assert_eq!(held.len(), 3);
+        assert!(SessionSlot::take(&count, 3).is_none());
+        held.pop();
+        assert!(SessionSlot::take(&count, 3).is_some(), "a place comes back when a session ends");
+        drop(held);
+        assert_eq!(count.load(Ordering::Acquire), 0);
     }
 }

@@ -44,7 +44,13 @@ pub(crate) struct Shared {
     found: Mutex<Vec<String>>,
     /// Whether the settings let the session search (`find_skills` among the enabled tools).
     find_enabled: std::sync::atomic::AtomicBool,
+    /// The HTTP server's count of this session, given back when the session's server goes.
+    pub(crate) slot: Mutex<Option<crate::http::SessionSlot>>,
 }
+
+/// The most resources one session may subscribe to: a client watches what it shows, and no
+/// more skills' files than a store lists.
+const MAX_SUBSCRIPTIONS: usize = 10_000;
 
 /// The Skilldeck MCP server: one per session (a stdio process serves one).
 #[derive(Clone)]
@@ -158,6 +164,7 @@ impl SkilldeckServer {
             watcher: Mutex::new(None),
             found: Mutex::new(Vec::new()),
             find_enabled: std::sync::atomic::AtomicBool::new(false),
+            slot: Mutex::new(None),
         };
         shared.refresh()?;
         Ok(Self { shared: Arc::new(shared) })
@@ -400,6 +407,12 @@ impl ServerHandler for SkilldeckServer {
             return Err(ErrorData::invalid_params(format!("{:?} is not a skill resource", request.uri), None));
         }
         if let Ok(mut set) = self.shared.subscribed.lock() {
+            if set.len() >= MAX_SUBSCRIPTIONS && !set.contains(&request.uri) {
+                return Err(ErrorData::invalid_params(
+                    format!("this session already watches {MAX_SUBSCRIPTIONS} resources; unsubscribe from some first"),
+                    None,
+                ));
+            }
             set.insert(request.uri);
         }
         Ok(())
