@@ -213,6 +213,17 @@ mod tests {
     }
 
     #[test]
+    fn git_folders_and_os_litter_are_refused_like_an_import_refuses_them() {
+        refused(
+            &manifest(&[("SKILL.md", MD), (".git/config", b"[core]\n\tfsmonitor = evil\n")]),
+            ".git is never stored",
+        );
+        refused(&manifest(&[("SKILL.md", MD), ("scripts/.git/HEAD", b"ref")]), ".git is never stored");
+        refused(&manifest(&[("SKILL.md", MD), ("assets/.DS_Store", b"x")]), ".DS_Store is never stored");
+        refused(&manifest(&[("SKILL.md", MD), ("__MACOSX/x", b"x")]), "__MACOSX is never stored");
+    }
+
+    #[test]
     fn control_characters_in_shown_text_are_refused() {
         for (field, bad) in [
             ("publisher", "ana\u{1b}[2K\rroot"),

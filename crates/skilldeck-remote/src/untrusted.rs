@@ -36,6 +36,11 @@ pub fn check_files(files: &[FileEntry], limits: UploadLimits) -> Result<(), Stri
         if !hex_ok(&f.sha256) || RelPath::parse(&f.path).is_err() || is_sidecar(&f.path) {
             return Err(format!("bad file entry {}", escape(&f.path)));
         }
+        // What no import takes (`.git`, OS litter) no team revision brings either: a `.git/config`
+        // would run its `core.fsmonitor` command for anyone whose shell shows git status there.
+        if let Some(part) = f.path.split('/').find(|part| skilldeck_core::import::IGNORED.contains(part)) {
+            return Err(format!("it holds {}, which no skill holds ({part} is never stored)", escape(&f.path)));
+        }
         meter.add(&escape(&f.path), f.size).map_err(|e| format!("{e}; this machine accepts no more"))?;
         if let Some(first) = seen.insert(collision_key(&f.path), &f.path) {
             return Err(if first == f.path {
