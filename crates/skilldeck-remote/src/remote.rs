@@ -213,17 +213,7 @@ impl Remote {
             .buffer_unordered(PARALLEL)
             .collect()
             .await;
-        let mut bad = BTreeMap::new();
-        for (key, got) in results {
-            match got {
-                Ok(()) => {}
-                Err(e) if is_per_skill(&e) => {
-                    bad.insert(key, e);
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(bad)
+        Ok(per_skill(results)?.1)
     }
 
     /// Fetches blobs (hash → size from their manifest) into the cache, all or nothing.
@@ -253,20 +243,8 @@ impl Remote {
             .buffer_unordered(PARALLEL)
             .collect()
             .await;
-        let (mut n, mut total, mut bad) = (0, 0, BTreeMap::new());
-        for (hex, got) in results {
-            match got {
-                Ok(len) => {
-                    n += 1;
-                    total += len;
-                }
-                Err(e) if is_per_skill(&e) => {
-                    bad.insert(hex, e);
-                }
-                Err(e) => return Err(e),
-            }
-        }
-        Ok((n, total, bad))
+        let (sizes, bad) = per_skill(results)?;
+        Ok((sizes.len(), sizes.iter().sum(), bad))
     }
 
     fn cached_manifest(&self, name: &str, rev: u64) -> Result<Manifest> {
@@ -419,4 +397,20 @@ impl Remote {
         let (_, files) = self.fetch(name.as_str(), Some(rev)).await?;
         self.publish_as(name, &files, Event::Restore, Some(rev)).await
     }
+}
+
+/// Splits fetch results into what came and what was damaged or gone, by key; any other error
+/// (unreachable, refused, the cache failing) fails them all.
+fn per_skill<K: Ord, T>(results: Vec<(K, Result<T>)>) -> Result<(Vec<T>, BTreeMap<K, RemoteError>)> {
+    let (mut ok, mut bad) = (Vec::new(), BTreeMap::new());
+    for (key, got) in results {
+        match got {
+            Ok(v) => ok.push(v),
+            Err(e) if is_per_skill(&e) => {
+                bad.insert(key, e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((ok, bad))
 }
