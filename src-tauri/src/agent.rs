@@ -7,6 +7,7 @@ use skilldeck_agent::config::{Config, OFFLINE};
 use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion};
 use skilldeck_agent::replay::{ReplayItem, replay};
 use skilldeck_agent::session::{AgentError, Session, SessionOptions};
+use skilldeck_agent::shown;
 use skilldeck_agent::transcript::{self, Record, SessionSummary, TranscriptError, TurnEnd};
 use skilldeck_core::{SkillRegistry, SkilldeckHome};
 use std::collections::HashMap;
@@ -39,7 +40,8 @@ pub enum PanelNotice {
         /// Who answers.
         provider: String,
     },
-    /// The loop asks whether to run a shell command; answer with `agent_answer`.
+    /// The loop asks whether to run a shell command; answer with `agent_answer`. Its texts are as
+    /// shown (`skilldeck_agent::shown::question`), not as run.
     Approval {
         /// The question's id.
         id: u64,
@@ -93,7 +95,7 @@ pub struct SessionView {
     pub provider: String,
     /// When it began.
     pub created: String,
-    /// What it showed.
+    /// What it showed, as shown live (`skilldeck_agent::shown::replay_item`).
     pub items: Vec<ReplayItem>,
 }
 
@@ -249,11 +251,13 @@ pub fn session_view(home: &SkilldeckHome, id: &str) -> ApiResult<SessionView> {
         workspace: workspace.clone(),
         provider: last.unwrap_or_else(|| provider.label.clone()),
         created: created.clone(),
-        items: replay(&records),
+        items: replay(&records).iter().map(shown::replay_item).collect(),
     })
 }
 
 /// The host of one turn: its events go to `emit`; shell questions wait for `AgentPanel::answer`.
+/// Both go out as `shown` makes them (escapes, bidi and invisible characters written visibly), the
+/// same as the CLI prints them; the session keeps and runs the original text.
 struct PanelHost<'a, F> {
     panel: &'a AgentPanel,
     emit: F,
@@ -274,7 +278,7 @@ impl Drop for Asked<'_> {
 #[async_trait::async_trait]
 impl<F: Fn(PanelEvent) + Send + Sync> Host for PanelHost<'_, F> {
     fn event(&self, event: &AgentEvent) {
-        (self.emit)(PanelEvent::Agent(event.clone()));
+        (self.emit)(PanelEvent::Agent(shown::event(event)));
     }
 
     async fn approve_shell(&self, question: &ShellQuestion) -> ShellAnswer {
@@ -287,7 +291,7 @@ impl<F: Fn(PanelEvent) + Send + Sync> Host for PanelHost<'_, F> {
         let _asked = Asked(self.panel, id);
         (self.emit)(PanelEvent::Panel(PanelNotice::Approval {
             id,
-            question: question.clone(),
+            question: shown::question(question),
             workspace: self.workspace.clone(),
         }));
         rx.await.unwrap_or(ShellAnswer::Deny)

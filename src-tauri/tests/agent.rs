@@ -258,3 +258,56 @@ async fn shell_commands_wait_for_the_panel_and_the_stop_button_ends_the_turn() {
     let view = skilldeck_app::agent::session_view(fx.state.storage().home(), &id).unwrap();
     assert_eq!(view.provider, "offline (no language model)");
 }
+
+/// Whether `text` holds a character a screen would act on or hide (`\n` allowed).
+fn holds_hidden(text: &str) -> bool {
+    skilldeck_core::visible::first_hidden(text, true).is_some()
+}
+
+#[tokio::test]
+async fn the_panel_gets_commands_and_answers_with_escapes_shown_and_runs_the_original() {
+    let fx = Fx::new();
+    let server = Loopback::start().await;
+    fx.config(&format!("[providers.local]\napi = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n", server.url));
+    // The model's command would read "Run `ls -la`" where \r and zero-width/bidi controls are drawn
+    // as nothing; its answer hides a reordering and a terminal title in plain text and in Markdown.
+    let hostile = "echo PWNED > hidden.txt #\u{1b}[2K\r\u{200B}Run `ls -la";
+    let shown = "echo PWNED > hidden.txt #\\e[2K\\r\\u{200B}Run `ls -la";
+    server.push(Reply::sse(openai_tools(&[("call_1", "shell", json!({"command": hostile}))])));
+    server.push(Reply::sse(openai_text("done \u{202E}txt.exe \u{1b}]0;t\u{7}")));
+    let (task, mut rx) = fx.send(fx.request(None, "local", "go"));
+    let mut events = Vec::new();
+    while events.last().is_none_or(|e: &Value| e["type"] != "approval") {
+        events.push(tokio::time::timeout(Duration::from_secs(10), rx.recv()).await.unwrap().unwrap());
+    }
+    let asked = events.last().unwrap().clone();
+    assert_eq!(asked["command"], shown);
+    fx.state.agent.answer(asked["id"].as_u64().unwrap(), ShellAnswer::Once).unwrap();
+    let outcome = task.await.unwrap().unwrap();
+    events.extend(drain(rx).await);
+    let started = events.iter().find(|e| e["type"] == "tool_started").unwrap();
+    assert_eq!(started["arguments"]["command"], shown);
+    let chip = events.iter().find(|e| e["type"] == "tool_finished").unwrap();
+    assert_eq!(chip["display"], format!("Ran `{shown}`: exit 0"));
+    let answer: String =
+        events.iter().filter(|e| e["type"] == "text_delta").map(|e| e["text"].as_str().unwrap()).collect();
+    assert_eq!(answer, "done \\u{202E}txt.exe \\e]0;t\\x07");
+    // JSON writes C0 controls as \u escapes but bidi and zero-width characters as they are.
+    for e in &events {
+        assert!(!holds_hidden(&e.to_string()), "{e}");
+    }
+    // What ran is what the model wrote.
+    assert_eq!(std::fs::read_to_string(fx.workspace().join("hidden.txt")).unwrap(), "PWNED\n");
+
+    // Reopened, the session shows the same.
+    let view = skilldeck_app::agent::session_view(fx.state.storage().home(), &outcome.session_id).unwrap();
+    let items = serde_json::to_value(&view.items).unwrap();
+    assert_eq!(items[1]["arguments"]["command"], shown);
+    assert_eq!(items[1]["display"], format!("Ran `{shown}`: exit 0"));
+    assert_eq!(items[2]["text"], answer);
+
+    // Markdown turns entities into characters: the rendered answer shows those as escapes too.
+    let html = skilldeck_app::commands::agent::agent_markdown("a &#x202E;b &#8203;c &#27;[2K".into());
+    assert!(html.contains("a \\u{202E}b \\u{200B}c \\e[2K"), "{html}");
+    assert!(!holds_hidden(&html), "{html}");
+}

@@ -12,6 +12,7 @@ pub mod profile;
 pub mod provider;
 pub mod replay;
 pub mod session;
+pub mod shown;
 pub mod tools;
 pub mod transcript;
 

@@ -439,3 +439,32 @@ fn a_bundled_prefix_grant_never_reaches_outside_the_workspace() {
     assert!(out.contains("(pre-approved by change-review (Bash(git diff:*)))"), "{out}");
     assert!(fs::read_to_string(env.workspace().join("d.txt")).unwrap().contains("+b"));
 }
+
+/// A command that rewrites its own question on a terminal (`\e[2K` clears the line, `\r` goes
+/// back to its start) is shown with those escapes visible; answered yes, the command that runs is
+/// the exact one the model wrote. Streamed text shows its escapes and bidi controls too.
+#[test]
+fn a_command_cannot_fake_its_question_with_terminal_escapes() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return;
+    }
+    let env = Env::new();
+    let w = ws(&env);
+    let hostile = "echo PWNED > hidden.txt #\u{1b}[2K\rRun `ls -la";
+    let (url, _rx) =
+        serve(vec![sse_shell_call(hostile), sse_text("done \u{1b}]0;title\u{7} \u{202E}txt.exe\u{200B}!")]);
+    let args = ["agent", "--workspace", &w, "--api", "openai", "--base-url", &url, "--model", "m", "go"];
+    let (code, out) = on_a_terminal(&env, &args, "y\n");
+    assert_eq!(code, 0, "{out}");
+    let shown = "echo PWNED > hidden.txt #\\e[2K\\rRun `ls -la";
+    let ws = env.workspace().canonicalize().unwrap();
+    assert!(out.contains(&format!("Run `{shown}` in {}?", ws.display())), "{out:?}");
+    assert!(out.contains(&format!("• Ran `{shown}`: exit 0")), "{out:?}");
+    assert!(out.contains("done \\e]0;title\\x07 \\u{202E}txt.exe\\u{200B}!"), "{out:?}");
+    // The terminal turns each `\n` into `\r\n`; no other carriage return, and no escape, is raw.
+    assert!(!out.contains('\u{1b}') && !out.replace("\r\n", "\n").contains('\r'), "{out:?}");
+    assert!(!out.contains('\u{202E}') && !out.contains('\u{200B}'), "{out:?}");
+    // What ran is what the model wrote, not what a faked question would have shown.
+    assert_eq!(fs::read_to_string(env.workspace().join("hidden.txt")).unwrap(), "PWNED\n");
+}

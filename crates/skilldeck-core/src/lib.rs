@@ -28,6 +28,7 @@ pub mod trust;
 pub mod validate;
 pub mod view_result;
 pub mod view_skill;
+pub mod visible;
 pub mod watch;
 pub mod yaml_bounds;
 pub mod yaml_explain;

@@ -45,8 +45,10 @@ pub fn agent_answer(state: State<'_, AppState>, id: u64, answer: ShellAnswer) ->
     state.agent.answer(id, answer)
 }
 
-/// An answer's Markdown as sanitized HTML, shown once its text is complete.
+/// An answer's Markdown as sanitized HTML, shown once its text is complete. Control, bidi and
+/// invisible characters, including those Markdown makes from entities (`&#x202E;`), are shown as
+/// escapes: the serialized HTML holds every other character as itself, so this covers them all.
 #[tauri::command]
 pub fn agent_markdown(text: String) -> String {
-    crate::markdown::to_safe_html(&text)
+    skilldeck_core::visible::visible(&crate::markdown::to_safe_html(&text)).into_owned()
 }

@@ -13,8 +13,10 @@ use skilldeck_agent::provider::anthropic::AnthropicProvider;
 use skilldeck_agent::provider::http::HttpPolicy;
 use skilldeck_agent::provider::openai::OpenAiProvider;
 use skilldeck_agent::session::{Session, SessionOptions};
+use skilldeck_agent::shown;
 use skilldeck_agent::transcript::{self, TurnEnd};
 use skilldeck_core::SkilldeckHome;
+use skilldeck_core::visible::{visible, visible_line};
 use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -65,6 +67,8 @@ pub struct AgentArgs {
 }
 
 /// The terminal host: streams text to stdout, prints tool lines, asks before shell commands.
+/// Everything the model, a skill or a tool wrote is printed as `shown` makes it: an escape
+/// sequence or a `\r` in a command cannot rewrite the question, a bidi control cannot reorder it.
 struct TerminalHost {
     yes: bool,
     workspace: PathBuf,
@@ -86,7 +90,7 @@ impl TerminalHost {
 #[async_trait::async_trait]
 impl Host for TerminalHost {
     fn event(&self, event: &AgentEvent) {
-        match event {
+        match &shown::event(event) {
             AgentEvent::TurnStarted { .. } => {}
             AgentEvent::TextDelta { text } => {
                 let mut out = std::io::stdout().lock();
@@ -117,6 +121,8 @@ impl Host for TerminalHost {
     }
 
     async fn approve_shell(&self, q: &ShellQuestion) -> ShellAnswer {
+        // Only what is printed changes; the session runs `q.command` as the model wrote it.
+        let q = &shown::question(q);
         let command = &q.command;
         if self.yes {
             return ShellAnswer::Once;
@@ -128,7 +134,7 @@ impl Host for TerminalHost {
         if self.mid_line.swap(false, Ordering::Relaxed) {
             println!();
         }
-        eprintln!("Run `{command}` in {}?", self.workspace.display());
+        eprintln!("Run `{command}` in {}?", visible_line(&self.workspace.to_string_lossy()));
         eprintln!("  {}", q.sandbox);
         if let Some(grant) = &q.grant {
             eprintln!("  covered by {grant}, but with no sandbox every command is asked");
@@ -219,15 +225,15 @@ pub fn run(args: AgentArgs) -> anyhow::Result<Outcome> {
         {
             eprintln!(
                 "note: a resumed session keeps its workspace {}; --workspace is ignored",
-                session.workspace().display()
+                visible_line(&session.workspace().to_string_lossy())
             );
         }
         let info = session.provider().info();
         eprintln!(
             "Session {} on {} with {}",
             session.id(),
-            session.workspace().display(),
-            if info.kind == "offline" { info.label } else { format!("{} ({})", info.model, info.kind) }
+            visible_line(&session.workspace().to_string_lossy()),
+            visible_line(&if info.kind == "offline" { info.label } else { format!("{} ({})", info.model, info.kind) })
         );
         if shell_enabled && !session.shell_sandbox().is_sandboxed() {
             eprintln!("warning: shell commands run {}; each one is asked first", session.shell_sandbox().describe());
@@ -235,7 +241,7 @@ pub fn run(args: AgentArgs) -> anyhow::Result<Outcome> {
         let host = TerminalHost { yes: args.yes, workspace: session.workspace().to_owned(), mid_line: false.into() };
         if !args.prompt.is_empty() {
             return match turn(&mut session, &host, &args.prompt.join(" ")).await? {
-                TurnEnd::Failed { message } => bail!("{message}"),
+                TurnEnd::Failed { message } => bail!("{}", visible(&message)),
                 TurnEnd::Answered | TurnEnd::StepLimit { .. } | TurnEnd::Cancelled => Ok(Outcome::Ok),
             };
         }
@@ -270,7 +276,7 @@ async fn interactive(session: &mut Session, host: &TerminalHost) -> anyhow::Resu
             continue;
         }
         if let TurnEnd::Failed { message } = turn(session, host, prompt).await? {
-            eprintln!("error: {message}");
+            eprintln!("error: {}", visible(&message));
         }
     }
 }
@@ -287,9 +293,11 @@ pub fn sessions(json: bool) -> anyhow::Result<Outcome> {
         crate::outln!("No sessions yet. `skilldeck agent --workspace DIR` starts one.");
     }
     for s in &list {
-        crate::outln!("{}  {} turn(s)  {}  {}", s.id, s.turns, s.provider, s.workspace.display());
+        let workspace = s.workspace.to_string_lossy();
+        let (provider, workspace) = (visible_line(&s.provider), visible_line(&workspace));
+        crate::outln!("{}  {} turn(s)  {provider}  {workspace}", s.id, s.turns);
         if !s.title.is_empty() {
-            crate::outln!("    {}", s.title);
+            crate::outln!("    {}", visible_line(&s.title));
         }
     }
     Ok(Outcome::Ok)
