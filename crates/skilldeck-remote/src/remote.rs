@@ -125,10 +125,11 @@ impl Remote {
     /// Fetches what changed: one LIST of the manifests' keys, the manifests not cached, and
     /// the missing blobs of each skill's latest revision. A skill whose latest manifest or one
     /// of its blobs is damaged or missing is skipped and reported (`problems`), keeping the
-    /// revision the last refresh recorded; only errors beyond one skill (the server
-    /// unreachable or refusing, the cache failing) fail the refresh.
+    /// revision the last refresh recorded; so is a listed key that cannot be a manifest's.
+    /// Only errors beyond one skill (the server unreachable or refusing, the cache failing)
+    /// fail the refresh.
     pub async fn refresh(&self) -> Result<RefreshReport> {
-        let keys = self.store.manifest_keys().await?;
+        let (keys, stray) = self.store.manifest_keys().await?;
         let mut latest: BTreeMap<String, u64> = BTreeMap::new();
         for (name, rev) in &keys {
             let e = latest.entry(name.clone()).or_insert(*rev);
@@ -139,7 +140,7 @@ impl Remote {
         // An older revision's damaged manifest only matters to `history`, which reports it.
         let mut bad_manifests = self.try_fetch_manifests(missing).await?;
         let known = self.cache.state()?.skills;
-        let mut problems = Vec::new();
+        let mut problems: Vec<SkillProblem> = stray.iter().map(|k| SkillProblem::not_a_manifest(k)).collect();
         // Each skill's state after this refresh: its latest revision once all of it is cached.
         let mut settled: BTreeMap<String, u64> = BTreeMap::new();
         let mut needs: BTreeMap<&str, Vec<String>> = BTreeMap::new();
@@ -357,7 +358,7 @@ impl Remote {
     }
 
     async fn referenced_blobs(&self) -> Result<BTreeSet<String>> {
-        let keys = self.store.manifest_keys().await?;
+        let (keys, _) = self.store.manifest_keys().await?;
         let missing = keys.iter().filter(|(n, r)| !self.cache.has_manifest(n, *r)).cloned().collect();
         self.fetch_manifests(missing).await?;
         let mut out = BTreeSet::new();

@@ -376,3 +376,64 @@ async fn one_damaged_skill_is_skipped_and_reported_while_the_others_update() {
         b.skills().await.unwrap().skills.into_iter().map(|s| (s.name, s.revision)).collect();
     assert!(listed.contains(&("bad".to_owned(), 1)) && listed.contains(&("good".to_owned(), 2)), "{listed:?}");
 }
+
+fn md(n: &str, body: &str) -> Vec<u8> {
+    format!("---\nname: {n}\ndescription: d\n---\n{body}\n").into_bytes()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_that_cannot_be_a_manifest_is_skipped_and_reported() {
+    let Some(env) = Env::start().await else { return };
+    let a = env.remote("a");
+    for n in ["alpha", "mid", "omega"] {
+        a.publish(&name(n), &skill(&[("SKILL.md", &md(n, "one"))])).await.unwrap();
+    }
+    let b = env.remote("b");
+    b.refresh().await.unwrap();
+    for n in ["alpha", "omega"] {
+        a.publish(&name(n), &skill(&[("SKILL.md", &md(n, "two"))])).await.unwrap();
+    }
+    // Keys no object path holds (which `object_store` refuses with their whole LIST page),
+    // before, between and after the skills in key order; and keys that are paths but no
+    // manifest's.
+    let raw = [
+        "acme/skills/../rev/0000000001.json",
+        "acme/skills/mid/rev/../0000000009.json",
+        "acme/skills/omega//rev/0000000009.json",
+        "acme/skills/zz/rev/./0000000001.json",
+        "acme/blobs/sha256/../x",
+    ];
+    for key in raw {
+        env.moto.put_raw_key(BUCKET, key, b"{}").await.unwrap();
+    }
+    for key in ["acme/skills/pdf/rev/1.json", "acme/skills/README.md"] {
+        env.moto.put_object(BUCKET, key, b"{}".to_vec()).await.unwrap();
+    }
+    let listed = env.moto.keys(BUCKET, "acme/skills/alpha").await.unwrap();
+    assert_eq!(listed.len(), 2, "the client used here lists only well-formed keys: {listed:?}");
+
+    let report = b.refresh().await.unwrap();
+    let skills = b.cache().state().unwrap().skills;
+    let got: Vec<(&str, u64)> = skills.iter().map(|(n, r)| (n.as_str(), *r)).collect();
+    assert_eq!(got, [("alpha", 2), ("mid", 1), ("omega", 2)], "{report:?}");
+    let mut stray: Vec<String> = raw[..4].iter().map(|k| format!("\"{k}\"")).collect();
+    stray.extend(["\"acme/skills/README.md\"".to_owned(), "\"acme/skills/pdf/rev/1.json\"".to_owned()]);
+    stray.sort();
+    assert_eq!(report.problems.iter().map(|p| p.name.clone()).collect::<Vec<_>>(), stray, "{report:?}");
+    assert!(report.problems.iter().all(|p| p.not_a_manifest && p.revision == 0), "{report:?}");
+    let line = report.problems[0].line();
+    assert!(
+        line.starts_with("skipped the object \"acme/skills/../rev/0000000001.json\": its key is not skills/NAME"),
+        "{line}"
+    );
+    assert_eq!(b.cache().state().unwrap().problems, report.problems, "kept for the team scope's report");
+
+    // Every other reader of a listing steps over them too.
+    assert_eq!(b.history("mid").await.unwrap().0.len(), 1);
+    assert_eq!(b.fetch("omega", None).await.unwrap().0.revision, 2);
+    assert_eq!(a.publish(&name("mid"), &skill(&[("SKILL.md", &md("mid", "two"))])).await.unwrap().revision, 2);
+    assert_eq!(a.gc(Duration::ZERO, true).await.unwrap().removed, Vec::<String>::new());
+    let again = b.refresh().await.unwrap();
+    assert_eq!((again.skills, again.problems.len()), (3, 6), "{again:?}");
+    assert_eq!(b.cache().state().unwrap().skills.get("mid"), Some(&2));
+}
