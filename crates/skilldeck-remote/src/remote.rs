@@ -126,8 +126,9 @@ impl Remote {
     /// the missing blobs of each skill's latest revision. A skill whose latest manifest or one
     /// of its blobs is damaged or missing is skipped and reported (`problems`), keeping the
     /// revision the last refresh recorded; so is a listed key that cannot be a manifest's.
-    /// Only errors beyond one skill (the server unreachable or refusing, the cache failing)
-    /// fail the refresh.
+    /// Each skill's files are checked against its own manifest (sizes, digest), so no other
+    /// skill's manifest can hold it back. Only errors beyond one skill (the server unreachable
+    /// or refusing, the cache failing) fail the refresh.
     pub async fn refresh(&self) -> Result<RefreshReport> {
         let (keys, stray) = self.store.manifest_keys().await?;
         let mut latest: BTreeMap<String, u64> = BTreeMap::new();
@@ -143,8 +144,10 @@ impl Remote {
         let mut problems: Vec<SkillProblem> = stray.iter().map(|k| SkillProblem::not_a_manifest(k)).collect();
         // Each skill's state after this refresh: its latest revision once all of it is cached.
         let mut settled: BTreeMap<String, u64> = BTreeMap::new();
-        let mut needs: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-        let mut want = BTreeMap::new();
+        let mut needs: BTreeMap<&str, (u64, Vec<String>)> = BTreeMap::new();
+        // Each blob at the largest size a manifest gives it: the blob is checked against its
+        // hash, and each skill's own sizes are checked after (`Cache::files`).
+        let mut want: BTreeMap<String, u64> = BTreeMap::new();
         let mut skip = |name: &str, rev: u64, reason: String, settled: &mut BTreeMap<String, u64>| {
             problems.push(SkillProblem::new(name, rev, reason));
             if let Some(good) = known.get(name) {
@@ -163,8 +166,11 @@ impl Remote {
             };
             match manifest {
                 Ok(m) => {
-                    needs.insert(name, m.files.iter().map(|f| f.sha256.clone()).collect());
-                    want.extend(m.files.into_iter().map(|f| (f.sha256, f.size)));
+                    for f in &m.files {
+                        let size = want.entry(f.sha256.clone()).or_default();
+                        *size = (*size).max(f.size);
+                    }
+                    needs.insert(name, (*rev, m.files.into_iter().map(|f| f.sha256).collect()));
                 }
                 Err(e) if is_per_skill(&e) => skip(name, *rev, e.to_string(), &mut settled),
                 Err(e) => return Err(e),
@@ -172,13 +178,23 @@ impl Remote {
         }
         want.retain(|h, _| !self.cache.has_blob(h));
         let (new_blobs, blob_bytes, bad_blobs) = self.try_fetch_blobs(want).await?;
-        for (name, hexes) in needs {
-            let rev = latest.get(name).copied().unwrap_or_default();
-            match hexes.iter().find_map(|h| bad_blobs.get(h)) {
-                Some(e) => skip(name, rev, e.to_string(), &mut settled),
-                None => {
+        for (name, (rev, hexes)) in needs {
+            let checked = match hexes.iter().find_map(|h| bad_blobs.get(h)) {
+                Some(e) => Err(e.to_string()),
+                None => match self.cache.files(name, rev) {
+                    Ok(Some(_)) => Ok(()),
+                    Ok(None) => {
+                        Err(RemoteError::NotFound { what: format!("a file of {name} revision {rev}") }.to_string())
+                    }
+                    Err(e) if is_per_skill(&e) => Err(e.to_string()),
+                    Err(e) => return Err(e),
+                },
+            };
+            match checked {
+                Ok(()) => {
                     settled.insert(name.to_owned(), rev);
                 }
+                Err(reason) => skip(name, rev, reason, &mut settled),
             }
         }
         let now = crate::cache::now();

@@ -437,3 +437,28 @@ async fn a_key_that_cannot_be_a_manifest_is_skipped_and_reported() {
     assert_eq!((again.skills, again.problems.len()), (3, 6), "{again:?}");
     assert_eq!(b.cache().state().unwrap().skills.get("mid"), Some(&2));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_skills_manifest_cannot_hold_back_another_skills_update() {
+    use skilldeck_remote::manifest::sha256_hex;
+    let Some(env) = Env::start().await else { return };
+    let a = env.remote("a");
+    a.publish(&name("deploy"), &skill(&[("SKILL.md", &md("deploy", "one"))])).await.unwrap();
+    let b = env.remote("b");
+    b.refresh().await.unwrap();
+    let v2 = skill(&[("SKILL.md", &md("deploy", "two")), ("run.sh", b"echo two\n")]);
+    a.publish(&name("deploy"), &v2).await.unwrap();
+    // Another skill's manifest names deploy v2's new blob, with a size of 1.
+    let mut evil = Manifest::new(&name("zz-evil"), 1, &skill(&[("SKILL.md", b"echo two\n")]), Event::Publish, None);
+    assert_eq!(evil.files[0].sha256, sha256_hex(b"echo two\n"));
+    evil.files[0].size = 1;
+    let key = "acme/skills/zz-evil/rev/0000000001.json";
+    env.moto.put_object(BUCKET, key, serde_json::to_vec(&evil).unwrap()).await.unwrap();
+
+    let report = b.refresh().await.unwrap();
+    let skipped: Vec<(&str, u64)> = report.problems.iter().map(|p| (p.name.as_str(), p.revision)).collect();
+    assert_eq!(skipped, [("zz-evil", 1)], "{report:?}");
+    assert!(report.problems[0].reason.contains("SKILL.md\" is 9 bytes, its manifest says 1"), "{report:?}");
+    assert_eq!(b.cache().state().unwrap().skills.get("deploy"), Some(&2), "{report:?}");
+    assert_eq!(pairs(&b.cache().files("deploy", 2).unwrap().unwrap()), pairs(&v2));
+}
