@@ -127,8 +127,10 @@ impl Remote {
     /// of its blobs is damaged or missing is skipped and reported (`problems`), keeping the
     /// revision the last refresh recorded; so is a listed key that cannot be a manifest's.
     /// Each skill's files are checked against its own manifest (sizes, digest), so no other
-    /// skill's manifest can hold it back. Only errors beyond one skill (the server unreachable
-    /// or refusing, the cache failing) fail the refresh.
+    /// skill's manifest can hold it back. A latest revision not yet recorded is fetched again
+    /// even when cached, so a damaged manifest fixed in the bucket is seen by the next refresh.
+    /// Only errors beyond one skill (the server unreachable or refusing, the cache failing)
+    /// fail the refresh.
     pub async fn refresh(&self) -> Result<RefreshReport> {
         let (keys, stray) = self.store.manifest_keys().await?;
         let mut latest: BTreeMap<String, u64> = BTreeMap::new();
@@ -136,11 +138,19 @@ impl Remote {
             let e = latest.entry(name.clone()).or_insert(*rev);
             *e = (*e).max(*rev);
         }
-        let missing: Vec<(String, u64)> = keys.into_iter().filter(|(n, r)| !self.cache.has_manifest(n, *r)).collect();
-        let new_manifests = missing.len();
-        // An older revision's damaged manifest only matters to `history`, which reports it.
-        let mut bad_manifests = self.try_fetch_manifests(missing).await?;
         let known = self.cache.state()?.skills;
+        let (mut fetch, mut new_manifests) = (Vec::new(), 0);
+        for (name, rev) in keys {
+            let cached = self.cache.has_manifest(&name, rev);
+            new_manifests += usize::from(!cached);
+            // A cached latest revision the last refresh did not record may have been found
+            // damaged: it is read again, in case the bucket was fixed since.
+            if !cached || (latest.get(&name) == Some(&rev) && known.get(&name) != Some(&rev)) {
+                fetch.push((name, rev));
+            }
+        }
+        // An older revision's damaged manifest only matters to `history`, which reports it.
+        let mut bad_manifests = self.try_fetch_manifests(fetch).await?;
         let mut problems: Vec<SkillProblem> = stray.iter().map(|k| SkillProblem::not_a_manifest(k)).collect();
         // Each skill's state after this refresh: its latest revision once all of it is cached.
         let mut settled: BTreeMap<String, u64> = BTreeMap::new();

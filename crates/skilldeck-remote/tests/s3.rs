@@ -462,3 +462,55 @@ async fn one_skills_manifest_cannot_hold_back_another_skills_update() {
     assert_eq!(b.cache().state().unwrap().skills.get("deploy"), Some(&2), "{report:?}");
     assert_eq!(pairs(&b.cache().files("deploy", 2).unwrap().unwrap()), pairs(&v2));
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_damaged_revision_fixed_in_the_bucket_is_fetched_again() {
+    use skilldeck_core::{FsStorage, Revision, Scope, SkilldeckHome};
+    use skilldeck_remote::team::materialise;
+    let Some(env) = Env::start().await else { return };
+    let a = env.remote("a");
+    for n in ["docx", "pdf"] {
+        a.publish(&name(n), &skill(&[("SKILL.md", &md(n, "one"))])).await.unwrap();
+    }
+    let b = env.remote("b");
+    let storage = FsStorage::open(SkilldeckHome::new(env.home("b"))).unwrap();
+    b.refresh().await.unwrap();
+    assert_eq!(materialise(&storage, b.cache()).unwrap().written.len(), 2);
+
+    // Revision 2 of each, its blobs uploaded, its manifest written damaged: pdf's says its
+    // larger file is a byte shorter, docx's claims another digest.
+    let v2 = |n: &str| skill(&[("SKILL.md", &md(n, "two")), ("data.txt", format!("data of {n}").as_bytes())]);
+    let mut fixed = Vec::new();
+    for n in ["docx", "pdf"] {
+        a.store().upload_missing_blobs(&v2(n)).await.unwrap();
+        let good = Manifest::new(&name(n), 2, &v2(n), Event::Publish, None);
+        let mut bad = good.clone();
+        match n {
+            "pdf" => bad.files.iter_mut().find(|f| f.path == "data.txt").unwrap().size -= 1,
+            _ => bad.digest = format!("sha256:{}", "0".repeat(64)),
+        }
+        let key = format!("acme/skills/{n}/rev/0000000002.json");
+        env.moto.put_object(BUCKET, &key, serde_json::to_vec_pretty(&bad).unwrap()).await.unwrap();
+        fixed.push((key, serde_json::to_vec_pretty(&good).unwrap()));
+    }
+    let report = b.refresh().await.unwrap();
+    let skipped: Vec<(&str, u64)> = report.problems.iter().map(|p| (p.name.as_str(), p.revision)).collect();
+    assert_eq!(skipped, [("docx", 2), ("pdf", 2)], "{report:?}");
+    let done = materialise(&storage, b.cache()).unwrap();
+    assert!(done.written.is_empty() && done.problems.is_empty(), "{done:?}");
+    let rev = |n: &str| storage.revision_sync(Scope::Team, &name(n)).unwrap();
+    assert_eq!((rev("docx"), rev("pdf")), (Some(Revision(1)), Some(Revision(1))));
+    // Still damaged: skipped again, and nothing else changes.
+    assert_eq!(b.refresh().await.unwrap().problems.len(), 2);
+
+    // Fixed in the bucket: the right manifests at the same keys.
+    for (key, body) in fixed {
+        env.moto.put_object(BUCKET, &key, body).await.unwrap();
+    }
+    let report = b.refresh().await.unwrap();
+    assert!(report.problems.is_empty(), "{report:?}");
+    let done = materialise(&storage, b.cache()).unwrap();
+    assert_eq!(done.written, [("docx".to_owned(), 2), ("pdf".to_owned(), 2)], "{done:?}");
+    let data = storage.read_raw_file_sync(Scope::Team, &name("pdf"), &RelPath::parse("data.txt").unwrap()).unwrap();
+    assert_eq!(data, b"data of pdf");
+}
