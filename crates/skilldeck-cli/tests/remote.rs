@@ -159,10 +159,13 @@ fn a_damaged_skill_is_reported_and_the_others_refresh() {
     ok(skilldeck(&a, &["publish", "pdf", "--to", "team"]));
     let garbage = b"{\"name\": \"bad\", \"event\": \"\x1b]0;pwned\x07\"}".to_vec();
     rt().block_on(env.moto.put_object(BUCKET, "acme/skills/bad/rev/0000000001.json", garbage)).unwrap();
+    // A key no object path holds: skipped and named, not the whole refresh failing.
+    rt().block_on(env.moto.put_raw_key(BUCKET, "acme/skills/../rev/0000000001.json", b"{}")).unwrap();
     let b = env.machine_with("b", &[]);
     let (out, err) = ok_both(skilldeck(&b, &["refresh", "team"]));
     assert!(out.contains("team scope: 1 skill(s) updated") && out.contains("team: 2 skill(s)"), "{out}");
     assert!(err.contains("warning: team: skipped bad revision 1: the team store holds a damaged object"), "{err}");
+    assert!(err.contains("warning: team: skipped the object \"acme/skills/../rev/0000000001.json\": its key"), "{err}");
     assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "nothing for a terminal to act on: {err:?}");
     assert!(b.join("skills/team/pdf/SKILL.md").is_file());
 }

@@ -118,6 +118,31 @@ impl MotoServer {
         self.client(bucket)?.put(&key, bytes.into()).await.map(|_| ()).map_err(io::Error::other)
     }
 
+    /// Writes `bytes` at `key` sent exactly as given (unsigned, which moto takes while its
+    /// credential checks are off): a key no object path holds (`a/../b`, `a//b`) that no
+    /// client library would send, as a hostile writer with plain HTTP could. `key` must need
+    /// no escaping in a request line (no space, `?`, `#` or control character).
+    pub async fn put_raw_key(&self, bucket: &str, key: &str, bytes: &[u8]) -> io::Result<()> {
+        use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+        let mut sock = tokio::net::TcpStream::connect(("127.0.0.1", self.port)).await?;
+        let head = format!(
+            "PUT /{bucket}/{key} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/octet-stream\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n",
+            self.port,
+            bytes.len()
+        );
+        sock.write_all(head.as_bytes()).await?;
+        sock.write_all(bytes).await?;
+        let mut answer = Vec::new();
+        sock.read_to_end(&mut answer).await?;
+        let status = String::from_utf8_lossy(&answer).lines().next().unwrap_or_default().to_owned();
+        if status.split(' ').nth(1) == Some("200") {
+            Ok(())
+        } else {
+            Err(io::Error::other(format!("writing {key}: {status}")))
+        }
+    }
+
     /// Every key under `prefix`, sorted.
     pub async fn keys(&self, bucket: &str, prefix: &str) -> io::Result<Vec<String>> {
         use futures_util::TryStreamExt as _;

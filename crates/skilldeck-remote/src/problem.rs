@@ -14,12 +14,29 @@ pub struct SkillProblem {
     pub revision: u64,
     /// What was wrong with it (text from the bucket is escaped).
     pub reason: String,
+    /// Set when what was skipped is an object under `skills/` whose key cannot be a
+    /// manifest's: `name` is then that key, escaped and quoted, and `revision` 0.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_a_manifest: bool,
 }
 
 impl SkillProblem {
     /// The problem of `name` revision `revision`.
     pub fn new(name: &str, revision: u64, reason: impl ToString) -> Self {
-        Self { name: name.to_owned(), revision, reason: reason.to_string() }
+        Self { name: name.to_owned(), revision, reason: reason.to_string(), not_a_manifest: false }
+    }
+
+    /// The problem of the listed object `key` under `skills/`, which cannot be a manifest
+    /// (a name that is no skill name, a revision of other than ten digits, a `..` segment).
+    pub fn not_a_manifest(key: &str) -> Self {
+        Self {
+            name: crate::untrusted::escape(key),
+            revision: 0,
+            reason: "its key is not skills/NAME/rev/NNNNNNNNNN.json with a skill name and ten digits, so it \
+                     is no manifest of this store; delete or rename it in the bucket"
+                .to_owned(),
+            not_a_manifest: true,
+        }
     }
 
     /// The one line people read: what was skipped, why, and what stays. The reason is escaped
@@ -30,6 +47,9 @@ impl SkillProblem {
             .chars()
             .map(|c| if c.is_control() { c.escape_unicode().to_string() } else { c.to_string() })
             .collect();
+        if self.not_a_manifest {
+            return format!("skipped the object {}: {reason}; no skill is held back by it", self.name);
+        }
         format!(
             "skipped {} revision {}: {reason}; it keeps its last good revision until a good one is published",
             self.name, self.revision

@@ -125,25 +125,39 @@ impl Remote {
     /// Fetches what changed: one LIST of the manifests' keys, the manifests not cached, and
     /// the missing blobs of each skill's latest revision. A skill whose latest manifest or one
     /// of its blobs is damaged or missing is skipped and reported (`problems`), keeping the
-    /// revision the last refresh recorded; only errors beyond one skill (the server
-    /// unreachable or refusing, the cache failing) fail the refresh.
+    /// revision the last refresh recorded; so is a listed key that cannot be a manifest's.
+    /// Each skill's files are checked against its own manifest (sizes, digest), so no other
+    /// skill's manifest can hold it back. A latest revision not yet recorded is fetched again
+    /// even when cached, so a damaged manifest fixed in the bucket is seen by the next refresh.
+    /// Only errors beyond one skill (the server unreachable or refusing, the cache failing)
+    /// fail the refresh.
     pub async fn refresh(&self) -> Result<RefreshReport> {
-        let keys = self.store.manifest_keys().await?;
+        let (keys, stray) = self.store.manifest_keys().await?;
         let mut latest: BTreeMap<String, u64> = BTreeMap::new();
         for (name, rev) in &keys {
             let e = latest.entry(name.clone()).or_insert(*rev);
             *e = (*e).max(*rev);
         }
-        let missing: Vec<(String, u64)> = keys.into_iter().filter(|(n, r)| !self.cache.has_manifest(n, *r)).collect();
-        let new_manifests = missing.len();
-        // An older revision's damaged manifest only matters to `history`, which reports it.
-        let mut bad_manifests = self.try_fetch_manifests(missing).await?;
         let known = self.cache.state()?.skills;
-        let mut problems = Vec::new();
+        let (mut fetch, mut new_manifests) = (Vec::new(), 0);
+        for (name, rev) in keys {
+            let cached = self.cache.has_manifest(&name, rev);
+            new_manifests += usize::from(!cached);
+            // A cached latest revision the last refresh did not record may have been found
+            // damaged: it is read again, in case the bucket was fixed since.
+            if !cached || (latest.get(&name) == Some(&rev) && known.get(&name) != Some(&rev)) {
+                fetch.push((name, rev));
+            }
+        }
+        // An older revision's damaged manifest only matters to `history`, which reports it.
+        let mut bad_manifests = self.try_fetch_manifests(fetch).await?;
+        let mut problems: Vec<SkillProblem> = stray.iter().map(|k| SkillProblem::not_a_manifest(k)).collect();
         // Each skill's state after this refresh: its latest revision once all of it is cached.
         let mut settled: BTreeMap<String, u64> = BTreeMap::new();
-        let mut needs: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-        let mut want = BTreeMap::new();
+        let mut needs: BTreeMap<&str, (u64, Vec<String>)> = BTreeMap::new();
+        // Each blob at the largest size a manifest gives it: the blob is checked against its
+        // hash, and each skill's own sizes are checked after (`Cache::files`).
+        let mut want: BTreeMap<String, u64> = BTreeMap::new();
         let mut skip = |name: &str, rev: u64, reason: String, settled: &mut BTreeMap<String, u64>| {
             problems.push(SkillProblem::new(name, rev, reason));
             if let Some(good) = known.get(name) {
@@ -162,8 +176,11 @@ impl Remote {
             };
             match manifest {
                 Ok(m) => {
-                    needs.insert(name, m.files.iter().map(|f| f.sha256.clone()).collect());
-                    want.extend(m.files.into_iter().map(|f| (f.sha256, f.size)));
+                    for f in &m.files {
+                        let size = want.entry(f.sha256.clone()).or_default();
+                        *size = (*size).max(f.size);
+                    }
+                    needs.insert(name, (*rev, m.files.into_iter().map(|f| f.sha256).collect()));
                 }
                 Err(e) if is_per_skill(&e) => skip(name, *rev, e.to_string(), &mut settled),
                 Err(e) => return Err(e),
@@ -171,13 +188,23 @@ impl Remote {
         }
         want.retain(|h, _| !self.cache.has_blob(h));
         let (new_blobs, blob_bytes, bad_blobs) = self.try_fetch_blobs(want).await?;
-        for (name, hexes) in needs {
-            let rev = latest.get(name).copied().unwrap_or_default();
-            match hexes.iter().find_map(|h| bad_blobs.get(h)) {
-                Some(e) => skip(name, rev, e.to_string(), &mut settled),
-                None => {
+        for (name, (rev, hexes)) in needs {
+            let checked = match hexes.iter().find_map(|h| bad_blobs.get(h)) {
+                Some(e) => Err(e.to_string()),
+                None => match self.cache.files(name, rev) {
+                    Ok(Some(_)) => Ok(()),
+                    Ok(None) => {
+                        Err(RemoteError::NotFound { what: format!("a file of {name} revision {rev}") }.to_string())
+                    }
+                    Err(e) if is_per_skill(&e) => Err(e.to_string()),
+                    Err(e) => return Err(e),
+                },
+            };
+            match checked {
+                Ok(()) => {
                     settled.insert(name.to_owned(), rev);
                 }
+                Err(reason) => skip(name, rev, reason, &mut settled),
             }
         }
         let now = crate::cache::now();
@@ -357,7 +384,7 @@ impl Remote {
     }
 
     async fn referenced_blobs(&self) -> Result<BTreeSet<String>> {
-        let keys = self.store.manifest_keys().await?;
+        let (keys, _) = self.store.manifest_keys().await?;
         let missing = keys.iter().filter(|(n, r)| !self.cache.has_manifest(n, *r)).cloned().collect();
         self.fetch_manifests(missing).await?;
         let mut out = BTreeSet::new();

@@ -7,6 +7,7 @@ use crate::layout::{Layout, MAX_REVISION};
 use crate::manifest::{Event, Manifest, sha256_hex};
 use futures_util::{StreamExt as _, TryStreamExt as _};
 use object_store::aws::{AmazonS3, AmazonS3Builder};
+use object_store::list::{PaginatedListOptions, PaginatedListStore as _};
 use object_store::{BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt as _, PutMode, PutOptions, RetryConfig};
 use skilldeck_core::{SkillFiles, SkillName};
 use std::collections::{BTreeMap, BTreeSet};
@@ -25,6 +26,9 @@ const PARALLEL: usize = 16;
 
 /// The most revisions tried before giving up a publish to contention.
 const MAX_CLAIMS: u32 = 1000;
+
+/// Keys asked for in one LIST page (S3 answers at most 1,000).
+const PAGE_KEYS: usize = 1000;
 
 /// What a publish did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -228,17 +232,26 @@ impl RemoteStore {
         }
     }
 
-    /// Every manifest key in the store as `(skill, revision)`, in key order.
-    pub async fn manifest_keys(&self) -> Result<Vec<(String, u64)>> {
-        let prefix = self.layout.skills();
-        let metas: Vec<_> = self.store.list(Some(&prefix)).try_collect().await.map_err(self.err(&prefix))?;
-        Ok(metas.iter().filter_map(|m| self.layout.parse_manifest(&m.location)).collect())
+    /// Every manifest key in the store as `(skill, revision)`, in key order, and the keys
+    /// under `skills/` that cannot be a manifest's, as listed (not escaped): a name that is no
+    /// skill name, a revision of other than ten digits, a key no object path can hold (`..`,
+    /// an empty segment). Those are left out, so one stray object never hides the others.
+    pub async fn manifest_keys(&self) -> Result<(Vec<(String, u64)>, Vec<String>)> {
+        let (metas, mut stray) = self.list_all(&self.layout.skills()).await?;
+        let mut keys = Vec::with_capacity(metas.len());
+        for m in &metas {
+            match self.layout.parse_manifest(&m.location) {
+                Some(k) => keys.push(k),
+                None => stray.push(m.location.to_string()),
+            }
+        }
+        stray.sort();
+        Ok((keys, stray))
     }
 
     /// The revisions of one skill, ascending (empty when it has none).
     pub async fn revisions(&self, name: &str) -> Result<Vec<u64>> {
-        let prefix = self.layout.revisions(name);
-        let metas: Vec<_> = self.store.list(Some(&prefix)).try_collect().await.map_err(self.err(&prefix))?;
+        let (metas, _) = self.list_all(&self.layout.revisions(name)).await?;
         let mut revs: Vec<u64> = metas
             .iter()
             .filter_map(|m| self.layout.parse_manifest(&m.location))
@@ -273,8 +286,7 @@ impl RemoteStore {
 
     /// Every blob as `(hash, age in seconds, size)`.
     pub async fn blob_metas(&self) -> Result<Vec<(String, u64, u64)>> {
-        let prefix = self.layout.blobs();
-        let metas: Vec<_> = self.store.list(Some(&prefix)).try_collect().await.map_err(self.err(&prefix))?;
+        let (metas, _) = self.list_all(&self.layout.blobs()).await?;
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs() as i64)
@@ -296,9 +308,51 @@ impl RemoteStore {
 
     /// The hashes of every blob in the store.
     pub async fn blob_hashes(&self) -> Result<BTreeSet<String>> {
-        let prefix = self.layout.blobs();
-        let metas: Vec<_> = self.store.list(Some(&prefix)).try_collect().await.map_err(self.err(&prefix))?;
+        let (metas, _) = self.list_all(&self.layout.blobs()).await?;
         Ok(metas.iter().filter_map(|m| m.location.filename().map(str::to_owned)).collect())
+    }
+
+    /// Every object under `prefix/`, and apart the keys no object path can hold (`..`, `.`, an
+    /// empty segment, a control character), which `object_store` refuses along with the whole
+    /// page that lists them. A page holding such a key is asked for again in halves until the
+    /// key is alone, which is then stepped over (`start-after`); pages grow back to
+    /// `PAGE_KEYS` after: each such key costs a few dozen extra requests at most.
+    async fn list_all(
+        &self,
+        prefix: &object_store::path::Path,
+    ) -> Result<(Vec<object_store::ObjectMeta>, Vec<String>)> {
+        let raw_prefix = format!("{prefix}/");
+        let (mut metas, mut stray) = (Vec::new(), Vec::new());
+        let (mut token, mut after): (Option<String>, Option<String>) = (None, None);
+        let mut keys = PAGE_KEYS;
+        loop {
+            let opts = PaginatedListOptions {
+                offset: if token.is_none() { after.clone() } else { None },
+                page_token: token.clone(),
+                max_keys: Some(keys),
+                ..Default::default()
+            };
+            match self.store.list_paginated(Some(&raw_prefix), opts).await {
+                Ok(page) => {
+                    metas.extend(page.result.objects);
+                    match page.page_token {
+                        Some(next) => token = Some(next),
+                        None => break,
+                    }
+                    keys = (keys * 2).min(PAGE_KEYS);
+                }
+                Err(e) => match unlistable_key(&e) {
+                    Some(key) if keys == 1 => {
+                        stray.push(key.to_owned());
+                        (token, after) = (None, Some(key.to_owned()));
+                        keys = 2;
+                    }
+                    Some(_) => keys /= 2,
+                    None => return Err(self.err(prefix)(e)),
+                },
+            }
+        }
+        Ok((metas, stray))
     }
 
     /// Reads an object of at most `max` bytes: refused before its body when the server says it
@@ -321,5 +375,16 @@ impl RemoteStore {
             out.extend_from_slice(&chunk);
         }
         Ok(out)
+    }
+}
+
+/// The key of a listing entry `object_store` could not take as a path, from its error.
+fn unlistable_key(e: &object_store::Error) -> Option<&str> {
+    use object_store::path::Error as PathError;
+    match e {
+        object_store::Error::InvalidPath {
+            source: PathError::BadSegment { path, .. } | PathError::EmptySegment { path },
+        } => Some(path),
+        _ => None,
     }
 }

@@ -376,3 +376,141 @@ async fn one_damaged_skill_is_skipped_and_reported_while_the_others_update() {
         b.skills().await.unwrap().skills.into_iter().map(|s| (s.name, s.revision)).collect();
     assert!(listed.contains(&("bad".to_owned(), 1)) && listed.contains(&("good".to_owned(), 2)), "{listed:?}");
 }
+
+fn md(n: &str, body: &str) -> Vec<u8> {
+    format!("---\nname: {n}\ndescription: d\n---\n{body}\n").into_bytes()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_that_cannot_be_a_manifest_is_skipped_and_reported() {
+    let Some(env) = Env::start().await else { return };
+    let a = env.remote("a");
+    for n in ["alpha", "mid", "omega"] {
+        a.publish(&name(n), &skill(&[("SKILL.md", &md(n, "one"))])).await.unwrap();
+    }
+    let b = env.remote("b");
+    b.refresh().await.unwrap();
+    for n in ["alpha", "omega"] {
+        a.publish(&name(n), &skill(&[("SKILL.md", &md(n, "two"))])).await.unwrap();
+    }
+    // Keys no object path holds (which `object_store` refuses with their whole LIST page),
+    // before, between and after the skills in key order; and keys that are paths but no
+    // manifest's.
+    let raw = [
+        "acme/skills/../rev/0000000001.json",
+        "acme/skills/mid/rev/../0000000009.json",
+        "acme/skills/omega//rev/0000000009.json",
+        "acme/skills/zz/rev/./0000000001.json",
+        "acme/blobs/sha256/../x",
+    ];
+    for key in raw {
+        env.moto.put_raw_key(BUCKET, key, b"{}").await.unwrap();
+    }
+    for key in ["acme/skills/pdf/rev/1.json", "acme/skills/README.md"] {
+        env.moto.put_object(BUCKET, key, b"{}".to_vec()).await.unwrap();
+    }
+    let listed = env.moto.keys(BUCKET, "acme/skills/alpha").await.unwrap();
+    assert_eq!(listed.len(), 2, "the client used here lists only well-formed keys: {listed:?}");
+
+    let report = b.refresh().await.unwrap();
+    let skills = b.cache().state().unwrap().skills;
+    let got: Vec<(&str, u64)> = skills.iter().map(|(n, r)| (n.as_str(), *r)).collect();
+    assert_eq!(got, [("alpha", 2), ("mid", 1), ("omega", 2)], "{report:?}");
+    let mut stray: Vec<String> = raw[..4].iter().map(|k| format!("\"{k}\"")).collect();
+    stray.extend(["\"acme/skills/README.md\"".to_owned(), "\"acme/skills/pdf/rev/1.json\"".to_owned()]);
+    stray.sort();
+    assert_eq!(report.problems.iter().map(|p| p.name.clone()).collect::<Vec<_>>(), stray, "{report:?}");
+    assert!(report.problems.iter().all(|p| p.not_a_manifest && p.revision == 0), "{report:?}");
+    let line = report.problems[0].line();
+    assert!(
+        line.starts_with("skipped the object \"acme/skills/../rev/0000000001.json\": its key is not skills/NAME"),
+        "{line}"
+    );
+    assert_eq!(b.cache().state().unwrap().problems, report.problems, "kept for the team scope's report");
+
+    // Every other reader of a listing steps over them too.
+    assert_eq!(b.history("mid").await.unwrap().0.len(), 1);
+    assert_eq!(b.fetch("omega", None).await.unwrap().0.revision, 2);
+    assert_eq!(a.publish(&name("mid"), &skill(&[("SKILL.md", &md("mid", "two"))])).await.unwrap().revision, 2);
+    assert_eq!(a.gc(Duration::ZERO, true).await.unwrap().removed, Vec::<String>::new());
+    let again = b.refresh().await.unwrap();
+    assert_eq!((again.skills, again.problems.len()), (3, 6), "{again:?}");
+    assert_eq!(b.cache().state().unwrap().skills.get("mid"), Some(&2));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_skills_manifest_cannot_hold_back_another_skills_update() {
+    use skilldeck_remote::manifest::sha256_hex;
+    let Some(env) = Env::start().await else { return };
+    let a = env.remote("a");
+    a.publish(&name("deploy"), &skill(&[("SKILL.md", &md("deploy", "one"))])).await.unwrap();
+    let b = env.remote("b");
+    b.refresh().await.unwrap();
+    let v2 = skill(&[("SKILL.md", &md("deploy", "two")), ("run.sh", b"echo two\n")]);
+    a.publish(&name("deploy"), &v2).await.unwrap();
+    // Another skill's manifest names deploy v2's new blob, with a size of 1.
+    let mut evil = Manifest::new(&name("zz-evil"), 1, &skill(&[("SKILL.md", b"echo two\n")]), Event::Publish, None);
+    assert_eq!(evil.files[0].sha256, sha256_hex(b"echo two\n"));
+    evil.files[0].size = 1;
+    let key = "acme/skills/zz-evil/rev/0000000001.json";
+    env.moto.put_object(BUCKET, key, serde_json::to_vec(&evil).unwrap()).await.unwrap();
+
+    let report = b.refresh().await.unwrap();
+    let skipped: Vec<(&str, u64)> = report.problems.iter().map(|p| (p.name.as_str(), p.revision)).collect();
+    assert_eq!(skipped, [("zz-evil", 1)], "{report:?}");
+    assert!(report.problems[0].reason.contains("SKILL.md\" is 9 bytes, its manifest says 1"), "{report:?}");
+    assert_eq!(b.cache().state().unwrap().skills.get("deploy"), Some(&2), "{report:?}");
+    assert_eq!(pairs(&b.cache().files("deploy", 2).unwrap().unwrap()), pairs(&v2));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_damaged_revision_fixed_in_the_bucket_is_fetched_again() {
+    use skilldeck_core::{FsStorage, Revision, Scope, SkilldeckHome};
+    use skilldeck_remote::team::materialise;
+    let Some(env) = Env::start().await else { return };
+    let a = env.remote("a");
+    for n in ["docx", "pdf"] {
+        a.publish(&name(n), &skill(&[("SKILL.md", &md(n, "one"))])).await.unwrap();
+    }
+    let b = env.remote("b");
+    let storage = FsStorage::open(SkilldeckHome::new(env.home("b"))).unwrap();
+    b.refresh().await.unwrap();
+    assert_eq!(materialise(&storage, b.cache()).unwrap().written.len(), 2);
+
+    // Revision 2 of each, its blobs uploaded, its manifest written damaged: pdf's says its
+    // larger file is a byte shorter, docx's claims another digest.
+    let v2 = |n: &str| skill(&[("SKILL.md", &md(n, "two")), ("data.txt", format!("data of {n}").as_bytes())]);
+    let mut fixed = Vec::new();
+    for n in ["docx", "pdf"] {
+        a.store().upload_missing_blobs(&v2(n)).await.unwrap();
+        let good = Manifest::new(&name(n), 2, &v2(n), Event::Publish, None);
+        let mut bad = good.clone();
+        match n {
+            "pdf" => bad.files.iter_mut().find(|f| f.path == "data.txt").unwrap().size -= 1,
+            _ => bad.digest = format!("sha256:{}", "0".repeat(64)),
+        }
+        let key = format!("acme/skills/{n}/rev/0000000002.json");
+        env.moto.put_object(BUCKET, &key, serde_json::to_vec_pretty(&bad).unwrap()).await.unwrap();
+        fixed.push((key, serde_json::to_vec_pretty(&good).unwrap()));
+    }
+    let report = b.refresh().await.unwrap();
+    let skipped: Vec<(&str, u64)> = report.problems.iter().map(|p| (p.name.as_str(), p.revision)).collect();
+    assert_eq!(skipped, [("docx", 2), ("pdf", 2)], "{report:?}");
+    let done = materialise(&storage, b.cache()).unwrap();
+    assert!(done.written.is_empty() && done.problems.is_empty(), "{done:?}");
+    let rev = |n: &str| storage.revision_sync(Scope::Team, &name(n)).unwrap();
+    assert_eq!((rev("docx"), rev("pdf")), (Some(Revision(1)), Some(Revision(1))));
+    // Still damaged: skipped again, and nothing else changes.
+    assert_eq!(b.refresh().await.unwrap().problems.len(), 2);
+
+    // Fixed in the bucket: the right manifests at the same keys.
+    for (key, body) in fixed {
+        env.moto.put_object(BUCKET, &key, body).await.unwrap();
+    }
+    let report = b.refresh().await.unwrap();
+    assert!(report.problems.is_empty(), "{report:?}");
+    let done = materialise(&storage, b.cache()).unwrap();
+    assert_eq!(done.written, [("docx".to_owned(), 2), ("pdf".to_owned(), 2)], "{done:?}");
+    let data = storage.read_raw_file_sync(Scope::Team, &name("pdf"), &RelPath::parse("data.txt").unwrap()).unwrap();
+    assert_eq!(data, b"data of pdf");
+}
