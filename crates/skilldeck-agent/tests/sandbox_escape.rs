@@ -279,8 +279,8 @@ async fn inner_home_as_workspace() {
 
 // ---- 11: links, dangling links, files where folders are expected ----
 
-#[tokio::test]
-async fn links_and_odd_files_at_secret_paths_neither_break_commands_nor_show_secrets() {
+#[test]
+fn links_and_odd_files_at_secret_paths_neither_break_commands_nor_show_secrets() {
     use std::os::unix::fs::symlink;
     if !can_sandbox() {
         return;
@@ -303,20 +303,33 @@ async fn links_and_odd_files_at_secret_paths_neither_break_commands_nor_show_sec
     symlink(&cargo, h.home.join(".cargo")).unwrap();
     std::fs::rename(h.home.join(".gitconfig"), h.home.join("dotfiles/gitconfig")).unwrap();
     symlink("dotfiles/gitconfig", h.home.join(".gitconfig")).unwrap();
+    let script = format!(
+        "cat {o}/cargo/credentials.toml {o}/gnupg/private-keys-v1.d/k.key {h}/.ssh/id_rsa 2>/dev/null; {p}",
+        o = h.outside.display(),
+        h = h.home.display(),
+        p = h.probe()
+    );
+    let mut vars = h.os_vars();
+    vars.push(("SKILLDECK_ESCAPE_PROBE", script.into()));
+    rerun("inner_links", &vars);
+}
+
+#[tokio::test]
+async fn inner_links() {
+    if !inner() {
+        return;
+    }
+    let home = PathBuf::from(std::env::var_os("HOME").unwrap());
+    let probe = std::env::var("SKILLDECK_ESCAPE_PROBE").unwrap();
     let ws = scratch();
-    for workspace in [ws.path(), h.home.as_path()] {
-        let sb = ShellSandbox::with_host(SandboxSettings::default(), workspace, &ws.path().join("sd"), &h.host());
-        let script = format!(
-            "cat {o}/cargo/credentials.toml {o}/gnupg/private-keys-v1.d/k.key {h}/.ssh/id_rsa 2>/dev/null; {p}",
-            o = h.outside.display(),
-            h = h.home.display(),
-            p = h.probe()
-        );
-        let out = run(&sb, workspace, &script).await;
+    for workspace in [ws.path(), home.as_path()] {
+        let sb = ShellSandbox::new(SandboxSettings::default(), workspace, &ws.path().join("sd"));
+        let out = run(&sb, workspace, &probe).await;
         assert_eq!(out["exitCode"], json!(0), "workspace {}: {out}", workspace.display());
-        if workspace == h.home {
+        if workspace == home {
             // The home folder as the workspace shows its own files, but no secret.
-            assert!(!stdout(&out).contains("SECRET-"), "{out}");
+            assert!(!stdout(&out).contains("SECRET"), "{out}");
+            assert!(stdout(&out).ends_with("end\n"), "{out}");
         } else {
             check_probe(&out);
         }
@@ -405,28 +418,38 @@ async fn tcp_fast_open_connect_and_mptcp_do_not_reach_an_unlisted_port() {
 
 // ---- 7: Unix sockets with the network off ----
 
-#[tokio::test]
-async fn with_the_network_off_no_unix_socket_outside_is_reached() {
+#[test]
+fn with_the_network_off_no_unix_socket_outside_is_reached() {
     if !can_sandbox() || !has_python() {
         return;
     }
     let h = SecretHome::new();
+    let mut vars = h.os_vars();
+    vars.push(("SKILLDECK_ESCAPE_PROBE", h.outside.join("service.sock").into()));
+    rerun("inner_unix_sockets", &vars);
+}
+
+#[tokio::test]
+async fn inner_unix_sockets() {
+    if !inner() {
+        return;
+    }
+    let home = PathBuf::from(std::env::var_os("HOME").unwrap());
     // A terminal's socket in the home folder, and a service's outside it (in a folder the
     // sandbox shows read-only).
-    let in_home = h.home.join(".local/share/wezterm/sock");
-    std::fs::create_dir_all(in_home.parent().unwrap()).unwrap();
-    let outside = h.outside.join("service.sock");
-    std::fs::create_dir_all(&h.outside).unwrap();
+    let in_home = home.join(".local/share/wezterm/sock");
+    let outside = PathBuf::from(std::env::var_os("SKILLDECK_ESCAPE_PROBE").unwrap());
     let listeners: Vec<std::os::unix::net::UnixListener> = [&in_home, &outside]
         .iter()
         .map(|p| {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             let l = std::os::unix::net::UnixListener::bind(p).unwrap();
             l.set_nonblocking(true).unwrap();
             l
         })
         .collect();
     let ws = scratch();
-    let sb = ShellSandbox::with_host(SandboxSettings::default(), ws.path(), &ws.path().join("sd"), &h.host());
+    let sb = ShellSandbox::new(SandboxSettings::default(), ws.path(), &ws.path().join("sd"));
     for path in [&in_home, &outside] {
         let client = format!(
             "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}'); print('connected')\"",
@@ -502,7 +525,8 @@ async fn by_default_a_command_cannot_take_the_machine() {
     assert!(out["note"].as_str().unwrap_or_default().contains("[shell] max_processes"), "{out}");
     // … and a /tmp of at most the default size, not half the machine's memory.
     let out = limited(d, "df -m /tmp | tail -1").await;
-    let tmp_mib: u64 = stdout(&out).split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{out}"));
+    let tmp_mib: u64 =
+        stdout(&out).split_whitespace().nth(1).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{out}"));
     assert!(tmp_mib <= d.tmp_size_mib, "{out}");
 }
 
@@ -525,7 +549,8 @@ async fn git_cargo_and_python_work_in_the_sandbox() {
         assert!(stdout(&out).ends_with("Hello, world!\n"), "{out}");
     }
     if have_python() {
-        let out = run(&sb, ws.path(), "python3 -c 'print(1)' && python3 -m pip --version >/dev/null && echo py-ok").await;
+        let out =
+            run(&sb, ws.path(), "python3 -c 'print(1)' && python3 -m pip --version >/dev/null && echo py-ok").await;
         assert_eq!(stdout(&out), "1\npy-ok\n", "{out}");
     }
 }
