@@ -548,6 +548,10 @@ async fn git_cargo_and_python_work_in_the_sandbox() {
         let out = run(&sb, ws.path(), script).await;
         assert!(stdout(&out).ends_with("Hello, world!\n"), "{out}");
     }
+    if have("node") && have("npm") {
+        let out = run(&sb, ws.path(), "node -e 'console.log(1 + 1)' && npm --version >/dev/null && echo node-ok").await;
+        assert_eq!(stdout(&out), "2\nnode-ok\n", "{out}");
+    }
     if have_python() {
         let out =
             run(&sb, ws.path(), "python3 -c 'print(1)' && python3 -m pip --version >/dev/null && echo py-ok").await;

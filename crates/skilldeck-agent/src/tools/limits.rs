@@ -146,7 +146,38 @@ impl Applied {
     }
 }
 
+impl Applied {
+    /// Ends what is left of the command in its cgroup and removes the cgroup, waiting up to a
+    /// second for the processes to go.
+    pub async fn finish(mut self) {
+        let Some(mut group) = self.cgroup.take() else { return };
+        for _ in 0..100 {
+            if group.try_remove() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        // Still busy: the drop keeps trying in the background.
+        drop(group);
+    }
+}
+
 impl Cgroup {
+    /// Kills what is in the cgroup and removes its folders; whether all are gone.
+    fn try_remove(&mut self) -> bool {
+        self.dirs.retain(|dir| {
+            if let Ok(procs) = std::fs::read_to_string(dir.join("cgroup.procs")) {
+                for pid in procs.lines().filter_map(|p| p.trim().parse::<i32>().ok()) {
+                    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                    }
+                }
+            }
+            std::fs::remove_dir(dir).is_err() && dir.exists()
+        });
+        self.dirs.is_empty()
+    }
+
     /// A new cgroup bounded by `limits`, under this process's own; `None` where none can be made.
     fn create(limits: ResourceLimits) -> Option<Self> {
         static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -202,26 +233,20 @@ impl Cgroup {
 
 impl Drop for Cgroup {
     fn drop(&mut self) {
-        let dirs = std::mem::take(&mut self.dirs);
-        // The sandbox ends with the call that ran it; what it left may take a moment to exit.
+        if self.try_remove() {
+            return;
+        }
+        let mut rest = Self { dirs: std::mem::take(&mut self.dirs) };
+        // What the command left may take a moment to exit.
         let _ = std::thread::Builder::new().name("cgroup-cleanup".into()).spawn(move || {
             for _ in 0..50 {
-                let mut left = false;
-                for dir in &dirs {
-                    if let Ok(procs) = std::fs::read_to_string(dir.join("cgroup.procs")) {
-                        for pid in procs.lines().filter_map(|p| p.trim().parse::<i32>().ok()) {
-                            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
-                                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-                            }
-                        }
-                    }
-                    left |= std::fs::remove_dir(dir).is_err() && dir.exists();
-                }
-                if !left {
+                std::thread::sleep(Duration::from_millis(20));
+                if rest.try_remove() {
                     return;
                 }
-                std::thread::sleep(Duration::from_millis(20));
             }
+            // Given up (a process that cannot be killed): not tried again by the drop.
+            rest.dirs.clear();
         });
     }
 }

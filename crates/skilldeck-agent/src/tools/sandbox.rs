@@ -167,7 +167,10 @@ impl SandboxPolicy {
             }
         };
         format!(
-            "it can write only in the workspace and a private /tmp, cannot read your keys and secrets, and has {network}"
+            "it can write only in the workspace and a private /tmp, sees of your home folder only the toolchains, \
+             cannot read your keys and secrets, gets only the usual environment variables, is bounded to {} MiB of \
+             memory and {} processes, and has {network}",
+            self.limits.max_memory_mib, self.limits.max_processes
         )
     }
 }

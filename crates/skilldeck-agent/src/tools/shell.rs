@@ -164,5 +164,8 @@ pub async fn run(
     if !notes.is_empty() {
         result["note"] = json!(notes.join(" "));
     }
+    // The sandbox ends with its parent thread; then the command's cgroup goes.
+    drop(_parent);
+    applied.finish().await;
     Ok(result)
 }
