@@ -155,6 +155,22 @@ fn filter_this_thread(no_unix: bool, tcp_ports_only: bool) -> std::io::Result<()
         let unix = rule(vec![cond(0, SeccompCmpOp::Eq, libc::AF_UNIX as u64)?])?;
         eacces.push((libc::SYS_socket, vec![unix]));
     }
+    // On x86_64 the same calls can be made through the x32 ABI, under other numbers (where the
+    // kernel has it): refused alike.
+    #[cfg(target_arch = "x86_64")]
+    for rules in [&mut eacces, &mut unsupported] {
+        const X32: i64 = 0x4000_0000;
+        let x32 = |nr: i64| match nr {
+            libc::SYS_sendmsg => Some(X32 + 518),
+            libc::SYS_sendmmsg => Some(X32 + 538),
+            libc::SYS_setsockopt => Some(X32 + 541),
+            libc::SYS_socket | libc::SYS_sendto => Some(X32 + nr),
+            _ => None,
+        };
+        let more: Vec<(i64, Vec<SeccompRule>)> =
+            rules.iter().filter_map(|(nr, r)| x32(*nr).map(|n| (n, r.clone()))).collect();
+        rules.extend(more);
+    }
     // Filters stack; each refuses its own calls with its own error.
     for (rules, errno) in [(eacces, libc::EACCES), (unsupported, libc::EPROTONOSUPPORT)] {
         if rules.is_empty() {
