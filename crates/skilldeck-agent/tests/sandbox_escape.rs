@@ -488,6 +488,23 @@ async fn memory_is_bounded_and_the_note_says_so() {
 }
 
 #[tokio::test]
+async fn where_a_cgroup_bounds_the_command_its_processes_share_the_memory() {
+    if !can_sandbox() || !has_python() {
+        return;
+    }
+    // Three processes of 160 MiB each: each under the limit, together over it.
+    let limits = ResourceLimits { max_memory_mib: 256, ..ResourceLimits::default() };
+    let one = "python3 -c \"import time; b = b'x' * (160 << 20); print('allocated'); time.sleep(2)\"";
+    let out = limited(limits, &format!("{one} & {one} & {one} & wait")).await;
+    if stdout(&out).matches("allocated").count() == 3 {
+        eprintln!("skipped: no cgroup can be made here, so only each process is bounded ({out})");
+        return;
+    }
+    let note = out["note"].as_str().unwrap_or_default();
+    assert!(note.contains("killed: it used more than the 256 MiB memory limit ([shell] max_memory_mib)"), "{out}");
+}
+
+#[tokio::test]
 async fn processes_are_bounded_and_the_note_says_so() {
     if !can_sandbox() {
         return;
