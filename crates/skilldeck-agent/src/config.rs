@@ -7,13 +7,14 @@ use crate::provider::offline::OfflineProvider;
 use crate::provider::openai::OpenAiProvider;
 use crate::provider::{Provider, ProviderError};
 use crate::tools::ToolKind;
+use crate::tools::limits::ResourceLimits;
 use crate::tools::sandbox::{NetworkPorts, SandboxChoice, SandboxSettings};
 use crate::tools::shell::ShellLimits;
 use serde::{Deserialize, Serialize};
 use skilldeck_core::Tier;
 use skilldeck_core::listing::DEFAULT_BUDGET_TOKENS;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -271,17 +272,41 @@ pub struct ShellConfig {
     /// With the network allowed, the TCP ports commands may connect to: a list (SSH, DNS, HTTP
     /// and HTTPS by default) or `"all"`.
     pub network_ports: NetworkPorts,
+    /// Environment variables passed to commands besides the allow-listed ones (`PATH`, `HOME`,
+    /// the locale, the toolchains' folders…); every other variable is withheld.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+    /// Paths of the home folder commands may read besides the toolchains and git's settings
+    /// (`~/notes`, `.config/mytool`, or absolute); the rest of the home folder is hidden.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub home_paths: Vec<PathBuf>,
+    /// Memory a command may use, in MiB (the whole command where a cgroup can be made, and each
+    /// of its processes).
+    pub max_memory_mib: u64,
+    /// Processes and threads a command may run at once.
+    pub max_processes: u64,
+    /// The largest file a command may write, in MiB.
+    pub max_file_size_mib: u64,
+    /// The size of a command's private `/tmp` (and of its home folder), in MiB.
+    pub tmp_size_mib: u64,
 }
 
 impl Default for ShellConfig {
     fn default() -> Self {
         let d = ShellLimits::default();
+        let r = ResourceLimits::default();
         Self {
             timeout_secs: d.timeout.as_secs(),
             output_cap_bytes: d.output_cap,
             sandbox: SandboxChoice::Auto,
             network: false,
             network_ports: NetworkPorts::default(),
+            env: Vec::new(),
+            home_paths: Vec::new(),
+            max_memory_mib: r.max_memory_mib,
+            max_processes: r.max_processes,
+            max_file_size_mib: r.max_file_size_mib,
+            tmp_size_mib: r.tmp_size_mib,
         }
     }
 }
@@ -294,7 +319,19 @@ impl ShellConfig {
 
     /// The sandbox settings.
     pub fn sandbox(&self) -> SandboxSettings {
-        SandboxSettings { choice: self.sandbox, network: self.network, network_ports: self.network_ports.clone() }
+        SandboxSettings {
+            choice: self.sandbox,
+            network: self.network,
+            network_ports: self.network_ports.clone(),
+            env: self.env.clone(),
+            home_paths: self.home_paths.clone(),
+            limits: ResourceLimits {
+                max_memory_mib: self.max_memory_mib,
+                max_processes: self.max_processes,
+                max_file_size_mib: self.max_file_size_mib,
+                tmp_size_mib: self.tmp_size_mib,
+            },
+        }
     }
 }
 
@@ -318,6 +355,12 @@ impl ShellConfig {
 /// sandbox = "auto"                # every command in the OS sandbox; "none" turns it off
 /// network = false                 # commands get no network unless this is true
 /// network_ports = [22, 53, 80, 443] # then TCP to these ports only (Linux 6.7+), or "all"
+/// env = ["MY_VAR"]                # variables passed besides PATH, HOME, the locale, toolchains'
+/// home_paths = ["~/notes"]        # readable besides the toolchains; the rest of ~ is hidden
+/// max_memory_mib = 4096           # a command's memory
+/// max_processes = 1024            # processes and threads at once
+/// max_file_size_mib = 2048        # the largest file it may write
+/// tmp_size_mib = 1024             # its private /tmp (and home folder)
 ///
 /// [providers.local]               # any OpenAI-compatible server
 /// api = "openai"

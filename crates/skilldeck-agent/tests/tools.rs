@@ -269,6 +269,7 @@ async fn the_sandbox_hides_secrets_and_the_network() {
         choice: SandboxChoice::Auto,
         network: true,
         network_ports: skilldeck_agent::tools::sandbox::NetworkPorts::Only(vec![port]),
+        ..SandboxSettings::default()
     };
     let open = ShellSandbox::new(settings, ws.path(), home.path());
     let out =
@@ -410,7 +411,12 @@ async fn with_the_network_on_commands_reach_only_the_listed_tcp_ports() {
     );
     let run = |ports: NetworkPorts| {
         let sb = ShellSandbox::new(
-            SandboxSettings { choice: SandboxChoice::Auto, network: true, network_ports: ports },
+            SandboxSettings {
+                choice: SandboxChoice::Auto,
+                network: true,
+                network_ports: ports,
+                ..SandboxSettings::default()
+            },
             ws.path(),
             &ws.path().join("home"),
         );

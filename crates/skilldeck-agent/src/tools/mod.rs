@@ -4,6 +4,8 @@
 pub mod allowed;
 pub mod confine;
 pub mod files;
+pub mod host;
+pub mod limits;
 pub mod sandbox;
 pub mod shell;
 

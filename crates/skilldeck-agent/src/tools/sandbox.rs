@@ -1,6 +1,8 @@
 //! The shell tool's OS sandbox: a policy value (writable roots, unreadable paths, network) and
 //! its Linux enforcer, bubblewrap. Holds building the sandboxed command; not approval.
 
+use super::host::{self, HostEnv};
+use super::limits::ResourceLimits;
 use serde::{Deserialize, Serialize};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -85,80 +87,6 @@ impl NetworkPorts {
     }
 }
 
-/// Files and folders under the home folder that hold secrets: keys, tokens, keyrings, browser
-/// and mail profiles, and the sign-ins of the other agents whose skills Skilldeck delivers (a
-/// command that read Claude Code's or Codex's tokens could act as the user anywhere they can).
-const HOME_SECRETS: &[&str] = &[
-    ".ssh",
-    ".claude/.credentials.json",
-    ".codex/auth.json",
-    ".gemini/oauth_creds.json",
-    ".config/github-copilot",
-    ".vault-token",
-    ".terraform.d/credentials.tfrc.json",
-    ".s3cfg",
-    ".boto",
-    ".oci",
-    ".databrickscfg",
-    ".m2/settings.xml",
-    ".gradle/gradle.properties",
-    ".config/rclone",
-    ".config/op",
-    ".config/doctl",
-    ".config/hcloud",
-    ".fly",
-    ".supabase",
-    ".wrangler",
-    ".config/.wrangler",
-    ".config/configstore",
-    ".local/share/com.vercel.cli",
-    ".config/vivaldi",
-    ".config/opera",
-    ".thunderbird",
-    "snap/chromium",
-    ".var/app",
-    ".aws",
-    ".azure",
-    ".gnupg",
-    ".password-store",
-    ".netrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".docker",
-    ".colima",
-    ".lima",
-    ".rd",
-    ".kube",
-    ".pki",
-    ".mozilla",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".config/gh",
-    ".config/hub",
-    ".config/gcloud",
-    ".config/google-chrome",
-    ".config/chromium",
-    ".config/BraveSoftware",
-    ".config/microsoft-edge",
-    ".config/skilldeck",
-    ".local/share/keyrings",
-    ".local/share/skilldeck",
-    "snap/firefox",
-];
-
-/// System files that hold secrets.
-const SYSTEM_SECRETS: &[&str] = &["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssh"];
-
-/// Environment variables never passed to a command: the loop's own keys and the usual secrets.
-fn is_secret_var(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    ["KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"].iter().any(|s| upper.contains(s))
-        || upper.starts_with("AWS_")
-        || upper == "SKILLDECK_HOME"
-        || upper == "SSH_AUTH_SOCK"
-}
-
 /// Folders of the host's service sockets (the session and system D-Bus, systemd's user manager,
 /// container engines, agents of keyrings). A command that reached one could ask a service
 /// outside the sandbox to act for it (`systemd-run --user`, a container with `/` mounted), so
@@ -171,25 +99,43 @@ const SOCKET_DIRS: &[&str] = &["/run", "/var/run"];
 pub struct SandboxPolicy {
     /// Folders it may write (the workspace). A private, empty `/tmp` is writable too.
     pub writable: Vec<PathBuf>,
-    /// Files and folders it may not read (secrets, Skilldeck's own data).
+    /// Files and folders it may not read (secrets, Skilldeck's own data), as named: links are
+    /// followed when the sandbox is built, and each is hidden wherever it shows.
     pub unreadable: Vec<PathBuf>,
+    /// The home folder, replaced by an empty one holding only `readable_home`.
+    pub home: Option<PathBuf>,
+    /// What of the home folder it may read (toolchains, caches, git's settings).
+    pub readable_home: Vec<PathBuf>,
+    /// The environment variables it gets (an allow-list of the host's).
+    pub env: Vec<(OsString, OsString)>,
     /// Whether it may use the network.
     pub network: bool,
     /// With the network allowed, the TCP ports it may connect to.
     pub network_ports: NetworkPorts,
+    /// The resources it may use.
+    pub limits: ResourceLimits,
 }
 
 impl SandboxPolicy {
-    /// The policy for commands in `workspace`: write there and in a private `/tmp`, read the
-    /// rest of the file system but the user's secrets and `skilldeck_home`, no network unless
-    /// `network`.
-    pub fn for_workspace(workspace: &Path, skilldeck_home: &Path, network: bool, network_ports: NetworkPorts) -> Self {
-        let mut unreadable: Vec<PathBuf> = SYSTEM_SECRETS.iter().map(PathBuf::from).collect();
-        if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from) {
-            unreadable.extend(HOME_SECRETS.iter().map(|s| home.join(s)));
+    /// The policy for commands in `workspace`, from `host`'s environment: write there and in a
+    /// private `/tmp`; read the file system but the home folder (except its toolchains and what
+    /// `settings.home_paths` adds), the user's secrets wherever variables put them, and
+    /// `skilldeck_home`; get only the allow-listed variables; no network unless `settings.network`.
+    pub fn for_workspace(workspace: &Path, skilldeck_home: &Path, settings: &SandboxSettings, host: &HostEnv) -> Self {
+        let home = host.home();
+        Self {
+            writable: vec![workspace.to_owned()],
+            unreadable: host::secrets(home.as_deref(), host, skilldeck_home),
+            readable_home: home
+                .as_deref()
+                .map(|h| host::readable_in_home(h, host, &settings.home_paths))
+                .unwrap_or_default(),
+            home,
+            env: host.passed(&settings.env),
+            network: settings.network,
+            network_ports: settings.network_ports.clone(),
+            limits: settings.limits,
         }
-        unreadable.push(skilldeck_home.to_owned());
-        Self { writable: vec![workspace.to_owned()], unreadable, network, network_ports }
     }
 
     /// The TCP ports a command may connect to, when the network is allowed and only some are;
@@ -221,7 +167,10 @@ impl SandboxPolicy {
             }
         };
         format!(
-            "it can write only in the workspace and a private /tmp, cannot read your keys and secrets, and has {network}"
+            "it can write only in the workspace and a private /tmp, sees of your home folder only the toolchains, \
+             cannot read your keys and secrets, gets only the usual environment variables, is bounded to {} MiB of \
+             memory and {} processes, and has {network}",
+            self.limits.max_memory_mib, self.limits.max_processes
         )
     }
 }
@@ -260,29 +209,28 @@ impl Enforcer {
         }
     }
 
-    /// The command that runs `sh -c script` in `workspace` under `policy`.
+    /// The command that runs `sh -c script` in `workspace` under `policy`. It starts waiting:
+    /// it runs the script once a line is written to its standard input (after the caller has
+    /// bounded it, see [`super::limits::apply`]), and exits with 125 without running it if its
+    /// standard input closes first.
     pub fn command(&self, policy: &SandboxPolicy, workspace: &Path, script: &str) -> tokio::process::Command {
-        let mut cmd = match self {
+        let mut cmd = tokio::process::Command::new("/bin/sh");
+        cmd.arg("-c").arg(WAIT_THEN_RUN).arg("skilldeck-command");
+        match self {
             Self::Bubblewrap(bwrap) => {
-                let mut c = tokio::process::Command::new(bwrap);
-                c.args(bwrap_args(policy, workspace)).arg("--").arg("sh").arg("-c").arg(script);
-                c
+                cmd.arg(bwrap).args(bwrap_args(policy, workspace)).arg("--");
             }
-            Self::Unavailable(_) => {
-                let mut c = tokio::process::Command::new("sh");
-                c.arg("-c").arg(script);
-                c
-            }
-        };
-        for (name, _) in std::env::vars_os() {
-            if name.to_str().is_none_or(is_secret_var) {
-                cmd.env_remove(name);
-            }
+            Self::Unavailable(_) => {}
         }
-        cmd.env("TMPDIR", "/tmp").current_dir(workspace);
+        cmd.arg("sh").arg("-c").arg(script);
+        cmd.env_clear().envs(policy.env.iter().map(|(k, v)| (k, v))).env("TMPDIR", "/tmp").current_dir(workspace);
         cmd
     }
 }
+
+/// The script that starts every command: it waits for a line on its standard input, then runs
+/// its arguments with no standard input.
+const WAIT_THEN_RUN: &str = "read -r go && exec \"$@\" </dev/null; exit 125";
 
 /// A session's shell confinement: the enforcer found and the policy for its workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -294,11 +242,18 @@ pub struct ShellSandbox {
 }
 
 impl ShellSandbox {
-    /// The sandbox for commands in `workspace` as `settings` choose.
+    /// The sandbox for commands in `workspace` as `settings` choose, from this process's
+    /// environment.
     pub fn new(settings: SandboxSettings, workspace: &Path, skilldeck_home: &Path) -> Self {
+        Self::with_host(settings, workspace, skilldeck_home, &HostEnv::current())
+    }
+
+    /// The sandbox for commands in `workspace` as `settings` choose, from `host`'s environment
+    /// (its home folder, its variables).
+    pub fn with_host(settings: SandboxSettings, workspace: &Path, skilldeck_home: &Path, host: &HostEnv) -> Self {
         Self {
             enforcer: Enforcer::for_choice(settings.choice),
-            policy: SandboxPolicy::for_workspace(workspace, skilldeck_home, settings.network, settings.network_ports),
+            policy: SandboxPolicy::for_workspace(workspace, skilldeck_home, &settings, host),
         }
     }
 
@@ -322,46 +277,147 @@ pub struct SandboxSettings {
     pub network: bool,
     /// With the network allowed, the TCP ports commands may connect to.
     pub network_ports: NetworkPorts,
+    /// Environment variables passed besides the allow-listed ones (`[shell] env`).
+    pub env: Vec<String>,
+    /// Paths of the home folder commands may read besides the toolchains (`[shell] home_paths`).
+    pub home_paths: Vec<PathBuf>,
+    /// The resources a command may use.
+    pub limits: ResourceLimits,
 }
 
-/// bubblewrap's arguments for `policy`; later mounts cover earlier ones, so the writable roots
-/// come last and stay reachable even inside a covered folder.
+/// One layer of the sandbox's file system, in the order bubblewrap stacks them: `src` of the
+/// host mounted at `dest`, or (no `src`) an empty folder at `dest` hiding what was there.
+struct Layer {
+    dest: PathBuf,
+    src: Option<PathBuf>,
+}
+
+/// bubblewrap's arguments, and the layers they stack (to find where a secret shows).
+#[derive(Default)]
+struct Mounts {
+    args: Vec<OsString>,
+    layers: Vec<Layer>,
+}
+
+impl Mounts {
+    fn push(&mut self, parts: &[&std::ffi::OsStr]) {
+        self.args.extend(parts.iter().map(|p| p.to_os_string()));
+    }
+
+    /// `src` mounted at `dest` (writable when `write`).
+    fn bind(&mut self, src: &Path, dest: &Path, write: bool) {
+        let how: &std::ffi::OsStr = if write { "--bind".as_ref() } else { "--ro-bind".as_ref() };
+        self.push(&[how, src.as_os_str(), dest.as_os_str()]);
+        self.layers.push(Layer { dest: dest.to_owned(), src: Some(src.to_owned()) });
+    }
+
+    /// An empty folder at `dest`, of at most `size` bytes when given.
+    fn empty(&mut self, dest: &Path, size: Option<&str>) {
+        if let Some(size) = size {
+            self.push(&["--size".as_ref(), size.as_ref()]);
+        }
+        self.push(&["--tmpfs".as_ref(), dest.as_os_str()]);
+        self.layers.push(Layer { dest: dest.to_owned(), src: None });
+    }
+
+    /// Where the host's `path` (with no link in it) shows in the sandbox: under each mount whose
+    /// source holds it, unless a later layer covers that place.
+    fn places_of(&self, path: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for (i, layer) in self.layers.iter().enumerate() {
+            let Some(rest) = layer.src.as_deref().and_then(|src| path.strip_prefix(src).ok()) else { continue };
+            let place = if rest.as_os_str().is_empty() { layer.dest.clone() } else { layer.dest.join(rest) };
+            if self.layers.iter().rposition(|l| place.starts_with(&l.dest)) == Some(i) {
+                out.push(place);
+            }
+        }
+        out
+    }
+
+    /// Hides what is at `place`: an empty folder over a folder, an empty file over anything else.
+    fn mask(&mut self, place: &Path, is_dir: bool) {
+        if is_dir {
+            self.push(&["--perms".as_ref(), "000".as_ref(), "--tmpfs".as_ref(), place.as_os_str()]);
+        } else {
+            self.push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), place.as_os_str()]);
+        }
+    }
+}
+
+/// bubblewrap's arguments for `policy`; later mounts cover earlier ones. The file system is
+/// read-only; `/tmp`, `/var/tmp`, the service sockets' folders and the home folder are replaced
+/// by empty ones, the home folder's readable paths and the workspace mounted back; then every
+/// secret is hidden wherever it shows (through links, the workspace or a readable path), last,
+/// so no workspace can show one.
 fn bwrap_args(policy: &SandboxPolicy, workspace: &Path) -> Vec<OsString> {
-    let mut a: Vec<OsString> = Vec::new();
-    let mut push = |parts: &[&std::ffi::OsStr]| a.extend(parts.iter().map(|p| p.to_os_string()));
-    push(&["--ro-bind".as_ref(), "/".as_ref(), "/".as_ref()]);
-    push(&["--dev".as_ref(), "/dev".as_ref(), "--proc".as_ref(), "/proc".as_ref()]);
-    push(&["--tmpfs".as_ref(), "/tmp".as_ref(), "--tmpfs".as_ref(), "/var/tmp".as_ref()]);
+    let mut m = Mounts::default();
+    let tmp_size = policy.limits.tmp_size_mib.saturating_mul(1024 * 1024).to_string();
+    m.bind(Path::new("/"), Path::new("/"), false);
+    m.push(&["--dev".as_ref(), "/dev".as_ref(), "--proc".as_ref(), "/proc".as_ref()]);
+    m.layers.push(Layer { dest: "/dev".into(), src: None });
+    m.layers.push(Layer { dest: "/proc".into(), src: None });
+    m.empty(Path::new("/tmp"), Some(&tmp_size));
+    m.empty(Path::new("/var/tmp"), Some(&tmp_size));
     for dir in SOCKET_DIRS {
         if std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
-            push(&["--tmpfs".as_ref(), dir.as_ref()]);
+            m.empty(Path::new(dir), None);
         }
     }
     if policy.network {
         // Name resolution keeps working: `/etc/resolv.conf` is often a link into `/run`.
         if let Some(resolv) = std::fs::canonicalize("/etc/resolv.conf").ok().filter(|p| p.starts_with("/run")) {
-            push(&["--ro-bind-try".as_ref(), resolv.as_os_str(), resolv.as_os_str()]);
+            m.bind(&resolv, &resolv, false);
         }
     }
-    push(&["--unshare-pid".as_ref(), "--unshare-ipc".as_ref(), "--die-with-parent".as_ref()]);
-    push(&["--new-session".as_ref(), "--cap-drop".as_ref(), "ALL".as_ref()]);
+    m.push(&["--unshare-pid".as_ref(), "--unshare-ipc".as_ref(), "--die-with-parent".as_ref()]);
+    m.push(&["--new-session".as_ref(), "--cap-drop".as_ref(), "ALL".as_ref()]);
     if !policy.network {
-        push(&["--unshare-net".as_ref()]);
+        m.push(&["--unshare-net".as_ref()]);
     }
-    for path in &policy.unreadable {
-        match std::fs::symlink_metadata(path) {
-            Ok(m) if m.is_dir() => {
-                push(&["--perms".as_ref(), "000".as_ref(), "--tmpfs".as_ref(), path.as_os_str()]);
-            }
-            Ok(_) => push(&["--ro-bind".as_ref(), "/dev/null".as_ref(), path.as_os_str()]),
-            Err(_) => {}
+    let writable: Vec<PathBuf> = policy.writable.iter().filter_map(|w| std::fs::canonicalize(w).ok()).collect();
+    let home = policy.home.as_deref().and_then(|h| std::fs::canonicalize(h).ok()).filter(|h| h.is_dir());
+    // A workspace that is the home folder shows it (with the secrets hidden below).
+    let hidden_home = home.filter(|h| !writable.contains(h));
+    let (outer, inner): (Vec<&PathBuf>, Vec<&PathBuf>) =
+        writable.iter().partition(|w| hidden_home.as_ref().is_some_and(|h| h.starts_with(w)));
+    for w in outer {
+        m.bind(w, w, true);
+    }
+    if let (Some(home), Some(named)) = (&hidden_home, &policy.home) {
+        m.empty(home, Some(&tmp_size));
+        for readable in &policy.readable_home {
+            let (Ok(src), Ok(rest)) = (std::fs::canonicalize(readable), readable.strip_prefix(named)) else { continue };
+            m.bind(&src, &home.join(rest), false);
         }
     }
-    for root in &policy.writable {
-        push(&["--bind".as_ref(), root.as_os_str(), root.as_os_str()]);
+    for w in inner {
+        m.bind(w, w, true);
     }
-    push(&["--chdir".as_ref(), workspace.as_os_str()]);
-    a
+    let mut masks: Vec<(PathBuf, bool)> = Vec::new();
+    for secret in &policy.unreadable {
+        // Missing, or a dangling link: there is nothing to read.
+        let Ok(real) = std::fs::canonicalize(secret) else { continue };
+        let Ok(meta) = std::fs::metadata(&real) else { continue };
+        masks.extend(m.places_of(&real).into_iter().map(|p| (p, meta.is_dir())));
+    }
+    masks.sort();
+    masks.dedup();
+    let covered = |masks: &[(PathBuf, bool)], p: &Path| masks.iter().any(|(d, dir)| *dir && p != d && p.starts_with(d));
+    let masks: Vec<(PathBuf, bool)> = masks.iter().filter(|(p, _)| !covered(&masks, p)).cloned().collect();
+    for (place, is_dir) in &masks {
+        m.mask(place, *is_dir);
+    }
+    // A workspace inside a hidden folder (Skilldeck's own, say) is mounted again, with the
+    // secrets inside it hidden again.
+    for w in writable.iter().filter(|w| covered(&masks, w)) {
+        m.push(&["--bind".as_ref(), w.as_os_str(), w.as_os_str()]);
+        for (place, is_dir) in masks.iter().filter(|(p, _)| p.starts_with(w)) {
+            m.mask(place, *is_dir);
+        }
+    }
+    let chdir = std::fs::canonicalize(workspace).unwrap_or_else(|_| workspace.to_owned());
+    m.push(&["--chdir".as_ref(), chdir.as_os_str()]);
+    m.args
 }
 
 /// bubblewrap on `PATH`, tried once per process with the options commands get.
@@ -380,8 +436,12 @@ fn detect() -> &'static Enforcer {
                 &SandboxPolicy {
                     writable: Vec::new(),
                     unreadable: Vec::new(),
+                    home: None,
+                    readable_home: Vec::new(),
+                    env: Vec::new(),
                     network: false,
                     network_ports: NetworkPorts::default(),
+                    limits: ResourceLimits::default(),
                 },
                 Path::new("/"),
             ))
@@ -410,54 +470,56 @@ fn find_on_path(program: &str) -> Option<PathBuf> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn secrets_are_named_by_their_variables() {
-        for name in ["ANTHROPIC_API_KEY", "GITHUB_TOKEN", "AWS_PROFILE", "db_password", "SKILLDECK_HOME"] {
-            assert!(is_secret_var(name), "{name}");
-        }
-        for name in ["PATH", "HOME", "LANG", "TERM", "USER"] {
-            assert!(!is_secret_var(name), "{name}");
+    fn policy(writable: &str, unreadable: &[&str]) -> SandboxPolicy {
+        SandboxPolicy {
+            writable: vec![writable.into()],
+            unreadable: unreadable.iter().map(PathBuf::from).collect(),
+            home: None,
+            readable_home: Vec::new(),
+            env: Vec::new(),
+            network: false,
+            network_ports: NetworkPorts::default(),
+            limits: ResourceLimits::default(),
         }
     }
 
     #[test]
-    fn the_workspace_is_mounted_last_and_the_network_only_when_allowed() {
-        let p = SandboxPolicy {
-            writable: vec!["/w".into()],
-            unreadable: vec!["/etc/shadow".into(), "/nonexistent/x".into()],
-            network: false,
-            network_ports: NetworkPorts::default(),
-        };
-        let args: Vec<String> =
-            bwrap_args(&p, Path::new("/w")).iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    fn the_secrets_are_hidden_last_and_the_network_only_when_allowed() {
+        let ws = std::env::temp_dir();
+        let p = policy(ws.to_str().unwrap(), &["/etc/shadow", "/nonexistent/x"]);
+        let args: Vec<String> = bwrap_args(&p, &ws).iter().map(|a| a.to_string_lossy().into_owned()).collect();
         let s = args.join(" ");
         assert!(s.starts_with("--ro-bind / / "), "{s}");
         assert!(s.contains("--unshare-net"), "{s}");
-        assert!(s.contains("--ro-bind /dev/null /etc/shadow"), "{s}");
         assert!(!s.contains("/nonexistent"), "{s}");
-        assert!(s.ends_with("--bind /w /w --chdir /w"), "{s}");
+        let ws = std::fs::canonicalize(&ws).unwrap();
+        let bind = s.find(&format!("--bind {} {}", ws.display(), ws.display())).unwrap();
+        let shadow = s.find("--ro-bind /dev/null /etc/shadow").unwrap();
+        assert!(bind < shadow, "{s}");
         // The host's service sockets (D-Bus, systemd, container engines) are out of reach.
         assert!(s.contains("--tmpfs /run"), "{s}");
         let open = SandboxPolicy { network: true, ..p };
-        let s: Vec<String> =
-            bwrap_args(&open, Path::new("/w")).iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let s: Vec<String> = bwrap_args(&open, &ws).iter().map(|a| a.to_string_lossy().into_owned()).collect();
         assert!(!s.contains(&"--unshare-net".to_owned()));
     }
 
     #[test]
     fn other_agents_sign_ins_are_among_the_unreadable() {
-        let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from) else { return };
-        let p = SandboxPolicy::for_workspace(Path::new("/w"), Path::new("/h"), false, NetworkPorts::default());
+        let host = HostEnv::from_vars([("HOME", "/h")]);
+        let p = SandboxPolicy::for_workspace(Path::new("/w"), Path::new("/sd"), &SandboxSettings::default(), &host);
+        let home = Path::new("/h");
         for secret in [".claude/.credentials.json", ".codex/auth.json", ".config/github-copilot", ".ssh"] {
             assert!(p.unreadable.contains(&home.join(secret)), "{secret}");
         }
-        // Only the tokens: the agents' skills and settings stay readable.
-        assert!(!p.unreadable.iter().any(|u| u == &home.join(".claude") || u == &home.join(".codex")));
+        assert!(p.unreadable.contains(&PathBuf::from("/sd")));
+        // The agents' skills stay readable.
+        assert!(p.readable_home.contains(&home.join(".claude/skills")));
     }
 
     #[test]
     fn tcp_ports_are_limited_only_with_the_network_on_and_a_list() {
-        let off = SandboxPolicy::for_workspace(Path::new("/w"), Path::new("/h"), false, NetworkPorts::default());
+        let host = HostEnv::default();
+        let off = SandboxPolicy::for_workspace(Path::new("/w"), Path::new("/h"), &SandboxSettings::default(), &host);
         assert_eq!(off.tcp_ports(), None);
         assert!(off.describe_limits().ends_with("no network"), "{}", off.describe_limits());
         let on = SandboxPolicy { network: true, ..off.clone() };

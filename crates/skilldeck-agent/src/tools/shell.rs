@@ -2,13 +2,14 @@
 //! and cancellation. Holds running and reaping the process group; not approval (the loop asks).
 
 use super::confine;
+use super::limits;
 use super::sandbox::ShellSandbox;
 use super::{ToolError, ToolErrorCode};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt as _};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
 use tokio_util::sync::CancellationToken;
 
 /// How a shell command is bounded.
@@ -87,20 +88,28 @@ pub async fn run(
     cancel: &CancellationToken,
 ) -> Result<Value, ToolError> {
     let mut cmd = sandbox.enforcer.command(&sandbox.policy, workspace, command);
-    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).kill_on_drop(true);
+    // The command waits on its standard input until it is bounded (see `Enforcer::command`).
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).kill_on_drop(true);
     let start = |e: std::io::Error| {
         ToolError::new(ToolErrorCode::Io, format!("could not start the command ({}): {e}", sandbox.describe()))
     };
     // A sandboxed command is also kept from the host's abstract sockets and processes.
     // The sandbox lives while `_parent` does: to the end of this call, or its drop.
     let (mut child, _parent) = if sandbox.is_sandboxed() {
-        let started = confine::spawn(cmd, sandbox.policy.tcp_ports()).map_err(start)?;
+        let started = confine::spawn(cmd, sandbox.policy.network, sandbox.policy.tcp_ports()).map_err(start)?;
         (started.child, Some(started.parent))
     } else {
         (cmd.spawn().map_err(start)?, None)
     };
     let pid = child.id();
     let mut guard = GroupGuard(pid);
+    let bound = |e: std::io::Error| {
+        ToolError::new(ToolErrorCode::Io, format!("could not bound the command's resources, so it did not run: {e}"))
+    };
+    let applied = limits::apply(pid.unwrap_or(0), sandbox.policy.limits).map_err(bound)?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(b"go\n").await.map_err(bound)?;
+    }
     let out = child.stdout.take().map(|s| tokio::spawn(capped(s, limits.output_cap)));
     let err = child.stderr.take().map(|s| tokio::spawn(capped(s, limits.output_cap)));
     let (status, timed_out) = tokio::select! {
@@ -141,12 +150,22 @@ pub async fn run(
         "timedOut": timed_out,
         "sandboxed": sandbox.is_sandboxed(),
     });
+    let mut notes = Vec::new();
+    if let Some(hit) = applied.what_was_hit(exit_code, &stderr) {
+        notes.push(format!("The command hit a resource limit: {hit}."));
+    }
     if sandbox.is_sandboxed() && exit_code != Some(0) && REFUSALS.iter().any(|r| stderr.contains(r)) {
-        result["note"] = json!(format!(
+        notes.push(format!(
             "The command ran in a sandbox: {}. A failure above may be the sandbox refusing it; work inside the \
              workspace, or tell the user what the command needs.",
             sandbox.policy.describe_limits()
         ));
     }
+    if !notes.is_empty() {
+        result["note"] = json!(notes.join(" "));
+    }
+    // The sandbox ends with its parent thread; then the command's cgroup goes.
+    drop(_parent);
+    applied.finish().await;
     Ok(result)
 }
