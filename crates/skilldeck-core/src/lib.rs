@@ -29,6 +29,7 @@ pub mod validate;
 pub mod view_result;
 pub mod view_skill;
 pub mod watch;
+pub mod workspace_guard;
 pub mod yaml_bounds;
 pub mod yaml_explain;
 
