@@ -119,14 +119,14 @@ fn decide(ctx: &ToolContext<'_>, command: &str) -> Result<Approved, ShellQuestio
     let grants = grants_in_force(ctx.registry, ctx.turn, ctx.active, ctx.trust);
     let mut covered = allowed::covering(&grants, command);
     // A narrow grant covers the git command the user meant, not what the repository's config
-    // makes git run: a config that could name a program means the user is asked.
+    // makes git run: a config that could name a program means the user is asked. Nor does it
+    // cover an option that writes a file something runs later (`--output=.git/hooks/x`).
     if let Ok(by) = &covered
         && !by.iter().any(|g| Pattern::parse(&g.pattern) == Some(Pattern::AnyCommand))
-        && let Some(why) = allowed::simple_commands(command)
-            .unwrap_or_default()
-            .iter()
-            .filter(|w| git_guard::is_git(w))
-            .find_map(|w| git_guard::refuses(ctx.sandbox.root(), w))
+        && let Some(why) = allowed::simple_commands(command).unwrap_or_default().iter().find_map(|w| {
+            write_guard::option_writes(w)
+                .or_else(|| git_guard::is_git(w).then(|| git_guard::refuses(ctx.sandbox.root(), w)).flatten())
+        })
     {
         covered = Err(allowed::NotCovered(why));
     }

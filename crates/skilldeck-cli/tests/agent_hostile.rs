@@ -218,6 +218,18 @@ fn a_bundled_git_grant_does_not_run_what_the_repository_config_names() {
     );
     assert!(!err.contains("refused"), "{err}");
     assert!(out.contains("(pre-approved by change-review (Bash(git diff:*)))"), "{out}");
+
+    // Nor does it cover an option that writes where git runs code from.
+    let (_, err) = env.agent(
+        vec![
+            sse_call("view_skill", json!({"name": "change-review"})),
+            sse_call("shell", json!({"command": "git diff --output=.git/hooks/post-checkout"})),
+            sse_text("done"),
+        ],
+        &[],
+    );
+    assert!(err.contains("refused shell command `git diff --output=.git/hooks/post-checkout`"), "{err}");
+    assert!(!env.workspace().join(".git/hooks/post-checkout").exists());
 }
 
 #[test]

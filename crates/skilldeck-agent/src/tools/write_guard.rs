@@ -67,6 +67,27 @@ pub fn asks(path: &str) -> Option<String> {
     FOLDERS.iter().find(|(name, _)| parts.iter().any(|d| d == name)).map(|(_, why)| (*why).to_owned())
 }
 
+/// Why a pre-approved command's words may make it write a file that runs code later: an option
+/// naming one (`--output=.git/hooks/pre-commit`, `-o Makefile`), or `None`. A plain argument
+/// (`git diff Makefile`) is a file the command reads, and is not refused.
+pub fn option_writes(words: &[String]) -> Option<String> {
+    let mut after_output = false;
+    for w in words {
+        let value = if after_output {
+            Some(w.as_str())
+        } else if w.starts_with('-') {
+            w.split_once('=').map(|(_, v)| v)
+        } else {
+            None
+        };
+        after_output = matches!(w.as_str(), "--output" | "-o");
+        if let Some(why) = value.and_then(asks) {
+            return Some(format!("`{w}` could write a file that runs code later ({why})"));
+        }
+    }
+    None
+}
+
 /// Why writing `path` needs approval, judged both by the path as given and by where its folders
 /// really lead inside the workspace (a symlink `hooks -> .git/hooks` must not hide the target).
 pub fn asks_in(sandbox: &Sandbox, path: &str) -> Option<String> {
@@ -128,6 +149,10 @@ mod tests {
         ] {
             assert!(asks(p).is_some(), "{p}");
         }
+        let words = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        assert!(option_writes(&words("git diff --output=.git/hooks/pre-commit")).is_some());
+        assert!(option_writes(&words("git diff -o Makefile")).is_some());
+        assert_eq!(option_writes(&words("git diff Makefile --output=d.txt")), None);
         for p in ["src/main.rs", "README.md", "notes/git.txt", ".gitignore", "docs/makefile.md", "a/.gitx/y"] {
             assert_eq!(asks(p), None, "{p}");
         }
