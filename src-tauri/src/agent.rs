@@ -182,7 +182,7 @@ impl std::fmt::Debug for AgentPanel {
 
 fn agent_error(e: AgentError) -> ApiError {
     let code = match &e {
-        AgentError::Workspace { .. } => "workspace_invalid",
+        AgentError::Workspace { .. } | AgentError::Refused(_) => "workspace_invalid",
         AgentError::Transcript(TranscriptError::NotFound { .. }) => "session_not_found",
         AgentError::Transcript(TranscriptError::InUse { .. }) => "session_in_use",
         _ => "agent_failed",
@@ -193,6 +193,7 @@ fn agent_error(e: AgentError) -> ApiError {
             err.arg("path", path.display()).arg("missing", true)
         }
         AgentError::Workspace { path, .. } => err.arg("path", path.display()),
+        AgentError::Refused(refused) => err.arg("path", &refused.path),
         _ => err,
     }
 }
