@@ -318,3 +318,51 @@ fn one_reply_of_400_calls_runs_at_most_the_cap_and_the_turn_stays_bounded() {
     assert!(size < 16 * 1024 * 1024, "the transcript is {size} bytes");
     eprintln!("two replies of 400 read_file calls: transcript {size} bytes, {took:?}");
 }
+
+/// Runs `skilldeck` inside a pseudo-terminal (util-linux `script`), typing `typed` into it.
+fn on_a_terminal(env: &Env, args: &[&str], typed: &str) -> (i32, String) {
+    use std::io::Read as _;
+    let quoted: Vec<String> =
+        std::iter::once(BIN).chain(args.iter().copied()).map(|a| format!("'{}'", a.replace('\'', "'\\''"))).collect();
+    let mut child = Command::new("script")
+        .args(["-qec", &quoted.join(" "), "/dev/null"])
+        .env("SKILLDECK_HOME", env.home())
+        .env("HOME", env.user_home())
+        .env("SKILLDECK_API_KEY", "sk-loopback")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        stdout.read_to_string(&mut s).unwrap();
+        s
+    });
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    stdin.write_all(typed.as_bytes()).unwrap();
+    let status = child.wait().unwrap();
+    drop(stdin);
+    (status.code().unwrap_or(-1), reader.join().unwrap())
+}
+
+#[test]
+fn on_a_terminal_the_user_is_asked_before_a_write_that_runs_code_later() {
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: util-linux `script` is not installed");
+        return;
+    }
+    let env = Env::new();
+    let w = env.workspace().to_str().unwrap().to_owned();
+    for (typed, written) in [("n\n", false), ("y\n", true)] {
+        let (url, _rx) = serve(vec![sse_call("write_file", json!({"path": ".envrc", "content": "x"})), sse_text("ok")]);
+        let args = ["agent", "--workspace", &w, "--api", "openai", "--base-url", &url, "--model", "m", "go"];
+        let (code, out) = on_a_terminal(&env, &args, typed);
+        assert_eq!(code, 0, "{out}");
+        assert!(out.contains("Write \".envrc\" (1 bytes) in "), "{out}");
+        assert!(out.contains("direnv runs .envrc"), "{out}");
+        assert_eq!(env.workspace().join(".envrc").exists(), written, "{typed:?}: {out}");
+    }
+}
