@@ -212,6 +212,9 @@ function onEvent(e) {
     case "approval":
       ask(e);
       break;
+    case "write_approval":
+      askWrite(e);
+      break;
     case "turn_ended":
       closeQuestion();
       turnEnded(e.end);
@@ -225,6 +228,7 @@ function onEvent(e) {
 
 function ask(q) {
   agent.question = q.id;
+  $("#approve-title").textContent = t("approveTitle");
   $("#approve-command").textContent = q.command;
   $("#approve-where").textContent = t("approveWhere", q.workspace);
   const sandbox = $("#approve-sandbox");
@@ -234,6 +238,21 @@ function ask(q) {
   const grantText = q.grant ? t("approveGrant", q.grant) : q.notCovered ? t("approveNotCovered", q.notCovered) : "";
   grant.textContent = grantText;
   grant.hidden = !grantText;
+  const dlg = $("#approve-dialog");
+  if (!dlg.open) dlg.showModal();
+  $("#approve-deny").focus();
+}
+
+// `write_file` asks before writing a file that runs code later (a git hook, a build file).
+function askWrite(q) {
+  agent.question = q.id;
+  $("#approve-title").textContent = t("approveWriteTitle");
+  $("#approve-command").textContent = q.path;
+  $("#approve-where").textContent = t("approveWriteWhere", q.workspace, q.bytes);
+  const why = $("#approve-sandbox");
+  why.textContent = t("approveWriteWhy", q.reason);
+  why.classList.add("unsandboxed");
+  $("#approve-grant").hidden = true;
   const dlg = $("#approve-dialog");
   if (!dlg.open) dlg.showModal();
   $("#approve-deny").focus();

@@ -4,7 +4,7 @@
 use crate::error::{ApiError, ApiResult};
 use serde::{Deserialize, Serialize};
 use skilldeck_agent::config::{Config, OFFLINE};
-use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion};
+use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion, WriteQuestion};
 use skilldeck_agent::replay::{ReplayItem, replay};
 use skilldeck_agent::session::{AgentError, Session, SessionOptions};
 use skilldeck_agent::shown;
@@ -49,6 +49,17 @@ pub enum PanelNotice {
         #[serde(flatten)]
         question: ShellQuestion,
         /// Where it would run.
+        workspace: PathBuf,
+    },
+    /// The loop asks whether `write_file` may write a file that runs code later (a git hook, a
+    /// build file); answer with `agent_answer`.
+    WriteApproval {
+        /// The question's id.
+        id: u64,
+        /// The path, why it asks, and how many bytes.
+        #[serde(flatten)]
+        question: WriteQuestion,
+        /// The workspace it is in.
         workspace: PathBuf,
     },
 }
@@ -173,7 +184,7 @@ impl std::fmt::Debug for AgentPanel {
 
 fn agent_error(e: AgentError) -> ApiError {
     let code = match &e {
-        AgentError::Workspace { .. } => "workspace_invalid",
+        AgentError::Workspace { .. } | AgentError::Refused(_) => "workspace_invalid",
         AgentError::Transcript(TranscriptError::NotFound { .. }) => "session_not_found",
         AgentError::Transcript(TranscriptError::InUse { .. }) => "session_in_use",
         _ => "agent_failed",
@@ -184,6 +195,7 @@ fn agent_error(e: AgentError) -> ApiError {
             err.arg("path", path.display()).arg("missing", true)
         }
         AgentError::Workspace { path, .. } => err.arg("path", path.display()),
+        AgentError::Refused(refused) => err.arg("path", &refused.path),
         _ => err,
     }
 }
@@ -282,6 +294,20 @@ impl<F: Fn(PanelEvent) + Send + Sync> Host for PanelHost<'_, F> {
     }
 
     async fn approve_shell(&self, question: &ShellQuestion) -> ShellAnswer {
+        let workspace = self.workspace.clone();
+        self.ask(|id| PanelNotice::Approval { id, question: shown::question(question), workspace }).await
+    }
+
+    async fn approve_write(&self, question: &WriteQuestion) -> ShellAnswer {
+        let workspace = self.workspace.clone();
+        self.ask(|id| PanelNotice::WriteApproval { id, question: shown::write_question(question), workspace }).await
+    }
+}
+
+impl<F: Fn(PanelEvent) + Send + Sync> PanelHost<'_, F> {
+    /// Shows the question `notice(id)` and waits for `AgentPanel::answer`; a question that cannot
+    /// be kept is denied.
+    async fn ask(&self, notice: impl FnOnce(u64) -> PanelNotice) -> ShellAnswer {
         let (tx, rx) = oneshot::channel();
         let id = self.panel.next_question.fetch_add(1, Ordering::Relaxed) + 1;
         match self.panel.questions.lock() {
@@ -289,11 +315,7 @@ impl<F: Fn(PanelEvent) + Send + Sync> Host for PanelHost<'_, F> {
             Err(_) => return ShellAnswer::Deny,
         };
         let _asked = Asked(self.panel, id);
-        (self.emit)(PanelEvent::Panel(PanelNotice::Approval {
-            id,
-            question: shown::question(question),
-            workspace: self.workspace.clone(),
-        }));
+        (self.emit)(PanelEvent::Panel(notice(id)));
         rx.await.unwrap_or(ShellAnswer::Deny)
     }
 }

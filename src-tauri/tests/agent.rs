@@ -311,3 +311,30 @@ async fn the_panel_gets_commands_and_answers_with_escapes_shown_and_runs_the_ori
     assert!(html.contains("a \\u{202E}b \\u{200B}c \\e[2K"), "{html}");
     assert!(!holds_hidden(&html), "{html}");
 }
+
+#[tokio::test]
+async fn a_write_that_runs_code_later_waits_for_the_panel_and_a_refused_workspace_says_why() {
+    let fx = Fx::new();
+    let server = Loopback::start().await;
+    fx.config(&format!("[providers.local]\napi = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n", server.url));
+    let hook = json!({"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\ntouch pwned\n"});
+    server.push(Reply::sse(openai_tools(&[("call_1", "write_file", hook.clone())])));
+    server.push(Reply::sse(openai_text("done")));
+    let (task, mut rx) = fx.send(fx.request(None, "local", "write the hook"));
+    let asked = next_of(&mut rx, "write_approval").await;
+    assert_eq!(asked["path"], ".git/hooks/pre-commit");
+    assert!(asked["reason"].as_str().unwrap().contains("git runs hooks"), "{asked}");
+    fx.state.agent.answer(asked["id"].as_u64().unwrap(), ShellAnswer::Deny).unwrap();
+    let done = next_of(&mut rx, "tool_finished").await;
+    assert_eq!(done["client_view"]["error"]["code"], "write_denied");
+    task.await.unwrap().unwrap();
+    assert!(!fx.workspace().join(".git/hooks/pre-commit").exists());
+
+    // Skilldeck's data folder is no workspace: the approvals kept there would be the model's to write.
+    let mut req = fx.request(None, "offline", "hello");
+    req.workspace = Some(fx.tmp.path().join("home").display().to_string());
+    let (task, _rx) = fx.send(req);
+    let err = task.await.unwrap().unwrap_err();
+    assert_eq!(err.code, "workspace_invalid");
+    assert!(err.message.contains("Skilldeck's data folder"), "{}", err.message);
+}

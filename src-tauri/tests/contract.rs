@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use serde_json::{Value, json};
-use skilldeck_agent::events::ShellQuestion;
+use skilldeck_agent::events::{ShellQuestion, WriteQuestion};
 use skilldeck_app::agent::{PanelNotice, ProviderView};
 use skilldeck_app::views::{
     DiagView, FieldRow, FileRow, FileView, GrantsRow, HistoryRow, ImportPreviewView, ImportedView, ListingView,
@@ -201,6 +201,13 @@ fn the_agent_panel() {
         notice,
         json!({"type": "approval", "id": 7, "command": "ls", "sandboxed": true, "sandbox": "sandboxed (bubblewrap): …",
                "grant": null, "notCovered": "no approved grant allows `ls`", "workspace": "/w"}),
+    );
+    let question = WriteQuestion { path: ".git/hooks/pre-commit".into(), reason: "git runs hooks".into(), bytes: 12 };
+    let notice = PanelNotice::WriteApproval { id: 8, question, workspace: "/w".into() };
+    check(
+        notice,
+        json!({"type": "write_approval", "id": 8, "path": ".git/hooks/pre-commit", "reason": "git runs hooks",
+               "bytes": 12, "workspace": "/w"}),
     );
     let provider =
         ProviderView { name: "offline".into(), label: "offline".into(), kind: "offline".into(), problem: None };

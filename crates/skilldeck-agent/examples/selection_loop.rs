@@ -17,7 +17,7 @@ mod data;
 
 use data::Bench;
 use skilldeck_agent::config::{Api, Config, ProviderConfig};
-use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion};
+use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion, WriteQuestion};
 use skilldeck_agent::message::Message;
 use skilldeck_agent::session::{Session, SessionOptions};
 use skilldeck_core::files::SkillFiles;
@@ -36,6 +36,10 @@ impl Host for Quiet {
     fn event(&self, _event: &AgentEvent) {}
 
     async fn approve_shell(&self, _question: &ShellQuestion) -> ShellAnswer {
+        ShellAnswer::Deny
+    }
+
+    async fn approve_write(&self, _question: &WriteQuestion) -> ShellAnswer {
         ShellAnswer::Deny
     }
 }

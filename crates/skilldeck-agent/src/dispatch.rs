@@ -2,12 +2,12 @@
 //! Holds the mapping of a call to its result JSON; errors are data here. How it looks is `describe`.
 
 use crate::describe::{ToolOutcome, describe, describe_view};
-use crate::events::{AgentEvent, Host, ShellAnswer, ShellQuestion};
+use crate::events::{AgentEvent, Host, ShellAnswer, ShellQuestion, WriteQuestion};
 use crate::message::ToolCall;
 use crate::tools::allowed::{self, Grant};
 use crate::tools::sandbox::ShellSandbox;
 use crate::tools::shell::{self, ShellLimits};
-use crate::tools::{ToolError, ToolErrorCode, ToolKind, files};
+use crate::tools::{ToolError, ToolErrorCode, ToolKind, files, git_guard, write_guard};
 use serde_json::Value;
 use skilldeck_core::SkillRegistry;
 use skilldeck_core::find;
@@ -36,6 +36,8 @@ pub struct ToolContext<'a> {
     pub trust: &'a Trust,
     /// Commands the user allowed for the rest of the session.
     pub allowed_commands: &'a mut BTreeSet<String>,
+    /// Paths that ask before a write (`write_guard`) the user allowed for the rest of the session.
+    pub allowed_writes: &'a mut BTreeSet<String>,
     /// The shell's limits.
     pub shell: ShellLimits,
     /// The shell's OS sandbox.
@@ -93,17 +95,45 @@ pub fn grants_in_force(registry: &SkillRegistry, turn: &Turn, active: &BTreeSet<
     grants
 }
 
+/// How a command may run without a question.
+enum Approved {
+    /// The user allowed it for the session.
+    ByUser(String),
+    /// Approved grants cover it: it runs with git's program-naming settings turned off.
+    ByGrants(String),
+}
+
+impl Approved {
+    fn label(&self) -> String {
+        match self {
+            Self::ByUser(l) | Self::ByGrants(l) => l.clone(),
+        }
+    }
+}
+
 /// Whether `command` runs without a question, and why; else the question to ask.
-fn decide(ctx: &ToolContext<'_>, command: &str) -> Result<String, ShellQuestion> {
+fn decide(ctx: &ToolContext<'_>, command: &str) -> Result<Approved, ShellQuestion> {
     if ctx.allowed_commands.contains(command) {
-        return Ok("you, for this session".to_owned());
+        return Ok(Approved::ByUser("you, for this session".to_owned()));
     }
     let grants = grants_in_force(ctx.registry, ctx.turn, ctx.active, ctx.trust);
-    let covered = allowed::covering(&grants, command);
+    let mut covered = allowed::covering(&grants, command);
+    // A narrow grant covers the git command the user meant, not what the repository's config
+    // makes git run: a config that could name a program means the user is asked. Nor does it
+    // cover an option that writes a file something runs later (`--output=.git/hooks/x`).
+    if let Ok(by) = &covered
+        && !by.iter().any(|g| Pattern::parse(&g.pattern) == Some(Pattern::AnyCommand))
+        && let Some(why) = allowed::simple_commands(command).unwrap_or_default().iter().find_map(|w| {
+            write_guard::option_writes(w)
+                .or_else(|| git_guard::is_git(w).then(|| git_guard::refuses(ctx.sandbox.root(), w)).flatten())
+        })
+    {
+        covered = Err(allowed::NotCovered(why));
+    }
     let sandboxed = ctx.shell_sandbox.is_sandboxed();
     match covered {
         // A grant means "runs in the sandbox without asking"; with no sandbox the user is asked.
-        Ok(by) if sandboxed => Ok(labels(&by)),
+        Ok(by) if sandboxed => Ok(Approved::ByGrants(labels(&by))),
         covered => Err(ShellQuestion {
             command: command.to_owned(),
             sandboxed,
@@ -118,13 +148,18 @@ fn labels(grants: &[Grant]) -> String {
     grants.iter().map(Grant::label).collect::<Vec<_>>().join(", ")
 }
 
+/// An error result for a call past a limit of the turn (`note` says which, for the model).
+pub fn over_limit(call: &ToolCall, note: String) -> Finished {
+    finished(call, Err(ToolError::new(ToolErrorCode::LimitReached, note)))
+}
+
 /// An error result for a call that will not run (the turn was stopped).
 pub fn cancelled(call: &ToolCall) -> Finished {
     finished(call, Err(ToolError::new(ToolErrorCode::Cancelled, "the user stopped the turn before this call ran")))
 }
 
 /// Runs one call. Never fails: every failure is a result the model can read.
-pub async fn run(ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, cancel: &CancellationToken) -> Finished {
+pub async fn run(mut ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, cancel: &CancellationToken) -> Finished {
     let kind = ToolKind::from_name(&call.name).filter(|k| ctx.enabled.contains(k));
     let Some(kind) = kind else {
         let names: Vec<&str> = ctx.enabled.iter().map(|k| k.name()).collect();
@@ -183,6 +218,9 @@ pub async fn run(ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, cancel:
         }
         ToolKind::WriteFile => {
             host.event(&started(call, None));
+            if let Err(e) = approve_write(&mut ctx, input, host, cancel).await {
+                return finished(call, Err(e));
+            }
             finished(call, files::write_file(ctx.sandbox, input))
         }
         ToolKind::ListDir => {
@@ -198,7 +236,8 @@ pub async fn run(ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, cancel:
                 }
             };
             let decision = decide(&ctx, command);
-            host.event(&started(call, decision.as_ref().ok().cloned()));
+            host.event(&started(call, decision.as_ref().ok().map(Approved::label)));
+            let by_grants = matches!(decision, Ok(Approved::ByGrants(_)));
             let allowed = match decision {
                 Ok(_) => true,
                 Err(question) => {
@@ -219,11 +258,63 @@ pub async fn run(ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, cancel:
                     ToolErrorCode::ShellDenied,
                     "the user did not allow this command; do not run it again without asking",
                 ))
+            } else if by_grants && command_runs_git(command) {
+                let script = format!("{}{command}", git_guard::environment_prefix());
+                let result = shell::run(ctx.shell_sandbox, ctx.sandbox.root(), &script, ctx.shell, cancel).await;
+                result.map(|mut v| {
+                    v["command"] = Value::from(command);
+                    v
+                })
             } else {
                 shell::run(ctx.shell_sandbox, ctx.sandbox.root(), command, ctx.shell, cancel).await
             };
             finished(call, result)
         }
+    }
+}
+
+fn command_runs_git(command: &str) -> bool {
+    allowed::simple_commands(command).is_ok_and(|c| c.iter().any(|w| git_guard::is_git(w)))
+}
+
+/// Asks the user before `write_file` writes a file that runs code later; `Err` when it may not.
+async fn approve_write(
+    ctx: &mut ToolContext<'_>,
+    input: &Value,
+    host: &dyn Host,
+    cancel: &CancellationToken,
+) -> Result<(), ToolError> {
+    let (Some(path), Some(content)) =
+        (input.get("path").and_then(Value::as_str), input.get("content").and_then(Value::as_str))
+    else {
+        return Ok(()); // `write_file` itself says what is missing.
+    };
+    let Some(reason) = write_guard::asks_in(ctx.sandbox, path) else { return Ok(()) };
+    if ctx.allowed_writes.contains(path) {
+        return Ok(());
+    }
+    let question = WriteQuestion { path: path.to_owned(), reason, bytes: content.len() };
+    let answer = tokio::select! {
+        () = cancel.cancelled() => ShellAnswer::Deny,
+        a = host.approve_write(&question) => a,
+    };
+    if cancel.is_cancelled() {
+        return Err(ToolError::new(ToolErrorCode::Cancelled, "the user stopped the turn"));
+    }
+    if answer == ShellAnswer::Session {
+        ctx.allowed_writes.insert(path.to_owned());
+    }
+    if answer.allows() {
+        Ok(())
+    } else {
+        Err(ToolError::new(
+            ToolErrorCode::WriteDenied,
+            format!(
+                "the user did not allow writing {path}: {}. Do not write it again without asking; say what it \
+                 should hold instead",
+                question.reason
+            ),
+        ))
     }
 }
 

@@ -98,6 +98,19 @@ impl ShellAnswer {
     }
 }
 
+/// What the user is asked before `write_file` writes a file that runs code later (a git hook or
+/// config, `.envrc`, an editor's tasks, a build file, a shell start-up file, Skilldeck's own).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteQuestion {
+    /// The path, relative to the workspace, as the model wrote it.
+    pub path: String,
+    /// Why this path asks, in one line ("git runs the hooks in .git/hooks …").
+    pub reason: String,
+    /// How many bytes would be written.
+    pub bytes: usize,
+}
+
 /// The host of a session: it shows events and answers approval questions.
 #[async_trait::async_trait]
 pub trait Host: Send + Sync {
@@ -106,12 +119,16 @@ pub trait Host: Send + Sync {
 
     /// Asks the user whether to run a shell command in the workspace.
     async fn approve_shell(&self, question: &ShellQuestion) -> ShellAnswer;
+
+    /// Asks the user whether `write_file` may write a file that runs code later. `Session`
+    /// allows writes to the same path for the rest of the session.
+    async fn approve_write(&self, question: &WriteQuestion) -> ShellAnswer;
 }
 
-/// A host that shows nothing and answers every question with `allow`.
+/// A host that shows nothing and answers every question with `allow_shell`.
 #[derive(Debug, Clone, Copy)]
 pub struct QuietHost {
-    /// Whether shell commands are allowed.
+    /// Whether shell commands, and writes that ask, are allowed.
     pub allow_shell: bool,
 }
 
@@ -120,6 +137,10 @@ impl Host for QuietHost {
     fn event(&self, _event: &AgentEvent) {}
 
     async fn approve_shell(&self, _question: &ShellQuestion) -> ShellAnswer {
+        if self.allow_shell { ShellAnswer::Once } else { ShellAnswer::Deny }
+    }
+
+    async fn approve_write(&self, _question: &WriteQuestion) -> ShellAnswer {
         if self.allow_shell { ShellAnswer::Once } else { ShellAnswer::Deny }
     }
 }

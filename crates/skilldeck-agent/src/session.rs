@@ -8,7 +8,7 @@ use crate::events::{AgentEvent, Host};
 use crate::message::{Message, ModelRequest, StreamEvent, ToolCall};
 use crate::provider::{Provider, ProviderError};
 use crate::tools::ToolKind;
-use crate::tools::sandbox::{SandboxSettings, ShellSandbox};
+use crate::tools::sandbox::{NetworkPorts, SandboxPolicy, SandboxSettings, ShellSandbox};
 use crate::tools::shell::ShellLimits;
 use crate::transcript::{self, ListedRef, Record, Transcript, TranscriptError, TurnEnd};
 use futures_util::StreamExt as _;
@@ -19,6 +19,7 @@ use skilldeck_core::sandbox::{Sandbox, SandboxError};
 use skilldeck_core::trust::Trust;
 use skilldeck_core::view_skill::ToolSpec;
 use skilldeck_core::view_skill::{SELF_HEAL_RULE, Turn};
+use skilldeck_core::workspace_guard::Guard;
 use skilldeck_core::{SkillRegistry, SkilldeckHome, StorageError};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -36,6 +37,10 @@ pub enum AgentError {
         /// Why.
         source: SandboxError,
     },
+    /// The workspace folder is one the agent may never work in (home, a folder above it, a system
+    /// folder, Skilldeck's data, a folder of secrets).
+    #[error("cannot use it as the workspace: {0}")]
+    Refused(#[from] skilldeck_core::workspace_guard::Refused),
     /// The skill store failed.
     #[error(transparent)]
     Storage(#[from] StorageError),
@@ -148,6 +153,20 @@ fn turn_query(history: &[Message], prompt: &str) -> Query {
     Query::conversation(prompt, &earlier)
 }
 
+/// The most tool calls of one model reply that run; those past it get an error result.
+pub const MAX_CALLS_PER_REPLY: usize = 64;
+
+/// The most bytes of tool results one turn gathers; calls past it get an error result, so a
+/// turn's transcript and history stay bounded.
+pub const MAX_RESULT_BYTES_PER_TURN: usize = 4 * 1024 * 1024;
+
+fn turn_budget_note(bytes: usize) -> String {
+    format!(
+        "not kept: this turn's tool results came to {bytes} bytes, over the {MAX_RESULT_BYTES_PER_TURN}-byte limit \
+         of one turn; answer with what you have, or ask the user to continue in a new message"
+    )
+}
+
 /// A conversation on a workspace folder.
 pub struct Session {
     id: String,
@@ -160,6 +179,7 @@ pub struct Session {
     turns: usize,
     active: BTreeSet<String>,
     allowed_commands: BTreeSet<String>,
+    allowed_writes: BTreeSet<String>,
     home: SkilldeckHome,
     shell_sandbox: ShellSandbox,
     last_listing: Option<Vec<ListedRef>>,
@@ -172,8 +192,13 @@ impl std::fmt::Debug for Session {
     }
 }
 
-fn open_workspace(path: &Path) -> Result<Sandbox, AgentError> {
-    Sandbox::open(path).map_err(|source| AgentError::Workspace { path: path.to_owned(), source })
+/// Opens the workspace, refusing the folders `workspace_guard` names: with the home folder as the
+/// workspace the file tools could write Skilldeck's approvals or the user's shell start-up files.
+fn open_workspace(path: &Path, home: &SkilldeckHome) -> Result<Sandbox, AgentError> {
+    let sandbox = Sandbox::open(path).map_err(|source| AgentError::Workspace { path: path.to_owned(), source })?;
+    let masked = SandboxPolicy::for_workspace(sandbox.root(), home.root(), false, NetworkPorts::default()).unreadable;
+    Guard::for_user(Some(home.root())).masking(masked).check(path)?;
+    Ok(sandbox)
 }
 
 /// The workspace's profile narrows the listing, unless the caller chose one already.
@@ -193,7 +218,7 @@ impl Session {
         provider: Arc<dyn Provider>,
         mut opts: SessionOptions,
     ) -> Result<Self, AgentError> {
-        let sandbox = open_workspace(workspace)?;
+        let sandbox = open_workspace(workspace, home)?;
         apply_profile(&mut opts, sandbox.root())?;
         let mut attempt = 0;
         let (id, transcript) = loop {
@@ -224,6 +249,7 @@ impl Session {
             turns: 0,
             active: BTreeSet::new(),
             allowed_commands: BTreeSet::new(),
+            allowed_writes: BTreeSet::new(),
             home: home.clone(),
             shell_sandbox,
             last_listing: None,
@@ -247,7 +273,7 @@ impl Session {
         let Some(Record::Session { workspace, .. }) = records.first() else {
             return Err(TranscriptError::NotFound { id: id.to_owned() }.into());
         };
-        let sandbox = open_workspace(workspace)?;
+        let sandbox = open_workspace(workspace, home)?;
         apply_profile(&mut opts, sandbox.root())?;
         let turns = records.iter().filter(|r| matches!(r, Record::TurnStarted { .. })).count();
         let history = transcript::history(&records);
@@ -267,6 +293,7 @@ impl Session {
             turns,
             active: BTreeSet::new(),
             allowed_commands: BTreeSet::new(),
+            allowed_writes: BTreeSet::new(),
             home: home.clone(),
             shell_sandbox,
             last_listing,
@@ -364,6 +391,7 @@ impl Session {
         let keep_from = self.history.len();
         self.record(Message::user(prompt))?;
         let (mut system, mut tools) = self.request_parts(&turn);
+        let mut result_bytes = 0usize;
         for _ in 0..self.opts.max_steps {
             let limit = (self.opts.context_window as f64 * self.opts.compact_at) as usize;
             if compaction::estimate(&system, &self.history) > limit {
@@ -394,9 +422,20 @@ impl Session {
                 return self.end(host, &turn_id, TurnEnd::Answered);
             }
             let found_before = self.found.len();
-            for call in &calls {
+            for (i, call) in calls.iter().enumerate() {
                 let done = if cancel.is_cancelled() {
                     dispatch::cancelled(call)
+                } else if i >= MAX_CALLS_PER_REPLY {
+                    dispatch::over_limit(
+                        call,
+                        format!(
+                            "not run: one reply may make at most {MAX_CALLS_PER_REPLY} tool calls and this one made {}; \
+                             make the calls that matter most, a few at a time",
+                            calls.len()
+                        ),
+                    )
+                } else if result_bytes >= MAX_RESULT_BYTES_PER_TURN {
+                    dispatch::over_limit(call, turn_budget_note(result_bytes))
                 } else {
                     let ctx = ToolContext {
                         registry: &self.registry,
@@ -406,13 +445,20 @@ impl Session {
                         active: &mut self.active,
                         trust: &trust,
                         allowed_commands: &mut self.allowed_commands,
+                        allowed_writes: &mut self.allowed_writes,
                         shell: self.opts.shell,
                         shell_sandbox: &self.shell_sandbox,
                         listing: &self.opts.listing,
                         found: &mut self.found,
                     };
-                    dispatch::run(ctx, call, host, cancel).await
+                    let done = dispatch::run(ctx, call, host, cancel).await;
+                    if result_bytes + done.content.len() > MAX_RESULT_BYTES_PER_TURN {
+                        dispatch::over_limit(call, turn_budget_note(result_bytes + done.content.len()))
+                    } else {
+                        done
+                    }
                 };
+                result_bytes += done.content.len();
                 self.record(Message::Tool {
                     call_id: call.id.clone(),
                     name: call.name.clone(),

@@ -4,7 +4,7 @@
 //! both show the same; the session keeps, records and runs the original text.
 
 use crate::describe::ToolOutcome;
-use crate::events::{AgentEvent, ShellQuestion};
+use crate::events::{AgentEvent, ShellQuestion, WriteQuestion};
 use crate::replay::ReplayItem;
 use crate::transcript::TurnEnd;
 use serde_json::Value;
@@ -42,6 +42,11 @@ pub fn question(question: &ShellQuestion) -> ShellQuestion {
         grant: question.grant.as_deref().map(line),
         not_covered: question.not_covered.as_deref().map(line),
     }
+}
+
+/// A write's `question` as shown: its path and reason on one line each.
+pub fn write_question(question: &WriteQuestion) -> WriteQuestion {
+    WriteQuestion { path: line(&question.path), reason: line(&question.reason), bytes: question.bytes }
 }
 
 /// A replayed item as shown, the same way as the live event it stands for.

@@ -30,6 +30,7 @@ pub mod view_result;
 pub mod view_skill;
 pub mod visible;
 pub mod watch;
+pub mod workspace_guard;
 pub mod yaml_bounds;
 pub mod yaml_explain;
 

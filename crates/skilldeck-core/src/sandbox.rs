@@ -276,14 +276,17 @@ impl Sandbox {
         Ok(dir)
     }
 
-    /// Writes a whole file, creating its parent folders; never writes through a symlink.
+    /// Writes a whole file, creating its parent folders; never writes through a symlink. A new
+    /// file is never executable (`0644`, whatever it holds): a script the model wrote must not be
+    /// one the user's tools later run by name (a `.git/hooks/pre-commit`). A file that exists keeps
+    /// its mode.
     pub fn write(&self, path: &str, bytes: &[u8]) -> Result<()> {
         let rel = Self::check(path)?;
         let (dir, name) = match rel.as_str().rsplit_once('/') {
             Some((p, n)) => (self.create_dir_all(p)?, n),
             None => (self.open_dir("")?, rel.as_str()),
         };
-        write_file_at(&dir, name, bytes, file_mode(bytes)).map_err(|e| Self::err("write", path, e))
+        write_file_at(&dir, name, bytes, Mode::from_raw_mode(0o644)).map_err(|e| Self::err("write", path, e))
     }
 
     /// The entries of a folder, sorted by name; symlinks are listed, not followed.
@@ -305,11 +308,6 @@ impl Sandbox {
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
     }
-}
-
-/// The mode a written file gets: executable when it starts with `#!`.
-pub(crate) fn file_mode(bytes: &[u8]) -> Mode {
-    Mode::from_raw_mode(if bytes.starts_with(b"#!") { 0o755 } else { 0o644 })
 }
 
 /// Creates (or truncates) `name` in `dir` without following a symlink, and writes `bytes`.

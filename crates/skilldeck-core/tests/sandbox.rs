@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::ffi::OsStrExt as _;
-use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, symlink};
+use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, PermissionsExt as _, symlink};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::mpsc;
@@ -454,8 +454,12 @@ fn positive_control_plain_reads_writes_and_listings_work() {
         sb.read("notes/a.txt", 3).map_err(|e| from_err("notes/a.txt", e)),
         Err(Got::TooLarge { size: PAYLOAD.len() as u64, limit: 3 })
     );
-    // Writing starting with `#!` makes the file executable, others not.
+    // A written file is never executable, even one starting with `#!` (a hook the user's git
+    // would run); one that exists keeps its mode.
     sb.write("run.sh", b"#!/bin/sh\n").unwrap();
+    assert_eq!(fs::metadata(fx.ws.join("run.sh")).unwrap().mode() & 0o777, 0o644);
+    fs::set_permissions(fx.ws.join("run.sh"), fs::Permissions::from_mode(0o755)).unwrap();
+    sb.write("run.sh", b"#!/bin/sh\necho\n").unwrap();
     assert_eq!(fs::metadata(fx.ws.join("run.sh")).unwrap().mode() & 0o777, 0o755);
     assert_eq!(fs::metadata(fx.ws.join("notes/a.txt")).unwrap().mode() & 0o777, 0o644);
 }

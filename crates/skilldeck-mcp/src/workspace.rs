@@ -1,7 +1,9 @@
 //! Where skills are mounted: `--workspace DIR`, else the client's first `file://` root (MCP
 //! roots, asked once and again after `notifications/roots/list_changed`), else an error.
 
+use skilldeck_core::SkilldeckHome;
 use skilldeck_core::sandbox::Sandbox;
+use skilldeck_core::workspace_guard::Guard;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -19,34 +21,13 @@ pub fn path_from_file_uri(uri: &str) -> Result<PathBuf, String> {
     parsed.to_file_path().map_err(|()| format!("{uri:?} does not name a local folder"))
 }
 
-/// Folders a client's root may not make the workspace: skills would be written into them
-/// (`.skills/`) and the file tools would reach all of them. `--workspace` can still name one.
-const SYSTEM_FOLDERS: &[&str] =
-    &["/", "/bin", "/boot", "/dev", "/etc", "/lib", "/lib64", "/proc", "/run", "/sbin", "/sys", "/usr"];
-
-/// Why `path`, a client's root, is no place for a workspace: the whole machine, a system
-/// folder, or the home folder itself (every project of the user's at once).
+/// Why `path`, a client's root, is no place for a workspace (skills would be written into it,
+/// `.skills/`): the whole machine, a system folder, the home folder or one above it, Skilldeck's
+/// data folder, or a folder of secrets such as `~/.ssh` (`workspace_guard` says which).
+/// `--workspace` can still name one.
 fn unsuitable(path: &Path) -> Option<String> {
-    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let home = std::env::var_os("HOME").map(PathBuf::from).filter(|h| h.is_absolute());
-    let home = home.map(|h| std::fs::canonicalize(&h).unwrap_or(h));
-    if let Some(top) =
-        SYSTEM_FOLDERS.iter().map(Path::new).find(|s| real == *s || (s.parent().is_some() && real.starts_with(s)))
-    {
-        Some(format!(
-            "{} is {}",
-            path.display(),
-            if top == Path::new("/") {
-                "the whole file system".to_owned()
-            } else {
-                format!("a system folder ({})", top.display())
-            }
-        ))
-    } else if home.as_deref() == Some(real.as_path()) {
-        Some(format!("{} is your home folder, not a project", path.display()))
-    } else {
-        None
-    }
+    let data = SkilldeckHome::from_env().ok();
+    Guard::for_user(data.as_ref().map(SkilldeckHome::root)).check(path).err().map(|r| format!("{} {}", r.path, r.why))
 }
 
 /// The first root that is a local folder fit for a workspace, or a message saying why none is.
@@ -174,5 +155,10 @@ mod tests {
         let home = std::env::var("HOME").unwrap();
         check(&[&format!("file://{home}")], Err("is your home folder, not a project"));
         check(&[&format!("file://{home}/code/app")], Ok(&format!("{home}/code/app")));
+        check(&[&format!("file://{home}/.ssh")], Err(".ssh, which holds secrets"));
+        let parent = std::path::Path::new(&home).parent().unwrap().display().to_string();
+        if parent != "/" {
+            check(&[&format!("file://{parent}")], Err("holds your home folder"));
+        }
     }
 }

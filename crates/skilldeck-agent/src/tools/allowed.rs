@@ -83,7 +83,7 @@ fn leaves_workspace(word: &str) -> bool {
 }
 
 /// The plain words of every simple command in `command`, or why it is not plain enough.
-fn simple_commands(command: &str) -> Result<Vec<Vec<String>>, NotCovered> {
+pub fn simple_commands(command: &str) -> Result<Vec<Vec<String>>, NotCovered> {
     if command.len() > MAX_COMMAND {
         return Err(NotCovered("the command is too long to check".into()));
     }

@@ -4,10 +4,12 @@
 pub mod allowed;
 pub mod confine;
 pub mod files;
+pub mod git_guard;
 pub mod host;
 pub mod limits;
 pub mod sandbox;
 pub mod shell;
+pub mod write_guard;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -63,7 +65,7 @@ impl ToolKind {
                 json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}),
             ),
             Self::WriteFile => (
-                "Write a text file in the workspace (replacing it, creating parent folders). `path` is relative to the workspace folder.",
+                "Write a text file in the workspace (replacing it, creating parent folders). `path` is relative to the workspace folder. New files are never executable; the user is asked before writing files that run code later (.git/, .envrc, .vscode/, build files such as Makefile or package.json, shell start-up files).",
                 json!({"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}, "required": ["path", "content"], "additionalProperties": false}),
             ),
             Self::ListDir => (
@@ -101,6 +103,10 @@ pub enum ToolErrorCode {
     Binary,
     /// The user did not allow the command.
     ShellDenied,
+    /// The user did not allow writing a file that runs code later.
+    WriteDenied,
+    /// Over the calls one reply may make, or the tool output one turn may gather.
+    LimitReached,
     /// The user stopped the call.
     Cancelled,
     /// Any other I/O failure.

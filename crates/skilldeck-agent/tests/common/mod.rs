@@ -3,7 +3,7 @@
 
 pub mod loopback;
 
-use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion};
+use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion, WriteQuestion};
 use skilldeck_agent::provider::Provider;
 use skilldeck_agent::session::{Session, SessionOptions};
 use skilldeck_core::files::SkillFiles;
@@ -98,6 +98,11 @@ impl Host for Recorder {
     async fn approve_shell(&self, question: &ShellQuestion) -> ShellAnswer {
         self.asked.lock().unwrap().push(question.command.clone());
         self.questions.lock().unwrap().push(question.clone());
+        if self.allow { ShellAnswer::Once } else { ShellAnswer::Deny }
+    }
+
+    async fn approve_write(&self, question: &WriteQuestion) -> ShellAnswer {
+        self.asked.lock().unwrap().push(format!("write {}", question.path));
         if self.allow { ShellAnswer::Once } else { ShellAnswer::Deny }
     }
 }

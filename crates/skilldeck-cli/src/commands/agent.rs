@@ -7,7 +7,7 @@ use crate::output;
 use anyhow::{Context as _, bail};
 use clap::{Args, ValueEnum};
 use skilldeck_agent::config::{Api, Config, ProviderConfig};
-use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion};
+use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion, WriteQuestion};
 use skilldeck_agent::provider::Provider;
 use skilldeck_agent::provider::anthropic::AnthropicProvider;
 use skilldeck_agent::provider::http::HttpPolicy;
@@ -53,7 +53,8 @@ pub struct AgentArgs {
     /// The model's name.
     #[arg(long, requires = "api")]
     model: Option<String>,
-    /// Allow every shell command without asking (each still runs in the sandbox).
+    /// Allow every shell command without asking (each still runs in the sandbox), and writes of
+    /// files that run code later (.git/, .envrc, build files).
     #[arg(long)]
     yes: bool,
     /// Let shell commands use the network in this session (the sandbox cuts it off otherwise).
@@ -141,21 +142,45 @@ impl Host for TerminalHost {
         } else if let Some(why) = &q.not_covered {
             eprintln!("  not covered by the active skills' grants: {why}");
         }
-        eprint!("[y] once, [s] for this session, [N] no: ");
-        let _ = std::io::stderr().flush();
-        let answer = tokio::task::spawn_blocking(|| {
-            let mut line = String::new();
-            std::io::stdin().read_line(&mut line).map(|_| line)
-        })
-        .await;
-        match answer {
-            Ok(Ok(a)) => match a.trim() {
-                "y" | "Y" | "yes" => ShellAnswer::Once,
-                "s" | "S" | "session" => ShellAnswer::Session,
-                _ => ShellAnswer::Deny,
-            },
-            _ => ShellAnswer::Deny,
+        read_answer().await
+    }
+
+    async fn approve_write(&self, q: &WriteQuestion) -> ShellAnswer {
+        // Only what is printed changes; the session writes `q.path` as the model wrote it.
+        let q = &shown::write_question(q);
+        let path = &q.path;
+        if self.yes {
+            return ShellAnswer::Once;
         }
+        if !std::io::stdin().is_terminal() {
+            eprintln!("refused writing `{path}`: {}; not on a terminal; pass --yes to allow it", q.reason);
+            return ShellAnswer::Deny;
+        }
+        if self.mid_line.swap(false, Ordering::Relaxed) {
+            println!();
+        }
+        eprintln!("Write `{path}` ({} bytes) in {}?", q.bytes, visible_line(&self.workspace.to_string_lossy()));
+        eprintln!("  {}; the file would run outside the sandbox", q.reason);
+        read_answer().await
+    }
+}
+
+/// Reads the answer to an approval question from the terminal.
+async fn read_answer() -> ShellAnswer {
+    eprint!("[y] once, [s] for this session, [N] no: ");
+    let _ = std::io::stderr().flush();
+    let answer = tokio::task::spawn_blocking(|| {
+        let mut line = String::new();
+        std::io::stdin().read_line(&mut line).map(|_| line)
+    })
+    .await;
+    match answer {
+        Ok(Ok(a)) => match a.trim() {
+            "y" | "Y" | "yes" => ShellAnswer::Once,
+            "s" | "S" | "session" => ShellAnswer::Session,
+            _ => ShellAnswer::Deny,
+        },
+        _ => ShellAnswer::Deny,
     }
 }
 
