@@ -8,7 +8,8 @@ use crate::events::{AgentEvent, Host};
 use crate::message::{Message, ModelRequest, StreamEvent, ToolCall};
 use crate::provider::{Provider, ProviderError};
 use crate::tools::ToolKind;
-use crate::tools::sandbox::{NetworkPorts, SandboxPolicy, SandboxSettings, ShellSandbox};
+use crate::tools::host::HostEnv;
+use crate::tools::sandbox::{SandboxSettings, ShellSandbox};
 use crate::tools::shell::ShellLimits;
 use crate::transcript::{self, ListedRef, Record, Transcript, TranscriptError, TurnEnd};
 use futures_util::StreamExt as _;
@@ -196,7 +197,8 @@ impl std::fmt::Debug for Session {
 /// workspace the file tools could write Skilldeck's approvals or the user's shell start-up files.
 fn open_workspace(path: &Path, home: &SkilldeckHome) -> Result<Sandbox, AgentError> {
     let sandbox = Sandbox::open(path).map_err(|source| AgentError::Workspace { path: path.to_owned(), source })?;
-    let masked = SandboxPolicy::for_workspace(sandbox.root(), home.root(), false, NetworkPorts::default()).unreadable;
+    let host = HostEnv::current();
+    let masked = crate::tools::host::secrets(host.home().as_deref(), &host, home.root());
     Guard::for_user(Some(home.root())).masking(masked).check(path)?;
     Ok(sandbox)
 }
