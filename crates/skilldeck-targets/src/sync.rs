@@ -175,7 +175,8 @@ impl Syncer<'_> {
             }
             return Ok(());
         }
-        let seen: BTreeMap<String, String> = observed.into_iter().filter_map(|o| Some((o.name, o.seen?))).collect();
+        let seen: BTreeMap<String, folder::Look> =
+            observed.into_iter().filter_map(|o| Some((o.name, o.seen?))).collect();
         self.apply((path, id), &mut record, wanted, &seen, tp, restored)
     }
 
@@ -186,7 +187,7 @@ impl Syncer<'_> {
         (path, id): (&Path, &str),
         record: &mut Record,
         wanted: &WantedSet,
-        seen: &BTreeMap<String, String>,
+        seen: &BTreeMap<String, folder::Look>,
         tp: &mut TargetPlan,
         restored: &mut BTreeMap<String, Revision>,
     ) -> Result<(), TargetError> {
@@ -230,6 +231,8 @@ impl Syncer<'_> {
                     let export = self.exports.ensure(want.scope, name, revision, &files)?;
                     match std::os::unix::fs::symlink(&export, &dir) {
                         Ok(()) => {
+                            // The export's stamp: one that changes was edited through a link.
+                            owned.stamp = folder::stamp(&export).map_err(TargetError::io("read", &export))?;
                             owned.mode = Mode::Link;
                             owned.export = Some(export);
                             staged.insert(i, (dir, owned));
@@ -289,7 +292,7 @@ impl Syncer<'_> {
         for (i, a) in tp.actions.iter().enumerate() {
             let name = a.name().to_owned();
             let dest = path.join(&name);
-            let was = seen.get(&name).map(String::as_str);
+            let was = seen.get(&name);
             let result = match (a, staged.get(&i)) {
                 (Action::Write { .. }, Some((dir, _))) => place_new(dir, &dest).map(|()| Swap::Done),
                 (Action::Replace { .. }, Some((dir, _))) => replace(dir, &dest, path, was),
