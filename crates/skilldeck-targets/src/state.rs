@@ -6,7 +6,9 @@ use crate::record::{Mode, Owned, Record};
 use crate::source::WantedSet;
 use serde::Serialize;
 use skilldeck_core::{Digest, Revision};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Where a skill stands in one target folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -113,16 +115,40 @@ fn judged(base: Observed, m: Owned, want: Option<&crate::source::Wanted>, digest
     Observed { state, revision: Some(m.revision), digest, owned: Some(m), ..base }
 }
 
+/// The stamps of exports taken during one sync, so the folders linking to one export (every
+/// tool's folder, in link mode) stamp it once. Kept for one run only: a stamp grown stale
+/// meanwhile only leaves an edit unnoticed until the next look, since a replacement or removal
+/// looks again (`Look::again`) before it swaps anything, and puts back what changed.
+#[derive(Debug, Default)]
+pub struct ExportStamps(Mutex<HashMap<PathBuf, Option<String>>>);
+
+impl ExportStamps {
+    /// The stamp of the export at `path`, taken now unless it was this run; `None` when it is
+    /// gone or unreadable.
+    fn of(&self, path: &Path) -> Option<String> {
+        if let Ok(known) = self.0.lock()
+            && let Some(stamp) = known.get(path)
+        {
+            return stamp.clone();
+        }
+        let stamp = if path.is_dir() { folder::stamp(path).ok() } else { None };
+        if let Ok(mut known) = self.0.lock() {
+            known.insert(path.to_path_buf(), stamp.clone());
+        }
+        stamp
+    }
+}
+
 /// The recorded link (`owned`, or the one it replaces) the link at `path` still points to, and
 /// how it looks: its target and, when it is one of ours, its export's stamp (`None` when the
 /// export is gone). A link pointed elsewhere is never followed.
-fn link_look(path: &Path, owned: &Owned) -> std::io::Result<(Option<Owned>, Look)> {
+fn link_look(path: &Path, owned: &Owned, stamps: &ExportStamps) -> std::io::Result<(Option<Owned>, Look)> {
     let target = std::fs::read_link(path)?;
     let hit = std::iter::once(owned)
         .chain(owned.previous.as_deref())
         .find(|c| c.mode == Mode::Link && c.export.as_deref() == Some(target.as_path()))
         .map(|c| Owned { previous: None, ..c.clone() });
-    let stamp = if hit.is_some() && target.is_dir() { folder::stamp(&target).ok() } else { None };
+    let stamp = if hit.is_some() { stamps.of(&target) } else { None };
     Ok((hit, Look::Link { target, stamp }))
 }
 
@@ -161,6 +187,16 @@ fn link_judged(
 /// Recorded skills whose folder is gone and that are not chosen are left out (the next sync
 /// forgets them).
 pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Result<Vec<Observed>> {
+    survey_with(dir, record, wanted, &ExportStamps::default())
+}
+
+/// `survey`, with the export stamps taken so far this run (a sync surveys every folder with one).
+pub fn survey_with(
+    dir: &Path,
+    record: &Record,
+    wanted: &WantedSet,
+    stamps: &ExportStamps,
+) -> std::io::Result<Vec<Observed>> {
     let entries = if dir.is_dir() { folder::entries(dir)? } else { Vec::new() };
     let mut out = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
@@ -186,7 +222,7 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
         // Taken before anything is judged: what a later replacement must still find there.
         let (linked, look) = match (kind, owned) {
             (Kind::Link, Some(o)) => {
-                let (hit, look) = link_look(&path, o)?;
+                let (hit, look) = link_look(&path, o, stamps)?;
                 (hit, Some(look))
             }
             (Kind::Folder, Some(_)) => (None, Some(folder::look(&path, false)?)),
