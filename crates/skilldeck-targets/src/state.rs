@@ -131,7 +131,7 @@ impl ExportStamps {
         {
             return stamp.clone();
         }
-        let stamp = if path.is_dir() { folder::stamp(path).ok() } else { None };
+        let stamp = folder::stamp(path).ok();
         if let Ok(mut known) = self.0.lock() {
             known.insert(path.to_path_buf(), stamp.clone());
         }
