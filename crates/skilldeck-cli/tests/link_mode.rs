@@ -115,3 +115,33 @@ fn link_mode_links_into_read_only_exports_and_follows_revisions() {
     assert_eq!(exports(&w, "beta"), Vec::<String>::new());
     assert_eq!(tree(&w.home().join(".claude/skills/theirs"), &[]), foreign);
 }
+
+/// The review's steps: `sync codex --mode link`, then `chmod u+w` and an edit of the delivered
+/// SKILL.md. `targets` says drifted (as `scan` says the copy differs), a sync after a new
+/// revision keeps the edit and says why, and `adopt` makes it the next revision.
+#[test]
+fn an_edit_through_a_link_is_drifted_kept_and_adoptable() {
+    let w = World::new();
+    fs::create_dir_all(w.home().join(".codex/skills")).unwrap();
+    w.import("alpha", "one");
+    w.expect(&["sync", "codex", "--mode", "link"], 0);
+    let md = w.home().join(".codex/skills/alpha/SKILL.md");
+    let mode = fs::metadata(&md).unwrap().permissions().mode();
+    fs::set_permissions(&md, fs::Permissions::from_mode(mode | 0o200)).unwrap();
+    fs::write(&md, World::skill_md("alpha", "my edit")).unwrap();
+
+    assert_eq!(w.states(".codex/skills")["alpha"], "drifted");
+    let scan = w.json(&["scan", "--json"], 0);
+    assert_eq!(scan["skills"][0]["copies"][0]["relation"], "store-older", "{scan:#}");
+
+    w.import("alpha", "two");
+    let plan = w.json(&["sync", "codex", "--json"], 0);
+    assert_eq!(plan[0]["actions"][0]["action"], "skip", "{plan:#}");
+    assert_eq!(plan[0]["actions"][0]["reason"], "drifted", "{plan:#}");
+    assert!(fs::read_to_string(&md).unwrap().contains("my edit"));
+
+    w.expect(&["adopt", "alpha", "--from", "codex"], 0);
+    assert_eq!(w.revision("alpha"), 3);
+    assert_eq!(w.states(".codex/skills")["alpha"], "in-sync");
+    assert!(fs::read_to_string(&md).unwrap().contains("my edit"));
+}

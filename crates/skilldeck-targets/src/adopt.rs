@@ -351,10 +351,13 @@ fn take(cx: &Cx<'_>, s: &ScannedSkill, chosen: &CopyGroup, cautious: bool) -> Re
         let errors = chosen.diagnostics.iter().filter(|d| d.severity == skilldeck_core::Severity::Error).count();
         return Err(AdoptError::Invalid { name: s.name.clone(), errors });
     }
-    let source = chosen.places.iter().find(|p| !p.link).unwrap_or(&chosen.places[0]);
+    // A real folder first, else a link of ours edited through (its export is Skilldeck's).
+    let source = (chosen.places.iter().find(|p| !p.link))
+        .or_else(|| chosen.places.iter().find(|p| p.export.is_some()))
+        .unwrap_or(&chosen.places[0]);
     let needs_read =
         matches!(chosen.relation, Relation::NotInStore | Relation::Different { .. } | Relation::StoreOlder { .. });
-    if needs_read && source.link {
+    if needs_read && source.link && source.export.is_none() {
         // What a link points to may be anywhere (outside a project, another tool's folder).
         return Err(AdoptError::Link { path: source.path.clone() });
     }
@@ -364,7 +367,8 @@ fn take(cx: &Cx<'_>, s: &ScannedSkill, chosen: &CopyGroup, cautious: bool) -> Re
             (Outcome::Older { scope, revision: copy_revision, current }, scope, copy_revision)
         }
         Relation::NotInStore | Relation::Different { .. } | Relation::StoreOlder { .. } => {
-            let loaded = import::load(&source.path, storage.limits(), &mut |_, _| {})?;
+            let at = source.export.as_deref().unwrap_or(&source.path);
+            let loaded = import::load(at, storage.limits(), &mut |_, _| {})?;
             if loaded.name.as_str() != s.name {
                 let found = loaded.name.to_string();
                 return Err(AdoptError::NameMismatch { name: s.name.clone(), found, path: source.path.clone() });
@@ -405,17 +409,70 @@ fn take(cx: &Cx<'_>, s: &ScannedSkill, chosen: &CopyGroup, cautious: bool) -> Re
             adopted.left.push(Left { path: p.path.clone(), reason });
             continue;
         }
-        if p.link {
-            let reason = "a link of yours: left as it is, not recorded".to_owned();
-            adopted.left.push(Left { path: p.path.clone(), reason });
-            continue;
-        }
-        match record_copy(storage, records, &p.path, &s.name, chosen.digest, scope, revision)? {
+        let recorded = match (p.link, &p.export) {
+            (true, None) => {
+                let reason = "a link of yours: left as it is, not recorded".to_owned();
+                adopted.left.push(Left { path: p.path.clone(), reason });
+                continue;
+            }
+            (true, Some(export)) => record_link(records, &p.path, export, &s.name, chosen.digest, scope, revision)?,
+            (false, _) => record_copy(storage, records, &p.path, &s.name, chosen.digest, scope, revision)?,
+        };
+        match recorded {
             None => adopted.recorded.push(p.path.clone()),
             Some(reason) => adopted.left.push(Left { path: p.path.clone(), reason }),
         }
     }
     Ok(adopted)
+}
+
+/// Records the link of Skilldeck's at `path`, edited through its `export`, as delivering
+/// `revision` of `scope` (the edit adopted), under its folder's lock: the export now holds that
+/// revision, so the link is in sync and the export is kept as it is.
+fn record_link(
+    records: &Records,
+    path: &Path,
+    export: &Path,
+    name: &str,
+    digest: Digest,
+    scope: Scope,
+    revision: Revision,
+) -> Result<Option<String>, AdoptError> {
+    let Some(dir) = path.parent() else { return Ok(Some("not in a folder".to_owned())) };
+    let (id, real) = record::folder_id(dir);
+    let _lock = FolderLock::acquire(&records.lock_path(id.as_str()))?;
+    let changed = || AdoptError::Changed { path: path.to_path_buf() };
+    if std::fs::read_link(path).ok().as_deref() != Some(export) {
+        return Err(changed());
+    }
+    // Stamped before and after reading: the stamp recorded is one the content read belongs to.
+    let stamp = folder::stamp(export).map_err(TargetError::io("read", export))?;
+    let content = folder::content(export).map_err(TargetError::io("read", export))?;
+    if !content.extras.is_empty() {
+        return Ok(Some(format!(
+            "its export holds entries the store does not keep ({}): left as it is, not recorded",
+            content.extras.join(", ")
+        )));
+    }
+    if content.digest != digest || folder::stamp(export).map_err(TargetError::io("read", export))? != stamp {
+        return Err(changed());
+    }
+    let mut rec = records.load(&id)?;
+    rec.folder = real;
+    let owned = Owned {
+        scope,
+        revision,
+        digest,
+        written: digest,
+        stamp,
+        mode: Mode::Link,
+        export: Some(export.to_path_buf()),
+        at: record::now(),
+        previous: None,
+    };
+    rec.skills.insert(name.to_owned(), owned);
+    records.save(&id, &rec)?;
+    Ok(None)
 }
 
 /// Records the copy at `path` as Skilldeck's, at `revision` of `scope`, under its folder's lock;

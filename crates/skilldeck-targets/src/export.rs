@@ -1,7 +1,9 @@
 //! Exports for link mode: a clean, read-only copy of one revision of a skill, kept by Skilldeck
 //! in `$SKILLDECK_HOME/exports/<scope>/<name>/r<rev>-<digest>/`, which target entries link to.
 //! Never the store's own folder (its sidecars and its in-place edits stay out of the agents'
-//! sight). Made beside its place and renamed in; removed once no record names it.
+//! sight). Made beside its place and renamed in; removed once no record names it. An export
+//! that no longer holds its revision was edited through a link: it is never rewritten (links
+//! elsewhere may show that edit, reported drifted there), and a fresh one is made beside it.
 
 use crate::error::TargetError;
 use crate::folder;
@@ -37,14 +39,19 @@ impl Exports {
         FolderLock::acquire(&self.lock)
     }
 
-    /// Where the export of that revision lives.
-    pub fn path(&self, scope: Scope, name: &str, revision: Revision, files: &SkillFiles) -> PathBuf {
+    /// Where the export of that revision lives: `r<rev>-<digest>`, or when one there was
+    /// edited, the first of `r<rev>-<digest>-2`, `-3`, … (`n`) not edited.
+    fn path(&self, scope: Scope, name: &str, revision: Revision, files: &SkillFiles, n: u32) -> PathBuf {
         let hex = files.digest().to_hex();
         let short = hex.get(..12).unwrap_or(&hex);
-        self.dir.join(scope.as_str()).join(name).join(format!("r{revision}-{short}"))
+        let suffix = if n > 1 { format!("-{n}") } else { String::new() };
+        self.dir.join(scope.as_str()).join(name).join(format!("r{revision}-{short}{suffix}"))
     }
 
-    /// The export of that revision, made now unless it is there whole. The caller holds `lock`.
+    /// The export of that revision, made now unless it is there whole. One there that does not
+    /// hold it was edited through a link, or damaged: it is left as it is (records may name
+    /// it; the next unused-export cleaning removes it otherwise) and the export is made under
+    /// the next free name. The caller holds `lock`.
     pub fn ensure(
         &self,
         scope: Scope,
@@ -52,22 +59,24 @@ impl Exports {
         revision: Revision,
         files: &SkillFiles,
     ) -> Result<PathBuf, TargetError> {
-        let path = self.path(scope, name, revision, files);
-        if path.is_dir() && folder::content(&path).is_ok_and(|c| c.digest == files.digest() && c.extras.is_empty()) {
-            return Ok(path);
-        }
+        let mut n = 1;
+        let path = loop {
+            let path = self.path(scope, name, revision, files, n);
+            if fs::symlink_metadata(&path).is_err() {
+                break path;
+            }
+            if path.is_dir() && folder::content(&path).is_ok_and(|c| c.digest == files.digest() && c.extras.is_empty())
+            {
+                return Ok(path);
+            }
+            n += 1;
+        };
         let parent = path.parent().unwrap_or(&self.dir).to_path_buf();
         fs::create_dir_all(&parent).map_err(TargetError::io("create", &parent))?;
         let staged = parent.join(format!(".staging-{}-{name}", std::process::id()));
         remove_tree(&staged);
         crate::sync::stage(&staged, files).map_err(TargetError::io("write", &staged))?;
         read_only(&staged).map_err(TargetError::io("protect", &staged))?;
-        if fs::symlink_metadata(&path).is_ok() {
-            // A damaged export: put aside, then replaced.
-            let aside = parent.join(format!(".old-{}-{name}", std::process::id()));
-            fs::rename(&path, &aside).map_err(TargetError::io("move aside", &path))?;
-            remove_tree(&aside);
-        }
         fs::rename(&staged, &path).map_err(|e| {
             remove_tree(&staged);
             TargetError::io("move into place", &path)(e)

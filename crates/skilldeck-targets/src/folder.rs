@@ -119,13 +119,38 @@ pub fn stamp(dir: &Path) -> std::io::Result<String> {
     Ok(out.iter().take(16).map(|b| format!("{b:02x}")).collect())
 }
 
-/// What the entry at `path` is now, cheaply: a link's target, or a folder's stamp. Two equal
-/// looks mean it was not edited between them.
-pub fn look(path: &Path) -> std::io::Result<String> {
+/// How a skill's entry looked, cheaply: two equal looks mean it was not edited between them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Look {
+    /// A real folder, by its stamp.
+    Folder(String),
+    /// A symbolic link: its target, and for a link into an export of Skilldeck's, the stamp
+    /// of that export (an edit made through the link changes it).
+    Link {
+        /// Where it points.
+        target: PathBuf,
+        /// The stamp of what it points to, when that was looked at too (`None` once gone).
+        stamp: Option<String>,
+    },
+}
+
+/// What the entry at `path` is now: a folder's stamp, or a link's target (and, when
+/// `through` is set, the stamp of the folder it points to, `None` when that is gone).
+pub fn look(path: &Path, through: bool) -> std::io::Result<Look> {
     if fs::symlink_metadata(path)?.file_type().is_symlink() {
-        Ok(format!("link:{}", fs::read_link(path)?.display()))
+        let target = fs::read_link(path)?;
+        let stamp = if through { stamp(path).ok() } else { None };
+        Ok(Look::Link { target, stamp })
     } else {
-        stamp(path)
+        stamp(path).map(Look::Folder)
+    }
+}
+
+impl Look {
+    /// How the entry at `path` looks now, looked at the way this look was taken.
+    pub fn again(&self, path: &Path) -> std::io::Result<Look> {
+        let through = matches!(self, Self::Link { stamp: Some(_), .. });
+        look(path, through)
     }
 }
 

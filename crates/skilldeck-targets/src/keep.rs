@@ -42,8 +42,8 @@ pub enum Keep {
         /// The skill's own scope: `system` or `team`.
         of: Scope,
     },
-    /// Nothing needs keeping: the entry is a link (what it points to stays where it is), or
-    /// it holds the content of revision `same`, which the History has.
+    /// Nothing needs keeping: the entry is a link pointed elsewhere (what it points to stays
+    /// where it is), or it holds the content of revision `same`, which the History has.
     Nothing {
         /// The revision whose content it holds.
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -91,8 +91,8 @@ impl Keep {
     }
 }
 
-/// What keeping the edited copy of `want` would do. `edited` is the copy's digest, `None` for
-/// a link.
+/// What keeping the edited copy of `want` would do. `edited` is the copy's digest; `link`: the
+/// entry is a link pointed elsewhere (a link edited through its export is kept like a copy).
 pub fn plan(storage: &FsStorage, want: &Wanted, edited: Option<Digest>, link: bool) -> Keep {
     if link {
         return Keep::Nothing { same: None };

@@ -207,7 +207,9 @@ pub fn steps(
                 keep: None,
             }),
             (SkillState::Drifted, Some(w)) if overwrite.contains(&o.name) => {
-                let keep = source.plan_keep(w, o.digest, o.link);
+                // A link pointed elsewhere keeps what it points to; one edited through holds
+                // the edit in Skilldeck's export, which is kept like an edited copy.
+                let keep = source.plan_keep(w, o.digest, o.link && o.edited_export.is_none());
                 // Kept in History, the revision the target gets is the one restoring the store's.
                 let to = match keep {
                     Keep::History { restore, .. } => restore,

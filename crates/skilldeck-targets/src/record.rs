@@ -43,7 +43,8 @@ pub struct Owned {
     pub digest: Digest,
     /// The digest of the files as written there (equal to `digest` for a copy).
     pub written: Digest,
-    /// A stamp of the written files (`folder::stamp`): equal means unchanged, unread.
+    /// A stamp of the written files (`folder::stamp`; for a link, of its export): equal means
+    /// unchanged, unread.
     pub stamp: String,
     /// How it was written.
     pub mode: Mode,

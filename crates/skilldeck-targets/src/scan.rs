@@ -67,6 +67,10 @@ pub struct Place {
     /// The entry is a symbolic link.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub link: bool,
+    /// For a link of Skilldeck's edited through: the export it points to, where the edit is
+    /// read (internal).
+    #[serde(skip)]
+    pub export: Option<PathBuf>,
 }
 
 /// Identical copies of one skill: one content, every place it was found.
@@ -311,7 +315,7 @@ pub fn scan(storage: &FsStorage, records: &Records, folders: &[ScanInput]) -> Sc
                 continue;
             }
             let path = f.path.join(&o.name);
-            if o.link && f.level == Level::Project {
+            if o.link && f.level == Level::Project && o.edited_export.is_none() {
                 // A project's link may point anywhere (out of the project, into a home folder):
                 // what it holds is not read as the project's.
                 unreadable.push(Unreadable {
@@ -322,7 +326,9 @@ pub fn scan(storage: &FsStorage, records: &Records, folders: &[ScanInput]) -> Sc
                 });
                 continue;
             }
-            let loaded = match skilldeck_core::import::load(&path, storage.limits(), &mut |_, _| {}) {
+            // A link of ours edited through is read in Skilldeck's own export it points to.
+            let at = o.edited_export.as_deref().unwrap_or(&path);
+            let loaded = match skilldeck_core::import::load(at, storage.limits(), &mut |_, _| {}) {
                 Ok(l) => l,
                 Err(e) => {
                     unreadable.push(Unreadable {
@@ -336,7 +342,14 @@ pub fn scan(storage: &FsStorage, records: &Records, folders: &[ScanInput]) -> Sc
             };
             sf.skills += 1;
             let digest = loaded.files.digest();
-            let place = Place { target: f.target.clone(), level: f.level, path, state: o.state, link: o.link };
+            let place = Place {
+                target: f.target.clone(),
+                level: f.level,
+                path,
+                state: o.state,
+                link: o.link,
+                export: o.edited_export.clone(),
+            };
             let (group, bases) = found.entry(o.name.clone()).or_default().entry(digest.to_hex()).or_insert_with(|| {
                 let group = CopyGroup {
                     digest,

@@ -72,8 +72,8 @@ pub trait Source {
     fn digest(&self, want: &Wanted) -> Result<Digest, TargetError> {
         Ok(self.files(want)?.1.digest())
     }
-    /// What keeping an edited copy of the skill (digest `edited`; `link`: a link) before it is
-    /// replaced would do (see `keep`).
+    /// What keeping an edited copy of the skill (digest `edited`; `link`: a link pointed
+    /// elsewhere) before it is replaced would do (see `keep`).
     fn plan_keep(&self, want: &Wanted, edited: Option<Digest>, link: bool) -> Keep;
     /// Reads the edited copy at `path` for keeping; refused with why, changing nothing.
     fn read_edit(&self, want: &Wanted, path: &Path) -> Result<SkillFiles, TargetError>;

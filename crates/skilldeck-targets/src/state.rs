@@ -1,12 +1,14 @@
 //! The state of each skill in one target folder, from the folder, its ownership record and what
 //! is chosen for it.
 
-use crate::folder::{self, Kind};
+use crate::folder::{self, Kind, Look};
 use crate::record::{Mode, Owned, Record};
 use crate::source::WantedSet;
 use serde::Serialize;
 use skilldeck_core::{Digest, Revision};
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Where a skill stands in one target folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -70,7 +72,11 @@ pub struct Observed {
     /// How the entry looked when it was judged (`folder::look`), for a skill Skilldeck wrote:
     /// a replacement or removal that finds it different afterwards puts it back.
     #[serde(skip)]
-    pub seen: Option<String>,
+    pub seen: Option<Look>,
+    /// For a link of ours edited through (drifted): the export it points to, which holds the
+    /// edit. It is read there to keep or adopt the edit, and never rewritten.
+    #[serde(skip)]
+    pub edited_export: Option<PathBuf>,
     /// A new stamp for the record, when the files' stamp changed but their content still
     /// matches the current entry (touched, not edited): so the next look is cheap again.
     #[serde(skip)]
@@ -109,19 +115,88 @@ fn judged(base: Observed, m: Owned, want: Option<&crate::source::Wanted>, digest
     Observed { state, revision: Some(m.revision), digest, owned: Some(m), ..base }
 }
 
-/// The recorded link (`owned`, or the one it replaces) the link at `path` still points to.
-fn link_match(path: &Path, owned: &Owned) -> Option<Owned> {
-    let target = std::fs::read_link(path).ok()?;
-    std::iter::once(owned)
+/// The stamps of exports taken during one sync, so the folders linking to one export (every
+/// tool's folder, in link mode) stamp it once. Kept for one run only: a stamp grown stale
+/// meanwhile only leaves an edit unnoticed until the next look, since a replacement or removal
+/// looks again (`Look::again`) before it swaps anything, and puts back what changed.
+#[derive(Debug, Default)]
+pub struct ExportStamps(Mutex<HashMap<PathBuf, Option<String>>>);
+
+impl ExportStamps {
+    /// The stamp of the export at `path`, taken now unless it was this run; `None` when it is
+    /// gone or unreadable.
+    fn of(&self, path: &Path) -> Option<String> {
+        if let Ok(known) = self.0.lock()
+            && let Some(stamp) = known.get(path)
+        {
+            return stamp.clone();
+        }
+        let stamp = folder::stamp(path).ok();
+        if let Ok(mut known) = self.0.lock() {
+            known.insert(path.to_path_buf(), stamp.clone());
+        }
+        stamp
+    }
+}
+
+/// The recorded link (`owned`, or the one it replaces) the link at `path` still points to, and
+/// how it looks: its target and, when it is one of ours, its export's stamp (`None` when the
+/// export is gone). A link pointed elsewhere is never followed.
+fn link_look(path: &Path, owned: &Owned, stamps: &ExportStamps) -> std::io::Result<(Option<Owned>, Look)> {
+    let target = std::fs::read_link(path)?;
+    let hit = std::iter::once(owned)
         .chain(owned.previous.as_deref())
         .find(|c| c.mode == Mode::Link && c.export.as_deref() == Some(target.as_path()))
-        .map(|c| Owned { previous: None, ..c.clone() })
+        .map(|c| Owned { previous: None, ..c.clone() });
+    let stamp = if hit.is_some() { stamps.of(&target) } else { None };
+    Ok((hit, Look::Link { target, stamp }))
+}
+
+/// The state of a link of ours matched to the recorded link `m`, whose export had `stamp`
+/// when it was looked at. An export whose stamp changed is read: holding what was linked it is
+/// merely touched (restamped when `m` is the current entry, `fresh`); holding anything else it
+/// was edited through a link, and is drifted like an edited copy.
+fn link_judged(
+    base: Observed,
+    m: Owned,
+    want: Option<&crate::source::Wanted>,
+    stamp: Option<&str>,
+    fresh: bool,
+) -> std::io::Result<Observed> {
+    let (Some(stamp), Some(export)) = (stamp, m.export.clone()) else { return Ok(judged(base, m, want, None)) };
+    if stamp == m.stamp {
+        return Ok(judged(base, m, want, None));
+    }
+    let content = folder::content(&export)?;
+    if content.extras.is_empty() && content.digest == m.written {
+        let fresh_stamp = fresh.then(|| stamp.to_owned());
+        return Ok(Observed { fresh_stamp, ..judged(base, m, want, Some(content.digest)) });
+    }
+    Ok(Observed {
+        state: SkillState::Drifted,
+        revision: Some(m.revision),
+        digest: Some(content.digest),
+        extras: content.extras,
+        edited_export: Some(export),
+        owned: Some(m),
+        ..base
+    })
 }
 
 /// Every skill in the folder at `dir`, ours or not, and every chosen one missing from it, by name.
 /// Recorded skills whose folder is gone and that are not chosen are left out (the next sync
 /// forgets them).
 pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Result<Vec<Observed>> {
+    survey_with(dir, record, wanted, &ExportStamps::default())
+}
+
+/// `survey`, with the export stamps taken so far this run (a sync surveys every folder with one).
+pub fn survey_with(
+    dir: &Path,
+    record: &Record,
+    wanted: &WantedSet,
+    stamps: &ExportStamps,
+) -> std::io::Result<Vec<Observed>> {
     let entries = if dir.is_dir() { folder::entries(dir)? } else { Vec::new() };
     let mut out = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
@@ -139,17 +214,29 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
             link: *kind == Kind::Link,
             owned: None,
             seen: None,
+            edited_export: None,
             fresh_stamp: None,
         };
         let owned = record.skills.get(name);
         let path = dir.join(name);
         // Taken before anything is judged: what a later replacement must still find there.
-        let look = if owned.is_some() && *kind != Kind::Other { Some(folder::look(&path)?) } else { None };
+        let (linked, look) = match (kind, owned) {
+            (Kind::Link, Some(o)) => {
+                let (hit, look) = link_look(&path, o, stamps)?;
+                (hit, Some(look))
+            }
+            (Kind::Folder, Some(_)) => (None, Some(folder::look(&path, false)?)),
+            _ => (None, None),
+        };
         let base = Observed { seen: look.clone(), ..base };
         let has = |o: &Owned, m: Mode| o.mode == m || o.previous.as_ref().is_some_and(|p| p.mode == m);
         let observed = match (kind, owned) {
             (Kind::Folder, Some(owned)) if has(owned, Mode::Copy) => {
-                let (hit, digest, extras, fresh_stamp) = matching(&path, owned, look.as_deref().unwrap_or_default())?;
+                let stamp = match &look {
+                    Some(Look::Folder(s)) => s.as_str(),
+                    _ => "",
+                };
+                let (hit, digest, extras, fresh_stamp) = matching(&path, owned, stamp)?;
                 match hit {
                     None => {
                         Observed { state: SkillState::Drifted, revision: Some(owned.revision), digest, extras, ..base }
@@ -157,8 +244,15 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
                     Some(m) => Observed { fresh_stamp, ..judged(base, m, want, digest) },
                 }
             }
-            (Kind::Link, Some(owned)) => match link_match(&path, owned) {
-                Some(m) => judged(base, m, want, None),
+            (Kind::Link, Some(owned)) => match linked {
+                Some(m) => {
+                    let stamp = match &look {
+                        Some(Look::Link { stamp, .. }) => stamp.clone(),
+                        _ => None,
+                    };
+                    let fresh = owned.mode == Mode::Link && owned.export == m.export;
+                    link_judged(base, m, want, stamp.as_deref(), fresh)?
+                }
                 // Pointed elsewhere since, or a copy of ours replaced by a link: edited there.
                 None => Observed { state: SkillState::Drifted, revision: Some(owned.revision), ..base },
             },
@@ -199,6 +293,7 @@ pub fn survey(dir: &Path, record: &Record, wanted: &WantedSet) -> std::io::Resul
                 link: false,
                 owned: None,
                 seen: None,
+                edited_export: None,
                 fresh_stamp: None,
             });
         }

@@ -3,7 +3,7 @@
 //! plan and no record; `sync` decides what to move and records it.
 
 use crate::error::TargetError;
-use crate::folder::{self, TEMP_PREFIX};
+use crate::folder::{Look, TEMP_PREFIX};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -81,8 +81,8 @@ fn cannot_exchange(e: rustix::io::Errno) -> bool {
 
 /// Whether the entry at `old`, moved out of its place, differs from how it looked when it was
 /// judged (`was`); unreadable counts as different.
-fn edited_since(old: &Path, was: Option<&str>) -> bool {
-    was.is_some_and(|was| folder::look(old).ok().as_deref() != Some(was))
+fn edited_since(old: &Path, was: Option<&Look>) -> bool {
+    was.is_some_and(|was| was.again(old).ok().as_ref() != Some(was))
 }
 
 /// The error when an entry edited during the sync could not be put back: where it is now.
@@ -110,7 +110,7 @@ fn rescue(old: &Path, dest: &Path, dir: &Path, e: std::io::Error) -> TargetError
 
 /// Swaps `staged` in for `dest` (atomically where the OS can), then removes the old tree; when
 /// the old tree was edited since it was judged (`was`), swaps it back instead.
-pub(crate) fn replace(staged: &Path, dest: &Path, dir: &Path, was: Option<&str>) -> Result<Swap, TargetError> {
+pub(crate) fn replace(staged: &Path, dest: &Path, dir: &Path, was: Option<&Look>) -> Result<Swap, TargetError> {
     let cwd = rustix::fs::CWD;
     let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     match rustix::fs::renameat_with(cwd, staged, cwd, dest, rustix::fs::RenameFlags::EXCHANGE) {
@@ -148,7 +148,7 @@ pub(crate) fn replace(staged: &Path, dest: &Path, dir: &Path, was: Option<&str>)
 
 /// Renames `dest` out of sight first (so it vanishes whole), then deletes it; when it was
 /// edited since it was judged (`was`), puts it back instead.
-pub(crate) fn remove(dest: &Path, dir: &Path, was: Option<&str>) -> Result<Swap, TargetError> {
+pub(crate) fn remove(dest: &Path, dir: &Path, was: Option<&Look>) -> Result<Swap, TargetError> {
     let name = dest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let aside = temp_path(dir, "removing", &name);
     fs::rename(dest, &aside).map_err(TargetError::io("remove", dest))?;

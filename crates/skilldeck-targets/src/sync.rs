@@ -47,12 +47,21 @@ pub struct Syncer<'a> {
     pub exports: Exports,
 }
 
+/// How one folder is synced within a run: only planned (`dry_run`), and the export stamps the
+/// run took so far.
+#[derive(Clone, Copy)]
+struct FolderRun<'a> {
+    dry_run: bool,
+    stamps: &'a state::ExportStamps,
+}
+
 impl Syncer<'_> {
     /// Plans (`dry_run`) or syncs every folder in turn. A folder that fails gets its error and
     /// the others go on; a folder that is another's (a link to it) is done once.
     pub fn run(&self, folders: &[Folder], wanted: &WantedSet, dry_run: bool) -> Vec<TargetPlan> {
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
         let mut restored: BTreeMap<String, Revision> = BTreeMap::new();
+        let stamps = state::ExportStamps::default();
         let mut out = Vec::new();
         for f in folders {
             let mut tp = TargetPlan::new(&f.target, f.level, f.path.clone());
@@ -76,7 +85,8 @@ impl Syncer<'_> {
                     w.revision = *rev;
                 }
             }
-            if let Err(e) = self.folder(f, (&id, real), &wanted, dry_run, &mut tp, &mut restored) {
+            let cx = FolderRun { dry_run, stamps: &stamps };
+            if let Err(e) = self.folder(f, (&id, real), &wanted, cx, &mut tp, &mut restored) {
                 tp.error_code = Some(e.code());
                 tp.error = Some(e.to_string());
             }
@@ -96,7 +106,7 @@ impl Syncer<'_> {
         f: &Folder,
         (id, real): (&str, PathBuf),
         wanted: &WantedSet,
-        dry_run: bool,
+        FolderRun { dry_run, stamps }: FolderRun<'_>,
         tp: &mut TargetPlan,
         restored: &mut BTreeMap<String, Revision>,
     ) -> Result<(), TargetError> {
@@ -119,7 +129,7 @@ impl Syncer<'_> {
             clean_leftovers(path);
         }
         let mut record = self.records.load(id)?;
-        let observed = state::survey(path, &record, wanted).map_err(TargetError::io("read", path))?;
+        let observed = state::survey_with(path, &record, wanted, stamps).map_err(TargetError::io("read", path))?;
         refuse_unkeepable(path, &observed, wanted, &self.overwrite)?;
         let mut mode = self.mode.or(f.mode);
         let mut links_back = false;
@@ -175,7 +185,8 @@ impl Syncer<'_> {
             }
             return Ok(());
         }
-        let seen: BTreeMap<String, String> = observed.into_iter().filter_map(|o| Some((o.name, o.seen?))).collect();
+        let seen: BTreeMap<String, folder::Look> =
+            observed.into_iter().filter_map(|o| Some((o.name, o.seen?))).collect();
         self.apply((path, id), &mut record, wanted, &seen, tp, restored)
     }
 
@@ -186,7 +197,7 @@ impl Syncer<'_> {
         (path, id): (&Path, &str),
         record: &mut Record,
         wanted: &WantedSet,
-        seen: &BTreeMap<String, String>,
+        seen: &BTreeMap<String, folder::Look>,
         tp: &mut TargetPlan,
         restored: &mut BTreeMap<String, Revision>,
     ) -> Result<(), TargetError> {
@@ -230,6 +241,8 @@ impl Syncer<'_> {
                     let export = self.exports.ensure(want.scope, name, revision, &files)?;
                     match std::os::unix::fs::symlink(&export, &dir) {
                         Ok(()) => {
+                            // The export's stamp: one that changes was edited through a link.
+                            owned.stamp = folder::stamp(&export).map_err(TargetError::io("read", &export))?;
                             owned.mode = Mode::Link;
                             owned.export = Some(export);
                             staged.insert(i, (dir, owned));
@@ -289,7 +302,7 @@ impl Syncer<'_> {
         for (i, a) in tp.actions.iter().enumerate() {
             let name = a.name().to_owned();
             let dest = path.join(&name);
-            let was = seen.get(&name).map(String::as_str);
+            let was = seen.get(&name);
             let result = match (a, staged.get(&i)) {
                 (Action::Write { .. }, Some((dir, _))) => place_new(dir, &dest).map(|()| Swap::Done),
                 (Action::Replace { .. }, Some((dir, _))) => replace(dir, &dest, path, was),

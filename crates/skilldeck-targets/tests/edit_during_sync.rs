@@ -96,3 +96,42 @@ fn a_copy_edited_while_it_is_being_removed_is_put_back() {
     );
     assert!(fs::read_to_string(&alpha_md).unwrap().contains("edited during the sync"));
 }
+
+#[test]
+fn an_edit_through_a_link_while_it_is_being_replaced_is_put_back_with_its_export() {
+    use skilldeck_targets::record::Mode;
+    use std::os::unix::fs::PermissionsExt as _;
+    let w = World::new();
+    let dir = w.home().join("skills");
+    w.store("alpha", "alpha one");
+    w.store("beta", "beta one");
+    let f = skilldeck_targets::target::Folder { mode: Some(Mode::Link), ..w.custom(&dir) };
+    assert_eq!(w.sync(std::slice::from_ref(&f), &w.wanted(&["alpha", "beta"]), &[])[0].done, 2);
+    let export = fs::read_link(dir.join("alpha")).unwrap();
+    w.store("alpha", "alpha two");
+    w.store("beta", "beta two");
+
+    // Reading beta (after alpha was judged outdated and staged) edits alpha through its link.
+    let alpha_md: PathBuf = dir.join("alpha/SKILL.md");
+    let target = alpha_md.clone();
+    let edit = Box::new(move || {
+        fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
+        fs::write(&target, World::skill_md("alpha", "edited during the sync")).unwrap();
+    });
+    let source = Meddling { store: Store::new(&w.storage), when: "beta", edit, done: Cell::new(false) };
+    let wanted = w.wanted(&["alpha", "beta"]);
+    let plans = w.sync_with(&source, std::slice::from_ref(&f), &wanted, &[]);
+
+    assert_eq!(plans[0].error, None);
+    assert!(
+        matches!(&plans[0].actions[0], Action::Skip { name, reason: SkipReason::Drifted { .. } } if name == "alpha"),
+        "{:?}",
+        plans[0].actions
+    );
+    assert_eq!(plans[0].done, 1);
+    assert_eq!(fs::read_link(dir.join("alpha")).unwrap(), export, "the link was not put back");
+    assert!(fs::read_to_string(&alpha_md).unwrap().contains("edited during the sync"), "the export was removed");
+    let record = w.records().load(&skilldeck_targets::record::folder_id(&dir).0).unwrap();
+    let observed = state::survey(&dir, &record, &wanted).unwrap();
+    assert_eq!(observed.iter().map(|o| o.state).collect::<Vec<_>>(), [SkillState::Drifted, SkillState::InSync]);
+}
