@@ -259,12 +259,9 @@ pub async fn run(mut ctx: ToolContext<'_>, call: &ToolCall, host: &dyn Host, can
                     "the user did not allow this command; do not run it again without asking",
                 ))
             } else if by_grants && command_runs_git(command) {
-                let script = format!("{}{command}", git_guard::environment_prefix());
-                let result = shell::run(ctx.shell_sandbox, ctx.sandbox.root(), &script, ctx.shell, cancel).await;
-                result.map(|mut v| {
-                    v["command"] = Value::from(command);
-                    v
-                })
+                let mut sandbox = ctx.shell_sandbox.clone();
+                sandbox.policy.env.extend(git_guard::environment());
+                shell::run(&sandbox, ctx.sandbox.root(), command, ctx.shell, cancel).await
             } else {
                 shell::run(ctx.shell_sandbox, ctx.sandbox.root(), command, ctx.shell, cancel).await
             };

@@ -4,6 +4,7 @@
 //! that configuration against an allow-list of harmless keys, and the environment that turns off
 //! the program-naming keys git has fixed names for. Not the grant matching (`allowed`).
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// The largest config file read; a larger one is not checked, so the user is asked.
@@ -89,16 +90,20 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("log.showSignature", "false"),
 ];
 
-/// The shell text put before a covered command that runs `git`: no system config, no pager, and
-/// `OVERRIDES` through `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n`.
-pub fn environment_prefix() -> String {
-    let mut s = String::from("export GIT_CONFIG_NOSYSTEM=1 GIT_PAGER=cat PAGER=cat");
-    s.push_str(&format!(" GIT_CONFIG_COUNT={}", OVERRIDES.len()));
+/// The environment a covered command that runs `git` gets on top of the sandbox's: no system
+/// config, no pager, and `OVERRIDES` through `GIT_CONFIG_COUNT`/`GIT_CONFIG_KEY_n`/
+/// `GIT_CONFIG_VALUE_n`, which git reads like `-c` options.
+pub fn environment() -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = [("GIT_CONFIG_NOSYSTEM", "1"), ("GIT_PAGER", "cat"), ("PAGER", "cat")]
+        .iter()
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+        .collect();
+    env.push(("GIT_CONFIG_COUNT".into(), OVERRIDES.len().to_string().into()));
     for (i, (k, v)) in OVERRIDES.iter().enumerate() {
-        s.push_str(&format!(" GIT_CONFIG_KEY_{i}={k} GIT_CONFIG_VALUE_{i}='{v}'"));
+        env.push((format!("GIT_CONFIG_KEY_{i}").into(), OsString::from(k)));
+        env.push((format!("GIT_CONFIG_VALUE_{i}").into(), OsString::from(v)));
     }
-    s.push_str("; ");
-    s
+    env
 }
 
 /// Whether a simple command's words run git.
@@ -306,10 +311,12 @@ mod tests {
     }
 
     #[test]
-    fn the_prefix_sets_every_override() {
-        let p = environment_prefix();
-        assert!(p.contains("GIT_CONFIG_NOSYSTEM=1"));
-        assert!(p.contains(&format!("GIT_CONFIG_COUNT={}", OVERRIDES.len())));
-        assert!(p.contains("GIT_CONFIG_KEY_5=core.hooksPath GIT_CONFIG_VALUE_5='/dev/null'"));
+    fn the_environment_sets_every_override() {
+        let env = environment();
+        let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.to_string_lossy().into_owned());
+        assert_eq!(get("GIT_CONFIG_NOSYSTEM").as_deref(), Some("1"));
+        assert_eq!(get("GIT_CONFIG_COUNT"), Some(OVERRIDES.len().to_string()));
+        assert_eq!(get("GIT_CONFIG_KEY_5").as_deref(), Some("core.hooksPath"));
+        assert_eq!(get("GIT_CONFIG_VALUE_5").as_deref(), Some("/dev/null"));
     }
 }
