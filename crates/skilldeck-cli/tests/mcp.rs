@@ -430,6 +430,16 @@ impl Raw {
         Self { child, out }
     }
 
+    /// Kills the server after `secs` seconds, so a reply that never comes fails the test (a
+    /// read of the closed output) instead of hanging it.
+    fn deadline(&self, secs: u64) {
+        let pid = self.child.id().to_string();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs(secs));
+            let _ = Command::new("kill").arg(&pid).status();
+        });
+    }
+
     fn send(&mut self, line: &str) {
         let stdin = self.child.stdin.as_mut().unwrap();
         stdin.write_all(line.as_bytes()).unwrap();
@@ -514,6 +524,7 @@ fn bad_json_rpc_gets_errors_and_the_session_goes_on() {
 fn unparsable_lines_and_wrong_params_get_the_json_rpc_errors_the_spec_names() {
     let env = Env::new();
     let mut raw = Raw::start(&env);
+    raw.deadline(60);
     raw.initialize("2025-11-25", "2025-11-25");
     // Not JSON: Parse error, id null, and the next line is served.
     raw.send("{{{");
