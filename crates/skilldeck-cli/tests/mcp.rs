@@ -185,8 +185,13 @@ impl Http {
 
     /// The status code of a raw POST of an initialize request with `headers`.
     fn status(&self, headers: &[&str]) -> u16 {
-        use std::io::Read as _;
         let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+        self.post(body, headers).0
+    }
+
+    /// The status code and body of a raw POST of `body` with `headers`.
+    fn post(&self, body: &str, headers: &[&str]) -> (u16, String) {
+        use std::io::Read as _;
         let mut s = std::net::TcpStream::connect(("127.0.0.1", self.port)).unwrap();
         let mut req = format!(
             "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
@@ -204,7 +209,14 @@ impl Http {
         s.write_all(req.as_bytes()).unwrap();
         let mut head = [0u8; 12];
         s.read_exact(&mut head).unwrap();
-        String::from_utf8_lossy(&head[9..12]).parse().unwrap()
+        let status = String::from_utf8_lossy(&head[9..12]).parse().unwrap();
+        let mut rest = Vec::new();
+        if status != 200 {
+            // Refusals are short and the connection closes; a 200 may be a stream that stays.
+            s.read_to_end(&mut rest).unwrap();
+        }
+        let rest = String::from_utf8_lossy(&rest);
+        (status, rest.split_once("\r\n\r\n").map(|(_, b)| b.to_owned()).unwrap_or_default())
     }
 }
 
@@ -418,6 +430,16 @@ impl Raw {
         Self { child, out }
     }
 
+    /// Kills the server after `secs` seconds, so a reply that never comes fails the test (a
+    /// read of the closed output) instead of hanging it.
+    fn deadline(&self, secs: u64) {
+        let pid = self.child.id().to_string();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs(secs));
+            let _ = Command::new("kill").arg(&pid).status();
+        });
+    }
+
     fn send(&mut self, line: &str) {
         let stdin = self.child.stdin.as_mut().unwrap();
         stdin.write_all(line.as_bytes()).unwrap();
@@ -496,6 +518,55 @@ fn bad_json_rpc_gets_errors_and_the_session_goes_on() {
     drop(raw.child.stdin.take());
     let status = raw.child.wait().unwrap();
     assert!(status.success(), "{status}");
+}
+
+#[test]
+fn unparsable_lines_and_wrong_params_get_the_json_rpc_errors_the_spec_names() {
+    let env = Env::new();
+    let mut raw = Raw::start(&env);
+    raw.deadline(60);
+    raw.initialize("2025-11-25", "2025-11-25");
+    // Not JSON: Parse error, id null, and the next line is served.
+    raw.send("{{{");
+    let r = raw.recv();
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(-32700)), "{r}");
+    assert!(r.as_object().unwrap().contains_key("id"), "id is null, not missing: {r}");
+    // Nested past the parser's depth limit: the same, no crash, no hang.
+    raw.send(&"[".repeat(200_000));
+    let r = raw.recv();
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(-32700)), "{r}");
+    raw.send(&format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"view_skill","arguments":{}1{}}}}}"#,
+        "[".repeat(200_000),
+        "]".repeat(200_000)
+    ));
+    let r = raw.recv();
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    raw.send(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+    let r = raw.recv();
+    assert_eq!((r["id"].clone(), r["result"].clone()), (json!(1), json!({})), "{r}");
+    // JSON that is no request: Invalid Request, with its id.
+    raw.send(r#"{"jsonrpc":"2.0","id":2}"#);
+    let r = raw.recv();
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(2), json!(-32600)), "{r}");
+    // tools/call whose arguments are a string: Invalid params, not Method not found.
+    raw.send(r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"view_skill","arguments":"x"}}"#);
+    let r = raw.recv();
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(3), json!(-32602)), "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("tools/call"), "{r}");
+    raw.send(r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#);
+    assert_eq!(raw.recv()["id"], 4);
+    drop(raw.child.stdin.take());
+    assert!(raw.child.wait().unwrap().success());
+
+    // Over HTTP a body that is not JSON is a 400 with the Parse error, not a 415.
+    let http = Http::start(&env, "right-token-0123456789abcdefghijklmnopq");
+    let (status, body) = http.post("{{{", &["Authorization: Bearer right-token-0123456789abcdefghijklmnopq"]);
+    assert_eq!(status, 400, "{body}");
+    let r: Value = serde_json::from_str(&body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(-32700)), "{r}");
+    let (status, _) = http.post("{{{", &[]);
+    assert_eq!(status, 401, "the token is still checked first");
 }
 
 #[test]

@@ -412,6 +412,35 @@ fn a_collection_imports_each_skill_and_refuses_only_the_broken_ones() {
 }
 
 #[test]
+fn an_archive_with_an_unsafe_entry_beside_valid_skills_is_refused_whole() {
+    // The archive-safety rules say such an archive is rejected: an entry outside every skill
+    // folder is no reason to drop it quietly and import the rest.
+    let tmp = tempfile::tempdir().unwrap();
+    let md = |n: &str| format!("---\nname: {n}\ndescription: The {n} skill\n---\n# {n}\n");
+    let (a, b) = (md("alpha"), md("beta"));
+    for (case, bad) in [("absolute", "/tmp/x"), ("backslash", "evil\\..\\..\\x"), ("dotdot", "../x"), ("drive", "C:/x")]
+    {
+        let z = tmp.path().join(format!("{case}.zip"));
+        zip_of(&z, &[("alpha/SKILL.md", a.as_bytes()), ("beta/SKILL.md", b.as_bytes()), (bad, b"x")]);
+        let home = tmp.path().join(format!("home-{case}"));
+        let storage = FsStorage::open(SkilldeckHome::new(&home)).unwrap();
+        let all = [import::ImportRequest::all(&z)];
+        let r = import::import_batch(&storage, Scope::User, &all, UploadLimits::default(), &mut |_| {}).unwrap();
+        assert!(r.items.is_empty(), "{case}: no skill of the archive is imported: {:?}", r.items.len());
+        assert_eq!(r.errors.len(), 1, "{case}");
+        let e = &r.errors[0].error;
+        assert_eq!(e.code, "source_hostile", "{case}: {}", e.message);
+        assert!(e.message.contains(&format!("{bad:?}")), "{case}: the entry is named: {}", e.message);
+        assert!(e.message.contains("unsafe"), "{case}: {}", e.message);
+        assert!(storage.list_skills_sync(Scope::User).unwrap().is_empty(), "{case}: nothing stored");
+        // Loading it as one skill, and the preview's look at its layout, refuse it the same way.
+        let err = load(&z).unwrap_err();
+        assert_eq!(err.code(), "source_hostile", "{case}: {err}");
+        assert!(err.to_string().contains("unsafe"), "{case}: {err}");
+    }
+}
+
+#[test]
 fn a_collection_archive_imports_each_skill_and_a_selection_only_those() {
     let tmp = tempfile::tempdir().unwrap();
     let z = tmp.path().join("collection.zip");
@@ -423,7 +452,8 @@ fn a_collection_archive_imports_each_skill_and_a_selection_only_those() {
             ("repo/skills/alpha/SKILL.md", a.as_bytes()),
             ("repo/skills/alpha/references/x.md", b"x"),
             ("repo/skills/beta/SKILL.md", b.as_bytes()),
-            ("repo/skills/beta/../../../evil", b"x"),
+            ("repo/skills/beta/a", b"x"),
+            ("repo/skills/beta/a/b", b"y"),
             ("repo/tools/gamma/skill.md", c.as_bytes()),
             ("repo/.github/workflows/SKILL.md", b"no"),
             ("repo/README.md", b"readme"),

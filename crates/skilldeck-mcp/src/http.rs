@@ -1,6 +1,7 @@
 //! `skilldeck mcp --http`: Streamable HTTP on loopback only, behind a bearer token, refusing any
 //! request a web page could send (an `Origin` header, a foreign `Host`). One server per session.
 
+use crate::incoming::{Incoming, judge};
 use crate::server::SkilldeckServer;
 use crate::{McpError, ServeOptions};
 use axum::extract::{Request, State};
@@ -45,6 +46,39 @@ async fn require_token(State(token): State<Arc<String>>, request: Request, next:
         )
             .into_response(),
     }
+}
+
+/// The largest request body taken (rmcp's own limit).
+pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// Answers a JSON POST whose body is not a JSON-RPC message with 400 and the JSON-RPC error
+/// (Parse error -32700, id null, for a body that is not JSON), where rmcp 3.11 answers 415 as
+/// if the content type were wrong. Every other request goes to rmcp untouched.
+async fn check_body(request: Request, next: Next) -> Response {
+    let json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json"));
+    if request.method() != axum::http::Method::POST || !json {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(b) => b,
+        Err(e) => {
+            return (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("the request body could not be read whole ({e}); at most {MAX_BODY_BYTES} bytes are taken"),
+            )
+                .into_response();
+        }
+    };
+    if let Incoming::Reply(reply) = judge(&bytes) {
+        return (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], reply.to_string())
+            .into_response();
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await
 }
 
 /// A bound listener, ready to serve.
@@ -100,6 +134,7 @@ impl HttpListener {
         let service = StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
         let app = axum::Router::new()
             .nest_service(ENDPOINT, service)
+            .layer(middleware::from_fn(check_body))
             .layer(middleware::from_fn_with_state(Arc::new(token), require_token));
         axum::serve(self.listener, app).await.map_err(|e| McpError::Http(e.to_string()))
     }

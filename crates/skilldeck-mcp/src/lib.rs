@@ -6,11 +6,13 @@ mod catalog;
 pub mod clients;
 mod error;
 pub mod http;
+mod incoming;
 pub mod install;
 mod live;
 mod memo;
 mod search;
 mod server;
+mod stdio;
 mod tool;
 mod workspace;
 
@@ -64,7 +66,9 @@ impl std::fmt::Debug for ServeOptions {
 pub async fn serve_stdio(registry: SkillRegistry, options: ServeOptions) -> Result<(), McpError> {
     let server = SkilldeckServer::new(registry, options)?;
     server.watch(tokio::runtime::Handle::current());
-    let running = server.serve(rmcp::transport::stdio_pipes()).await.map_err(|e| McpError::Start(e.to_string()))?;
+    let (read, write) = rmcp::transport::stdio_pipes();
+    let transport = stdio::StdioLines::new(read, write);
+    let running = server.serve(transport).await.map_err(|e| McpError::Start(e.to_string()))?;
     running.waiting().await.map_err(|e| McpError::Stopped(e.to_string()))?;
     Ok(())
 }

@@ -8,10 +8,10 @@ use crate::tool::{instructions, view_skill_tool};
 use crate::workspace::Workspaces;
 use crate::{McpError, ServeOptions};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams, GetPromptResponse, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, GetPromptRequestParams,
+    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -47,6 +47,26 @@ pub(crate) struct Shared {
     /// The HTTP server's count of this session, given back when the session's server goes.
     pub(crate) slot: Mutex<Option<crate::http::SessionSlot>>,
 }
+
+/// The requests a client sends a server in the MCP protocol: one of them reaching
+/// `on_custom_request` had params that do not fit.
+const PROTOCOL_REQUESTS: &[&str] = &[
+    "initialize",
+    "ping",
+    "server/discover",
+    "prompts/get",
+    "prompts/list",
+    "resources/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "resources/templates/list",
+    "subscriptions/listen",
+    "tools/call",
+    "tools/list",
+    "completion/complete",
+    "logging/setLevel",
+];
 
 /// The most resources one session may subscribe to: a client watches what it shows, and no
 /// more skills' files than a store lists.
@@ -340,6 +360,31 @@ impl ServerHandler for SkilldeckServer {
         let input = Value::Object(request.arguments.unwrap_or_default());
         let result = self.view(&context.peer, input).await;
         Ok(call_result(&result).into())
+    }
+
+    /// rmcp hands over as a custom request any request whose params do not fit its method
+    /// (`"arguments": "x"` in `tools/call`); for a method of the protocol that is Invalid params
+    /// (-32602), not Method not found.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if !PROTOCOL_REQUESTS.contains(&request.method.as_str()) {
+            return Err(ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, request.method, None));
+        }
+        let why = match request.method.as_str() {
+            "tools/call" => request.params_as::<CallToolRequestParams>().err().map(|e| format!(": {e}")),
+            _ => None,
+        };
+        Err(ErrorData::invalid_params(
+            format!(
+                "the params of {} are not what the method takes{}; see the MCP specification",
+                request.method,
+                why.unwrap_or_default()
+            ),
+            None,
+        ))
     }
 
     async fn list_resources(

@@ -49,12 +49,15 @@ impl Archive {
                     .to_owned(),
             });
         }
-        let names = (0..zip.len())
+        let names: Vec<(String, bool)> = (0..zip.len())
             .map(|i| match zip.name_for_index(i) {
                 Some(Ok(n)) => (n.trim_end_matches('/').to_owned(), n.ends_with('/')),
                 _ => (String::new(), false),
             })
             .collect();
+        for (name, _) in &names {
+            refuse_unsafe_name(name)?;
+        }
         Ok(Self { path: path.to_path_buf(), zip, names })
     }
 
@@ -193,6 +196,33 @@ impl Archive {
         check_entry_names(&entries)?;
         Ok((entries, skipped))
     }
+}
+
+/// Refuses the whole archive when one entry's name could be written outside wherever it is
+/// unpacked: absolute (`/tmp/x`, `\\server\x`), climbing out (`../x`, `evil\..\x`), a drive prefix
+/// or a control character. The archive-safety rules of the Agent Skills format reject such an
+/// archive outright, so an entry outside every skill of a collection is no reason to drop it
+/// quietly and import the rest.
+fn refuse_unsafe_name(name: &str) -> Result<(), ImportError> {
+    use crate::relpath::PathError;
+    let unsafe_reason = match RelPath::parse(name) {
+        Err(
+            e @ (PathError::Absolute
+            | PathError::ParentDir
+            | PathError::Backslash
+            | PathError::DrivePrefix
+            | PathError::ControlChar),
+        ) => e.to_string(),
+        _ => return Ok(()),
+    };
+    Err(ImportError::Hostile {
+        entry: name.to_owned(),
+        reason: format!(
+            "the archive is unsafe: this entry's name could be unpacked outside its folder ({unsafe_reason}); \
+             nothing from this archive is stored. Ask its author for an archive whose names are all relative, with `/` \
+             between folders"
+        ),
+    })
 }
 
 /// The proper ancestors of a `/`-separated path, nearest first: `a/b/c` gives `a/b`, `a`.

@@ -4,6 +4,7 @@
 
 mod json;
 mod locations;
+mod text;
 mod toml;
 mod write;
 mod yaml;
@@ -14,6 +15,7 @@ use crate::clients::{Client, entry};
 use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use text::Text;
 
 /// The name of our entry in every client's server table.
 pub const NAME: &str = "skilldeck";
@@ -40,7 +42,8 @@ pub enum InstallError {
         /// The parser's message, with line and column.
         message: String,
     },
-    /// The file parses but cannot be edited safely.
+    /// The file parses but cannot be edited safely, or must not be edited: read-only, or a
+    /// symbolic link leading nowhere Skilldeck could create the file.
     #[error("{path} was not changed: {message}")]
     Shape {
         /// The file.
@@ -176,9 +179,70 @@ fn remove_entry(format: Format, text: &str) -> Result<String, EditError> {
     }
 }
 
+/// The most symbolic links followed from the settings file to the file itself (Linux's own
+/// limit).
+const MAX_LINKS: usize = 40;
+
+/// The file a settings path stands for: a symbolic link's target, followed also when that target
+/// does not exist yet (a dotfiles link made before its file), so the link is never replaced by a
+/// regular file. A link whose target's folder is missing, or a loop, is refused.
+fn resolve(path: &Path) -> Result<PathBuf, InstallError> {
+    let io = |source| InstallError::Io { action: "follow the link", path: path.to_owned(), source };
+    let mut current = path.to_owned();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&current).map_err(io)?;
+                current = match current.parent() {
+                    Some(dir) => dir.join(target),
+                    None => target,
+                };
+            }
+            Ok(_) => return std::fs::canonicalize(&current).map_err(io),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                if current == path {
+                    return Ok(current);
+                }
+                // A dangling link: its target is created, in the target's folder.
+                let folder = current.parent().and_then(|d| std::fs::canonicalize(d).ok());
+                return match (folder, current.file_name()) {
+                    (Some(dir), Some(name)) if dir.is_dir() => Ok(dir.join(name)),
+                    _ => Err(InstallError::Shape {
+                        path: path.to_owned(),
+                        message: format!(
+                            "it is a symbolic link to {}, which does not exist, nor does its folder; create that \
+                             folder (or remove the link) and try again",
+                            current.display()
+                        ),
+                    }),
+                };
+            }
+            Err(e) => return Err(io(e)),
+        }
+    }
+    Err(io(std::io::Error::other(format!("more than {MAX_LINKS} symbolic links in a row (a loop?)"))))
+}
+
+/// Refuses a file nobody may write (mode 0444 and the like): its owner protected it.
+fn check_writable(path: &Path) -> Result<(), InstallError> {
+    use std::os::unix::fs::PermissionsExt as _;
+    match std::fs::metadata(path) {
+        Ok(m) if m.permissions().mode() & 0o222 == 0 => Err(InstallError::Shape {
+            path: path.to_owned(),
+            message: format!(
+                "it is read-only (mode {:o}), so Skilldeck leaves it as it is; to let Skilldeck edit it, run \
+                 `chmod u+w {}` and try again, or add Skilldeck by hand",
+                m.permissions().mode() & 0o7777,
+                path.display()
+            ),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// The file to edit (a symbolic link's target) and its bytes, `None` when missing.
 fn read(path: &Path) -> Result<(PathBuf, Option<Vec<u8>>), InstallError> {
-    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    let real = resolve(path)?;
     match std::fs::read(&real) {
         Ok(b) => Ok((real, Some(b))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok((real, None)),
@@ -186,8 +250,8 @@ fn read(path: &Path) -> Result<(PathBuf, Option<Vec<u8>>), InstallError> {
     }
 }
 
-fn text_of(path: &Path, bytes: &[u8]) -> Result<String, InstallError> {
-    String::from_utf8(bytes.to_vec()).map_err(|e| InstallError::Unparsable {
+fn text_of(path: &Path, bytes: &[u8]) -> Result<Text, InstallError> {
+    String::from_utf8(bytes.to_vec()).map(Text::new).map_err(|e| InstallError::Unparsable {
         path: path.to_owned(),
         message: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
     })
@@ -200,7 +264,7 @@ pub fn status(file: &ConfigFile, command: &str) -> ClientStatus {
         Ok((_, None)) => State::NotInstalled,
         Ok((path, Some(bytes))) => match text_of(&path, &bytes) {
             Err(e) => State::Unreadable { error: e.to_string() },
-            Ok(text) => match read_entry(file.format, &text) {
+            Ok(text) => match read_entry(file.format, text.body()) {
                 Err(e) => State::Unreadable { error: e.to_string() },
                 Ok(None) => State::NotInstalled,
                 Ok(Some(v)) if v == entry(file.client, command) => State::Installed,
@@ -228,9 +292,9 @@ pub fn plan_install(file: &ConfigFile, command: &str) -> Result<Plan, InstallErr
     let (path, before) = read(&file.path)?;
     let text = match &before {
         Some(b) => text_of(&path, b)?,
-        None => String::new(),
+        None => Text::new(String::new()),
     };
-    let current = read_entry(file.format, &text).map_err(|e| InstallError::edit(&path, e))?;
+    let current = read_entry(file.format, text.body()).map_err(|e| InstallError::edit(&path, e))?;
     let wanted = entry(file.client, command);
     let action = match (&before, &current) {
         (None, _) => Action::Create,
@@ -239,8 +303,11 @@ pub fn plan_install(file: &ConfigFile, command: &str) -> Result<Plan, InstallErr
         (Some(_), Some(_)) => Action::Replace,
     };
     let after = match action {
-        Action::Unchanged => text,
-        _ => set_entry(file.format, &text, &wanted).map_err(|e| InstallError::edit(&path, e))?,
+        Action::Unchanged => text.into_original(),
+        _ => {
+            check_writable(&path)?;
+            text.restore(set_entry(file.format, text.body(), &wanted).map_err(|e| InstallError::edit(&path, e))?)
+        }
     };
     Ok(Plan { client: file.client, path, action, before, after })
 }
@@ -252,18 +319,26 @@ pub fn plan_uninstall(file: &ConfigFile) -> Result<Plan, InstallError> {
         return Ok(Plan { client: file.client, path, action: Action::Unchanged, before, after: String::new() });
     };
     let text = text_of(&path, bytes)?;
-    let present = read_entry(file.format, &text).map_err(|e| InstallError::edit(&path, e))?.is_some();
+    let present = read_entry(file.format, text.body()).map_err(|e| InstallError::edit(&path, e))?.is_some();
     let (action, after) = if present {
-        (Action::Remove, remove_entry(file.format, &text).map_err(|e| InstallError::edit(&path, e))?)
+        check_writable(&path)?;
+        let edited = remove_entry(file.format, text.body()).map_err(|e| InstallError::edit(&path, e))?;
+        (Action::Remove, text.restore(edited))
     } else {
-        (Action::Unchanged, text)
+        (Action::Unchanged, text.into_original())
     };
     Ok(Plan { client: file.client, path, action, before, after })
 }
 
-/// Executes `plan`: a backup of the old file first, then the new text written atomically.
-/// Refuses when the file changed since the plan was made.
+/// How many backups of one settings file are kept: the newest, older ones are deleted when a
+/// new one is written (`~/.claude.json` runs to tens of MB).
+pub const KEPT_BACKUPS: usize = 3;
+
+/// Executes `plan`: a backup of the old file first (the oldest beyond [`KEPT_BACKUPS`] deleted),
+/// then the new text written atomically, or in place when the file has other hard links, so
+/// they keep sharing it. Refuses when the file changed since the plan was made or is read-only.
 pub fn apply(plan: &Plan) -> Result<Applied, InstallError> {
+    use std::os::unix::fs::MetadataExt as _;
     let done = |backup| Applied { action: plan.action, path: plan.path.clone(), backup };
     if plan.action == Action::Unchanged {
         return Ok(done(None));
@@ -272,12 +347,18 @@ pub fn apply(plan: &Plan) -> Result<Applied, InstallError> {
     if now != plan.before {
         return Err(InstallError::Changed(plan.path.clone()));
     }
+    check_writable(&plan.path)?;
     let io = |action| move |source| InstallError::Io { action, path: plan.path.clone(), source };
     let backup = match &plan.before {
-        Some(old) => Some(write::backup(&plan.path, old).map_err(io("back up"))?),
+        Some(old) => Some(write::backup(&plan.path, old, KEPT_BACKUPS).map_err(io("back up"))?),
         None => None,
     };
-    write::atomic_write(&plan.path, plan.after.as_bytes()).map_err(io("write"))?;
+    let linked = std::fs::metadata(&plan.path).is_ok_and(|m| m.nlink() > 1);
+    if linked {
+        write::write_in_place(&plan.path, plan.after.as_bytes()).map_err(io("write"))?;
+    } else {
+        write::atomic_write(&plan.path, plan.after.as_bytes()).map_err(io("write"))?;
+    }
     Ok(done(backup))
 }
 

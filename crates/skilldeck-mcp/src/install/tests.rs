@@ -303,12 +303,12 @@ fn a_backup_is_never_readable_by_more_people_than_the_file() {
     let file = tmp.path().join(".claude.json");
     fs::write(&file, "{\"mcpServers\": {\"other\": {\"env\": {\"KEY\": \"secret\"}}}}").unwrap();
     fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
-    let backup = super::write::backup(&file, &fs::read(&file).unwrap()).unwrap();
+    let backup = super::write::backup(&file, &fs::read(&file).unwrap(), 3).unwrap();
     assert_eq!(fs::metadata(&backup).unwrap().permissions().mode() & 0o777, 0o600);
     assert_eq!(fs::read(&backup).unwrap(), fs::read(&file).unwrap());
     // A file whose permissions cannot be read (gone meanwhile): the backup is the owner's alone.
     let gone = tmp.path().join("gone.json");
-    let backup = super::write::backup(&gone, b"{}").unwrap();
+    let backup = super::write::backup(&gone, b"{}", 3).unwrap();
     assert_eq!(fs::metadata(&backup).unwrap().permissions().mode() & 0o777, 0o600);
 }
 
