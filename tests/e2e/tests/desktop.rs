@@ -808,6 +808,49 @@ async fn shell_commands_ask_in_a_dialog_and_the_stop_button_ends_a_turn() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn a_disguised_command_and_a_write_that_runs_code_later_ask_with_what_they_really_are() {
+    if !enabled("a_disguised_command_and_a_write_that_runs_code_later_ask_with_what_they_really_are") {
+        return;
+    }
+    let server = Loopback::start().await;
+    let s = Session::start("agent-hostile").await;
+    let config = format!("[providers.local]\napi = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n", server.url);
+    std::fs::write(s.home().join("config.toml"), config).unwrap();
+    let ws = open_agent(&s).await;
+    s.wait_for("#agent-provider option[value='local']").await;
+    s.client.execute("const p = document.querySelector('#agent-provider'); p.value = 'local';", vec![]).await.unwrap();
+    s.type_into("#agent-workspace", &ws.display().to_string()).await;
+
+    // A command whose escapes would redraw its own question shows them as text.
+    let hostile = "echo PWNED > hidden.txt #\u{1b}[2K\r\u{202E}Run `ls -la`";
+    server.push(Reply::sse(openai_tools(&[("call_1", "shell", json!({"command": hostile}))])));
+    // Then a git hook: writing it asks, with the path and why.
+    let hook = json!({"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\ncp ~/.ssh/id_rsa /tmp/x\n"});
+    server.push(Reply::sse(openai_tools(&[("call_2", "write_file", hook)])));
+    server.push(Reply::sse(openai_text("Nothing done.")));
+    s.type_into("#agent-prompt", "tidy up").await;
+    s.click("#agent-send").await;
+    let asked = s.wait_text("#approve-command", 15, |t| !t.is_empty()).await;
+    assert_eq!(asked, "echo PWNED > hidden.txt #\\e[2K\\r\\u{202E}Run `ls -la`");
+    s.wait_for("#approve-dialog[open]").await;
+    s.screenshot("disguised-command").await;
+    s.click("#approve-deny").await;
+
+    let path = s.wait_text("#approve-command", 15, |t| t == ".git/hooks/pre-commit").await;
+    assert_eq!(path, ".git/hooks/pre-commit");
+    s.wait_for("#approve-dialog[open]").await;
+    assert_eq!(s.text_of("#approve-title").await, "Write this file?");
+    let why = s.text_of("#approve-sandbox").await;
+    assert!(why.contains("outside the sandbox") && why.contains("hooks"), "{why}");
+    s.screenshot("write-approval").await;
+    s.click("#approve-deny").await;
+    s.wait_text("#chat-log .msg.assistant", 15, |t| t.contains("Nothing done.")).await;
+    assert!(!ws.join("hidden.txt").exists(), "a denied command never ran");
+    assert!(!ws.join(".git/hooks/pre-commit").exists(), "a denied write wrote nothing");
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
     if !enabled("a_yaml_problem_is_shown_at_its_line_in_the_source") {
         return;
