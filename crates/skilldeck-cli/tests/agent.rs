@@ -7,6 +7,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod model;
+use model::{serve, sse_call, sse_shell_call, sse_text};
+
 const BIN: &str = env!("CARGO_BIN_EXE_skilldeck");
 
 struct Env {
@@ -181,65 +184,6 @@ fn usage_errors_exit_2() {
 
 /// A loopback Chat Completions server on a thread: answers each request with the next SSE body
 /// and keeps the requests' headers and bodies.
-fn serve(replies: Vec<String>) -> (String, std::sync::mpsc::Receiver<(String, Value)>) {
-    use std::io::{BufRead as _, BufReader, Read as _};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for reply in replies {
-            let (mut sock, _) = listener.accept().unwrap();
-            let mut reader = BufReader::new(sock.try_clone().unwrap());
-            let mut head = String::new();
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                if line == "\r\n" || line.is_empty() {
-                    break;
-                }
-                head.push_str(&line);
-            }
-            let len: usize = head
-                .lines()
-                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
-                .unwrap_or(0);
-            let mut body = vec![0; len];
-            reader.read_exact(&mut body).unwrap();
-            tx.send((head, serde_json::from_slice(&body).unwrap())).unwrap();
-            let resp =
-                format!("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n{reply}");
-            sock.write_all(resp.as_bytes()).unwrap();
-        }
-    });
-    (url, rx)
-}
-
-fn sse_shell_call(command: &str) -> String {
-    sse_tool_call("shell", serde_json::json!({"command": command}))
-}
-
-fn sse_tool_call(name: &str, arguments: Value) -> String {
-    let args = arguments.to_string();
-    let chunk = |delta: Value, finish: Value| {
-        format!("data: {}\n\n", serde_json::json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}))
-    };
-    [
-        chunk(serde_json::json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function", "function": {"name": name, "arguments": ""}}]}), Value::Null),
-        chunk(serde_json::json!({"tool_calls": [{"index": 0, "function": {"arguments": args}}]}), Value::Null),
-        chunk(serde_json::json!({}), "tool_calls".into()),
-        "data: [DONE]\n\n".into(),
-    ]
-    .concat()
-}
-
-fn sse_text(text: &str) -> String {
-    format!(
-        "data: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
-        serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]}),
-        serde_json::json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    )
-}
-
 #[test]
 fn shell_commands_are_refused_off_a_terminal_unless_yes() {
     let env = Env::new();
@@ -349,7 +293,7 @@ fn sandboxed() -> bool {
 fn view_then_shell(env: &Env, skill: &str, command: &str) -> (String, String) {
     let w = ws(env);
     let (url, _rx) = serve(vec![
-        sse_tool_call("view_skill", serde_json::json!({"name": skill})),
+        sse_call("view_skill", serde_json::json!({"name": skill})),
         sse_shell_call(command),
         sse_text("done"),
     ]);

@@ -10,6 +10,9 @@ use std::os::unix::fs::{PermissionsExt as _, symlink};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+mod model;
+use model::{serve, sse_call, sse_calls, sse_text};
+
 const BIN: &str = env!("CARGO_BIN_EXE_skilldeck");
 
 struct Env {
@@ -72,71 +75,6 @@ impl Env {
     fn transcripts_size(&self) -> u64 {
         fs::read_dir(self.home().join("sessions")).unwrap().map(|e| e.unwrap().metadata().unwrap().len()).sum()
     }
-}
-
-/// A loopback Chat Completions server on a thread: answers each request with the next SSE body.
-fn serve(replies: Vec<String>) -> (String, std::sync::mpsc::Receiver<Value>) {
-    use std::io::{BufRead as _, BufReader, Read as _};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/v1", listener.local_addr().unwrap());
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for reply in replies {
-            let Ok((mut sock, _)) = listener.accept() else { return };
-            let mut reader = BufReader::new(sock.try_clone().unwrap());
-            let mut head = String::new();
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).is_err() || line == "\r\n" || line.is_empty() {
-                    break;
-                }
-                head.push_str(&line);
-            }
-            let len: usize = head
-                .lines()
-                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap()))
-                .unwrap_or(0);
-            let mut body = vec![0; len];
-            if reader.read_exact(&mut body).is_err() {
-                return;
-            }
-            let _ = tx.send(serde_json::from_slice(&body).unwrap_or(Value::Null));
-            let resp =
-                format!("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n{reply}");
-            let _ = sock.write_all(resp.as_bytes());
-        }
-    });
-    (url, rx)
-}
-
-/// One reply making every call in `calls`.
-fn sse_calls(calls: &[(&str, Value)]) -> String {
-    let chunk = |delta: Value, finish: Value| {
-        format!("data: {}\n\n", json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}))
-    };
-    let mut out = String::new();
-    for (i, (name, arguments)) in calls.iter().enumerate() {
-        out.push_str(&chunk(
-            json!({"tool_calls": [{"index": i, "id": format!("call_{i}"), "type": "function",
-                   "function": {"name": name, "arguments": arguments.to_string()}}]}),
-            Value::Null,
-        ));
-    }
-    out.push_str(&chunk(json!({}), "tool_calls".into()));
-    out.push_str("data: [DONE]\n\n");
-    out
-}
-
-fn sse_call(name: &str, arguments: Value) -> String {
-    sse_calls(&[(name, arguments)])
-}
-
-fn sse_text(text: &str) -> String {
-    format!(
-        "data: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
-        json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]}),
-        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    )
 }
 
 fn sandboxed() -> bool {
