@@ -457,8 +457,6 @@ fn record_link(
     if content.digest != digest || folder::stamp(export).map_err(TargetError::io("read", export))? != stamp {
         return Err(changed());
     }
-    let mut rec = records.load(&id)?;
-    rec.folder = real;
     let owned = Owned {
         scope,
         revision,
@@ -470,9 +468,7 @@ fn record_link(
         at: record::now(),
         previous: None,
     };
-    rec.skills.insert(name.to_owned(), owned);
-    records.save(&id, &rec)?;
-    Ok(None)
+    save_owned(records, &id, real, name, owned)
 }
 
 /// Records the copy at `path` as Skilldeck's, at `revision` of `scope`, under its folder's lock;
@@ -511,8 +507,6 @@ fn record_copy(
     if content.digest != digest {
         return Err(AdoptError::Changed { path: path.to_path_buf() });
     }
-    let mut rec = records.load(&id)?;
-    rec.folder = real;
     let owned = Owned {
         scope,
         revision,
@@ -524,7 +518,21 @@ fn record_copy(
         at: record::now(),
         previous: None,
     };
+    save_owned(records, &id, real, name, owned)
+}
+
+/// Writes `owned` as the entry `name` of the record of the folder `id` (now at `real`); the
+/// caller holds that folder's lock.
+fn save_owned(
+    records: &Records,
+    id: &str,
+    real: PathBuf,
+    name: &str,
+    owned: Owned,
+) -> Result<Option<String>, AdoptError> {
+    let mut rec = records.load(id)?;
+    rec.folder = real;
     rec.skills.insert(name.to_owned(), owned);
-    records.save(&id, &rec)?;
+    records.save(id, &rec)?;
     Ok(None)
 }

@@ -18,6 +18,20 @@ async fn open_agent(s: &Session) -> std::path::PathBuf {
     ws
 }
 
+/// A session on the Agent tab with the provider `local`, a loopback model server, chosen and a
+/// workspace folder typed in.
+async fn agent_on_loopback(name: &str) -> (Loopback, Session, std::path::PathBuf) {
+    let server = Loopback::start().await;
+    let s = Session::start(name).await;
+    let config = format!("[providers.local]\napi = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n", server.url);
+    std::fs::write(s.home().join("config.toml"), config).unwrap();
+    let ws = open_agent(&s).await;
+    s.wait_for("#agent-provider option[value='local']").await;
+    s.client.execute("const p = document.querySelector('#agent-provider'); p.value = 'local';", vec![]).await.unwrap();
+    s.type_into("#agent-workspace", &ws.display().to_string()).await;
+    (server, s, ws)
+}
+
 /// Scrolls `css` into view so a screenshot shows it.
 async fn show(s: &Session, css: &str) {
     let script = "const e = document.querySelector(arguments[0]); const box = e.closest('#chat-log'); \
@@ -749,14 +763,7 @@ async fn shell_commands_ask_in_a_dialog_and_the_stop_button_ends_a_turn() {
     if !enabled("shell_commands_ask_in_a_dialog_and_the_stop_button_ends_a_turn") {
         return;
     }
-    let server = Loopback::start().await;
-    let s = Session::start("agent-shell").await;
-    let config = format!("[providers.local]\napi = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n", server.url);
-    std::fs::write(s.home().join("config.toml"), config).unwrap();
-    let ws = open_agent(&s).await;
-    s.wait_for("#agent-provider option[value='local']").await;
-    s.client.execute("const p = document.querySelector('#agent-provider'); p.value = 'local';", vec![]).await.unwrap();
-    s.type_into("#agent-workspace", &ws.display().to_string()).await;
+    let (server, s, ws) = agent_on_loopback("agent-shell").await;
 
     // The model asks for a command: a dialog shows it; Run runs it in the workspace.
     server.push(Reply::sse(openai_tools(&[(
@@ -812,14 +819,7 @@ async fn a_disguised_command_and_a_write_that_runs_code_later_ask_with_what_they
     if !enabled("a_disguised_command_and_a_write_that_runs_code_later_ask_with_what_they_really_are") {
         return;
     }
-    let server = Loopback::start().await;
-    let s = Session::start("agent-hostile").await;
-    let config = format!("[providers.local]\napi = \"openai\"\nbase_url = \"{}\"\nmodel = \"m\"\n", server.url);
-    std::fs::write(s.home().join("config.toml"), config).unwrap();
-    let ws = open_agent(&s).await;
-    s.wait_for("#agent-provider option[value='local']").await;
-    s.client.execute("const p = document.querySelector('#agent-provider'); p.value = 'local';", vec![]).await.unwrap();
-    s.type_into("#agent-workspace", &ws.display().to_string()).await;
+    let (server, s, ws) = agent_on_loopback("agent-hostile").await;
 
     // A command whose escapes would redraw its own question shows them as text.
     let hostile = "echo PWNED > hidden.txt #\u{1b}[2K\r\u{202E}Run `ls -la`";

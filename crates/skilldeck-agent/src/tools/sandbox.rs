@@ -94,8 +94,9 @@ impl NetworkPorts {
 /// for those where it is a folder of its own.
 const SOCKET_DIRS: &[&str] = &["/run", "/var/run"];
 
-/// What a sandboxed command may do.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a sandboxed command may do. The default allows the least: no writes, no home, no
+/// environment, no network.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SandboxPolicy {
     /// Folders it may write (the workspace). A private, empty `/tmp` is writable too.
     pub writable: Vec<PathBuf>,
@@ -432,19 +433,7 @@ fn detect() -> &'static Enforcer {
             );
         };
         let probe = std::process::Command::new(&bwrap)
-            .args(bwrap_args(
-                &SandboxPolicy {
-                    writable: Vec::new(),
-                    unreadable: Vec::new(),
-                    home: None,
-                    readable_home: Vec::new(),
-                    env: Vec::new(),
-                    network: false,
-                    network_ports: NetworkPorts::default(),
-                    limits: ResourceLimits::default(),
-                },
-                Path::new("/"),
-            ))
+            .args(bwrap_args(&SandboxPolicy::default(), Path::new("/")))
             .args(["--", "true"])
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
@@ -474,12 +463,7 @@ mod tests {
         SandboxPolicy {
             writable: vec![writable.into()],
             unreadable: unreadable.iter().map(PathBuf::from).collect(),
-            home: None,
-            readable_home: Vec::new(),
-            env: Vec::new(),
-            network: false,
-            network_ports: NetworkPorts::default(),
-            limits: ResourceLimits::default(),
+            ..SandboxPolicy::default()
         }
     }
 
