@@ -312,6 +312,23 @@ impl Default for ShellConfig {
 }
 
 impl ShellConfig {
+    /// The message for a resource limit set to 0, which no command could run under.
+    fn zero_limit(&self) -> Option<String> {
+        [
+            ("max_memory_mib", self.max_memory_mib),
+            ("max_processes", self.max_processes),
+            ("max_file_size_mib", self.max_file_size_mib),
+            ("tmp_size_mib", self.tmp_size_mib),
+        ]
+        .into_iter()
+        .find(|(_, v)| *v == 0)
+        .map(|(key, _)| {
+            format!(
+                "[shell] {key} is 0: no command could run; set a positive number or remove the line for the default"
+            )
+        })
+    }
+
     /// As limits.
     pub fn limits(&self) -> ShellLimits {
         ShellLimits { timeout: Duration::from_secs(self.timeout_secs), output_cap: self.output_cap_bytes }
@@ -446,6 +463,9 @@ impl Config {
             }
         }
         let config: Self = toml::from_str(text).map_err(invalid)?;
+        if let Some(message) = config.shell.zero_limit() {
+            return Err(ConfigError::Invalid { path: path.to_owned(), message });
+        }
         for (name, p) in &config.providers {
             if let Some(url) = &p.base_url
                 && let Err(reason) = check_base_url(url)

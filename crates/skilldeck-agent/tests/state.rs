@@ -42,6 +42,20 @@ fn a_missing_config_is_the_defaults() {
 }
 
 #[test]
+fn a_shell_limit_of_zero_is_refused_with_its_key() {
+    for key in ["max_memory_mib", "max_processes", "max_file_size_mib", "tmp_size_mib"] {
+        let err = Config::parse(&format!("[shell]\n{key} = 0\n"), "config.toml").unwrap_err();
+        assert!(matches!(err, ConfigError::Invalid { .. }), "{key}: {err}");
+        assert!(err.to_string().contains(&format!("[shell] {key} is 0")), "{key}: {err}");
+    }
+    for bad in ["-1", "\"lots\""] {
+        assert!(Config::parse(&format!("[shell]\nmax_memory_mib = {bad}\n"), "config.toml").is_err(), "{bad}");
+    }
+    let c = Config::parse("[shell]\nmax_memory_mib = 512\n", "config.toml").unwrap();
+    assert_eq!(c.shell.sandbox().limits.max_memory_mib, 512);
+}
+
+#[test]
 fn shell_network_ports_are_a_list_or_all() {
     use skilldeck_agent::tools::sandbox::{AllPorts, NetworkPorts};
     let ports = |text: &str| Config::parse(text, "config.toml").map(|c| c.shell.sandbox().network_ports);
