@@ -8,6 +8,7 @@ use skilldeck_agent::message::{ModelRequest, StopReason, StreamEvent};
 use skilldeck_agent::provider::offline::OfflineProvider;
 use skilldeck_agent::provider::{EventStream, Provider, ProviderError, ProviderInfo};
 use skilldeck_agent::session::{Session, SessionOptions};
+use skilldeck_core::Catalogue;
 use skilldeck_core::{FsStorage, SkillRegistry, SkilldeckHome};
 use std::sync::Arc;
 use std::time::Duration;

@@ -9,6 +9,7 @@ use crate::tools::sandbox::ShellSandbox;
 use crate::tools::shell::{self, ShellLimits};
 use crate::tools::{ToolError, ToolErrorCode, ToolKind, files, git_guard, write_guard};
 use serde_json::Value;
+use skilldeck_core::Catalogue;
 use skilldeck_core::SkillRegistry;
 use skilldeck_core::find;
 use skilldeck_core::grants::Pattern;

@@ -13,6 +13,7 @@ use crate::tools::sandbox::{SandboxSettings, ShellSandbox};
 use crate::tools::shell::ShellLimits;
 use crate::transcript::{self, ListedRef, Record, Transcript, TranscriptError, TurnEnd};
 use futures_util::StreamExt as _;
+use skilldeck_core::Catalogue;
 use skilldeck_core::find;
 use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::ranker::Query;

@@ -12,6 +12,7 @@ use skilldeck_agent::provider::http::HttpPolicy;
 use skilldeck_agent::provider::openai::OpenAiProvider;
 use skilldeck_agent::session::{Session, SessionOptions};
 use skilldeck_agent::transcript::{self, TurnEnd};
+use skilldeck_core::Catalogue;
 use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::view_skill::SELF_HEAL_RULE;
 use std::sync::Arc;

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
+use skilldeck_core::Catalogue;
 use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::validate::{self, ValidateOptions};
 use skilldeck_core::{DiagCode, FsStorage, RelPath, Scope, SkillFiles, SkillName, SkillRegistry, SkilldeckHome};

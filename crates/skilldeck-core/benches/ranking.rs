@@ -75,7 +75,7 @@ fn store(n: usize) -> Vec<ListedEntry> {
             let md = format!("---\nname: {name}\ndescription: {d}\n---\n# Steps\n## Checks\n");
             let summary = Summary::of_skill_md(Some(Revision(1)), md.into_bytes(), 0);
             ListedEntry {
-                entry: Arc::new(SkillEntry::from_summary(Scope::User, &name, &summary, false)),
+                entry: Arc::new(skilldeck_core::entries::from_summary(Scope::User, &name, &summary, false)),
                 shadowed: false,
             }
         })

@@ -1,48 +1,33 @@
-//! The Skilldeck core: what a skill is and how skills are kept, found and listed.
-//! It holds no UI or desktop types; the CLI and the desktop app are thin layers over it.
+//! The Skilldeck core: the catalogue (`registry`), which joins the store to what a skill is,
+//! and one façade over the crates beneath it, so the crates above name one place.
+//!
+//! The modules below are the lower crates' own, re-exported under their old paths:
+//! `skilldeck-skill` (what a skill is), `skilldeck-store` (the store), `skilldeck-select`
+//! (listing and search) and `skilldeck-mount` (the sandbox and `view_skill`). See
+//! `docs/architecture.md`.
 
-pub mod bundled;
-pub mod diag_args;
-pub mod diagnostic;
-pub mod digest;
-pub mod files;
-pub mod find;
-pub mod frontmatter;
-pub mod grants;
-pub mod home;
-pub mod import;
-pub mod listing;
-pub mod meta;
-pub mod mount;
-pub mod name;
-mod parse_cache;
-pub mod ranker;
+mod catalogue;
 pub mod registry;
-pub mod relpath;
-pub mod safe_read;
-pub mod sandbox;
-pub mod spec;
-pub mod storage;
-pub mod tokens;
-pub mod trust;
-pub mod validate;
-pub mod view_result;
-pub mod view_skill;
-pub mod visible;
-pub mod watch;
-pub mod workspace_guard;
-pub mod yaml_bounds;
-pub mod yaml_explain;
 
-pub use diagnostic::{DiagCode, Diagnostic, Severity};
-pub use digest::Digest;
-pub use files::{SkillFiles, UploadLimits};
-pub use home::SkilldeckHome;
-pub use meta::{ExtraFields, JsonText, SkillMeta, Tier};
-pub use name::SkillName;
-pub use registry::{DiskCacheStats, SkillEntry, SkillRegistry};
-pub use relpath::RelPath;
-pub use storage::{FsStorage, Revision, Scope, SkillStorage, StorageError};
+pub use skilldeck_mount::{mount, sandbox, view_result, view_skill, workspace_guard};
+pub use skilldeck_select::{find, listing, ranker, tokens};
+pub use skilldeck_skill::{
+    diag_args, diagnostic, digest, entry, files, frontmatter, grants, meta, name, relpath, spec, visible, yaml_bounds,
+    yaml_explain,
+};
+pub use skilldeck_store::{bundled, entries, home, import, safe_read, storage, trust, watch};
 
-/// The version of this build of Skilldeck, checked against a skill's `compatibility`.
-pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// Validation of a `SKILL.md`: the rules on its text (`skilldeck-skill`) and reading one from
+/// disk through the safe reader (`skilldeck-store`).
+pub mod validate {
+    pub use skilldeck_skill::validate::*;
+    pub use skilldeck_store::read_check::{read_diagnostic, validate_file};
+}
+
+pub use registry::{DiskCacheStats, SkillRegistry};
+pub use skilldeck_select::catalogue::Catalogue;
+pub use skilldeck_skill::{
+    APP_VERSION, DiagCode, Diagnostic, Digest, ExtraFields, JsonText, ListedEntry, RelPath, Revision, Scope, Severity,
+    SkillEntry, SkillFiles, SkillMeta, SkillName, Tier, UploadLimits,
+};
+pub use skilldeck_store::{FsStorage, SkillStorage, SkilldeckHome, StorageError};

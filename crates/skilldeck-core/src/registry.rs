@@ -1,150 +1,20 @@
 //! `SkillRegistry`: discovery, parsing, validation and caching of the stored skills.
 //! Holds the cache and its invalidation, the revision overlay and shadowing; not the listing text.
 
-use crate::diagnostic::{DiagCode, Diagnostic};
-use crate::digest::Digest;
-use crate::files::SkillFiles;
-use crate::find::{self, Found};
-use crate::listing::{self, Listing, ListingOptions};
-use crate::meta::SkillMeta;
-use crate::name::SkillName;
-use crate::parse_cache;
-use crate::ranker::Query;
-use crate::safe_read::FileId;
-use crate::storage::Summary;
-use crate::storage::stamps::{self, ScopeDir};
-use crate::storage::{DeleteOutcome, FsStorage, Revision, Scope, StorageError, WriteOutcome};
-use crate::validate::{self, ValidateOptions, Validated};
-use serde::Serialize;
+use skilldeck_skill::digest::Digest;
+pub use skilldeck_skill::entry::{ListedEntry, SkillEntry};
+use skilldeck_skill::files::SkillFiles;
+use skilldeck_skill::name::SkillName;
+use skilldeck_skill::validate::Validated;
+use skilldeck_store::entries;
+use skilldeck_store::parse_cache::{self, CachedSkill};
+use skilldeck_store::safe_read::FileId;
+use skilldeck_store::storage::Summary;
+use skilldeck_store::storage::seal::Stamp;
+use skilldeck_store::storage::stamps::{self, ScopeDir};
+use skilldeck_store::storage::{DeleteOutcome, FsStorage, Revision, Scope, StorageError, WriteOutcome};
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
-
-/// One discovered skill, valid or not.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SkillEntry {
-    /// Its scope.
-    pub scope: Scope,
-    /// Its folder name, which is its name.
-    pub name: String,
-    /// The typed frontmatter.
-    pub meta: SkillMeta,
-    /// Every problem found.
-    pub diagnostics: Vec<Diagnostic>,
-    /// The description on one line, when that differs from the description as written (most
-    /// are one line already, and a store of 20,000 skills need not hold them twice).
-    #[serde(skip)]
-    pub(crate) one_line: Option<String>,
-    /// The content digest, when it was read with the summary (a registry `with_digests`).
-    #[serde(skip)]
-    pub(crate) digest: Option<Digest>,
-    /// The stored revision, from `.version`.
-    pub revision: Option<Revision>,
-    /// The version tag shown: the revision, else the frontmatter `version`, else none.
-    pub version: Option<String>,
-    /// Whether no diagnostic is an error.
-    pub valid: bool,
-    /// How many files it holds (never counting `.version`).
-    pub file_count: usize,
-    /// Their total size in bytes.
-    pub total_bytes: u64,
-    /// The headings of its SKILL.md, which the ranker searches too.
-    #[serde(skip)]
-    pub headings: Vec<String>,
-}
-
-/// `text` on one line: runs of white space made one space, none at either end.
-pub(crate) fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-impl SkillEntry {
-    /// The description on one line (runs of white space made one space), as listings show it.
-    pub fn listing_description(&self) -> &str {
-        self.one_line.as_deref().unwrap_or_else(|| self.meta.description.as_deref().unwrap_or_default())
-    }
-
-    /// Parses and validates one skill from its summary.
-    pub fn from_summary(scope: Scope, dir_name: &str, summary: &Summary, strict: bool) -> Self {
-        Self::from_validated(scope, dir_name, summary, validate_summary(dir_name, summary, strict))
-    }
-
-    /// One skill from its summary and what validating its `SKILL.md` found.
-    fn from_validated(scope: Scope, dir_name: &str, summary: &Summary, v: Validated) -> Self {
-        let revision = summary.revision;
-        let mut diagnostics = v.diagnostics;
-        if let Err(e) = SkillName::parse(dir_name)
-            && !diagnostics.iter().any(|d| d.code == DiagCode::NameInvalid)
-        {
-            diagnostics.push(Diagnostic::error(
-                DiagCode::NameInvalid,
-                format!("the folder name {dir_name:?} is not a valid skill name: {e}"),
-            ));
-        }
-        let version = revision.map(|r| r.to_string()).or_else(|| v.meta.version.clone());
-        let description = v.meta.description.as_deref().unwrap_or_default();
-        let one_line = one_line(description);
-        let one_line = (one_line != description).then_some(one_line);
-        let headings = summary
-            .skill_md
-            .as_deref()
-            .map(|b| crate::ranker::headings(crate::frontmatter::strip(&String::from_utf8_lossy(b))))
-            .unwrap_or_default();
-        Self {
-            scope,
-            name: dir_name.to_owned(),
-            valid: !diagnostics.iter().any(Diagnostic::is_error),
-            one_line,
-            digest: summary.digest,
-            meta: v.meta,
-            diagnostics,
-            revision,
-            version,
-            file_count: summary.file_count,
-            total_bytes: summary.total_bytes,
-            headings,
-        }
-    }
-
-    fn unreadable(scope: Scope, dir_name: &str, err: &StorageError) -> Self {
-        let d = Diagnostic::error(DiagCode::SkillUnreadable, format!("the skill could not be read: {err}"));
-        Self {
-            scope,
-            name: dir_name.to_owned(),
-            meta: SkillMeta::default(),
-            diagnostics: vec![d],
-            one_line: None,
-            digest: None,
-            revision: None,
-            version: None,
-            valid: false,
-            file_count: 0,
-            total_bytes: 0,
-            headings: Vec::new(),
-        }
-    }
-}
-
-/// Validates the `SKILL.md` of a summary; one that was there but refused (a link, a pipe, too
-/// large) is its diagnostic.
-fn validate_summary(dir_name: &str, summary: &Summary, strict: bool) -> Validated {
-    match &summary.skill_md_problem {
-        Some(d) => Validated { meta: SkillMeta::default(), diagnostics: vec![d.clone()] },
-        None => validate::validate_bytes(
-            summary.skill_md.as_deref(),
-            ValidateOptions { strict, dir_name: Some(dir_name), app_version: crate::APP_VERSION },
-        ),
-    }
-}
-
-/// A skill as listed across scopes: the cached entry and whether another scope shadows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ListedEntry {
-    /// The skill.
-    #[serde(flatten)]
-    pub entry: Arc<SkillEntry>,
-    /// Whether a skill of the same name in a later scope (`user`) hides it.
-    pub shadowed: bool,
-}
 
 #[derive(Debug, Default)]
 struct ScopeCache {
@@ -195,7 +65,7 @@ struct DiskCacheCounters {
 /// them.
 struct Loaded {
     entry: Arc<SkillEntry>,
-    stamps: Option<Vec<(String, crate::storage::seal::Stamp)>>,
+    stamps: Option<Vec<(String, Stamp)>>,
 }
 
 impl SkillRegistry {
@@ -308,23 +178,6 @@ impl SkillRegistry {
         Ok(self.list_metas(scope)?.into_iter().find(|e| e.name == name))
     }
 
-    /// The L1 listing for a session, rebuilt from the (cached) entries.
-    pub fn listing(&self, opts: &ListingOptions) -> Result<Listing, StorageError> {
-        Ok(listing::build(&self.list_metas_across(&opts.scopes)?, opts))
-    }
-
-    /// The L1 listing for a turn of a conversation: ranked against `query` when not every
-    /// skill fits the budget in full.
-    pub fn listing_for(&self, opts: &ListingOptions, query: &Query) -> Result<Listing, StorageError> {
-        Ok(listing::build_ranked(&self.list_metas_across(&opts.scopes)?, opts, query))
-    }
-
-    /// `find_skills`: the skills that best match `query` among every skill the session may be
-    /// listed, shown or not.
-    pub fn find_skills(&self, opts: &ListingOptions, query: &str, limit: usize) -> Result<Vec<Found>, StorageError> {
-        Ok(find::find(&self.list_metas_across(&opts.scopes)?, opts, query, limit))
-    }
-
     /// Stores `files` as the next revision through the one upload path, then invalidates.
     pub fn write_skill(
         &self,
@@ -428,7 +281,7 @@ impl SkillRegistry {
                     && (c.digest.is_some() || !self.digests)
                     && dir.unchanged(&c.name, &c.stamps)
                 {
-                    *slot = Some(Arc::new(SkillEntry::from_cached(scope, c)));
+                    *slot = Some(Arc::new(c.into_entry(scope)));
                 }
             });
             if !whole {
@@ -457,7 +310,7 @@ impl SkillRegistry {
         if scope_dir.is_some() && (cacheable || hit_count != cached_count) {
             let keep = |name: &str| names.binary_search_by(|n| n.as_str().cmp(name)).is_ok_and(|i| hits[i].is_some());
             // Each record made as it is written: the new parses are never held twice.
-            let fresh = || read.iter().filter_map(|l| Some(l.entry.to_cached(l.stamps.clone()?)));
+            let fresh = || read.iter().filter_map(|l| Some(CachedSkill::of(&l.entry, l.stamps.clone()?)));
             // Best effort: a cache that cannot be written only makes the next start slower.
             let _ = parse_cache::rewrite(&cache_path, scope, keep, fresh);
         }
@@ -475,10 +328,10 @@ impl SkillRegistry {
         match self.storage.summary_dir_with(scope, dir_name, self.digests) {
             Ok(mut s) => {
                 let entry = match self.parsed_before(scope, dir_name, &s) {
-                    Some(v) => Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v)),
+                    Some(v) => Arc::new(entries::from_validated(scope, dir_name, &s, v)),
                     None => {
-                        let v = validate_summary(dir_name, &s, self.strict);
-                        let entry = Arc::new(SkillEntry::from_validated(scope, dir_name, &s, v));
+                        let v = entries::validate_summary(dir_name, &s, self.strict);
+                        let entry = Arc::new(entries::from_validated(scope, dir_name, &s, v));
                         if let (Some(id), Ok(mut cache)) = (s.skill_md_id, self.cache.write()) {
                             let parsed = &mut cache.entry(scope).or_default().parsed;
                             parsed.insert(dir_name.to_owned(), (id, Arc::clone(&entry)));
@@ -492,7 +345,7 @@ impl SkillRegistry {
                 let stamps = (whole && stamps::settled(&stamps, ctx.now_ns, self.settle)).then_some(stamps);
                 Loaded { entry, stamps }
             }
-            Err(e) => Loaded { entry: Arc::new(SkillEntry::unreadable(scope, dir_name, &e)), stamps: None },
+            Err(e) => Loaded { entry: Arc::new(entries::unreadable(scope, dir_name, &e)), stamps: None },
         }
     }
 

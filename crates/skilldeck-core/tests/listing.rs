@@ -1,6 +1,7 @@
 //! The L1 listing: exact text, gating, shadowing, cache invalidation and the token budget.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+use skilldeck_core::Catalogue;
 use skilldeck_core::listing::{ListingOptions, shorten};
 use skilldeck_core::{FsStorage, RelPath, Scope, SkillFiles, SkillName, SkillRegistry, SkilldeckHome, Tier};
 use std::fs;

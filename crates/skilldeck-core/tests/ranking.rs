@@ -5,7 +5,7 @@
 use skilldeck_core::find;
 use skilldeck_core::listing::{self, Listing, ListingOptions, Shown};
 use skilldeck_core::ranker::Query;
-use skilldeck_core::registry::{ListedEntry, SkillEntry};
+use skilldeck_core::registry::ListedEntry;
 use skilldeck_core::storage::Summary;
 use skilldeck_core::view_skill::tool_spec;
 use skilldeck_core::{Revision, Scope};
@@ -16,7 +16,7 @@ fn entry(name: &str, description: &str, zh: Option<&str>, body: &str) -> ListedE
     let zh = zh.map(|z| format!("description_zh: \"{z}\"\n")).unwrap_or_default();
     let md = format!("---\nname: {name}\ndescription: \"{description}\"\n{zh}---\n{body}");
     let summary = Summary::of_skill_md(Some(Revision(3)), md.into_bytes(), 100);
-    let e = SkillEntry::from_summary(Scope::User, name, &summary, false);
+    let e = skilldeck_core::entries::from_summary(Scope::User, name, &summary, false);
     assert!(e.valid, "{name}: {:?}", e.diagnostics);
     ListedEntry { entry: Arc::new(e), shadowed: false }
 }

@@ -2,6 +2,7 @@
 //! shadowing user over team over system in the registry and the listing.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+use skilldeck_core::Catalogue;
 use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::storage::RevisionEvent;
 use skilldeck_core::trust::{GrantState, Trust};

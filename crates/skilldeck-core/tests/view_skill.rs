@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use serde_json::{Value, json};
+use skilldeck_core::Catalogue;
 use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::sandbox::Sandbox;
 use skilldeck_core::view_result::ViewResult;

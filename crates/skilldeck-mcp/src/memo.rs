@@ -99,6 +99,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
+    use skilldeck_core::Catalogue;
     use skilldeck_core::Scope;
     use skilldeck_core::listing::ListingOptions;
     use skilldeck_core::{FsStorage, RelPath, SkillFiles, SkilldeckHome};

@@ -5,6 +5,7 @@ use crate::server::SkilldeckServer;
 use crate::tool::object;
 use rmcp::model::{CallToolResult, Tool, ToolAnnotations};
 use serde_json::{Value, json};
+use skilldeck_core::Catalogue;
 use skilldeck_core::find::{self, TOOL_NAME, tool_spec};
 use skilldeck_core::listing::Listing;
 

@@ -16,6 +16,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::Value;
+use skilldeck_core::Catalogue;
 use skilldeck_core::SkillRegistry;
 use skilldeck_core::listing::{Listing, ListingOptions};
 use skilldeck_core::view_result::{ViewErrorCode, ViewResult};

@@ -3,6 +3,7 @@
 use crate::error::ApiResult;
 use crate::state::AppState;
 use crate::views::{DiagView, FileRow, FileView, GrantsRow, ListingView, ProfileView, SkillDetail, SkillRow};
+use skilldeck_core::Catalogue;
 use skilldeck_core::trust::Trust;
 use skilldeck_core::{RelPath, Scope, SkillName};
 use tauri::State;

@@ -3,6 +3,7 @@
 use crate::Outcome;
 use crate::context::Ctx;
 use crate::output;
+use skilldeck_core::Catalogue;
 use skilldeck_core::find::{self, DEFAULT_LIMIT};
 
 /// Prints the best matches for `query` among the skills a model of the default provider may be

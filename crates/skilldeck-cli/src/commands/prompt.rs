@@ -3,6 +3,7 @@
 use crate::Outcome;
 use crate::context::Ctx;
 use crate::output;
+use skilldeck_core::Catalogue;
 use skilldeck_core::Tier;
 use skilldeck_core::ranker::Query;
 

@@ -24,7 +24,7 @@ impl BenchSkill {
     /// The entry the registry would make of it.
     pub fn entry(&self) -> SkillEntry {
         let summary = Summary::of_skill_md(Some(Revision(1)), self.skill_md.clone(), self.skill_md.len() as u64);
-        SkillEntry::from_summary(Scope::User, &self.name, &summary, false)
+        skilldeck_core::entries::from_summary(Scope::User, &self.name, &summary, false)
     }
 }
 

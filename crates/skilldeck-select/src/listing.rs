@@ -1,0 +1,493 @@
+//! The L1 listing: the `### Skills` section a model sees, with gating and the token budget.
+//! Holds the exact text format and filling the budget in rank order; ranking itself is `ranker`.
+
+use crate::ranker::{Query, Ranked, SkillSet};
+use crate::tokens::count_tokens;
+use serde::Serialize;
+use skilldeck_skill::entry::{ListedEntry, SkillEntry};
+use skilldeck_skill::entry::{Revision, Scope};
+use skilldeck_skill::meta::Tier;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// The default budget for the whole section, in tokens.
+pub const DEFAULT_BUDGET_TOKENS: usize = 1500;
+
+/// The section's heading lines.
+const HEADER: &str = "### Skills: `view_skill`\n\nAvailable Skills:\n";
+
+/// What decides which skills a session's model is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListingOptions {
+    /// Scopes the session has enabled.
+    pub scopes: Vec<Scope>,
+    /// Whether the session has the `view_skill` tool; without it there is no section.
+    pub view_skill_enabled: bool,
+    /// The model's tier.
+    pub tier: Tier,
+    /// Skills the user switched off, by name.
+    pub disabled: BTreeSet<String>,
+    /// The budget for the whole section, in o200k tokens.
+    pub budget_tokens: usize,
+    /// Skills always shown with their full description (config.toml `[listing] pinned`).
+    pub pinned: BTreeSet<String>,
+    /// Skills `find_skills` returned this session, oldest first: always listed, by name at
+    /// least, so the model can load them.
+    pub found: Vec<String>,
+    /// Whether the session offers `find_skills`, so the last line can point to it.
+    pub find_skills_enabled: bool,
+    /// The workspace's profile (`.skilldeck.toml`): when set, only the skills it offers are
+    /// listed or found.
+    pub profile: Option<Profile>,
+}
+
+/// What a workspace offers its agents: skills by name, and skills by tag (the frontmatter's
+/// `tags`, or `metadata.tags`, as a list or a comma-separated text).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Profile {
+    /// Skills offered by name.
+    pub skills: BTreeSet<String>,
+    /// Skills offered by any of these tags.
+    pub tags: BTreeSet<String>,
+}
+
+impl Profile {
+    /// Whether the profile offers `e`.
+    pub fn offers(&self, e: &SkillEntry) -> bool {
+        self.skills.contains(&e.name) || (!self.tags.is_empty() && tags_of(e).iter().any(|t| self.tags.contains(t)))
+    }
+}
+
+/// A skill's tags: frontmatter `tags` or `metadata.tags`, a list or a comma-separated text.
+pub fn tags_of(e: &SkillEntry) -> Vec<String> {
+    let from = |v: &serde_json::Value| -> Vec<String> {
+        match v {
+            serde_json::Value::Array(a) => a.iter().filter_map(|t| t.as_str()).map(|t| t.trim().to_owned()).collect(),
+            serde_json::Value::String(t) => {
+                t.split(',').map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    let mut tags = e.meta.extra.get("tags").map(|j| from(&j.value())).unwrap_or_default();
+    if let Some(m) = &e.meta.metadata {
+        tags.extend(from(&m.value()["tags"]));
+    }
+    tags
+}
+
+impl Default for ListingOptions {
+    fn default() -> Self {
+        Self {
+            scopes: Scope::ALL.to_vec(),
+            view_skill_enabled: true,
+            tier: Tier::Ultra,
+            disabled: BTreeSet::new(),
+            budget_tokens: DEFAULT_BUDGET_TOKENS,
+            pinned: BTreeSet::new(),
+            found: Vec::new(),
+            find_skills_enabled: true,
+            profile: None,
+        }
+    }
+}
+
+/// One skill as listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListedSkill {
+    /// Its name.
+    pub name: String,
+    /// Its scope.
+    pub scope: Scope,
+    /// The version tag shown, if any.
+    pub version: Option<String>,
+    /// The stored revision, if any: what `view_skill` mounts for this listing.
+    pub revision: Option<Revision>,
+    /// The description as shown (maybe shortened, empty when only the name is shown).
+    pub description: String,
+    /// Whether the description was shortened (or left out) to fit the budget.
+    pub shortened: bool,
+    /// How it is shown.
+    pub shown: Shown,
+    /// Its place in the ranking for this turn (1 = best), when the listing was ranked.
+    pub rank: Option<usize>,
+}
+
+/// How much of a skill the listing shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Shown {
+    /// Its name and whole description.
+    Full,
+    /// Its name and the start of its description, ending in `…`.
+    Shortened,
+    /// Its name (and version) only.
+    NameOnly,
+}
+
+/// The listing a model gets for one turn.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Listing {
+    /// The exact section text; empty when no skill is listed.
+    pub text: String,
+    /// The skills listed: sorted by name when all fit in full, else in the order shown
+    /// (pinned, found by search, then by rank).
+    pub skills: Vec<ListedSkill>,
+    /// The o200k token count of `text` (the name is kept for the app and scripts that read it).
+    pub estimated_tokens: usize,
+    /// The budget it was fitted to.
+    pub budget_tokens: usize,
+    /// Names whose descriptions were shortened or left out.
+    pub shortened: Vec<String>,
+    /// Whether it was ranked (not every skill fitted in full).
+    pub ranked: bool,
+    /// Listable skills not shown at all; `find_skills` finds them.
+    pub more: usize,
+}
+
+impl Listing {
+    /// The names listed, for the `view_skill` enum.
+    pub fn names(&self) -> Vec<&str> {
+        self.skills.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    /// Whether the store holds more than this listing shows in full, so `find_skills` helps.
+    pub fn is_partial(&self) -> bool {
+        self.ranked
+    }
+
+    fn empty(budget_tokens: usize) -> Self {
+        Self {
+            text: String::new(),
+            skills: Vec::new(),
+            estimated_tokens: 0,
+            budget_tokens,
+            shortened: Vec::new(),
+            ranked: false,
+            more: 0,
+        }
+    }
+}
+
+/// Whether a skill passes the session's gates: valid, not shadowed, in an enabled scope,
+/// not above the model's tier, not switched off.
+pub fn is_listed(entry: &ListedEntry, opts: &ListingOptions) -> bool {
+    entry.entry.valid && !entry.shadowed && passes_gates(&entry.entry, opts)
+}
+
+/// The session's gates on a valid, unshadowed skill: scope, tier, switched off, the profile.
+fn passes_gates(e: &SkillEntry, opts: &ListingOptions) -> bool {
+    let tier_ok = match (e.meta.min_tier, opts.tier) {
+        (Some(Tier::Ultra), Tier::Lite) => false,
+        (None | Some(Tier::Lite) | Some(Tier::Ultra), _) => true,
+    };
+    opts.scopes.contains(&e.scope)
+        && tier_ok
+        && !opts.disabled.contains(&e.name)
+        && opts.profile.as_ref().is_none_or(|p| p.offers(e))
+}
+
+/// The skills of `entries` a session may be listed, as a ranked set and their positions in it.
+pub(crate) fn listable(entries: &[ListedEntry], opts: &ListingOptions) -> (Arc<SkillSet>, Vec<usize>) {
+    let set = SkillSet::of(entries);
+    let eligible = if opts.view_skill_enabled {
+        set.entries().iter().enumerate().filter(|(_, e)| passes_gates(e, opts)).map(|(i, _)| i).collect()
+    } else {
+        Vec::new()
+    };
+    (set, eligible)
+}
+
+/// Builds the listing for `entries` (any order) under `opts`, for a conversation not yet begun
+/// (when it must be ranked, skills rank by name).
+pub fn build(entries: &[ListedEntry], opts: &ListingOptions) -> Listing {
+    build_ranked(entries, opts, &Query::default())
+}
+
+/// How much of the budget the full descriptions may take, then the shortened ones; names
+/// fill the rest.
+const FULL_SHARE: f64 = 0.6;
+const SHORT_SHARE: f64 = 0.8;
+/// How long a shortened description may be, in characters (the `…` included).
+const SHORT_CHARS: usize = 100;
+
+/// One listing line: `- **name** (v:N): description`, or `- **name** (v:N)` with no description.
+fn line(e: &SkillEntry, description: Option<&str>) -> String {
+    let mut l = String::with_capacity(e.name.len() + 16 + description.map_or(0, str::len));
+    l.push_str("- **");
+    l.push_str(&e.name);
+    l.push_str("**");
+    if let Some(v) = &e.version {
+        l.push_str(" (v:");
+        l.push_str(v);
+        l.push(')');
+    }
+    if let Some(d) = description {
+        l.push_str(": ");
+        l.push_str(d);
+    }
+    l
+}
+
+/// The last line of a ranked listing.
+fn footer(more: usize, find: bool) -> String {
+    let what = if more == 1 { "1 more skill is".to_owned() } else { format!("{more} more skills are") };
+    if find {
+        format!("{what} not listed here. Call `find_skills` with a few words about the task to search all of them.")
+    } else {
+        format!("{what} not listed here.")
+    }
+}
+
+/// Builds the listing for one turn. When every listed skill fits the budget in full, the text
+/// is the plain listing sorted by name. Otherwise the skills are ranked against `query` and the
+/// budget filled in order: pinned skills in full, then skills found by search, then the rest by
+/// rank — full descriptions while they take under 60% of the budget, shortened ones to 80%, then
+/// names only — and a last line says how many more exist. The text is counted with o200k and
+/// never exceeds the budget unless pinned skills alone do.
+pub fn build_ranked(entries: &[ListedEntry], opts: &ListingOptions, query: &Query) -> Listing {
+    let (set, eligible) = listable(entries, opts);
+    if eligible.is_empty() {
+        return Listing::empty(opts.budget_tokens);
+    }
+    let costs = |pos: usize| {
+        set.memo(pos, || {
+            let e = &set.entries()[pos];
+            [count_tokens(&line(e, Some(e.listing_description()))) + 1, count_tokens(&line(e, None)) + 1]
+        })
+    };
+    // Everything in full fits when the lines' counts, summed, come near the budget and the
+    // text's own count is within it (a sum of lines is close to, not exactly, the whole).
+    let header = count_tokens(HEADER);
+    let mut sum = header;
+    let slack = opts.budget_tokens + opts.budget_tokens / 4 + 8;
+    let near = eligible.iter().all(|&pos| {
+        sum += costs(pos)[0];
+        sum <= slack
+    });
+    if near {
+        let lines: Vec<String> = eligible
+            .iter()
+            .map(|&pos| {
+                let e = &set.entries()[pos];
+                line(e, Some(e.listing_description()))
+            })
+            .collect();
+        let text = format!("{HEADER}{}", lines.join("\n"));
+        let tokens = count_tokens(&text);
+        if tokens <= opts.budget_tokens {
+            let skills = eligible.iter().map(|&pos| shown_skill(&set.entries()[pos], Shown::Full, None)).collect();
+            return Listing {
+                text,
+                skills,
+                estimated_tokens: tokens,
+                ranked: false,
+                ..Listing::empty(opts.budget_tokens)
+            };
+        }
+    }
+    fill(&set, &eligible, opts, query, header, costs)
+}
+
+fn shown_skill(e: &SkillEntry, shown: Shown, rank: Option<usize>) -> ListedSkill {
+    let full = e.listing_description();
+    let description = match shown {
+        Shown::Full => full.to_owned(),
+        Shown::Shortened => shorten(full, SHORT_CHARS),
+        Shown::NameOnly => String::new(),
+    };
+    ListedSkill {
+        name: e.name.clone(),
+        scope: e.scope,
+        version: e.version.clone(),
+        revision: e.revision,
+        description,
+        shortened: shown != Shown::Full,
+        shown,
+        rank,
+    }
+}
+
+/// Why a skill is in the order: pinned, found by search, or by rank alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Must {
+    Pinned,
+    Found,
+    No,
+}
+
+/// Fills the budget in rank order (see [`build_ranked`]).
+fn fill(
+    set: &SkillSet,
+    eligible: &[usize],
+    opts: &ListingOptions,
+    query: &Query,
+    header: usize,
+    costs: impl Fn(usize) -> [usize; 2],
+) -> Listing {
+    let budget = opts.budget_tokens;
+    let entries = set.entries();
+    let ranking: Vec<Ranked> = set.rank(query, eligible);
+    // Each position's rank (1 = best); 0 for a skill the session may not be listed.
+    let mut rank_of = vec![0usize; entries.len()];
+    for (i, r) in ranking.iter().enumerate() {
+        rank_of[r.pos] = i + 1;
+    }
+    let pos_of = |name: &str| entries.binary_search_by(|x| x.name.as_str().cmp(name)).ok().filter(|&p| rank_of[p] > 0);
+    let mut order: Vec<(usize, Must)> = Vec::new();
+    let mut seen = vec![false; entries.len()];
+    let mut first = |p: usize| !std::mem::replace(&mut seen[p], true);
+    for name in &opts.pinned {
+        if let Some(p) = pos_of(name)
+            && first(p)
+        {
+            order.push((p, Must::Pinned));
+        }
+    }
+    for name in &opts.found {
+        if let Some(p) = pos_of(name)
+            && first(p)
+        {
+            order.push((p, Must::Found));
+        }
+    }
+    order.extend(ranking.iter().filter(|r| first(r.pos)).map(|r| (r.pos, Must::No)));
+
+    let footer_cost = count_tokens(&format!("\n\n{}", footer(eligible.len(), opts.find_skills_enabled)));
+    let mut used = header + footer_cost;
+    let full_limit = (budget as f64 * FULL_SHARE) as usize;
+    let short_limit = (budget as f64 * SHORT_SHARE) as usize;
+    let mut phase = Shown::Full;
+    let mut chosen: Vec<(usize, Shown, Must)> = Vec::new();
+    for &(pos, must) in &order {
+        let [full, name] = costs(pos);
+        if must == Must::Pinned {
+            used += full;
+            chosen.push((pos, Shown::Full, must));
+            continue;
+        }
+        let mut shown = None;
+        while shown.is_none() {
+            match phase {
+                Shown::Full if used + full <= full_limit => shown = Some(Shown::Full),
+                Shown::Full => phase = Shown::Shortened,
+                Shown::Shortened => {
+                    let e = &entries[pos];
+                    let short = shorten(e.listing_description(), SHORT_CHARS);
+                    let cost = if short.len() == e.listing_description().len() {
+                        full
+                    } else {
+                        count_tokens(&line(e, Some(&short))) + 1
+                    };
+                    if used + cost <= short_limit {
+                        shown = Some(if cost == full { Shown::Full } else { Shown::Shortened });
+                    } else {
+                        phase = Shown::NameOnly;
+                    }
+                }
+                Shown::NameOnly => {
+                    if used + name <= budget || must == Must::Found {
+                        shown = Some(Shown::NameOnly);
+                    } else {
+                        break;
+                    }
+                }
+            }
+        }
+        let Some(shown) = shown else { break };
+        used += match shown {
+            Shown::Full => full,
+            Shown::Shortened => {
+                count_tokens(&line(&entries[pos], Some(&shorten(entries[pos].listing_description(), SHORT_CHARS)))) + 1
+            }
+            Shown::NameOnly => name,
+        };
+        chosen.push((pos, shown, must));
+    }
+    // The lines were counted one by one; count the text itself and drop the last lines that
+    // may go until it fits.
+    loop {
+        let listing = render(set, &chosen, &rank_of, eligible.len(), opts);
+        let droppable = chosen.iter().rposition(|&(_, _, must)| must == Must::No);
+        match droppable {
+            Some(i) if listing.estimated_tokens > budget => {
+                chosen.remove(i);
+            }
+            _ => return listing,
+        }
+    }
+}
+
+fn render(
+    set: &SkillSet,
+    chosen: &[(usize, Shown, Must)],
+    rank_of: &[usize],
+    eligible: usize,
+    opts: &ListingOptions,
+) -> Listing {
+    let mut text = String::from(HEADER);
+    let mut skills = Vec::with_capacity(chosen.len());
+    for (i, &(pos, shown, _)) in chosen.iter().enumerate() {
+        let s = shown_skill(&set.entries()[pos], shown, rank_of.get(pos).copied().filter(|&r| r > 0));
+        if i > 0 {
+            text.push('\n');
+        }
+        text.push_str(&line(&set.entries()[pos], (shown != Shown::NameOnly).then_some(s.description.as_str())));
+        skills.push(s);
+    }
+    let more = eligible - chosen.len();
+    if more > 0 {
+        if !chosen.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(&footer(more, opts.find_skills_enabled));
+    }
+    Listing {
+        estimated_tokens: count_tokens(&text),
+        budget_tokens: opts.budget_tokens,
+        shortened: skills.iter().filter(|s| s.shortened).map(|s| s.name.clone()).collect(),
+        ranked: true,
+        more,
+        text,
+        skills,
+    }
+}
+
+/// Characters in `s` (its length when ASCII).
+fn char_len(s: &str) -> usize {
+    if s.is_ascii() { s.len() } else { s.chars().count() }
+}
+
+/// The part of `desc` kept when it is shortened to `max_chars` characters (the `…` included),
+/// and whether it was shortened. Cuts at a word boundary where there is one.
+fn shorten_parts(desc: &str, max_chars: usize) -> (&str, bool) {
+    if char_len(desc) <= max_chars {
+        return (desc, false);
+    }
+    if max_chars <= 1 {
+        return ("", true);
+    }
+    let cut = if desc.is_ascii() {
+        max_chars - 1
+    } else {
+        desc.char_indices().nth(max_chars - 1).map_or(desc.len(), |(i, _)| i)
+    };
+    let prefix = &desc[..cut];
+    let word_end = if desc[cut..].starts_with(char::is_whitespace) {
+        prefix
+    } else {
+        match prefix.rfind(char::is_whitespace) {
+            Some(i) if i > 0 => &prefix[..i],
+            _ => prefix,
+        }
+    };
+    (word_end.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '-' | '(' | '—')), true)
+}
+
+/// Shortens `desc` to at most `max_chars` characters, at a word boundary, ending in `…`.
+pub fn shorten(desc: &str, max_chars: usize) -> String {
+    match shorten_parts(desc, max_chars) {
+        (kept, true) => format!("{kept}…"),
+        (kept, false) => kept.to_owned(),
+    }
+}

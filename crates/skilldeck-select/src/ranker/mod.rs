@@ -1,0 +1,118 @@
+//! The skill ranker: BM25 over name, description, `description_zh` and SKILL.md headings, and
+//! the per-store index cache the listing and `find_skills` share. Holds no listing text.
+
+pub mod analyze;
+pub mod index;
+
+pub use index::{DocText, Field, Index, Params, Query};
+pub use skilldeck_skill::headings::headings;
+
+use skilldeck_skill::entry::{ListedEntry, SkillEntry};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// One skill's place in a ranking.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ranked {
+    /// Its position in the [`SkillSet`].
+    pub pos: usize,
+    /// Its score (0 when no query word matched).
+    pub score: f32,
+}
+
+/// A set of listable skills (valid, not shadowed) with their index, built once per set of
+/// entries and reused while the registry hands out the same entries.
+#[derive(Debug)]
+pub struct SkillSet {
+    key: Vec<usize>,
+    entries: Vec<Arc<SkillEntry>>,
+    index: Index,
+    costs: Vec<OnceLock<[usize; 2]>>,
+}
+
+/// How many sets the cache keeps (a process rarely lists more than one store at a time).
+const CACHED_SETS: usize = 4;
+
+static SETS: Mutex<Vec<Arc<SkillSet>>> = Mutex::new(Vec::new());
+
+impl SkillSet {
+    /// The set of `entries` that can ever be listed (valid, not shadowed), from the cache when
+    /// the very same entries were indexed before.
+    pub fn of(entries: &[ListedEntry]) -> Arc<SkillSet> {
+        let listable = || entries.iter().filter(|e| e.entry.valid && !e.shadowed).map(|e| &e.entry);
+        // The key is the entries as given (pointers, which the cached set keeps alive, so no
+        // other entry can take one over), compared before anything is sorted.
+        let same = |s: &SkillSet| {
+            s.key.len() == listable().count()
+                && s.key.iter().zip(listable()).all(|(k, e)| *k == Arc::as_ptr(e) as usize)
+        };
+        if let Ok(sets) = SETS.lock()
+            && let Some(hit) = sets.iter().find(|s| same(s))
+        {
+            return Arc::clone(hit);
+        }
+        let key = listable().map(|e| Arc::as_ptr(e) as usize).collect();
+        let mut sorted: Vec<Arc<SkillEntry>> = listable().cloned().collect();
+        sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        sorted.dedup_by(|a, b| a.name == b.name);
+        let set = Arc::new(Self { key, ..Self::build(sorted) });
+        if let Ok(mut sets) = SETS.lock() {
+            if sets.len() == CACHED_SETS {
+                sets.remove(0);
+            }
+            sets.push(Arc::clone(&set));
+        }
+        set
+    }
+
+    /// Indexes `entries` (sorted by name) without the cache.
+    pub fn build(entries: Vec<Arc<SkillEntry>>) -> Self {
+        let index = Index::build(entries.iter().map(|e| DocText {
+            name: &e.name,
+            description: e.listing_description(),
+            description_zh: e.meta.description_zh.as_deref().unwrap_or_default(),
+            headings: &e.headings,
+        }));
+        let costs = entries.iter().map(|_| OnceLock::new()).collect();
+        Self { key: Vec::new(), entries, index, costs }
+    }
+
+    /// The skills, sorted by name.
+    pub fn entries(&self) -> &[Arc<SkillEntry>] {
+        &self.entries
+    }
+
+    /// The skills at `positions` (ascending), best first for `q`: those some query word
+    /// matched by score, then the rest by name (ties too stay in name order).
+    pub fn rank(&self, q: &Query, positions: &[usize]) -> Vec<Ranked> {
+        let scores = if q.is_empty() { Vec::new() } else { self.index.scores(q) };
+        let score = |pos: usize| scores.get(pos).copied().unwrap_or(0.0);
+        let (mut hits, rest): (Vec<Ranked>, Vec<Ranked>) =
+            positions.iter().map(|&pos| Ranked { pos, score: score(pos) }).partition(|r| r.score > 0.0);
+        // Positions are in name order, so a stable sort by score keeps ties by name.
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        hits.extend(rest);
+        hits
+    }
+
+    /// Why the skill at `pos` matched `q`: `word (field, field); …`.
+    pub fn why(&self, pos: usize, q: &Query) -> String {
+        self.index
+            .why(pos, q)
+            .into_iter()
+            .map(|(word, fields)| {
+                let f: Vec<&str> = fields.iter().map(|f| f.label()).collect();
+                format!("{word} ({})", f.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    /// A pair of numbers about the skill at `pos` computed once per set (the listing keeps its
+    /// token costs here, so a turn over thousands of skills counts only new ones).
+    pub fn memo(&self, pos: usize, compute: impl FnOnce() -> [usize; 2]) -> [usize; 2] {
+        match self.costs.get(pos) {
+            Some(cell) => *cell.get_or_init(compute),
+            None => compute(),
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! A skill as the catalogue holds it: where it lives (scope, revision), its typed frontmatter,
+//! its diagnostics and its size, as plain values that listing and search take without a store.
+
+use crate::diagnostic::{DiagCode, Diagnostic};
+use crate::digest::Digest;
+use crate::meta::SkillMeta;
+use crate::name::SkillName;
+use crate::validate::Validated;
+use serde::Serialize;
+use std::fmt;
+use std::sync::Arc;
+
+pub use crate::scope::{Revision, Scope};
+
+/// One discovered skill, valid or not.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SkillEntry {
+    /// Its scope.
+    pub scope: Scope,
+    /// Its folder name, which is its name.
+    pub name: String,
+    /// The typed frontmatter.
+    pub meta: SkillMeta,
+    /// Every problem found.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The description on one line, when that differs from the description as written (most
+    /// are one line already, and a store of 20,000 skills need not hold them twice).
+    #[serde(skip)]
+    pub one_line: Option<String>,
+    /// The content digest, when it was read with the summary (a registry `with_digests`).
+    #[serde(skip)]
+    pub digest: Option<Digest>,
+    /// The stored revision, from `.version`.
+    pub revision: Option<Revision>,
+    /// The version tag shown: the revision, else the frontmatter `version`, else none.
+    pub version: Option<String>,
+    /// Whether no diagnostic is an error.
+    pub valid: bool,
+    /// How many files it holds (never counting `.version`).
+    pub file_count: usize,
+    /// Their total size in bytes.
+    pub total_bytes: u64,
+    /// The headings of its SKILL.md, which the ranker searches too.
+    #[serde(skip)]
+    pub headings: Vec<String>,
+}
+
+/// `text` on one line: runs of white space made one space, none at either end.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+impl SkillEntry {
+    /// The description on one line (runs of white space made one space), as listings show it.
+    pub fn listing_description(&self) -> &str {
+        self.one_line.as_deref().unwrap_or_else(|| self.meta.description.as_deref().unwrap_or_default())
+    }
+}
+
+/// A skill as listed across scopes: the cached entry and whether another scope shadows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ListedEntry {
+    /// The skill.
+    #[serde(flatten)]
+    pub entry: Arc<SkillEntry>,
+    /// Whether a skill of the same name in a later scope (`user`) hides it.
+    pub shadowed: bool,
+}
+
+/// What the store knows of a skill besides its `SKILL.md`'s frontmatter, for [`SkillEntry::new`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Stored<'a> {
+    /// The stored revision, from `.version`.
+    pub revision: Option<Revision>,
+    /// The content digest, when it was read.
+    pub digest: Option<Digest>,
+    /// How many files it holds (never counting `.version`).
+    pub file_count: usize,
+    /// Their total size in bytes.
+    pub total_bytes: u64,
+    /// Its `SKILL.md` as read, for its headings.
+    pub skill_md: Option<&'a [u8]>,
+}
+
+impl SkillEntry {
+    /// One skill from what validating its `SKILL.md` found and what the store knows of it; a
+    /// folder name that is not a valid skill name is one more diagnostic.
+    pub fn new(scope: Scope, dir_name: &str, v: Validated, stored: Stored<'_>) -> Self {
+        let revision = stored.revision;
+        let mut diagnostics = v.diagnostics;
+        if let Err(e) = SkillName::parse(dir_name)
+            && !diagnostics.iter().any(|d| d.code == DiagCode::NameInvalid)
+        {
+            diagnostics.push(Diagnostic::error(
+                DiagCode::NameInvalid,
+                format!("the folder name {dir_name:?} is not a valid skill name: {e}"),
+            ));
+        }
+        let version = revision.map(|r| r.to_string()).or_else(|| v.meta.version.clone());
+        let description = v.meta.description.as_deref().unwrap_or_default();
+        let one_line = one_line(description);
+        let one_line = (one_line != description).then_some(one_line);
+        let headings = stored
+            .skill_md
+            .map(|b| crate::headings::headings(crate::frontmatter::strip(&String::from_utf8_lossy(b))))
+            .unwrap_or_default();
+        Self {
+            scope,
+            name: dir_name.to_owned(),
+            valid: !diagnostics.iter().any(Diagnostic::is_error),
+            one_line,
+            digest: stored.digest,
+            meta: v.meta,
+            diagnostics,
+            revision,
+            version,
+            file_count: stored.file_count,
+            total_bytes: stored.total_bytes,
+            headings,
+        }
+    }
+
+    /// A skill whose folder could not be read, with `why` as its one diagnostic.
+    pub fn unreadable(scope: Scope, dir_name: &str, why: impl fmt::Display) -> Self {
+        let d = Diagnostic::error(DiagCode::SkillUnreadable, format!("the skill could not be read: {why}"));
+        Self {
+            scope,
+            name: dir_name.to_owned(),
+            meta: SkillMeta::default(),
+            diagnostics: vec![d],
+            one_line: None,
+            digest: None,
+            revision: None,
+            version: None,
+            valid: false,
+            file_count: 0,
+            total_bytes: 0,
+            headings: Vec::new(),
+        }
+    }
+}

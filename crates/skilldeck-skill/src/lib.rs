@@ -1,0 +1,32 @@
+//! What a skill is: `SKILL.md` split into frontmatter and body, its names, metadata and the
+//! agentskills.io rules, validated into values and diagnostics. Bytes in, values out: no file
+//! system, no store.
+
+pub mod diag_args;
+pub mod diagnostic;
+pub mod digest;
+pub mod entry;
+pub mod files;
+pub mod frontmatter;
+pub mod grants;
+pub mod headings;
+pub mod meta;
+pub mod name;
+pub mod relpath;
+pub mod scope;
+pub mod spec;
+pub mod validate;
+pub mod visible;
+pub mod yaml_bounds;
+pub mod yaml_explain;
+
+pub use diagnostic::{DiagCode, Diagnostic, Severity};
+pub use digest::Digest;
+pub use entry::{ListedEntry, Revision, Scope, SkillEntry};
+pub use files::{SkillFiles, UploadLimits};
+pub use meta::{ExtraFields, JsonText, SkillMeta, Tier};
+pub use name::SkillName;
+pub use relpath::RelPath;
+
+/// The version of this build of Skilldeck, checked against a skill's `compatibility`.
+pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");

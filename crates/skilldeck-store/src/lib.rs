@@ -1,0 +1,16 @@
+//! The skill store: revisions and their records and seals, history, the journal and recovery,
+//! imports, the parse cache, the watcher, trust grants and the bundled skills, on the file system.
+
+pub mod bundled;
+pub mod entries;
+pub mod home;
+pub mod import;
+pub mod parse_cache;
+pub mod read_check;
+pub mod safe_read;
+pub mod storage;
+pub mod trust;
+pub mod watch;
+
+pub use home::SkilldeckHome;
+pub use storage::{FsStorage, Revision, Scope, SkillStorage, StorageError};

@@ -1,0 +1,344 @@
+//! The user's approvals of skills' `allowed-tools`, kept in `$SKILLDECK_HOME/trust.json`, and
+//! whether a skill's grants are in force. Holds no matching of commands (the agent's `allowed`).
+
+use crate::home::SkilldeckHome;
+use crate::storage::Scope;
+use serde::{Deserialize, Serialize};
+use skilldeck_skill::digest::Digest;
+use skilldeck_skill::grants::{GrantRequest, RequestedTool};
+use skilldeck_skill::meta::SkillMeta;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::PathBuf;
+
+/// The trust file's name under `$SKILLDECK_HOME`.
+pub const TRUST_FILE: &str = "trust.json";
+
+/// Whether a skill's `allowed-tools` is in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantState {
+    /// It asks for no shell command: nothing to approve.
+    None,
+    /// A bundled skill whose request is the one this build ships: trusted as shipped.
+    Bundled,
+    /// The user approved this request.
+    Trusted,
+    /// Never approved: the loop ignores it and asks for every command.
+    Untrusted,
+    /// The user approved an earlier request; this one differs and must be approved again.
+    Changed,
+}
+
+impl GrantState {
+    /// Whether the loop may use the grants.
+    pub fn in_force(self) -> bool {
+        match self {
+            Self::Bundled | Self::Trusted => true,
+            Self::None | Self::Untrusted | Self::Changed => false,
+        }
+    }
+
+    /// `none`, `bundled`, `trusted`, `untrusted` or `changed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Bundled => "bundled",
+            Self::Trusted => "trusted",
+            Self::Untrusted => "untrusted",
+            Self::Changed => "changed",
+        }
+    }
+}
+
+/// A skill's `allowed-tools` as people and tools see it: what it asks for, in plain words, and
+/// whether it is in force.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GrantsView {
+    /// Each requested tool, in plain words, broad ones marked.
+    pub requested: Vec<RequestedTool>,
+    /// Whether any requested tool lets the skill run any code without asking.
+    pub broad: bool,
+    /// Whether the grants are in force (`bundled`, `trusted`) or not, and why.
+    pub state: GrantState,
+    /// Whether the loop uses them.
+    pub in_force: bool,
+}
+
+/// One approval: the request's digest and patterns, and when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Approval {
+    /// `GrantRequest::digest` of what was approved.
+    pub digest: String,
+    /// The patterns approved, as written (shown; the digest decides).
+    pub allowed_tools: Vec<String>,
+    /// When, RFC 3339.
+    pub approved: String,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct TrustFile {
+    format: u32,
+    /// `scope/name` → approval.
+    skills: BTreeMap<String, Approval>,
+}
+
+/// The trust file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum TrustError {
+    /// Reading or writing failed.
+    #[error("could not {action} {}: {source}", path.display())]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A team skill was to be approved without the digest of its files.
+    #[error(
+        "the team skill {name} can only be approved together with its files' digest (a Skilldeck bug: please report it)"
+    )]
+    NoContent {
+        /// The skill.
+        name: String,
+    },
+    /// The file holds something else than approvals.
+    #[error(
+        "{} is not a trust file Skilldeck can read ({reason}); move it aside and approve skills again with `skilldeck trust NAME`",
+        path.display()
+    )]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// The parser's message.
+        reason: String,
+    },
+}
+
+/// The user's approvals, as read from `trust.json` (absent means none).
+#[derive(Debug, Default)]
+pub struct Trust {
+    path: PathBuf,
+    file: TrustFile,
+    /// The bundled skills' requests; none in a `Trust` that read no file (nothing is trusted).
+    bundled: Option<&'static BTreeMap<String, GrantRequest>>,
+}
+
+/// What each bundled skill of this build asks for: read from the binary once per process.
+fn bundled_requests() -> &'static BTreeMap<String, GrantRequest> {
+    static REQUESTS: std::sync::OnceLock<BTreeMap<String, GrantRequest>> = std::sync::OnceLock::new();
+    REQUESTS.get_or_init(|| {
+        crate::bundled::skills()
+            .into_iter()
+            .map(|(name, files)| {
+                let meta = files
+                    .skill_md()
+                    .map(|md| {
+                        skilldeck_skill::validate::validate_bytes(
+                            Some(md),
+                            skilldeck_skill::validate::ValidateOptions::default(),
+                        )
+                        .meta
+                    })
+                    .unwrap_or_default();
+                (name.to_string(), GrantRequest::of(&meta))
+            })
+            .collect()
+    })
+}
+
+fn key(scope: Scope, name: &str) -> String {
+    format!("{scope}/{name}")
+}
+
+/// The content an approval in `scope` is bound to: a team skill's files (others publish its
+/// revisions), nothing for the user's own and bundled skills.
+pub fn bound_content(scope: Scope, content: Option<&Digest>) -> Option<&Digest> {
+    if scope == Scope::Team { content } else { None }
+}
+
+fn now() -> String {
+    time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+}
+
+impl Trust {
+    /// Reads the approvals under `home`. A missing file means nothing is approved yet.
+    pub fn load(home: &SkilldeckHome) -> Result<Self, TrustError> {
+        let path = home.root().join(TRUST_FILE);
+        let file = match fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|e| TrustError::Corrupt { path: path.clone(), reason: e.to_string() })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => TrustFile::default(),
+            Err(source) => return Err(TrustError::Io { action: "read", path, source }),
+        };
+        Ok(Self { path, file, bundled: Some(bundled_requests()) })
+    }
+
+    /// Whether the `allowed-tools` of skill `name` in `scope` (with frontmatter `meta`) is in force.
+    /// `content` is the skill's files' digest: a team skill is trusted only with the files it
+    /// was approved with, so without it a team skill is never in force (see [`bound_content`]).
+    pub fn state(&self, scope: Scope, name: &str, meta: &SkillMeta, content: Option<&Digest>) -> GrantState {
+        let request = GrantRequest::of(meta);
+        if !request.asks_for_shell() {
+            return GrantState::None;
+        }
+        if scope == Scope::System && self.bundled.and_then(|b| b.get(name)) == Some(&request) {
+            return GrantState::Bundled;
+        }
+        let bound = bound_content(scope, content);
+        match self.file.skills.get(&key(scope, name)) {
+            Some(_) if scope == Scope::Team && bound.is_none() => GrantState::Changed,
+            Some(a) if a.digest == request.digest(scope, name, bound) => GrantState::Trusted,
+            Some(_) => GrantState::Changed,
+            None => GrantState::Untrusted,
+        }
+    }
+
+    /// What skill `name` in `scope` asks for and whether it is in force (`content` as in
+    /// [`Trust::state`]).
+    pub fn view(&self, scope: Scope, name: &str, meta: &SkillMeta, content: Option<&Digest>) -> GrantsView {
+        let request = GrantRequest::of(meta);
+        let state = self.state(scope, name, meta, content);
+        GrantsView { requested: request.describe(), broad: request.is_broad(), state, in_force: state.in_force() }
+    }
+
+    /// The approval on record for a skill, if any.
+    pub fn approval(&self, scope: Scope, name: &str) -> Option<&Approval> {
+        self.file.skills.get(&key(scope, name))
+    }
+
+    /// Approves `meta`'s request for skill `name` in `scope` (with files `content`, which a team
+    /// skill needs) and saves the file.
+    pub fn approve(
+        &mut self,
+        scope: Scope,
+        name: &str,
+        meta: &SkillMeta,
+        content: Option<&Digest>,
+    ) -> Result<(), TrustError> {
+        self.approve_all(scope, [(name, meta, content)])
+    }
+
+    /// Approves several skills of `scope` at once (name, frontmatter, files' digest), writing
+    /// the file once (a bulk import). Nothing is approved when a team skill comes without its
+    /// digest.
+    pub fn approve_all<'a>(
+        &mut self,
+        scope: Scope,
+        skills: impl IntoIterator<Item = (&'a str, &'a SkillMeta, Option<&'a Digest>)>,
+    ) -> Result<(), TrustError> {
+        let approved = now();
+        let mut approvals = Vec::new();
+        for (name, meta, content) in skills {
+            if scope == Scope::Team && content.is_none() {
+                return Err(TrustError::NoContent { name: name.to_owned() });
+            }
+            let request = GrantRequest::of(meta);
+            let approval = Approval {
+                digest: request.digest(scope, name, bound_content(scope, content)),
+                allowed_tools: request.patterns().to_vec(),
+                approved: approved.clone(),
+            };
+            approvals.push((key(scope, name), approval));
+        }
+        self.file.skills.extend(approvals);
+        self.save()
+    }
+
+    /// Withdraws the approval of skill `name` in `scope`; `false` when there was none.
+    pub fn revoke(&mut self, scope: Scope, name: &str) -> Result<bool, TrustError> {
+        let had = self.file.skills.remove(&key(scope, name)).is_some();
+        if had {
+            self.save()?;
+        }
+        Ok(had)
+    }
+
+    /// Writes the file beside itself and renames it in, so a reader never sees half of it.
+    fn save(&mut self) -> Result<(), TrustError> {
+        self.file.format = 1;
+        let json = serde_json::to_vec_pretty(&self.file)
+            .map_err(|e| TrustError::Corrupt { path: self.path.clone(), reason: e.to_string() })?;
+        let tmp = self.path.with_extension(format!("json.tmp-{}", std::process::id()));
+        if let Some(dir) = self.path.parent() {
+            fs::create_dir_all(dir).map_err(|source| TrustError::Io { action: "create", path: dir.into(), source })?;
+        }
+        fs::write(&tmp, json).map_err(|source| TrustError::Io { action: "write", path: tmp.clone(), source })?;
+        fs::rename(&tmp, &self.path).map_err(|source| TrustError::Io {
+            action: "write",
+            path: self.path.clone(),
+            source,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(tools: &[&str]) -> SkillMeta {
+        SkillMeta { allowed_tools: tools.iter().map(|s| (*s).to_owned()).collect(), ..SkillMeta::default() }
+    }
+
+    #[test]
+    fn approvals_follow_the_request_and_survive_a_reload() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = SkilldeckHome::new(dir.path());
+        let mut trust = Trust::load(&home).unwrap();
+        let asks = meta(&["Bash"]);
+        assert_eq!(trust.state(Scope::User, "x", &meta(&["Read"]), None), GrantState::None);
+        assert_eq!(trust.state(Scope::User, "x", &asks, None), GrantState::Untrusted);
+        trust.approve(Scope::User, "x", &asks, None).unwrap();
+        let trust = Trust::load(&home).unwrap();
+        assert_eq!(trust.state(Scope::User, "x", &asks, None), GrantState::Trusted);
+        assert_eq!(trust.state(Scope::User, "y", &asks, None), GrantState::Untrusted);
+        assert_eq!(trust.state(Scope::User, "x", &meta(&["Bash", "Bash(rm:*)"]), None), GrantState::Changed);
+        let mut trust = trust;
+        assert!(trust.revoke(Scope::User, "x").unwrap());
+        assert!(!trust.revoke(Scope::User, "x").unwrap());
+        assert_eq!(Trust::load(&home).unwrap().state(Scope::User, "x", &asks, None), GrantState::Untrusted);
+    }
+
+    #[test]
+    fn a_team_skill_is_trusted_only_with_the_files_it_was_approved_with() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = SkilldeckHome::new(dir.path());
+        let mut trust = Trust::load(&home).unwrap();
+        let asks = meta(&["Bash(python3 scripts/run.py:*)"]);
+        let (v1, v2) = (Digest::from_bytes([1; 32]), Digest::from_bytes([2; 32]));
+        let e = trust.approve(Scope::Team, "x", &asks, None).unwrap_err();
+        assert!(matches!(e, TrustError::NoContent { .. }), "{e}");
+        assert!(trust.approval(Scope::Team, "x").is_none(), "nothing approved without the files");
+        trust.approve(Scope::Team, "x", &asks, Some(&v1)).unwrap();
+        let trust = Trust::load(&home).unwrap();
+        assert_eq!(trust.state(Scope::Team, "x", &asks, Some(&v1)), GrantState::Trusted);
+        // A teammate's next revision with the same request but new scripts asks again.
+        assert_eq!(trust.state(Scope::Team, "x", &asks, Some(&v2)), GrantState::Changed);
+        assert_eq!(trust.state(Scope::Team, "x", &asks, None), GrantState::Changed);
+        // The user's own skills keep their approval across revisions with the same request.
+        let mut trust = trust;
+        trust.approve(Scope::User, "x", &asks, Some(&v1)).unwrap();
+        assert_eq!(trust.state(Scope::User, "x", &asks, Some(&v2)), GrantState::Trusted);
+        assert_eq!(trust.state(Scope::User, "x", &asks, None), GrantState::Trusted);
+    }
+
+    #[test]
+    fn bundled_skills_are_trusted_only_as_shipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let trust = Trust::load(&SkilldeckHome::new(dir.path())).unwrap();
+        let shipped = meta(&["Bash(git log:*)", "Bash(git diff:*)"]);
+        assert_eq!(trust.state(Scope::System, "commit-messages", &shipped, None), GrantState::Bundled);
+        assert_eq!(trust.state(Scope::System, "commit-messages", &meta(&["Bash"]), None), GrantState::Untrusted);
+        assert_eq!(trust.state(Scope::User, "commit-messages", &shipped, None), GrantState::Untrusted);
+    }
+
+    #[test]
+    fn a_corrupt_file_is_an_error_that_says_what_to_do() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(TRUST_FILE), "{not json").unwrap();
+        let e = Trust::load(&SkilldeckHome::new(dir.path())).unwrap_err();
+        assert!(e.to_string().contains("skilldeck trust NAME"), "{e}");
+    }
+}
