@@ -4,6 +4,7 @@
 use crate::catalog;
 use crate::memo::Mounts;
 use crate::search::find_skills_tool;
+use crate::slot::SessionSlot;
 use crate::tool::{instructions, view_skill_tool};
 use crate::workspace::Workspaces;
 use crate::{McpError, ServeOptions};
@@ -45,7 +46,7 @@ pub(crate) struct Shared {
     /// Whether the settings let the session search (`find_skills` among the enabled tools).
     find_enabled: std::sync::atomic::AtomicBool,
     /// The HTTP server's count of this session, given back when the session's server goes.
-    pub(crate) slot: Mutex<Option<crate::http::SessionSlot>>,
+    pub(crate) slot: Mutex<Option<SessionSlot>>,
 }
 
 /// The requests a client sends a server in the MCP protocol: one of them reaching
