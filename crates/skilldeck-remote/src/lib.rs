@@ -17,9 +17,10 @@ pub mod team;
 pub mod untrusted;
 
 pub use config::RemoteConfig;
+pub use credentials::Credentials;
 pub use error::{RemoteError, Result};
 pub use manifest::{Event, Manifest};
 pub use problem::SkillProblem;
 pub use remote::{GcReport, Listing, Offline, RefreshReport, Remote, SkillSummary};
-pub use store::{Credentials, PublishReport, RemoteStore};
+pub use store::{PublishReport, RemoteStore};
 pub use team::{TEAM_REMOTE, TeamSync, When, sync_team};
