@@ -6,6 +6,7 @@ pub mod cache;
 pub mod config;
 pub mod credentials;
 pub mod error;
+mod file_entry;
 pub mod layout;
 pub mod manifest;
 #[cfg(feature = "moto-harness")]
