@@ -22,6 +22,7 @@ pub mod record;
 pub mod report;
 pub mod scan;
 pub mod source;
+mod stage;
 pub mod state;
 mod swap;
 pub mod sync;
