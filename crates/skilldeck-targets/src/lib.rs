@@ -27,6 +27,7 @@ pub mod state;
 mod swap;
 pub mod sync;
 pub mod target;
+mod wanted;
 
 pub use error::TargetError;
 pub use plan::{Action, SkipReason, TargetPlan};

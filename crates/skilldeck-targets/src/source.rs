@@ -4,28 +4,13 @@
 use crate::error::TargetError;
 use crate::keep::{self, Keep};
 use crate::target::Folder;
-use serde::Serialize;
 use skilldeck_core::{Digest, FsStorage, Revision, Scope, SkillFiles, SkillName, SkillRegistry};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// A skill chosen for the targets: the store's current revision of it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Wanted {
-    /// Its name (a valid skill name).
-    pub name: SkillName,
-    /// The scope it is stored in (user shadows system).
-    pub scope: Scope,
-    /// Its revision now.
-    pub revision: Revision,
-    /// Its tags (frontmatter `tags` or `metadata.tags`), for targets that take skills by tag.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<String>,
-}
-
-/// The chosen skills, by name.
-pub type WantedSet = BTreeMap<String, Wanted>;
+// Chosen here, defined beneath this module and `keep`; named here too.
+pub use crate::wanted::{Wanted, WantedSet};
 
 /// The skills every target gets by default: the enabled valid ones, user shadowing team
 /// shadowing system.
