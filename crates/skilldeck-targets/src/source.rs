@@ -1,9 +1,9 @@
-//! What should be in the targets: the skills chosen from the store, and reading one whole
-//! revision of each when it is written.
+//! What should be in the targets: the skills chosen from the store and for each folder, and
+//! reading one whole revision of each when it is written.
 
 use crate::error::TargetError;
 use crate::keep::{self, Keep};
-use crate::target::Folder;
+use crate::target::{Folder, Target, synced_by_default};
 use skilldeck_core::{Digest, FsStorage, Revision, Scope, SkillFiles, SkillName, SkillRegistry};
 use std::collections::HashMap;
 use std::path::Path;
@@ -47,6 +47,12 @@ pub fn takes(f: &Folder, name: &str, tags: &[String]) -> bool {
 /// `wanted` narrowed to what folder `f` takes (see `takes`).
 pub fn narrow(wanted: &WantedSet, f: &Folder) -> WantedSet {
     wanted.iter().filter(|(n, w)| takes(f, n, &w.tags)).map(|(n, w)| (n.clone(), w.clone())).collect()
+}
+
+/// The skills chosen for folder `f` of `t` out of `wanted` (the enabled valid ones): none when a
+/// plain `sync` does not go there, else narrowed to the folder's `skills` and `exclude` lists.
+pub fn chosen_for(t: &Target, f: &Folder, wanted: &WantedSet) -> WantedSet {
+    if synced_by_default(t, f) { narrow(wanted, f) } else { WantedSet::new() }
 }
 
 /// Where skills are read from when they are written to a target.
