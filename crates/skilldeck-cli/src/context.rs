@@ -1,6 +1,7 @@
 //! Opening the store for a command: the home, recovery, bundled skills, and name resolution.
 //! Holds what every store-touching command does first; not the commands themselves.
 
+use crate::output;
 use anyhow::{Context as _, bail};
 use skilldeck_agent::config::Config;
 use skilldeck_agent::session::SessionOptions;
@@ -54,7 +55,7 @@ impl Ctx {
                     eprintln!("{}", offline_line(off));
                 }
                 for p in &sync.problems {
-                    eprintln!("{}", crate::commands::remote::problem_line(skilldeck_remote::TEAM_REMOTE, p));
+                    eprintln!("{}", output::problem_line(skilldeck_remote::TEAM_REMOTE, p));
                 }
                 sync
             }

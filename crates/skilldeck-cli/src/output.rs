@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 use skilldeck_core::{Diagnostic, Severity};
+use skilldeck_remote::SkillProblem;
 use std::collections::BTreeMap;
 use std::io::Write as _;
 
@@ -72,6 +73,11 @@ pub fn print_warnings(warnings: &[String]) {
     for w in warnings {
         eprintln!("warning: {w}");
     }
+}
+
+/// The warning for a skill a refresh or materialise skipped.
+pub fn problem_line(remote: &str, p: &SkillProblem) -> String {
+    format!("warning: {remote}: {}", p.line())
 }
 
 /// A byte count for people.

@@ -3,6 +3,7 @@
 
 use crate::incoming::{Incoming, judge};
 use crate::server::SkilldeckServer;
+use crate::slot::SessionSlot;
 use crate::{McpError, ServeOptions};
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
@@ -14,7 +15,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use skilldeck_core::{FsStorage, SkillRegistry};
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 
 /// The path the MCP endpoint is served at.
 pub const ENDPOINT: &str = "/mcp";
@@ -142,39 +143,3 @@ impl HttpListener {
 
 /// The most MCP sessions one `--http` server holds at once.
 pub const MAX_SESSIONS: usize = 64;
-
-/// One session's place in the server's count, given back when dropped (with the session's
-/// server).
-#[derive(Debug)]
-pub(crate) struct SessionSlot(Arc<AtomicUsize>);
-
-impl SessionSlot {
-    /// A place in `count` when fewer than `max` are taken.
-    fn take(count: &Arc<AtomicUsize>, max: usize) -> Option<Self> {
-        count.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < max).then_some(n + 1)).ok()?;
-        Some(Self(Arc::clone(count)))
-    }
-}
-
-impl Drop for SessionSlot {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-#[cfg(test)]
-mod slot_tests {
-    use super::*;
-
-    #[test]
-    fn sessions_past_the_cap_are_refused_until_one_ends() {
-        let count = Arc::new(AtomicUsize::new(0));
-        let mut held: Vec<SessionSlot> = (0..3).filter_map(|_| SessionSlot::take(&count, 3)).collect();
-        assert_eq!(held.len(), 3);
-        assert!(SessionSlot::take(&count, 3).is_none());
-        held.pop();
-        assert!(SessionSlot::take(&count, 3).is_some(), "a place comes back when a session ends");
-        drop(held);
-        assert_eq!(count.load(Ordering::Acquire), 0);
-    }
-}

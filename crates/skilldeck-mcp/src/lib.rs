@@ -12,6 +12,7 @@ mod live;
 mod memo;
 mod search;
 mod server;
+mod slot;
 mod stdio;
 mod tool;
 mod workspace;

@@ -1,11 +1,9 @@
-//! `find_skills` over MCP: the tool offered while the listing does not show every skill, and a
-//! call's effect on the session (what it finds joins the listing and the `view_skill` enum).
+//! `find_skills` over MCP: the tool offered while the listing does not show every skill and the
+//! schema of its result. A call's effect on the session is the server's (`SkilldeckServer::find`).
 
-use crate::server::SkilldeckServer;
 use crate::tool::object;
-use rmcp::model::{CallToolResult, Tool, ToolAnnotations};
+use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Value, json};
-use skilldeck_core::Catalogue;
 use skilldeck_core::find::{self, TOOL_NAME, tool_spec};
 use skilldeck_core::listing::Listing;
 
@@ -57,40 +55,4 @@ pub fn find_skills_tool(listing: &Listing, enabled: bool) -> Option<Tool> {
                 ToolAnnotations::new().read_only(true).destructive(false).idempotent(true).open_world(false),
             ),
     )
-}
-
-impl SkilldeckServer {
-    /// Runs one `find_skills` call: searches every skill the session may be listed, adds the
-    /// matches to what this session found, and rebuilds the listing; returns the result and
-    /// whether what clients see changed (then they must be told).
-    pub fn find(&self, input: &Value) -> (CallToolResult, bool) {
-        let query = input.get("query").and_then(Value::as_str).map(str::trim).unwrap_or_default();
-        if query.is_empty() {
-            let error = json!({
-                "query": query,
-                "error": {"code": "query_missing", "message": "Give a few words about the task as query, e.g. {\"query\": \"fill a PDF form\"}."}
-            });
-            return (CallToolResult::structured_error(error), false);
-        }
-        let shared = &self.shared;
-        let matches = match shared
-            .listing_options()
-            .and_then(|opts| Ok(shared.registry.find_skills(&opts, query, find::DEFAULT_LIMIT)?))
-        {
-            Ok(m) => m,
-            Err(e) => {
-                let error = json!({"query": query, "error": {"code": "store_unreadable", "message": e.to_string()}});
-                return (CallToolResult::structured_error(error), false);
-            }
-        };
-        shared.add_found(matches.iter().map(|m| m.name.clone()));
-        let changed = match shared.refresh() {
-            Ok(changed) => changed,
-            Err(e) => {
-                eprintln!("skilldeck mcp: {e}; the previous listing stays");
-                false
-            }
-        };
-        (CallToolResult::structured(find::result_json(query, &matches)), changed)
-    }
 }

@@ -1,9 +1,11 @@
-//! The MCP server: capabilities, `tools/list` and `tools/call` over the live listing, and the
-//! roots the client shares. Holds the handler and its shared state; not the tool's wording.
+//! The MCP server: capabilities, `tools/list` and `tools/call` over the live listing (a
+//! `find_skills` call's matches join the session's listing), and the roots the client shares.
+//! Holds the handler and its shared state; not the tools' wording (`tool`, `search`).
 
 use crate::catalog;
 use crate::memo::Mounts;
 use crate::search::find_skills_tool;
+use crate::slot::SessionSlot;
 use crate::tool::{instructions, view_skill_tool};
 use crate::workspace::Workspaces;
 use crate::{McpError, ServeOptions};
@@ -15,9 +17,10 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
-use serde_json::Value;
+use serde_json::{Value, json};
 use skilldeck_core::Catalogue;
 use skilldeck_core::SkillRegistry;
+use skilldeck_core::find;
 use skilldeck_core::listing::{Listing, ListingOptions};
 use skilldeck_core::view_result::{ViewErrorCode, ViewResult};
 use skilldeck_core::view_skill::TOOL_NAME;
@@ -46,7 +49,7 @@ pub(crate) struct Shared {
     /// Whether the settings let the session search (`find_skills` among the enabled tools).
     find_enabled: std::sync::atomic::AtomicBool,
     /// The HTTP server's count of this session, given back when the session's server goes.
-    pub(crate) slot: Mutex<Option<crate::http::SessionSlot>>,
+    pub(crate) slot: Mutex<Option<SessionSlot>>,
 }
 
 /// The requests a client sends a server in the MCP protocol: one of them reaching
@@ -270,6 +273,40 @@ impl SkilldeckServer {
                 format!("The call did not finish: {e}."),
             )
         })
+    }
+
+    /// Runs one `find_skills` call: searches every skill the session may be listed, adds the
+    /// matches to what this session found, and rebuilds the listing; returns the result and
+    /// whether what clients see changed (then they must be told).
+    pub fn find(&self, input: &Value) -> (CallToolResult, bool) {
+        let query = input.get("query").and_then(Value::as_str).map(str::trim).unwrap_or_default();
+        if query.is_empty() {
+            let error = json!({
+                "query": query,
+                "error": {"code": "query_missing", "message": "Give a few words about the task as query, e.g. {\"query\": \"fill a PDF form\"}."}
+            });
+            return (CallToolResult::structured_error(error), false);
+        }
+        let shared = &self.shared;
+        let matches = match shared
+            .listing_options()
+            .and_then(|opts| Ok(shared.registry.find_skills(&opts, query, find::DEFAULT_LIMIT)?))
+        {
+            Ok(m) => m,
+            Err(e) => {
+                let error = json!({"query": query, "error": {"code": "store_unreadable", "message": e.to_string()}});
+                return (CallToolResult::structured_error(error), false);
+            }
+        };
+        shared.add_found(matches.iter().map(|m| m.name.clone()));
+        let changed = match shared.refresh() {
+            Ok(changed) => changed,
+            Err(e) => {
+                eprintln!("skilldeck mcp: {e}; the previous listing stays");
+                false
+            }
+        };
+        (CallToolResult::structured(find::result_json(query, &matches)), changed)
     }
 }
 

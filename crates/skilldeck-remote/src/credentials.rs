@@ -1,11 +1,41 @@
 //! Where the keys that sign requests come from: the AWS environment variables, else the shared
 //! profile files (`~/.aws/credentials`, `~/.aws/config`). Never config.toml.
-//! Holds the lookup and the INI reading (through `rust-ini`); not the signing (`object_store`).
+//! Holds the keys' type, the lookup and the INI reading (through `rust-ini`); not the signing
+//! (`object_store`).
 
 use crate::error::{RemoteError, Result};
-use crate::store::Credentials;
 use ini::{Ini, ParseOption};
 use std::path::{Path, PathBuf};
+
+/// The keys that sign requests; never stored in config.toml.
+#[derive(Clone)]
+pub struct Credentials {
+    /// `AWS_ACCESS_KEY_ID`.
+    pub access_key_id: String,
+    /// `AWS_SECRET_ACCESS_KEY`.
+    pub secret_access_key: String,
+    /// `AWS_SESSION_TOKEN`, for temporary credentials.
+    pub session_token: Option<String>,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials").field("access_key_id", &self.access_key_id).finish_non_exhaustive()
+    }
+}
+
+impl Credentials {
+    /// From `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`; `None`
+    /// when either key is missing.
+    pub fn from_env() -> Option<Self> {
+        let var = |v: &str| std::env::var(v).ok().filter(|s| !s.is_empty());
+        Some(Self {
+            access_key_id: var("AWS_ACCESS_KEY_ID")?,
+            secret_access_key: var("AWS_SECRET_ACCESS_KEY")?,
+            session_token: var("AWS_SESSION_TOKEN"),
+        })
+    }
+}
 
 /// Where a remote's credentials were found, for messages.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,6 +6,7 @@ pub mod cache;
 pub mod config;
 pub mod credentials;
 pub mod error;
+mod file_entry;
 pub mod layout;
 pub mod manifest;
 #[cfg(feature = "moto-harness")]
@@ -17,9 +18,10 @@ pub mod team;
 pub mod untrusted;
 
 pub use config::RemoteConfig;
+pub use credentials::Credentials;
 pub use error::{RemoteError, Result};
 pub use manifest::{Event, Manifest};
 pub use problem::SkillProblem;
 pub use remote::{GcReport, Listing, Offline, RefreshReport, Remote, SkillSummary};
-pub use store::{Credentials, PublishReport, RemoteStore};
+pub use store::{PublishReport, RemoteStore};
 pub use team::{TEAM_REMOTE, TeamSync, When, sync_team};

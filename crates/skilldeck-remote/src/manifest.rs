@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
 use skilldeck_core::{Digest, SkillFiles, SkillName, UploadLimits};
 
+// The type of `Manifest::files`, defined beneath this module and `untrusted`; named here too.
+pub use crate::file_entry::FileEntry;
+
 /// Why a revision was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -15,17 +18,6 @@ pub enum Event {
     Publish,
     /// An older revision's files published again.
     Restore,
-}
-
-/// One file of a revision.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileEntry {
-    /// Relative path in the skill.
-    pub path: String,
-    /// SHA-256 of the bytes, 64 hex digits: the blob's key.
-    pub sha256: String,
-    /// Size in bytes.
-    pub size: u64,
 }
 
 /// One revision of a skill.

@@ -4,10 +4,11 @@
 
 use crate::cache::{Cache, State};
 use crate::config::{RemoteConfig, load_remote};
+use crate::credentials::Credentials;
 use crate::error::{RemoteError, Result};
 use crate::manifest::{Event, Manifest};
 use crate::problem::{SkillProblem, is_per_skill};
-use crate::store::{Credentials, PublishReport, RemoteStore};
+use crate::store::{PublishReport, RemoteStore};
 use futures_util::StreamExt as _;
 use serde::Serialize;
 use skilldeck_core::{SkillFiles, SkillName};

@@ -2,6 +2,7 @@
 //! Holds the requests and the revision claim; not the local cache (see `cache`).
 
 use crate::config::{BucketUrl, RemoteConfig};
+use crate::credentials::{self, Credentials};
 use crate::error::{RemoteError, Result};
 use crate::layout::{Layout, MAX_REVISION};
 use crate::manifest::{Event, Manifest, sha256_hex};
@@ -45,36 +46,6 @@ pub struct PublishReport {
     pub manifest: Manifest,
 }
 
-/// The keys that sign requests; never stored in config.toml.
-#[derive(Clone)]
-pub struct Credentials {
-    /// `AWS_ACCESS_KEY_ID`.
-    pub access_key_id: String,
-    /// `AWS_SECRET_ACCESS_KEY`.
-    pub secret_access_key: String,
-    /// `AWS_SESSION_TOKEN`, for temporary credentials.
-    pub session_token: Option<String>,
-}
-
-impl std::fmt::Debug for Credentials {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Credentials").field("access_key_id", &self.access_key_id).finish_non_exhaustive()
-    }
-}
-
-impl Credentials {
-    /// From `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`; `None`
-    /// when either key is missing.
-    pub fn from_env() -> Option<Self> {
-        let var = |v: &str| std::env::var(v).ok().filter(|s| !s.is_empty());
-        Some(Self {
-            access_key_id: var("AWS_ACCESS_KEY_ID")?,
-            secret_access_key: var("AWS_SECRET_ACCESS_KEY")?,
-            session_token: var("AWS_SESSION_TOKEN"),
-        })
-    }
-}
-
 /// One team store: a bucket and a prefix, reached with the environment's credentials.
 #[derive(Debug, Clone)]
 pub struct RemoteStore {
@@ -87,7 +58,7 @@ impl RemoteStore {
     /// Connects to the remote `name` configured as `cfg` with the credentials of the
     /// environment or the AWS profile files (no request is sent yet; see `credentials`).
     pub fn connect(name: &str, cfg: &RemoteConfig) -> Result<Self> {
-        let (creds, _) = crate::credentials::resolve(name, &|v| std::env::var(v).ok())?;
+        let (creds, _) = credentials::resolve(name, &|v| std::env::var(v).ok())?;
         Self::connect_with(name, cfg, &creds)
     }
 

@@ -2,7 +2,7 @@
 //! other people, so its sizes, paths and text are bounded and checked here, before a blob is
 //! fetched or a line is printed. Holds the rules; not the parsing (`manifest`).
 
-use crate::manifest::FileEntry;
+use crate::file_entry::FileEntry;
 use skilldeck_core::files::{LimitMeter, is_sidecar};
 use skilldeck_core::{RelPath, UploadLimits};
 use std::collections::HashMap;

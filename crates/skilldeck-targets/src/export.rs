@@ -9,6 +9,7 @@ use crate::error::TargetError;
 use crate::folder;
 use crate::lock::FolderLock;
 use crate::record::Record;
+use crate::stage::stage;
 use skilldeck_core::{Revision, Scope, SkillFiles};
 use std::collections::BTreeSet;
 use std::fs;
@@ -75,7 +76,7 @@ impl Exports {
         fs::create_dir_all(&parent).map_err(TargetError::io("create", &parent))?;
         let staged = parent.join(format!(".staging-{}-{name}", std::process::id()));
         remove_tree(&staged);
-        crate::sync::stage(&staged, files).map_err(TargetError::io("write", &staged))?;
+        stage(&staged, files).map_err(TargetError::io("write", &staged))?;
         read_only(&staged).map_err(TargetError::io("protect", &staged))?;
         fs::rename(&staged, &path).map_err(|e| {
             remove_tree(&staged);

@@ -10,7 +10,7 @@
 //! getting the bundled skill.
 
 use crate::error::TargetError;
-use crate::source::Wanted;
+use crate::wanted::Wanted;
 use serde::Serialize;
 use skilldeck_core::import;
 use skilldeck_core::storage::RevisionEvent;

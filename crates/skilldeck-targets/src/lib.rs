@@ -22,10 +22,12 @@ pub mod record;
 pub mod report;
 pub mod scan;
 pub mod source;
+mod stage;
 pub mod state;
 mod swap;
 pub mod sync;
 pub mod target;
+mod wanted;
 
 pub use error::TargetError;
 pub use plan::{Action, SkipReason, TargetPlan};

@@ -2,9 +2,9 @@
 //! and each skill's state in each folder, with counts by state. Reads only; changes nothing.
 
 use crate::record::{self, Records};
-use crate::source::WantedSet;
+use crate::source::{WantedSet, chosen_for};
 use crate::state::{self, Observed, SkillState};
-use crate::target::{Folder, Target, chosen_for, synced_by_default};
+use crate::target::{Folder, Target, synced_by_default};
 use serde::Serialize;
 use std::collections::BTreeMap;
 

@@ -143,7 +143,7 @@ pub fn inputs(targets: &[crate::target::Target], wanted: &WantedSet) -> Vec<Scan
             t.folders.iter().map(|f| ScanInput {
                 folder: f.clone(),
                 synced: crate::target::synced_by_default(t, f),
-                wanted: crate::target::chosen_for(t, f, wanted),
+                wanted: crate::source::chosen_for(t, f, wanted),
             })
         })
         .collect()

@@ -1,31 +1,16 @@
-//! What should be in the targets: the skills chosen from the store, and reading one whole
-//! revision of each when it is written.
+//! What should be in the targets: the skills chosen from the store and for each folder, and
+//! reading one whole revision of each when it is written.
 
 use crate::error::TargetError;
 use crate::keep::{self, Keep};
-use crate::target::Folder;
-use serde::Serialize;
+use crate::target::{Folder, Target, synced_by_default};
 use skilldeck_core::{Digest, FsStorage, Revision, Scope, SkillFiles, SkillName, SkillRegistry};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-/// A skill chosen for the targets: the store's current revision of it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Wanted {
-    /// Its name (a valid skill name).
-    pub name: SkillName,
-    /// The scope it is stored in (user shadows system).
-    pub scope: Scope,
-    /// Its revision now.
-    pub revision: Revision,
-    /// Its tags (frontmatter `tags` or `metadata.tags`), for targets that take skills by tag.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tags: Vec<String>,
-}
-
-/// The chosen skills, by name.
-pub type WantedSet = BTreeMap<String, Wanted>;
+// Chosen here, defined beneath this module and `keep`; named here too.
+pub use crate::wanted::{Wanted, WantedSet};
 
 /// The skills every target gets by default: the enabled valid ones, user shadowing team
 /// shadowing system.
@@ -62,6 +47,12 @@ pub fn takes(f: &Folder, name: &str, tags: &[String]) -> bool {
 /// `wanted` narrowed to what folder `f` takes (see `takes`).
 pub fn narrow(wanted: &WantedSet, f: &Folder) -> WantedSet {
     wanted.iter().filter(|(n, w)| takes(f, n, &w.tags)).map(|(n, w)| (n.clone(), w.clone())).collect()
+}
+
+/// The skills chosen for folder `f` of `t` out of `wanted` (the enabled valid ones): none when a
+/// plain `sync` does not go there, else narrowed to the folder's `skills` and `exclude` lists.
+pub fn chosen_for(t: &Target, f: &Folder, wanted: &WantedSet) -> WantedSet {
+    if synced_by_default(t, f) { narrow(wanted, f) } else { WantedSet::new() }
 }
 
 /// Where skills are read from when they are written to a target.

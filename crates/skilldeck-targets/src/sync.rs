@@ -12,6 +12,7 @@ use crate::lock::FolderLock;
 use crate::plan::{self, Action, SkipReason, TargetPlan};
 use crate::record::{self, Mode, Owned, Record, Records};
 use crate::source::{Source, WantedSet, narrow};
+use crate::stage::stage;
 use crate::state;
 use crate::swap::{Swap, clean_leftovers, place_new, remove, replace, temp_path};
 use crate::target::Folder;
@@ -453,46 +454,6 @@ fn links_work(dir: &Path) -> bool {
 /// Says on standard error why unused exports were not cleaned (the sync itself went well).
 fn eprintln_free(e: &TargetError) {
     eprintln!("warning: unused exports were not removed: {e}");
-}
-
-/// Writes `files` into the new folder `dir`; a file starting with `#!` is made executable, as
-/// the store does.
-pub(crate) fn stage(dir: &Path, files: &SkillFiles) -> std::io::Result<()> {
-    fs::create_dir(dir)?;
-    let written = (|| {
-        for (rel, bytes) in files.iter() {
-            let p = rel.under(dir);
-            if let Some(parent) = p.parent() {
-                fs::create_dir_all(parent)?;
-            }
-            fs::write(&p, bytes)?;
-            if bytes.starts_with(b"#!") {
-                executable(&p)?;
-            }
-        }
-        Ok(())
-    })();
-    if written.is_err() {
-        let _ = fs::remove_dir_all(dir);
-    }
-    written
-}
-
-/// Makes the file at `p` executable; on a file system that keeps no modes (FAT, some network
-/// shares: the call is not implemented or not supported) the file is left as it is.
-fn executable(p: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt as _;
-    match fs::set_permissions(p, fs::Permissions::from_mode(0o755)) {
-        Err(e) if matches!(e.kind(), std::io::ErrorKind::Unsupported) => Ok(()),
-        Err(e)
-            if [rustix::io::Errno::NOSYS, rustix::io::Errno::OPNOTSUPP]
-                .iter()
-                .any(|n| e.raw_os_error() == Some(n.raw_os_error())) =>
-        {
-            Ok(())
-        }
-        other => other,
-    }
 }
 
 /// Flushes the file system holding `dir`, so a power cut after the renames finds whole files.

@@ -149,12 +149,6 @@ pub fn synced_by_default(t: &Target, f: &Folder) -> bool {
     t.active || (!t.off && f.level == Level::Project && f.exists)
 }
 
-/// The skills chosen for folder `f` of `t` out of `wanted` (the enabled valid ones): none when a
-/// plain `sync` does not go there, else narrowed to the folder's `skills` and `exclude` lists.
-pub fn chosen_for(t: &Target, f: &Folder, wanted: &crate::source::WantedSet) -> crate::source::WantedSet {
-    if synced_by_default(t, f) { crate::source::narrow(wanted, f) } else { crate::source::WantedSet::new() }
-}
-
 /// The folders kept in sync automatically: every folder of each target with `auto = true`
 /// that is not switched off (`enabled = false`).
 pub fn auto(targets: &[Target]) -> Vec<Folder> {

@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 use skilldeck_core::{Scope, SkillName, SkilldeckHome};
 use skilldeck_remote::config::{add_remote, load_remotes, remove_remote};
-use skilldeck_remote::{Offline, Remote, RemoteConfig, SkillProblem, TEAM_REMOTE, When};
+use skilldeck_remote::{Offline, Remote, RemoteConfig, TEAM_REMOTE, When};
 
 /// `skilldeck remote`.
 #[derive(Debug, Args)]
@@ -140,11 +140,6 @@ pub fn team_restore(ctx: &Ctx, name: &SkillName, rev: u64, json: bool) -> anyhow
         outln!("Restored {name} v:{rev} as v:{} (team, {})", report.revision, report.manifest.short_digest());
     }
     Ok(Outcome::Ok)
-}
-
-/// The warning for a skill a refresh or materialise skipped.
-pub fn problem_line(remote: &str, p: &SkillProblem) -> String {
-    format!("warning: {remote}: {}", p.line())
 }
 
 fn offline_line(remote: &str, off: &Offline) -> String {
@@ -333,7 +328,7 @@ pub fn refresh(args: RefreshArgs) -> anyhow::Result<Outcome> {
     for name in names {
         let report = rt.block_on(open(&name)?.refresh()).with_context(|| format!("refreshing {name}"))?;
         for p in &report.problems {
-            eprintln!("{}", problem_line(&name, p));
+            eprintln!("{}", output::problem_line(&name, p));
         }
         if name == TEAM_REMOTE {
             let storage = Ctx::open()?;
@@ -342,7 +337,7 @@ pub fn refresh(args: RefreshArgs) -> anyhow::Result<Outcome> {
                 &skilldeck_remote::cache::Cache::new(storage.storage().home().root(), TEAM_REMOTE),
             )?;
             for p in &done.problems {
-                eprintln!("{}", problem_line("team scope", p));
+                eprintln!("{}", output::problem_line("team scope", p));
             }
             if !done.written.is_empty() || !done.removed.is_empty() {
                 outln!("team scope: {} skill(s) updated, {} removed", done.written.len(), done.removed.len());

@@ -1,0 +1,23 @@
+//! `Wanted`: a skill chosen for the targets, at the store's current revision, and the set of
+//! them by name. Beneath `source`, which chooses them, and `keep`, which keeps edits of them.
+
+use serde::Serialize;
+use skilldeck_core::{Revision, Scope, SkillName};
+use std::collections::BTreeMap;
+
+/// A skill chosen for the targets: the store's current revision of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Wanted {
+    /// Its name (a valid skill name).
+    pub name: SkillName,
+    /// The scope it is stored in (user shadows system).
+    pub scope: Scope,
+    /// Its revision now.
+    pub revision: Revision,
+    /// Its tags (frontmatter `tags` or `metadata.tags`), for targets that take skills by tag.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<String>,
+}
+
+/// The chosen skills, by name.
+pub type WantedSet = BTreeMap<String, Wanted>;
