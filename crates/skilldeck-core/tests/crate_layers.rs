@@ -19,14 +19,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("skilldeck-targets", &["skilldeck-core"]),
     ("skilldeck-mcp", &["skilldeck-core"]),
     ("skilldeck-remote", &["skilldeck-core"]),
-    (
-        "skilldeck-cli",
-        &["skilldeck-core", "skilldeck-agent", "skilldeck-targets", "skilldeck-mcp", "skilldeck-remote"],
-    ),
-    (
-        "skilldeck-app",
-        &["skilldeck-core", "skilldeck-agent", "skilldeck-targets", "skilldeck-mcp", "skilldeck-remote"],
-    ),
+    ("skilldeck-cli", &["skilldeck-core", "skilldeck-agent", "skilldeck-targets", "skilldeck-mcp", "skilldeck-remote"]),
+    ("skilldeck-app", &["skilldeck-core", "skilldeck-agent", "skilldeck-targets", "skilldeck-mcp", "skilldeck-remote"]),
     ("skilldeck-e2e", &[]),
 ];
 

@@ -2,8 +2,8 @@
 //! are broad, and the request's digest. Holds no decision: the user's approvals live in `trust`.
 
 use crate::digest::Digest as ContentDigest;
-use crate::scope::Scope;
 use crate::meta::SkillMeta;
+use crate::scope::Scope;
 use serde::Serialize;
 use sha2::{Digest as _, Sha256};
 
