@@ -27,6 +27,4 @@ pub use files::{SkillFiles, UploadLimits};
 pub use meta::{ExtraFields, JsonText, SkillMeta, Tier};
 pub use name::SkillName;
 pub use relpath::RelPath;
-
-/// The version of this build of Skilldeck, checked against a skill's `compatibility`.
-pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub use validate::APP_VERSION;

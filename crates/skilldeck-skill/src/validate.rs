@@ -10,6 +10,9 @@ use serde_yaml_ng::Value;
 
 pub use crate::spec::{MAX_COMPATIBILITY_LEN, MAX_DESCRIPTION_LEN, SKILLDECK_FIELDS};
 
+/// The version of this build of Skilldeck, checked against a skill's `compatibility`.
+pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// The longest `version`, in characters.
 pub const MAX_VERSION_LEN: usize = 32;
 
@@ -27,7 +30,7 @@ pub struct ValidateOptions<'a> {
 
 impl Default for ValidateOptions<'_> {
     fn default() -> Self {
-        Self { strict: false, dir_name: None, app_version: crate::APP_VERSION }
+        Self { strict: false, dir_name: None, app_version: APP_VERSION }
     }
 }
 

@@ -1,8 +1,8 @@
 //! `SkilldeckHome`: where Skilldeck keeps its data, and the path of each thing in it.
 //! Holds path arithmetic only; nothing here reads or writes files.
 
-use crate::storage::Scope;
 use skilldeck_skill::name::SkillName;
+use skilldeck_skill::scope::Scope;
 use std::path::{Path, PathBuf};
 
 /// The environment variable that overrides the data folder.

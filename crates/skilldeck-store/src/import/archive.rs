@@ -1,9 +1,9 @@
 //! Reading skills from a `.zip`/`.skill` archive: every entry checked before it is trusted.
 //! Holds the archive reader for one skill and for each skill of a collection; not folders.
 
-use super::Progress;
 use super::error::{ImportError, io_err};
 use super::folder::IGNORED;
+use super::loaded::Progress;
 use skilldeck_skill::files::{LimitError, LimitMeter, SkillFiles, UploadLimits};
 use skilldeck_skill::relpath::RelPath;
 use std::fs;

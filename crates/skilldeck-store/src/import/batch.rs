@@ -6,10 +6,10 @@
 //! others are imported. A skill whose files equal its current revision's is left alone
 //! (`unchanged`): the store's `write_skill` bumps on every upload, so import compares first.
 
-use super::current_revision;
 use super::discover::Source;
 use super::error::ImportError;
 use super::item::{ErrorInfo, Incoming, PathError};
+use super::single::current_revision;
 use crate::storage::{FsStorage, Revision, RevisionEvent, Scope, StorageError};
 use serde::Serialize;
 use skilldeck_skill::files::UploadLimits;

@@ -9,8 +9,10 @@
 
 use super::archive::Archive;
 use super::error::ImportError;
+use super::folder;
 use super::folder::passed_over;
-use super::{LoadedSkill, Progress, folder};
+use super::loaded::{LoadedSkill, Progress, file_name, finish, has_archive_ext, resolve_link};
+use super::single::load;
 use serde::Serialize;
 use skilldeck_skill::files::UploadLimits;
 use std::fs;
@@ -21,14 +23,6 @@ const MAX_DEPTH: usize = 12;
 
 /// The location of the skill that is the whole import path.
 pub const WHOLE: &str = ".";
-
-/// The path a link the user named leads to, or `DanglingLink`.
-pub(crate) fn resolve_link(path: &Path) -> Result<PathBuf, ImportError> {
-    fs::canonicalize(path)
-        .ok()
-        .filter(|t| fs::symlink_metadata(t).is_ok())
-        .ok_or_else(|| ImportError::DanglingLink(path.to_path_buf()))
-}
 
 /// What an import path holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -79,7 +73,7 @@ impl Source {
                 }
                 Kind::Folder { root: real, folders }
             }
-        } else if meta.is_file() && super::has_archive_ext(&real) {
+        } else if meta.is_file() && has_archive_ext(&real) {
             let archive = Archive::open(&real)?;
             let folders = if archive.is_one_skill() { Vec::new() } else { archive.skill_folders() };
             if folders.is_empty() { Kind::Skill(real) } else { Kind::Archive { archive: Box::new(archive), folders } }
@@ -99,7 +93,7 @@ impl Source {
         if meta.is_dir() {
             return if has_skill_md(&real) { Layout::Skill } else { Layout::Collection };
         }
-        if meta.is_file() && super::has_archive_ext(&real) {
+        if meta.is_file() && has_archive_ext(&real) {
             return match Archive::open(&real) {
                 Ok(a) if !a.is_one_skill() && !a.skill_folders().is_empty() => Layout::Collection,
                 _ => Layout::Skill,
@@ -154,7 +148,7 @@ impl Source {
         progress: Progress<'_>,
     ) -> Result<LoadedSkill, ImportError> {
         match &mut self.kind {
-            Kind::Skill(path) => super::load(path, limits, progress),
+            Kind::Skill(path) => load(path, limits, progress),
             Kind::Folder { root, folders } => {
                 let location = folders.get(index).ok_or_else(|| ImportError::NotFound(root.clone()))?;
                 let dir = root.join(location);
@@ -166,13 +160,13 @@ impl Source {
                     });
                 }
                 let (files, skipped) = folder::read_folder(&dir, limits, progress)?;
-                super::finish(files, skipped, super::file_name(&dir), &dir)
+                finish(files, skipped, file_name(&dir), &dir)
             }
             Kind::Archive { archive, folders } => {
                 let (location, indices) = folders.get(index).ok_or_else(|| ImportError::NotFound(self.path.clone()))?;
                 let (files, skipped) = archive.read_skill_in(location, indices, limits)?;
                 let fallback = location.rsplit('/').next().unwrap_or_default().to_owned();
-                super::finish(files, skipped, fallback, &self.path.join(location))
+                finish(files, skipped, fallback, &self.path.join(location))
             }
         }
     }

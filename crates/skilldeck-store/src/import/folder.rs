@@ -1,8 +1,8 @@
 //! Reading one skill from a folder on disk: every regular file beneath it, links refused.
 //! Holds the folder reader; not archives (`archive`) nor finding skills in a tree (`discover`).
 
-use super::Progress;
 use super::error::{ImportError, io_err};
+use super::loaded::Progress;
 use crate::safe_read::{self, ReadError};
 use skilldeck_skill::files::{LimitError, LimitMeter, SkillFiles, UploadLimits};
 use skilldeck_skill::relpath::RelPath;

@@ -14,8 +14,8 @@
 //! (`revision`: the current one, which stays) or `refused` (`error: {code, message}`; `skill`
 //! is null when the skill could not be read at all).
 
-use super::LoadedSkill;
 use super::error::ImportError;
+use super::loaded::LoadedSkill;
 use crate::storage::Revision;
 use serde::Serialize;
 use skilldeck_skill::diagnostic::Diagnostic;

@@ -3,8 +3,8 @@
 //! nothing.
 
 use super::batch::{BatchProgress, ImportRequest, Names, open_all};
-use super::current_revision;
 use super::item::{ErrorInfo, Incoming, ItemState, Preview, PreviewItem};
+use super::single::current_revision;
 use crate::storage::{FsStorage, Scope};
 use skilldeck_skill::files::UploadLimits;
 

@@ -7,12 +7,14 @@
 //! start, the replaced revision goes to history. What a batch saves is the per-skill lock and
 //! `syncfs`, the cost that dominated importing a collection.
 
+use super::error::{Result, StorageError};
+use super::fs::FsStorage;
 use super::history::RevisionEvent;
 use super::lock::ScopeLock;
 use super::write::{self, Staged, WriteOutcome};
-use super::{FsStorage, Result, Revision, Scope, StorageError};
 use skilldeck_skill::files::SkillFiles;
 use skilldeck_skill::name::SkillName;
+use skilldeck_skill::scope::{Revision, Scope};
 use std::collections::HashSet;
 
 /// What a batch did for one skill: its new revision, or why it was not written.

@@ -1,15 +1,16 @@
 //! The delete path: moving a skill's live folder to history, and the delete's log line.
 //! Holds the delete and its pending-line marker; not the public API (`fs`) nor recovery's loop.
 
+use super::error::{Result, StorageError};
 use super::history::{self, LogLine, RevisionEvent};
 use super::marker::{Marker, PENDING_HINT};
 use super::record;
 use super::tree::read_revision;
 use super::write;
-use super::{Result, Revision, Scope, StorageError};
 use crate::home::SkilldeckHome;
 use serde::Serialize;
 use skilldeck_skill::name::SkillName;
+use skilldeck_skill::scope::{Revision, Scope};
 use std::fs;
 use std::path::Path;
 

@@ -1,7 +1,9 @@
 //! `FsStorage`: the file-system skill store of the desktop and the CLI.
 //! Holds the public operations and their sync forms; staging, history and recovery are siblings.
 
+use super::contract::SkillStorage;
 use super::delete::{self, DeleteOutcome};
+use super::error::{Result, StorageError};
 use super::history::{self, HistoryEntry, LogLine, RevisionEvent};
 use super::lock::SkillLock;
 use super::marker;
@@ -9,13 +11,13 @@ use super::record;
 use super::scan;
 use super::tree::{self, Snapshot, TreeEntry, read_revision};
 use super::write::{self, WriteOutcome};
-use super::{Result, Revision, Scope, SkillStorage, StorageError};
 use crate::home::SkilldeckHome;
 use skilldeck_skill::digest::Digest;
 use skilldeck_skill::files::{SkillFiles, UploadLimits};
 use skilldeck_skill::frontmatter;
 use skilldeck_skill::name::SkillName;
 use skilldeck_skill::relpath::RelPath;
+use skilldeck_skill::scope::{Revision, Scope};
 use std::fs;
 use std::path::PathBuf;
 
@@ -108,14 +110,14 @@ impl FsStorage {
     }
 
     /// What discovery needs of the skill in folder `dir_name`: `SKILL.md`, file count and size.
-    pub fn summary_dir(&self, scope: Scope, dir_name: &str) -> Result<super::Summary> {
+    pub fn summary_dir(&self, scope: Scope, dir_name: &str) -> Result<super::tree::Summary> {
         self.summary_dir_with(scope, dir_name, false)
     }
 
     /// `summary_dir`, with the content digest when `digest` is set: from `SKILL.md` when it is
     /// the only file, from the revision's record when its files are as written, else hashed
     /// from every file. Each file is opened once, through one descriptor of the skill folder.
-    pub fn summary_dir_with(&self, scope: Scope, dir_name: &str, digest: bool) -> Result<super::Summary> {
+    pub fn summary_dir_with(&self, scope: Scope, dir_name: &str, digest: bool) -> Result<super::tree::Summary> {
         let dir = self.skill_path(scope, dir_name)?;
         match scan::scan(&dir, self.limits.max_file_bytes, digest)? {
             Some(s) => Ok(s.summary),

@@ -1,9 +1,10 @@
 //! History: the revision log of a skill and the replaced revisions kept beside it.
 //! Holds `history/<scope>/<name>/log.jsonl` and the `<rev>/` folders; not the swap that fills them.
 
-use super::{Result, Revision, StorageError};
+use super::error::{Result, StorageError};
 use serde::{Deserialize, Serialize};
 use skilldeck_skill::digest::Digest;
+use skilldeck_skill::scope::Revision;
 use std::collections::HashSet;
 use std::fs;
 use std::io::Write as _;

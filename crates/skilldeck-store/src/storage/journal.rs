@@ -11,7 +11,7 @@
 //! store from before the journal has no `.journal` folder: its first start reads the whole
 //! scope folder once, as before, then makes the folder.
 
-use super::{Result, StorageError};
+use super::error::{Result, StorageError};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

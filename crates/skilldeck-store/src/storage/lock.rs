@@ -5,9 +5,10 @@
 //! holds the scope's lock exclusively instead, which keeps every single-skill writer (and
 //! recovery) of that scope out for the batch's length with one lock, not one per skill.
 
-use super::{Result, Scope, StorageError};
+use super::error::{Result, StorageError};
 use crate::home::SkilldeckHome;
 use skilldeck_skill::name::SkillName;
+use skilldeck_skill::scope::Scope;
 use std::fs::{self, File};
 use std::path::Path;
 

@@ -2,8 +2,8 @@
 //! until its revision is logged, and the delete lines they hold until the log takes them.
 //! Holds their names, making and finishing them; not the writes and deletes that leave them.
 
+use super::error::{Result, StorageError};
 use super::history::{self, LogLine, RevisionEvent};
-use super::{Result, StorageError};
 use skilldeck_skill::name::SkillName;
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,11 @@
-//! Storage: the skill store's types, its errors and the `SkillStorage` trait over scopes.
-//! Holds the contract every backend keeps; the file-system backend lives in `fs` and below.
+//! Storage: the skill store on the file system, in layers (see docs/architecture.md): seals and
+//! trees at the bottom, then history, markers and records, scans, writes and deletes, `FsStorage`.
+//! This file only names the modules and hands on what the crates above use.
 
 mod batch;
+mod contract;
 mod delete;
+mod error;
 mod fs;
 mod history;
 mod journal;
@@ -20,162 +23,12 @@ mod write;
 pub(crate) use marker::{STAGING_PREFIX, staging_owner};
 
 pub use batch::{BatchResult, WriteBatch};
+pub use contract::SkillStorage;
 pub use delete::DeleteOutcome;
+pub use error::{Result, StorageError};
 pub use fs::FsStorage;
 pub use history::{HistoryEntry, RevisionEvent};
 pub use tree::{Snapshot, Summary, TreeEntry};
 pub use write::WriteOutcome;
 
 pub use skilldeck_skill::entry::{Revision, Scope};
-
-use skilldeck_skill::files::{LimitError, SkillFiles};
-use skilldeck_skill::name::SkillName;
-use skilldeck_skill::relpath::{PathError, RelPath};
-
-/// Why a storage operation failed. Each says what was wrong and what to do.
-#[derive(Debug, thiserror::Error)]
-pub enum StorageError {
-    /// No such skill in that scope.
-    #[error("no skill {name:?} in the {scope} scope; `skilldeck list` shows what is there")]
-    SkillNotFound {
-        /// The scope searched.
-        scope: Scope,
-        /// The name asked for.
-        name: String,
-    },
-    /// No such file in the skill.
-    #[error("the skill {name:?} has no file {path:?}")]
-    FileNotFound {
-        /// The skill.
-        name: String,
-        /// The file asked for.
-        path: String,
-    },
-    /// The revision is not kept.
-    #[error("revision {revision} of {name:?} is not kept; `skilldeck history {name}` lists the kept ones")]
-    RevisionNotFound {
-        /// The skill.
-        name: String,
-        /// The revision asked for.
-        revision: Revision,
-    },
-    /// An upload without `SKILL.md` at its top.
-    #[error("the upload has no SKILL.md at its top level; a skill folder must hold one")]
-    NoSkillMd,
-    /// A file is not UTF-8 text where text was asked for.
-    #[error("{path:?} is not UTF-8 text; read it as raw bytes instead")]
-    NotText {
-        /// The file.
-        path: String,
-    },
-    /// A path was refused.
-    #[error("refused path {path:?}: {source}")]
-    InvalidPath {
-        /// The path as given.
-        path: String,
-        /// Why.
-        source: PathError,
-    },
-    /// A stored file that is not safe to read: a symbolic link, a special file, or too large.
-    #[error("in the skill {name:?}: {source}")]
-    FileRefused {
-        /// The skill.
-        name: String,
-        /// What was wrong with the file.
-        source: crate::safe_read::ReadError,
-    },
-    /// An upload over a limit.
-    #[error("upload refused: {0}; nothing was written")]
-    Limit(#[from] LimitError),
-    /// An I/O error, with what was being done.
-    #[error("{context}: {source}")]
-    Io {
-        /// What was being done, naming the path.
-        context: String,
-        /// The error.
-        source: std::io::Error,
-    },
-    /// A local write to a read-only scope (the team scope mirrors a team store).
-    #[error(
-        "the {scope} scope is read-only here: its skills come from the team store; change the skill in the \
-         user scope and `skilldeck publish NAME --to team` it instead (nothing was changed)"
-    )]
-    ReadOnlyScope {
-        /// The scope refused.
-        scope: Scope,
-    },
-    /// A team store's revision number given for a scope other than `team`.
-    #[error("only the team scope takes a revision number from outside; the {scope} scope numbers its own")]
-    NotTeamScope {
-        /// The scope asked for.
-        scope: Scope,
-    },
-    /// The blocking task running the operation failed.
-    #[error("the storage task stopped unexpectedly: {0}")]
-    Task(String),
-}
-
-impl StorageError {
-    /// A stable code for the error, for UIs and scripts.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Self::SkillNotFound { .. } => "skill_not_found",
-            Self::FileNotFound { .. } => "file_not_found",
-            Self::RevisionNotFound { .. } => "revision_not_found",
-            Self::NoSkillMd => "skill_md_missing",
-            Self::NotText { .. } => "file_not_text",
-            Self::InvalidPath { .. } => "path_invalid",
-            Self::FileRefused { source, .. } => source.code(),
-            Self::Limit(_) => "upload_too_large",
-            Self::Io { .. } => "io_error",
-            Self::ReadOnlyScope { .. } => "scope_read_only",
-            Self::NotTeamScope { .. } | Self::Task(_) => "internal_error",
-        }
-    }
-
-    /// The error for a refused read of `path` in the skill `name`.
-    pub(crate) fn read(name: &str, path: &str, e: crate::safe_read::ReadError) -> Self {
-        use crate::safe_read::ReadError;
-        match e {
-            ReadError::NotFound { .. } | ReadError::Folder { .. } => {
-                Self::FileNotFound { name: name.to_owned(), path: path.to_owned() }
-            }
-            ReadError::Io { path: shown, source } => Self::Io { context: format!("could not read {shown}"), source },
-            refused @ (ReadError::Symlink { .. } | ReadError::NotRegular { .. } | ReadError::TooLarge { .. }) => {
-                Self::FileRefused { name: name.to_owned(), source: refused }
-            }
-        }
-    }
-
-    /// Wraps an I/O error with what was being done to which path.
-    pub(crate) fn io(what: &str, path: &std::path::Path) -> impl FnOnce(std::io::Error) -> Self {
-        let context = format!("could not {what} {}", path.display());
-        move |source| Self::Io { context, source }
-    }
-}
-
-/// Result of storage operations.
-pub type Result<T, E = StorageError> = std::result::Result<T, E>;
-
-/// A skill store over scopes. Async so a remote backend can come later; `FsStorage` is the
-/// desktop one.
-#[async_trait::async_trait]
-pub trait SkillStorage: Send + Sync {
-    /// The folder names of the skills in `scope`, sorted (valid names or not).
-    async fn list_skills(&self, scope: Scope) -> Result<Vec<String>>;
-    /// The files of a skill: relative paths, sorted, never `.version`.
-    async fn read_tree(&self, scope: Scope, name: &SkillName) -> Result<Vec<TreeEntry>>;
-    /// A file's bytes as stored.
-    async fn read_raw_file(&self, scope: Scope, name: &SkillName, path: &RelPath) -> Result<Vec<u8>>;
-    /// A file as text; `SKILL.md` with its frontmatter stripped.
-    async fn read_file(&self, scope: Scope, name: &SkillName, path: &RelPath) -> Result<String>;
-    /// The one upload path: stores `files` as the skill's next revision.
-    async fn write_skill(&self, scope: Scope, name: &SkillName, files: SkillFiles) -> Result<WriteOutcome>;
-    /// Moves the skill to history (recoverable with `restore`). Returns the revision moved, and
-    /// any bookkeeping that failed once it had moved.
-    async fn delete_skill(&self, scope: Scope, name: &SkillName) -> Result<DeleteOutcome>;
-    /// The skill's revisions, newest first.
-    async fn history(&self, scope: Scope, name: &SkillName) -> Result<Vec<HistoryEntry>>;
-    /// Makes a new revision with the content of `revision`.
-    async fn restore(&self, scope: Scope, name: &SkillName, revision: Revision) -> Result<WriteOutcome>;
-}

@@ -2,13 +2,14 @@
 //! Holds reading and writing that sidecar, completing the log from it and the history view
 //! built from both; not the log itself (`history`).
 
+use super::error::{Result, StorageError};
 use super::history::{self, HistoryEntry, LogLine, RevisionEvent};
 use super::marker;
 use super::seal::Seal;
 use super::tree::read_revision;
-use super::{Result, Revision, StorageError};
 use serde::{Deserialize, Serialize};
 use skilldeck_skill::files::RECORD_FILE;
+use skilldeck_skill::scope::Revision;
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};

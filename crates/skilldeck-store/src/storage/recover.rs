@@ -2,15 +2,16 @@
 //! their writer stopped before logging. Holds those rules; the write path that leaves them is in
 //! `write`, and the journal that says where to look is `journal`.
 
+use super::error::{Result, StorageError};
 use super::history;
 use super::journal;
 use super::lock::{ScopeLock, SkillLock};
 use super::marker::{self, STAGING_PREFIX, staging_owner};
 use super::record;
 use super::tree::read_revision;
-use super::{Result, Scope, StorageError};
 use crate::home::SkilldeckHome;
 use skilldeck_skill::name::SkillName;
+use skilldeck_skill::scope::Scope;
 use std::fs;
 use std::path::Path;
 

@@ -7,15 +7,17 @@
 //! once, and a file the listing does not show is never tried. For a skill of `SKILL.md` alone
 //! that is the folder's open and listing, `.version` and `SKILL.md`.
 
+use super::error::{Result, StorageError};
 use super::record::Record;
 use super::seal::{Seal, Stamp};
-use super::{Result, Revision, StorageError, Summary};
+use super::tree::Summary;
 use crate::safe_read::{self, ReadError, ReadFile};
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use rustix::io::Errno;
 use skilldeck_skill::digest::Digest;
 use skilldeck_skill::files::{RECORD_FILE, VERSION_FILE, is_sidecar};
 use skilldeck_skill::relpath::RelPath;
+use skilldeck_skill::scope::Revision;
 use std::os::fd::{BorrowedFd, OwnedFd};
 use std::path::Path;
 

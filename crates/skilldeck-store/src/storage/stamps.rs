@@ -10,8 +10,8 @@
 //! tick (file systems keep times at a clock tick, FAT at 2 s): such a folder is not `settled`,
 //! and a caller must read it again next time instead of trusting its stamps.
 
+use super::error::{Result, StorageError};
 use super::seal::Stamp;
-use super::{Result, StorageError};
 use rustix::fs::{AtFlags, Mode, OFlags};
 use std::os::fd::OwnedFd;
 use std::path::Path;

@@ -6,12 +6,15 @@
 //! `.version` holds the team store's revision number, not a local count; local writes are
 //! refused (`Scope::is_read_only`), so only these calls change it.
 
+use super::delete::DeleteOutcome;
+use super::error::{Result, StorageError};
+use super::fs::FsStorage;
 use super::history::RevisionEvent;
 use super::lock::SkillLock;
 use super::write::{self, WriteOutcome};
-use super::{DeleteOutcome, FsStorage, Result, Revision, Scope, StorageError};
 use skilldeck_skill::files::SkillFiles;
 use skilldeck_skill::name::SkillName;
+use skilldeck_skill::scope::{Revision, Scope};
 
 impl FsStorage {
     /// Stores `files` in the team scope as revision `revision`, the number the team store gave

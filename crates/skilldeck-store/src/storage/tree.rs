@@ -1,12 +1,13 @@
 //! Reading a stored skill's tree: the file list and consistent whole-skill snapshots.
 //! Holds directory walking and the revision check that keeps a reader off a mix of two revisions.
 
-use super::{Result, Revision, StorageError};
+use super::error::{Result, StorageError};
 use crate::safe_read::{self, FileId, ReadError};
 use serde::Serialize;
 use skilldeck_skill::diagnostic::Diagnostic;
 use skilldeck_skill::files::{self, SkillFiles, VERSION_FILE};
 use skilldeck_skill::relpath::RelPath;
+use skilldeck_skill::scope::Revision;
 use std::fs;
 use std::path::Path;
 

@@ -1,17 +1,18 @@
 //! The write path: stage a whole new revision beside the skill, then swap it in under the lock.
 //! Holds staging, the atomic swap and the crash points tests use; not the public API (`fs`).
 
+use super::error::{Result, StorageError};
 use super::history::{self, LogLine, RevisionEvent};
 use super::marker::{Marker, staging_path};
 use super::record;
 use super::scan;
 use super::tree::read_revision;
-use super::{Result, Revision, Scope, StorageError};
 use crate::home::SkilldeckHome;
 use serde::Serialize;
 use skilldeck_skill::digest::Digest;
 use skilldeck_skill::files::{SkillFiles, VERSION_FILE};
 use skilldeck_skill::name::SkillName;
+use skilldeck_skill::scope::{Revision, Scope};
 use std::fs;
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! What a file-system event means for the store: which skills changed, or a settings file.
 //! Holds the path-to-change mapping only; watching and debouncing live beside it.
 
-use super::{SkillChange, StoreChange};
+use super::change::{SkillChange, StoreChange};
 use crate::home::SkilldeckHome;
 use crate::storage::{STAGING_PREFIX, Scope, staging_owner};
 use crate::trust::TRUST_FILE;

@@ -1,9 +1,11 @@
 //! The watcher: changes made on disk to the skill folders, config.toml and trust.json, debounced, as
 //! skill-level changes. Holds the watches and their wiring; what to do about a change is the caller's.
 
+mod change;
 mod classify;
 mod settle;
 
+pub use change::{SkillChange, StoreChange};
 pub use classify::change_for;
 
 use crate::home::SkilldeckHome;
@@ -11,27 +13,6 @@ use crate::storage::Scope;
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 use std::sync::{Arc, Mutex, Weak, mpsc};
 use std::time::Duration;
-
-/// One changed skill, or a whole scope when the name is unknown.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-pub struct SkillChange {
-    /// The scope.
-    pub scope: Scope,
-    /// The skill's folder name; `None` when the change is to the scope itself.
-    pub name: Option<String>,
-}
-
-/// Something in the store that changed on disk.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "camelCase", tag = "kind")]
-pub enum StoreChange {
-    /// A skill, or a whole scope.
-    Skill(SkillChange),
-    /// `config.toml` (the per-skill switches, listing options, providers).
-    Config,
-    /// `trust.json` (the approvals of skills' requested tools).
-    Trust,
-}
 
 /// Watches `skills/`, `config.toml` and `trust.json` under a home until dropped.
 pub struct SkillWatcher {

@@ -1,7 +1,7 @@
 //! Debouncing: changes collected until the store has been quiet for a while, then one batch.
 //! Holds the settling loop only; what a change is and where it comes from live beside it.
 
-use super::StoreChange;
+use super::change::StoreChange;
 use std::collections::BTreeSet;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
