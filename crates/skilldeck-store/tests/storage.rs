@@ -1,10 +1,9 @@
 //! The store's revision rules, history, limits and crash recovery, checked on real files.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::storage::{DeleteOutcome, HistoryEntry, RevisionEvent, WriteOutcome};
-use skilldeck_core::{
-    FsStorage, RelPath, Revision, Scope, SkillFiles, SkillName, SkillStorage, SkilldeckHome, UploadLimits,
-};
+use skilldeck_skill::{RelPath, SkillFiles, SkillName, UploadLimits};
+use skilldeck_store::storage::{DeleteOutcome, HistoryEntry, RevisionEvent, WriteOutcome};
+use skilldeck_store::{FsStorage, Revision, Scope, SkillStorage, SkilldeckHome};
 use std::fs;
 use std::path::Path;
 
@@ -107,7 +106,7 @@ fn delete_and_restore_make_new_revisions() {
     );
     assert!(matches!(
         s.restore_sync(Scope::User, &n, Revision(9)),
-        Err(skilldeck_core::StorageError::RevisionNotFound { .. })
+        Err(skilldeck_store::StorageError::RevisionNotFound { .. })
     ));
 }
 
@@ -123,7 +122,7 @@ fn reads_strip_frontmatter_and_refuse_version() {
     let version = RelPath::parse(".version").unwrap();
     assert!(matches!(
         s.read_raw_file_sync(Scope::User, &n, &version),
-        Err(skilldeck_core::StorageError::FileNotFound { .. })
+        Err(skilldeck_store::StorageError::FileNotFound { .. })
     ));
 }
 
@@ -340,10 +339,10 @@ async fn the_async_trait_runs_the_same_operations() {
 fn bundled_skills_install_once_and_update_when_a_newer_copy_ships() {
     let tmp = tempfile::tempdir().unwrap();
     let s = open(tmp.path());
-    let first = skilldeck_core::bundled::install(&s).unwrap();
+    let first = skilldeck_store::bundled::install(&s).unwrap();
     assert!(first.len() >= 3, "the bundled skills are installed");
     assert!(first.iter().all(|w| w.revision == Revision(1) && w.scope == Scope::System));
-    assert!(skilldeck_core::bundled::install(&s).unwrap().is_empty(), "nothing again on the next start");
+    assert!(skilldeck_store::bundled::install(&s).unwrap().is_empty(), "nothing again on the next start");
     // An older build's record: this build ships a different copy, so it updates once.
     let record = tmp.path().join("bundled.json");
     let mut map: serde_json::Map<String, serde_json::Value> =
@@ -351,7 +350,7 @@ fn bundled_skills_install_once_and_update_when_a_newer_copy_ships() {
     let (name, _) = map.iter().next().map(|(k, v)| (k.clone(), v.clone())).unwrap();
     map.insert(name.clone(), serde_json::json!("sha256:older"));
     fs::write(&record, serde_json::to_string(&map).unwrap()).unwrap();
-    let updated = skilldeck_core::bundled::install(&s).unwrap();
+    let updated = skilldeck_store::bundled::install(&s).unwrap();
     assert_eq!(
         updated.iter().map(|w| (w.name.to_string(), w.revision)).collect::<Vec<_>>(),
         vec![(name.clone(), Revision(2))]
@@ -397,13 +396,14 @@ fn a_log_that_cannot_be_written_after_the_swap_does_not_fail_the_live_revision()
     let log = tmp.path().join("history/user/pdf/log.jsonl");
     fs::remove_file(&log).unwrap();
     fs::create_dir(&log).unwrap();
-    let loaded = skilldeck_core::import::LoadedSkill {
+    let loaded = skilldeck_store::import::LoadedSkill {
         name: n.clone(),
         files: two.clone(),
-        validation: skilldeck_core::validate::validate_bytes(two.skill_md(), Default::default()),
+        validation: skilldeck_skill::validate::validate_bytes(two.skill_md(), Default::default()),
         skipped: vec![],
     };
-    let skilldeck_core::import::Stored::Written(out) = skilldeck_core::import::store(&s, Scope::User, &loaded).unwrap()
+    let skilldeck_store::import::Stored::Written(out) =
+        skilldeck_store::import::store(&s, Scope::User, &loaded).unwrap()
     else {
         panic!("new files are written")
     };

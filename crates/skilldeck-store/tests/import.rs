@@ -1,9 +1,10 @@
 //! Importing folders and archives: the good cases, and hostile input refused with nothing written.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::SkillName;
-use skilldeck_core::import::{self, ImportError};
-use skilldeck_core::{FsStorage, Scope, SkilldeckHome, UploadLimits};
+use skilldeck_skill::SkillName;
+use skilldeck_skill::UploadLimits;
+use skilldeck_store::import::{self, ImportError};
+use skilldeck_store::{FsStorage, Scope, SkilldeckHome};
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write as _;
@@ -404,8 +405,8 @@ fn a_collection_imports_each_skill_and_refuses_only_the_broken_ones() {
     assert_eq!(
         changed.state,
         import::ImportState::Imported {
-            revision: skilldeck_core::Revision(2),
-            replaced: Some(skilldeck_core::Revision(1)),
+            revision: skilldeck_store::Revision(2),
+            replaced: Some(skilldeck_store::Revision(1)),
             warnings: vec![]
         }
     );

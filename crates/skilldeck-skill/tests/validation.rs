@@ -1,9 +1,9 @@
 //! Data-driven validation cases: good skills and real-world messes, compared as whole values.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::DiagCode::{self, *};
-use skilldeck_core::Severity::{self, Error, Warning};
-use skilldeck_core::validate::{ValidateOptions, validate_bytes, validate_text};
+use skilldeck_skill::DiagCode::{self, *};
+use skilldeck_skill::Severity::{self, Error, Warning};
+use skilldeck_skill::validate::{ValidateOptions, validate_bytes, validate_text};
 
 /// Validates `text` in folder `dir` and compares every diagnostic as `(code, severity, line)`.
 fn check(dir: &str, text: &str, strict: bool, expected: &[(DiagCode, Severity, Option<u32>)]) {
@@ -149,7 +149,7 @@ fn parsed_fields() {
     let v = validate_text(&text, ValidateOptions::default());
     assert_eq!(v.meta.version.as_deref(), Some("1.10"), "numbers are taken as written");
     assert_eq!(v.meta.allowed_tools, vec!["Bash(git diff:*)", "Read", "Write"]);
-    assert_eq!(v.meta.min_tier, Some(skilldeck_core::Tier::Ultra));
+    assert_eq!(v.meta.min_tier, Some(skilldeck_skill::Tier::Ultra));
     assert_eq!(v.meta.dependencies.python, vec!["pypdf", "pandas"]);
     assert_eq!(v.meta.dependencies.node, vec!["pdfjs-dist"]);
     assert_eq!(v.meta.extra.get("author").map(|a| a.value()), Some(serde_json::json!("me")));
@@ -492,7 +492,7 @@ fn yaml_errors_are_said_in_our_words_at_the_right_line() {
 }
 
 /// Validates `text` in folder `dir` with the given strictness.
-fn run(dir: &str, text: &str, strict: bool) -> skilldeck_core::validate::Validated {
+fn run(dir: &str, text: &str, strict: bool) -> skilldeck_skill::validate::Validated {
     validate_text(text, ValidateOptions { strict, dir_name: Some(dir), app_version: "1.4.0" })
 }
 
@@ -554,11 +554,11 @@ fn conformance_cases() -> Vec<(&'static str, &'static str, String, String)> {
 #[test]
 fn strict_mode_is_the_spec_rule_by_rule() {
     let cases = conformance_cases();
-    for rule in skilldeck_core::spec::RULES {
+    for rule in skilldeck_skill::spec::RULES {
         assert!(cases.iter().any(|(id, ..)| *id == rule.id), "rule {} has no conformance case", rule.id);
     }
     for (id, dir, valid, invalid) in cases {
-        let rule = skilldeck_core::spec::rule(id).unwrap_or_else(|| panic!("no rule {id}"));
+        let rule = skilldeck_skill::spec::rule(id).unwrap_or_else(|| panic!("no rule {id}"));
         let ok = run(dir, &valid, true);
         assert!(ok.is_valid(), "{id}: the valid example is refused: {:#?}", ok.diagnostics);
         let bad = run(dir, &invalid, true);
@@ -578,9 +578,9 @@ fn strict_mode_is_the_spec_rule_by_rule() {
 
 #[test]
 fn every_spec_rule_quotes_the_spec() {
-    for rule in skilldeck_core::spec::RULES {
+    for rule in skilldeck_skill::spec::RULES {
         assert!(!rule.says.is_empty() && rule.cite.starts_with('#'), "{}", rule.id);
-        let field_known = rule.field == "*" || skilldeck_core::spec::FIELDS.contains(&rule.field);
+        let field_known = rule.field == "*" || skilldeck_skill::spec::FIELDS.contains(&rule.field);
         assert!(field_known, "{}: {} is not a spec field", rule.id, rule.field);
     }
 }
@@ -647,7 +647,7 @@ fn compatibility_is_checked_only_when_it_is_about_skilldeck_and_never_invalidate
         let v = validate_text(&text, ValidateOptions { strict: false, dir_name: Some("pdf"), app_version: app });
         let strict = validate_text(&text, ValidateOptions { strict: true, dir_name: Some("pdf"), app_version: app });
         assert!(v.is_valid(), "{value}: {:#?}", v.diagnostics);
-        let unmet = |v: &skilldeck_core::validate::Validated| {
+        let unmet = |v: &skilldeck_skill::validate::Validated| {
             v.diagnostics.iter().filter(|d| d.code == CompatibilityUnmet).map(|d| d.severity).collect::<Vec<_>>()
         };
         assert_eq!(unmet(&v), unmet(&strict), "{value}: strict says the same");
@@ -724,7 +724,7 @@ fn loose_fences_are_read_as_meant() {
     let trailing = "---\nname: pdf\ndescription: x\n--- # Usage\n\nDo the thing.\n";
     check("pdf", trailing, false, &[(FrontmatterRecovered, Warning, Some(4))]);
     check("pdf", trailing, true, &[(FrontmatterUnclosed, Error, Some(1))]);
-    assert_eq!(skilldeck_core::frontmatter::strip(trailing), "# Usage\n\nDo the thing.\n");
+    assert_eq!(skilldeck_skill::frontmatter::strip(trailing), "# Usage\n\nDo the thing.\n");
     // A frontmatter indented as a block (fences too), as templates in code often leave it.
     let indented = "  ---\n  name: pdf\n  description: Extract text\n  metadata:\n    author: me\n  ---\n\n# Use\n";
     check("pdf", indented, false, &[(FrontmatterRecovered, Warning, Some(1))]);
@@ -842,10 +842,10 @@ fn diagnostics_carry_args_for_translated_templates() {
     );
     let missing = serde_json::to_value(&run("pdf", &doc("description: x\n"), false).diagnostics[0]).unwrap();
     assert_eq!(missing["args"], serde_json::json!({"field": "name", "line": "2"}));
-    let back: skilldeck_core::Diagnostic = serde_json::from_value(json[0].clone()).unwrap();
+    let back: skilldeck_skill::Diagnostic = serde_json::from_value(json[0].clone()).unwrap();
     assert!(back.args.is_empty());
     // A round trip gives the same diagnostic: `line` in `args` is the diagnostic's own line.
     let d = run("pdf", &doc("description: x\n"), false).diagnostics.remove(0);
-    let back: skilldeck_core::Diagnostic = serde_json::from_value(serde_json::to_value(&d).unwrap()).unwrap();
+    let back: skilldeck_skill::Diagnostic = serde_json::from_value(serde_json::to_value(&d).unwrap()).unwrap();
     assert_eq!(back, d);
 }

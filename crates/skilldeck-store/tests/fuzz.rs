@@ -7,9 +7,10 @@
 use skilldeck_fuzzkit as fuzzing;
 
 use fuzzing::{Budget, Mutator, Verdict};
-use skilldeck_core::frontmatter;
-use skilldeck_core::validate::{ValidateOptions, validate_bytes};
-use skilldeck_core::{DiagCode, RelPath, SkillName, UploadLimits, import};
+use skilldeck_skill::frontmatter;
+use skilldeck_skill::validate::{ValidateOptions, validate_bytes};
+use skilldeck_skill::{DiagCode, RelPath, SkillName, UploadLimits};
+use skilldeck_store::import;
 use std::ffi::OsStr;
 use std::fs;
 use std::os::unix::ffi::OsStrExt as _;
@@ -210,13 +211,13 @@ const PATH_TOKENS: &[&[u8]] = &[
 fn path_contract(s: &str) -> bool {
     let drive = s.as_bytes().get(1) == Some(&b':') && s.as_bytes()[0].is_ascii_alphabetic();
     !s.is_empty()
-        && s.len() <= skilldeck_core::relpath::MAX_REL_PATH_LEN
+        && s.len() <= skilldeck_skill::relpath::MAX_REL_PATH_LEN
         && !s.chars().any(char::is_control)
         && !s.starts_with('/')
         && !s.contains('\\')
         && !drive
         && s.split('/')
-            .all(|c| !c.is_empty() && c != "." && c != ".." && c.len() <= skilldeck_core::relpath::MAX_NAME_LEN)
+            .all(|c| !c.is_empty() && c != "." && c != ".." && c.len() <= skilldeck_skill::relpath::MAX_NAME_LEN)
 }
 
 /// The normal components of `p`, or `None` when it has any other kind.
@@ -478,7 +479,7 @@ fn check_archive(dir: &Path, input: &[u8]) -> Verdict {
             return Err(format!("accepted an invalid path {path:?}"));
         }
         let litter = [".git", ".DS_Store", "Thumbs.db", "__MACOSX"];
-        if skilldeck_core::files::is_sidecar(path.as_str()) || path.as_str().split('/').any(|c| litter.contains(&c)) {
+        if skilldeck_skill::files::is_sidecar(path.as_str()) || path.as_str().split('/').any(|c| litter.contains(&c)) {
             return Err(format!("accepted a sidecar or litter {path:?}"));
         }
         let from_entry = entries.iter().zip(&names).any(|(e, n)| {

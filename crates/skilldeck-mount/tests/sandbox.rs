@@ -2,8 +2,8 @@
 //! snapshotted (paths, bytes, mtimes) before and compared after every attempt, so nothing outside is read or written.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::relpath::{MAX_REL_PATH_LEN, PathError as P};
-use skilldeck_core::sandbox::{DirEntry, EntryKind, Sandbox, SandboxError};
+use skilldeck_mount::sandbox::{DirEntry, EntryKind, Sandbox, SandboxError};
+use skilldeck_skill::relpath::{MAX_REL_PATH_LEN, PathError as P};
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::fs;
