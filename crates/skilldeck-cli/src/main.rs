@@ -7,6 +7,7 @@ mod context;
 mod output;
 
 use clap::{Parser, Subcommand};
+use output::Outcome;
 use skilldeck_core::Scope;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -294,17 +295,6 @@ enum Command {
 
 fn parse_tier(s: &str) -> Result<skilldeck_core::Tier, String> {
     skilldeck_core::Tier::parse(s).ok_or_else(|| format!("unknown tier {s:?}: use `lite` or `ultra`"))
-}
-
-/// How a command ended, when it did not fail outright.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// Exit 0.
-    Ok,
-    /// Exit 1: a skill failed validation.
-    Invalid,
-    /// Exit 2: an import refused a path or a skill (after importing everything else).
-    Refused,
 }
 
 fn run(cli: Cli) -> anyhow::Result<Outcome> {

@@ -9,12 +9,23 @@ use std::io::Write as _;
 
 /// `println!` that returns a closed pipe as an error instead of panicking; `main` then exits
 /// quietly, as `skilldeck list | head` expects.
-#[macro_export]
 macro_rules! outln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         writeln!(std::io::stdout(), $($arg)*)?
     }};
+}
+pub(crate) use outln;
+
+/// How a command ended, when it did not fail outright.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit 0.
+    Ok,
+    /// Exit 1: a skill failed validation.
+    Invalid,
+    /// Exit 2: an import refused a path or a skill (after importing everything else).
+    Refused,
 }
 
 /// Prints a value as pretty JSON on stdout, buffered.
@@ -61,8 +72,8 @@ pub fn diags_json(diags: &[Diagnostic]) -> Vec<DiagJson<'_>> {
 /// Prints diagnostics for people, each followed by how to fix it.
 pub fn print_diags(diags: &[Diagnostic], indent: &str) -> anyhow::Result<()> {
     for d in diags {
-        crate::outln!("{indent}{d}");
-        crate::outln!("{indent}  fix: {}", d.code.fix());
+        outln!("{indent}{d}");
+        outln!("{indent}  fix: {}", d.code.fix());
     }
     Ok(())
 }

@@ -1,10 +1,11 @@
 //! `skilldeck mcp --http`: Streamable HTTP on loopback only, behind a bearer token, refusing any
 //! request a web page could send (an `Origin` header, a foreign `Host`). One server per session.
 
+use crate::error::McpError;
 use crate::incoming::{Incoming, judge};
+use crate::options::ServeOptions;
 use crate::server::SkilldeckServer;
 use crate::slot::SessionSlot;
-use crate::{McpError, ServeOptions};
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};

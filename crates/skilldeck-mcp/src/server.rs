@@ -3,12 +3,13 @@
 //! Holds the handler and its shared state; not the tools' wording (`tool`, `search`).
 
 use crate::catalog;
+use crate::error::McpError;
 use crate::memo::Mounts;
+use crate::options::ServeOptions;
 use crate::search::find_skills_tool;
 use crate::slot::SessionSlot;
 use crate::tool::{instructions, view_skill_tool};
 use crate::workspace::Workspaces;
-use crate::{McpError, ServeOptions};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, GetPromptRequestParams,
     GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,

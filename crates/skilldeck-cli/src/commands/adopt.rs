@@ -1,8 +1,8 @@
 //! `skilldeck adopt`: bring skills found in the agent tools' folders into the store, and make
 //! those copies Skilldeck's.
 
-use crate::Outcome;
 use crate::context::Ctx;
+use crate::output::Outcome;
 use skilldeck_targets::adopt::{self, AdoptRequest, Outcome as Done};
 use skilldeck_targets::record::Records;
 use std::path::PathBuf;
@@ -44,13 +44,18 @@ pub fn run(args: AdoptArgs) -> anyhow::Result<Outcome> {
                     format!("an older revision (v:{revision}; the store has v:{current}): `skilldeck sync` updates it")
                 }
             };
-            crate::outln!("{}: {what}, from {}; {} copies now Skilldeck's", a.name, a.from.display(), a.recorded.len());
+            crate::output::outln!(
+                "{}: {what}, from {}; {} copies now Skilldeck's",
+                a.name,
+                a.from.display(),
+                a.recorded.len()
+            );
             for l in &a.left {
-                crate::outln!("  left {}: {}", l.path.display(), l.reason);
+                crate::output::outln!("  left {}: {}", l.path.display(), l.reason);
             }
         }
         if done.adopted.is_empty() && done.failed.is_empty() {
-            crate::outln!("Nothing to adopt: every skill found is already Skilldeck's.");
+            crate::output::outln!("Nothing to adopt: every skill found is already Skilldeck's.");
         }
     }
     for f in &done.skipped {

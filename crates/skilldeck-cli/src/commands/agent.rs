@@ -1,9 +1,9 @@
 //! `skilldeck agent` and `skilldeck sessions`: the agent loop from a terminal, and its transcripts.
 //! Holds argument handling, the terminal host (streamed text, tool lines, shell approval).
 
-use crate::Outcome;
 use crate::context::Ctx;
 use crate::output;
+use crate::output::Outcome;
 use anyhow::{Context as _, bail};
 use clap::{Args, ValueEnum};
 use skilldeck_agent::config::{Api, Config, ProviderConfig};
@@ -315,14 +315,14 @@ pub fn sessions(json: bool) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     if list.is_empty() {
-        crate::outln!("No sessions yet. `skilldeck agent --workspace DIR` starts one.");
+        crate::output::outln!("No sessions yet. `skilldeck agent --workspace DIR` starts one.");
     }
     for s in &list {
         let workspace = s.workspace.to_string_lossy();
         let (provider, workspace) = (visible_line(&s.provider), visible_line(&workspace));
-        crate::outln!("{}  {} turn(s)  {provider}  {workspace}", s.id, s.turns);
+        crate::output::outln!("{}  {} turn(s)  {provider}  {workspace}", s.id, s.turns);
         if !s.title.is_empty() {
-            crate::outln!("    {}", visible_line(&s.title));
+            crate::output::outln!("    {}", visible_line(&s.title));
         }
     }
     Ok(Outcome::Ok)

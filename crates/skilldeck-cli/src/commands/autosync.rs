@@ -97,7 +97,7 @@ fn summary(plans: &[TargetPlan]) -> String {
 /// Prints the line (a failure also to standard error, as a warning).
 pub fn print(auto: &Option<AutoSync>) -> anyhow::Result<()> {
     let Some(a) = auto else { return Ok(()) };
-    crate::outln!("{}", a.summary);
+    crate::output::outln!("{}", a.summary);
     warn(a);
     Ok(())
 }

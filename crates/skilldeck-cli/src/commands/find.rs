@@ -1,8 +1,8 @@
 //! `skilldeck find`: the `find_skills` tool run from the command line.
 
-use crate::Outcome;
 use crate::context::Ctx;
 use crate::output;
+use crate::output::Outcome;
 use skilldeck_core::Catalogue;
 use skilldeck_core::find::{self, DEFAULT_LIMIT};
 
@@ -18,11 +18,11 @@ pub fn run(query: &str, json: bool) -> anyhow::Result<Outcome> {
     if json {
         output::json(&find::result_json(query.trim(), &found))?;
     } else if found.is_empty() {
-        crate::outln!("No skill matches {query:?}; try other words.");
+        crate::output::outln!("No skill matches {query:?}; try other words.");
     } else {
         for f in &found {
             let v = f.version.as_deref().map(|v| format!(" (v:{v})")).unwrap_or_default();
-            crate::outln!("{}{v}: {}\n    matched: {}", f.name, f.description, f.why);
+            crate::output::outln!("{}{v}: {}\n    matched: {}", f.name, f.description, f.why);
         }
     }
     Ok(Outcome::Ok)

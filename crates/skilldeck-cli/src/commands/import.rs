@@ -1,8 +1,8 @@
 //! `skilldeck import`: skills in from folders, archives and collections of them.
 //! Holds the one-skill output (as before collections) and the bulk output; reading is the core's.
 
-use crate::Outcome;
 use crate::context::Ctx;
+use crate::output::Outcome;
 use crate::output::{self, DiagJson};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -139,7 +139,7 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
             } else {
                 format!("would become v:{}", preview.next_revision)
             };
-            crate::outln!(
+            crate::output::outln!(
                 "{} ({} files, {}) {what} in {scope}; {}",
                 preview.name,
                 preview.file_count,
@@ -182,7 +182,7 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
     }
     match &stored {
         Stored::Written(out) => {
-            crate::outln!(
+            crate::output::outln!(
                 "Imported {name} into {scope} as v:{} ({}, {} files)",
                 out.revision,
                 out.digest,
@@ -190,14 +190,17 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
             )
         }
         Stored::Unchanged { revision, digest, .. } => {
-            crate::outln!("{name} in {scope}: unchanged, still v:{revision} ({digest}, {} files)", loaded.files.len())
+            crate::output::outln!(
+                "{name} in {scope}: unchanged, still v:{revision} ({digest}, {} files)",
+                loaded.files.len()
+            )
         }
     }
     if !loaded.skipped.is_empty() {
-        crate::outln!("  left out: {}", loaded.skipped.join(", "));
+        crate::output::outln!("  left out: {}", loaded.skipped.join(", "));
     }
     if !loaded.validation.is_valid() {
-        crate::outln!("  it is INVALID, so models will not see it until it is fixed:");
+        crate::output::outln!("  it is INVALID, so models will not see it until it is fixed:");
     }
     output::print_diags(&loaded.validation.diagnostics, "  ")?;
     super::trust::print_grants(&grants, name, "  ")?;
@@ -223,17 +226,17 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
             output::json(&preview)?;
         } else {
             for item in &preview.items {
-                crate::outln!("{}", preview_line(item));
+                crate::output::outln!("{}", preview_line(item));
             }
             for e in &preview.errors {
-                crate::outln!("refused    {}: {} [{}]", e.source, e.error.message, e.error.code);
+                crate::output::outln!("refused    {}: {} [{}]", e.source, e.error.message, e.error.code);
             }
             let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
             for item in &preview.items {
                 *tally.entry(preview_word(&item.state)).or_default() += 1;
             }
             let said: Vec<String> = tally.iter().map(|(k, v)| format!("{v} {k}")).collect();
-            crate::outln!("Would import into {scope}: {}; nothing was written.", said.join(", "));
+            crate::output::outln!("Would import into {scope}: {}; nothing was written.", said.join(", "));
         }
         let refused =
             !preview.errors.is_empty() || preview.items.iter().any(|i| matches!(i.state, ItemState::Refused { .. }));
@@ -255,12 +258,12 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
         super::autosync::json(&BulkJson::of(&report, scope), &auto)?;
     } else {
         for item in &report.items {
-            crate::outln!("{}", report_line(item));
+            crate::output::outln!("{}", report_line(item));
         }
         for e in &report.errors {
-            crate::outln!("refused    {}: {} [{}]", e.source, e.error.message, e.error.code);
+            crate::output::outln!("refused    {}: {} [{}]", e.source, e.error.message, e.error.code);
         }
-        crate::outln!("{}", summary(&report, scope));
+        crate::output::outln!("{}", summary(&report, scope));
         super::autosync::print(&auto)?;
     }
     let refused = report.refused() > 0 || !report.errors.is_empty();

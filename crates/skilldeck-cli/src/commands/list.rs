@@ -1,7 +1,7 @@
 //! `skilldeck list`: every skill, valid or not, for people or as JSON.
 
-use crate::Outcome;
 use crate::context::Ctx;
+use crate::output::Outcome;
 use crate::output::{self, DiagJson};
 use serde::Serialize;
 use skilldeck_core::Scope;
@@ -97,7 +97,7 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     if entries.is_empty() {
-        crate::outln!("No skills yet. Import one with `skilldeck import <folder-or-zip>`.");
+        crate::output::outln!("No skills yet. Import one with `skilldeck import <folder-or-zip>`.");
         return Ok(Outcome::Ok);
     }
     // One write per 64 KiB, not one per line (stdout is line-buffered).

@@ -1,8 +1,8 @@
 //! `skilldeck mcp`: serves the store's listing and `view_skill` to MCP clients over stdio.
 //! Holds argument parsing and wiring only; the server is skilldeck-mcp's.
 
-use crate::Outcome;
 use crate::context::Ctx;
+use crate::output::Outcome;
 use anyhow::Context as _;
 use clap::Args;
 use skilldeck_agent::config::Config;
@@ -44,7 +44,7 @@ fn print_config(client: Client) -> anyhow::Result<Outcome> {
     let s = snippet(client, command);
     // Where and why on standard error, so standard output is exactly the snippet.
     eprintln!("{}; documented at {}", s.location, s.doc);
-    crate::outln!("{}", s.text.trim_end());
+    crate::output::outln!("{}", s.text.trim_end());
     Ok(Outcome::Ok)
 }
 

@@ -1,7 +1,7 @@
 //! `skilldeck mcp install|uninstall|clients`: Skilldeck in other MCP clients' settings files.
 //! Holds argument handling and printing; the editing is skilldeck-mcp's `install` module.
 
-use crate::Outcome;
+use crate::output::Outcome;
 use anyhow::Context as _;
 use clap::Subcommand;
 use skilldeck_mcp::clients::{Client, snippet};
@@ -75,7 +75,7 @@ fn execute(plan: &Plan, dry_run: bool) -> anyhow::Result<Outcome> {
     let client = plan.client.name();
     let what = match plan.action {
         Action::Unchanged => {
-            crate::outln!("{client}: {path} already as wanted; nothing to do");
+            crate::output::outln!("{client}: {path} already as wanted; nothing to do");
             return Ok(Outcome::Ok);
         }
         Action::Create => format!("create {path} holding only Skilldeck"),
@@ -84,16 +84,16 @@ fn execute(plan: &Plan, dry_run: bool) -> anyhow::Result<Outcome> {
         Action::Remove => format!("remove Skilldeck from {path}"),
     };
     if dry_run {
-        crate::outln!("{client}: would {what} (dry run, nothing written)");
+        crate::output::outln!("{client}: would {what} (dry run, nothing written)");
         let before = plan.before.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
         let diff = similar::TextDiff::from_lines(before.as_ref(), plan.after.as_str());
-        crate::outln!("{}", diff.unified_diff().context_radius(2).header("before", "after"));
+        crate::output::outln!("{}", diff.unified_diff().context_radius(2).header("before", "after"));
         return Ok(Outcome::Ok);
     }
     let applied = install::apply(plan)?;
     match &applied.backup {
-        Some(b) => crate::outln!("{client}: did {what}; the old file is kept as {}", b.display()),
-        None => crate::outln!("{client}: did {what}"),
+        Some(b) => crate::output::outln!("{client}: did {what}; the old file is kept as {}", b.display()),
+        None => crate::output::outln!("{client}: did {what}"),
     }
     Ok(Outcome::Ok)
 }
@@ -112,7 +112,7 @@ fn clients(json: bool) -> anyhow::Result<Outcome> {
             State::Unreadable { error } => format!("unreadable: {error}"),
         };
         let seen = if c.detected { "detected" } else { "not detected" };
-        crate::outln!("{:<15} {:<13} {:<40} {}", c.id, seen, c.path.display(), state);
+        crate::output::outln!("{:<15} {:<13} {:<40} {}", c.id, seen, c.path.display(), state);
     }
     Ok(Outcome::Ok)
 }

@@ -1,8 +1,8 @@
 //! `skilldeck prompt`: the L1 listing exactly as a model gets it, for a request if one is given.
 
-use crate::Outcome;
 use crate::context::Ctx;
 use crate::output;
+use crate::output::Outcome;
 use skilldeck_core::Catalogue;
 use skilldeck_core::Tier;
 use skilldeck_core::ranker::Query;
@@ -20,7 +20,7 @@ pub fn run(budget: Option<usize>, tier: Option<Tier>, request: Option<&str>, jso
     if json {
         output::json(&listing)?;
     } else if !listing.text.is_empty() {
-        crate::outln!("{}", listing.text);
+        crate::output::outln!("{}", listing.text);
     }
     Ok(Outcome::Ok)
 }

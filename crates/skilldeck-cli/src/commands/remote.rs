@@ -2,7 +2,7 @@
 //! Holds argument shapes and printing; the store itself is `skilldeck-remote`.
 
 use crate::context::Ctx;
-use crate::{Outcome, outln, output};
+use crate::output::{self, Outcome, outln};
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde::Serialize;

@@ -1,8 +1,8 @@
 //! `skilldeck delete`, `history` and `restore`: a skill's revisions, and undoing a delete.
 
-use crate::Outcome;
 use crate::context::Ctx;
 use crate::output;
+use crate::output::Outcome;
 use anyhow::Context as _;
 use skilldeck_core::storage::RevisionEvent;
 use skilldeck_core::{Revision, Scope, SkillName};
@@ -25,7 +25,9 @@ pub fn delete(name: &str, scope: Option<Scope>) -> anyhow::Result<Outcome> {
     let (scope, name) = ctx.resolve(name, scope)?;
     let out = ctx.registry.delete_skill(scope, &name)?;
     let rev = out.revision;
-    crate::outln!("Deleted {name} ({scope}, v:{rev}). Undo with: skilldeck restore {name} {rev} --scope {scope}");
+    crate::output::outln!(
+        "Deleted {name} ({scope}, v:{rev}). Undo with: skilldeck restore {name} {rev} --scope {scope}"
+    );
     output::print_warnings(&out.warnings);
     super::autosync::print(&super::autosync::after_change())?;
     Ok(Outcome::Ok)
@@ -46,7 +48,7 @@ pub fn history(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<O
         output::json(&entries)?;
         return Ok(Outcome::Ok);
     }
-    crate::outln!("{name} ({scope})");
+    crate::output::outln!("{name} ({scope})");
     for e in &entries {
         let event = match &e.event {
             RevisionEvent::Upload => "upload".to_owned(),
@@ -67,7 +69,7 @@ pub fn history(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<O
             "gone"
         };
         let at = if e.at.is_empty() { "-" } else { e.at.as_str() };
-        crate::outln!("  v:{:<5} {at:<20}  {digest:<19}  {state:<7}  {event}", e.revision);
+        crate::output::outln!("  v:{:<5} {at:<20}  {digest:<19}  {state:<7}  {event}", e.revision);
     }
     Ok(Outcome::Ok)
 }
@@ -90,7 +92,7 @@ pub fn restore(name: &str, revision: u64, scope: Option<Scope>, json: bool) -> a
             &auto,
         )?;
     } else {
-        crate::outln!("Restored {name} v:{revision} as v:{} ({scope}, {})", out.revision, out.digest);
+        crate::output::outln!("Restored {name} v:{revision} as v:{} ({scope}, {})", out.revision, out.digest);
         super::autosync::print(&auto)?;
     }
     Ok(Outcome::Ok)

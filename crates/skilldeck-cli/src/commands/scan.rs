@@ -1,9 +1,9 @@
 //! `skilldeck scan`: every skill in the agent tools' folders, identical copies grouped, each
 //! group's validity and relation to the store. Reads only.
 
-use crate::Outcome;
 use crate::commands::targets::{level, project_dir, resolve, wanted};
 use crate::context::Ctx;
+use crate::output::Outcome;
 use skilldeck_core::Severity;
 use skilldeck_targets::record::Records;
 use skilldeck_targets::scan::{self, CopyGroup, Relation, ScanReport};
@@ -49,7 +49,9 @@ pub fn run(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     if report.folders.is_empty() {
-        crate::outln!("No agent tool's skill folder exists here; `skilldeck targets` lists where they would be.");
+        crate::output::outln!(
+            "No agent tool's skill folder exists here; `skilldeck targets` lists where they would be."
+        );
         return Ok(Outcome::Ok);
     }
     for f in &report.folders {
@@ -58,17 +60,17 @@ pub fn run(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
             (None, Some(e)) => format!("error: {e}"),
             (None, None) => format!("{} skills", f.skills),
         };
-        crate::outln!("{} [{}] {}: {what}", f.target, level(f.level), f.path.display());
+        crate::output::outln!("{} [{}] {}: {what}", f.target, level(f.level), f.path.display());
     }
     for s in &report.skills {
         let note =
             if s.copies.len() > 1 { format!(" — {} different contents", s.copies.len()) } else { String::new() };
-        crate::outln!("\n{}{note}", s.name);
+        crate::output::outln!("\n{}{note}", s.name);
         for g in &s.copies {
-            crate::outln!("  {} {}, {}", g.digest.short(), validity(g), relation_text(&g.relation));
+            crate::output::outln!("  {} {}, {}", g.digest.short(), validity(g), relation_text(&g.relation));
             for p in &g.places {
                 let link = if p.link { ", a link" } else { "" };
-                crate::outln!(
+                crate::output::outln!(
                     "    {} [{}] {} ({}{link})",
                     p.target,
                     level(p.level),
@@ -79,10 +81,10 @@ pub fn run(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
         }
     }
     for u in &report.unreadable {
-        crate::outln!("\nnot a readable skill: {} ({}): {}", u.path.display(), u.target, u.error);
+        crate::output::outln!("\nnot a readable skill: {} ({}): {}", u.path.display(), u.target, u.error);
     }
     let copies: usize = report.skills.iter().flat_map(|s| &s.copies).map(|g| g.places.len()).sum();
-    crate::outln!(
+    crate::output::outln!(
         "\n{} skills ({copies} copies) in {} folders; `skilldeck adopt --all` brings them into Skilldeck.",
         report.skills.len(),
         report.folders.iter().filter(|f| f.same_as.is_none()).count()

@@ -1,8 +1,8 @@
 //! `skilldeck show` and `skilldeck cat`: one skill's metadata and tree, and one file's text.
 
-use crate::Outcome;
 use crate::context::Ctx;
 use crate::output;
+use crate::output::Outcome;
 use anyhow::Context as _;
 use skilldeck_core::trust::Trust;
 use skilldeck_core::{RelPath, Scope};
@@ -40,16 +40,16 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
         return Ok(Outcome::Ok);
     }
     let m = &entry.meta;
-    crate::outln!(
+    crate::output::outln!(
         "{} ({scope}{})  {}",
         entry.name,
         shadowed_by.map(|s| format!(", shadowed by {s}")).unwrap_or_default(),
         output::badge(entry.version.as_deref())
     );
-    crate::outln!("  status:      {}", if entry.valid { "valid" } else { "INVALID" });
-    crate::outln!("  digest:      {digest}");
+    crate::output::outln!("  status:      {}", if entry.valid { "valid" } else { "INVALID" });
+    crate::output::outln!("  digest:      {digest}");
     if let Some(d) = &m.description {
-        crate::outln!("  description: {}", d.split_whitespace().collect::<Vec<_>>().join(" "));
+        crate::output::outln!("  description: {}", d.split_whitespace().collect::<Vec<_>>().join(" "));
     }
     for (label, value) in [
         ("description_zh", m.description_zh.as_deref()),
@@ -57,27 +57,27 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
         ("license", m.license.as_deref()),
     ] {
         if let Some(v) = value {
-            crate::outln!("  {label}: {v}");
+            crate::output::outln!("  {label}: {v}");
         }
     }
     if let Some(t) = m.min_tier {
-        crate::outln!("  min_tier:    {t}");
+        crate::output::outln!("  min_tier:    {t}");
     }
     super::trust::print_grants(&grants, name.as_str(), "  ")?;
     if !m.dependencies.python.is_empty() || !m.dependencies.node.is_empty() {
-        crate::outln!(
+        crate::output::outln!(
             "  dependencies (not installed): python {:?}, node {:?}",
             m.dependencies.python,
             m.dependencies.node
         );
     }
     if !entry.diagnostics.is_empty() {
-        crate::outln!("  problems:");
+        crate::output::outln!("  problems:");
         output::print_diags(&entry.diagnostics, "    ")?;
     }
-    crate::outln!("  files:");
+    crate::output::outln!("  files:");
     for f in &tree {
-        crate::outln!("    {:<40} {}", f.path.as_str(), output::size(f.size));
+        crate::output::outln!("    {:<40} {}", f.path.as_str(), output::size(f.size));
     }
     Ok(Outcome::Ok)
 }

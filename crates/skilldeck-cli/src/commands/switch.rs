@@ -1,8 +1,8 @@
 //! `skilldeck enable`, `skilldeck disable` and `skilldeck budget`: the per-skill switch and the
 //! listing budget, kept in config.toml.
 
-use crate::Outcome;
 use crate::context::Ctx;
+use crate::output::Outcome;
 use anyhow::Context as _;
 use skilldeck_agent::config_edit;
 
@@ -23,7 +23,7 @@ pub fn set_enabled(name: &str, enabled: bool) -> anyhow::Result<Outcome> {
         (true, true) => "is offered to agents again",
         (true, false) => "was already offered to agents",
     };
-    crate::outln!("{name} {what} ({}).", path.display());
+    crate::output::outln!("{name} {what} ({}).", path.display());
     super::autosync::print(&super::autosync::after_change())?;
     Ok(Outcome::Ok)
 }
@@ -45,7 +45,7 @@ pub fn set_pinned(name: &str, pinned: bool) -> anyhow::Result<Outcome> {
         (false, true) => "is no longer pinned",
         (false, false) => "was not pinned",
     };
-    crate::outln!("{name} {what} ({}).", path.display());
+    crate::output::outln!("{name} {what} ({}).", path.display());
     Ok(Outcome::Ok)
 }
 
@@ -55,13 +55,17 @@ pub fn budget(tokens: Option<usize>) -> anyhow::Result<Outcome> {
     let path = ctx.storage().home().config_path();
     match tokens {
         None => {
-            crate::outln!("The listing budget is {} tokens ({}).", ctx.config()?.listing.budget_tokens, path.display())
+            crate::output::outln!(
+                "The listing budget is {} tokens ({}).",
+                ctx.config()?.listing.budget_tokens,
+                path.display()
+            )
         }
         Some(n) => {
             let changed = config_edit::set_budget_tokens(&path, n)
                 .with_context(|| format!("could not update {}", path.display()))?;
             let what = if changed { "is now" } else { "was already" };
-            crate::outln!("The listing budget {what} {n} tokens ({}).", path.display());
+            crate::output::outln!("The listing budget {what} {n} tokens ({}).", path.display());
         }
     }
     Ok(Outcome::Ok)

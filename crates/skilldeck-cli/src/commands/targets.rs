@@ -1,8 +1,8 @@
 //! `skilldeck targets` and `skilldeck sync`: the agent tools' skill folders, each skill's state
 //! there, and bringing them up to date (copy mode).
 
-use crate::Outcome;
 use crate::context::Ctx;
+use crate::output::Outcome;
 use anyhow::Context as _;
 use skilldeck_targets::config::TargetsConfig;
 use skilldeck_targets::env::Env;
@@ -90,12 +90,12 @@ pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
             (true, false) => "detected, switched off",
             (false, false) => "not detected",
         };
-        crate::outln!("{} ({}) — {mark}", t.name, t.id);
+        crate::output::outln!("{} ({}) — {mark}", t.name, t.id);
         for f in &t.folders {
             let exists = if f.folder.exists { "" } else { " (not there yet)" };
-            crate::outln!("  {} {}{exists}", level(f.folder.level), f.folder.path.display());
+            crate::output::outln!("  {} {}{exists}", level(f.folder.level), f.folder.path.display());
             if let Some(e) = &f.error {
-                crate::outln!("    error: {e}");
+                crate::output::outln!("    error: {e}");
             }
             for s in &f.skills {
                 let rev = match (s.revision, s.store_revision) {
@@ -104,7 +104,7 @@ pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
                     (None, Some(b)) => format!(" (store r{b})"),
                     (None, None) => String::new(),
                 };
-                crate::outln!("    {:<11} {}{rev}", s.state.as_str(), s.name);
+                crate::output::outln!("    {:<11} {}{rev}", s.state.as_str(), s.name);
             }
         }
     }
@@ -161,42 +161,44 @@ fn how(mode: Mode) -> &'static str {
 
 fn print_plans(plans: &[TargetPlan], dry_run: bool) -> anyhow::Result<()> {
     if plans.is_empty() {
-        crate::outln!("No agent tool detected and no target configured; `skilldeck targets` lists the known ones.");
+        crate::output::outln!(
+            "No agent tool detected and no target configured; `skilldeck targets` lists the known ones."
+        );
         return Ok(());
     }
     let verb = |now: &'static str, later: &'static str| if dry_run { later } else { now };
     for p in plans {
-        crate::outln!("{} [{}] {}", p.target, level(p.level), p.path.display());
+        crate::output::outln!("{} [{}] {}", p.target, level(p.level), p.path.display());
         if let Some(first) = &p.same_as {
-            crate::outln!("  same folder as {first}: synced there");
+            crate::output::outln!("  same folder as {first}: synced there");
             continue;
         }
         for a in &p.actions {
             match a {
                 Action::Write { name, revision, mode, .. } => {
-                    crate::outln!("  {} {name} r{revision}{}", verb("wrote  ", "write  "), how(*mode))
+                    crate::output::outln!("  {} {name} r{revision}{}", verb("wrote  ", "write  "), how(*mode))
                 }
                 Action::Replace { name, from, to, keep, mode, .. } => {
-                    crate::outln!("  {} {name} r{from} -> r{to}{}", verb("replaced", "replace "), how(*mode));
+                    crate::output::outln!("  {} {name} r{from} -> r{to}{}", verb("replaced", "replace "), how(*mode));
                     if let Some(k) = keep {
-                        crate::outln!("    {}", k.describe(dry_run));
+                        crate::output::outln!("    {}", k.describe(dry_run));
                     }
                 }
                 Action::Remove { name, revision } => {
-                    crate::outln!("  {} {name} r{revision}", verb("removed", "remove "))
+                    crate::output::outln!("  {} {name} r{revision}", verb("removed", "remove "))
                 }
-                Action::Skip { name, reason } => crate::outln!("  skip    {name}: {}", reason.describe()),
+                Action::Skip { name, reason } => crate::output::outln!("  skip    {name}: {}", reason.describe()),
             }
         }
         if let Some(f) = &p.link_fallback {
-            crate::outln!("  note: {f}");
+            crate::output::outln!("  note: {f}");
         }
         if let Some(e) = &p.error {
-            crate::outln!("  error: {e}");
+            crate::output::outln!("  error: {e}");
         } else if p.actions.is_empty() {
-            crate::outln!("  up to date ({} skills)", p.unchanged.len());
+            crate::output::outln!("  up to date ({} skills)", p.unchanged.len());
         } else if !p.unchanged.is_empty() {
-            crate::outln!("  {} already up to date", p.unchanged.len());
+            crate::output::outln!("  {} already up to date", p.unchanged.len());
         }
     }
     Ok(())

@@ -1,8 +1,8 @@
 //! `skilldeck export`: a stored skill back out to a folder or a `.zip` archive.
 //! Holds the export and its destination checks; importing is `import`.
 
-use crate::Outcome;
 use crate::context::Ctx;
+use crate::output::Outcome;
 use anyhow::{Context as _, bail};
 use skilldeck_core::{Scope, SkillFiles};
 use std::io::Write as _;
@@ -20,7 +20,7 @@ pub fn export(name: &str, dest: &Path, scope: Option<Scope>) -> anyhow::Result<O
     } else {
         write_folder(&snap.files, dest)?;
     }
-    crate::outln!("Exported {name} ({scope}, {} files) to {}", snap.files.len(), dest.display());
+    crate::output::outln!("Exported {name} ({scope}, {} files) to {}", snap.files.len(), dest.display());
     Ok(Outcome::Ok)
 }
 

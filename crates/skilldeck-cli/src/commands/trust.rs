@@ -1,8 +1,8 @@
 //! `skilldeck trust` and `skilldeck untrust`: the user's approval of a skill's `allowed-tools`,
 //! and how a skill's requested tools are printed wherever they are shown.
 
-use crate::Outcome;
 use crate::context::Ctx;
+use crate::output::Outcome;
 use anyhow::Context as _;
 use skilldeck_core::Scope;
 use skilldeck_core::trust::{GrantState, GrantsView, Trust};
@@ -12,12 +12,12 @@ pub fn print_grants(grants: &GrantsView, name: &str, indent: &str) -> std::io::R
     if grants.requested.is_empty() {
         return Ok(());
     }
-    crate::outln!("{indent}allowed-tools asks to:");
+    crate::output::outln!("{indent}allowed-tools asks to:");
     for t in &grants.requested {
-        crate::outln!("{indent}  {} {}: {}", if t.broad { "!" } else { "-" }, t.pattern, t.plain);
+        crate::output::outln!("{indent}  {} {}: {}", if t.broad { "!" } else { "-" }, t.pattern, t.plain);
     }
     if grants.broad {
-        crate::outln!(
+        crate::output::outln!(
             "{indent}WARNING: this lets the skill run any command without asking (inside the sandbox). Approve it only if you trust its author."
         );
     }
@@ -32,7 +32,7 @@ pub fn print_grants(grants: &GrantsView, name: &str, indent: &str) -> std::io::R
             )
         }
     };
-    crate::outln!("{indent}{state}");
+    crate::output::outln!("{indent}{state}");
     Ok(())
 }
 
@@ -47,7 +47,7 @@ pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Ou
     let content = content.as_ref();
     if !approve {
         let had = trust.revoke(scope, name.as_str())?;
-        crate::outln!(
+        crate::output::outln!(
             "{name} ({scope}): {}",
             if had {
                 "approval withdrawn; its allowed-tools no longer pre-approve commands"
@@ -60,17 +60,19 @@ pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Ou
     let view = trust.view(scope, name.as_str(), &entry.meta, content);
     match view.state {
         GrantState::None => {
-            crate::outln!("{name} ({scope}) asks for no shell commands; there is nothing to approve.");
+            crate::output::outln!("{name} ({scope}) asks for no shell commands; there is nothing to approve.");
             return Ok(Outcome::Ok);
         }
         GrantState::Bundled => {
-            crate::outln!("{name} ({scope}) is bundled with Skilldeck; its allowed-tools are in force as shipped.");
+            crate::output::outln!(
+                "{name} ({scope}) is bundled with Skilldeck; its allowed-tools are in force as shipped."
+            );
             return Ok(Outcome::Ok);
         }
         GrantState::Trusted | GrantState::Untrusted | GrantState::Changed => {}
     }
     trust.approve(scope, name.as_str(), &entry.meta, content)?;
-    crate::outln!(
+    crate::output::outln!(
         "Approved the allowed-tools of {name} ({scope}, {}):",
         crate::output::badge(entry.version.as_deref())
     );
@@ -81,6 +83,6 @@ pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Ou
     } else {
         "A revision that changes allowed-tools asks again"
     };
-    crate::outln!("{again}; `skilldeck untrust {name}` withdraws it.");
+    crate::output::outln!("{again}; `skilldeck untrust {name}` withdraws it.");
     Ok(Outcome::Ok)
 }

@@ -1,6 +1,6 @@
 //! `skilldeck validate`: checks skill folders or `SKILL.md` files without touching the store.
 
-use crate::Outcome;
+use crate::output::Outcome;
 use crate::output::{self, DiagJson};
 use anyhow::Context as _;
 use serde::Serialize;
@@ -112,7 +112,7 @@ pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcom
             let v = match r {
                 Ok(v) => v,
                 Err(e) => {
-                    crate::outln!("{}: cannot be validated: {}", p.display(), e.message);
+                    crate::output::outln!("{}: cannot be validated: {}", p.display(), e.message);
                     continue;
                 }
             };
@@ -123,7 +123,7 @@ pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcom
             } else {
                 String::new()
             };
-            crate::outln!("{}: {verdict}{note}", p.display());
+            crate::output::outln!("{}: {verdict}{note}", p.display());
             output::print_diags(&v.diagnostics, "  ")?;
         }
     }

@@ -1,8 +1,8 @@
 //! `skilldeck view` and `skilldeck tool-spec`: the real `view_skill` tool from a terminal.
 
-use crate::Outcome;
 use crate::context::Ctx;
 use crate::output;
+use crate::output::Outcome;
 use anyhow::Context as _;
 use skilldeck_core::sandbox::Sandbox;
 use skilldeck_core::view_skill::{Turn, view_skill};
@@ -26,7 +26,7 @@ pub fn view(name: &str, path: Option<&str>, workspace: &Path, turn: Option<Strin
         input["path"] = p.into();
     }
     let result = view_skill(&ctx.registry, &sandbox, &mut turn, &input);
-    crate::outln!("{}", serde_json::to_string(&result)?);
+    crate::output::outln!("{}", serde_json::to_string(&result)?);
     Ok(Outcome::Ok)
 }
 
@@ -40,11 +40,11 @@ pub fn tool_spec(json: bool) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Ok);
     }
     match spec {
-        None => crate::outln!("No skill is listed, so view_skill is not offered this turn."),
+        None => crate::output::outln!("No skill is listed, so view_skill is not offered this turn."),
         Some(s) => {
-            crate::outln!("{}\n\n{}\n", s.name, s.description);
-            crate::outln!("name: one of {}", turn.listing().names().join(", "));
-            crate::outln!("path: optional, a file inside the skill");
+            crate::output::outln!("{}\n\n{}\n", s.name, s.description);
+            crate::output::outln!("name: one of {}", turn.listing().names().join(", "));
+            crate::output::outln!("path: optional, a file inside the skill");
         }
     }
     Ok(Outcome::Ok)

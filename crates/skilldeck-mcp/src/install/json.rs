@@ -2,7 +2,7 @@
 //! tree (`jsonc-parser`'s CST) so every other byte — servers, key order, comments, spacing — stays.
 //! Holds the edits; reads and writes no file.
 
-use super::{EditError, NAME};
+use super::edit::{EditError, NAME};
 use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
 use serde_json::Value;

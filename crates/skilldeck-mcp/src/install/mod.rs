@@ -2,6 +2,7 @@
 //! (what the file would become), then its execution (backup, atomic write). Only our entry,
 //! `skilldeck`, is ever added, replaced or removed; a file that does not parse is never written.
 
+mod edit;
 mod json;
 mod locations;
 mod text;
@@ -9,6 +10,7 @@ mod toml;
 mod write;
 mod yaml;
 
+pub use edit::{EditError, NAME};
 pub use locations::{ConfigFile, Format, Locations};
 
 use crate::clients::{Client, entry};
@@ -16,20 +18,6 @@ use serde::Serialize;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use text::Text;
-
-/// The name of our entry in every client's server table.
-pub const NAME: &str = "skilldeck";
-
-/// Why a file's text could not be edited.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum EditError {
-    /// The file does not parse: the parser's message, with its line and column.
-    #[error("{0}")]
-    Unparsable(String),
-    /// The file parses but is not shaped as the client's settings are.
-    #[error("{0}")]
-    Shape(String),
-}
 
 /// Why an install or uninstall did not happen. Nothing was written.
 #[derive(Debug, thiserror::Error)]

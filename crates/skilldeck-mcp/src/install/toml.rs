@@ -1,7 +1,7 @@
 //! Our entry in Codex's `config.toml` (`[mcp_servers.skilldeck]`), edited with `toml_edit` so
 //! comments, ordering and formatting of everything else stay. Holds the edits; no file I/O.
 
-use super::{EditError, NAME};
+use super::edit::{EditError, NAME};
 use serde_json::Value;
 use toml_edit::{DocumentMut, Item, Table, TableLike};
 

@@ -3,7 +3,7 @@
 //! parsed again and must equal the original as data except for our entry, else nothing is
 //! written. Limit: a file whose `extensions` is written inline (`{...}`) is refused, not edited.
 
-use super::{EditError, NAME};
+use super::edit::{EditError, NAME};
 use serde_json::Value;
 use serde_yaml_ng::{Mapping, Value as Yaml};
 
