@@ -345,7 +345,7 @@ impl SkillRegistry {
                 let stamps = (whole && stamps::settled(&stamps, ctx.now_ns, self.settle)).then_some(stamps);
                 Loaded { entry, stamps }
             }
-            Err(e) => Loaded { entry: Arc::new(entries::unreadable(scope, dir_name, &e)), stamps: None },
+            Err(e) => Loaded { entry: Arc::new(SkillEntry::unreadable(scope, dir_name, &e)), stamps: None },
         }
     }
 

@@ -1,7 +1,7 @@
 //! Catalogue entries from the store: a stored skill's summary parsed and validated into a
 //! [`SkillEntry`]. Holds no cache; the registry above keeps one.
 
-use crate::storage::{Scope, StorageError, Summary};
+use crate::storage::{Scope, Summary};
 use skilldeck_skill::entry::{SkillEntry, Stored};
 use skilldeck_skill::meta::SkillMeta;
 use skilldeck_skill::validate::{self, ValidateOptions, Validated};
@@ -21,11 +21,6 @@ pub fn from_validated(scope: Scope, dir_name: &str, summary: &Summary, v: Valida
         skill_md: summary.skill_md.as_deref(),
     };
     SkillEntry::new(scope, dir_name, v, stored)
-}
-
-/// A skill whose folder could not be read.
-pub fn unreadable(scope: Scope, dir_name: &str, err: &StorageError) -> SkillEntry {
-    SkillEntry::unreadable(scope, dir_name, err)
 }
 
 /// Validates the `SKILL.md` of a summary; one that was there but refused (a link, a pipe, too
