@@ -12,6 +12,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("skilldeck-fuzzkit", &[]),
     ("skilldeck-skill", &[]),
     ("skilldeck-select", &["skilldeck-skill"]),
+    ("skilldeck-audit", &["skilldeck-skill"]),
     ("skilldeck-store", &["skilldeck-skill"]),
     ("skilldeck-mount", &["skilldeck-skill", "skilldeck-select", "skilldeck-store"]),
     ("skilldeck-core", &["skilldeck-skill", "skilldeck-store", "skilldeck-select", "skilldeck-mount"]),

@@ -1,0 +1,276 @@
+//! The hand-written checks the rule table names (`Matcher::Check`): what a pattern cannot
+//! say, such as decoding hidden characters, file magic, or a secret read together with a
+//! network call in the same script. Each reports through a callback; the engine records.
+
+use crate::rules::Check;
+use crate::text::{self, EVIDENCE_CHARS, Kind, Lines, Regions};
+use regex::bytes::{Regex, RegexBuilder};
+use skilldeck_skill::grants::GrantRequest;
+use skilldeck_skill::secrets::{HOME_SECRETS, MAC_HOME_SECRETS, SYSTEM_SECRETS};
+use std::sync::OnceLock;
+
+/// The shortest run of base64 or hex characters reported as a blob.
+const BLOB_CHARS: usize = 1024;
+/// The longest line of code not called minified.
+const MINIFIED_LINE: usize = 1500;
+
+/// Reports the executable formats: ELF, Mach-O (thin and fat) and PE.
+pub fn executable(bytes: &[u8], report: &mut dyn FnMut(Check, String)) {
+    let what = if bytes.starts_with(b"\x7fELF") {
+        Some("an ELF executable or library (Linux)")
+    } else if [b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe", b"\xca\xfe\xba\xbe"]
+        .iter()
+        .any(|m| bytes.starts_with(*m))
+    {
+        Some("a Mach-O executable or library (macOS)")
+    } else if is_pe(bytes) {
+        Some("a PE executable or DLL (Windows)")
+    } else {
+        None
+    };
+    if let Some(what) = what {
+        report(Check::Executable, what.to_owned());
+    }
+}
+
+fn is_pe(bytes: &[u8]) -> bool {
+    if !bytes.starts_with(b"MZ") {
+        return false;
+    }
+    let Some(off) = bytes.get(0x3c..0x40).and_then(|b| <[u8; 4]>::try_from(b).ok()) else { return false };
+    let off = u32::from_le_bytes(off) as usize;
+    bytes.get(off..off.saturating_add(4)) == Some(b"PE\0\0")
+}
+
+/// The checks on a text file of `kind`. `report(check, line, evidence, hidden)`.
+pub fn text(path: &str, bytes: &[u8], kind: Kind, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
+    if !bytes.is_ascii() {
+        invisible(bytes, report);
+    }
+    let lines = Lines::of(bytes);
+    let regions = if kind == Kind::Markdown { Regions::of_markdown(bytes) } else { Regions::default() };
+    if kind == Kind::Markdown {
+        for c in &regions.comments {
+            let body = bytes.get(c.clone()).unwrap_or_default();
+            let inner = String::from_utf8_lossy(body);
+            let inner = inner.trim_start_matches("<!--").trim_end_matches("-->");
+            let inner = skilldeck_skill::entry::one_line(inner);
+            if inner.chars().any(char::is_alphanumeric) {
+                let shown = text::visible(&inner, 0, EVIDENCE_CHARS);
+                let hidden = text::visible(&inner, 0, 1000);
+                report(Check::HtmlComment, Some(lines.number(c.start)), shown, Some(hidden));
+            }
+        }
+    }
+    if matches!(kind, Kind::Script | Kind::Markdown) {
+        secrets(bytes, kind, &regions, &lines, report);
+    }
+    blob(bytes, &lines, report);
+    if kind == Kind::Script {
+        minified(path, bytes, &lines, report);
+    }
+    if path == "SKILL.md" {
+        broad_tools(bytes, &lines, report);
+    }
+}
+
+/// Tag characters, zero-width characters in words or runs, and bidi controls.
+fn invisible(bytes: &[u8], report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
+    let text = String::from_utf8_lossy(bytes);
+    let lines = Lines::of(text.as_bytes());
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let shown = |at: usize| {
+        let n = lines.number(at);
+        let r = lines.range(text.as_bytes(), n);
+        (n, text::visible(text.get(r.clone()).unwrap_or_default(), at.saturating_sub(r.start), EVIDENCE_CHARS))
+    };
+    let mut i = 0;
+    let mut reported_tags = std::collections::HashSet::new();
+    let mut reported_zw = std::collections::HashSet::new();
+    let mut reported_bidi = std::collections::HashSet::new();
+    while let Some(&(at, c)) = chars.get(i) {
+        if text::is_tag(c) {
+            let run: Vec<char> =
+                chars.get(i..).unwrap_or_default().iter().map(|p| p.1).take_while(|c| text::is_tag(*c)).collect();
+            let flag = i > 0
+                && chars.get(i - 1).is_some_and(|p| p.1 == '\u{1F3F4}')
+                && run.last() == Some(&'\u{E007F}')
+                && run.iter().rev().skip(1).all(|c| matches!(*c as u32 - 0xE0000, 0x30..=0x39 | 0x61..=0x7A));
+            if !flag && reported_tags.insert(lines.number(at)) && reported_tags.len() <= 10 {
+                let decoded: String = run
+                    .iter()
+                    .filter_map(|c| char::from_u32(*c as u32 - 0xE0000))
+                    .filter(|c| !c.is_control())
+                    .collect();
+                let (n, ev) = shown(at);
+                report(Check::TagChars, Some(n), ev, Some(decoded));
+            }
+            i += run.len();
+            continue;
+        }
+        if text::is_zero_width(c) && !(c == '\u{FEFF}' && at == 0) {
+            let run = chars.get(i..).unwrap_or_default().iter().take_while(|p| text::is_zero_width(p.1)).count();
+            let before = i.checked_sub(1).and_then(|j| chars.get(j)).map(|p| p.1);
+            let after = chars.get(i + run).map(|p| p.1);
+            let in_word =
+                before.is_some_and(|b| b.is_ascii_alphanumeric()) && after.is_some_and(|a| a.is_ascii_alphanumeric());
+            if (in_word || run >= 4) && reported_zw.len() < 10 && reported_zw.insert(lines.number(at)) {
+                let (n, ev) = shown(at);
+                report(Check::ZeroWidth, Some(n), ev, None);
+            }
+            i += run;
+            continue;
+        }
+        if text::is_bidi(c) && reported_bidi.len() < 10 && reported_bidi.insert(lines.number(at)) {
+            let r = lines.range(text.as_bytes(), lines.number(at));
+            if !text.get(r).unwrap_or_default().chars().any(text::is_rtl_letter) {
+                let (n, ev) = shown(at);
+                report(Check::Bidi, Some(n), ev, None);
+            }
+        }
+        i += 1;
+    }
+}
+
+fn secret_paths() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| {
+        // `/root` is any root-run example's working folder: too common to call a secret.
+        let home: Vec<String> = HOME_SECRETS.iter().chain(MAC_HOME_SECRETS).map(|s| regex::escape(s)).collect();
+        let system: Vec<String> =
+            SYSTEM_SECRETS.iter().filter(|s| **s != "/root").map(|s| regex::escape(s)).collect();
+        let re = format!(
+            r#"(?:~|\$HOME|\$\{{HOME\}}|%USERPROFILE%|\$env:USERPROFILE|homedir\(\)|home\(\)|expanduser\(\s*["']~)\s*(?:[/\\]|["']?\s*[,+/]\s*["'])\s*(?:{})(?:[/\\"'\s)\]]|$)|(?:{})(?:[/\s"')]|$)|\bsecurity\s+(?:find-generic-password|find-internet-password|dump-keychain)\b"#,
+            home.join("|"),
+            system.join("|")
+        );
+        RegexBuilder::new(&re).unicode(false).size_limit(32 << 20).build().ok()
+    })
+    .as_ref()
+}
+
+fn network_send() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| {
+        RegexBuilder::new(
+            r"(?i)\b(?:curl|wget|nc|ncat|netcat|scp|rsync|sftp|ftp|telnet|socat)\b|\brequests\.(?:post|put|patch)\b|\burllib\.request\b|\bhttp\.client\b|\bhttpx\.(?:post|put)\b|\baiohttp\b|\bfetch\s*\(|\baxios\b|\bXMLHttpRequest\b|\bsocket\.(?:socket|connect|create_connection)\b|\bInvoke-(?:WebRequest|RestMethod)\b|\bNet\.WebClient\b|\bsmtplib\b",
+        )
+        .unicode(false)
+        .build()
+        .ok()
+    })
+    .as_ref()
+}
+
+/// A secret path read from code; in the same script or code block as a network call, a
+/// likely theft.
+fn secrets(
+    bytes: &[u8],
+    kind: Kind,
+    regions: &Regions,
+    lines: &Lines,
+    report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>),
+) {
+    let (Some(re), Some(net)) = (secret_paths(), network_send()) else { return };
+    let mut seen = std::collections::HashSet::new();
+    for m in re.find_iter(bytes) {
+        let unit = match kind {
+            Kind::Script => 0..bytes.len(),
+            Kind::Markdown => match regions.fence_at(m.start()) {
+                Some(f) => f,
+                None => continue,
+            },
+            Kind::Data | Kind::Binary => continue,
+        };
+        let token_end = bytes
+            .get(m.start()..)
+            .unwrap_or_default()
+            .iter()
+            .position(|b| b.is_ascii_whitespace() || matches!(b, b'"' | b'\'' | b')' | b';'))
+            .map_or(bytes.len(), |p| p + m.start());
+        let token = bytes.get(m.start()..token_end).unwrap_or_default();
+        if token.ends_with(b".pub") || token.ends_with(b"known_hosts") {
+            continue;
+        }
+        let line = lines.number(m.start());
+        if !seen.insert(line) {
+            continue;
+        }
+        let r = lines.range(bytes, line);
+        let shown = String::from_utf8_lossy(bytes.get(r.clone()).unwrap_or_default());
+        let evidence = text::visible(&shown, m.start().saturating_sub(r.start), EVIDENCE_CHARS);
+        let sends = net.is_match(bytes.get(unit).unwrap_or_default());
+        report(if sends { Check::SecretExfil } else { Check::SecretRead }, Some(line), evidence, None);
+    }
+}
+
+/// A run of at least [`BLOB_CHARS`] base64 characters (hex is a subset), not an embedded
+/// image or font.
+fn blob(bytes: &[u8], lines: &Lines, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
+    let is_b64 = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_');
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes.get(i).is_some_and(is_b64) {
+            i += 1;
+            continue;
+        }
+        let run = bytes.get(i..).unwrap_or_default().iter().take_while(|b| is_b64(b)).count();
+        if run >= BLOB_CHARS {
+            let before = bytes.get(i.saturating_sub(48)..i).unwrap_or_default();
+            let media =
+                text::find(before, b"data:image/", 0).is_some() || text::find(before, b"data:font/", 0).is_some();
+            if !media {
+                let head = String::from_utf8_lossy(bytes.get(i..i + 60).unwrap_or_default()).into_owned();
+                report(Check::EncodedBlob, Some(lines.number(i)), format!("{head}… ({run} characters)"), None);
+                return;
+            }
+        }
+        i += run;
+    }
+}
+
+fn minified(
+    path: &str,
+    bytes: &[u8],
+    lines: &Lines,
+    report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>),
+) {
+    let mut at = 0;
+    for line in bytes.split(|b| *b == b'\n') {
+        if line.len() > MINIFIED_LINE {
+            let head = String::from_utf8_lossy(line.get(..80).unwrap_or(line)).into_owned();
+            report(
+                Check::Minified,
+                Some(lines.number(at)),
+                format!("{head}… (a line of {} characters)", line.len()),
+                None,
+            );
+            return;
+        }
+        at += line.len() + 1;
+    }
+    if path.ends_with(".min.js") {
+        report(Check::Minified, None, format!("{path} is named as minified"), None);
+    }
+}
+
+fn broad_tools(bytes: &[u8], lines: &Lines, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
+    let v =
+        skilldeck_skill::validate::validate_bytes(Some(bytes), skilldeck_skill::validate::ValidateOptions::default());
+    let request = GrantRequest::of(&v.meta);
+    if !request.is_broad() {
+        return;
+    }
+    let broad: Vec<String> = request.describe().into_iter().filter(|t| t.broad).map(|t| t.pattern).collect();
+    let line = text::find(bytes, b"allowed-tools", 0).map(|at| lines.number(at));
+    report(Check::BroadTools, line, format!("allowed-tools: {}", broad.join(" ")), None);
+}
+
+/// Whether `text` holds an IPv4 address outside loopback, private, link-local, unspecified and
+/// broadcast ranges.
+pub fn has_public_ipv4(text: &[u8]) -> bool {
+    let s = String::from_utf8_lossy(text);
+    s.split(|c: char| !(c.is_ascii_digit() || c == '.')).filter_map(|w| w.parse::<std::net::Ipv4Addr>().ok()).any(
+        |ip| !(ip.is_loopback() || ip.is_private() || ip.is_link_local() || ip.is_unspecified() || ip.is_broadcast()),
+    )
+}
