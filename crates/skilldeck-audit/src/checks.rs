@@ -3,7 +3,7 @@
 //! network call in the same script. Each reports through a callback; the engine records.
 
 use crate::rules::Check;
-use crate::text::{self, EVIDENCE_CHARS, Kind, Lines, Regions};
+use crate::text::{self, EVIDENCE_CHARS, FileText, Kind, Lines};
 use regex::bytes::{Regex, RegexBuilder};
 use skilldeck_skill::grants::GrantRequest;
 use skilldeck_skill::secrets::{HOME_SECRETS, MAC_HOME_SECRETS, SYSTEM_SECRETS};
@@ -42,15 +42,14 @@ fn is_pe(bytes: &[u8]) -> bool {
     bytes.get(off..off.saturating_add(4)) == Some(b"PE\0\0")
 }
 
-/// The checks on a text file of `kind`. `report(check, line, evidence, hidden)`.
-pub fn text(path: &str, bytes: &[u8], kind: Kind, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
+/// The checks on a text file. `report(check, line, evidence, hidden)`.
+pub fn text(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
+    let bytes = f.bytes;
     if !bytes.is_ascii() {
         invisible(bytes, report);
     }
-    let lines = Lines::of(bytes);
-    let regions = if kind == Kind::Markdown { Regions::of_markdown(bytes) } else { Regions::default() };
-    if kind == Kind::Markdown {
-        for c in &regions.comments {
+    if f.kind == Kind::Markdown && text::find(bytes, b"<!--", 0).is_some() {
+        for c in &f.regions().comments {
             let body = bytes.get(c.clone()).unwrap_or_default();
             let inner = String::from_utf8_lossy(body);
             let inner = inner.trim_start_matches("<!--").trim_end_matches("-->");
@@ -58,19 +57,19 @@ pub fn text(path: &str, bytes: &[u8], kind: Kind, report: &mut dyn FnMut(Check, 
             if inner.chars().any(char::is_alphanumeric) {
                 let shown = text::visible(&inner, 0, EVIDENCE_CHARS);
                 let hidden = text::visible(&inner, 0, 1000);
-                report(Check::HtmlComment, Some(lines.number(c.start)), shown, Some(hidden));
+                report(Check::HtmlComment, Some(f.lines().number(c.start)), shown, Some(hidden));
             }
         }
     }
-    if matches!(kind, Kind::Script | Kind::Markdown) {
-        secrets(bytes, kind, &regions, &lines, report);
+    if matches!(f.kind, Kind::Script | Kind::Markdown) {
+        secrets(f, report);
     }
-    blob(bytes, &lines, report);
-    if kind == Kind::Script {
-        minified(path, bytes, &lines, report);
+    blob(f, report);
+    if f.kind == Kind::Script {
+        minified(f, report);
     }
-    if path == "SKILL.md" {
-        broad_tools(bytes, &lines, report);
+    if f.path == "SKILL.md" {
+        broad_tools(f, report);
     }
 }
 
@@ -149,6 +148,19 @@ fn secret_paths() -> Option<&'static Regex> {
     .as_ref()
 }
 
+/// What every secret path the regex above finds starts near: a cheap first look (a literal
+/// search) so most files never run the long pattern.
+fn secret_hint() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| {
+        RegexBuilder::new(r"~/|~\\|HOME|USERPROFILE|home\(\)|homedir|expanduser|/etc/|security ")
+            .unicode(false)
+            .build()
+            .ok()
+    })
+    .as_ref()
+}
+
 fn network_send() -> Option<&'static Regex> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
     RE.get_or_init(|| {
@@ -164,20 +176,18 @@ fn network_send() -> Option<&'static Regex> {
 
 /// A secret path read from code; in the same script or code block as a network call, a
 /// likely theft.
-fn secrets(
-    bytes: &[u8],
-    kind: Kind,
-    regions: &Regions,
-    lines: &Lines,
-    report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>),
-) {
-    let (Some(re), Some(net)) = (secret_paths(), network_send()) else { return };
+fn secrets(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
+    let (Some(re), Some(net), Some(hint)) = (secret_paths(), network_send(), secret_hint()) else { return };
+    let bytes = f.bytes;
+    if !hint.is_match(bytes) {
+        return;
+    }
     let mut seen = std::collections::HashSet::new();
     for m in re.find_iter(bytes) {
-        let unit = match kind {
+        let unit = match f.kind {
             Kind::Script => 0..bytes.len(),
-            Kind::Markdown => match regions.fence_at(m.start()) {
-                Some(f) => f,
+            Kind::Markdown => match f.regions().fence_at(m.start()) {
+                Some(r) => r,
                 None => continue,
             },
             Kind::Data | Kind::Binary => continue,
@@ -192,56 +202,76 @@ fn secrets(
         if token.ends_with(b".pub") || token.ends_with(b"known_hosts") {
             continue;
         }
-        let line = lines.number(m.start());
-        if !seen.insert(line) {
+        let line = f.lines().number(m.start());
+        if !seen.insert(line) || seen.len() > 10 {
             continue;
         }
-        let r = lines.range(bytes, line);
-        let shown = String::from_utf8_lossy(bytes.get(r.clone()).unwrap_or_default());
-        let evidence = text::visible(&shown, m.start().saturating_sub(r.start), EVIDENCE_CHARS);
         let sends = net.is_match(bytes.get(unit).unwrap_or_default());
-        report(if sends { Check::SecretExfil } else { Check::SecretRead }, Some(line), evidence, None);
+        report(
+            if sends { Check::SecretExfil } else { Check::SecretRead },
+            Some(line),
+            f.evidence(line, m.start()),
+            None,
+        );
     }
 }
+
+/// Which bytes may be part of a base64 (or hex) run.
+const B64: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_');
+        i += 1;
+    }
+    t
+};
 
 /// A run of at least [`BLOB_CHARS`] base64 characters (hex is a subset), not an embedded
 /// image or font.
-fn blob(bytes: &[u8], lines: &Lines, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
-    let is_b64 = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_');
-    let mut i = 0;
-    while i < bytes.len() {
-        if !bytes.get(i).is_some_and(is_b64) {
-            i += 1;
+fn blob(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
+    let bytes = f.bytes;
+    let mut run = 0usize;
+    for (i, b) in bytes.iter().enumerate() {
+        if B64[usize::from(*b)] {
+            run += 1;
             continue;
         }
-        let run = bytes.get(i..).unwrap_or_default().iter().take_while(|b| is_b64(b)).count();
-        if run >= BLOB_CHARS {
-            let before = bytes.get(i.saturating_sub(48)..i).unwrap_or_default();
-            let media =
-                text::find(before, b"data:image/", 0).is_some() || text::find(before, b"data:font/", 0).is_some();
-            if !media {
-                let head = String::from_utf8_lossy(bytes.get(i..i + 60).unwrap_or_default()).into_owned();
-                report(Check::EncodedBlob, Some(lines.number(i)), format!("{head}… ({run} characters)"), None);
-                return;
-            }
+        if run >= BLOB_CHARS && report_blob(f, i - run, run, report) {
+            return;
         }
-        i += run;
+        run = 0;
+    }
+    if run >= BLOB_CHARS {
+        report_blob(f, bytes.len() - run, run, report);
     }
 }
 
-fn minified(
-    path: &str,
-    bytes: &[u8],
-    lines: &Lines,
+/// Reports the blob at `start` unless it is an embedded image or font; whether it reported.
+fn report_blob(
+    f: &FileText<'_>,
+    start: usize,
+    run: usize,
     report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>),
-) {
+) -> bool {
+    let before = f.bytes.get(start.saturating_sub(48)..start).unwrap_or_default();
+    if text::find(before, b"data:image/", 0).is_some() || text::find(before, b"data:font/", 0).is_some() {
+        return false;
+    }
+    let head = String::from_utf8_lossy(f.bytes.get(start..start + 60).unwrap_or_default()).into_owned();
+    report(Check::EncodedBlob, Some(f.lines().number(start)), format!("{head}… ({run} characters)"), None);
+    true
+}
+
+fn minified(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
     let mut at = 0;
-    for line in bytes.split(|b| *b == b'\n') {
+    for line in f.bytes.split(|b| *b == b'\n') {
         if line.len() > MINIFIED_LINE {
             let head = String::from_utf8_lossy(line.get(..80).unwrap_or(line)).into_owned();
             report(
                 Check::Minified,
-                Some(lines.number(at)),
+                Some(f.lines().number(at)),
                 format!("{head}… (a line of {} characters)", line.len()),
                 None,
             );
@@ -249,20 +279,20 @@ fn minified(
         }
         at += line.len() + 1;
     }
-    if path.ends_with(".min.js") {
-        report(Check::Minified, None, format!("{path} is named as minified"), None);
+    if f.path.ends_with(".min.js") {
+        report(Check::Minified, None, format!("{} is named as minified", f.path), None);
     }
 }
 
-fn broad_tools(bytes: &[u8], lines: &Lines, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
+fn broad_tools(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
     let v =
-        skilldeck_skill::validate::validate_bytes(Some(bytes), skilldeck_skill::validate::ValidateOptions::default());
+        skilldeck_skill::validate::validate_bytes(Some(f.bytes), skilldeck_skill::validate::ValidateOptions::default());
     let request = GrantRequest::of(&v.meta);
     if !request.is_broad() {
         return;
     }
     let broad: Vec<String> = request.describe().into_iter().filter(|t| t.broad).map(|t| t.pattern).collect();
-    let line = text::find(bytes, b"allowed-tools", 0).map(|at| lines.number(at));
+    let line = text::find(f.bytes, b"allowed-tools", 0).map(|at| f.lines().number(at));
     report(Check::BroadTools, line, format!("allowed-tools: {}", broad.join(" ")), None);
 }
 

@@ -1,7 +1,7 @@
 //! The audit as SARIF 2.1.0, for code-scanning tools: one run, the rule table as the tool's
 //! rules, one result per finding. Holds the mapping only.
 
-use crate::finding::Report;
+use crate::finding::Finding;
 use crate::rules::RULES;
 use serde_json::{Value, json};
 use skilldeck_skill::risk::RiskLevel;
@@ -28,9 +28,10 @@ fn score(s: RiskLevel) -> &'static str {
     }
 }
 
-/// The SARIF log of `reports`, each with the folder or file it audited (`base`, a path
-/// relative to where the tool ran or absolute) that its findings' files are relative to.
-pub fn log<'a>(reports: impl IntoIterator<Item = (&'a str, &'a Report)>) -> Value {
+/// The SARIF log of the findings of several skills, each with the folder it audited (`base`,
+/// relative to where the tool ran, or absolute; empty for an archive or a single file) that
+/// its findings' files are relative to.
+pub fn log<'a>(skills: impl IntoIterator<Item = (&'a str, &'a [Finding])>) -> Value {
     let rules: Vec<Value> = RULES
         .iter()
         .map(|r| {
@@ -50,8 +51,8 @@ pub fn log<'a>(reports: impl IntoIterator<Item = (&'a str, &'a Report)>) -> Valu
         })
         .collect();
     let mut results = Vec::new();
-    for (base, report) in reports {
-        for f in &report.findings {
+    for (base, findings) in skills {
+        for f in findings {
             let uri =
                 if base.is_empty() { f.file.clone() } else { format!("{}/{}", base.trim_end_matches('/'), f.file) };
             let mut location = json!({ "physicalLocation": { "artifactLocation": { "uri": uri } } });

@@ -5,7 +5,7 @@
 use crate::checks;
 use crate::finding::{Finding, Report};
 use crate::rules::{Also, Check, Matcher, Place, RULES, Rule};
-use crate::text::{self, EVIDENCE_CHARS, Kind, Lines, Regions};
+use crate::text::{FileText, Kind, Regions};
 use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -111,14 +111,12 @@ impl Auditor {
                 None,
             );
         }
-        let kind = text::kind(path, bytes);
+        let f = FileText::new(path, bytes);
         let mut found = Vec::new();
         checks::executable(bytes, &mut |check, evidence| found.push((check, None, evidence, None)));
-        if kind != Kind::Binary {
-            self.patterns(path, bytes, kind);
-            checks::text(path, bytes, kind, &mut |check, at, evidence, hidden| {
-                found.push((check, at, evidence, hidden))
-            });
+        if f.kind != Kind::Binary {
+            self.patterns(&f);
+            checks::text(&f, &mut |check, at, evidence, hidden| found.push((check, at, evidence, hidden)));
         }
         for (check, line, evidence, hidden) in found {
             self.push_check(check, path, line, evidence, hidden);
@@ -153,36 +151,31 @@ impl Auditor {
     }
 
     /// Every pattern rule over one text file, in one pass of the set.
-    fn patterns(&mut self, path: &str, bytes: &[u8], kind: Kind) {
+    fn patterns(&mut self, f: &FileText<'_>) {
         let Some(c) = compiled() else { return };
-        let (set, idx) = match kind {
+        let (set, idx) = match f.kind {
             Kind::Markdown => (&c.all, &c.all_rules),
             Kind::Script | Kind::Data | Kind::Binary => (&c.commands, &c.commands_rules),
         };
-        let matched = set.matches(bytes);
+        let matched = set.matches(f.bytes);
         if !matched.matched_any() {
             return;
         }
-        let regions = if kind == Kind::Markdown { Regions::of_markdown(bytes) } else { Regions::default() };
-        let lines = Lines::of(bytes);
         for i in matched.iter().filter_map(|m| idx.get(m).copied()) {
             let (Some(rule), Some(Some(re))) = (RULES.get(i), c.each.get(i)) else { continue };
             let mut seen = HashSet::new();
-            for m in re.find_iter(bytes) {
+            for m in re.find_iter(f.bytes) {
                 if seen.len() >= PER_RULE_PER_FILE {
                     break;
                 }
-                if !in_place(rule.place, kind, &regions, m.start()) || !also_holds(rule.also, m.as_bytes()) {
+                if !in_place(rule.place, f.kind, f.regions(), m.start()) || !also_holds(rule.also, m.as_bytes()) {
                     continue;
                 }
-                let line = lines.number(m.start());
-                if !seen.insert(line) {
-                    continue;
+                let line = f.lines().number(m.start());
+                if seen.insert(line) {
+                    let evidence = f.evidence(line, m.start());
+                    self.report.findings.push(Finding::new(rule, f.path, Some(line), evidence, None));
                 }
-                let range = lines.range(bytes, line);
-                let shown = String::from_utf8_lossy(bytes.get(range.clone()).unwrap_or_default());
-                let evidence = text::visible(&shown, m.start().saturating_sub(range.start), EVIDENCE_CHARS);
-                self.report.findings.push(Finding::new(rule, path, Some(line), evidence, None));
             }
         }
     }

@@ -94,6 +94,9 @@ impl Regions {
     /// The regions of Markdown `text`.
     pub fn of_markdown(text: &[u8]) -> Self {
         let mut out = Self::default();
+        if find(text, b"```", 0).is_none() && find(text, b"~~~", 0).is_none() && find(text, b"<!--", 0).is_none() {
+            return out;
+        }
         let mut open: Option<(usize, u8, usize)> = None;
         let mut at = 0;
         for line in text.split_inclusive(|b| *b == b'\n') {
@@ -163,8 +166,47 @@ fn rest_is_blank(line: &[u8], from: usize) -> bool {
 
 /// The first `needle` in `hay` at or after `from`.
 pub fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
-    let tail = hay.get(from..)?;
-    tail.windows(needle.len()).position(|w| w == needle).map(|i| i + from)
+    memchr::memmem::find(hay.get(from..)?, needle).map(|i| i + from)
+}
+
+/// One file being audited: its bytes and kind, with its lines and Markdown regions worked out
+/// only when a finding needs them (most files have none).
+#[derive(Debug)]
+pub struct FileText<'a> {
+    /// Its path in the skill.
+    pub path: &'a str,
+    /// Its bytes, up to the cap.
+    pub bytes: &'a [u8],
+    /// Its kind.
+    pub kind: Kind,
+    lines: std::cell::OnceCell<Lines>,
+    regions: std::cell::OnceCell<Regions>,
+}
+
+impl<'a> FileText<'a> {
+    /// The file at `path` holding `bytes`.
+    pub fn new(path: &'a str, bytes: &'a [u8]) -> Self {
+        Self { path, bytes, kind: kind(path, bytes), lines: Default::default(), regions: Default::default() }
+    }
+
+    /// Its lines.
+    pub fn lines(&self) -> &Lines {
+        self.lines.get_or_init(|| Lines::of(self.bytes))
+    }
+
+    /// Its fenced code blocks and HTML comments (none unless Markdown).
+    pub fn regions(&self) -> &Regions {
+        self.regions.get_or_init(|| {
+            if self.kind == Kind::Markdown { Regions::of_markdown(self.bytes) } else { Regions::default() }
+        })
+    }
+
+    /// Line `n` around byte `at`, made safe to show and cut.
+    pub fn evidence(&self, n: u32, at: usize) -> String {
+        let r = self.lines().range(self.bytes, n);
+        let shown = String::from_utf8_lossy(self.bytes.get(r.clone()).unwrap_or_default());
+        visible(&shown, at.saturating_sub(r.start), EVIDENCE_CHARS)
+    }
 }
 
 /// Where each line of a text starts, for line numbers and showing a line.
@@ -177,7 +219,7 @@ impl Lines {
     /// The lines of `text`.
     pub fn of(text: &[u8]) -> Self {
         let mut starts = vec![0];
-        starts.extend(text.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1));
+        starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
         Self { starts }
     }
 

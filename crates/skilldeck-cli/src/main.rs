@@ -46,6 +46,20 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Audit skills for hidden text, instructions against the user, dangerous commands,
+    /// secrets, persistence and risky content, without storing anything. Exit 1 when a skill
+    /// has a high or critical finding, 2 when an argument could not be audited.
+    Audit {
+        /// Skill folders, SKILL.md files, archives, collections, or names of stored skills.
+        #[arg(required = true)]
+        skills: Vec<String>,
+        /// Print JSON for scripts: one entry per skill.
+        #[arg(long, conflicts_with = "sarif")]
+        json: bool,
+        /// Print SARIF 2.1.0 for code-scanning tools.
+        #[arg(long)]
+        sarif: bool,
+    },
     /// Import skills: each a folder, SKILL.md or .zip/.skill archive, or a folder or archive
     /// holding many (every folder below it with a SKILL.md). Same files again: unchanged.
     Import {
@@ -302,6 +316,14 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         Command::List { scope, json } => list::run(scope, json),
         Command::Validate { paths, strict, json } => validate::run(&paths, strict, json),
+        Command::Audit { skills, json, sarif } => audit::run(
+            &skills,
+            match (json, sarif) {
+                (_, true) => audit::Format::Sarif,
+                (true, false) => audit::Format::Json,
+                (false, false) => audit::Format::Text,
+            },
+        ),
         Command::Import { paths, scope, dry_run, trust, json } => {
             import::import(&paths, scope, import::ImportFlags { dry_run, trust, json })
         }

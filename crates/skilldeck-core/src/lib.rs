@@ -3,19 +3,21 @@
 //!
 //! The modules below are the lower crates' own, re-exported under their old paths:
 //! `skilldeck-skill` (what a skill is), `skilldeck-store` (the store), `skilldeck-select`
-//! (listing and search) and `skilldeck-mount` (the sandbox and `view_skill`). See
+//! (listing and search), `skilldeck-mount` (the sandbox and `view_skill`) and `skilldeck-audit`
+//! (the rules a skill is audited against). See
 //! `docs/architecture.md`.
 
 mod catalogue;
 pub mod registry;
 
+pub use skilldeck_audit as audit;
 pub use skilldeck_mount::{mount, sandbox, view_result, view_skill, workspace_guard};
 pub use skilldeck_select::{find, listing, ranker, tokens};
 pub use skilldeck_skill::{
     diag_args, diagnostic, digest, entry, files, frontmatter, grants, meta, name, relpath, risk, secrets, spec,
     visible, yaml_bounds, yaml_explain,
 };
-pub use skilldeck_store::{bundled, entries, home, import, safe_read, storage, trust, watch};
+pub use skilldeck_store::{audits, bundled, entries, home, import, safe_read, storage, trust, watch};
 
 /// Validation of a `SKILL.md`: the rules on its text (`skilldeck-skill`) and reading one from
 /// disk through the safe reader (`skilldeck-store`).

@@ -1,6 +1,8 @@
 //! The skill store: revisions and their records and seals, history, the journal and recovery,
-//! imports, the parse cache, the watcher, trust grants and the bundled skills, on the file system.
+//! imports, the parse cache, the watcher, trust grants, the audit of what it holds and the bundled
+//! skills, on the file system.
 
+pub mod audits;
 pub mod bundled;
 pub mod entries;
 pub mod home;

@@ -3,6 +3,7 @@
 
 pub mod adopt;
 pub mod agent;
+pub mod audit;
 pub mod autosync;
 pub mod find;
 pub mod import;
