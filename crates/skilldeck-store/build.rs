@@ -1,7 +1,8 @@
-//! Build script: fingerprints the sources that parse and validate a skill (this crate's and
-//! `skilldeck-skill`'s), so the persisted parse cache (`parse_cache`) written by one build is
-//! never trusted by a build that may parse or validate differently. Any change to a source
-//! file under either `src/` gives a new fingerprint.
+//! Build script: fingerprints the sources that parse, validate and audit a skill (this
+//! crate's, `skilldeck-skill`'s and `skilldeck-audit`'s), so the persisted parse cache
+//! (`parse_cache`) written by one build is never trusted by a build that may parse, validate or
+//! audit differently. Any change to a source file under any of those `src/` gives a new
+//! fingerprint.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::Hasher as _;
@@ -21,7 +22,7 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn main() {
     let mut files = Vec::new();
-    for dir in ["src", "../skilldeck-skill/src"] {
+    for dir in ["src", "../skilldeck-skill/src", "../skilldeck-audit/src"] {
         println!("cargo:rerun-if-changed={dir}");
         sources(Path::new(dir), &mut files);
     }

@@ -30,8 +30,11 @@ impl AppState {
     pub fn open(home: SkilldeckHome) -> Result<Self, ApiError> {
         let storage = FsStorage::open(home)?;
         bundled::install(&storage)?;
+        // config.toml's `[audit] hold`; one that cannot be read holds at the default, never less.
+        let hold = skilldeck_agent::config::Config::load(&storage.home().config_path())
+            .map_or(skilldeck_agent::config::HoldAt::High, |c| c.audit.hold);
         Ok(Self {
-            registry: Arc::new(SkillRegistry::new(storage)),
+            registry: Arc::new(SkillRegistry::new(storage).with_hold(hold.level())),
             agent: AgentPanel::default(),
             started: std::time::Instant::now(),
             watcher: Mutex::new(None),

@@ -242,6 +242,39 @@ impl Default for ListingConfig {
     }
 }
 
+/// `[audit]`: what the audit of incoming skills holds back.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AuditConfig {
+    /// The least serious unapproved finding that holds a skill back until the user approves it
+    /// (`skilldeck trust NAME`): `high` (the default), `critical`, or `off`.
+    pub hold: HoldAt,
+}
+
+/// `[audit] hold`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HoldAt {
+    /// High and critical findings hold a skill.
+    #[default]
+    High,
+    /// Only critical findings do.
+    Critical,
+    /// Nothing is held; findings are still shown.
+    Off,
+}
+
+impl HoldAt {
+    /// The level the registry holds at (`None`: off).
+    pub fn level(self) -> Option<skilldeck_core::risk::RiskLevel> {
+        match self {
+            Self::High => Some(skilldeck_core::risk::RiskLevel::High),
+            Self::Critical => Some(skilldeck_core::risk::RiskLevel::Critical),
+            Self::Off => None,
+        }
+    }
+}
+
 /// `[tools]`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -406,6 +439,8 @@ pub struct Config {
     pub tools: ToolsConfig,
     /// The shell tool.
     pub shell: ShellConfig,
+    /// What the audit holds back.
+    pub audit: AuditConfig,
     /// The providers by name; `offline` is always there.
     pub providers: BTreeMap<String, ProviderConfig>,
     /// `[targets.NAME]`: where skills are synced. Read by `skilldeck-targets`; kept whole
@@ -427,6 +462,7 @@ impl Default for Config {
             listing: ListingConfig::default(),
             tools: ToolsConfig::default(),
             shell: ShellConfig::default(),
+            audit: AuditConfig::default(),
             providers: BTreeMap::new(),
             targets: toml::Table::new(),
             remotes: toml::Table::new(),

@@ -3,7 +3,7 @@
 
 use crate::output;
 use anyhow::{Context as _, bail};
-use skilldeck_agent::config::Config;
+use skilldeck_agent::config::{Config, HoldAt};
 use skilldeck_agent::session::SessionOptions;
 use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::{FsStorage, Scope, SkillName, SkillRegistry, SkilldeckHome, bundled};
@@ -28,7 +28,9 @@ impl Ctx {
         let storage = FsStorage::open(home.clone())
             .with_context(|| format!("could not open the skill store in {}", home.root().display()))?;
         bundled::install(&storage).context("could not install the bundled skills")?;
-        Ok(Self { registry: SkillRegistry::new(storage) })
+        // A config.toml that cannot be read holds at the default (`high`): never less.
+        let hold = Config::load(&home.config_path()).map_or(HoldAt::High, |c| c.audit.hold);
+        Ok(Self { registry: SkillRegistry::new(storage).with_hold(hold.level()) })
     }
 
     /// `open`, then the team scope brought up to date when its last refresh is older than

@@ -1,5 +1,6 @@
-//! The registry as selection's [`Catalogue`]: its cached entries across scopes are what the
-//! listing and `find_skills` are built from, by whoever asks (agent loop, MCP server, CLI, app).
+//! The registry as selection's [`Catalogue`]: its cached entries across scopes, less the skills
+//! the audit holds back, are what the listing and `find_skills` are built from, by whoever
+//! asks (agent loop, MCP server, CLI, app).
 
 use crate::registry::SkillRegistry;
 use skilldeck_select::catalogue::Catalogue;
@@ -11,7 +12,9 @@ impl Catalogue for SkillRegistry {
     type Error = StorageError;
 
     fn entries(&self, scopes: &[Scope]) -> Result<Vec<ListedEntry>, StorageError> {
-        self.list_metas_across(scopes)
+        let mut entries = self.list_metas_across(scopes)?;
+        entries.retain(|l| !self.is_held(&l.entry));
+        Ok(entries)
     }
 }
 

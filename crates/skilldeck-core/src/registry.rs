@@ -5,6 +5,7 @@ use skilldeck_skill::digest::Digest;
 pub use skilldeck_skill::entry::{ListedEntry, SkillEntry};
 use skilldeck_skill::files::SkillFiles;
 use skilldeck_skill::name::SkillName;
+use skilldeck_skill::risk::{RiskLevel, RiskMark};
 use skilldeck_skill::validate::Validated;
 use skilldeck_store::entries;
 use skilldeck_store::parse_cache::{self, CachedSkill};
@@ -13,6 +14,7 @@ use skilldeck_store::storage::Summary;
 use skilldeck_store::storage::seal::Stamp;
 use skilldeck_store::storage::stamps::{self, ScopeDir};
 use skilldeck_store::storage::{DeleteOutcome, FsStorage, Revision, Scope, StorageError, WriteOutcome};
+use skilldeck_store::trust::Trust;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -44,7 +46,12 @@ pub struct SkillRegistry {
     settle: std::time::Duration,
     stats: DiskCacheCounters,
     cache: RwLock<HashMap<Scope, ScopeCache>>,
+    hold: Option<RiskLevel>,
+    trust: RwLock<Option<(TrustStamp, Arc<Trust>)>>,
 }
+
+/// What `trust.json` looked like when it was read: a new write changes it.
+type TrustStamp = Option<(std::time::SystemTime, u64)>;
 
 /// What the persisted parse cache did for the whole-scope listings of a registry so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -79,7 +86,57 @@ impl SkillRegistry {
             settle: stamps::SETTLE,
             stats: DiskCacheCounters::default(),
             cache: RwLock::new(HashMap::new()),
+            hold: Some(RiskLevel::High),
+            trust: RwLock::new(None),
         }
+    }
+
+    /// The same registry holding back skills with an unapproved audit finding at `hold` or
+    /// above (`None`: the audit holds nothing). The default is `high`, as config.toml's
+    /// `[audit] hold`.
+    pub fn with_hold(mut self, hold: Option<RiskLevel>) -> Self {
+        self.hold = hold;
+        self
+    }
+
+    /// The level at which an unapproved finding holds a skill back, if any.
+    pub fn hold(&self) -> Option<RiskLevel> {
+        self.hold
+    }
+
+    /// Why a skill is held back: its findings at the hold level or above that the user has not
+    /// approved (empty: it is not held). A held skill is stored and shown, but never listed to
+    /// a model, offered over MCP, synced to an agent, or mounted, until `skilldeck trust`.
+    pub fn held_by(&self, entry: &SkillEntry) -> Vec<RiskMark> {
+        let (Some(hold), Some(risk)) = (self.hold, entry.risk.as_ref()) else { return Vec::new() };
+        if risk.worst().is_none_or(|w| w < hold) {
+            return Vec::new();
+        }
+        self.trust().unapproved(entry.scope, &entry.name, risk, hold).into_iter().cloned().collect()
+    }
+
+    /// Whether a skill is held back (see [`SkillRegistry::held_by`]).
+    pub fn is_held(&self, entry: &SkillEntry) -> bool {
+        !self.held_by(entry).is_empty()
+    }
+
+    /// The user's approvals, read again whenever `trust.json` changed (another process may
+    /// have approved a skill). One that cannot be read approves nothing: a held skill stays
+    /// held.
+    pub fn trust(&self) -> Arc<Trust> {
+        let path = self.storage.home().root().join(skilldeck_store::trust::TRUST_FILE);
+        let stamp: TrustStamp = std::fs::metadata(&path).ok().and_then(|m| Some((m.modified().ok()?, m.len())));
+        if let Ok(cached) = self.trust.read()
+            && let Some((seen, trust)) = cached.as_ref()
+            && *seen == stamp
+        {
+            return Arc::clone(trust);
+        }
+        let trust = Arc::new(Trust::load(self.storage.home()).unwrap_or_default());
+        if let Ok(mut cached) = self.trust.write() {
+            *cached = Some((stamp, Arc::clone(&trust)));
+        }
+        trust
     }
 
     /// The same registry validating in strict (agentskills.io) mode.
@@ -327,20 +384,30 @@ impl SkillRegistry {
         let scope = ctx.scope;
         match self.storage.summary_dir_with(scope, dir_name, self.digests) {
             Ok(mut s) => {
-                let entry = match self.parsed_before(scope, dir_name, &s) {
-                    Some(v) => Arc::new(entries::from_validated(scope, dir_name, &s, v)),
+                let mut entry = match self.parsed_before(scope, dir_name, &s) {
+                    Some(v) => entries::from_validated(scope, dir_name, &s, v),
                     None => {
                         let v = entries::validate_summary(dir_name, &s, self.strict);
-                        let entry = Arc::new(entries::from_validated(scope, dir_name, &s, v));
+                        let entry = entries::from_validated(scope, dir_name, &s, v);
                         if let (Some(id), Ok(mut cache)) = (s.skill_md_id, self.cache.write()) {
                             let parsed = &mut cache.entry(scope).or_default().parsed;
-                            parsed.insert(dir_name.to_owned(), (id, Arc::clone(&entry)));
+                            parsed.insert(dir_name.to_owned(), (id, Arc::new(entry.clone())));
                         }
                         entry
                     }
                 };
+                // Every file read once more, by the audit: what it found decides whether the
+                // skill is held, whichever way it came in. One that cannot be read is not
+                // cached by its stamps, so it is audited again on the next load.
+                let audit = skilldeck_store::audits::audit_stored(&self.storage, scope, dir_name);
+                let audited = audit.is_ok();
+                entry.risk = Some(match audit {
+                    Ok(report) => report.summary(),
+                    Err(e) => unreadable_risk(&e),
+                });
+                let entry = Arc::new(entry);
                 // Only a folder read whole and settled is worth trusting by its stamps later.
-                let whole = s.skill_md_problem.is_none() && (s.digest.is_some() || !self.digests);
+                let whole = audited && s.skill_md_problem.is_none() && (s.digest.is_some() || !self.digests);
                 let stamps = std::mem::take(&mut s.stamps);
                 let stamps = (whole && stamps::settled(&stamps, ctx.now_ns, self.settle)).then_some(stamps);
                 Loaded { entry, stamps }
@@ -357,6 +424,14 @@ impl SkillRegistry {
         let (seen, e) = cache.get(&scope)?.parsed.get(dir_name)?;
         (*seen == id).then(|| Validated { meta: e.meta.clone(), diagnostics: e.diagnostics.clone() })
     }
+}
+
+/// A skill whose files could not be read for the audit: one finding that says so, so nothing
+/// unread passes as clean (medium: it shows, and holds only at a `medium` threshold).
+fn unreadable_risk(e: &StorageError) -> skilldeck_skill::risk::RiskSummary {
+    let mut a = skilldeck_audit::Auditor::new();
+    a.unreadable(".", &e.to_string());
+    a.finish().summary()
 }
 
 /// `f` of each item, in order, on as many threads as there are cores when there are many.

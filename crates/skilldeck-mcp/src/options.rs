@@ -3,6 +3,7 @@
 
 use skilldeck_core::Scope;
 use skilldeck_core::listing::ListingOptions;
+use skilldeck_core::risk::RiskLevel;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,6 +27,9 @@ pub struct ServeOptions {
     pub listing_options: ListingOptionsFn,
     /// How long store changes settle before `notifications/tools/list_changed`.
     pub debounce: Duration,
+    /// The least serious unapproved audit finding that keeps a skill out (config.toml's
+    /// `[audit] hold`; `None`: off).
+    pub hold: Option<RiskLevel>,
 }
 
 impl std::fmt::Debug for ServeOptions {
@@ -34,6 +38,7 @@ impl std::fmt::Debug for ServeOptions {
             .field("workspace", &self.workspace)
             .field("scopes", &self.scopes)
             .field("debounce", &self.debounce)
+            .field("hold", &self.hold)
             .finish_non_exhaustive()
     }
 }

@@ -170,7 +170,7 @@ impl SkilldeckServer {
             workspaces.sandbox().map_err(|reason| McpError::Workspace { path: dir.display().to_string(), reason })?;
         }
         let shared = Shared {
-            registry,
+            registry: registry.with_hold(options.hold),
             options,
             listing: RwLock::new(Arc::new(Listing {
                 text: String::new(),

@@ -5,6 +5,7 @@ use crate::diagnostic::{DiagCode, Diagnostic};
 use crate::digest::Digest;
 use crate::meta::SkillMeta;
 use crate::name::SkillName;
+use crate::risk::RiskSummary;
 use crate::validate::Validated;
 use serde::Serialize;
 use std::fmt;
@@ -43,6 +44,10 @@ pub struct SkillEntry {
     /// The headings of its SKILL.md, which the ranker searches too.
     #[serde(skip)]
     pub headings: Vec<String>,
+    /// What the audit found in its files, when they were audited (a registry's entries
+    /// always are; one built from `SKILL.md` alone is not).
+    #[serde(skip)]
+    pub risk: Option<RiskSummary>,
 }
 
 /// `text` on one line: runs of white space made one space, none at either end.
@@ -117,6 +122,7 @@ impl SkillEntry {
             file_count: stored.file_count,
             total_bytes: stored.total_bytes,
             headings,
+            risk: None,
         }
     }
 
@@ -136,6 +142,7 @@ impl SkillEntry {
             file_count: 0,
             total_bytes: 0,
             headings: Vec::new(),
+            risk: None,
         }
     }
 }

@@ -19,12 +19,13 @@ use skilldeck_skill::diagnostic::{DiagCode, Diagnostic, Severity};
 use skilldeck_skill::digest::Digest;
 use skilldeck_skill::entry::SkillEntry;
 use skilldeck_skill::meta::{Dependencies, ExtraFields, JsonText, SkillMeta, Tier};
+use skilldeck_skill::risk::RiskSummary;
 use std::path::{Path, PathBuf};
 
 /// The first bytes of every cache file.
 const MAGIC: &[u8; 8] = b"SKDCACHE";
 /// The layout of the payload; bump on any change to the types below.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// The fingerprint of this build's parser and validator sources.
 const FINGERPRINT: &str = env!("SKILLDECK_PARSER_FINGERPRINT");
 
@@ -49,6 +50,8 @@ pub struct CachedSkill {
     pub diagnostics: Vec<CachedDiag>,
     /// The headings of its SKILL.md (the ranker searches them).
     pub headings: Vec<String>,
+    /// What the audit found in its files.
+    pub risk: Option<RiskSummary>,
 }
 
 impl CachedSkill {
@@ -75,6 +78,7 @@ impl CachedSkill {
             file_count: usize::try_from(c.file_count).unwrap_or(usize::MAX),
             total_bytes: c.total_bytes,
             headings: c.headings,
+            risk: c.risk,
         }
     }
 
@@ -90,6 +94,7 @@ impl CachedSkill {
             meta: (&entry.meta).into(),
             diagnostics: entry.diagnostics.iter().map(Into::into).collect(),
             headings: entry.headings.clone(),
+            risk: entry.risk.clone(),
         }
     }
 }

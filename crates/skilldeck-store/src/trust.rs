@@ -1,5 +1,7 @@
-//! The user's approvals of skills' `allowed-tools`, kept in `$SKILLDECK_HOME/trust.json`, and
-//! whether a skill's grants are in force. Holds no matching of commands (the agent's `allowed`).
+//! The user's approvals, kept in `$SKILLDECK_HOME/trust.json`: of skills' `allowed-tools`
+//! (whether a skill's grants are in force) and of the audit's findings (which of a skill's
+//! findings the user has seen and accepted). Holds no matching of commands (the agent's
+//! `allowed`) and no rule (`skilldeck-audit`).
 
 use crate::home::SkilldeckHome;
 use crate::storage::Scope;
@@ -7,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use skilldeck_skill::digest::Digest;
 use skilldeck_skill::grants::{GrantRequest, RequestedTool};
 use skilldeck_skill::meta::SkillMeta;
+use skilldeck_skill::risk::{RiskLevel, RiskMark, RiskSummary};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
@@ -76,11 +79,27 @@ pub struct Approval {
     pub approved: String,
 }
 
+/// The user's approval of a skill's audit findings: the findings seen (by fingerprint, which
+/// binds rule, file and evidence), on which content, and when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FindingsApproval {
+    /// The content digest of the files the user approved, shown.
+    pub digest: String,
+    /// The fingerprints of the findings approved: a later revision whose findings are all
+    /// among them needs no new approval; one with a new finding does.
+    pub fingerprints: Vec<String>,
+    /// When, RFC 3339.
+    pub approved: String,
+}
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct TrustFile {
     format: u32,
     /// `scope/name` → approval.
     skills: BTreeMap<String, Approval>,
+    /// `scope/name` → the audit findings approved.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    findings: BTreeMap<String, FindingsApproval>,
 }
 
 /// The trust file could not be read or written.
@@ -247,9 +266,49 @@ impl Trust {
         self.save()
     }
 
-    /// Withdraws the approval of skill `name` in `scope`; `false` when there was none.
+    /// The findings of `risk` at `threshold` or above that the user has not approved for
+    /// skill `name` in `scope`: what holds the skill back (none: it is not held).
+    pub fn unapproved<'a>(
+        &self,
+        scope: Scope,
+        name: &str,
+        risk: &'a RiskSummary,
+        threshold: RiskLevel,
+    ) -> Vec<&'a RiskMark> {
+        let approved = self.file.findings.get(&key(scope, name));
+        risk.at_least(threshold)
+            .filter(|m| !approved.is_some_and(|a| a.fingerprints.contains(&m.fingerprint)))
+            .collect()
+    }
+
+    /// The approval of skill `name`'s findings on record, if any.
+    pub fn findings_approval(&self, scope: Scope, name: &str) -> Option<&FindingsApproval> {
+        self.file.findings.get(&key(scope, name))
+    }
+
+    /// Approves every finding in `risk` of skill `name` in `scope` (files with `digest`) and
+    /// saves the file.
+    pub fn approve_findings(
+        &mut self,
+        scope: Scope,
+        name: &str,
+        digest: &Digest,
+        risk: &RiskSummary,
+    ) -> Result<(), TrustError> {
+        let approval = FindingsApproval {
+            digest: digest.to_string(),
+            fingerprints: risk.marks.iter().map(|m| m.fingerprint.clone()).collect(),
+            approved: now(),
+        };
+        self.file.findings.insert(key(scope, name), approval);
+        self.save()
+    }
+
+    /// Withdraws the approvals of skill `name` in `scope` (its tools and its findings);
+    /// `false` when there was none.
     pub fn revoke(&mut self, scope: Scope, name: &str) -> Result<bool, TrustError> {
-        let had = self.file.skills.remove(&key(scope, name)).is_some();
+        let findings = self.file.findings.remove(&key(scope, name)).is_some();
+        let had = self.file.skills.remove(&key(scope, name)).is_some() || findings;
         if had {
             self.save()?;
         }
@@ -332,6 +391,42 @@ mod tests {
         assert_eq!(trust.state(Scope::System, "commit-messages", &shipped, None), GrantState::Bundled);
         assert_eq!(trust.state(Scope::System, "commit-messages", &meta(&["Bash"]), None), GrantState::Untrusted);
         assert_eq!(trust.state(Scope::User, "commit-messages", &shipped, None), GrantState::Untrusted);
+    }
+
+    #[test]
+    fn approved_findings_release_a_skill_until_a_new_one_appears() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = SkilldeckHome::new(dir.path());
+        let mark = |fp: &str, severity| RiskMark {
+            rule: "exec.decode-exec".into(),
+            severity,
+            file: "scripts/x.sh".into(),
+            line: Some(3),
+            fingerprint: fp.into(),
+        };
+        let risk = |marks: Vec<RiskMark>| RiskSummary { counts: [0; 5], marks };
+        let v1 = risk(vec![mark("aa", RiskLevel::Critical), mark("bb", RiskLevel::Medium)]);
+        let mut trust = Trust::load(&home).unwrap();
+        assert_eq!(trust.unapproved(Scope::User, "x", &v1, RiskLevel::High).len(), 1);
+        assert!(trust.unapproved(Scope::User, "x", &v1, RiskLevel::Critical).len() == 1);
+        trust.approve_findings(Scope::User, "x", &Digest::from_bytes([1; 32]), &v1).unwrap();
+        let trust = Trust::load(&home).unwrap();
+        assert!(trust.unapproved(Scope::User, "x", &v1, RiskLevel::High).is_empty());
+        // The same findings in a later revision, or fewer: still released.
+        assert!(
+            trust
+                .unapproved(Scope::User, "x", &risk(vec![mark("aa", RiskLevel::Critical)]), RiskLevel::High)
+                .is_empty()
+        );
+        // A new one holds it again, and only the new one is named.
+        let v3 = risk(vec![mark("aa", RiskLevel::Critical), mark("cc", RiskLevel::High)]);
+        let held = trust.unapproved(Scope::User, "x", &v3, RiskLevel::High);
+        assert_eq!(held.iter().map(|m| m.fingerprint.as_str()).collect::<Vec<_>>(), ["cc"]);
+        // Another skill, or another scope, has its own approval.
+        assert_eq!(trust.unapproved(Scope::Team, "x", &v1, RiskLevel::High).len(), 1);
+        let mut trust = trust;
+        assert!(trust.revoke(Scope::User, "x").unwrap());
+        assert_eq!(Trust::load(&home).unwrap().unapproved(Scope::User, "x", &v1, RiskLevel::High).len(), 1);
     }
 
     #[test]

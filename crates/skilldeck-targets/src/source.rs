@@ -12,8 +12,8 @@ use std::sync::{Arc, Mutex};
 // Chosen here, defined beneath this module and `keep`; named here too.
 pub use crate::wanted::{Wanted, WantedSet};
 
-/// The skills every target gets by default: the enabled valid ones, user shadowing team
-/// shadowing system.
+/// The skills every target gets by default: the enabled valid ones the audit does not hold
+/// back, user shadowing team shadowing system.
 /// `disabled` holds the names switched off for agents (config.toml's `[listing] disabled`).
 pub fn enabled_skills(
     registry: &SkillRegistry,
@@ -22,7 +22,7 @@ pub fn enabled_skills(
     let mut out = WantedSet::new();
     for l in registry.list_metas_across(&Scope::ALL)? {
         let e = &l.entry;
-        if l.shadowed || !e.valid || disabled.contains(&e.name) {
+        if l.shadowed || !e.valid || disabled.contains(&e.name) || registry.is_held(e) {
             continue;
         }
         let (Some(revision), Ok(name)) = (e.revision, SkillName::parse(&e.name)) else { continue };

@@ -6,6 +6,7 @@ use crate::output::{self, Outcome};
 use serde::Serialize;
 use skilldeck_core::audit::{Finding, Report, RiskLevel, sarif};
 use skilldeck_core::import::Source;
+use skilldeck_core::trust::Trust;
 use skilldeck_core::{Scope, UploadLimits, audits};
 use std::path::Path;
 
@@ -165,15 +166,47 @@ fn print_text(entries: &[Entry]) -> anyhow::Result<()> {
             })
             .collect();
         crate::output::outln!("{label}{skill}: {}", counts.join(", "));
-        for f in &e.findings {
-            let at = f.line.map(|l| format!("{}:{l}", f.file)).unwrap_or_else(|| f.file.clone());
-            crate::output::outln!("  {:<8} {}  {at}  {}", f.severity.as_str().to_uppercase(), f.rule, f.title);
-            crate::output::outln!("           {}", f.evidence);
-            if let Some(h) = &f.hidden {
-                crate::output::outln!("           hidden text: {h}");
-            }
-            crate::output::outln!("           {}", f.why);
-        }
+        print_findings(&e.findings, "  ")?;
     }
     Ok(())
+}
+
+/// Prints findings for a person: level, rule, place and title, then the evidence, any hidden
+/// text, and why it matters.
+pub fn print_findings(findings: &[Finding], indent: &str) -> anyhow::Result<()> {
+    for f in findings {
+        let at = f.line.map(|l| format!("{}:{l}", f.file)).unwrap_or_else(|| f.file.clone());
+        crate::output::outln!("{indent}{:<8} {}  {at}  {}", f.severity.as_str().to_uppercase(), f.rule, f.title);
+        crate::output::outln!("{indent}         {}", f.evidence);
+        if let Some(h) = &f.hidden {
+            crate::output::outln!("{indent}         hidden text: {h}");
+        }
+        crate::output::outln!("{indent}         {}", f.why);
+    }
+    Ok(())
+}
+
+/// What an import says of a skill's audit: `, audit: 1 critical, 2 high; HELD until you run
+/// `skilldeck trust NAME`` (held when an unapproved finding is at `hold` or above), or nothing
+/// when the audit found nothing at medium or above.
+pub fn import_note(trust: &Trust, scope: Scope, name: &str, findings: &[Finding], hold: Option<RiskLevel>) -> String {
+    let report = Report { findings: findings.to_vec(), ..Report::default() };
+    let summary = report.summary();
+    if summary.marks.is_empty() {
+        return String::new();
+    }
+    let counts: Vec<String> = [RiskLevel::Critical, RiskLevel::High, RiskLevel::Medium]
+        .iter()
+        .filter(|l| summary.count(**l) > 0)
+        .map(|l| format!("{} {l}", summary.count(*l)))
+        .collect();
+    let held = hold.is_some_and(|h| !trust.unapproved(scope, name, &summary, h).is_empty());
+    let what = if held {
+        format!(
+            "; HELD: models, MCP clients and agents' folders get it only after `skilldeck audit {name}` and `skilldeck trust {name}`"
+        )
+    } else {
+        format!("; see `skilldeck audit {name}`")
+    };
+    format!(", audit: {}{what}", counts.join(", "))
 }

@@ -9,8 +9,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use skilldeck_core::grants::GrantRequest;
 use skilldeck_core::import::{
-    self, BatchProgress, BatchReport, ImportError, ImportRequest, ImportState, ImportedItem, ItemState, Layout,
-    PreviewItem, Source, Stored,
+    self, BatchProgress, BatchReport, ImportError, ImportRequest, ImportState, ImportedItem, Incoming, ItemState,
+    Layout, PreviewItem, Source, Stored,
 };
 use skilldeck_core::trust::{GrantsView, Trust};
 use skilldeck_core::{Diagnostic, Scope};
@@ -148,6 +148,7 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
             );
             output::print_diags(&preview.diagnostics, "  ")?;
             super::trust::print_grants(&preview.grants, preview.name.as_str(), "  ")?;
+            print_audit(ctx, scope, &loaded)?;
         }
         return Ok(Outcome::Ok);
     }
@@ -204,8 +205,24 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
     }
     output::print_diags(&loaded.validation.diagnostics, "  ")?;
     super::trust::print_grants(&grants, name, "  ")?;
+    print_audit(ctx, scope, &loaded)?;
     super::autosync::print(&auto)?;
     Ok(Outcome::Ok)
+}
+
+/// The audit of one incoming skill: a line saying what was found and whether it is held, then
+/// each finding at medium or above.
+fn print_audit(ctx: &Ctx, scope: Scope, loaded: &import::LoadedSkill) -> anyhow::Result<()> {
+    let report = skilldeck_core::audits::audit_with_skipped(&loaded.files, &loaded.skipped);
+    let trust = Trust::load(ctx.storage().home())?;
+    let note = super::audit::import_note(&trust, scope, loaded.name.as_str(), &report.findings, ctx.registry.hold());
+    if let Some(note) = note.strip_prefix(", ") {
+        crate::output::outln!("  {note}");
+        let serious: Vec<_> =
+            report.findings.into_iter().filter(|f| f.severity >= skilldeck_core::audit::RiskLevel::Medium).collect();
+        super::audit::print_findings(&serious, "    ")?;
+    }
+    Ok(())
 }
 
 /// Adds the stable code to an import error's message.
@@ -219,6 +236,9 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
     let requests: Vec<ImportRequest> = paths.iter().map(ImportRequest::all).collect();
     let limits = ctx.storage().limits();
     let (mut progress, finish) = skill_progress();
+    let trust = Trust::load(ctx.storage().home())?;
+    let hold = ctx.registry.hold();
+    let risk = |s: &Incoming| super::audit::import_note(&trust, scope, s.name.as_str(), &s.findings, hold);
     if flags.dry_run {
         let preview = import::preview_all(ctx.storage(), scope, &requests, limits, &mut progress);
         finish();
@@ -226,7 +246,7 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
             output::json(&preview)?;
         } else {
             for item in &preview.items {
-                crate::output::outln!("{}", preview_line(item));
+                crate::output::outln!("{}", preview_line(item, &risk));
             }
             for e in &preview.errors {
                 crate::output::outln!("refused    {}: {} [{}]", e.source, e.error.message, e.error.code);
@@ -258,7 +278,7 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
         super::autosync::json(&BulkJson::of(&report, scope), &auto)?;
     } else {
         for item in &report.items {
-            crate::output::outln!("{}", report_line(item));
+            crate::output::outln!("{}", report_line(item, &risk));
         }
         for e in &report.errors {
             crate::output::outln!("refused    {}: {} [{}]", e.source, e.error.message, e.error.code);
@@ -301,18 +321,19 @@ fn invalid_note(diags: &[Diagnostic], valid: bool) -> String {
     format!(", INVALID ({}): stored, never shown to models until fixed", codes.join(", "))
 }
 
-fn report_line(item: &ImportedItem) -> String {
+fn report_line(item: &ImportedItem, risk: &dyn Fn(&Incoming) -> String) -> String {
     let at = from(&item.location, &item.source);
     match (&item.state, &item.skill) {
         (ImportState::Imported { revision, .. }, Some(s)) => format!(
-            "imported   {} as v:{revision} ({}, {} files){}{at}",
+            "imported   {} as v:{revision} ({}, {} files){}{}{at}",
             s.name,
             s.digest,
             s.file_count,
-            invalid_note(&s.diagnostics, s.valid)
+            invalid_note(&s.diagnostics, s.valid),
+            risk(s)
         ),
         (ImportState::Unchanged { revision }, Some(s)) => {
-            format!("unchanged  {}, still v:{revision}{}{at}", s.name, invalid_note(&s.diagnostics, s.valid))
+            format!("unchanged  {}, still v:{revision}{}{}{at}", s.name, invalid_note(&s.diagnostics, s.valid), risk(s))
         }
         (ImportState::Refused { error }, _) => {
             let place = if item.location == import::WHOLE { item.source.clone() } else { item.location.clone() };
@@ -333,10 +354,10 @@ fn preview_word(state: &ItemState) -> &'static str {
     }
 }
 
-fn preview_line(item: &PreviewItem) -> String {
+fn preview_line(item: &PreviewItem, risk: &dyn Fn(&Incoming) -> String) -> String {
     let at = from(&item.location, &item.source);
     let name = item.skill.as_ref().map_or("?", |s| s.name.as_str());
-    let note = item.skill.as_ref().map(|s| invalid_note(&s.diagnostics, s.valid)).unwrap_or_default();
+    let note = item.skill.as_ref().map(|s| invalid_note(&s.diagnostics, s.valid) + &risk(s)).unwrap_or_default();
     match &item.state {
         ItemState::New { revision } => format!("new        {name} would become v:{revision}{note}{at}"),
         ItemState::Update { revision, current } => {

@@ -4,8 +4,9 @@ use crate::context::Ctx;
 use crate::output::Outcome;
 use crate::output::{self, DiagJson};
 use serde::Serialize;
-use skilldeck_core::Scope;
+use skilldeck_core::risk::{RiskLevel, RiskMark};
 use skilldeck_core::trust::{GrantState, GrantsView, Trust};
+use skilldeck_core::{Scope, SkillEntry, SkillRegistry};
 use std::io::Write as _;
 
 /// One skill in `list --json`.
@@ -29,6 +30,31 @@ struct Row<'a> {
     diagnostics: Vec<DiagJson<'a>>,
     /// What its allowed-tools asks for and whether the user approved it.
     grants: GrantsView,
+    /// Whether the audit holds it back: not listed to models, not offered over MCP, not
+    /// synced, until the user approves its findings (`skilldeck trust NAME`).
+    held: bool,
+    /// What the audit found.
+    audit: AuditRow,
+}
+
+/// What the audit found in one skill, as `list --json` and `show --json` print it.
+#[derive(Debug, Serialize)]
+pub struct AuditRow {
+    /// The most serious level found, if any.
+    pub worst: Option<RiskLevel>,
+    /// How many findings of each level.
+    pub counts: std::collections::BTreeMap<&'static str, u32>,
+    /// The unapproved findings that hold it back (empty when it is not held).
+    pub held_by: Vec<RiskMark>,
+}
+
+impl AuditRow {
+    /// The row for `entry` as `registry` sees it.
+    pub fn of(registry: &SkillRegistry, entry: &SkillEntry) -> Self {
+        let risk = entry.risk.clone().unwrap_or_default();
+        let counts = RiskLevel::ALL.iter().map(|l| (l.as_str(), risk.count(*l))).collect();
+        Self { worst: risk.worst(), counts, held_by: registry.held_by(entry) }
+    }
 }
 
 /// A sequence serialized from an iterator, consumed by its one serialization.
@@ -91,6 +117,8 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
                     &e.meta,
                     ctx.registry.trust_content(e.scope, &e.name).ok().flatten().as_ref(),
                 ),
+                held: ctx.registry.is_held(e),
+                audit: AuditRow::of(&ctx.registry, e),
             }
         });
         output::json(&Streamed(std::cell::RefCell::new(Some(rows))))?;
@@ -117,6 +145,14 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         }
         if disabled.contains(&e.name) {
             marks.push("off for agents".to_owned());
+        }
+        let held = ctx.registry.held_by(e);
+        if let Some(worst) = held.iter().map(|m| m.severity).max() {
+            marks.push(format!(
+                "HELD: {} finding{}, the worst {worst}",
+                held.len(),
+                if held.len() == 1 { "" } else { "s" }
+            ));
         }
         let content = ctx.registry.trust_content(e.scope, &e.name).ok().flatten();
         match trust.state(e.scope, &e.name, &e.meta, content.as_ref()) {

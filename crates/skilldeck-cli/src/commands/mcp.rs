@@ -65,8 +65,13 @@ pub fn run(args: McpArgs) -> anyhow::Result<Outcome> {
         // `find_skills` is offered as the settings enable it for the built-in loop.
         SessionOptions::for_default_provider(&config).map(|o| o.listing).map_err(|e| e.to_string())
     });
-    let options =
-        ServeOptions { workspace: args.workspace, scopes: args.scope, listing_options, debounce: DEFAULT_DEBOUNCE };
+    let options = ServeOptions {
+        workspace: args.workspace,
+        scopes: args.scope,
+        listing_options,
+        debounce: DEFAULT_DEBOUNCE,
+        hold: ctx.registry.hold(),
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -21,6 +21,8 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
     let digest = ctx.registry.digest(scope, name.as_str())?;
     let content = skilldeck_core::trust::bound_content(scope, Some(&digest));
     let grants = Trust::load(ctx.storage().home())?.view(scope, name.as_str(), &entry.meta, content);
+    let report = skilldeck_core::audits::audit_stored(ctx.storage(), scope, name.as_str())?;
+    let held_by = ctx.registry.held_by(&entry);
     if json {
         output::json(&serde_json::json!({
             "name": entry.name,
@@ -35,6 +37,12 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
             "meta": entry.meta,
             "diagnostics": output::diags_json(&entry.diagnostics),
             "grants": grants,
+            "held": !held_by.is_empty(),
+            "audit": {
+                "worst": report.worst(),
+                "held_by": held_by,
+                "findings": report.findings,
+            },
             "files": tree,
         }))?;
         return Ok(Outcome::Ok);
@@ -74,6 +82,16 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
     if !entry.diagnostics.is_empty() {
         crate::output::outln!("  problems:");
         output::print_diags(&entry.diagnostics, "    ")?;
+    }
+    if !report.findings.is_empty() {
+        let worst = report.worst().map(|w| w.as_str()).unwrap_or_default();
+        crate::output::outln!("  audit:       {} finding(s), the worst {worst}", report.findings.len());
+        if !held_by.is_empty() {
+            crate::output::outln!(
+                "  HELD: not listed to models, offered over MCP or synced until you read the findings and run `skilldeck trust {name}`"
+            );
+        }
+        super::audit::print_findings(&report.findings, "    ")?;
     }
     crate::output::outln!("  files:");
     for f in &tree {

@@ -1,5 +1,6 @@
-//! `skilldeck trust` and `skilldeck untrust`: the user's approval of a skill's `allowed-tools`,
-//! and how a skill's requested tools are printed wherever they are shown.
+//! `skilldeck trust` and `skilldeck untrust`: the user's approval of a skill's `allowed-tools`
+//! and of its audit findings, and how a skill's requested tools are printed wherever they are
+//! shown.
 
 use crate::context::Ctx;
 use crate::output::Outcome;
@@ -50,17 +51,46 @@ pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Ou
         crate::output::outln!(
             "{name} ({scope}): {}",
             if had {
-                "approval withdrawn; its allowed-tools no longer pre-approve commands"
+                "approval withdrawn; its allowed-tools no longer pre-approve commands, and its audit findings hold it again"
             } else {
                 "had no approval to withdraw"
             }
         );
         return Ok(Outcome::Ok);
     }
+    // The findings first: what the user approves is shown before it is approved.
+    let report = skilldeck_core::audits::audit_stored(ctx.storage(), scope, name.as_str())?;
+    let summary = report.summary();
+    let findings = !summary.marks.is_empty();
+    if findings {
+        let digest = ctx.registry.digest(scope, name.as_str())?;
+        let held = !ctx.registry.held_by(&entry).is_empty();
+        let serious: Vec<_> = report
+            .findings
+            .iter()
+            .filter(|f| f.severity >= skilldeck_core::audit::RiskLevel::Medium)
+            .cloned()
+            .collect();
+        crate::output::outln!(
+            "Approving {} audit finding(s) of {name} ({scope}, {}){}:",
+            serious.len(),
+            crate::output::badge(entry.version.as_deref()),
+            if held { ", which held it back" } else { "" }
+        );
+        super::audit::print_findings(&serious, "  ")?;
+        trust.approve_findings(scope, name.as_str(), &digest, &summary)?;
+        crate::output::outln!(
+            "{name} is listed to models, offered over MCP and synced again. A revision with a new finding is held again."
+        );
+    }
     let view = trust.view(scope, name.as_str(), &entry.meta, content);
     match view.state {
         GrantState::None => {
-            crate::output::outln!("{name} ({scope}) asks for no shell commands; there is nothing to approve.");
+            if !findings {
+                crate::output::outln!(
+                    "{name} ({scope}) asks for no shell commands and the audit found nothing to approve."
+                );
+            }
             return Ok(Outcome::Ok);
         }
         GrantState::Bundled => {

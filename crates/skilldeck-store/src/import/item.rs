@@ -6,7 +6,7 @@
 //! ```json
 //! {"source": "/home/me/skills", "location": "skills/pdf",
 //!  "skill": {"name": "pdf", "valid": true, "diagnostics": [], "file_count": 3,
-//!            "total_bytes": 4096, "digest": "sha256:<64 hex>", "skipped": []},
+//!            "total_bytes": 4096, "digest": "sha256:<64 hex>", "skipped": [], "findings": []},
 //!  "state": "update", "revision": 4, "current": 3}
 //! ```
 //!
@@ -18,6 +18,7 @@ use super::error::ImportError;
 use super::loaded::LoadedSkill;
 use crate::storage::Revision;
 use serde::Serialize;
+use skilldeck_audit::Finding;
 use skilldeck_skill::diagnostic::Diagnostic;
 use skilldeck_skill::digest::Digest;
 use skilldeck_skill::meta::SkillMeta;
@@ -41,6 +42,9 @@ pub struct Incoming {
     pub digest: Digest,
     /// Entries passed over (`.git`, `.DS_Store`, …).
     pub skipped: Vec<String>,
+    /// What the audit found in its files, most serious first: shown before anything is
+    /// written. A high or critical finding means the stored skill is held until approved.
+    pub findings: Vec<Finding>,
     /// The frontmatter as read, for grants and approvals; not serialized.
     #[serde(skip)]
     pub meta: SkillMeta,
@@ -57,6 +61,7 @@ impl Incoming {
             total_bytes: skill.files.total_bytes(),
             digest: skill.files.digest(),
             skipped: skill.skipped.clone(),
+            findings: crate::audits::audit_files(&skill.files).findings,
             meta: skill.validation.meta.clone(),
         }
     }
