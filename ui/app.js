@@ -13,6 +13,7 @@ import { fileBody } from "./fileview.js";
 import { diagMessage } from "./diag_i18n.js";
 import { showHistory as showHistoryPane } from "./history.js";
 import { importCollection, previewCollection } from "./import_many.js";
+import { countsText, previewFindings, revisionOf, risksPanel } from "./risks.js";
 import { mark, traceInteractions } from "./trace.js";
 import * as sidebar from "./sidebar.js";
 import { keyOf } from "./sidebar.js";
@@ -22,10 +23,11 @@ const { listen } = window.__TAURI__.event;
 
 // `showing`: what the viewer shows, a file or the History of the selected skill.
 // `source`: SKILL.md shows as stored (line-numbered, with its problems) instead of rendered;
-// `line`: the line of it a problem was picked for, kept when a watcher event re-renders.
+// `line`: the line of it a problem was picked for, kept when a watcher event re-renders;
+// `lineFile`: another text file shown line-numbered at `line` (a finding in the Risks panel).
 const state = {
   skills: [], deleted: [], selected: null, detail: null, file: null, filter: "",
-  showing: "file", source: false, line: null,
+  showing: "file", source: false, line: null, lineFile: null,
   savedBudget: null, budgetTimer: null, listingSeq: 0,
   // Each selection and each file opened takes a turn; an answer that comes back after a newer
   // one started is dropped, so a live update's redraw never undoes the user's last click.
@@ -125,6 +127,7 @@ async function select(key, keepFile = false) {
   if (!keepFile) {
     state.source = !state.detail.valid && state.detail.diagnostics.some((p) => p.line);
     state.line = null;
+    state.lineFile = null;
   }
   const files = state.detail.files.map((f) => f.path);
   // A file the user opened while the skill was loading (a link, the file tree) stays open.
@@ -160,7 +163,8 @@ function renderFiles() {
       title: t("pinnedTitle"), onclick: () => setPinned(d, !d.pinned),
     }, d.pinned ? `📌 ${t("unpin")}` : `📌 ${t("pin")}`),
     !d.valid ? el("p", { class: "hint", id: "switch-why", text: t("switchInvalid") })
-      : d.shadowed ? el("p", { class: "hint", id: "switch-why", text: t("switchShadowed", d.name) }) : null,
+      : d.shadowed ? el("p", { class: "hint", id: "switch-why", text: t("switchShadowed", d.name) })
+        : d.held ? el("p", { class: "hint warn", id: "switch-why", text: t("switchHeld") }) : null,
     el("div", { class: "row" },
       el("button", { type: "button", id: "history-btn", text: t("history"), onclick: () => showHistory(d) }),
       d.scope === "user" ? el("button", { type: "button", id: "publish-team-btn", text: t("publishTeam"), onclick: () => confirmPublish(d) }) : null,
@@ -172,6 +176,8 @@ function renderFiles() {
       el("button", { type: "button", id: "reveal-btn", text: t("revealInFolder"), onclick: () => handToSystem("reveal_skill_in_folder", d) }),
     ),
   ].filter(Boolean));
+  const risks = risksPanel(d, jumpToFinding, confirmApproveFindings);
+  if (risks) pane.append(risks);
   if (d.grants.requested.length) pane.append(grantsPanel(d));
   pane.append(...problemsPanel(keyOf(d), d.diagnostics, jumpToLine));
   const tree = el("ul", { id: "file-tree", class: "tree" });
@@ -270,8 +276,37 @@ async function handToSystem(command, d) {
   }
 }
 
+/** Shows the file of a finding, line-numbered, scrolled to `line` (when it has one) and marked. */
+async function jumpToFinding(file, line) {
+  if (file === "SKILL.md" && line) return jumpToLine(line);
+  state.line = line || null;
+  state.lineFile = file;
+  await openFile(file);
+  if (line) showLine(line);
+}
+
+/** Asks before approving `findings` of skill `d`, saying what is approved and what follows. */
+function confirmApproveFindings(d, findings) {
+  const dlg = $("#confirm-dialog");
+  $("#confirm-text").textContent = t("confirmApproveFindings", d.name, findings.length, countsText(findings), revisionOf(d));
+  $("#confirm-yes").onclick = async () => {
+    dlg.close();
+    try {
+      await invoke("approve_skill_findings", { scope: d.scope, name: d.name, digest: d.digest });
+      toast(t("findingsApprovedToast", d.name));
+    } catch (e) {
+      showError(e);
+    }
+    await loadSkills();
+    if (state.selected === keyOf(d)) await select(keyOf(d), true);
+  };
+  $("#confirm-no").onclick = () => dlg.close();
+  dlg.showModal();
+}
+
 /** Shows SKILL.md as stored, scrolled to `line` and marked. */
 async function jumpToLine(line) {
+  state.lineFile = null;
   state.line = line;
   if (state.file !== "SKILL.md" || !state.source || !document.getElementById("source")) {
     state.source = true;
@@ -288,7 +323,7 @@ function viewSwitch() {
     class: state.source === source ? "on" : "",
     "aria-pressed": String(state.source === source),
     text: t(source ? "viewSource" : "viewRendered"),
-    onclick: () => { state.source = source; state.line = null; openFile("SKILL.md"); },
+    onclick: () => { state.source = source; state.line = null; state.lineFile = null; openFile("SKILL.md"); },
   });
   return el("div", { class: "view-switch", role: "group" }, mode(false), mode(true));
 }
@@ -304,10 +339,12 @@ async function openFile(path, anchor, keepPlace = false) {
   for (const b of document.querySelectorAll("#file-tree .file")) b.classList.toggle("selected", b.dataset.path === path);
   const [scope, name] = state.selected.split("/");
   const asSource = path === "SKILL.md" && state.source;
+  // A finding's file shows as stored, line-numbered, whatever its kind (Markdown included).
+  const numbered = !asSource && state.lineFile === path && Boolean(state.line);
   let view;
   try {
-    view = await loading(() => (asSource
-      ? invoke("skill_source", { scope, name })
+    view = await loading(() => (asSource || numbered
+      ? invoke("skill_source", { scope, name, path: numbered ? path : null })
       : invoke("read_skill_file", { scope, name, path })));
   } catch (e) {
     if (turn === state.fileTurn) showError(e);
@@ -319,13 +356,15 @@ async function openFile(path, anchor, keepPlace = false) {
   if (path === "SKILL.md") pane.append(viewSwitch());
   if (asSource) {
     pane.append(sourceView(view, state.detail ? state.detail.diagnostics : [], state.line));
+  } else if (numbered) {
+    pane.append(sourceView(view, [], state.line));
   } else {
     pane.append(...fileBody(view, path));
   }
   // Another file starts at its top (or at the heading a link named).
   pane.scrollTop = place;
   if (anchor) scrollToAnchor(pane, anchor);
-  if (asSource && state.line) showLine(state.line);
+  if ((asSource || numbered) && state.line) showLine(state.line);
 }
 
 // ---------- history, delete ----------
@@ -445,6 +484,7 @@ async function checkImport() {
       el("p", { class: "hint", text: t("filesSize", p.fileCount, size(p.totalBytes)) }),
       status,
       diags,
+      previewFindings(p.audit, "import-findings"),
     );
     const g = p.grants;
     if (g.requested.length) {

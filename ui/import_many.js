@@ -5,6 +5,7 @@
 import { el, size } from "./dom.js";
 import { errorText, t } from "./i18n.js";
 import { diagMessage } from "./diag_i18n.js";
+import { itemFindings } from "./risks.js";
 
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
@@ -52,6 +53,7 @@ function itemRow(item, index) {
     : errors.length
       ? el("div", { class: "error reason", text: `${t("invalid", errors.length)}: ${diagMessage(errors[0])}` })
       : null;
+  const [riskMarker, findings] = itemFindings(item.audit);
   return el("li", { class: `collection-item state-${item.state}`, dataset: { location: item.location, index: String(index) } },
     el("label", { class: "check" },
       box,
@@ -61,9 +63,11 @@ function itemRow(item, index) {
       !item.valid && item.name ? el("span", { class: "marker error", text: t("invalidShort") }) : null,
       warnings && !errors.length ? el("span", { class: "marker warn", text: t("warningsN", warnings) }) : null,
       item.asksForTools ? el("span", { class: "marker", title: t("asksForToolsTitle"), text: t("asksForTools") }) : null,
+      riskMarker,
       item.fileCount ? el("span", { class: "muted item-size", text: size(item.totalBytes) }) : null,
     ),
     problems,
+    findings,
   );
 }
 

@@ -55,6 +55,7 @@ macro_rules! handlers {
             $crate::commands::skills::set_skill_enabled,
             $crate::commands::skills::set_skill_pinned,
             $crate::commands::skills::set_skill_trust,
+            $crate::commands::risks::approve_skill_findings,
             $crate::commands::skills::set_listing_budget,
             $crate::commands::skills::ui_ready,
             $crate::commands::skills::ui_trace,

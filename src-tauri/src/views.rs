@@ -2,6 +2,7 @@
 //! Holds data and the conversions from core types; no I/O.
 
 use serde::Serialize;
+use skilldeck_core::audit::{Finding, RiskLevel};
 use skilldeck_core::digest::Digest;
 use skilldeck_core::grants::RequestedTool;
 use skilldeck_core::registry::ListedEntry;
@@ -39,6 +40,11 @@ pub struct SkillRow {
     pub tools_unapproved: bool,
     /// Whether config.toml pins it (`[listing] pinned`): always in full in a ranked listing.
     pub pinned: bool,
+    /// Whether the audit holds it back until the user approves its findings: not listed to
+    /// models, offered over MCP or synced (`SkillRegistry::is_held`).
+    pub held: bool,
+    /// The most serious audit finding's level, if the audit found anything.
+    pub risk: Option<RiskLevel>,
 }
 
 impl SkillRow {
@@ -65,6 +71,8 @@ impl SkillRow {
                 GrantState::Untrusted | GrantState::Changed
             ),
             pinned: false,
+            held: false,
+            risk: e.risk.as_ref().and_then(|r| r.worst()),
         }
     }
 }
@@ -137,6 +145,60 @@ pub struct SkillDetail {
     pub digest: String,
     /// What its `allowed-tools` asks for, and whether the user approved it.
     pub grants: GrantsRow,
+    /// What the audit found in its files now, and which findings hold it back.
+    pub audit: AuditView,
+}
+
+/// What the audit found in one skill, as the Risks panel and the import previews show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditView {
+    /// Every finding, most serious first.
+    pub findings: Vec<FindingView>,
+    /// Whether an unapproved finding at the hold level holds the skill back (for a preview:
+    /// would hold it once imported).
+    pub held: bool,
+    /// The level from which a finding holds a skill (config.toml's `[audit] hold`); none when
+    /// holding is off.
+    pub hold: Option<RiskLevel>,
+}
+
+/// One finding with what the user's approvals make of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FindingView {
+    /// The finding: rule, severity, title, file, line, evidence (made safe), hidden, why.
+    #[serde(flatten)]
+    pub finding: Finding,
+    /// Whether the user approved it (an approval of this skill names its fingerprint).
+    pub approved: bool,
+    /// Whether it holds the skill back: unapproved and at the hold level or above.
+    pub holds: bool,
+}
+
+/// What decides whether findings hold a skill back: the user's approvals and the hold level.
+#[derive(Debug, Clone, Copy)]
+pub struct Assessor<'a> {
+    /// The approvals on record.
+    pub trust: &'a Trust,
+    /// `[audit] hold`, none when holding is off.
+    pub hold: Option<RiskLevel>,
+}
+
+impl Assessor<'_> {
+    /// The view of `findings` of skill `name` in `scope`.
+    pub fn view(&self, scope: Scope, name: &str, findings: Vec<Finding>) -> AuditView {
+        let approval = self.trust.findings_approval(scope, name);
+        let findings: Vec<FindingView> = findings
+            .into_iter()
+            .map(|finding| {
+                let approved = approval.is_some_and(|a| a.fingerprints.contains(&finding.fingerprint));
+                let holds = !approved && self.hold.is_some_and(|h| finding.severity >= h);
+                FindingView { finding, approved, holds }
+            })
+            .collect();
+        AuditView { held: findings.iter().any(|f| f.holds), findings, hold: self.hold }
+    }
 }
 
 /// A skill's requested tools as the skill view and the import preview show them.
@@ -262,6 +324,8 @@ pub struct ImportPreviewView {
     pub skipped: Vec<String>,
     /// What its `allowed-tools` asks for, and whether an approval on record covers it.
     pub grants: GrantsRow,
+    /// What the audit found in its files, and whether the stored skill would be held.
+    pub audit: AuditView,
 }
 
 /// What an import did.

@@ -5,7 +5,7 @@
 use super::transfer::{typed_path, user_scope};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::views::DiagView;
+use crate::views::{Assessor, AuditView, DiagView};
 use serde::Serialize;
 use skilldeck_core::Scope;
 use skilldeck_core::grants::GrantRequest;
@@ -13,6 +13,7 @@ use skilldeck_core::import::{
     self, BatchProgress, ErrorInfo, ImportRequest, ImportState, ImportedItem, Incoming, ItemState, Layout, PathError,
     PreviewItem, Source,
 };
+use skilldeck_core::trust::Trust;
 use std::time::{Duration, Instant};
 use tauri::{AppHandle, Emitter as _, Runtime, State};
 
@@ -53,6 +54,8 @@ pub struct CollectionItemView {
     pub total_bytes: u64,
     /// Whether its `allowed-tools` asks for shell commands (approved later, one by one).
     pub asks_for_tools: bool,
+    /// What the audit found in its files, and whether the stored skill would be (or is) held.
+    pub audit: AuditView,
     /// Why it would be refused.
     pub error: Option<ErrorInfo>,
 }
@@ -72,7 +75,7 @@ pub struct CollectionView {
 }
 
 impl CollectionItemView {
-    fn new(location: String, skill: Option<&Incoming>) -> Self {
+    fn new(location: String, skill: Option<&Incoming>, assess: Assessor<'_>, scope: Scope) -> Self {
         let mut diagnostics: Vec<DiagView> =
             skill.map(|s| s.diagnostics.iter().map(DiagView::from).collect()).unwrap_or_default();
         diagnostics.sort_by_key(|d| !matches!(d.severity, skilldeck_core::Severity::Error));
@@ -87,6 +90,10 @@ impl CollectionItemView {
             file_count: skill.map_or(0, |s| s.file_count),
             total_bytes: skill.map_or(0, |s| s.total_bytes),
             asks_for_tools: skill.is_some_and(|s| GrantRequest::of(&s.meta).asks_for_shell()),
+            audit: match skill {
+                Some(s) => assess.view(scope, s.name.as_str(), s.findings.clone()),
+                None => assess.view(scope, "", Vec::new()),
+            },
             error: None,
         }
     }
@@ -127,7 +134,9 @@ pub async fn import_collection_preview<R: Runtime>(
     .await
     .map_err(task_failed)?;
     first_path_error(preview.errors)?;
-    Ok(CollectionView::of(preview.items.into_iter().map(CollectionItemView::from).collect()))
+    let trust = Trust::load(state.storage().home()).unwrap_or_default();
+    let assess = Assessor { trust: &trust, hold: state.registry.hold() };
+    Ok(CollectionView::of(preview.items.into_iter().map(|i| CollectionItemView::previewed(i, assess, scope)).collect()))
 }
 
 /// Imports the skills at `locations` of the collection at `path` into `scope`, one revision
@@ -154,7 +163,9 @@ pub async fn import_collection<R: Runtime>(
     .map_err(task_failed)??;
     state.registry.invalidate(scope, None);
     first_path_error(report.errors)?;
-    Ok(CollectionView::of(report.items.into_iter().map(CollectionItemView::from).collect()))
+    let trust = Trust::load(state.storage().home()).unwrap_or_default();
+    let assess = Assessor { trust: &trust, hold: state.registry.hold() };
+    Ok(CollectionView::of(report.items.into_iter().map(|i| CollectionItemView::imported(i, assess, scope)).collect()))
 }
 
 /// A path that held nothing importable fails the whole command with its reason.
@@ -173,9 +184,10 @@ impl CollectionView {
     }
 }
 
-impl From<PreviewItem> for CollectionItemView {
-    fn from(item: PreviewItem) -> Self {
-        let mut view = Self::new(item.location, item.skill.as_ref());
+impl CollectionItemView {
+    /// The row of a previewed skill; `assess` says whether its findings would hold it.
+    fn previewed(item: PreviewItem, assess: Assessor<'_>, scope: Scope) -> Self {
+        let mut view = Self::new(item.location, item.skill.as_ref(), assess, scope);
         match item.state {
             ItemState::New { revision } => (view.state, view.revision) = ("new", Some(revision.0)),
             ItemState::Update { revision, current } => {
@@ -186,11 +198,10 @@ impl From<PreviewItem> for CollectionItemView {
         }
         view
     }
-}
 
-impl From<ImportedItem> for CollectionItemView {
-    fn from(item: ImportedItem) -> Self {
-        let mut view = Self::new(item.location, item.skill.as_ref());
+    /// The row of an imported skill; `assess` says whether its findings hold it.
+    fn imported(item: ImportedItem, assess: Assessor<'_>, scope: Scope) -> Self {
+        let mut view = Self::new(item.location, item.skill.as_ref(), assess, scope);
         match item.state {
             ImportState::Imported { revision, replaced, .. } => {
                 (view.state, view.revision, view.current) = ("imported", Some(revision.0), replaced.map(|r| r.0));

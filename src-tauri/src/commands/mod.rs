@@ -6,6 +6,7 @@ pub mod agents;
 pub mod collection;
 pub mod mcp_clients;
 pub mod revisions;
+pub mod risks;
 pub mod skills;
 pub mod source;
 pub mod team;

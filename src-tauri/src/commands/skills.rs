@@ -25,7 +25,11 @@ pub async fn list_skills(state: State<'_, AppState>) -> ApiResult<Vec<SkillRow>>
         .iter()
         .map(|l| {
             let content = state.registry.trust_content(l.entry.scope, &l.entry.name).ok().flatten();
-            SkillRow { pinned: pinned.contains(&l.entry.name), ..SkillRow::new(l, &disabled, &trust, content.as_ref()) }
+            SkillRow {
+                pinned: pinned.contains(&l.entry.name),
+                held: state.registry.is_held(&l.entry),
+                ..SkillRow::new(l, &disabled, &trust, content.as_ref())
+            }
         })
         .collect();
     crate::trace::took("list_skills, whole command", t0);
@@ -37,7 +41,7 @@ pub async fn list_skills(state: State<'_, AppState>) -> ApiResult<Vec<SkillRow>>
     Ok(rows)
 }
 
-/// One skill: its row, problems, files and digest.
+/// One skill: its row, problems, files, digest and what the audit finds in it.
 #[tauri::command]
 pub async fn skill_detail(state: State<'_, AppState>, scope: Scope, name: String) -> ApiResult<SkillDetail> {
     let entries = state.list_all()?;
@@ -50,15 +54,18 @@ pub async fn skill_detail(state: State<'_, AppState>, scope: Scope, name: String
     // One read of the approvals serves the row's marker and the grants box.
     let trust = Trust::load(state.storage().home())?;
     let content = state.registry.trust_content(scope, &name)?;
+    let audit = crate::commands::risks::audit_view(&state, &trust, scope, &name)?;
     Ok(SkillDetail {
         row: SkillRow {
             pinned: state.pinned().contains(&listed.entry.name),
+            held: state.registry.is_held(&listed.entry),
             ..SkillRow::new(listed, &state.disabled(), &trust, content.as_ref())
         },
         diagnostics: listed.entry.diagnostics.iter().map(DiagView::from).collect(),
         files: files.into_iter().map(|f| FileRow { path: f.path.to_string(), size: f.size }).collect(),
         digest: state.registry.digest(scope, &name)?.short(),
         grants: trust.view(scope, &name, &listed.entry.meta, content.as_ref()).into(),
+        audit,
     })
 }
 

@@ -8,13 +8,22 @@ use skilldeck_core::{RelPath, Scope, SkillName};
 use std::path::PathBuf;
 use tauri::State;
 
-/// `SKILL.md` exactly as stored, frontmatter included, for the line-numbered source view.
-/// Bytes that are not UTF-8 show as `�` (and `lossy` says so); `read_skill_file` stays the
-/// rendered view.
+/// `SKILL.md` (or the file at `path`, for an audit finding's line) exactly as stored,
+/// frontmatter included, for the line-numbered source view. Bytes that are not UTF-8 show as
+/// `�` (and `lossy` says so); `read_skill_file` stays the rendered view.
 #[tauri::command]
-pub async fn skill_source(state: State<'_, AppState>, scope: Scope, name: String) -> ApiResult<SourceView> {
+pub async fn skill_source(
+    state: State<'_, AppState>,
+    scope: Scope,
+    name: String,
+    path: Option<String>,
+) -> ApiResult<SourceView> {
     let skill = SkillName::parse(&name)?;
-    let bytes = state.storage().read_raw_file_sync(scope, &skill, &skill_md()?)?;
+    let rel = match path {
+        Some(p) => RelPath::parse(&p)?,
+        None => skill_md()?,
+    };
+    let bytes = state.storage().read_raw_file_sync(scope, &skill, &rel)?;
     Ok(SourceView::new(&bytes))
 }
 

@@ -2,20 +2,26 @@
 
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use crate::views::{DiagView, ImportPreviewView, ImportedView};
+use crate::views::{Assessor, DiagView, ImportPreviewView, ImportedView};
 use skilldeck_core::Scope;
+use skilldeck_core::audits;
 use skilldeck_core::grants::GrantRequest;
 use skilldeck_core::import;
 use skilldeck_core::trust::Trust;
 use std::path::{Path, PathBuf};
 use tauri::State;
 
-/// Reads a folder, `SKILL.md` or `.zip`/`.skill` archive and says what importing it would do.
+/// Reads a folder, `SKILL.md` or `.zip`/`.skill` archive and says what importing it would do,
+/// with what the audit finds in its files and whether that would hold it back.
 #[tauri::command]
 pub async fn import_preview(state: State<'_, AppState>, path: String, scope: Scope) -> ApiResult<ImportPreviewView> {
     let scope = user_scope(scope)?;
     let loaded = import::load(&typed_path(&path)?, state.storage().limits(), &mut |_, _| {})?;
     let p = import::preview(state.storage(), scope, &loaded);
+    // An unreadable trust file approves nothing: every finding shows as unapproved.
+    let trust = Trust::load(state.storage().home()).unwrap_or_default();
+    let report = audits::audit_with_skipped(&loaded.files, &loaded.skipped);
+    let audit = Assessor { trust: &trust, hold: state.registry.hold() }.view(scope, p.name.as_str(), report.findings);
     Ok(ImportPreviewView {
         name: p.name.to_string(),
         scope,
@@ -29,6 +35,7 @@ pub async fn import_preview(state: State<'_, AppState>, path: String, scope: Sco
         current_revision: p.current_revision.map(|r| r.0),
         skipped: loaded.skipped,
         grants: p.grants.into(),
+        audit,
     })
 }
 
