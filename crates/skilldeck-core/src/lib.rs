@@ -8,6 +8,7 @@
 //! `docs/architecture.md`.
 
 mod catalogue;
+pub mod parallel;
 pub mod registry;
 
 pub use skilldeck_audit as audit;

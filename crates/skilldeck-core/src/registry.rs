@@ -355,7 +355,7 @@ impl SkillRegistry {
             .filter(|(_, (h, _))| h.is_none())
             .map(|(i, (_, n))| (i, n.as_str()))
             .collect();
-        let read = par_map(&misses, |(_, n)| self.load(&ctx, n));
+        let read = crate::parallel::par_map(&misses, |(_, n)| self.load(&ctx, n));
         if scope_dir.is_some() {
             use std::sync::atomic::Ordering::Relaxed;
             self.stats.cached.fetch_add(hit_count, Relaxed);
@@ -432,22 +432,6 @@ fn unreadable_risk(e: &StorageError) -> skilldeck_skill::risk::RiskSummary {
     let mut a = skilldeck_audit::Auditor::new();
     a.unreadable(".", &e.to_string());
     a.finish().summary()
-}
-
-/// `f` of each item, in order, on as many threads as there are cores when there are many.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    if items.len() < 64 || threads < 2 {
-        return items.iter().map(&f).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|sc| {
-        let workers: Vec<_> =
-            items.chunks(chunk).map(|part| (sc.spawn(move || part.iter().map(f).collect::<Vec<_>>()), part)).collect();
-        // A worker that panicked has its part done again here.
-        workers.into_iter().flat_map(|(w, part)| w.join().unwrap_or_else(|_| part.iter().map(f).collect())).collect()
-    })
 }
 
 /// What every load of one `load_all` shares.

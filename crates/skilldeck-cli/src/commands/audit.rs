@@ -5,7 +5,7 @@ use crate::context::Ctx;
 use crate::output::{self, Outcome};
 use serde::Serialize;
 use skilldeck_core::audit::{Finding, Report, RiskLevel, sarif};
-use skilldeck_core::import::Source;
+use skilldeck_core::import::{self, ImportError, Layout, LoadedSkill, Source, WHOLE};
 use skilldeck_core::trust::Trust;
 use skilldeck_core::{Scope, UploadLimits, audits};
 use std::path::Path;
@@ -81,24 +81,46 @@ fn failed(path: Option<String>, name: Option<String>, code: &'static str, messag
     }
 }
 
-/// Every skill in `arg` (one, or each of a collection), audited one at a time.
+/// Every skill in `arg` (one, or each of a collection). The skills of a folder collection are
+/// read and audited on every core, each with the one-skill reader's checks and limits; an
+/// archive is read one skill at a time.
 fn audit_path(arg: &str, out: &mut Vec<Entry>) {
     let path = Path::new(arg);
     let mut source = match Source::open(path) {
         Ok(s) => s,
         Err(e) => return out.push(failed(Some(arg.to_owned()), None, e.code(), e.to_string())),
     };
-    for i in 0..source.len() {
-        let location = source.location(i).to_owned();
-        let shown = if location == "." { arg.to_owned() } else { format!("{}/{location}", arg.trim_end_matches('/')) };
-        let base = if path.is_dir() { shown.clone() } else { String::new() };
-        match source.load(i, UploadLimits::default(), &mut |_, _| {}) {
-            Ok(skill) => {
-                let report = audits::audit_with_skipped(&skill.files, &skill.skipped);
-                out.push(entry(Some(shown), Some(skill.name.to_string()), base, report));
-            }
-            Err(e) => out.push(failed(Some(shown), None, e.code(), e.to_string())),
+    let locations: Vec<String> = (0..source.len()).map(|i| source.location(i).to_owned()).collect();
+    let shown = |location: &str| {
+        if location == WHOLE { arg.to_owned() } else { format!("{}/{location}", arg.trim_end_matches('/')) }
+    };
+    let audited = |shown: String, loaded: Result<LoadedSkill, ImportError>| match loaded {
+        Ok(skill) => {
+            let report = audits::audit_with_skipped(&skill.files, &skill.skipped);
+            let base = if path.is_dir() { shown.clone() } else { String::new() };
+            entry(Some(shown), Some(skill.name.to_string()), base, report)
         }
+        Err(e) => failed(Some(shown), None, e.code(), e.to_string()),
+    };
+    if source.layout() == Layout::Collection && path.is_dir() {
+        out.extend(skilldeck_core::parallel::par_map(&locations, |location| {
+            let dir = path.join(location);
+            // Found as a real folder; refused should it have become a link since.
+            let loaded = if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+                import::load(&dir, UploadLimits::default(), &mut |_, _| {})
+            } else {
+                Err(ImportError::Hostile {
+                    entry: location.clone(),
+                    reason: "it is no longer a folder (a link now?); links are never followed".to_owned(),
+                })
+            };
+            audited(shown(location), loaded)
+        }));
+        return;
+    }
+    for (i, location) in locations.iter().enumerate() {
+        let loaded = source.load(i, UploadLimits::default(), &mut |_, _| {});
+        out.push(audited(shown(location), loaded));
     }
 }
 
