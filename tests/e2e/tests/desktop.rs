@@ -645,7 +645,7 @@ async fn the_search_filters_as_you_type() {
     // No team store here: no Team chip to press.
     let chips =
         "return [...document.querySelectorAll('#sidebar-filters [data-filter]')].map(c => c.dataset.filter).join(' ');";
-    assert_eq!(s.client.execute(chips, vec![]).await.unwrap(), "invalid warnings off user system");
+    assert_eq!(s.client.execute(chips, vec![]).await.unwrap(), "invalid warnings off held user system");
     s.click("#sidebar-filters [data-filter='invalid']").await;
     wait_shown("broken-one").await;
     assert_eq!(s.text_of("#search-count").await, "1 of 5");
