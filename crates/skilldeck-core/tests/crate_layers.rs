@@ -23,8 +23,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("skilldeck-targets", &["skilldeck-core"]),
     ("skilldeck-mcp", &["skilldeck-core"]),
     ("skilldeck-remote", &["skilldeck-core"]),
-    ("skilldeck-cli", &["skilldeck-core", "skilldeck-agent", "skilldeck-targets", "skilldeck-mcp", "skilldeck-remote"]),
-    ("skilldeck-app", &["skilldeck-core", "skilldeck-agent", "skilldeck-targets", "skilldeck-mcp", "skilldeck-remote"]),
+    ("skilldeck-sources", &["skilldeck-core"]),
+    ("skilldeck-cli", &["skilldeck-core", "skilldeck-agent", "skilldeck-targets", "skilldeck-mcp", "skilldeck-remote", "skilldeck-sources"]),
+    ("skilldeck-app", &["skilldeck-core", "skilldeck-agent", "skilldeck-targets", "skilldeck-mcp", "skilldeck-remote", "skilldeck-sources"]),
     ("skilldeck-e2e", &[]),
 ];
 

@@ -1,0 +1,5 @@
+//! Skills from where they live. A source (a Git repository, a `.well-known/agent-skills` index,
+//! a Claude Code plugin marketplace, an archive or `SKILL.md` URL) is fetched into a scratch
+//! folder, searched for skills, and what it holds handed to the core's import with the
+//! provenance of each skill: the source as given, the URL fetched, the ref asked for, the commit
+//! or digest it resolved to and the path inside it.
