@@ -4,4 +4,5 @@
 //! provenance of each skill: the source as given, the URL fetched, the ref asked for, the commit
 //! or digest it resolved to and the path inside it.
 
+pub mod archive;
 pub mod http;
