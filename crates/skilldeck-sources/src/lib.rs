@@ -6,3 +6,6 @@
 
 pub mod archive;
 pub mod http;
+#[cfg(feature = "http-server")]
+pub mod testing_http;
+pub mod wellknown;
