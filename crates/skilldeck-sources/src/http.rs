@@ -25,9 +25,11 @@ pub const USER_AGENT: &str = concat!("skilldeck/", env!("CARGO_PKG_VERSION"));
 pub struct HttpOptions {
     /// Longest wait for a connection (TCP and TLS).
     pub connect_timeout: Duration,
-    /// Longest wait for the next bytes once connected: a server that stalls longer is given up.
+    /// Longest wait for the response once connected, and for each next bytes of the body: a
+    /// server that stalls longer is given up.
     pub read_timeout: Duration,
-    /// Longest time for a whole request, body included.
+    /// Longest time for a whole request, body included. Checked between reads of the body, so a
+    /// request ends at most one read timeout past it.
     pub total_timeout: Duration,
     /// Largest body kept, in bytes; reading stops past it.
     pub max_body_bytes: u64,
@@ -102,14 +104,13 @@ impl HttpClient {
                 attempt.follow()
             }
         });
-        let inner = reqwest::Client::builder()
-            .connect_timeout(options.connect_timeout)
-            .read_timeout(options.read_timeout)
-            .timeout(options.total_timeout);
+        // Only the connect timeout is set on the async client underneath: its read and total
+        // timers would be made on the calling thread, outside its runtime. The blocking
+        // wrapper's timeout bounds every wait (for the response, then for each read of the
+        // body), which is the stall timeout; the total is checked between reads.
+        let inner = reqwest::Client::builder().connect_timeout(options.connect_timeout);
         let client = reqwest::blocking::ClientBuilder::from(inner)
-            // The blocking wrapper's own wait on each step; the async client's timeouts above
-            // name the cause, this only backs them up.
-            .timeout(options.total_timeout)
+            .timeout(options.read_timeout)
             .user_agent(USER_AGENT)
             .redirect(policy)
             .build()
@@ -157,10 +158,21 @@ impl HttpClient {
             .filter(|v| !v.is_empty());
         let initial = response.content_length().unwrap_or(0).min(1 << 20);
         let mut bytes = Vec::with_capacity(usize::try_from(initial).unwrap_or(0));
-        response
-            .take(cap.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .map_err(|e| self.read_error(&shown, e, started))?;
+        let mut body = response.take(cap.saturating_add(1));
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match body.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(self.read_error(&shown, e, started)),
+            };
+            bytes.extend_from_slice(&buf[..n]);
+            if started.elapsed() > self.options.total_timeout {
+                let after = self.options.total_timeout;
+                return Err(HttpError::TimedOut { url: shown, stage: TimeoutStage::Total, after });
+            }
+        }
         let read = bytes.len() as u64;
         if read > cap {
             return Err(HttpError::TooBig { url: shown, limit: cap, size: BodySize::AtLeast(read) });
@@ -249,7 +261,7 @@ fn root_cause(e: &reqwest::Error) -> String {
     cause.to_string()
 }
 
-fn find_source<'a, T: std::error::Error + 'static>(e: &'a reqwest::Error) -> Option<&'a T> {
+fn find_source<T: std::error::Error + 'static>(e: &reqwest::Error) -> Option<&T> {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(e);
     while let Some(c) = cause {
         if let Some(found) = c.downcast_ref::<T>() {
