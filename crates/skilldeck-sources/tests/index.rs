@@ -509,6 +509,24 @@ fn a_stalled_server_times_out_with_a_message() {
 }
 
 #[test]
+fn a_body_that_trickles_past_the_total_time_is_given_up_as_too_slow_in_all() {
+    let site = Site::new();
+    site.put("slow.zip", &vec![7u8; 100_000]);
+    site.server.route("/slow.zip", Route::StallBody { sent: 10 });
+    let client = HttpClient::new(HttpOptions {
+        read_timeout: Duration::from_millis(400),
+        total_timeout: Duration::from_millis(100),
+        ..HttpOptions::default()
+    })
+    .unwrap();
+    let url = Url::parse(&site.server.url("/slow.zip")).unwrap();
+    let expected =
+        HttpError::TimedOut { url: url.to_string(), stage: TimeoutStage::Total, after: Duration::from_millis(100) };
+    assert_eq!(client.get(&url), Err(expected.clone()));
+    assert!(expected.to_string().contains("took longer than 0.1 s in all"), "{expected}");
+}
+
+#[test]
 fn not_found_and_credentials_are_said_plainly_without_credentials_in_the_message() {
     let site = Site::new();
     site.server.route("/private/SKILL.md", Route::Status(401));
