@@ -3,3 +3,9 @@
 //! folder, searched for skills, and what it holds handed to the core's import with the
 //! provenance of each skill: the source as given, the URL fetched, the ref asked for, the commit
 //! or digest it resolved to and the path inside it.
+
+pub mod archive;
+pub mod http;
+#[cfg(feature = "http-server")]
+pub mod testing_http;
+pub mod wellknown;

@@ -1,0 +1,138 @@
+//! Why a discovery index was refused whole (`WellKnownError`) or one of its entries was
+//! (`EntryRefusal`). Holds the errors; no fetching.
+
+use crate::archive::ArchiveError;
+use crate::http::{HttpError, Sha256Digest};
+use std::path::PathBuf;
+
+/// Why the index as a whole could not be used. Nothing from it is fetched.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WellKnownError {
+    /// The address given is not one an index can be found from.
+    #[error("{base:?} is not an address to find a skills index at: {reason}")]
+    BadBase {
+        /// The address as given (credentials and query removed when it parsed).
+        base: String,
+        /// Why.
+        reason: String,
+    },
+    /// Fetching the index failed.
+    #[error("the skills index could not be fetched: {0}")]
+    Http(#[from] HttpError),
+    /// The index is not a JSON object.
+    #[error("the skills index at {url} is not valid JSON ({reason}); ask its publisher to fix it")]
+    NotJson {
+        /// The index URL as shown.
+        url: String,
+        /// What the parser said.
+        reason: String,
+    },
+    /// `$schema` is absent or names a schema this version does not know.
+    #[error(
+        "the skills index at {url} {}; Skilldeck knows only {known}, so it stops here rather than guess at the format, \
+         as the discovery spec says. Update Skilldeck, or ask the publisher which schema the index follows",
+        found.as_ref().map_or_else(|| "declares no `$schema`".to_owned(), |f| format!("declares `$schema` {f:?}"))
+    )]
+    UnknownSchema {
+        /// The index URL as shown.
+        url: String,
+        /// The `$schema` found, when there was one (a string or any other JSON value, as text).
+        found: Option<String>,
+        /// The schema URIs this version reads.
+        known: String,
+    },
+    /// The index has no `skills` array.
+    #[error("the skills index at {url} is malformed: {reason}; ask its publisher to fix it")]
+    Malformed {
+        /// The index URL as shown.
+        url: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The scratch folder could not be made.
+    #[error("{}: {reason}", path.display())]
+    Scratch {
+        /// The folder.
+        path: PathBuf,
+        /// What the system said.
+        reason: String,
+    },
+}
+
+impl WellKnownError {
+    /// A stable snake_case code for the UI to switch on.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::BadBase { .. } => "index_bad_address",
+            Self::Http(e) => e.code(),
+            Self::NotJson { .. } => "index_not_json",
+            Self::UnknownSchema { .. } => "index_unknown_schema",
+            Self::Malformed { .. } => "index_malformed",
+            Self::Scratch { .. } => "index_scratch",
+        }
+    }
+}
+
+/// Why one entry of an index was not taken. The others still come in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EntryRefusal {
+    /// A required field is missing or malformed.
+    #[error("the index entry is invalid: {reason}")]
+    Invalid {
+        /// Which field and how.
+        reason: String,
+    },
+    /// `type` is neither `skill-md` nor `archive`.
+    #[error("its type {found:?} is unknown (only \"skill-md\" and \"archive\" are), so it is skipped as the spec says")]
+    UnknownType {
+        /// The type found.
+        found: String,
+    },
+    /// Two entries carry this name; neither is taken, since which one is meant is unknown.
+    #[error("the index lists this name more than once; none of them is taken")]
+    DuplicateName,
+    /// The name was asked for but the index does not list it.
+    #[error("the index does not list a skill of this name")]
+    NotInIndex,
+    /// Fetching the artifact failed.
+    #[error("{0}")]
+    Fetch(HttpError),
+    /// The artifact's SHA-256 differs from the index's digest: corrupted or tampered with, and
+    /// never used.
+    #[error(
+        "its content does not match the index's digest (expected {expected}, got {got}); it may be corrupted or \
+         tampered with, so nothing of it was used. Try again later, or tell the publisher"
+    )]
+    DigestMismatch {
+        /// The digest the index lists.
+        expected: Sha256Digest,
+        /// The digest of what was downloaded.
+        got: Sha256Digest,
+    },
+    /// The archive is not `.tar.gz` or `.zip` by its bytes, header or name.
+    #[error("its archive is neither a .tar.gz nor a .zip")]
+    NotAnArchive,
+    /// The archive was refused or could not be unpacked.
+    #[error("{0}")]
+    Archive(ArchiveError),
+    /// The archive holds no `SKILL.md` at its top (nor in one top folder).
+    #[error("its archive holds no SKILL.md at the top, so it is not a skill; nothing of it was kept")]
+    NoSkillMd,
+    /// Writing the skill folder failed.
+    #[error("{}: {reason}", path.display())]
+    Write {
+        /// The file or folder.
+        path: PathBuf,
+        /// What the system said.
+        reason: String,
+    },
+}
+
+/// An entry not taken, by the name it carries (or `#<index>` when it has no usable name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    /// The entry's name.
+    pub name: String,
+    /// Why.
+    pub reason: EntryRefusal,
+}
