@@ -24,8 +24,28 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("skilldeck-mcp", &["skilldeck-core"]),
     ("skilldeck-remote", &["skilldeck-core"]),
     ("skilldeck-sources", &["skilldeck-core"]),
-    ("skilldeck-cli", &["skilldeck-core", "skilldeck-agent", "skilldeck-targets", "skilldeck-mcp", "skilldeck-remote", "skilldeck-sources"]),
-    ("skilldeck-app", &["skilldeck-core", "skilldeck-agent", "skilldeck-targets", "skilldeck-mcp", "skilldeck-remote", "skilldeck-sources"]),
+    (
+        "skilldeck-cli",
+        &[
+            "skilldeck-core",
+            "skilldeck-agent",
+            "skilldeck-targets",
+            "skilldeck-mcp",
+            "skilldeck-remote",
+            "skilldeck-sources",
+        ],
+    ),
+    (
+        "skilldeck-app",
+        &[
+            "skilldeck-core",
+            "skilldeck-agent",
+            "skilldeck-targets",
+            "skilldeck-mcp",
+            "skilldeck-remote",
+            "skilldeck-sources",
+        ],
+    ),
     ("skilldeck-e2e", &[]),
 ];
 
