@@ -9,7 +9,9 @@ const { invoke } = window.__TAURI__.core;
 
 /** What made a revision, in words: `upload`, `restore:3`, … as the backend names events. */
 export function eventText(event) {
-  const [kind, arg] = String(event).split(":");
+  const text0 = String(event);
+  const at = text0.indexOf(":");
+  const [kind, arg] = at < 0 ? [text0, undefined] : [text0.slice(0, at), text0.slice(at + 1)];
   const key = `event_${kind}`;
   const text = t(key, arg);
   return text === key ? event : text;

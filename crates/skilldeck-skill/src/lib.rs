@@ -11,6 +11,7 @@ pub mod frontmatter;
 pub mod grants;
 pub mod headings;
 pub mod meta;
+pub mod provenance;
 pub mod name;
 pub mod relpath;
 pub mod risk;

@@ -482,7 +482,11 @@ fn a_collection_archive_imports_each_skill_and_a_selection_only_those() {
 
     // The app imports what was ticked in the preview, by location.
     let home2 = FsStorage::open(SkilldeckHome::new(tmp.path().join("home2"))).unwrap();
-    let only = [import::ImportRequest { path: z.clone(), only: Some(vec!["repo/tools/gamma".into(), "gone".into()]) }];
+    let only = [import::ImportRequest {
+        path: z.clone(),
+        only: Some(vec!["repo/tools/gamma".into(), "gone".into()]),
+        origin: None,
+    }];
     let r = import::import_batch(&home2, Scope::User, &only, UploadLimits::default(), &mut |_| {}).unwrap();
     assert_eq!(r.items.len(), 1);
     assert_eq!(r.errors.len(), 1, "a location no longer there is said");
@@ -516,4 +520,44 @@ fn discover_reads_each_skill_of_a_folder_and_keeps_single_skills_as_before() {
     assert_eq!(names, vec![("skills/one", "one"), ("skills/two", "two")]);
     let one = import::discover(&src.join("skills/one"), UploadLimits::default()).unwrap();
     assert_eq!((one.layout, one.skills.len(), one.skills[0].location.as_str()), (import::Layout::Skill, 1, "."));
+}
+
+#[test]
+fn a_source_import_records_each_skills_provenance_and_identical_content_makes_no_revision() {
+    use skilldeck_skill::provenance::{Provenance, SourceKind};
+    use skilldeck_store::storage::RevisionEvent;
+    let tmp = tempfile::tempdir().unwrap();
+    let src = tmp.path().join("fetched");
+    put_skill(&src, "skills/pdf", "name: pdf\ndescription: d\n");
+    put_skill(&src, "skills/docx", "name: docx\ndescription: d\n");
+    let storage = FsStorage::open(SkilldeckHome::new(tmp.path().join("home"))).unwrap();
+    let origin = Provenance {
+        kind: SourceKind::Git,
+        given: "anthropics/skills".into(),
+        url: "https://github.com/anthropics/skills.git".into(),
+        reference: None,
+        pinned: false,
+        resolved: "9d2f1ae0123456789abcdef0123456789abcdef0".into(),
+        path: ".".into(),
+    };
+    let request = [import::ImportRequest {
+        path: src.clone(),
+        only: Some(vec!["skills/pdf".into()]),
+        origin: Some(origin.clone()),
+    }];
+    let r = import::import_batch(&storage, Scope::User, &request, UploadLimits::default(), &mut |_| {}).unwrap();
+    assert_eq!(r.imported(), 1);
+    let history = storage.history_sync(Scope::User, &SkillName::parse("pdf").unwrap()).unwrap();
+    assert_eq!(history.len(), 1);
+    assert_eq!(history[0].event, RevisionEvent::Sourced { source: origin.below("skills/pdf") });
+    let RevisionEvent::Sourced { source } = &history[0].event else { unreachable!() };
+    assert_eq!(source.short(), "github.com/anthropics/skills@9d2f1ae, skills/pdf");
+
+    // The same content again is no new revision, and a plain import is still an upload.
+    let r = import::import_batch(&storage, Scope::User, &request, UploadLimits::default(), &mut |_| {}).unwrap();
+    assert_eq!(r.unchanged(), 1);
+    let plain = [import::ImportRequest::all(src.join("skills/docx"))];
+    import::import_batch(&storage, Scope::User, &plain, UploadLimits::default(), &mut |_| {}).unwrap();
+    let docx = storage.history_sync(Scope::User, &SkillName::parse("docx").unwrap()).unwrap();
+    assert_eq!(docx[0].event, RevisionEvent::Upload);
 }

@@ -153,7 +153,7 @@ pub async fn import_collection<R: Runtime>(
     if locations.is_empty() {
         return Err(ApiError::new("nothing_chosen", "choose at least one skill to import"));
     }
-    let request = ImportRequest { path: typed_path(&path)?, only: Some(locations) };
+    let request = ImportRequest { path: typed_path(&path)?, only: Some(locations), origin: None };
     let storage = state.storage().clone();
     let report = tauri::async_runtime::spawn_blocking(move || {
         let mut progress = progress_sender(app);

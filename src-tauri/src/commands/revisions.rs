@@ -32,6 +32,7 @@ pub async fn skill_history(state: State<'_, AppState>, scope: Scope, name: Strin
                 RevisionEvent::Recovered => "recovered".to_owned(),
                 RevisionEvent::DriftKept { target } => format!("drift_kept:{target}"),
                 RevisionEvent::Mirrored => "team".to_owned(),
+                RevisionEvent::Sourced { source } => format!("sourced:{}", source.short()),
             },
             current: e.current,
             restorable: e.restorable,

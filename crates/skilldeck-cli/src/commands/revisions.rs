@@ -59,6 +59,7 @@ pub fn history(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<O
             RevisionEvent::Recovered => "recovered".to_owned(),
             RevisionEvent::DriftKept { target } => format!("edited copy kept from {target}"),
             RevisionEvent::Mirrored => "from the team store".to_owned(),
+            RevisionEvent::Sourced { source } => format!("from {}", source.short()),
         };
         let digest = e.digest.map(|d| d.short()).unwrap_or_else(|| "-".to_owned());
         let state = if e.current {

@@ -14,6 +14,7 @@ use crate::storage::{FsStorage, Revision, RevisionEvent, Scope, StorageError};
 use serde::Serialize;
 use skilldeck_skill::files::UploadLimits;
 use skilldeck_skill::name::SkillName;
+use skilldeck_skill::provenance::Provenance;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -24,12 +25,15 @@ pub struct ImportRequest {
     pub path: PathBuf,
     /// The locations to import (as `PreviewItem::location` gives them); all when `None`.
     pub only: Option<Vec<String>>,
+    /// Where `path` came from, when it is a source's fetched tree (`skilldeck add`): each skill
+    /// stored from it records this with its own location below (`Provenance::below`).
+    pub origin: Option<Provenance>,
 }
 
 impl ImportRequest {
     /// Every skill in `path`.
     pub fn all(path: impl Into<PathBuf>) -> Self {
-        Self { path: path.into(), only: None }
+        Self { path: path.into(), only: None, origin: None }
     }
 }
 
@@ -145,9 +149,9 @@ impl Names {
     }
 }
 
-/// Opens each requested path; returns the sources with the indices of their requested skills,
-/// and the paths that could not be used.
-pub(crate) fn open_all(requests: &[ImportRequest]) -> (Vec<(Source, Vec<usize>)>, Vec<PathError>) {
+/// Opens each requested path; returns the sources with the indices of their requested skills
+/// and their origin, and the paths that could not be used.
+pub(crate) fn open_all(requests: &[ImportRequest]) -> (Vec<(Source, Vec<usize>, Option<&Provenance>)>, Vec<PathError>) {
     let mut opened = Vec::new();
     let mut errors = Vec::new();
     for r in requests {
@@ -173,7 +177,7 @@ pub(crate) fn open_all(requests: &[ImportRequest]) -> (Vec<(Source, Vec<usize>)>
                         only.iter().filter_map(|l| at.get(l.as_str()).copied()).collect()
                     }
                 };
-                opened.push((source, indices));
+                opened.push((source, indices, r.origin.as_ref()));
             }
         }
     }
@@ -192,13 +196,13 @@ pub fn import_batch(
     progress: &mut dyn FnMut(BatchProgress),
 ) -> Result<BatchReport, StorageError> {
     let (mut opened, errors) = open_all(requests);
-    let total = opened.iter().map(|(_, idx)| idx.len()).sum();
+    let total = opened.iter().map(|(_, idx, _)| idx.len()).sum();
     let mut batch = storage.batch(scope, RevisionEvent::Upload)?;
     let mut names = Names::default();
     // Each item, its state still `None` while its skill waits in the batch.
     let mut items: Vec<(ImportedItem, Option<ImportState>)> = Vec::with_capacity(total);
     let mut staged = Vec::new();
-    for (source, indices) in &mut opened {
+    for (source, indices, origin) in &mut opened {
         let shown = source.path().display().to_string();
         for &i in indices.iter() {
             let location = source.location(i).to_owned();
@@ -213,7 +217,15 @@ pub fn import_batch(
                     {
                         Some(ImportState::Unchanged { revision })
                     } else {
-                        match batch.stage(&loaded.name, &loaded.files) {
+                        let staged_as = match origin {
+                            Some(o) => batch.stage_as_event(
+                                &loaded.name,
+                                &loaded.files,
+                                RevisionEvent::Sourced { source: o.below(&location) },
+                            ),
+                            None => batch.stage(&loaded.name, &loaded.files),
+                        };
+                        match staged_as {
                             Ok(()) => {
                                 staged.push(items.len());
                                 None

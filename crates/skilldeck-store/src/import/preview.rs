@@ -21,10 +21,10 @@ pub fn preview_all(
     progress: &mut dyn FnMut(BatchProgress),
 ) -> Preview {
     let (mut opened, errors) = open_all(requests);
-    let total = opened.iter().map(|(_, idx)| idx.len()).sum();
+    let total = opened.iter().map(|(_, idx, _)| idx.len()).sum();
     let mut names = Names::default();
     let mut items = Vec::with_capacity(total);
-    for (source, indices) in &mut opened {
+    for (source, indices, _) in &mut opened {
         let shown = source.path().display().to_string();
         for &i in indices.iter() {
             let location = source.location(i).to_owned();

@@ -88,6 +88,18 @@ impl WriteBatch<'_> {
         self.stage_as(name, files, None)
     }
 
+    /// Stages `files` as the next revision of `name` like `stage`, recorded as made by `event`
+    /// rather than the batch's own (each skill of a source import has its own provenance).
+    pub fn stage_as_event(&mut self, name: &SkillName, files: &SkillFiles, event: RevisionEvent) -> Result<()> {
+        if self.scope.is_read_only() {
+            return Err(StorageError::ReadOnlyScope { scope: self.scope });
+        }
+        let batch_event = std::mem::replace(&mut self.event, event);
+        let staged = self.stage_as(name, files, None);
+        self.event = batch_event;
+        staged
+    }
+
     /// Stages `files` as revision `revision` of `name` in the team scope: the number its team
     /// store gave it, so the local `.version` says what the team sees (see `mirror_team_skill`).
     /// Refused in any other scope, where revisions are only ever the next one.

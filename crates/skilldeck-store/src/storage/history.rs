@@ -4,6 +4,7 @@
 use super::error::{Result, StorageError};
 use serde::{Deserialize, Serialize};
 use skilldeck_skill::digest::Digest;
+use skilldeck_skill::provenance::Provenance;
 use skilldeck_skill::scope::Revision;
 use std::collections::HashSet;
 use std::fs;
@@ -43,6 +44,12 @@ pub enum RevisionEvent {
     },
     /// A team store's revision, materialised in the team scope by a refresh.
     Mirrored,
+    /// Installed or updated from a source (a Git repository, an index, an archive or
+    /// `SKILL.md` URL): `skilldeck add`, `update` or `install`.
+    Sourced {
+        /// Where it came from.
+        source: Provenance,
+    },
 }
 
 /// One line of the revision log.
