@@ -3,3 +3,8 @@
 //! folder, searched for skills, and what it holds handed to the core's import with the
 //! provenance of each skill: the source as given, the URL fetched, the ref asked for, the commit
 //! or digest it resolved to and the path inside it.
+
+pub mod redact;
+pub mod source;
+
+pub use source::{GitSource, Hosts, Source, SourceError, UrlSource};
