@@ -4,7 +4,10 @@
 //! provenance of each skill: the source as given, the URL fetched, the ref asked for, the commit
 //! or digest it resolved to and the path inside it.
 
+pub mod git;
 pub mod redact;
 pub mod source;
+#[cfg(feature = "git-server")]
+pub mod testing;
 
 pub use source::{GitSource, Hosts, Source, SourceError, UrlSource};
