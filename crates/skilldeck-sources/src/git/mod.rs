@@ -23,6 +23,7 @@ pub use auth::{HostToken, Tokens};
 pub use error::GitError;
 pub use fetch::{fetch, remote_refs};
 use skilldeck_core::UploadLimits;
+pub use tree::leaves as link_leaves;
 
 /// How to fetch.
 #[derive(Debug, Clone)]

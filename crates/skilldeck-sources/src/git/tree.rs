@@ -180,8 +180,8 @@ fn safe_name(name: &str) -> bool {
         || name.contains(['/', '\\', '\0']))
 }
 
-/// Whether a link at `link` (a `/`-separated path) to `target` resolves outside the folder `base`
-/// (`""` for the root): an absolute target, or one whose `..` climb above `base`.
+/// Whether a symbolic link at `link` (a `/`-separated tree path) to `target` resolves outside the
+/// folder `base` (`""` for the root): an absolute target, or one whose `..` climb above `base`.
 pub fn leaves(link: &str, target: &str, base: &str) -> bool {
     if target.starts_with('/') || target.starts_with('\\') || target.get(1..2) == Some(":") {
         return true;
