@@ -451,6 +451,10 @@ pub struct Config {
     /// strict check of the other tables lets it through.
     #[serde(skip_serializing_if = "toml::Table::is_empty")]
     pub remotes: toml::Table,
+    /// `[sources]`: where skills are installed from. Read by `skilldeck-sources`; kept whole
+    /// here so the strict check of the other tables lets it through.
+    #[serde(skip_serializing_if = "toml::Table::is_empty")]
+    pub sources: toml::Table,
 }
 
 impl Default for Config {
@@ -466,6 +470,7 @@ impl Default for Config {
             providers: BTreeMap::new(),
             targets: toml::Table::new(),
             remotes: toml::Table::new(),
+            sources: toml::Table::new(),
         }
     }
 }

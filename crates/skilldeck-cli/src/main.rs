@@ -79,6 +79,34 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Add skills from where they live: owner/repo[/path][@ref], a Git URL or local repository,
+    /// a site with a .well-known/agent-skills index, or a .zip/.tar.gz/.skill or SKILL.md URL.
+    Add {
+        /// The source.
+        source: String,
+        /// A skill to take, by name or path in the source (repeatable).
+        #[arg(long = "skill", value_name = "NAME")]
+        skills: Vec<String>,
+        /// Take every skill the source holds.
+        #[arg(long, conflicts_with_all = ["skills", "plugin"])]
+        all: bool,
+        /// Take the skills of this plugin of the source's marketplace.json.
+        #[arg(long, conflicts_with = "skills")]
+        plugin: Option<String>,
+        /// The branch, tag or commit to take (over any @REF in the source); a tag or commit pins it.
+        #[arg(long = "ref", value_name = "REF")]
+        reference: Option<String>,
+        /// Let the source's content become the next revision of a skill of the same name that
+        /// did not come from it.
+        #[arg(long)]
+        force: bool,
+        /// Show what would happen and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
     /// Copy a skill out to a folder, or to a .zip archive when DEST ends in .zip.
     Export {
         /// The skill.
@@ -326,6 +354,9 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         ),
         Command::Import { paths, scope, dry_run, trust, json } => {
             import::import(&paths, scope, import::ImportFlags { dry_run, trust, json })
+        }
+        Command::Add { source, skills, all, plugin, reference, force, dry_run, json } => {
+            add::add(&add::AddArgs { source, skills, all, plugin, reference, force, dry_run, json })
         }
         Command::Export { name, dest, scope } => transfer::export(&name, &dest, scope),
         Command::Delete { name, scope } => revisions::delete(&name, scope),

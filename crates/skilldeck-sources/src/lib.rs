@@ -5,7 +5,18 @@
 //! or digest it resolved to and the path inside it.
 
 pub mod archive;
+pub mod config;
+pub mod discover;
+pub mod fetch;
+pub mod git;
 pub mod http;
+pub mod installed;
+pub mod redact;
+pub mod source;
+#[cfg(feature = "git-server")]
+pub mod testing;
 #[cfg(feature = "http-server")]
 pub mod testing_http;
 pub mod wellknown;
+
+pub use source::{GitSource, Hosts, Source, SourceError, UrlSource};

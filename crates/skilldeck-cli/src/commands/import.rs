@@ -87,7 +87,7 @@ fn byte_progress() -> impl FnMut(u64, u64) {
 }
 
 /// A progress bar counting skills on stderr when it is a terminal: reading, then writing.
-fn skill_progress() -> (impl FnMut(BatchProgress), impl FnOnce()) {
+pub(crate) fn skill_progress() -> (impl FnMut(BatchProgress), impl FnOnce()) {
     let tty = std::io::stderr().is_terminal();
     let bar: std::rc::Rc<std::cell::RefCell<Option<ProgressBar>>> = Default::default();
     let shared = std::rc::Rc::clone(&bar);
@@ -321,7 +321,7 @@ fn invalid_note(diags: &[Diagnostic], valid: bool) -> String {
     format!(", INVALID ({}): stored, never shown to models until fixed", codes.join(", "))
 }
 
-fn report_line(item: &ImportedItem, risk: &dyn Fn(&Incoming) -> String) -> String {
+pub(crate) fn report_line(item: &ImportedItem, risk: &dyn Fn(&Incoming) -> String) -> String {
     let at = from(&item.location, &item.source);
     match (&item.state, &item.skill) {
         (ImportState::Imported { revision, .. }, Some(s)) => format!(
@@ -345,7 +345,7 @@ fn report_line(item: &ImportedItem, risk: &dyn Fn(&Incoming) -> String) -> Strin
     }
 }
 
-fn preview_word(state: &ItemState) -> &'static str {
+pub(crate) fn preview_word(state: &ItemState) -> &'static str {
     match state {
         ItemState::New { .. } => "new",
         ItemState::Update { .. } => "to update",
@@ -354,7 +354,7 @@ fn preview_word(state: &ItemState) -> &'static str {
     }
 }
 
-fn preview_line(item: &PreviewItem, risk: &dyn Fn(&Incoming) -> String) -> String {
+pub(crate) fn preview_line(item: &PreviewItem, risk: &dyn Fn(&Incoming) -> String) -> String {
     let at = from(&item.location, &item.source);
     let name = item.skill.as_ref().map_or("?", |s| s.name.as_str());
     let note = item.skill.as_ref().map(|s| invalid_note(&s.diagnostics, s.valid) + &risk(s)).unwrap_or_default();
@@ -372,7 +372,7 @@ fn preview_line(item: &PreviewItem, risk: &dyn Fn(&Incoming) -> String) -> Strin
 }
 
 /// `Imported 196, unchanged 0, invalid but stored 1, refused 3 (…)`.
-fn summary(report: &BatchReport, scope: Scope) -> String {
+pub(crate) fn summary(report: &BatchReport, scope: Scope) -> String {
     let invalid = report.imported_invalid();
     let mut reasons: BTreeMap<&str, usize> = BTreeMap::new();
     for item in &report.items {

@@ -1,6 +1,7 @@
 //! The `skilldeck` subcommands, one module per group.
 //! Each `run` returns an `Outcome` or an error; exit codes are decided in `main`.
 
+pub mod add;
 pub mod adopt;
 pub mod agent;
 pub mod audit;

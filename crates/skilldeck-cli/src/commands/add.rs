@@ -1,0 +1,389 @@
+//! `skilldeck add SOURCE`: skills in from where they live (a Git repository, a `.well-known`
+//! index, an archive or `SKILL.md` URL), through the same import as a folder, each revision
+//! recording its provenance and each skill remembered in `sources.json` for `outdated`.
+//! Holds choosing the skills and the output; fetching is `skilldeck-sources`.
+
+use super::import::{preview_line, preview_word, report_line, skill_progress, summary};
+use crate::context::Ctx;
+use crate::output::{self, Outcome};
+use anyhow::Context as _;
+use serde::Serialize;
+use skilldeck_core::Scope;
+use skilldeck_core::import::{self, ImportRequest, ImportState, Incoming, ItemState};
+use skilldeck_core::provenance::Provenance;
+use skilldeck_core::trust::Trust;
+use skilldeck_sources::config::SourcesConfig;
+use skilldeck_sources::fetch::{Candidate, FetchConfig, Fetched, Note, fetch};
+use skilldeck_sources::git::{FetchOptions, Tokens};
+use skilldeck_sources::installed::InstalledSkills;
+use skilldeck_sources::{Hosts, Source};
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+
+/// What `add` was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct AddArgs {
+    /// The source as given.
+    pub source: String,
+    /// `--skill`: names (or paths inside the source) to take.
+    pub skills: Vec<String>,
+    /// `--all`: every skill found.
+    pub all: bool,
+    /// `--plugin`: a marketplace plugin's skills.
+    pub plugin: Option<String>,
+    /// `--ref`: the branch, tag or commit, over any `@REF` in the source.
+    pub reference: Option<String>,
+    /// `--force`: let the source's content become the next revision of a skill of the same
+    /// name that did not come from it.
+    pub force: bool,
+    /// Show what would happen; write nothing.
+    pub dry_run: bool,
+    /// Print JSON.
+    pub json: bool,
+}
+
+/// How sources are fetched on this machine: config.toml's hosts, tokens from the environment,
+/// the store's limits.
+pub fn fetch_config(ctx: &Ctx) -> anyhow::Result<(Hosts, FetchConfig)> {
+    let config = SourcesConfig::load(&ctx.storage().home().config_path())?;
+    let git = FetchOptions {
+        limits: ctx.storage().limits(),
+        tokens: Tokens::from_env(&config.hosts),
+        ..FetchOptions::default()
+    };
+    Ok((config.hosts, FetchConfig { git, ..FetchConfig::default() }))
+}
+
+/// Fetches `source` with a line on stderr while it runs in a terminal.
+pub fn fetch_source(source: &Source, reference: Option<&str>, config: &FetchConfig) -> anyhow::Result<Fetched> {
+    let tty = std::io::stderr().is_terminal();
+    if tty {
+        eprint!("fetching {} …", source.given());
+        let _ = std::io::stderr().flush();
+    }
+    let fetched = fetch(source, reference, config);
+    if tty {
+        eprint!("\r\x1b[2K");
+    }
+    fetched.map_err(|e| {
+        let code = e.code();
+        anyhow::Error::new(e).context(format!("could not add from {} [{code}]", source.given()))
+    })
+}
+
+/// `skilldeck add`.
+pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let (hosts, config) = fetch_config(&ctx)?;
+    let source = Source::parse(&args.source, &hosts)?;
+    let fetched = fetch_source(&source, args.reference.as_deref(), &config)?;
+    let chosen = match choose(&fetched, args)? {
+        Chosen::These(c) => c,
+        Chosen::Ask(message) => {
+            eprintln!("{message}");
+            return Ok(Outcome::Refused);
+        }
+    };
+    let installed = InstalledSkills::load(ctx.storage().home())?;
+    let (chosen, clashes) = clashes(&ctx, &installed, chosen, args.force);
+    let requests: Vec<ImportRequest> = chosen
+        .iter()
+        .map(|c| ImportRequest { path: c.dir.clone(), only: None, origin: Some(c.provenance.clone()) })
+        .collect();
+    let by_dir: HashMap<String, &Candidate> = chosen.iter().map(|c| (c.dir.display().to_string(), *c)).collect();
+    let scope = Scope::User;
+    let trust = Trust::load(ctx.storage().home())?;
+    let hold = ctx.registry.hold();
+    let risk = |s: &Incoming| super::audit::import_note(&trust, scope, s.name.as_str(), &s.findings, hold);
+    let (mut progress, finish) = skill_progress();
+    let limits = ctx.storage().limits();
+    if args.dry_run {
+        let mut preview = import::preview_all(ctx.storage(), scope, &requests, limits, &mut progress);
+        finish();
+        for item in &mut preview.items {
+            relabel(&mut item.source, &by_dir);
+        }
+        let refused = !clashes.is_empty() || preview.items.iter().any(|i| matches!(i.state, ItemState::Refused { .. }));
+        if args.json {
+            output::json(&AddJson {
+                source: &fetched.origin,
+                dry_run: true,
+                items: &preview.items,
+                clashes: &clashes,
+                notes: notes_json(&fetched.notes),
+            })?;
+        } else {
+            print_head(&fetched)?;
+            for item in &preview.items {
+                crate::output::outln!("{}", preview_line(item, &risk));
+            }
+            print_rest(&clashes, &fetched.notes)?;
+            let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
+            for item in &preview.items {
+                *tally.entry(preview_word(&item.state)).or_default() += 1;
+            }
+            let said: Vec<String> = tally.iter().map(|(k, v)| format!("{v} {k}")).collect();
+            crate::output::outln!("Would add into {scope}: {}; nothing was written.", said.join(", "));
+        }
+        return Ok(if refused { Outcome::Refused } else { Outcome::Ok });
+    }
+    let mut report = import::import_batch(ctx.storage(), scope, &requests, limits, &mut progress)
+        .with_context(|| format!("could not start adding into {scope}"))?;
+    finish();
+    // Each skill stored (or already equal) is remembered with its source, in one write.
+    let mut installed = installed;
+    for item in &report.items {
+        let (ImportState::Imported { .. } | ImportState::Unchanged { .. }, Some(skill)) = (&item.state, &item.skill)
+        else {
+            continue;
+        };
+        if let Some(c) = by_dir.get(&item.source) {
+            installed.record(skill.name.as_str(), c.provenance.clone(), skill.digest);
+        }
+    }
+    installed.save()?;
+    for item in &mut report.items {
+        relabel(&mut item.source, &by_dir);
+        if let ImportState::Imported { warnings, .. } = &item.state {
+            output::print_warnings(warnings);
+        }
+    }
+    let auto = super::autosync::after_change();
+    let refused = report.refused() > 0 || !report.errors.is_empty() || !clashes.is_empty();
+    if args.json {
+        super::autosync::json(
+            &AddJson {
+                source: &fetched.origin,
+                dry_run: false,
+                items: &report.items,
+                clashes: &clashes,
+                notes: notes_json(&fetched.notes),
+            },
+            &auto,
+        )?;
+    } else {
+        print_head(&fetched)?;
+        for item in &report.items {
+            crate::output::outln!("{}", report_line(item, &risk));
+        }
+        print_rest(&clashes, &fetched.notes)?;
+        crate::output::outln!("{}", summary(&report, scope));
+        super::autosync::print(&auto)?;
+    }
+    Ok(if refused { Outcome::Refused } else { Outcome::Ok })
+}
+
+/// The JSON of `add`.
+#[derive(Debug, Serialize)]
+struct AddJson<'a, T: Serialize> {
+    /// The source's top, resolved.
+    source: &'a Provenance,
+    dry_run: bool,
+    /// One per skill taken, as `import --json` gives them (`source` is the path in the source).
+    items: &'a [T],
+    /// Skills not taken because a skill of that name came from elsewhere.
+    clashes: &'a [Clash],
+    /// What was left out of the source, and why.
+    notes: Vec<NoteJson<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct NoteJson<'a> {
+    path: &'a str,
+    message: &'a str,
+    refused: bool,
+}
+
+fn notes_json(notes: &[Note]) -> Vec<NoteJson<'_>> {
+    notes.iter().map(|n| NoteJson { path: &n.path, message: &n.what, refused: n.refuses }).collect()
+}
+
+/// A skill of the source whose name is taken by a skill that did not come from it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Clash {
+    /// The name.
+    pub name: String,
+    /// Its path in the source.
+    pub path: String,
+    /// Where the skill of that name came from (`None`: made or imported here).
+    pub from: Option<String>,
+}
+
+/// The item's `source` (the scratch folder it was read from) as its path inside the source.
+fn relabel(source: &mut String, by_dir: &HashMap<String, &Candidate>) {
+    if let Some(c) = by_dir.get(source.as_str()) {
+        *source = c.path.clone();
+    }
+}
+
+fn print_head(fetched: &Fetched) -> anyhow::Result<()> {
+    crate::output::outln!("From {}:", fetched.origin.short());
+    Ok(())
+}
+
+fn print_rest(clashes: &[Clash], notes: &[Note]) -> anyhow::Result<()> {
+    for c in clashes {
+        let from = c.from.as_deref().map_or("was made or imported here".to_owned(), |f| format!("came from {f}"));
+        crate::output::outln!(
+            "refused    {}: a skill named {} already exists and {from}; delete it first, or add with --force to make this source's content its next revision",
+            c.path,
+            c.name
+        );
+    }
+    for n in notes {
+        let word = if n.refuses { "refused   " } else { "left out  " };
+        crate::output::outln!("{word} {}: {}", n.path, n.what);
+    }
+    Ok(())
+}
+
+/// The skills taken, or a message saying how to choose (exit 2).
+enum Chosen<'a> {
+    These(Vec<&'a Candidate>),
+    Ask(String),
+}
+
+fn choose<'a>(fetched: &'a Fetched, args: &AddArgs) -> anyhow::Result<Chosen<'a>> {
+    let all: Vec<&Candidate> = fetched.skills.iter().collect();
+    let shown = fetched.origin.short();
+    if let Some(plugin) = &args.plugin {
+        let Some(skills) = fetched.plugin(plugin) else {
+            let names: Vec<&str> = fetched.plugins.iter().map(|p| p.name.as_str()).collect();
+            anyhow::bail!(
+                "{shown} has no plugin {plugin:?}; {}",
+                if names.is_empty() {
+                    "it has no marketplace.json".to_owned()
+                } else {
+                    format!("its plugins: {}", names.join(", "))
+                }
+            );
+        };
+        return Ok(Chosen::These(skills));
+    }
+    if !args.skills.is_empty() {
+        let mut taken = Vec::new();
+        for wanted in &args.skills {
+            let found = all.iter().find(|c| c.name == *wanted || c.path == *wanted);
+            match found {
+                Some(c) if !taken.contains(c) => taken.push(*c),
+                Some(_) => {}
+                None => {
+                    let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+                    let close = skilldeck_core::name::suggestions(wanted, names.iter().copied());
+                    let hint =
+                        if close.is_empty() { String::new() } else { format!(" (did you mean {}?)", close.join(", ")) };
+                    anyhow::bail!("{shown} holds no skill {wanted:?}{hint}; it holds: {}", names.join(", "));
+                }
+            }
+        }
+        return Ok(Chosen::These(taken));
+    }
+    if args.all || all.len() == 1 {
+        return Ok(Chosen::These(all));
+    }
+    if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        return pick(fetched, all).map(Chosen::These);
+    }
+    let mut message = format!("{shown} holds {} skills:\n", all.len());
+    for c in &all {
+        message.push_str(&format!("  {:<32} {}\n", c.name, c.path));
+    }
+    for p in &fetched.plugins {
+        message.push_str(&format!("  plugin {:<25} {} skills\n", p.name, p.skills.len()));
+    }
+    message.push_str("choose with --skill NAME (repeatable), --plugin NAME or --all");
+    Ok(Chosen::Ask(message))
+}
+
+/// The terminal's picker: a numbered list, answered with numbers and ranges, `all` or nothing.
+fn pick<'a>(fetched: &'a Fetched, all: Vec<&'a Candidate>) -> anyhow::Result<Vec<&'a Candidate>> {
+    eprintln!("{} holds {} skills:", fetched.origin.short(), all.len());
+    for (i, c) in all.iter().enumerate() {
+        eprintln!("  {:>3}  {:<32} {}", i + 1, c.name, c.path);
+    }
+    for p in &fetched.plugins {
+        eprintln!("       plugin {} ({} skills): type its name", p.name, p.skills.len());
+    }
+    loop {
+        eprint!("Add which? (e.g. 1,3-5, all, a plugin's name; empty to stop) ");
+        let _ = std::io::stderr().flush();
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line)?;
+        let answer = line.trim();
+        if answer.is_empty() {
+            anyhow::bail!("nothing chosen; nothing was added");
+        }
+        if answer == "all" {
+            return Ok(all);
+        }
+        if let Some(skills) = fetched.plugin(answer) {
+            return Ok(skills);
+        }
+        match numbers(answer, all.len()) {
+            Some(picked) => return Ok(picked.into_iter().filter_map(|i| all.get(i).copied()).collect()),
+            None => eprintln!("  {answer:?} is not a list of numbers from 1 to {}", all.len()),
+        }
+    }
+}
+
+/// `1,3-5` as zero-based indices below `len`, in order and without repeats.
+fn numbers(text: &str, len: usize) -> Option<Vec<usize>> {
+    let mut out = Vec::new();
+    for part in text.split([',', ' ']).filter(|p| !p.is_empty()) {
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (a.trim().parse::<usize>().ok()?, b.trim().parse::<usize>().ok()?),
+            None => {
+                let n = part.trim().parse::<usize>().ok()?;
+                (n, n)
+            }
+        };
+        if a == 0 || b < a || b > len {
+            return None;
+        }
+        for i in a - 1..b {
+            if !out.contains(&i) {
+                out.push(i);
+            }
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// Splits off the candidates whose name a user skill from elsewhere holds (unless `force`).
+fn clashes<'a>(
+    ctx: &Ctx,
+    installed: &InstalledSkills,
+    chosen: Vec<&'a Candidate>,
+    force: bool,
+) -> (Vec<&'a Candidate>, Vec<Clash>) {
+    let mut kept = Vec::new();
+    let mut clashes = Vec::new();
+    for c in chosen {
+        let exists =
+            skilldeck_core::SkillName::parse(&c.name).is_ok_and(|n| ctx.storage().skill_dir(Scope::User, &n).is_dir());
+        let record = installed.get(&c.name);
+        let same_source =
+            record.is_some_and(|r| r.source.url == c.provenance.url && r.source.path == c.provenance.path);
+        if exists && !same_source && !force {
+            clashes.push(Clash { name: c.name.clone(), path: c.path.clone(), from: record.map(|r| r.source.short()) });
+        } else {
+            kept.push(c);
+        }
+    }
+    (kept, clashes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbers;
+
+    #[test]
+    fn numbers_read_lists_and_ranges() {
+        assert_eq!(numbers("1,3-4", 5), Some(vec![0, 2, 3]));
+        assert_eq!(numbers("2 2 1", 3), Some(vec![1, 0]));
+        assert_eq!(numbers("0", 3), None);
+        assert_eq!(numbers("4", 3), None);
+        assert_eq!(numbers("3-1", 3), None);
+        assert_eq!(numbers("x", 3), None);
+    }
+}

@@ -1,0 +1,80 @@
+//! Times fetching and writing a 500-skill repository over the loopback smart-HTTP server
+//! against `git clone --depth 1` of the same URL. Run with
+//! `cargo run --release -p skilldeck-sources --features git-server --example fetch_bench [SKILLS]`.
+//! For timing whole processes (`farm-bench`): `fetch_bench serve SKILLS` builds the repository,
+//! serves it and prints its URL until killed; `fetch_bench fetch URL` fetches it once into a
+//! temporary folder.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use std::time::{Duration, Instant};
+
+use skilldeck_sources::git::{self, FetchOptions};
+use skilldeck_sources::testing::{GitHttpServer, GitRepo};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["fetch", url] => {
+            let dest = tempfile::tempdir().unwrap();
+            git::fetch(url, None, None, &dest.path().join("o"), &FetchOptions::default()).unwrap();
+        }
+        ["serve", skills] => {
+            let repo = fixture(skills.parse().unwrap());
+            let server = GitHttpServer::start(repo.root(), None).unwrap();
+            println!("{}", server.url("repo.git"));
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+        _ => in_process(args.first().and_then(|n| n.parse().ok()).unwrap_or(500)),
+    }
+}
+
+fn fixture(skills: usize) -> GitRepo {
+    let repo = GitRepo::new().unwrap();
+    for i in 0..skills {
+        repo.skill(&format!("skills/s{i:04}"), &format!("s{i:04}")).unwrap();
+        repo.write(
+            &format!("skills/s{i:04}/references/guide.md"),
+            format!("# Guide {i}\n{}\n", "Some text. ".repeat(200)),
+        )
+        .unwrap();
+        repo.write(&format!("skills/s{i:04}/scripts/run.py"), format!("print({i})\n")).unwrap();
+    }
+    repo.commit("skills").unwrap();
+    repo
+}
+
+fn in_process(skills: usize) {
+    let runs = 5;
+    let repo = fixture(skills);
+    let server = GitHttpServer::start(repo.root(), None).unwrap();
+    let url = server.url("repo.git");
+    let scratch = tempfile::tempdir().unwrap();
+    let time = |label: &str, f: &dyn Fn(usize)| {
+        let mut times: Vec<Duration> = (0..runs)
+            .map(|run| {
+                let started = Instant::now();
+                f(run);
+                started.elapsed()
+            })
+            .collect();
+        times.sort();
+        println!("{label}: median {:?}, min {:?}, max {:?} ({runs} runs)", times[runs / 2], times[0], times[runs - 1]);
+    };
+    time("skilldeck git::fetch", &|run| {
+        let dest = scratch.path().join(format!("gix-{run}"));
+        let snapshot = git::fetch(&url, None, None, &dest, &FetchOptions::default()).unwrap();
+        assert!(snapshot.problems.is_empty());
+    });
+    time("git clone --depth 1", &|run| {
+        let dest = scratch.path().join(format!("git-{run}"));
+        let status = std::process::Command::new("git")
+            .args(["clone", "-q", "--depth", "1", &url, dest.to_str().unwrap()])
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .status()
+            .unwrap();
+        assert!(status.success());
+    });
+    println!("{skills} skills, {} files", skills * 3);
+}

@@ -1,0 +1,339 @@
+//! One source fetched into a scratch folder and searched: whichever fetcher its kind needs
+//! (Git, a `.well-known` index, an archive or `SKILL.md` URL), then the skills found, each with
+//! the provenance its revision will record, and what was left out and why. Holds the dispatch;
+//! the fetchers are `git`, `wellknown` and `archive`, the search `discover`.
+
+use crate::archive::{FetchError as UrlFetchError, fetch_archive, fetch_skill_md};
+use crate::discover::{DiscoverOptions, Discovery, DiscoveryProblemKind, Plugin, discover};
+use crate::git::{self, GitError, ProblemKind};
+use crate::http::{HttpClient, HttpError, HttpOptions, shown_url};
+use crate::redact;
+use crate::source::{GitSource, Source, UrlSource};
+use crate::wellknown::{self, Wanted, WellKnownError};
+use skilldeck_core::UploadLimits;
+use skilldeck_core::provenance::{Provenance, SourceKind};
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+/// How sources are fetched.
+#[derive(Debug, Clone, Default)]
+pub struct FetchConfig {
+    /// Git: timeouts, limits, tokens.
+    pub git: git::FetchOptions,
+    /// HTTP: timeouts, body caps, redirects.
+    pub http: HttpOptions,
+}
+
+impl FetchConfig {
+    /// The upload limits what is fetched is held to.
+    pub fn limits(&self) -> UploadLimits {
+        self.git.limits
+    }
+}
+
+/// One skill a source holds, fetched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    /// The frontmatter's `name` when readable, else the folder's name.
+    pub name: String,
+    /// Its folder inside the source, `/`-separated (`.` for the top).
+    pub path: String,
+    /// Its folder on disk, under the scratch folder.
+    pub dir: PathBuf,
+    /// What its revision will record.
+    pub provenance: Provenance,
+}
+
+/// Something of a source that was left out or cannot be trusted as it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// The path inside the source (or an index entry's name) it is about.
+    pub path: String,
+    /// What happened, in a sentence.
+    pub what: String,
+    /// Whether it keeps a skill out (the skill at `path` is refused).
+    pub refuses: bool,
+}
+
+/// A source fetched into a scratch folder (removed when this is dropped).
+#[derive(Debug)]
+pub struct Fetched {
+    _scratch: TempDir,
+    /// The provenance of the source's top: its URL, ref, commit or digest, sub-path.
+    pub origin: Provenance,
+    /// The skills found, sorted by path.
+    pub skills: Vec<Candidate>,
+    /// A marketplace's plugins, as groups of skill paths.
+    pub plugins: Vec<Plugin>,
+    /// What was left out, and skills refused with why.
+    pub notes: Vec<Note>,
+}
+
+impl Fetched {
+    /// The candidates of plugin `name`, or `None` when the source has no such plugin.
+    pub fn plugin(&self, name: &str) -> Option<Vec<&Candidate>> {
+        let plugin = self.plugins.iter().find(|p| p.name == name)?;
+        Some(self.skills.iter().filter(|c| plugin.skills.contains(&c.path)).collect())
+    }
+}
+
+/// Why a source could not be fetched at all.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchSourceError {
+    /// The Git fetch failed.
+    #[error(transparent)]
+    Git(#[from] GitError),
+    /// The index could not be read.
+    #[error(transparent)]
+    Index(#[from] WellKnownError),
+    /// The archive or `SKILL.md` could not be fetched.
+    #[error(transparent)]
+    Url(#[from] UrlFetchError),
+    /// The HTTP client could not be made, or the address answered neither as Git nor as an index.
+    #[error(transparent)]
+    Http(#[from] HttpError),
+    /// The address is neither a Git repository nor serves an index.
+    #[error(
+        "{url} is neither a Git repository ({git}) nor a site with a skills index ({index}); check the address, \
+         or give the repository's .git URL or an archive URL"
+    )]
+    NeitherGitNorIndex {
+        /// The URL as shown.
+        url: String,
+        /// What the Git probe said.
+        git: String,
+        /// What the index probe said.
+        index: String,
+    },
+    /// The source holds no skill.
+    #[error("{source_shown} holds no skill (no folder with a SKILL.md){hint}")]
+    NoSkills {
+        /// The source as shown.
+        source_shown: String,
+        /// What else was noticed, if anything.
+        hint: String,
+    },
+    /// The scratch folder could not be made.
+    #[error("could not make a scratch folder for the fetch: {0}")]
+    Scratch(std::io::Error),
+}
+
+impl FetchSourceError {
+    /// A stable code for scripts.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Git(e) => e.code(),
+            Self::Index(e) => e.code(),
+            Self::Url(UrlFetchError::Http(e)) | Self::Http(e) => e.code(),
+            Self::Url(UrlFetchError::Archive(e)) => e.code(),
+            Self::Url(_) => "source_fetch_failed",
+            Self::NeitherGitNorIndex { .. } => "source_not_recognised",
+            Self::NoSkills { .. } => "source_has_no_skills",
+            Self::Scratch(_) => "source_scratch_failed",
+        }
+    }
+}
+
+/// Fetches `source` into a new scratch folder and finds its skills. `reference` overrides the
+/// ref the source names (`--ref`). A skill that cannot be trusted as it stands (a link leaving
+/// it) is left out and named in the notes; the others come in.
+pub fn fetch(source: &Source, reference: Option<&str>, config: &FetchConfig) -> Result<Fetched, FetchSourceError> {
+    let scratch = tempfile::Builder::new().prefix("skilldeck-source-").tempdir().map_err(FetchSourceError::Scratch)?;
+    let tree = scratch.path().join("tree");
+    let fetched = match source {
+        Source::Git(git) => fetch_git(git, reference, &tree, config)?,
+        Source::Http(url) => fetch_http(url, reference, &tree, config)?,
+        Source::Archive(url) => fetch_url(url, &tree, config, true)?,
+        Source::SkillFile(url) => fetch_url(url, &tree, config, false)?,
+    };
+    let Partial { origin, skills, plugins, notes } = fetched;
+    if skills.is_empty() {
+        let hint = match notes.iter().find(|n| n.refuses) {
+            Some(n) => format!("; {} was refused: {}", n.path, n.what),
+            None => String::new(),
+        };
+        return Err(FetchSourceError::NoSkills { source_shown: origin.short(), hint });
+    }
+    Ok(Fetched { _scratch: scratch, origin, skills, plugins, notes })
+}
+
+/// What a fetcher found, before the scratch folder is attached.
+struct Partial {
+    origin: Provenance,
+    skills: Vec<Candidate>,
+    plugins: Vec<Plugin>,
+    notes: Vec<Note>,
+}
+
+fn fetch_git(
+    git: &GitSource,
+    reference: Option<&str>,
+    tree: &Path,
+    config: &FetchConfig,
+) -> Result<Partial, FetchSourceError> {
+    let reference = reference.map(str::to_owned).or_else(|| git.reference.clone());
+    let snapshot = git::fetch(&git.url, reference.as_deref(), git.subpath.as_deref(), tree, &config.git)?;
+    let pinned = reference.is_some() && !snapshot.reference_resolved.starts_with("refs/heads/");
+    let origin = Provenance {
+        kind: SourceKind::Git,
+        given: git.given.clone(),
+        url: redact::url(&git.url),
+        reference,
+        pinned,
+        resolved: snapshot.commit.clone(),
+        path: git.subpath.clone().unwrap_or_else(|| ".".to_owned()),
+    };
+    let mut notes: Vec<Note> = snapshot
+        .problems
+        .iter()
+        .map(|p| Note {
+            path: origin.below(&p.path).path,
+            what: match &p.kind {
+                ProblemKind::Symlink { target, .. } => format!("a link to {target}: links are not installed"),
+                ProblemKind::Submodule { commit } => {
+                    format!("a submodule (at {}): submodules are not fetched", short(commit))
+                }
+                ProblemKind::LfsPointer => {
+                    "a Git LFS pointer, not the file: the repository keeps this file in LFS, which Skilldeck does not fetch"
+                        .to_owned()
+                }
+                ProblemKind::UnsafeName => "a name that cannot be written safely: left out".to_owned(),
+            },
+            refuses: false,
+        })
+        .collect();
+    let links: Vec<(String, String)> = snapshot
+        .problems
+        .iter()
+        .filter_map(|p| match &p.kind {
+            ProblemKind::Symlink { target, .. } => Some((p.path.clone(), target.clone())),
+            _ => None,
+        })
+        .collect();
+    let mut discovery = discover(&snapshot.dir, &DiscoverOptions::default());
+    let leaving = discovery.symlinks_leaving_skills(links.iter().map(|(l, t)| (l.as_str(), t.as_str())));
+    discovery.problems.extend(leaving);
+    Ok(partial(origin, discovery, &mut notes))
+}
+
+/// The candidates and notes of a discovery: a skill holding a link that leaves it is refused.
+fn partial(origin: Provenance, discovery: Discovery, notes: &mut Vec<Note>) -> Partial {
+    let mut refused: Vec<String> = Vec::new();
+    for problem in &discovery.problems {
+        let (path, what, refuses) = match &problem.kind {
+            DiscoveryProblemKind::SymlinkLeavesSkill { target, skill } => {
+                refused.push(skill.clone());
+                (skill.clone(), format!("its link {} points out of the skill (to {target})", problem.path), true)
+            }
+            DiscoveryProblemKind::BadMarketplace { reason } => {
+                (problem.path.clone(), format!("the marketplace file could not be read: {reason}"), false)
+            }
+            DiscoveryProblemKind::RemotePlugin { plugin } => (
+                problem.path.clone(),
+                format!("plugin {plugin} lives in another repository; add that repository itself"),
+                false,
+            ),
+            DiscoveryProblemKind::PathLeavesTree { plugin } => {
+                (problem.path.clone(), format!("plugin {plugin} points out of the repository: ignored"), false)
+            }
+            DiscoveryProblemKind::MissingSkill { plugin } => {
+                (problem.path.clone(), format!("plugin {plugin} names a skill that is not there"), false)
+            }
+            DiscoveryProblemKind::TooManySkills { limit } => {
+                (problem.path.clone(), format!("the search stopped after {limit} skills; name a path to add"), false)
+            }
+        };
+        notes.push(Note { path: origin.below(&path).path, what, refuses });
+    }
+    let skills = discovery
+        .skills
+        .into_iter()
+        .filter(|f| !refused.contains(&f.path))
+        .map(|f| Candidate { provenance: origin.below(&f.path), name: f.name, path: f.path, dir: f.dir })
+        .collect();
+    Partial { origin, skills, plugins: discovery.plugins, notes: std::mem::take(notes) }
+}
+
+/// A URL that is not plainly Git: a Git repository over smart HTTP when it answers as one,
+/// else a `.well-known/agent-skills` index.
+fn fetch_http(
+    url: &UrlSource,
+    reference: Option<&str>,
+    tree: &Path,
+    config: &FetchConfig,
+) -> Result<Partial, FetchSourceError> {
+    let git = GitSource { given: url.given.clone(), url: url.url.to_string(), reference: None, subpath: None };
+    let git_error = match git::remote_refs(&git.url, &config.git) {
+        Ok(_) => return fetch_git(&git, reference, tree, config),
+        Err(e @ (GitError::NeedsCredentials { .. } | GitError::Timeout { .. } | GitError::Unreachable { .. })) => {
+            return Err(e.into());
+        }
+        Err(e) => e,
+    };
+    let client = HttpClient::new(config.http.clone())?;
+    let listing = match wellknown::list_index(&client, url.url.as_str()) {
+        Ok(listing) => listing,
+        Err(WellKnownError::Http(HttpError::NotFound { .. })) => {
+            return Err(FetchSourceError::NeitherGitNorIndex {
+                url: shown_url(&url.url),
+                git: git_error.to_string(),
+                index: "no .well-known/agent-skills/index.json".to_owned(),
+            });
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let fetched = wellknown::fetch_entries(&client, &listing, &Wanted::All, tree, config.limits())?;
+    let origin = Provenance {
+        kind: SourceKind::Index,
+        given: url.given.clone(),
+        url: shown_url(&fetched.index_url),
+        reference: None,
+        pinned: false,
+        resolved: fetched.index_digest.to_string(),
+        path: ".".to_owned(),
+    };
+    let skills = fetched
+        .entries
+        .iter()
+        .filter_map(|e| {
+            let dir = e.dir.clone()?;
+            let name = e.name.as_str().to_owned();
+            let provenance = Provenance { resolved: e.digest.to_string(), ..origin.below(&name) };
+            Some(Candidate { name: name.clone(), path: name, dir, provenance })
+        })
+        .collect();
+    let notes = fetched
+        .refused
+        .iter()
+        .map(|r| Note { path: r.name.clone(), what: r.reason.to_string(), refuses: true })
+        .collect();
+    Ok(Partial { origin, skills, plugins: Vec::new(), notes })
+}
+
+/// An archive (`archive`) or one `SKILL.md` at a URL.
+fn fetch_url(url: &UrlSource, tree: &Path, config: &FetchConfig, archive: bool) -> Result<Partial, FetchSourceError> {
+    let client = HttpClient::new(config.http.clone())?;
+    let (kind, digest, fetched_url, root) = if archive {
+        let e = fetch_archive(&client, &url.url, tree, config.limits())?;
+        (SourceKind::Archive, e.digest, e.url, e.dir)
+    } else {
+        std::fs::create_dir_all(tree).map_err(FetchSourceError::Scratch)?;
+        let f = fetch_skill_md(&client, &url.url, tree, config.limits())?;
+        (SourceKind::SkillMd, f.digest, f.url, tree.to_path_buf())
+    };
+    let origin = Provenance {
+        kind,
+        given: url.given.clone(),
+        url: shown_url(&fetched_url),
+        reference: None,
+        pinned: false,
+        resolved: digest.to_string(),
+        path: ".".to_owned(),
+    };
+    let discovery = discover(&root, &DiscoverOptions::default());
+    Ok(partial(origin, discovery, &mut Vec::new()))
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..7).unwrap_or(commit)
+}

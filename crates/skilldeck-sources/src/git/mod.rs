@@ -1,0 +1,109 @@
+//! Git repositories fetched with gitoxide: one ref, shallow, into a scratch bare repository,
+//! and its tree written out as plain files; or the remote's refs listed in one round trip.
+//! It never checks out (no hooks, filters or submodules run) and does not look for skills.
+//!
+//! A ref is a branch, a tag (branch first when both exist, as `git clone --branch` does), a
+//! full ref name (`refs/…`) or a full 40-character commit id. A commit id is asked for by id
+//! (protocol v2 servers and `uploadpack.allowReachableSHA1InWant` allow it); when the server
+//! refuses, a branch or tag pointing at that commit is fetched instead, and failing that the
+//! error says to name one. An abbreviated commit id cannot be fetched by itself.
+//!
+//! `file://` URLs are served by the system `git upload-pack` and `ssh://` ones through the
+//! system `ssh`, as gitoxide does; HTTP(S) goes through reqwest with rustls.
+
+mod auth;
+mod error;
+mod fetch;
+mod tree;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use auth::{HostToken, Tokens};
+pub use error::GitError;
+pub use fetch::{fetch, remote_refs};
+use skilldeck_core::UploadLimits;
+pub use tree::leaves as link_leaves;
+
+/// How to fetch.
+#[derive(Debug, Clone)]
+pub struct FetchOptions {
+    /// How long to wait for a TCP (and TLS) connection.
+    pub connect_timeout: Duration,
+    /// How long a request may wait for the next bytes before it is abandoned.
+    pub read_timeout: Duration,
+    /// The most the written tree may hold; checked from object headers before anything is written.
+    pub limits: UploadLimits,
+    /// Tokens for HTTPS hosts, tried before Git's credential helpers.
+    pub tokens: Tokens,
+}
+
+impl Default for FetchOptions {
+    /// 30 s to connect, 30 s between reads, the store's upload limits, no tokens.
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(30),
+            read_timeout: Duration::from_secs(30),
+            limits: UploadLimits::default(),
+            tokens: Tokens::default(),
+        }
+    }
+}
+
+/// A fetched tree, written out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// The commit the ref resolved to, as full hex.
+    pub commit: String,
+    /// The ref it resolved through, e.g. `refs/heads/main` or `refs/tags/v1`; the commit id
+    /// itself when a commit was asked for, `HEAD` when the remote's `HEAD` is detached.
+    pub reference_resolved: String,
+    /// The folder the tree (or its sub-path) was written to.
+    pub dir: PathBuf,
+    /// What was not written as it stands in the tree, sorted by path.
+    pub problems: Vec<Problem>,
+}
+
+/// One entry of the tree that was not written as it stands.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Problem {
+    /// Its path under [`Snapshot::dir`], `/`-separated.
+    pub path: String,
+    /// What it is.
+    pub kind: ProblemKind,
+}
+
+/// Why an entry was not written as it stands.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ProblemKind {
+    /// A symbolic link: never written. `leaves_tree` when its target is absolute or climbs out
+    /// of the written folder; whether it leaves its skill is for discovery to say.
+    Symlink {
+        /// The link's target as stored.
+        target: String,
+        /// Whether the target is outside the written folder.
+        leaves_tree: bool,
+    },
+    /// A submodule (gitlink): not fetched.
+    Submodule {
+        /// The commit it pins, as full hex.
+        commit: String,
+    },
+    /// A Git LFS pointer: written, but it is the pointer, not the file.
+    LfsPointer,
+    /// A name that cannot be written safely (`.git`, `..`, a separator or NUL in it): skipped.
+    UnsafeName,
+}
+
+/// One ref on a remote, as `git ls-remote` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RemoteRef {
+    /// The full name, e.g. `HEAD`, `refs/heads/main`, `refs/tags/v1`.
+    pub name: String,
+    /// The object it points at, as full hex (a tag object for an annotated tag).
+    pub oid: String,
+    /// For an annotated tag, the commit it points at, as full hex.
+    pub peeled: Option<String>,
+    /// For a symbolic ref (`HEAD`), the ref it points to.
+    pub symref_target: Option<String>,
+}

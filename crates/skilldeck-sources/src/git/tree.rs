@@ -1,0 +1,259 @@
+//! A commit's tree (or one folder of it) written as plain files from the object database:
+//! sizes counted from object headers first, so an oversized tree is refused before a byte is
+//! written. It never writes a symlink, a submodule or a `.git`; those are reported instead.
+
+use std::io::Write;
+use std::path::Path;
+
+use gix::ObjectId;
+use gix::objs::tree::EntryKind;
+use skilldeck_core::UploadLimits;
+
+use super::{GitError, Problem, ProblemKind};
+
+/// The start of a Git LFS pointer file.
+const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/v1";
+
+/// Where a tree came from, for errors.
+pub(crate) struct Origin<'a> {
+    pub url: &'a str,
+    pub commit: &'a str,
+}
+
+impl Origin<'_> {
+    fn other(&self, error: impl std::fmt::Display) -> GitError {
+        GitError::Other { url: self.url.to_string(), detail: error.to_string() }
+    }
+}
+
+/// What a tree will be written as.
+#[derive(Default)]
+struct Plan {
+    dirs: Vec<String>,
+    files: Vec<Planned>,
+    problems: Vec<Problem>,
+}
+
+/// A file to write.
+struct Planned {
+    path: String,
+    oid: ObjectId,
+    executable: bool,
+}
+
+/// Writes the tree `tree` (or its folder `subpath`) under `dest`, which must be empty or absent.
+pub(crate) fn write(
+    repo: &gix::Repository,
+    tree: ObjectId,
+    subpath: Option<&str>,
+    dest: &Path,
+    limits: &UploadLimits,
+    origin: &Origin<'_>,
+) -> Result<Vec<Problem>, GitError> {
+    let root = match subpath {
+        Some(path) => find_folder(repo, tree, path, origin)?,
+        None => tree,
+    };
+    let Plan { dirs, files, mut problems } = plan(repo, root, limits, origin)?;
+    prepare_dest(dest)?;
+    for dir in &dirs {
+        let path = dest.join(dir);
+        std::fs::create_dir_all(&path).map_err(|source| GitError::Write { path, source })?;
+    }
+    for file in &files {
+        let blob = repo.find_blob(file.oid).map_err(|e| origin.other(e))?;
+        if blob.data.starts_with(LFS_POINTER) {
+            problems.push(Problem { path: file.path.clone(), kind: ProblemKind::LfsPointer });
+        }
+        let path = dest.join(&file.path);
+        write_file(&path, &blob.data, file.executable).map_err(|source| GitError::Write { path, source })?;
+    }
+    problems.sort();
+    Ok(problems)
+}
+
+/// The folders and files under `root`, and what will not be written; refuses a tree over `limits`.
+fn plan(repo: &gix::Repository, root: ObjectId, limits: &UploadLimits, origin: &Origin<'_>) -> Result<Plan, GitError> {
+    let Plan { mut dirs, mut files, mut problems } = Plan::default();
+    let (mut total, mut largest): (u64, Option<(u64, String)>) = (0, None);
+    let mut stack = vec![(root, String::new())];
+    while let Some((id, prefix)) = stack.pop() {
+        let tree = repo.find_tree(id).map_err(|e| origin.other(e))?;
+        let decoded = tree.decode().map_err(|e| origin.other(e))?;
+        for entry in &decoded.entries {
+            let name = String::from_utf8_lossy(entry.filename).into_owned();
+            let path = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
+            if !safe_name(&name) || entry.filename.len() != name.len() {
+                problems.push(Problem { path, kind: ProblemKind::UnsafeName });
+                continue;
+            }
+            match entry.mode.kind() {
+                EntryKind::Tree => {
+                    dirs.push(path.clone());
+                    stack.push((entry.oid.to_owned(), path));
+                }
+                EntryKind::Blob | EntryKind::BlobExecutable => {
+                    let size = repo.find_header(entry.oid).map_err(|e| origin.other(e))?.size();
+                    total += size;
+                    if largest.as_ref().is_none_or(|(s, _)| size > *s) {
+                        largest = Some((size, path.clone()));
+                    }
+                    let executable = entry.mode.kind() == EntryKind::BlobExecutable;
+                    files.push(Planned { path, oid: entry.oid.to_owned(), executable });
+                }
+                EntryKind::Link => {
+                    let target = repo.find_blob(entry.oid).map_err(|e| origin.other(e))?;
+                    let target = String::from_utf8_lossy(&target.data).into_owned();
+                    let leaves_tree = leaves(&path, &target, "");
+                    problems.push(Problem { path, kind: ProblemKind::Symlink { target, leaves_tree } });
+                }
+                EntryKind::Commit => {
+                    problems.push(Problem { path, kind: ProblemKind::Submodule { commit: entry.oid.to_string() } });
+                }
+            }
+        }
+    }
+    let too_big =
+        |what: String| GitError::TooBig { url: origin.url.to_string(), commit: origin.commit.to_string(), what };
+    if files.len() > limits.max_files {
+        return Err(too_big(format!("{} files, over the limit of {}", files.len(), limits.max_files)));
+    }
+    if let Some((size, path)) = largest.filter(|(size, _)| *size > limits.max_file_bytes) {
+        return Err(too_big(format!(
+            "{path} is {}, over the limit of {} a file",
+            mib(size),
+            mib(limits.max_file_bytes)
+        )));
+    }
+    if total > limits.max_total_bytes {
+        return Err(too_big(format!(
+            "{} files, {} in all, over the limit of {}",
+            files.len(),
+            mib(total),
+            mib(limits.max_total_bytes)
+        )));
+    }
+    dirs.sort();
+    Ok(Plan { dirs, files, problems })
+}
+
+/// The tree of folder `path` inside `tree`.
+fn find_folder(repo: &gix::Repository, tree: ObjectId, path: &str, origin: &Origin<'_>) -> Result<ObjectId, GitError> {
+    let mut current = tree;
+    for segment in path.split('/') {
+        let decoded = repo.find_tree(current).map_err(|e| origin.other(e))?;
+        let decoded = decoded.decode().map_err(|e| origin.other(e))?;
+        let found = decoded
+            .entries
+            .iter()
+            .find(|e| e.filename == segment.as_bytes() && e.mode.kind() == EntryKind::Tree)
+            .map(|e| e.oid.to_owned());
+        match found {
+            Some(id) => current = id,
+            None => {
+                let mut existing: Vec<String> = decoded
+                    .entries
+                    .iter()
+                    .filter(|e| e.mode.kind() == EntryKind::Tree)
+                    .map(|e| String::from_utf8_lossy(e.filename).into_owned())
+                    .take(12)
+                    .collect();
+                existing.sort();
+                return Err(GitError::SubpathNotFound {
+                    url: origin.url.to_string(),
+                    commit: origin.commit.to_string(),
+                    path: path.to_string(),
+                    existing,
+                });
+            }
+        }
+    }
+    Ok(current)
+}
+
+/// Whether a tree entry's name can be written as one path component on any platform we run on.
+fn safe_name(name: &str) -> bool {
+    !(name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.eq_ignore_ascii_case(".git")
+        || name.contains(['/', '\\', '\0']))
+}
+
+/// Whether a symbolic link at `link` (a `/`-separated tree path) to `target` resolves outside the
+/// folder `base` (`""` for the root): an absolute target, or one whose `..` climb above `base`.
+pub fn leaves(link: &str, target: &str, base: &str) -> bool {
+    if target.starts_with('/') || target.starts_with('\\') || target.get(1..2) == Some(":") {
+        return true;
+    }
+    let mut parts: Vec<&str> = link.split('/').filter(|s| !s.is_empty()).collect();
+    parts.pop();
+    for segment in target.split(['/', '\\']) {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return true;
+                }
+            }
+            other => parts.push(other),
+        }
+    }
+    let base: Vec<&str> = base.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
+    !parts.starts_with(&base)
+}
+
+fn prepare_dest(dest: &Path) -> Result<(), GitError> {
+    match std::fs::read_dir(dest) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                return Err(GitError::DestinationNotEmpty { path: dest.to_path_buf() });
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dest).map_err(|source| GitError::Write { path: dest.to_path_buf(), source })
+        }
+        Err(source) => Err(GitError::Write { path: dest.to_path_buf(), source }),
+    }
+}
+
+fn write_file(path: &Path, data: &[u8], executable: bool) -> std::io::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(if executable { 0o755 } else { 0o644 });
+    }
+    #[cfg(not(unix))]
+    let _ = executable;
+    let mut file = options.open(path)?;
+    file.write_all(data)
+}
+
+fn mib(bytes: u64) -> String {
+    if bytes < 1 << 20 { format!("{bytes} bytes") } else { format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::leaves;
+
+    #[test]
+    fn links_that_leave() {
+        let check = |link, target, base, expected| {
+            assert_eq!(leaves(link, target, base), expected, "{link} -> {target} in {base:?}")
+        };
+        check("a/b/link", "c", "", false);
+        check("a/b/link", "../c", "", false);
+        check("a/b/link", "../../c", "", false);
+        check("a/b/link", "../../../c", "", true);
+        check("a/link", "/etc/passwd", "", true);
+        check("skills/x/link", "../y/SKILL.md", "skills/x", true);
+        check("skills/x/link", "refs/a.md", "skills/x", false);
+        check("skills/x/sub/link", "../a.md", "skills/x", false);
+        check("skills/x/link", "..", "skills/x", true);
+        check("skills/x/link", ".", "skills/x", false);
+    }
+}
