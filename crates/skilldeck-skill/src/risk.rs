@@ -35,6 +35,16 @@ impl RiskLevel {
         }
     }
 
+    /// One level less serious (`info` stays `info`).
+    pub fn one_lower(self) -> Self {
+        match self {
+            Self::Info | Self::Low => Self::Info,
+            Self::Medium => Self::Low,
+            Self::High => Self::Medium,
+            Self::Critical => Self::High,
+        }
+    }
+
     /// The level named `s` (as [`RiskLevel::as_str`] writes it).
     pub fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|l| l.as_str() == s)
