@@ -107,6 +107,37 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Check the skills that came from sources against them; list those with new content.
+    Outdated {
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Bring skills that came from sources up to date (all of them when none is named).
+    Update {
+        /// The skills.
+        names: Vec<String>,
+        /// Replace a skill changed here since it was installed without asking.
+        #[arg(long)]
+        force: bool,
+        /// Show each file's diff and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Keep a skill from a source at a tag, branch or commit; --unpin follows the default branch again.
+    PinSource {
+        /// The skill.
+        name: String,
+        /// The tag, branch or commit.
+        #[arg(required_unless_present = "unpin", value_name = "REF")]
+        reference: Option<String>,
+        /// Follow the source's default branch again.
+        #[arg(long, conflicts_with = "reference")]
+        unpin: bool,
+    },
     /// Copy a skill out to a folder, or to a .zip archive when DEST ends in .zip.
     Export {
         /// The skill.
@@ -358,6 +389,11 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Add { source, skills, all, plugin, reference, force, dry_run, json } => {
             add::add(&add::AddArgs { source, skills, all, plugin, reference, force, dry_run, json })
         }
+        Command::Outdated { json } => sources::outdated(json),
+        Command::Update { names, force, dry_run, json } => {
+            sources::update(&sources::UpdateArgs { names, force, dry_run, json })
+        }
+        Command::PinSource { name, reference, unpin: _ } => sources::pin_source(&name, reference.as_deref()),
         Command::Export { name, dest, scope } => transfer::export(&name, &dest, scope),
         Command::Delete { name, scope } => revisions::delete(&name, scope),
         Command::Disable { name } => switch::set_enabled(&name, false),

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What kind of source a revision came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SourceKind {
     /// A Git repository (resolved to a commit).

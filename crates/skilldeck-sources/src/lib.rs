@@ -5,6 +5,7 @@
 //! or digest it resolved to and the path inside it.
 
 pub mod archive;
+pub mod check;
 pub mod config;
 pub mod discover;
 pub mod fetch;

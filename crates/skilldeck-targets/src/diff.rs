@@ -37,7 +37,14 @@ pub struct FileDiff {
 /// wrote there, named `label` in the diff headers), sorted by path; entries the store would not
 /// hold (links, pipes) are listed as added with no diff.
 pub fn drift(written: &SkillFiles, label: &str, edited: &Path) -> std::io::Result<Vec<FileDiff>> {
-    let (files, extras) = folder::files(edited)?;
+    compare(written, label, edited, "edited")
+}
+
+/// The files of the folder at `other` (named `other_label` in the diff headers) that differ
+/// from `written` (named `label`), sorted by path, as [`drift`] gives them: what an update from
+/// a source would change, say.
+pub fn compare(written: &SkillFiles, label: &str, other: &Path, other_label: &str) -> std::io::Result<Vec<FileDiff>> {
+    let (files, extras) = folder::files(other)?;
     let theirs: BTreeMap<&str, &[u8]> = files.iter().map(|(p, b)| (p.as_str(), b.as_slice())).collect();
     let ours: BTreeMap<&str, &[u8]> = written.iter().map(|(p, b)| (p.as_str(), b)).collect();
     let mut out = Vec::new();
@@ -55,7 +62,7 @@ pub fn drift(written: &SkillFiles, label: &str, edited: &Path) -> std::io::Resul
                 TextDiff::from_lines(old, new)
                     .unified_diff()
                     .context_radius(3)
-                    .header(&format!("{label}/{path}"), &format!("edited/{path}"))
+                    .header(&format!("{label}/{path}"), &format!("{other_label}/{path}"))
                     .to_string(),
             ),
             _ => None,

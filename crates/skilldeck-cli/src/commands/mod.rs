@@ -16,6 +16,7 @@ pub mod remote;
 pub mod revisions;
 pub mod scan;
 pub mod show;
+pub mod sources;
 pub mod switch;
 pub mod targets;
 pub mod transfer;

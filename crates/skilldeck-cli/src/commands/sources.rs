@@ -1,0 +1,332 @@
+//! `skilldeck outdated`, `update` and `pin-source`: sourced skills checked against where they
+//! came from and brought up to date, one new revision each, never over a local edit without
+//! asking. The check is `skilldeck-sources`; the write is the folder import.
+
+use super::add::fetch_config;
+use super::import::{report_line, skill_progress, summary};
+use crate::context::Ctx;
+use crate::output::{self, Outcome};
+use anyhow::Context as _;
+use serde::Serialize;
+use skilldeck_core::import::{self, ImportRequest, ImportState, Incoming};
+use skilldeck_core::trust::Trust;
+use skilldeck_core::{Scope, SkillName};
+use skilldeck_sources::check::{Check, Checked, Status, check};
+use skilldeck_sources::installed::InstalledSkills;
+use skilldeck_targets::diff::{self, FileDiff};
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
+
+/// Checks `names` (all sourced skills when empty), after making sure each named one is sourced.
+fn run_check(ctx: &Ctx, installed: &InstalledSkills, names: &[String]) -> anyhow::Result<Checked> {
+    for name in names {
+        if installed.get(name).is_none() {
+            let sourced: Vec<&str> = installed.iter().map(|(n, _)| n).collect();
+            let hint = if sourced.is_empty() {
+                "no skill came from a source yet; `skilldeck add SOURCE` installs one".to_owned()
+            } else {
+                format!("the skills from sources: {}", sourced.join(", "))
+            };
+            anyhow::bail!("{name} did not come from a source; {hint}");
+        }
+    }
+    let (_, config) = fetch_config(ctx)?;
+    let storage = ctx.storage();
+    let current = |name: &str| storage.digest_dir(Scope::User, name).ok();
+    let tty = std::io::stderr().is_terminal();
+    if tty {
+        eprint!("checking {} sourced skills …", if names.is_empty() { installed.len() } else { names.len() });
+        let _ = std::io::stderr().flush();
+    }
+    let checked = check(installed, names, &config, &current);
+    if tty {
+        eprint!("\r\x1b[2K");
+    }
+    Ok(checked)
+}
+
+/// Records the new source tops of skills whose content did not change, so the next check is
+/// one listing again.
+fn follow_moved(installed: &mut InstalledSkills, checked: &Checked) -> anyhow::Result<()> {
+    if checked.moved.is_empty() {
+        return Ok(());
+    }
+    for (name, source) in &checked.moved {
+        if let Some(rec) = installed.get(name) {
+            let digest = rec.digest;
+            installed.record(name, source.clone(), digest);
+        }
+    }
+    installed.save()?;
+    Ok(())
+}
+
+/// The short commit or digest.
+fn short(resolved: &str) -> String {
+    resolved.strip_prefix("sha256:").unwrap_or(resolved).chars().take(7).collect()
+}
+
+fn check_line(c: &Check) -> String {
+    let from = c.installed.source.short();
+    let pin = match (&c.installed.source.reference, c.installed.source.pinned) {
+        (Some(r), true) => format!(" (pinned to {r})"),
+        _ => String::new(),
+    };
+    let here = if c.changed_here { "; changed here since it was installed, so update asks first" } else { "" };
+    match &c.status {
+        Status::UpToDate => format!("up to date    {} {from}{pin}{here}", c.name),
+        Status::Outdated { new, .. } => format!(
+            "outdated      {} {} → {}{pin}{here}  ({from})",
+            c.name,
+            short(&c.installed.source.resolved),
+            short(&new.resolved)
+        ),
+        Status::Gone { reason } => format!("gone upstream {}: {reason}", c.name),
+        Status::CouldNotCheck { reason } => format!("not checked   {}: {reason}", c.name),
+    }
+}
+
+/// The JSON of `outdated`.
+#[derive(Debug, Serialize)]
+struct OutdatedJson<'a> {
+    skills: &'a [Check],
+    outdated: usize,
+    /// Round trips made to each source.
+    asked: &'a std::collections::BTreeMap<String, usize>,
+}
+
+/// `skilldeck outdated`: every sourced skill against its source; the outdated ones with their
+/// old and new commit.
+pub fn outdated(json: bool) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let mut installed = InstalledSkills::load(ctx.storage().home())?;
+    let checked = run_check(&ctx, &installed, &[])?;
+    follow_moved(&mut installed, &checked)?;
+    let count = checked.checks.iter().filter(|c| matches!(c.status, Status::Outdated { .. })).count();
+    if json {
+        output::json(&OutdatedJson { skills: &checked.checks, outdated: count, asked: &checked.asked })?;
+        return Ok(Outcome::Ok);
+    }
+    if checked.checks.is_empty() {
+        crate::output::outln!("No skill came from a source; `skilldeck add SOURCE` installs one.");
+        return Ok(Outcome::Ok);
+    }
+    for c in &checked.checks {
+        crate::output::outln!("{}", check_line(c));
+    }
+    let unchecked = checked.checks.iter().filter(|c| matches!(c.status, Status::CouldNotCheck { .. })).count();
+    let mut line = format!("{count} of {} sourced skills outdated", checked.checks.len());
+    if unchecked > 0 {
+        line.push_str(&format!("; {unchecked} could not be checked"));
+    }
+    if count > 0 {
+        line.push_str("; `skilldeck update` brings them up to date (`--dry-run` shows the diffs)");
+    }
+    crate::output::outln!("{line}");
+    Ok(Outcome::Ok)
+}
+
+/// What `update` was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct UpdateArgs {
+    /// The skills (all sourced skills when empty).
+    pub names: Vec<String>,
+    /// Replace skills changed here without asking.
+    pub force: bool,
+    /// Show the diffs; write nothing.
+    pub dry_run: bool,
+    /// Print JSON.
+    pub json: bool,
+}
+
+/// One outdated skill in `update --dry-run --json`.
+#[derive(Debug, Serialize)]
+struct Planned<'a> {
+    name: &'a str,
+    from: String,
+    to: String,
+    changed_here: bool,
+    /// Whether it would be updated (a skill changed here is not, without `--force`).
+    update: bool,
+    files: Vec<FileDiff>,
+}
+
+/// `skilldeck update`: the outdated skills brought up to date, one new revision each.
+pub fn update(args: &UpdateArgs) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let mut installed = InstalledSkills::load(ctx.storage().home())?;
+    let checked = run_check(&ctx, &installed, &args.names)?;
+    follow_moved(&mut installed, &checked)?;
+    let outdated: Vec<&Check> = checked.checks.iter().filter(|c| matches!(c.status, Status::Outdated { .. })).collect();
+    let not_checked: Vec<&Check> = checked
+        .checks
+        .iter()
+        .filter(|c| matches!(c.status, Status::CouldNotCheck { .. } | Status::Gone { .. }))
+        .collect();
+    let ask = !args.force && !args.dry_run && !args.json && std::io::stdin().is_terminal();
+    let mut taken: Vec<&Check> = Vec::new();
+    let mut held: Vec<&Check> = Vec::new();
+    for c in &outdated {
+        if !c.changed_here || args.force || (ask && confirm(c)?) {
+            taken.push(c);
+        } else {
+            held.push(c);
+        }
+    }
+    if args.dry_run {
+        let mut planned = Vec::new();
+        for c in &outdated {
+            let Status::Outdated { new, dir, .. } = &c.status else { continue };
+            let name = SkillName::parse(&c.name)?;
+            let files = match ctx.storage().snapshot(Scope::User, &name) {
+                Ok(snap) => {
+                    let label = snap.revision.map_or("current".to_owned(), |r| format!("v:{r}"));
+                    diff::compare(&snap.files, &label, dir, &short(&new.resolved))?
+                }
+                Err(_) => Vec::new(),
+            };
+            planned.push(Planned {
+                name: &c.name,
+                from: c.installed.source.short(),
+                to: new.short(),
+                changed_here: c.changed_here,
+                update: !c.changed_here || args.force,
+                files,
+            });
+        }
+        if args.json {
+            output::json(&planned)?;
+        } else {
+            for p in &planned {
+                let note = if p.update { "" } else { " (changed here: not without --force)" };
+                crate::output::outln!("{}: {} → {}{note}", p.name, p.from, p.to);
+                for f in &p.files {
+                    match &f.unified {
+                        Some(u) => crate::output::outln!("{}", u.trim_end()),
+                        None => crate::output::outln!("  {} ({:?}, not text)", f.path, f.change),
+                    }
+                }
+            }
+            crate::output::outln!(
+                "{} would be updated; nothing was written.",
+                planned.iter().filter(|p| p.update).count()
+            );
+        }
+        return Ok(Outcome::Ok);
+    }
+    let requests: Vec<ImportRequest> = taken
+        .iter()
+        .filter_map(|c| match &c.status {
+            Status::Outdated { new, dir, .. } => {
+                Some(ImportRequest { path: dir.clone(), only: None, origin: Some(new.clone()) })
+            }
+            _ => None,
+        })
+        .collect();
+    let scope = Scope::User;
+    let (mut progress, finish) = skill_progress();
+    let mut report = import::import_batch(ctx.storage(), scope, &requests, ctx.storage().limits(), &mut progress)
+        .context("could not start the update")?;
+    finish();
+    for item in &report.items {
+        let (ImportState::Imported { .. } | ImportState::Unchanged { .. }, Some(skill)) = (&item.state, &item.skill)
+        else {
+            continue;
+        };
+        let by_dir = taken.iter().find_map(|c| match &c.status {
+            Status::Outdated { new, dir, .. } if dir.display().to_string() == item.source => Some(new),
+            _ => None,
+        });
+        if let Some(new) = by_dir {
+            installed.record(skill.name.as_str(), new.clone(), skill.digest);
+        }
+    }
+    installed.save()?;
+    for item in &mut report.items {
+        if let Some(c) = taken
+            .iter()
+            .find(|c| matches!(&c.status, Status::Outdated { dir, .. } if dir.display().to_string() == item.source))
+        {
+            item.source = c.installed.source.short();
+        }
+    }
+    let auto = super::autosync::after_change();
+    let refused = report.refused() > 0 || !held.is_empty();
+    if args.json {
+        #[derive(Serialize)]
+        struct UpdateJson<'a> {
+            items: &'a [import::ImportedItem],
+            held_back: Vec<&'a str>,
+            not_checked: Vec<&'a Check>,
+        }
+        super::autosync::json(
+            &UpdateJson {
+                items: &report.items,
+                held_back: held.iter().map(|c| c.name.as_str()).collect(),
+                not_checked: not_checked.clone(),
+            },
+            &auto,
+        )?;
+        return Ok(if refused { Outcome::Refused } else { Outcome::Ok });
+    }
+    if outdated.is_empty() {
+        crate::output::outln!("Every sourced skill checked is up to date.");
+    }
+    let trust = Trust::load(ctx.storage().home())?;
+    let hold = ctx.registry.hold();
+    let risk = |s: &Incoming| super::audit::import_note(&trust, scope, s.name.as_str(), &s.findings, hold);
+    for item in &report.items {
+        crate::output::outln!("{}", report_line(item, &risk));
+    }
+    for c in &held {
+        crate::output::outln!(
+            "held back  {}: changed here since it was installed; `skilldeck update {} --force` replaces the local edit (it stays in history)",
+            c.name,
+            c.name
+        );
+    }
+    for c in &not_checked {
+        crate::output::outln!("{}", check_line(c));
+    }
+    if !requests.is_empty() {
+        crate::output::outln!("{}", summary(&report, scope));
+    }
+    super::autosync::print(&auto)?;
+    Ok(if refused { Outcome::Refused } else { Outcome::Ok })
+}
+
+/// Asks on the terminal whether to replace a skill changed here.
+fn confirm(c: &Check) -> anyhow::Result<bool> {
+    eprint!(
+        "{} was changed here since it was installed from {}; replace it with the source's content (the edit stays in history)? [y/N] ",
+        c.name,
+        c.installed.source.short()
+    );
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    Ok(matches!(line.trim(), "y" | "Y" | "yes"))
+}
+
+/// `skilldeck pin-source NAME [REF]`: updates of `name` keep to `reference` (a tag, branch or
+/// commit); without one (`--unpin`), they follow the source's default branch again.
+pub fn pin_source(name: &str, reference: Option<&str>) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let mut installed = InstalledSkills::load(ctx.storage().home())?;
+    let Some(rec) = installed.get(name).cloned() else {
+        anyhow::bail!(
+            "{name} did not come from a source, so it has no source to pin; `skilldeck outdated` lists those that did"
+        );
+    };
+    let mut source = rec.source.clone();
+    source.reference = reference.map(str::to_owned);
+    source.pinned = reference.is_some();
+    installed.record(name, source, rec.digest);
+    installed.save()?;
+    match reference {
+        Some(r) => crate::output::outln!("{name} now keeps to {r}; `skilldeck update {name}` takes it there"),
+        None => crate::output::outln!(
+            "{name} follows its source's default branch again; `skilldeck update {name}` brings it up to date"
+        ),
+    }
+    Ok(Outcome::Ok)
+}
