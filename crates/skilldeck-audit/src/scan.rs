@@ -30,8 +30,11 @@ struct Compiled {
     each: Vec<Option<Regex>>,
 }
 
+/// The set's lazy DFA may grow to 64 MiB per thread: at 16 MiB it rebuilt its states over and
+/// over on real skills (half the audit's time went to determinizing); at 64 MiB the audit of
+/// 2,000 public skills took 3.8 s instead of 6.2 s on one core.
 fn build(patterns: &[&str]) -> Option<RegexSet> {
-    RegexSetBuilder::new(patterns).unicode(false).size_limit(64 << 20).dfa_size_limit(16 << 20).build().ok()
+    RegexSetBuilder::new(patterns).unicode(false).size_limit(64 << 20).dfa_size_limit(64 << 20).build().ok()
 }
 
 fn compiled() -> Option<&'static Compiled> {
