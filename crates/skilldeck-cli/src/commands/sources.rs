@@ -242,11 +242,12 @@ pub fn update(args: &UpdateArgs) -> anyhow::Result<Outcome> {
     }
     installed.save()?;
     for item in &mut report.items {
-        if let Some(c) = taken
-            .iter()
-            .find(|c| matches!(&c.status, Status::Outdated { dir, .. } if dir.display().to_string() == item.source))
-        {
-            item.source = c.installed.source.short();
+        let new = taken.iter().find_map(|c| match &c.status {
+            Status::Outdated { new, dir, .. } if dir.display().to_string() == item.source => Some(new),
+            _ => None,
+        });
+        if let Some(new) = new {
+            item.source = new.short();
         }
     }
     let auto = super::autosync::after_change();
