@@ -138,6 +138,24 @@ enum Command {
         #[arg(long, conflicts_with = "reference")]
         unpin: bool,
     },
+    /// Write every skill from a source, at its installed content, to a lockfile.
+    Lock {
+        /// The lockfile (default: skilldeck.lock in the current folder).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make the store hold exactly a lockfile's skills, fetched by commit and checked by digest.
+    Install {
+        /// The lockfile (default: skilldeck.lock in the current folder).
+        #[arg(long)]
+        lock: Option<PathBuf>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
     /// Copy a skill out to a folder, or to a .zip archive when DEST ends in .zip.
     Export {
         /// The skill.
@@ -394,6 +412,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
             sources::update(&sources::UpdateArgs { names, force, dry_run, json })
         }
         Command::PinSource { name, reference, unpin: _ } => sources::pin_source(&name, reference.as_deref()),
+        Command::Lock { out, json } => sources::lock(out.as_deref(), json),
+        Command::Install { lock, json } => sources::install(lock.as_deref(), json),
         Command::Export { name, dest, scope } => transfer::export(&name, &dest, scope),
         Command::Delete { name, scope } => revisions::delete(&name, scope),
         Command::Disable { name } => switch::set_enabled(&name, false),

@@ -12,7 +12,9 @@ pub mod fetch;
 pub mod git;
 pub mod http;
 pub mod installed;
+pub mod lock;
 pub mod redact;
+pub mod restore;
 pub mod source;
 #[cfg(feature = "git-server")]
 pub mod testing;

@@ -13,6 +13,8 @@ use skilldeck_core::trust::Trust;
 use skilldeck_core::{Scope, SkillName};
 use skilldeck_sources::check::{Check, Checked, Status, check};
 use skilldeck_sources::installed::InstalledSkills;
+use skilldeck_sources::lock::{LOCK_FILE, Lock};
+use skilldeck_sources::restore::{Restore, restore};
 use skilldeck_targets::diff::{self, FileDiff};
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
@@ -330,4 +332,110 @@ pub fn pin_source(name: &str, reference: Option<&str>) -> anyhow::Result<Outcome
         ),
     }
     Ok(Outcome::Ok)
+}
+
+/// `skilldeck lock`: every sourced skill at its installed content, written to `out` (default
+/// `skilldeck.lock` in the current folder).
+pub fn lock(out: Option<&std::path::Path>, json: bool) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let installed = InstalledSkills::load(ctx.storage().home())?;
+    let lock = Lock::of(&installed);
+    let path = out.map_or_else(|| std::path::PathBuf::from(LOCK_FILE), std::path::Path::to_path_buf);
+    lock.write(&path)?;
+    let changed: Vec<&str> = lock
+        .skills
+        .iter()
+        .filter(|s| ctx.storage().digest_dir(Scope::User, &s.name).ok().is_some_and(|d| d != s.digest))
+        .map(|s| s.name.as_str())
+        .collect();
+    if json {
+        #[derive(Serialize)]
+        struct LockJson<'a> {
+            path: String,
+            skills: &'a [skilldeck_sources::lock::LockedSkill],
+            changed_here: &'a [&'a str],
+        }
+        output::json(&LockJson { path: path.display().to_string(), skills: &lock.skills, changed_here: &changed })?;
+        return Ok(Outcome::Ok);
+    }
+    crate::output::outln!("Locked {} skills from sources in {}", lock.skills.len(), path.display());
+    for name in &changed {
+        crate::output::outln!(
+            "  {name} was changed here since it was installed: the lock holds the source's content, not the edit"
+        );
+    }
+    Ok(Outcome::Ok)
+}
+
+/// `skilldeck install`: the store made to hold exactly the lockfile's skills at exactly their
+/// content, fetched by commit; nothing is done for a skill already in place.
+pub fn install(lock_path: Option<&std::path::Path>, json: bool) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let path = lock_path.map_or_else(|| std::path::PathBuf::from(LOCK_FILE), std::path::Path::to_path_buf);
+    let lock = Lock::read(&path)?;
+    let (_, config) = fetch_config(&ctx)?;
+    let storage = ctx.storage();
+    let current = |name: &str| storage.digest_dir(Scope::User, name).ok();
+    let restored = restore(&lock, &config, &current);
+    let requests: Vec<ImportRequest> = restored
+        .skills
+        .iter()
+        .filter_map(|(skill, state)| match state {
+            Restore::Ready { dir } => {
+                Some(ImportRequest { path: dir.clone(), only: None, origin: Some(skill.source.clone()) })
+            }
+            _ => None,
+        })
+        .collect();
+    let (mut progress, finish) = skill_progress();
+    let report = import::import_batch(storage, Scope::User, &requests, storage.limits(), &mut progress)
+        .context("could not start the install")?;
+    finish();
+    let mut installed = InstalledSkills::load(storage.home())?;
+    for (skill, state) in &restored.skills {
+        let stored = match state {
+            Restore::InPlace => true,
+            Restore::Ready { dir } => report.items.iter().any(|i| {
+                i.source == dir.display().to_string()
+                    && matches!(i.state, ImportState::Imported { .. } | ImportState::Unchanged { .. })
+            }),
+            Restore::Failed { .. } => false,
+        };
+        if stored {
+            installed.record(&skill.name, skill.source.clone(), skill.digest);
+        }
+    }
+    installed.save()?;
+    let failed = restored.skills.iter().filter(|(_, s)| matches!(s, Restore::Failed { .. })).count() + report.refused();
+    if json {
+        #[derive(Serialize)]
+        struct InstallJson<'a> {
+            skills: Vec<serde_json::Value>,
+            items: &'a [import::ImportedItem],
+        }
+        let skills = restored
+            .skills
+            .iter()
+            .map(|(s, state)| serde_json::json!({ "name": s.name, "source": s.source, "restore": state }))
+            .collect();
+        super::autosync::json(&InstallJson { skills, items: &report.items }, &super::autosync::after_change())?;
+        return Ok(if failed > 0 { Outcome::Refused } else { Outcome::Ok });
+    }
+    let mut in_place = 0;
+    for (skill, state) in &restored.skills {
+        match state {
+            Restore::InPlace => in_place += 1,
+            Restore::Ready { .. } => {
+                crate::output::outln!("installed  {} from {}", skill.name, skill.source.short())
+            }
+            Restore::Failed { reason } => crate::output::outln!("failed     {}: {reason}", skill.name),
+        }
+    }
+    crate::output::outln!(
+        "{}: {} installed, {in_place} already in place, {failed} failed",
+        path.display(),
+        requests.len().saturating_sub(report.refused())
+    );
+    super::autosync::print(&super::autosync::after_change())?;
+    Ok(if failed > 0 { Outcome::Refused } else { Outcome::Ok })
 }

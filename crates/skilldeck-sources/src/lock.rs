@@ -1,0 +1,149 @@
+//! `skilldeck.lock`: every sourced skill with the exact content it was installed with, so
+//! another machine (or a fresh home) can be made to hold the same. TOML, one `[[skill]]` per
+//! skill, sorted by name, with no timestamps, so the file only changes when a skill does and a
+//! diff of it reads well in a pull request.
+
+use crate::installed::InstalledSkills;
+use serde::{Deserialize, Serialize};
+use skilldeck_core::digest::Digest;
+use skilldeck_core::provenance::Provenance;
+use std::path::{Path, PathBuf};
+
+/// The lockfile's default name, in the current folder.
+pub const LOCK_FILE: &str = "skilldeck.lock";
+
+/// The format this code writes.
+const VERSION: u32 = 1;
+
+/// One locked skill.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockedSkill {
+    /// The skill's name.
+    pub name: String,
+    /// Where it comes from, at which commit or digest.
+    #[serde(flatten)]
+    pub source: Provenance,
+    /// The content digest of its files.
+    pub digest: Digest,
+}
+
+/// A lockfile.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Lock {
+    /// The format.
+    pub version: u32,
+    /// The skills, sorted by name.
+    #[serde(default, rename = "skill")]
+    pub skills: Vec<LockedSkill>,
+}
+
+/// Why a lockfile could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// The file could not be read or written.
+    #[error("could not {action} {}: {source}", path.display())]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a lockfile this version reads.
+    #[error("{} is not a skilldeck lockfile ({reason}); write a new one with `skilldeck lock`", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+impl Lock {
+    /// The lock of every skill in `installed`, sorted by name.
+    pub fn of(installed: &InstalledSkills) -> Self {
+        let mut skills: Vec<LockedSkill> = installed
+            .iter()
+            .map(|(name, rec)| LockedSkill { name: name.to_owned(), source: rec.source.clone(), digest: rec.digest })
+            .collect();
+        skills.sort_by(|a, b| a.name.cmp(&b.name));
+        Self { version: VERSION, skills }
+    }
+
+    /// The file's text.
+    pub fn to_toml(&self) -> Result<String, toml::ser::Error> {
+        let body = toml::to_string(self)?;
+        Ok(format!(
+            "# Skills from sources, each at the exact content installed. Written by `skilldeck lock`;\n\
+             # `skilldeck install` makes a store hold exactly these.\n{body}"
+        ))
+    }
+
+    /// Reads the lockfile at `path`.
+    pub fn read(path: &Path) -> Result<Self, LockError> {
+        let text = std::fs::read_to_string(path).map_err(|source| LockError::Io {
+            action: "read",
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let lock: Self = toml::from_str(&text)
+            .map_err(|e| LockError::Invalid { path: path.to_path_buf(), reason: e.message().to_owned() })?;
+        if lock.version != VERSION {
+            return Err(LockError::Invalid {
+                path: path.to_path_buf(),
+                reason: format!("version {} (this Skilldeck reads {VERSION})", lock.version),
+            });
+        }
+        Ok(lock)
+    }
+
+    /// Writes the lockfile at `path` (beside itself, then renamed in).
+    pub fn write(&self, path: &Path) -> Result<(), LockError> {
+        let text =
+            self.to_toml().map_err(|e| LockError::Invalid { path: path.to_path_buf(), reason: e.to_string() })?;
+        let tmp = path.with_extension(format!("lock.tmp-{}", std::process::id()));
+        std::fs::write(&tmp, text).map_err(|source| LockError::Io { action: "write", path: tmp.clone(), source })?;
+        std::fs::rename(&tmp, path).map_err(|source| {
+            let _ = std::fs::remove_file(&tmp);
+            LockError::Io { action: "write", path: path.to_path_buf(), source }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use skilldeck_core::provenance::SourceKind;
+
+    #[test]
+    fn a_lock_round_trips_sorted_and_stable() {
+        let source = |path: &str| Provenance {
+            kind: SourceKind::Git,
+            given: "o/r".into(),
+            url: "https://example.com/o/r.git".into(),
+            reference: Some("v1".into()),
+            pinned: true,
+            resolved: "a".repeat(40),
+            path: path.into(),
+        };
+        let lock = Lock {
+            version: VERSION,
+            skills: vec![
+                LockedSkill { name: "docx".into(), source: source("skills/docx"), digest: Digest::from_bytes([1; 32]) },
+                LockedSkill { name: "pdf".into(), source: source("skills/pdf"), digest: Digest::from_bytes([2; 32]) },
+            ],
+        };
+        let text = lock.to_toml().unwrap();
+        assert!(text.contains("[[skill]]\nname = \"docx\""), "{text}");
+        assert!(text.contains("ref = \"v1\""), "{text}");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(LOCK_FILE);
+        lock.write(&path).unwrap();
+        assert_eq!(Lock::read(&path).unwrap(), lock);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "the same lock writes the same bytes");
+        std::fs::write(&path, "version = 9\n").unwrap();
+        assert!(Lock::read(&path).unwrap_err().to_string().contains("version 9"));
+    }
+}

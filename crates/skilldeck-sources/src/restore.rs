@@ -1,0 +1,122 @@
+//! What `skilldeck install` needs to make a store hold a lockfile's skills: each skill already
+//! at its locked content is left alone; the others are fetched by commit (or digest), once per
+//! repository and commit, and their content checked against the lock before anything is used.
+//! Holds the fetching and checking; the import is the caller's.
+
+use crate::fetch::{FetchConfig, Fetched, fetch};
+use crate::lock::{Lock, LockedSkill};
+use crate::source::{GitSource, Source, UrlSource};
+use serde::Serialize;
+use skilldeck_core::digest::Digest;
+use skilldeck_core::import;
+use skilldeck_core::provenance::SourceKind;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Where one locked skill stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Restore {
+    /// The store already holds it at the locked content.
+    InPlace,
+    /// Fetched, with the locked content, ready to import from `dir`.
+    Ready {
+        /// Its folder (valid while the [`Restored`] lives).
+        #[serde(skip)]
+        dir: PathBuf,
+    },
+    /// It could not be brought to the locked content.
+    Failed {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Every locked skill, with the fetched trees the ready ones point into.
+#[derive(Debug, Default)]
+pub struct Restored {
+    /// One per locked skill, in the lock's order.
+    pub skills: Vec<(LockedSkill, Restore)>,
+    _fetched: Vec<Fetched>,
+}
+
+/// Fetches what `lock` needs that the store does not hold; `current` gives a skill's current
+/// content digest in the store.
+pub fn restore(lock: &Lock, config: &FetchConfig, current: &dyn Fn(&str) -> Option<Digest>) -> Restored {
+    let mut out = Restored::default();
+    // The skills to fetch, by what to fetch: one fetch each.
+    let mut wanted: BTreeMap<(SourceKind, String, String), Vec<usize>> = BTreeMap::new();
+    for (i, skill) in lock.skills.iter().enumerate() {
+        if current(&skill.name) == Some(skill.digest) {
+            out.skills.push((skill.clone(), Restore::InPlace));
+        } else {
+            let s = &skill.source;
+            wanted.entry((s.kind, s.url.clone(), s.resolved.clone())).or_default().push(i);
+            out.skills.push((skill.clone(), Restore::Failed { reason: String::new() }));
+        }
+    }
+    for ((kind, url, resolved), indices) in wanted {
+        let given =
+            indices.first().and_then(|i| lock.skills.get(*i)).map(|s| s.source.given.clone()).unwrap_or_default();
+        let source = match kind {
+            SourceKind::Git => {
+                Ok(Source::Git(GitSource { given, url: url.clone(), reference: Some(resolved.clone()), subpath: None }))
+            }
+            SourceKind::Index | SourceKind::Archive | SourceKind::SkillMd => url::Url::parse(&url)
+                .map(|u| {
+                    let u = UrlSource { given, url: u };
+                    match kind {
+                        SourceKind::Archive => Source::Archive(u),
+                        SourceKind::SkillMd => Source::SkillFile(u),
+                        _ => Source::Http(u),
+                    }
+                })
+                .map_err(|e| format!("{url} is not a URL: {e}")),
+        };
+        let fetched = source.and_then(|s| fetch(&s, None, config).map_err(|e| e.to_string()));
+        let fetched = match fetched {
+            Ok(f) => f,
+            Err(reason) => {
+                for i in indices {
+                    if let Some(slot) = out.skills.get_mut(i) {
+                        slot.1 = Restore::Failed { reason: reason.clone() };
+                    }
+                }
+                continue;
+            }
+        };
+        for i in indices {
+            let Some((skill, state)) = out.skills.get_mut(i) else { continue };
+            *state = check_one(skill, &fetched, config);
+        }
+        out._fetched.push(fetched);
+    }
+    out
+}
+
+/// The locked skill's folder in `fetched`, when its content is what the lock says.
+fn check_one(skill: &LockedSkill, fetched: &Fetched, config: &FetchConfig) -> Restore {
+    let shown = skill.source.short();
+    let Some(candidate) = fetched.skills.iter().find(|c| c.path == skill.source.path) else {
+        return Restore::Failed { reason: format!("{shown} holds no skill at {}", skill.source.path) };
+    };
+    if skill.source.kind != SourceKind::Git && candidate.provenance.resolved != skill.source.resolved {
+        return Restore::Failed {
+            reason: format!(
+                "{} now serves other content ({}, locked {}); the locked content cannot be fetched any more",
+                skill.source.url, candidate.provenance.resolved, skill.source.resolved
+            ),
+        };
+    }
+    match import::load(&candidate.dir, config.limits(), &mut |_, _| {}) {
+        Err(e) => Restore::Failed { reason: e.to_string() },
+        Ok(loaded) if loaded.files.digest() != skill.digest => Restore::Failed {
+            reason: format!(
+                "{shown} holds other content ({}) than the lock says ({}); the lock or the source was changed by hand",
+                loaded.files.digest().short(),
+                skill.digest.short()
+            ),
+        },
+        Ok(_) => Restore::Ready { dir: candidate.dir.clone() },
+    }
+}
