@@ -139,7 +139,9 @@ impl FetchSourceError {
 /// it) is left out and named in the notes; the others come in.
 pub fn fetch(source: &Source, reference: Option<&str>, config: &FetchConfig) -> Result<Fetched, FetchSourceError> {
     let scratch = tempfile::Builder::new().prefix("skilldeck-source-").tempdir().map_err(FetchSourceError::Scratch)?;
-    let tree = scratch.path().join("tree");
+    // The folder is named as the source names its top, since a skill whose frontmatter has no
+    // usable name is named after its folder.
+    let tree = scratch.path().join(top_name(source));
     let fetched = match source {
         Source::Git(git) => fetch_git(git, reference, &tree, config)?,
         Source::Http(url) => fetch_http(url, reference, &tree, config)?,
@@ -334,6 +336,55 @@ fn fetch_url(url: &UrlSource, tree: &Path, config: &FetchConfig, archive: bool) 
     Ok(partial(origin, discovery, &mut Vec::new()))
 }
 
+/// The name the source gives its top: a Git sub-path's last folder, else the repository's
+/// name; an archive's name without its extension; `tree` when none is a safe folder name.
+fn top_name(source: &Source) -> String {
+    let last = |path: &str| path.trim_end_matches('/').rsplit(['/', ':']).next().unwrap_or_default().to_owned();
+    let name = match source {
+        Source::Git(git) => match &git.subpath {
+            Some(sub) => last(sub),
+            None => {
+                let repo = last(&git.url);
+                repo.strip_suffix(".git").map_or(repo.clone(), str::to_owned)
+            }
+        },
+        Source::Archive(url) => {
+            let file = last(url.url.path());
+            let lower = file.to_ascii_lowercase();
+            [".tar.gz", ".tgz", ".tar", ".zip", ".skill"]
+                .iter()
+                .find_map(|end| lower.strip_suffix(end).map(|stem| file[..stem.len()].to_owned()))
+                .unwrap_or(file)
+        }
+        Source::Http(_) | Source::SkillFile(_) => String::new(),
+    };
+    let name = name.to_ascii_lowercase();
+    let safe = !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if safe { name } else { "tree".to_owned() }
+}
+
 fn short(commit: &str) -> &str {
     commit.get(..7).unwrap_or(commit)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::top_name;
+    use crate::{Hosts, Source};
+
+    #[test]
+    fn the_top_is_named_as_the_source_names_it() {
+        let name = |text: &str| top_name(&Source::parse(text, &Hosts::default()).unwrap());
+        assert_eq!(name("owner/repo/skills/PDF@v1"), "pdf");
+        assert_eq!(name("owner/my-skill"), "my-skill");
+        assert_eq!(name("git@example.com:team/review.git"), "review");
+        assert_eq!(name("https://example.com/dl/csv-tools.tar.gz"), "csv-tools");
+        assert_eq!(name("https://example.com/dl/Notes.ZIP"), "notes");
+        assert_eq!(name("https://example.com/x/SKILL.md"), "tree");
+        assert_eq!(name("https://example.com/"), "tree");
+    }
 }
