@@ -331,10 +331,14 @@ fn github_shorthand_with_a_tag_against_the_configured_host_records_provenance() 
 
 #[test]
 fn a_name_taken_by_a_local_skill_is_refused_until_force() {
-    let (repo, commit) = two_skills();
+    let (repo, _) = two_skills();
+    // Its frontmatter name is not a skill name, so it is stored under its folder's: still a clash.
+    repo.write("skills/pdf-tool/SKILL.md", "---\nname: PDF Tool\ndescription: Tools.\n---\nBody.\n").unwrap();
+    let commit = repo.commit("pdf-tool").unwrap();
     let env = Env::new();
     env.local_skill("pdf", "Made here.");
-    env.expect(&["import", "src/pdf"], 0);
+    env.local_skill("pdf-tool", "Made here too.");
+    env.expect(&["import", "src/pdf", "src/pdf-tool"], 0);
     let url = repo.file_url();
 
     let (out, _) = env.expect(&["add", &url, "--skill", "pdf"], 2);
@@ -349,10 +353,12 @@ fn a_name_taken_by_a_local_skill_is_refused_until_force() {
     assert!(fs::read_to_string(env.home().join("skills/user/pdf/SKILL.md")).unwrap().contains("Made here."));
     assert!(env.sources_json().is_none_or(|s| s["skills"]["pdf"].is_null()), "not recorded as sourced");
 
-    // --all: the clash is refused, the other comes in.
+    // --all: the clashes are refused, the other comes in.
     let (out, _) = env.expect(&["add", &url, "--all"], 2);
     assert!(out.contains("imported   docx as v:1"), "{out}");
-    assert!(out.contains("refused    skills/pdf"), "{out}");
+    assert!(out.contains("refused    skills/pdf: a skill named pdf already exists"), "{out}");
+    assert!(out.contains("refused    skills/pdf-tool: a skill named pdf-tool already exists"), "{out}");
+    assert!(fs::read_to_string(env.home().join("skills/user/pdf-tool/SKILL.md")).unwrap().contains("Made here too."));
 
     let (out, _) = env.expect(&["add", &url, "--skill", "pdf", "--force"], 0);
     assert!(out.contains("imported   pdf as v:2"), "{out}");
@@ -562,6 +568,11 @@ fn an_archive_url_and_a_skill_md_url() {
     assert!(out.contains("imported   notes as v:1"), "{out}");
     assert_eq!(sourced(&env.history("notes")[0])["kind"], "skill_md");
     assert_eq!(env.user_skills(), ["csv", "notes"]);
+
+    // A file has no refs.
+    let (_, err) = env.expect(&["add", &site.server.url("/dl/csv.tar.gz"), "--ref", "v1"], 2);
+    assert!(err.contains("--ref names a branch, tag or commit of a Git repository"), "{err}");
+    assert_eq!(env.history("csv").len(), 1);
 }
 
 #[test]

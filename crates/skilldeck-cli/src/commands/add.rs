@@ -8,10 +8,10 @@ use crate::context::Ctx;
 use crate::output::{self, Outcome};
 use anyhow::Context as _;
 use serde::Serialize;
-use skilldeck_core::Scope;
 use skilldeck_core::import::{self, BatchReport, ImportRequest, ImportState, Incoming, ItemState};
-use skilldeck_core::provenance::Provenance;
+use skilldeck_core::provenance::{Provenance, SourceKind};
 use skilldeck_core::trust::Trust;
+use skilldeck_core::{Scope, SkillName};
 use skilldeck_sources::config::SourcesConfig;
 use skilldeck_sources::fetch::{Candidate, FetchConfig, Fetched, Note, fetch};
 use skilldeck_sources::git::{FetchOptions, Tokens};
@@ -104,7 +104,16 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let (hosts, config) = fetch_config(&ctx)?;
     let source = Source::parse(&args.source, &hosts)?;
+    if args.reference.is_some() && matches!(source, Source::Archive(_) | Source::SkillFile(_)) {
+        anyhow::bail!("--ref names a branch, tag or commit of a Git repository; {} is a file", source.given());
+    }
     let fetched = fetch_source(&source, args.reference.as_deref(), &config)?;
+    if args.reference.is_some() && fetched.origin.kind != SourceKind::Git {
+        anyhow::bail!(
+            "--ref names a branch, tag or commit of a Git repository; {} is a skills index, which has none",
+            source.given()
+        );
+    }
     let (chosen, asked) = match choose(&fetched, args)? {
         Chosen::These(c, asked) => (c, asked),
         Chosen::Ask(message) => {
@@ -471,14 +480,18 @@ fn clashes<'a>(
     let mut kept = Vec::new();
     let mut clashes = Vec::new();
     for c in chosen {
-        let exists =
-            skilldeck_core::SkillName::parse(&c.name).is_ok_and(|n| ctx.storage().skill_dir(Scope::User, &n).is_dir());
-        let record = installed.get(&c.name);
+        let Some(name) = stored_name(c) else {
+            // The import refuses it, naming why.
+            kept.push(c);
+            continue;
+        };
+        let exists = ctx.storage().skill_dir(Scope::User, &name).is_dir();
+        let record = installed.get(name.as_str());
         let same_source =
             record.is_some_and(|r| r.source.url == c.provenance.url && r.source.path == c.provenance.path);
         if exists && !same_source && !force {
             clashes.push(Clash {
-                name: c.name.clone(),
+                name: name.as_str().to_owned(),
                 path: c.provenance.path.clone(),
                 from: record.map(|r| r.source.short()),
             });
@@ -487,6 +500,14 @@ fn clashes<'a>(
         }
     }
     (kept, clashes)
+}
+
+/// The name the import will store `c` under: its frontmatter's `name` when that is a valid
+/// skill name, else its folder's, as `import` names a skill.
+fn stored_name(c: &Candidate) -> Option<SkillName> {
+    SkillName::parse(&c.name)
+        .ok()
+        .or_else(|| c.dir.file_name().and_then(|n| n.to_str()).and_then(|n| SkillName::parse(n).ok()))
 }
 
 #[cfg(test)]
