@@ -224,6 +224,16 @@ fn over_http_several_skills_need_a_choice_then_skill_twice_or_a_plugin() {
         assert!(err.contains(said), "{said:?} in:\n{err}");
     }
     env.assert_nothing_written();
+    let choices = env.json(&["add", &url, "--json"], 2);
+    assert_eq!(choices["needs_choice"], true);
+    let names: Vec<&str> = choices["skills"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["csv", "docx", "pdf"]);
+    assert_eq!(choices["plugins"][0]["name"], "docs");
+    assert_eq!(
+        choices["plugins"][0]["skills"],
+        serde_json::json!(["plugins/docs/skills/docx", "plugins/docs/skills/pdf"])
+    );
+    env.assert_nothing_written();
 
     let (out, _) = env.expect(&["add", &url, "--skill", "pdf", "--skill", "plugins/data/skills/csv"], 0);
     assert!(out.contains("imported   pdf as v:1"), "{out}");
@@ -449,7 +459,7 @@ fn links_out_of_a_skill_submodules_and_lfs_pointers_are_reported() {
     let refused = out.lines().find(|l| l.starts_with("refused    skills/pdf")).unwrap_or_else(|| panic!("{out}"));
     assert!(refused.contains("skills/pdf/secret") && refused.contains("points out of the skill"), "{refused}");
     let lfs = out.lines().find(|l| l.contains("skills/docx/assets/big.bin")).unwrap_or_else(|| panic!("{out}"));
-    assert!(lfs.contains("LFS"), "{lfs}");
+    assert!(lfs.starts_with("note ") && lfs.contains("LFS pointer, not the file"), "{lfs}");
     let sub = out.lines().find(|l| l.contains("skills/csv/vendored")).unwrap_or_else(|| panic!("{out}"));
     assert!(sub.contains("submodule") && sub.contains(&first[..7]), "{sub}");
     assert_eq!(env.user_skills(), ["csv", "docx"]);

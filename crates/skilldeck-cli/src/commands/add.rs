@@ -118,6 +118,9 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
         Chosen::These(c, asked) => (c, asked),
         Chosen::Ask(message) => {
             eprintln!("{message}");
+            if args.json {
+                output::json(&choices_json(&fetched))?;
+            }
             return Ok(Outcome::Refused);
         }
     };
@@ -255,6 +258,27 @@ fn notes_json<'a>(notes: &[&'a Note]) -> Vec<NoteJson<'a>> {
     notes.iter().map(|n| NoteJson { path: &n.path, message: &n.what, refused: n.refuses }).collect()
 }
 
+/// What a source holds, for a script to choose from (`add --json` without a choice).
+fn choices_json(fetched: &Fetched) -> serde_json::Value {
+    let skills: Vec<serde_json::Value> =
+        fetched.skills.iter().map(|c| serde_json::json!({ "name": c.name, "path": c.provenance.path })).collect();
+    let plugins: Vec<serde_json::Value> = fetched
+        .plugins
+        .iter()
+        .map(|p| {
+            let paths: Vec<String> = p.skills.iter().map(|s| fetched.origin.below(s).path).collect();
+            serde_json::json!({ "name": p.name, "description": p.description, "skills": paths })
+        })
+        .collect();
+    serde_json::json!({
+        "source": fetched.origin,
+        "needs_choice": true,
+        "skills": skills,
+        "plugins": plugins,
+        "notes": notes_json(&fetched.notes.iter().collect::<Vec<_>>()),
+    })
+}
+
 /// A skill of the source whose name is taken by a skill that did not come from it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Clash {
@@ -288,7 +312,7 @@ fn print_rest(clashes: &[Clash], notes: &[&Note]) -> anyhow::Result<()> {
         );
     }
     for n in notes {
-        let word = if n.refuses { "refused   " } else { "left out  " };
+        let word = if n.refuses { "refused   " } else { "note      " };
         crate::output::outln!("{word} {}: {}", n.path, n.what);
     }
     Ok(())
