@@ -146,6 +146,10 @@ fn all_from_a_file_repository_dry_run_then_add_then_unchanged() {
     assert!(out.contains("new        pdf would become v:1"), "{out}");
     assert!(out.contains("nothing was written"), "{out}");
     env.assert_nothing_written();
+    let preview = env.json(&["add", &url, "--all", "--dry-run", "--json"], 0);
+    assert_eq!(preview["dry_run"], true);
+    assert_eq!(preview["items"].as_array().unwrap().len(), 2, "{preview}");
+    env.assert_nothing_written();
 
     let (out, _) = env.expect(&["add", &url, "--all"], 0);
     assert!(out.contains("imported   docx as v:1"), "{out}");
@@ -382,6 +386,15 @@ fn a_name_taken_by_a_local_skill_is_refused_until_force() {
     // Now it came from there: adding again needs no --force.
     let (out, _) = env.expect(&["add", &url, "--skill", "pdf"], 0);
     assert!(out.contains("unchanged  pdf, still v:2"), "{out}");
+
+    // Another source's pdf is refused, naming where this one came from.
+    let (other, _) = two_skills();
+    let (out, _) = env.expect(&["add", &other.file_url(), "--skill", "pdf"], 2);
+    let bare = repo.bare().display().to_string();
+    let from = format!("came from {}@{}, skills/pdf", bare.trim_end_matches(".git"), &commit[..7]);
+    assert!(out.contains(&from), "{from} in {out}");
+    assert_eq!(env.history("pdf").len(), 2);
+    assert_eq!(env.sources_json().unwrap()["skills"]["pdf"]["source"]["url"], url.as_str());
 }
 
 #[test]
