@@ -171,8 +171,10 @@ fn all_from_a_file_repository_dry_run_then_add_then_unchanged() {
     assert_eq!(history.len(), 1, "{history:?}");
     assert_eq!(sourced(&history[0])["resolved"], commit.as_str());
 
-    // The same again: nothing new.
+    // The same again: nothing new, not even the record's time.
+    let before = fs::read(env.home().join("sources.json")).unwrap();
     let (out, _) = env.expect(&["add", &url, "--all"], 0);
+    assert_eq!(fs::read(env.home().join("sources.json")).unwrap(), before, "sources.json untouched");
     assert!(out.contains("unchanged  pdf, still v:1"), "{out}");
     assert!(out.contains("unchanged  docx, still v:1"), "{out}");
     assert_eq!(env.history("pdf").len(), 1);

@@ -189,7 +189,11 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
         else {
             continue;
         };
-        if let Some(c) = by_dir.get(&item.source) {
+        let Some(c) = by_dir.get(&item.source) else { continue };
+        // A record already saying this keeps its time: nothing was installed.
+        let known =
+            installed.get(skill.name.as_str()).is_some_and(|r| r.source == c.provenance && r.digest == skill.digest);
+        if !known {
             installed.record(skill.name.as_str(), c.provenance.clone(), skill.digest);
             recorded = true;
         }
