@@ -487,6 +487,27 @@ fn links_out_of_a_skill_submodules_and_lfs_pointers_are_reported() {
     other.assert_nothing_written();
 }
 
+#[test]
+fn a_skill_inside_another_is_its_own_not_files_of_the_outer() {
+    let repo = GitRepo::new().unwrap();
+    repo.skill(".", "root").unwrap();
+    repo.write_executable("scripts/run.sh", "#!/bin/sh\necho hi\n").unwrap();
+    repo.skill("skills/inner", "inner").unwrap();
+    repo.commit("nested").unwrap();
+    let env = Env::new();
+    let (out, _) = env.expect(&["add", &repo.file_url(), "--all"], 0);
+    assert!(out.contains("imported   root as v:1") && out.contains("imported   inner as v:1"), "{out}");
+    let files = |name: &str| -> Vec<String> {
+        let show = env.json(&["show", name, "--json"], 0);
+        show["files"].as_array().unwrap().iter().map(|f| f["path"].as_str().unwrap().to_owned()).collect()
+    };
+    assert_eq!(files("root"), ["SKILL.md", "scripts/run.sh"]);
+    assert_eq!(files("inner"), ["SKILL.md"]);
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = fs::metadata(env.home().join("skills/user/root/scripts/run.sh")).unwrap().permissions().mode();
+    assert_ne!(mode & 0o111, 0, "still executable");
+}
+
 // ---- HTTP: an index, archives, SKILL.md --------------------------------------------------------
 
 struct Site {
