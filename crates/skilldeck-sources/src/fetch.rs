@@ -139,7 +139,9 @@ impl FetchSourceError {
 /// it) is left out and named in the notes; the others come in.
 pub fn fetch(source: &Source, reference: Option<&str>, config: &FetchConfig) -> Result<Fetched, FetchSourceError> {
     let scratch = tempfile::Builder::new().prefix("skilldeck-source-").tempdir().map_err(FetchSourceError::Scratch)?;
-    let tree = scratch.path().join("tree");
+    // The folder is named as the source names its top, since a skill whose frontmatter has no
+    // usable name is named after its folder.
+    let tree = scratch.path().join(top_name(source));
     let fetched = match source {
         Source::Git(git) => fetch_git(git, reference, &tree, config)?,
         Source::Http(url) => fetch_http(url, reference, &tree, config)?,
@@ -154,6 +156,7 @@ pub fn fetch(source: &Source, reference: Option<&str>, config: &FetchConfig) -> 
         };
         return Err(FetchSourceError::NoSkills { source_shown: origin.short(), hint });
     }
+    let skills = separate_nested(scratch.path(), skills).map_err(FetchSourceError::Scratch)?;
     Ok(Fetched { _scratch: scratch, origin, skills, plugins, notes })
 }
 
@@ -334,6 +337,113 @@ fn fetch_url(url: &UrlSource, tree: &Path, config: &FetchConfig, archive: bool) 
     Ok(partial(origin, discovery, &mut Vec::new()))
 }
 
+/// A skill whose folder holds skills found on their own (`skills/x/` below a root `SKILL.md`)
+/// is copied without their folders, so that each file belongs to one skill: discovery counts
+/// those as skills of their own, not as files of the outer one.
+fn separate_nested(scratch: &Path, mut skills: Vec<Candidate>) -> std::io::Result<Vec<Candidate>> {
+    let paths: Vec<String> = skills.iter().map(|c| c.path.clone()).collect();
+    for (i, c) in skills.iter_mut().enumerate() {
+        let inner: Vec<PathBuf> = paths.iter().filter_map(|p| inside(p, &c.path)).map(PathBuf::from).collect();
+        if inner.is_empty() {
+            continue;
+        }
+        let name = c.dir.file_name().map_or_else(|| "skill".into(), ToOwned::to_owned);
+        let dest = scratch.join(format!("outer-{i}")).join(name);
+        copy_without(&c.dir, &dest, Path::new(""), &inner)?;
+        c.dir = dest;
+    }
+    Ok(skills)
+}
+
+/// `path` relative to `dir` when it is strictly inside it (paths as in [`Candidate::path`]).
+fn inside<'a>(path: &'a str, dir: &str) -> Option<&'a str> {
+    if path == dir || path == "." {
+        return None;
+    }
+    if dir == "." {
+        return Some(path);
+    }
+    path.strip_prefix(dir)?.strip_prefix('/')
+}
+
+/// Copies the folders and plain files of `from` into `to`, leaving out the paths in `skip`
+/// (relative to the top of the copy; `rel` is where `from` stands in it).
+fn copy_without(from: &Path, to: &Path, rel: &Path, skip: &[PathBuf]) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let here = rel.join(entry.file_name());
+        if skip.contains(&here) {
+            continue;
+        }
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_without(&entry.path(), &to.join(entry.file_name()), &here, skip)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), to.join(entry.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The name the source gives its top: a Git sub-path's last folder, else the repository's
+/// name; an archive's name without its extension; `tree` when none is a safe folder name.
+fn top_name(source: &Source) -> String {
+    let last = |path: &str| path.trim_end_matches('/').rsplit(['/', ':']).next().unwrap_or_default().to_owned();
+    let name = match source {
+        Source::Git(git) => match &git.subpath {
+            Some(sub) => last(sub),
+            None => {
+                let repo = last(&git.url);
+                repo.strip_suffix(".git").map_or(repo.clone(), str::to_owned)
+            }
+        },
+        Source::Archive(url) => {
+            let file = last(url.url.path());
+            let lower = file.to_ascii_lowercase();
+            [".tar.gz", ".tgz", ".tar", ".zip", ".skill"]
+                .iter()
+                .find_map(|end| lower.strip_suffix(end).map(|stem| file[..stem.len()].to_owned()))
+                .unwrap_or(file)
+        }
+        Source::Http(_) | Source::SkillFile(_) => String::new(),
+    };
+    let name = name.to_ascii_lowercase();
+    let safe = !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
+    if safe { name } else { "tree".to_owned() }
+}
+
 fn short(commit: &str) -> &str {
     commit.get(..7).unwrap_or(commit)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::{inside, top_name};
+    use crate::{Hosts, Source};
+
+    #[test]
+    fn the_top_is_named_as_the_source_names_it() {
+        let name = |text: &str| top_name(&Source::parse(text, &Hosts::default()).unwrap());
+        assert_eq!(name("owner/repo/skills/PDF@v1"), "pdf");
+        assert_eq!(name("owner/my-skill"), "my-skill");
+        assert_eq!(name("git@example.com:team/review.git"), "review");
+        assert_eq!(name("https://example.com/dl/csv-tools.tar.gz"), "csv-tools");
+        assert_eq!(name("https://example.com/dl/Notes.ZIP"), "notes");
+        assert_eq!(name("https://example.com/x/SKILL.md"), "tree");
+        assert_eq!(name("https://example.com/"), "tree");
+    }
+
+    #[test]
+    fn inside_is_strictly_below() {
+        assert_eq!(inside("skills/x", "."), Some("skills/x"));
+        assert_eq!(inside("a/skills/x", "a"), Some("skills/x"));
+        assert_eq!(inside("ab/x", "a"), None);
+        assert_eq!(inside("a", "a"), None);
+        assert_eq!(inside(".", "."), None);
+    }
 }

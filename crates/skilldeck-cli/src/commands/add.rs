@@ -8,10 +8,10 @@ use crate::context::Ctx;
 use crate::output::{self, Outcome};
 use anyhow::Context as _;
 use serde::Serialize;
-use skilldeck_core::Scope;
-use skilldeck_core::import::{self, ImportRequest, ImportState, Incoming, ItemState};
-use skilldeck_core::provenance::Provenance;
+use skilldeck_core::import::{self, BatchReport, ImportRequest, ImportState, Incoming, ItemState};
+use skilldeck_core::provenance::{Provenance, SourceKind};
 use skilldeck_core::trust::Trust;
+use skilldeck_core::{Scope, SkillName};
 use skilldeck_sources::config::SourcesConfig;
 use skilldeck_sources::fetch::{Candidate, FetchConfig, Fetched, Note, fetch};
 use skilldeck_sources::git::{FetchOptions, Tokens};
@@ -19,6 +19,7 @@ use skilldeck_sources::installed::InstalledSkills;
 use skilldeck_sources::{Hosts, Source};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
+use std::time::Duration;
 
 /// What `add` was asked for.
 #[derive(Debug, Clone, Default)]
@@ -42,16 +43,38 @@ pub struct AddArgs {
     pub json: bool,
 }
 
+/// The environment variable that sets how long a fetch waits for a connection and for each
+/// next bytes, in seconds (30 unless set): for slow links, and for tests.
+pub const TIMEOUT_VAR: &str = "SKILLDECK_SOURCES_TIMEOUT_SECS";
+
 /// How sources are fetched on this machine: config.toml's hosts, tokens from the environment,
-/// the store's limits.
+/// the store's limits, and [`TIMEOUT_VAR`] when set.
 pub fn fetch_config(ctx: &Ctx) -> anyhow::Result<(Hosts, FetchConfig)> {
     let config = SourcesConfig::load(&ctx.storage().home().config_path())?;
-    let git = FetchOptions {
+    let mut git = FetchOptions {
         limits: ctx.storage().limits(),
         tokens: Tokens::from_env(&config.hosts),
         ..FetchOptions::default()
     };
-    Ok((config.hosts, FetchConfig { git, ..FetchConfig::default() }))
+    let mut fetch = FetchConfig::default();
+    if let Some(timeout) = timeout_from_env()? {
+        git.connect_timeout = timeout;
+        git.read_timeout = timeout;
+        fetch.http.connect_timeout = timeout;
+        fetch.http.read_timeout = timeout;
+        fetch.http.total_timeout = fetch.http.total_timeout.max(timeout);
+    }
+    Ok((config.hosts, FetchConfig { git, ..fetch }))
+}
+
+/// [`TIMEOUT_VAR`] read: `None` when unset, an error naming it when it is not a positive number.
+fn timeout_from_env() -> anyhow::Result<Option<Duration>> {
+    let Some(text) = std::env::var_os(TIMEOUT_VAR) else { return Ok(None) };
+    let text = text.to_string_lossy();
+    match text.trim().parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(Some(Duration::from_secs_f64(secs))),
+        _ => anyhow::bail!("{TIMEOUT_VAR}={text:?} is not a number of seconds between 0 and 86400: write e.g. 60"),
+    }
 }
 
 /// Fetches `source` with a line on stderr while it runs in a terminal.
@@ -67,7 +90,12 @@ pub fn fetch_source(source: &Source, reference: Option<&str>, config: &FetchConf
     }
     fetched.map_err(|e| {
         let code = e.code();
-        anyhow::Error::new(e).context(format!("could not add from {} [{code}]", source.given()))
+        let hint = if matches!(code, "source_timed_out" | "http_timeout") {
+            format!(" (set {TIMEOUT_VAR} to wait longer)")
+        } else {
+            String::new()
+        };
+        anyhow::Error::new(e).context(format!("could not add from {} [{code}]{hint}", source.given()))
     })
 }
 
@@ -76,14 +104,29 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let (hosts, config) = fetch_config(&ctx)?;
     let source = Source::parse(&args.source, &hosts)?;
+    if args.reference.is_some() && matches!(source, Source::Archive(_) | Source::SkillFile(_)) {
+        anyhow::bail!("--ref names a branch, tag or commit of a Git repository; {} is a file", source.given());
+    }
     let fetched = fetch_source(&source, args.reference.as_deref(), &config)?;
-    let chosen = match choose(&fetched, args)? {
-        Chosen::These(c) => c,
+    if args.reference.is_some() && fetched.origin.kind != SourceKind::Git {
+        anyhow::bail!(
+            "--ref names a branch, tag or commit of a Git repository; {} is a skills index, which has none",
+            source.given()
+        );
+    }
+    let (chosen, asked) = match choose(&fetched, args)? {
+        Chosen::These(c, asked) => (c, asked),
         Chosen::Ask(message) => {
             eprintln!("{message}");
+            if args.json {
+                output::json(&choices_json(&fetched))?;
+            }
             return Ok(Outcome::Refused);
         }
     };
+    // Only what concerns the skills asked for is said; a skill refused counts when it was asked for.
+    let notes = relevant_notes(&fetched, &asked, &chosen);
+    let notes_refuse = notes.iter().any(|n| n.refuses);
     let installed = InstalledSkills::load(ctx.storage().home())?;
     let (chosen, clashes) = clashes(&ctx, &installed, chosen, args.force);
     let requests: Vec<ImportRequest> = chosen
@@ -103,21 +146,24 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
         for item in &mut preview.items {
             relabel(&mut item.source, &by_dir);
         }
-        let refused = !clashes.is_empty() || preview.items.iter().any(|i| matches!(i.state, ItemState::Refused { .. }));
+        let refused = notes_refuse
+            || !clashes.is_empty()
+            || !preview.errors.is_empty()
+            || preview.items.iter().any(|i| matches!(i.state, ItemState::Refused { .. }));
         if args.json {
             output::json(&AddJson {
                 source: &fetched.origin,
                 dry_run: true,
                 items: &preview.items,
                 clashes: &clashes,
-                notes: notes_json(&fetched.notes),
+                notes: notes_json(&notes),
             })?;
         } else {
             print_head(&fetched)?;
             for item in &preview.items {
                 crate::output::outln!("{}", preview_line(item, &risk));
             }
-            print_rest(&clashes, &fetched.notes)?;
+            print_rest(&clashes, &notes)?;
             let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
             for item in &preview.items {
                 *tally.entry(preview_word(&item.state)).or_default() += 1;
@@ -127,21 +173,34 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
         }
         return Ok(if refused { Outcome::Refused } else { Outcome::Ok });
     }
-    let mut report = import::import_batch(ctx.storage(), scope, &requests, limits, &mut progress)
-        .with_context(|| format!("could not start adding into {scope}"))?;
+    // Every skill asked for may have been refused or taken by another: nothing to import then.
+    let mut report = if requests.is_empty() {
+        BatchReport::default()
+    } else {
+        import::import_batch(ctx.storage(), scope, &requests, limits, &mut progress)
+            .with_context(|| format!("could not start adding into {scope}"))?
+    };
     finish();
     // Each skill stored (or already equal) is remembered with its source, in one write.
     let mut installed = installed;
+    let mut recorded = false;
     for item in &report.items {
         let (ImportState::Imported { .. } | ImportState::Unchanged { .. }, Some(skill)) = (&item.state, &item.skill)
         else {
             continue;
         };
-        if let Some(c) = by_dir.get(&item.source) {
+        let Some(c) = by_dir.get(&item.source) else { continue };
+        // A record already saying this keeps its time: nothing was installed.
+        let known =
+            installed.get(skill.name.as_str()).is_some_and(|r| r.source == c.provenance && r.digest == skill.digest);
+        if !known {
             installed.record(skill.name.as_str(), c.provenance.clone(), skill.digest);
+            recorded = true;
         }
     }
-    installed.save()?;
+    if recorded {
+        installed.save()?;
+    }
     for item in &mut report.items {
         relabel(&mut item.source, &by_dir);
         if let ImportState::Imported { warnings, .. } = &item.state {
@@ -149,7 +208,7 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
         }
     }
     let auto = super::autosync::after_change();
-    let refused = report.refused() > 0 || !report.errors.is_empty() || !clashes.is_empty();
+    let refused = notes_refuse || report.refused() > 0 || !report.errors.is_empty() || !clashes.is_empty();
     if args.json {
         super::autosync::json(
             &AddJson {
@@ -157,7 +216,7 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
                 dry_run: false,
                 items: &report.items,
                 clashes: &clashes,
-                notes: notes_json(&fetched.notes),
+                notes: notes_json(&notes),
             },
             &auto,
         )?;
@@ -166,8 +225,13 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
         for item in &report.items {
             crate::output::outln!("{}", report_line(item, &risk));
         }
-        print_rest(&clashes, &fetched.notes)?;
-        crate::output::outln!("{}", summary(&report, scope));
+        print_rest(&clashes, &notes)?;
+        let mut line = summary(&report, scope);
+        let more = clashes.len() + notes.iter().filter(|n| n.refuses).count();
+        if more > 0 {
+            line.push_str(&format!("; {more} more refused above"));
+        }
+        crate::output::outln!("{line}");
         super::autosync::print(&auto)?;
     }
     Ok(if refused { Outcome::Refused } else { Outcome::Ok })
@@ -194,8 +258,29 @@ struct NoteJson<'a> {
     refused: bool,
 }
 
-fn notes_json(notes: &[Note]) -> Vec<NoteJson<'_>> {
+fn notes_json<'a>(notes: &[&'a Note]) -> Vec<NoteJson<'a>> {
     notes.iter().map(|n| NoteJson { path: &n.path, message: &n.what, refused: n.refuses }).collect()
+}
+
+/// What a source holds, for a script to choose from (`add --json` without a choice).
+fn choices_json(fetched: &Fetched) -> serde_json::Value {
+    let skills: Vec<serde_json::Value> =
+        fetched.skills.iter().map(|c| serde_json::json!({ "name": c.name, "path": c.provenance.path })).collect();
+    let plugins: Vec<serde_json::Value> = fetched
+        .plugins
+        .iter()
+        .map(|p| {
+            let paths: Vec<String> = p.skills.iter().map(|s| fetched.origin.below(s).path).collect();
+            serde_json::json!({ "name": p.name, "description": p.description, "skills": paths })
+        })
+        .collect();
+    serde_json::json!({
+        "source": fetched.origin,
+        "needs_choice": true,
+        "skills": skills,
+        "plugins": plugins,
+        "notes": notes_json(&fetched.notes.iter().collect::<Vec<_>>()),
+    })
 }
 
 /// A skill of the source whose name is taken by a skill that did not come from it.
@@ -212,7 +297,7 @@ pub struct Clash {
 /// The item's `source` (the scratch folder it was read from) as its path inside the source.
 fn relabel(source: &mut String, by_dir: &HashMap<String, &Candidate>) {
     if let Some(c) = by_dir.get(source.as_str()) {
-        *source = c.path.clone();
+        *source = c.provenance.path.clone();
     }
 }
 
@@ -221,7 +306,7 @@ fn print_head(fetched: &Fetched) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_rest(clashes: &[Clash], notes: &[Note]) -> anyhow::Result<()> {
+fn print_rest(clashes: &[Clash], notes: &[&Note]) -> anyhow::Result<()> {
     for c in clashes {
         let from = c.from.as_deref().map_or("was made or imported here".to_owned(), |f| format!("came from {f}"));
         crate::output::outln!(
@@ -231,16 +316,64 @@ fn print_rest(clashes: &[Clash], notes: &[Note]) -> anyhow::Result<()> {
         );
     }
     for n in notes {
-        let word = if n.refuses { "refused   " } else { "left out  " };
+        let word = if n.refuses { "refused   " } else { "note      " };
         crate::output::outln!("{word} {}: {}", n.path, n.what);
     }
     Ok(())
 }
 
-/// The skills taken, or a message saying how to choose (exit 2).
+/// The skills taken and what was asked for, or a message saying how to choose (exit 2).
 enum Chosen<'a> {
-    These(Vec<&'a Candidate>),
+    These(Vec<&'a Candidate>, Asked),
     Ask(String),
+}
+
+/// What the user asked for: every skill of the source, or these paths inside it (which may
+/// name skills that were refused).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Asked {
+    All,
+    Paths(Vec<String>),
+}
+
+impl Asked {
+    fn covers(&self, path: &str) -> bool {
+        match self {
+            Asked::All => true,
+            Asked::Paths(paths) => paths.iter().any(|p| p == path),
+        }
+    }
+}
+
+/// Whether `path` (inside the source) is `dir` or below it.
+fn is_under(path: &str, dir: &str) -> bool {
+    dir == "." || path == dir || path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// The notes that concern what was asked for: a refused skill when it was asked for; what was
+/// left out of a skill taken, or of no skill at all.
+fn relevant_notes<'a>(fetched: &'a Fetched, asked: &Asked, chosen: &[&Candidate]) -> Vec<&'a Note> {
+    fetched
+        .notes
+        .iter()
+        .filter(|n| {
+            if n.refuses {
+                return asked.covers(&n.path);
+            }
+            let under = |c: &Candidate| is_under(&n.path, &c.provenance.path);
+            chosen.iter().any(|c| under(c)) || !fetched.skills.iter().any(under)
+        })
+        .collect()
+}
+
+/// The refused skill `wanted` names (by its path inside the source, its folder's name or its
+/// path below the source's top), if any.
+fn refused_note<'a>(fetched: &'a Fetched, wanted: &str) -> Option<&'a Note> {
+    let below = fetched.origin.below(wanted).path;
+    fetched
+        .notes
+        .iter()
+        .find(|n| n.refuses && (n.path == wanted || n.path == below || n.path.rsplit('/').next() == Some(wanted)))
 }
 
 fn choose<'a>(fetched: &'a Fetched, args: &AddArgs) -> anyhow::Result<Chosen<'a>> {
@@ -258,16 +391,30 @@ fn choose<'a>(fetched: &'a Fetched, args: &AddArgs) -> anyhow::Result<Chosen<'a>
                 }
             );
         };
-        return Ok(Chosen::These(skills));
+        let paths = fetched
+            .plugins
+            .iter()
+            .filter(|p| p.name == *plugin)
+            .flat_map(|p| p.skills.iter().map(|s| fetched.origin.below(s).path))
+            .collect();
+        return Ok(Chosen::These(skills, Asked::Paths(paths)));
     }
     if !args.skills.is_empty() {
         let mut taken = Vec::new();
+        let mut paths = Vec::new();
         for wanted in &args.skills {
-            let found = all.iter().find(|c| c.name == *wanted || c.path == *wanted);
+            let found = all.iter().find(|c| c.name == *wanted || c.path == *wanted || c.provenance.path == *wanted);
             match found {
-                Some(c) if !taken.contains(c) => taken.push(*c),
+                Some(c) if !taken.contains(c) => {
+                    taken.push(*c);
+                    paths.push(c.provenance.path.clone());
+                }
                 Some(_) => {}
                 None => {
+                    if let Some(note) = refused_note(fetched, wanted) {
+                        paths.push(note.path.clone());
+                        continue;
+                    }
                     let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
                     let close = skilldeck_core::name::suggestions(wanted, names.iter().copied());
                     let hint =
@@ -276,17 +423,19 @@ fn choose<'a>(fetched: &'a Fetched, args: &AddArgs) -> anyhow::Result<Chosen<'a>
                 }
             }
         }
-        return Ok(Chosen::These(taken));
+        return Ok(Chosen::These(taken, Asked::Paths(paths)));
     }
     if args.all || all.len() == 1 {
-        return Ok(Chosen::These(all));
+        return Ok(Chosen::These(all, Asked::All));
     }
     if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
-        return pick(fetched, all).map(Chosen::These);
+        let picked = pick(fetched, all)?;
+        let paths = picked.iter().map(|c| c.provenance.path.clone()).collect();
+        return Ok(Chosen::These(picked, Asked::Paths(paths)));
     }
     let mut message = format!("{shown} holds {} skills:\n", all.len());
     for c in &all {
-        message.push_str(&format!("  {:<32} {}\n", c.name, c.path));
+        message.push_str(&format!("  {:<32} {}\n", c.name, c.provenance.path));
     }
     for p in &fetched.plugins {
         message.push_str(&format!("  plugin {:<25} {} skills\n", p.name, p.skills.len()));
@@ -299,7 +448,7 @@ fn choose<'a>(fetched: &'a Fetched, args: &AddArgs) -> anyhow::Result<Chosen<'a>
 fn pick<'a>(fetched: &'a Fetched, all: Vec<&'a Candidate>) -> anyhow::Result<Vec<&'a Candidate>> {
     eprintln!("{} holds {} skills:", fetched.origin.short(), all.len());
     for (i, c) in all.iter().enumerate() {
-        eprintln!("  {:>3}  {:<32} {}", i + 1, c.name, c.path);
+        eprintln!("  {:>3}  {:<32} {}", i + 1, c.name, c.provenance.path);
     }
     for p in &fetched.plugins {
         eprintln!("       plugin {} ({} skills): type its name", p.name, p.skills.len());
@@ -359,18 +508,34 @@ fn clashes<'a>(
     let mut kept = Vec::new();
     let mut clashes = Vec::new();
     for c in chosen {
-        let exists =
-            skilldeck_core::SkillName::parse(&c.name).is_ok_and(|n| ctx.storage().skill_dir(Scope::User, &n).is_dir());
-        let record = installed.get(&c.name);
+        let Some(name) = stored_name(c) else {
+            // The import refuses it, naming why.
+            kept.push(c);
+            continue;
+        };
+        let exists = ctx.storage().skill_dir(Scope::User, &name).is_dir();
+        let record = installed.get(name.as_str());
         let same_source =
             record.is_some_and(|r| r.source.url == c.provenance.url && r.source.path == c.provenance.path);
         if exists && !same_source && !force {
-            clashes.push(Clash { name: c.name.clone(), path: c.path.clone(), from: record.map(|r| r.source.short()) });
+            clashes.push(Clash {
+                name: name.as_str().to_owned(),
+                path: c.provenance.path.clone(),
+                from: record.map(|r| r.source.short()),
+            });
         } else {
             kept.push(c);
         }
     }
     (kept, clashes)
+}
+
+/// The name the import will store `c` under: its frontmatter's `name` when that is a valid
+/// skill name, else its folder's, as `import` names a skill.
+fn stored_name(c: &Candidate) -> Option<SkillName> {
+    SkillName::parse(&c.name)
+        .ok()
+        .or_else(|| c.dir.file_name().and_then(|n| n.to_str()).and_then(|n| SkillName::parse(n).ok()))
 }
 
 #[cfg(test)]

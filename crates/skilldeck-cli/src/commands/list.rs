@@ -7,6 +7,7 @@ use serde::Serialize;
 use skilldeck_core::risk::{RiskLevel, RiskMark};
 use skilldeck_core::trust::{GrantState, GrantsView, Trust};
 use skilldeck_core::{Scope, SkillEntry, SkillRegistry};
+use skilldeck_sources::installed::InstalledSkills;
 use std::io::Write as _;
 
 /// One skill in `list --json`.
@@ -35,6 +36,11 @@ struct Row<'a> {
     held: bool,
     /// What the audit found.
     audit: AuditRow,
+    /// Whether it came from a source (`skilldeck add`).
+    sourced: bool,
+    /// Where from, in short (`github.com/o/r@9d2f1ae, skills/pdf`), when sourced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<String>,
 }
 
 /// What the audit found in one skill, as `list --json` and `show --json` print it.
@@ -94,9 +100,21 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         }
     };
     if json {
+        // Read once for the listing; only user skills come from sources.
+        let installed = match InstalledSkills::load(ctx.storage().home()) {
+            Ok(i) => Some(i),
+            Err(e) => {
+                eprintln!("warning: {e}; showing no skill as sourced");
+                None
+            }
+        };
+        let source_of = |scope: Scope, name: &str| {
+            (scope == Scope::User).then(|| installed.as_ref()?.get(name).map(|i| i.source.short())).flatten()
+        };
         // Each row is made as it is written, so a store of 20,000 skills never holds them all.
         let rows = entries.iter().map(|l| {
             let e = &l.entry;
+            let source = source_of(e.scope, &e.name);
             Row {
                 name: &e.name,
                 scope: e.scope,
@@ -119,6 +137,8 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
                 ),
                 held: ctx.registry.is_held(e),
                 audit: AuditRow::of(&ctx.registry, e),
+                sourced: source.is_some(),
+                source,
             }
         });
         output::json(&Streamed(std::cell::RefCell::new(Some(rows))))?;

@@ -6,6 +6,7 @@ use crate::output::Outcome;
 use anyhow::Context as _;
 use skilldeck_core::trust::Trust;
 use skilldeck_core::{RelPath, Scope};
+use skilldeck_sources::installed::{Installed, InstalledSkills};
 use std::io::Write as _;
 
 /// Prints metadata, diagnostics and the file tree.
@@ -23,6 +24,7 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
     let grants = Trust::load(ctx.storage().home())?.view(scope, name.as_str(), &entry.meta, content);
     let report = skilldeck_core::audits::audit_stored(ctx.storage(), scope, name.as_str())?;
     let held_by = ctx.registry.held_by(&entry);
+    let installed = sourced(&ctx, scope, name.as_str());
     if json {
         output::json(&serde_json::json!({
             "name": entry.name,
@@ -43,6 +45,10 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
                 "held_by": held_by,
                 "findings": report.findings,
             },
+            "source": installed.as_ref().map(|i| &i.source),
+            "installed_digest": installed.as_ref().map(|i| i.digest.short()),
+            "installed_at": installed.as_ref().map(|i| i.at.as_str()),
+            "changed_since_install": installed.as_ref().map(|i| i.digest != digest),
             "files": tree,
         }))?;
         return Ok(Outcome::Ok);
@@ -56,6 +62,10 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
     );
     crate::output::outln!("  status:      {}", if entry.valid { "valid" } else { "INVALID" });
     crate::output::outln!("  digest:      {digest}");
+    if let Some(i) = &installed {
+        let changed = if i.digest == digest { "" } else { " (changed here since it was added)" };
+        crate::output::outln!("  source:      {}{changed}", i.source.short());
+    }
     if let Some(d) = &m.description {
         crate::output::outln!("  description: {}", d.split_whitespace().collect::<Vec<_>>().join(" "));
     }
@@ -98,6 +108,21 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
         crate::output::outln!("    {:<40} {}", f.path.as_str(), output::size(f.size));
     }
     Ok(Outcome::Ok)
+}
+
+/// Where a user skill came from, when `skilldeck add` put it there; a `sources.json` that
+/// cannot be read is a warning, not a failure of `show`.
+fn sourced(ctx: &Ctx, scope: Scope, name: &str) -> Option<Installed> {
+    if scope != Scope::User {
+        return None;
+    }
+    match InstalledSkills::load(ctx.storage().home()) {
+        Ok(installed) => installed.get(name).cloned(),
+        Err(e) => {
+            eprintln!("warning: {e}; not showing where {name} came from");
+            None
+        }
+    }
 }
 
 /// Prints one file: text as text (SKILL.md without frontmatter), other bytes unchanged.
