@@ -648,3 +648,110 @@ fn bad_http_sources_fail_clearly_and_write_nothing() {
 
     env.assert_nothing_written();
 }
+
+// ---- outdated, update, pin-source, lock, install ---------------------------------------------
+
+fn names_in(outdated: &Value, state: &str) -> Vec<String> {
+    outdated["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["state"] == state)
+        .map(|s| s["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn an_upstream_commit_makes_outdated_name_exactly_the_changed_skill_and_update_brings_it() {
+    let (repo, first) = two_skills();
+    let root = served_as_owner_repo(&repo);
+    let server = GitHttpServer::start(root.path(), None).unwrap();
+    let env = Env::new();
+    let url = server.url("/owner/repo.git");
+    env.expect(&["add", &url, "--all"], 0);
+
+    // Nothing new: one ref listing, nothing fetched.
+    let before = server.received().len();
+    let json = env.json(&["outdated", "--json"], 0);
+    assert_eq!(names_in(&json, "up_to_date"), ["docx", "pdf"], "{json}");
+    assert_eq!(json["asked"][url.as_str()], 1, "one ref listing for the repository: {json}");
+    assert!(server.received().len() - before <= 2, "a ref listing only: {:?}", &server.received()[before..]);
+
+    // A commit that changes pdf and the README: only pdf is outdated.
+    repo.write("skills/pdf/SKILL.md", format!("{}\nNew step.\n", skill_md("pdf"))).unwrap();
+    repo.write("README.md", "# changed\n").unwrap();
+    let second = repo.commit("pdf changes").unwrap();
+    let json = env.json(&["outdated", "--json"], 0);
+    assert_eq!(names_in(&json, "outdated"), ["pdf"], "{json}");
+    assert_eq!(names_in(&json, "up_to_date"), ["docx"], "{json}");
+    let pdf = json["skills"].as_array().unwrap().iter().find(|s| s["name"] == "pdf").unwrap().clone();
+    assert_eq!(pdf["installed"]["source"]["resolved"], first.as_str());
+    assert_eq!(pdf["new"]["resolved"], second.as_str());
+    let (text, _) = env.expect(&["outdated"], 0);
+    assert!(text.contains(&format!("outdated      pdf {} → {}", &first[..7], &second[..7])), "{text}");
+
+    // The diff first, then the update: one new revision, then nothing more to do.
+    let (diff, _) = env.expect(&["update", "--dry-run"], 0);
+    assert!(diff.contains("+New step."), "{diff}");
+    assert_eq!(env.history("pdf").len(), 1, "a dry run writes nothing");
+    let (out, _) = env.expect(&["update"], 0);
+    assert!(out.contains("imported   pdf as v:2"), "{out}");
+    let history = env.history("pdf");
+    assert_eq!(history.len(), 2);
+    assert_eq!(sourced(&history[0])["resolved"], second.as_str());
+    assert_eq!(env.history("docx").len(), 1, "docx did not change");
+    let (out, _) = env.expect(&["update"], 0);
+    assert!(out.contains("up to date"), "{out}");
+    assert_eq!(env.history("pdf").len(), 2, "a second update makes no revision");
+}
+
+#[test]
+fn a_pin_holds_a_local_edit_is_not_overwritten_and_a_lock_restores_the_locked_content() {
+    let (repo, _) = two_skills();
+    repo.tag("v1", true).unwrap();
+    let env = Env::new();
+    let url = repo.file_url();
+    env.expect(&["add", &url, "--all", "--ref", "v1"], 0);
+    let v1 = fs::read_to_string(env.home().join("skills/user/pdf/SKILL.md")).unwrap();
+    repo.write("skills/pdf/SKILL.md", format!("{}\nOn main only.\n", skill_md("pdf"))).unwrap();
+    repo.commit("main moves on").unwrap();
+
+    // Pinned to v1: main moving on is no update.
+    let json = env.json(&["outdated", "--json"], 0);
+    assert_eq!(names_in(&json, "outdated"), Vec::<String>::new(), "{json}");
+    // The lock is taken while at v1.
+    env.expect(&["lock"], 0);
+    let lock = fs::read_to_string(env.tmp.path().join("skilldeck.lock")).unwrap();
+    assert!(lock.contains("name = \"pdf\"") && lock.contains("ref = \"v1\""), "{lock}");
+
+    // Unpinned, it follows main; a local edit is held back without --force.
+    env.expect(&["pin-source", "pdf", "--unpin"], 0);
+    let edited = env.local_skill("pdf", "Edited here.");
+    env.expect(&["import", p(&edited)], 0);
+    let (out, _) = env.expect(&["update", "pdf"], 2);
+    assert!(out.contains("held back  pdf: changed here"), "{out}");
+    assert!(fs::read_to_string(env.home().join("skills/user/pdf/SKILL.md")).unwrap().contains("Edited here."));
+    let (out, _) = env.expect(&["update", "pdf", "--force"], 0);
+    assert!(out.contains("imported   pdf"), "{out}");
+    assert!(fs::read_to_string(env.home().join("skills/user/pdf/SKILL.md")).unwrap().contains("On main only."));
+
+    // A fresh home restores exactly the locked (v1) content, though main moved on; twice is a no-op.
+    let fresh = Env::new();
+    fs::copy(env.tmp.path().join("skilldeck.lock"), fresh.tmp.path().join("skilldeck.lock")).unwrap();
+    let (out, _) = fresh.expect(&["install"], 0);
+    assert!(out.contains("2 installed"), "{out}");
+    assert_eq!(fs::read_to_string(fresh.home().join("skills/user/pdf/SKILL.md")).unwrap(), v1);
+    let (out, _) = fresh.expect(&["install"], 0);
+    assert!(out.contains("0 installed, 2 already in place"), "{out}");
+    assert_eq!(fresh.history("pdf").len(), 1, "a second install makes no revision");
+
+    // A lock whose digest the source cannot give is refused, naming the skill.
+    let tampered = fresh.tmp.path().join("tampered.lock");
+    let first_digest = lock.find("digest = \"sha256:").unwrap() + "digest = \"sha256:".len();
+    let mut chars: Vec<char> = lock.chars().collect();
+    chars[first_digest] = if chars[first_digest] == '0' { '1' } else { '0' };
+    fs::write(&tampered, chars.into_iter().collect::<String>()).unwrap();
+    let again = Env::new();
+    let (out, _) = again.expect(&["install", "--lock", p(&tampered)], 2);
+    assert!(out.contains("failed     docx") && out.contains("other content"), "{out}");
+}

@@ -127,6 +127,9 @@ fn resolve(refs: &[RemoteRef], reference: Option<&str>) -> Option<String> {
         .find_map(|full| refs.iter().find(|r| &r.name == full).map(commit))
 }
 
+/// Sourced skills asked about together: their names and records.
+type Group<'a> = Vec<(&'a str, &'a Installed)>;
+
 fn check_git(url: &str, skills: &[(&str, &Installed)], config: &FetchConfig, out: &mut Checked) {
     *out.asked.entry(url.to_owned()).or_default() += 1;
     let refs = match git::remote_refs(url, &config.git) {
@@ -134,7 +137,7 @@ fn check_git(url: &str, skills: &[(&str, &Installed)], config: &FetchConfig, out
         Err(e) => return could_not(out, skills, &e.to_string()),
     };
     // The skills whose ref moved, by the ref they follow: one fetch each.
-    let mut moved: BTreeMap<(Option<String>, String), Vec<(&str, &Installed)>> = BTreeMap::new();
+    let mut moved: BTreeMap<(Option<String>, String), Group<'_>> = BTreeMap::new();
     for &(name, rec) in skills {
         match resolve(&refs, rec.source.reference.as_deref()) {
             None => {

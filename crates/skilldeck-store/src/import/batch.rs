@@ -149,9 +149,12 @@ impl Names {
     }
 }
 
+/// An opened request: its source, the indices of its requested skills, and its origin.
+pub(crate) type Opened<'a> = (Source, Vec<usize>, Option<&'a Provenance>);
+
 /// Opens each requested path; returns the sources with the indices of their requested skills
 /// and their origin, and the paths that could not be used.
-pub(crate) fn open_all(requests: &[ImportRequest]) -> (Vec<(Source, Vec<usize>, Option<&Provenance>)>, Vec<PathError>) {
+pub(crate) fn open_all(requests: &[ImportRequest]) -> (Vec<Opened<'_>>, Vec<PathError>) {
     let mut opened = Vec::new();
     let mut errors = Vec::new();
     for r in requests {
