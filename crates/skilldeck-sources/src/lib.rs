@@ -12,6 +12,7 @@ pub mod git;
 pub mod http;
 pub mod installed;
 pub mod redact;
+pub mod setup;
 pub mod source;
 #[cfg(feature = "git-server")]
 pub mod testing;
