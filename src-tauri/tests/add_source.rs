@@ -156,5 +156,8 @@ fn a_source_that_cannot_be_fetched_says_why_and_writes_nothing() {
     let err = fx.invoke("source_look", json!({"source": "not a source at all", "reference": null})).unwrap_err();
     assert_eq!(err["code"], json!("source_invalid"), "{err}");
     assert!(!fx.home().join("sources.json").exists());
-    assert!(std::fs::read_dir(fx.home().join("skills/user")).map_or(true, |mut d| d.next().is_none()));
+    let stored: Vec<_> = std::fs::read_dir(fx.home().join("skills/user"))
+        .map(|d| d.flatten().map(|e| e.file_name()).filter(|n| !n.to_string_lossy().starts_with('.')).collect())
+        .unwrap_or_default();
+    assert!(stored.is_empty(), "{stored:?}");
 }
