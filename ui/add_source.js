@@ -152,8 +152,7 @@ function render(box, view) {
       el("button", { type: "button", id: "add-source-all", text: t("selectAll"), onclick: () => setAll(true) }),
       el("button", { type: "button", id: "add-source-none", text: t("selectNone"), onclick: () => setAll(false) }),
     ),
-    list,
-    notes(view.notes),
+    ...[list, notes(view.notes)].filter(Boolean),
   );
   syncPlugins();
   return chosen;
@@ -162,7 +161,7 @@ function render(box, view) {
 /** What was left out of the source, and why. */
 function notes(list) {
   if (!list.length) return null;
-  return el("details", { class: "source-notes", id: "add-source-notes", open: list.some((n) => n.refuses) },
+  return el("details", { class: "source-notes", id: "add-source-notes", open: list.length <= 3 || list.some((n) => n.refuses) },
     el("summary", { text: t("sourceNotes", list.length) }),
     el("ul", {}, ...list.map((n) => el("li", { class: n.refuses ? "refuses" : "", dataset: { path: n.path } },
       el("span", { class: `badge ${n.refuses ? "error" : "muted"}`, text: t(n.refuses ? "noteRefused" : "noteLeftOut") }),

@@ -82,7 +82,7 @@ const STRINGS = {
     addSourceTitle: "Add skills from a source",
     addSourceHint: "Paste where the skills live: owner/repo on GitHub, a Git URL, a local repository's path, a site with a skills index (https://…), or the URL of an archive or a SKILL.md. Nothing is written until you install.",
     addSourcePlaceholder: "owner/repo, https://…, /path/to/repo",
-    addSourceRef: "branch, tag or commit (optional)",
+    addSourceRef: "branch, tag or commit",
     look: "Look",
     install: "Install",
     installN: (n) => `Install ${n} skill${n === 1 ? "" : "s"}`,
