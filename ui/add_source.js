@@ -177,6 +177,7 @@ async function install(onInstalled) {
   const token = shown.token;
   const box = $("#add-source-preview");
   shown.busy = true;
+  $("#add-source-look").disabled = true;
   setInstall(paths.length);
   // The backend lets the source go whatever happens: it is no longer ours to forget.
   shown.token = null;
@@ -189,6 +190,7 @@ async function install(onInstalled) {
     showError(box, e);
   } finally {
     shown.busy = false;
+    $("#add-source-look").disabled = false;
     setInstall(shown.chosen ? shown.chosen().length : 0);
   }
 }

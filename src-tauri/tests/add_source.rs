@@ -138,6 +138,11 @@ fn look_previews_install_stores_the_chosen_skills_with_their_source() {
     );
     assert_eq!(look["preview"]["items"][1]["error"]["code"], json!("source_clash"));
     assert!(fx.ok("source_forget", json!({"token": look["token"]})).as_bool().unwrap());
+
+    // A local repository's path is a source too, and gives the same skills.
+    let local = fx.ok("source_look", json!({"source": repo.work().display().to_string(), "reference": null}));
+    assert_eq!(local["preview"]["items"].as_array().unwrap().len(), 3);
+    assert_eq!(local["origin"]["link"], Value::Null, "no web page for a local repository");
 }
 
 #[test]
