@@ -13,6 +13,7 @@ import { fileBody } from "./fileview.js";
 import { diagMessage } from "./diag_i18n.js";
 import { showHistory as showHistoryPane } from "./history.js";
 import { importCollection, previewCollection } from "./import_many.js";
+import { initAddSource } from "./add_source.js";
 import { countsText, previewFindings, revisionOf, risksPanel } from "./risks.js";
 import { mark, traceInteractions } from "./trace.js";
 import * as sidebar from "./sidebar.js";
@@ -151,6 +152,7 @@ function renderFiles() {
       d.version ? el("span", { class: "badge", text: `v:${d.version}` }) : null,
       el("span", { class: "digest", title: "content digest", text: d.digest }),
     ),
+    d.origin ? originLine(d.origin) : null,
     el("button", {
       type: "button", id: "enabled-switch", class: "switch", role: "switch", "aria-checked": String(d.enabled && d.valid && !d.shadowed),
       // An invalid or shadowed skill is never listed, whatever the switch says: say why instead.
@@ -205,6 +207,16 @@ function renderFiles() {
     ));
   }
   pane.append(el("h3", { text: t("files") }), tree);
+}
+
+/** Where a sourced skill came from, with a link to the source's web page when it has one. */
+function originLine(o) {
+  const text = t("originFrom", o.short);
+  return el("p", { class: "hint origin", id: "skill-origin" },
+    o.link
+      // The window's link handler (links.js) opens it in the browser: http(s) only.
+      ? el("a", { href: o.link, id: "skill-origin-link", title: t("originOpenTitle", o.link), text })
+      : el("span", { text }));
 }
 
 /** The tools a skill's `allowed-tools` asks for, in plain words, with warnings for broad ones. */
@@ -535,16 +547,21 @@ function setImportLabel(n) {
   $("#import-confirm").textContent = n === null ? t("importConfirm") : t("importN", n);
 }
 
+/** After skills came in (a collection, a source): says how many, shows the first new one. */
+async function afterImport(report, message) {
+  toast(t(message, report.imported, report.unchanged, report.refused));
+  await loadSkills();
+  const first = report.items.find((i) => i.state === "imported") || report.items.find((i) => i.name && i.state !== "refused");
+  if (first) await select(`user/${first.name}`);
+}
+
 /** Imports the chosen skills of a collection, then shows the first new one. */
 async function confirmCollection(path, locations) {
   const box = $("#import-preview");
   try {
     const report = await importCollection(box, path, locations);
     $("#import-dialog").close();
-    toast(t("importedMany", report.imported, report.unchanged, report.refused));
-    await loadSkills();
-    const first = report.items.find((i) => i.state === "imported") || report.items.find((i) => i.name && i.state !== "refused");
-    if (first) await select(`user/${first.name}`);
+    await afterImport(report, "importedMany");
   } catch (e) {
     box.replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: errorText(e) }));
   }
@@ -765,6 +782,7 @@ initSplitters();
 initAgent();
 initAgents({ onChange: setDelivery });
 initMcpClients();
+initAddSource({ onInstalled: (report) => afterImport(report, "installedFromSource") });
 document.body.dataset.view = "skills";
 firstLoad
   .then(() => {

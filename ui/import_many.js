@@ -20,7 +20,7 @@ function stateText(item) {
 }
 
 /** Runs `work` while a progress bar in `box` follows the backend's progress events. */
-async function withProgress(box, work) {
+export async function withProgress(box, work) {
   const bar = el("progress", { id: "import-progress", max: "1", value: "0" });
   const label = el("span", { class: "hint", id: "import-progress-text", text: t("checking") });
   const row = el("div", { class: "progress-row" }, bar, label);
@@ -40,8 +40,9 @@ async function withProgress(box, work) {
 }
 
 /** One row of the list: checkbox, name, where it is, what importing it would do, problems. */
-function itemRow(item, index) {
+export function itemRow(item, index) {
   const choosable = item.state === "new" || item.state === "update";
+  const where = item.name && item.location !== "." && item.location !== item.name;
   const box = el("input", {
     type: "checkbox", class: "pick", dataset: { location: item.location },
     checked: choosable, disabled: !choosable, "aria-label": item.name || item.location,
@@ -58,7 +59,7 @@ function itemRow(item, index) {
     el("label", { class: "check" },
       box,
       el("span", { class: "item-name", text: item.name || item.location }),
-      item.name && item.location !== "." ? el("span", { class: "muted item-location", text: item.location }) : null,
+      where ? el("span", { class: "muted item-location", text: item.location }) : null,
       el("span", { class: `badge state-badge state-${item.state}`, text: stateText(item) }),
       !item.valid && item.name ? el("span", { class: "marker error", text: t("invalidShort") }) : null,
       warnings && !errors.length ? el("span", { class: "marker warn", text: t("warningsN", warnings) }) : null,

@@ -8,6 +8,7 @@ pub mod error;
 pub mod file_view;
 pub mod links;
 pub mod markdown;
+pub mod sources;
 pub mod state;
 pub mod trace;
 pub mod views;
@@ -64,6 +65,9 @@ macro_rules! handlers {
             $crate::commands::collection::import_layout,
             $crate::commands::collection::import_collection_preview,
             $crate::commands::collection::import_collection,
+            $crate::commands::add_source::source_look,
+            $crate::commands::add_source::source_install,
+            $crate::commands::add_source::source_forget,
             $crate::commands::revisions::delete_skill,
             $crate::commands::revisions::skill_history,
             $crate::commands::revisions::restore_skill,

@@ -20,6 +20,8 @@ pub struct AppState {
     pub agent: AgentPanel,
     /// When the process started, for the start-up trace.
     pub started: std::time::Instant,
+    /// Sources fetched by "Add from…" and not yet installed or cancelled.
+    pub sources: crate::sources::PendingFetches,
     watcher: Mutex<Option<SkillWatcher>>,
     /// Held while the whole store is listed (see `exclusively`).
     listing: Mutex<()>,
@@ -37,6 +39,7 @@ impl AppState {
             registry: Arc::new(SkillRegistry::new(storage).with_hold(hold.level())),
             agent: AgentPanel::default(),
             started: std::time::Instant::now(),
+            sources: crate::sources::PendingFetches::default(),
             watcher: Mutex::new(None),
             listing: Mutex::new(()),
         })

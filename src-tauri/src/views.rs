@@ -147,6 +147,8 @@ pub struct SkillDetail {
     pub grants: GrantsRow,
     /// What the audit found in its files now, and which findings hold it back.
     pub audit: AuditView,
+    /// Where it came from, when it was installed from a source (`sources.json`).
+    pub origin: Option<crate::sources::OriginView>,
 }
 
 /// What the audit found in one skill, as the Risks panel and the import previews show it.

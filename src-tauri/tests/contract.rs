@@ -114,6 +114,7 @@ fn the_sidebar_and_the_skill_view() {
         digest: "sha256:0123456789ab".into(),
         grants: grants(),
         audit: audit(),
+        origin: Some(origin()),
     };
     let mut expected = row_json();
     let extra = json!({
@@ -122,6 +123,7 @@ fn the_sidebar_and_the_skill_view() {
         "digest": "sha256:0123456789ab",
         "grants": grants_json(),
         "audit": audit_json(),
+        "origin": origin_json(),
     });
     expected.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
     check(detail, expected);
@@ -252,6 +254,43 @@ fn the_agent_panel() {
     let provider =
         ProviderView { name: "offline".into(), label: "offline".into(), kind: "offline".into(), problem: None };
     check(provider, json!({"name": "offline", "label": "offline", "kind": "offline", "problem": null}));
+}
+
+fn origin() -> skilldeck_app::sources::OriginView {
+    skilldeck_app::sources::OriginView {
+        short: "github.com/o/r@9d2f1ae, skills/pdf".into(),
+        given: "o/r".into(),
+        kind: skilldeck_core::provenance::SourceKind::Git,
+        reference: None,
+        resolved: "9d2f1ae".into(),
+        path: "skills/pdf".into(),
+        link: Some("https://github.com/o/r".into()),
+    }
+}
+
+fn origin_json() -> Value {
+    json!({"short": "github.com/o/r@9d2f1ae, skills/pdf", "given": "o/r", "kind": "git", "reference": null,
+           "resolved": "9d2f1ae", "path": "skills/pdf", "link": "https://github.com/o/r"})
+}
+
+#[test]
+fn a_source_look() {
+    use skilldeck_app::commands::add_source::{NoteView, PluginView, SourceLook};
+    use skilldeck_app::commands::collection::CollectionView;
+    let look = SourceLook {
+        token: "source-1".into(),
+        origin: origin(),
+        plugins: vec![PluginView { name: "docs".into(), description: None, skills: vec!["skills/pdf".into()] }],
+        notes: vec![NoteView { path: "skills/x".into(), what: "w".into(), refuses: true }],
+        preview: CollectionView { items: vec![], imported: 0, unchanged: 0, refused: 0 },
+    };
+    check(
+        look,
+        json!({"token": "source-1", "origin": origin_json(),
+               "plugins": [{"name": "docs", "description": null, "skills": ["skills/pdf"]}],
+               "notes": [{"path": "skills/x", "what": "w", "refuses": true}],
+               "preview": {"items": [], "imported": 0, "unchanged": 0, "refused": 0}}),
+    );
 }
 
 #[test]

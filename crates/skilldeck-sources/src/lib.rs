@@ -15,6 +15,7 @@ pub mod installed;
 pub mod lock;
 pub mod redact;
 pub mod restore;
+pub mod setup;
 pub mod source;
 #[cfg(feature = "git-server")]
 pub mod testing;

@@ -100,7 +100,7 @@ impl CollectionItemView {
 }
 
 /// Sends progress to the window, at most every `PROGRESS_EVERY` and always the last step.
-fn progress_sender<R: Runtime>(app: AppHandle<R>) -> impl FnMut(BatchProgress) {
+pub(crate) fn progress_sender<R: Runtime>(app: AppHandle<R>) -> impl FnMut(BatchProgress) {
     let mut last: Option<Instant> = None;
     move |p| {
         let (phase, done, total) = match p {
@@ -178,7 +178,7 @@ fn first_path_error(errors: Vec<PathError>) -> ApiResult<()> {
 
 impl CollectionView {
     /// The view of `items`, counted by state.
-    fn of(items: Vec<CollectionItemView>) -> Self {
+    pub(crate) fn of(items: Vec<CollectionItemView>) -> Self {
         let count = |s: &str| items.iter().filter(|i| i.state == s).count();
         Self { imported: count("imported"), unchanged: count("identical"), refused: count("refused"), items }
     }
@@ -186,7 +186,7 @@ impl CollectionView {
 
 impl CollectionItemView {
     /// The row of a previewed skill; `assess` says whether its findings would hold it.
-    fn previewed(item: PreviewItem, assess: Assessor<'_>, scope: Scope) -> Self {
+    pub(crate) fn previewed(item: PreviewItem, assess: Assessor<'_>, scope: Scope) -> Self {
         let mut view = Self::new(item.location, item.skill.as_ref(), assess, scope);
         match item.state {
             ItemState::New { revision } => (view.state, view.revision) = ("new", Some(revision.0)),
@@ -200,7 +200,7 @@ impl CollectionItemView {
     }
 
     /// The row of an imported skill; `assess` says whether its findings hold it.
-    fn imported(item: ImportedItem, assess: Assessor<'_>, scope: Scope) -> Self {
+    pub(crate) fn imported(item: ImportedItem, assess: Assessor<'_>, scope: Scope) -> Self {
         let mut view = Self::new(item.location, item.skill.as_ref(), assess, scope);
         match item.state {
             ImportState::Imported { revision, replaced, .. } => {
@@ -213,6 +213,6 @@ impl CollectionItemView {
     }
 }
 
-fn task_failed(e: impl std::fmt::Display) -> ApiError {
+pub(crate) fn task_failed(e: impl std::fmt::Display) -> ApiError {
     ApiError::new("task_failed", format!("the import stopped unexpectedly: {e}"))
 }

@@ -1,6 +1,7 @@
 //! The commands the UI invokes: each takes state and arguments, calls the core, maps the error.
 //! Grouped by what they touch; no logic of their own beyond shaping views.
 
+pub mod add_source;
 pub mod agent;
 pub mod agents;
 pub mod collection;

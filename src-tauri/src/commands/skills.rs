@@ -66,7 +66,18 @@ pub async fn skill_detail(state: State<'_, AppState>, scope: Scope, name: String
         digest: state.registry.digest(scope, &name)?.short(),
         grants: trust.view(scope, &name, &listed.entry.meta, content.as_ref()).into(),
         audit,
+        origin: origin(&state, scope, &name),
     })
+}
+
+/// Where user skill `name` came from, when `sources.json` says it came from a source; none for
+/// other scopes and when the file cannot be read (the CLI's `outdated` reports that).
+fn origin(state: &AppState, scope: Scope, name: &str) -> Option<crate::sources::OriginView> {
+    if scope != Scope::User {
+        return None;
+    }
+    let installed = skilldeck_sources::installed::InstalledSkills::load(state.storage().home()).ok()?;
+    installed.get(name).map(|r| crate::sources::OriginView::of(&r.source))
 }
 
 /// The requested tools of skill `name` in `scope` as stored now, and whether they are in force.

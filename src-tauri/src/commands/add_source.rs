@@ -1,0 +1,262 @@
+//! "Add from…": a source (a Git repository, a `.well-known` index, an archive or `SKILL.md` URL)
+//! fetched off the UI thread and previewed like a collection (what installing each skill would do,
+//! its findings, the plugins grouping them, what was left out), then the chosen skills installed
+//! from that same fetch, each revision recording where it came from and each skill remembered in
+//! `sources.json`. Fetching and the clash rule are `skilldeck-sources`; the import is the core's.
+
+use super::collection::{CollectionItemView, CollectionView, progress_sender, task_failed};
+use crate::error::{ApiError, ApiResult};
+use crate::sources::OriginView;
+use crate::state::AppState;
+use crate::views::Assessor;
+use serde::Serialize;
+use skilldeck_core::Scope;
+use skilldeck_core::import::{self, ErrorInfo, ImportRequest, ImportState, PathError};
+use skilldeck_core::trust::Trust;
+use skilldeck_sources::Source;
+use skilldeck_sources::fetch::{Candidate, FetchSourceError, Fetched, fetch};
+use skilldeck_sources::installed::{InstalledError, InstalledSkills};
+use skilldeck_sources::setup;
+use std::sync::Arc;
+use tauri::{AppHandle, Runtime, State};
+
+/// What a source holds, as the dialog shows it after "Look".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceLook {
+    /// The key of the fetched source the app keeps for "Install".
+    pub token: String,
+    /// The source's top: its address, the commit or digest it resolved to.
+    pub origin: OriginView,
+    /// A marketplace's plugins, each a group of skill paths (as `items[].location`).
+    pub plugins: Vec<PluginView>,
+    /// What was left out of the source, and skills refused, with why.
+    pub notes: Vec<NoteView>,
+    /// One row per skill found; `location` is its path inside the source.
+    pub preview: CollectionView,
+}
+
+/// A plugin of a marketplace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PluginView {
+    /// Its name.
+    pub name: String,
+    /// Its description, if any.
+    pub description: Option<String>,
+    /// The paths of its skills inside the source.
+    pub skills: Vec<String>,
+}
+
+/// Something of the source that was left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NoteView {
+    /// The path inside the source it is about.
+    pub path: String,
+    /// What happened.
+    pub what: String,
+    /// Whether it keeps a skill out.
+    pub refuses: bool,
+}
+
+/// Fetches `source` (at `reference` when given) into a scratch folder the app keeps, and says
+/// what installing each of its skills into the user scope would do. Writes nothing to the store.
+#[tauri::command]
+pub async fn source_look<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    source: String,
+    reference: Option<String>,
+) -> ApiResult<SourceLook> {
+    let storage = state.storage().clone();
+    let (hosts, config) = setup::fetch_config(&storage).map_err(|e| ApiError::new("config_invalid", e.to_string()))?;
+    let parsed = Source::parse(source.trim(), &hosts).map_err(|e| ApiError::new("source_invalid", e.to_string()))?;
+    let reference = reference.map(|r| r.trim().to_owned()).filter(|r| !r.is_empty());
+    let fetched = tauri::async_runtime::spawn_blocking(move || fetch(&parsed, reference.as_deref(), &config))
+        .await
+        .map_err(task_failed)?
+        .map_err(fetch_failed)?;
+    let installed = InstalledSkills::load(storage.home()).map_err(sources_file)?;
+    let (fetched, preview) = tauri::async_runtime::spawn_blocking(move || {
+        let chosen: Vec<&Candidate> = fetched.skills.iter().collect();
+        let mut progress = progress_sender(app);
+        let preview = import::preview_all(&storage, Scope::User, &requests(&chosen), storage.limits(), &mut progress);
+        let clashes: Vec<Option<ErrorInfo>> = chosen.iter().map(|c| clash(&storage, &installed, c)).collect();
+        (fetched, (preview, clashes))
+    })
+    .await
+    .map_err(task_failed)?;
+    let (preview, clashes) = preview;
+    let trust = Trust::load(state.storage().home()).unwrap_or_default();
+    let assess = Assessor { trust: &trust, hold: state.registry.hold() };
+    let mut items = Vec::new();
+    for (candidate, clash) in fetched.skills.iter().zip(clashes) {
+        let dir = candidate.dir.display().to_string();
+        let mut row = match preview.items.iter().find(|i| i.source == dir) {
+            Some(item) => CollectionItemView::previewed(item.clone(), assess, Scope::User),
+            None => refused_row(&candidate.path, unreadable(&preview.errors, &dir), assess),
+        };
+        row.location = candidate.path.clone();
+        if let Some(clash) = clash {
+            row = CollectionItemView { state: "refused", revision: None, current: None, error: Some(clash), ..row };
+        }
+        items.push(row);
+    }
+    let look = SourceLook {
+        token: String::new(),
+        origin: OriginView::of(&fetched.origin),
+        plugins: fetched
+            .plugins
+            .iter()
+            .map(|p| PluginView { name: p.name.clone(), description: p.description.clone(), skills: p.skills.clone() })
+            .collect(),
+        notes: fetched
+            .notes
+            .iter()
+            .map(|n| NoteView { path: n.path.clone(), what: n.what.clone(), refuses: n.refuses })
+            .collect(),
+        preview: CollectionView::of(items),
+    };
+    Ok(SourceLook { token: state.sources.keep(fetched), ..look })
+}
+
+/// Installs the skills at `paths` of the source kept under `token` into the user scope, one
+/// store batch, each revision recording its provenance; each skill stored (or already equal) is
+/// remembered in `sources.json`. The kept source is let go whatever the outcome.
+#[tauri::command]
+pub async fn source_install<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    token: String,
+    paths: Vec<String>,
+) -> ApiResult<CollectionView> {
+    if paths.is_empty() {
+        return Err(ApiError::new("nothing_chosen", "choose at least one skill to install"));
+    }
+    let fetched = state.sources.get(&token).ok_or_else(expired)?;
+    state.sources.forget(&token);
+    let storage = state.storage().clone();
+    let (report, clashes) = tauri::async_runtime::spawn_blocking(move || install(&app, &storage, &fetched, &paths))
+        .await
+        .map_err(task_failed)??;
+    state.registry.invalidate(Scope::User, None);
+    let trust = Trust::load(state.storage().home()).unwrap_or_default();
+    let assess = Assessor { trust: &trust, hold: state.registry.hold() };
+    let mut items: Vec<CollectionItemView> = report
+        .into_iter()
+        .map(|(item, path)| {
+            let mut row = CollectionItemView::imported(item, assess, Scope::User);
+            row.location = path;
+            row
+        })
+        .collect();
+    items.extend(clashes.into_iter().map(|(path, error)| refused_row(&path, error, assess)));
+    Ok(CollectionView::of(items))
+}
+
+/// Lets go of the source kept under `token` (the dialog was cancelled or closed).
+#[tauri::command]
+pub async fn source_forget(state: State<'_, AppState>, token: String) -> ApiResult<bool> {
+    Ok(state.sources.forget(&token))
+}
+
+/// An install's items (each with its path in the source) and the chosen skills refused for a
+/// clash; records the skills stored in `sources.json`.
+type Installed = (Vec<(import::ImportedItem, String)>, Vec<(String, ErrorInfo)>);
+
+fn install<R: Runtime>(
+    app: &AppHandle<R>,
+    storage: &skilldeck_core::FsStorage,
+    fetched: &Arc<Fetched>,
+    paths: &[String],
+) -> ApiResult<Installed> {
+    let mut installed = InstalledSkills::load(storage.home()).map_err(sources_file)?;
+    let mut chosen = Vec::new();
+    let mut clashes = Vec::new();
+    for c in fetched.skills.iter().filter(|c| paths.contains(&c.path)) {
+        match clash(storage, &installed, c) {
+            Some(error) => clashes.push((c.path.clone(), error)),
+            None => chosen.push(c),
+        }
+    }
+    let mut progress = progress_sender(app.clone());
+    let report = import::import_batch(storage, Scope::User, &requests(&chosen), storage.limits(), &mut progress)?;
+    if let Some(e) = report.errors.first() {
+        return Err(ApiError::new(&e.error.code, e.error.message.clone()).arg("path", &e.source));
+    }
+    let by_dir = |source: &str| chosen.iter().find(|c| c.dir.display().to_string() == source).copied();
+    for item in &report.items {
+        let (ImportState::Imported { .. } | ImportState::Unchanged { .. }, Some(skill)) = (&item.state, &item.skill)
+        else {
+            continue;
+        };
+        if let Some(c) = by_dir(&item.source) {
+            installed.record(skill.name.as_str(), c.provenance.clone(), skill.digest);
+        }
+    }
+    installed.save().map_err(sources_file)?;
+    let items = report
+        .items
+        .into_iter()
+        .map(|item| {
+            let path = by_dir(&item.source).map_or_else(|| item.location.clone(), |c| c.path.clone());
+            (item, path)
+        })
+        .collect();
+    Ok((items, clashes))
+}
+
+/// One import request per candidate, each carrying the candidate's provenance.
+fn requests(chosen: &[&Candidate]) -> Vec<ImportRequest> {
+    chosen
+        .iter()
+        .map(|c| ImportRequest { path: c.dir.clone(), only: None, origin: Some(c.provenance.clone()) })
+        .collect()
+}
+
+/// The refusal of a candidate whose name a user skill from elsewhere holds.
+fn clash(storage: &skilldeck_core::FsStorage, installed: &InstalledSkills, c: &Candidate) -> Option<ErrorInfo> {
+    let from = setup::clash(storage, installed, c)?;
+    let message = match from {
+        Some(from) => {
+            format!("a skill named {} already exists and came from {from}; delete it first to install this one", c.name)
+        }
+        None => format!(
+            "a skill named {} already exists and was made or imported here; delete it first to install this one",
+            c.name
+        ),
+    };
+    Some(ErrorInfo { code: "source_clash".to_owned(), message })
+}
+
+/// The row of a skill refused before it was read, with why.
+fn refused_row(location: &str, error: ErrorInfo, assess: Assessor<'_>) -> CollectionItemView {
+    let item = import::PreviewItem {
+        source: String::new(),
+        location: location.to_owned(),
+        skill: None,
+        state: import::ItemState::Refused { error },
+    };
+    CollectionItemView::previewed(item, assess, Scope::User)
+}
+
+/// Why the import could not open the candidate at `dir` at all.
+fn unreadable(errors: &[PathError], dir: &str) -> ErrorInfo {
+    errors.iter().find(|e| e.source == dir).map_or_else(
+        || ErrorInfo { code: "source_unreadable".to_owned(), message: "this skill could not be read".to_owned() },
+        |e| e.error.clone(),
+    )
+}
+
+fn fetch_failed(e: FetchSourceError) -> ApiError {
+    ApiError::new(e.code(), e.to_string())
+}
+
+fn sources_file(e: InstalledError) -> ApiError {
+    ApiError::new("sources_file_failed", e.to_string())
+}
+
+fn expired() -> ApiError {
+    ApiError::new("source_expired", "this source is no longer at hand; press Look again")
+}

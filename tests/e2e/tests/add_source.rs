@@ -1,0 +1,273 @@
+//! "Add from…" in the real window against a Git repository served on loopback by
+//! `git http-backend`: Look shows the three skills and the plugin grouping two of them, one is
+//! unticked (a plugin from another repository is named as left out), Install brings in the other two, the skill view says where a skill came from and
+//! History says so too; a source on a closed port shows its error (in Chinese when the UI is)
+//! and writes nothing. The repository and server are built here with the system `git`: this
+//! crate depends on no workspace crate.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use skilldeck_e2e::{Session, enabled};
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Runs `git` in `dir` with no user or system configuration; its output.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Fixture")
+        .env("GIT_AUTHOR_EMAIL", "fixture@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Fixture")
+        .env("GIT_COMMITTER_EMAIL", "fixture@example.invalid")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `root/repo.git`: three skills under `skills/` and a marketplace whose plugin `docs` holds
+/// alpha and beta. Returns the commit.
+fn make_repo(root: &Path) -> String {
+    let work = root.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    git(root, &["init", "-q", "--bare", "-b", "main", "repo.git"]);
+    git(&work, &["init", "-q", "-b", "main"]);
+    for (name, what) in
+        [("alpha", "Writes alpha reports"), ("beta", "Checks beta builds"), ("gamma", "Plots gamma curves")]
+    {
+        let dir = work.join("skills").join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("SKILL.md"), format!("---\nname: {name}\ndescription: {what}.\n---\n\n# {name}\n"))
+            .unwrap();
+    }
+    std::fs::create_dir_all(work.join(".claude-plugin")).unwrap();
+    std::fs::write(
+        work.join(".claude-plugin/marketplace.json"),
+        r#"{"name": "fixture", "owner": {"name": "t"}, "plugins": [
+             {"name": "docs", "description": "Document skills", "source": "./",
+              "skills": ["./skills/alpha", "./skills/beta"]},
+             {"name": "elsewhere", "source": {"source": "github", "repo": "o/other"}}]}"#,
+    )
+    .unwrap();
+    git(&work, &["add", "-A"]);
+    git(&work, &["commit", "-q", "-m", "three skills"]);
+    git(&work, &["push", "-q", root.join("repo.git").to_str().unwrap(), "main"]);
+    git(&work, &["rev-parse", "HEAD"]).trim().to_owned()
+}
+
+/// A loopback smart-HTTP server: each request handed to `git http-backend` (CGI) over the
+/// repositories in `root`, on a thread per connection, for as long as the test runs.
+fn serve_git(root: PathBuf) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let root = root.clone();
+            std::thread::spawn(move || {
+                let _ = cgi(stream, &root);
+            });
+        }
+    });
+    port
+}
+
+fn cgi(stream: TcpStream, root: &Path) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let mut parts = line.split_whitespace();
+    let (method, target) = (parts.next().unwrap_or_default().to_owned(), parts.next().unwrap_or_default().to_owned());
+    let mut headers = Vec::new();
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
+            break;
+        }
+        if let Some((k, v)) = header.trim_end().split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
+        }
+    }
+    let header = |name: &str| headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let mut body = Vec::new();
+    if header("transfer-encoding").is_some_and(|e| e.eq_ignore_ascii_case("chunked")) {
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size)?;
+            let size = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            if size == 0 {
+                let mut end = String::new();
+                while reader.read_line(&mut end)? > 2 {
+                    end.clear();
+                }
+                break;
+            }
+            let start = body.len();
+            body.resize(start + size, 0);
+            reader.read_exact(&mut body[start..])?;
+            reader.read_exact(&mut [0u8; 2])?;
+        }
+    } else if let Some(n) = header("content-length").and_then(|l| l.parse::<usize>().ok()) {
+        body.resize(n, 0);
+        reader.read_exact(&mut body)?;
+    }
+    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+    let mut command = Command::new("git");
+    command
+        .arg("http-backend")
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("GIT_PROJECT_ROOT", root)
+        .env("GIT_HTTP_EXPORT_ALL", "1")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("REQUEST_METHOD", &method)
+        .env("PATH_INFO", path)
+        .env("QUERY_STRING", query)
+        .env("REMOTE_ADDR", "127.0.0.1")
+        .env("CONTENT_LENGTH", body.len().to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    for (name, var) in [
+        ("content-type", "CONTENT_TYPE"),
+        ("git-protocol", "GIT_PROTOCOL"),
+        ("content-encoding", "HTTP_CONTENT_ENCODING"),
+    ] {
+        if let Some(value) = header(name) {
+            command.env(var, value);
+        }
+    }
+    let mut child = command.spawn()?;
+    child.stdin.take().unwrap().write_all(&body)?;
+    let out = child.wait_with_output()?.stdout;
+    let split = out.windows(4).position(|w| w == b"\r\n\r\n").map(|i| (i, 4));
+    let split = split.or_else(|| out.windows(2).position(|w| w == b"\n\n").map(|i| (i, 2)));
+    let (head, rest) = split
+        .map_or((String::new(), &out[..]), |(i, n)| (String::from_utf8_lossy(&out[..i]).into_owned(), &out[i + n..]));
+    let mut status = "200 OK".to_owned();
+    let mut response = Vec::new();
+    for line in head.lines() {
+        match line.split_once(':') {
+            Some((k, v)) if k.eq_ignore_ascii_case("status") => status = v.trim().to_owned(),
+            Some(_) => response.extend_from_slice(format!("{line}\r\n").as_bytes()),
+            None => {}
+        }
+    }
+    let mut stream = stream;
+    stream.write_all(format!("HTTP/1.1 {status}\r\n").as_bytes())?;
+    stream.write_all(&response)?;
+    stream.write_all(format!("Content-Length: {}\r\nConnection: close\r\n\r\n", rest.len()).as_bytes())?;
+    stream.write_all(rest)?;
+    stream.flush()
+}
+
+/// The user skills stored, by name.
+fn stored(s: &Session) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(s.home().join("skills/user"))
+        .map(|d| {
+            d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !n.starts_with('.')).collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn skills_are_added_from_a_git_repository_and_say_where_they_came_from() {
+    if !enabled("skills_are_added_from_a_git_repository_and_say_where_they_came_from") {
+        return;
+    }
+    let fixture = tempfile::tempdir().unwrap();
+    let commit = make_repo(fixture.path());
+    let port = serve_git(fixture.path().to_path_buf());
+    let url = format!("http://127.0.0.1:{port}/repo.git");
+    let s = Session::start("add_source").await;
+
+    // Look: the three skills, two of them in the plugin's group, the commit, nothing written.
+    s.click("#add-source-btn").await;
+    s.type_into("#add-source-input", &url).await;
+    s.click("#add-source-look").await;
+    s.wait_text("#add-source-count", 30, |t| t == "3 skills found").await;
+    let rows = s.text_of("#add-source-list").await;
+    assert!(["alpha", "beta", "gamma"].iter().all(|n| rows.contains(n)), "{rows}");
+    let plugin = s.text_of("#add-source-list li.plugin-group[data-plugin='docs']").await;
+    assert!(
+        plugin.contains("Plugin docs") && plugin.contains("2 skills") && plugin.contains("Document skills"),
+        "{plugin}"
+    );
+    assert!(plugin.contains("alpha") && plugin.contains("beta") && !plugin.contains("gamma"), "{plugin}");
+    let origin = s.text_of("#add-source-origin").await;
+    assert_eq!(origin, format!("From 127.0.0.1:{port}/repo@{}", &commit[..7]));
+    let notes = s.text_of("#add-source-notes").await;
+    assert!(
+        notes.contains("1 thing left out") && notes.contains("plugin elsewhere lives in another repository"),
+        "{notes}"
+    );
+    assert!(!s.text_of("#add-source-preview").await.contains("null"), "no stray values in the preview");
+    assert_eq!(s.text_of("#add-source-install").await, "Install 3 skills");
+    assert!(stored(&s).is_empty(), "Look wrote nothing");
+    s.screenshot("look").await;
+
+    // Untick beta: the plugin's box is half-ticked and Install counts two.
+    s.click("#add-source-list input.pick[data-location='skills/beta']").await;
+    s.wait_text("#add-source-install", 10, |t| t == "Install 2 skills").await;
+    s.wait_until(
+        "the plugin's box shows a partial choice",
+        "return document.querySelector(\"input.plugin-pick[data-plugin='docs']\").indeterminate;",
+    )
+    .await;
+    s.screenshot("unticked").await;
+
+    // Install: the dialog closes, the two are in the sidebar, beta is not.
+    s.click("#add-source-install").await;
+    s.wait_until("the dialog closes", "return !document.querySelector('#add-source-dialog').open;").await;
+    s.wait_for(".skill-item[data-key='user/alpha']").await;
+    s.wait_for(".skill-item[data-key='user/gamma']").await;
+    assert_eq!(stored(&s), ["alpha", "gamma"]);
+    assert!(s.home().join("sources.json").is_file());
+
+    // The skill view says where it came from, and links to the repository.
+    s.click(".skill-item[data-key='user/alpha']").await;
+    let from = format!("From 127.0.0.1:{port}/repo@{}, skills/alpha", &commit[..7]);
+    s.wait_text("#skill-origin", 10, |t| t == from).await;
+    let href = s
+        .client
+        .execute("return document.querySelector('#skill-origin-link').getAttribute('href');", vec![])
+        .await
+        .unwrap();
+    assert_eq!(href, serde_json::json!(format!("http://127.0.0.1:{port}/repo")));
+    s.screenshot("skill-view").await;
+
+    // History names the source of the revision.
+    s.click("#history-btn").await;
+    let event = s.wait_text("#history tbody tr td:nth-child(4)", 10, |t| !t.is_empty()).await;
+    assert_eq!(event, format!("from 127.0.0.1:{port}/repo@{}, skills/alpha", &commit[..7]));
+    s.screenshot("history").await;
+
+    // A closed port: the error in the dialog (in Chinese, as the UI is), nothing written.
+    s.client
+        .execute(
+            "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    s.click("#add-source-btn").await;
+    s.type_into("#add-source-input", &format!("http://127.0.0.1:{closed}/repo.git")).await;
+    s.click("#add-source-look").await;
+    let error = s.wait_text("#add-source-error", 60, |t| !t.is_empty()).await;
+    assert!(error.starts_with("无法连接到该来源"), "{error}");
+    let code =
+        s.client.execute("return document.querySelector('#add-source-error').dataset.code;", vec![]).await.unwrap();
+    assert_eq!(code, serde_json::json!("source_unreachable"));
+    assert!(s.text_of("#add-source-install").await == "安装");
+    s.screenshot("unreachable-zh").await;
+    s.click("#add-source-cancel").await;
+    assert_eq!(stored(&s), ["alpha", "gamma"]);
+    s.finish().await;
+}
