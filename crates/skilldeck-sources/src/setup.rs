@@ -9,15 +9,60 @@ use crate::git::{FetchOptions, Tokens};
 use crate::installed::InstalledSkills;
 use crate::source::Hosts;
 use skilldeck_core::{FsStorage, Scope, SkillName};
+use std::time::Duration;
+
+/// The environment variable that sets how long a fetch waits for a connection and for each next
+/// bytes, in seconds (default 30).
+pub const TIMEOUT_VAR: &str = "SKILLDECK_SOURCES_TIMEOUT_SECS";
+
+/// Why fetching could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// `[sources]` could not be read.
+    #[error(transparent)]
+    Config(#[from] SourcesConfigError),
+    /// [`TIMEOUT_VAR`] is not a number of seconds.
+    #[error("{TIMEOUT_VAR}={value:?} is not a number of seconds between 0 and 86400: write e.g. 60")]
+    Timeout {
+        /// The value as set.
+        value: String,
+    },
+}
 
 /// How sources are fetched with the store `storage`: `[sources]` of its config.toml for the
-/// hosts, tokens from the environment (`GITHUB_TOKEN`, `GH_TOKEN`, `GITLAB_TOKEN`), and the
-/// store's upload limits for what a fetch may write.
-pub fn fetch_config(storage: &FsStorage) -> Result<(Hosts, FetchConfig), SourcesConfigError> {
+/// hosts, tokens from the environment (`GITHUB_TOKEN`, `GH_TOKEN`, `GITLAB_TOKEN`), the
+/// store's upload limits for what a fetch may write, and [`TIMEOUT_VAR`] when set.
+pub fn fetch_config(storage: &FsStorage) -> Result<(Hosts, FetchConfig), SetupError> {
     let config = SourcesConfig::load(&storage.home().config_path())?;
-    let git =
+    let mut git =
         FetchOptions { limits: storage.limits(), tokens: Tokens::from_env(&config.hosts), ..FetchOptions::default() };
-    Ok((config.hosts, FetchConfig { git, ..FetchConfig::default() }))
+    let mut fetch = FetchConfig::default();
+    if let Some(timeout) = timeout_from_env()? {
+        git.connect_timeout = timeout;
+        git.read_timeout = timeout;
+        fetch.http.connect_timeout = timeout;
+        fetch.http.read_timeout = timeout;
+        fetch.http.total_timeout = fetch.http.total_timeout.max(timeout);
+    }
+    Ok((config.hosts, FetchConfig { git, ..fetch }))
+}
+
+/// [`TIMEOUT_VAR`] read: `None` when unset.
+fn timeout_from_env() -> Result<Option<Duration>, SetupError> {
+    let Some(text) = std::env::var_os(TIMEOUT_VAR) else { return Ok(None) };
+    let text = text.to_string_lossy();
+    match text.trim().parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(Some(Duration::from_secs_f64(secs))),
+        _ => Err(SetupError::Timeout { value: text.into_owned() }),
+    }
+}
+
+/// The name the import will store `c` under: its frontmatter's `name` when that is a valid
+/// skill name, else its folder's, as `import` names a skill.
+pub fn stored_name(c: &Candidate) -> Option<SkillName> {
+    SkillName::parse(&c.name)
+        .ok()
+        .or_else(|| c.dir.file_name().and_then(|n| n.to_str()).and_then(|n| SkillName::parse(n).ok()))
 }
 
 /// Where the user skill that `candidate` would replace came from, when it did not come from the
@@ -25,8 +70,9 @@ pub fn fetch_config(storage: &FsStorage) -> Result<(Hosts, FetchConfig), Sources
 /// for one from another source (`s` its short line), `None` when there is no clash (no such skill,
 /// or one this source installed).
 pub fn clash(storage: &FsStorage, installed: &InstalledSkills, candidate: &Candidate) -> Option<Option<String>> {
-    let exists = SkillName::parse(&candidate.name).is_ok_and(|n| storage.skill_dir(Scope::User, &n).is_dir());
-    let record = installed.get(&candidate.name);
+    let name = stored_name(candidate)?;
+    let exists = storage.skill_dir(Scope::User, &name).is_dir();
+    let record = installed.get(name.as_str());
     let same_source =
         record.is_some_and(|r| r.source.url == candidate.provenance.url && r.source.path == candidate.provenance.path);
     (exists && !same_source).then(|| record.map(|r| r.source.short()))

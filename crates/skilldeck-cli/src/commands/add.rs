@@ -8,18 +8,16 @@ use crate::context::Ctx;
 use crate::output::{self, Outcome};
 use anyhow::Context as _;
 use serde::Serialize;
+use skilldeck_core::Scope;
 use skilldeck_core::import::{self, BatchReport, ImportRequest, ImportState, Incoming, ItemState};
 use skilldeck_core::provenance::{Provenance, SourceKind};
 use skilldeck_core::trust::Trust;
-use skilldeck_core::{Scope, SkillName};
-use skilldeck_sources::config::SourcesConfig;
 use skilldeck_sources::fetch::{Candidate, FetchConfig, Fetched, Note, fetch};
-use skilldeck_sources::git::{FetchOptions, Tokens};
 use skilldeck_sources::installed::InstalledSkills;
+use skilldeck_sources::setup;
 use skilldeck_sources::{Hosts, Source};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
-use std::time::Duration;
 
 /// What `add` was asked for.
 #[derive(Debug, Clone, Default)]
@@ -43,38 +41,10 @@ pub struct AddArgs {
     pub json: bool,
 }
 
-/// The environment variable that sets how long a fetch waits for a connection and for each
-/// next bytes, in seconds (30 unless set): for slow links, and for tests.
-pub const TIMEOUT_VAR: &str = "SKILLDECK_SOURCES_TIMEOUT_SECS";
-
 /// How sources are fetched on this machine: config.toml's hosts, tokens from the environment,
-/// the store's limits, and [`TIMEOUT_VAR`] when set.
+/// the store's limits, and `SKILLDECK_SOURCES_TIMEOUT_SECS` when set.
 pub fn fetch_config(ctx: &Ctx) -> anyhow::Result<(Hosts, FetchConfig)> {
-    let config = SourcesConfig::load(&ctx.storage().home().config_path())?;
-    let mut git = FetchOptions {
-        limits: ctx.storage().limits(),
-        tokens: Tokens::from_env(&config.hosts),
-        ..FetchOptions::default()
-    };
-    let mut fetch = FetchConfig::default();
-    if let Some(timeout) = timeout_from_env()? {
-        git.connect_timeout = timeout;
-        git.read_timeout = timeout;
-        fetch.http.connect_timeout = timeout;
-        fetch.http.read_timeout = timeout;
-        fetch.http.total_timeout = fetch.http.total_timeout.max(timeout);
-    }
-    Ok((config.hosts, FetchConfig { git, ..fetch }))
-}
-
-/// [`TIMEOUT_VAR`] read: `None` when unset, an error naming it when it is not a positive number.
-fn timeout_from_env() -> anyhow::Result<Option<Duration>> {
-    let Some(text) = std::env::var_os(TIMEOUT_VAR) else { return Ok(None) };
-    let text = text.to_string_lossy();
-    match text.trim().parse::<f64>() {
-        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(Some(Duration::from_secs_f64(secs))),
-        _ => anyhow::bail!("{TIMEOUT_VAR}={text:?} is not a number of seconds between 0 and 86400: write e.g. 60"),
-    }
+    Ok(setup::fetch_config(ctx.storage())?)
 }
 
 /// Fetches `source` with a line on stderr while it runs in a terminal.
@@ -91,7 +61,7 @@ pub fn fetch_source(source: &Source, reference: Option<&str>, config: &FetchConf
     fetched.map_err(|e| {
         let code = e.code();
         let hint = if matches!(code, "source_timed_out" | "http_timeout") {
-            format!(" (set {TIMEOUT_VAR} to wait longer)")
+            format!(" (set {} to wait longer)", setup::TIMEOUT_VAR)
         } else {
             String::new()
         };
@@ -508,34 +478,16 @@ fn clashes<'a>(
     let mut kept = Vec::new();
     let mut clashes = Vec::new();
     for c in chosen {
-        let Some(name) = stored_name(c) else {
-            // The import refuses it, naming why.
-            kept.push(c);
-            continue;
-        };
-        let exists = ctx.storage().skill_dir(Scope::User, &name).is_dir();
-        let record = installed.get(name.as_str());
-        let same_source =
-            record.is_some_and(|r| r.source.url == c.provenance.url && r.source.path == c.provenance.path);
-        if exists && !same_source && !force {
-            clashes.push(Clash {
-                name: name.as_str().to_owned(),
+        match setup::clash(ctx.storage(), installed, c) {
+            Some(from) if !force => clashes.push(Clash {
+                name: setup::stored_name(c).map_or_else(|| c.name.clone(), |n| n.as_str().to_owned()),
                 path: c.provenance.path.clone(),
-                from: record.map(|r| r.source.short()),
-            });
-        } else {
-            kept.push(c);
+                from,
+            }),
+            _ => kept.push(c),
         }
     }
     (kept, clashes)
-}
-
-/// The name the import will store `c` under: its frontmatter's `name` when that is a valid
-/// skill name, else its folder's, as `import` names a skill.
-fn stored_name(c: &Candidate) -> Option<SkillName> {
-    SkillName::parse(&c.name)
-        .ok()
-        .or_else(|| c.dir.file_name().and_then(|n| n.to_str()).and_then(|n| SkillName::parse(n).ok()))
 }
 
 #[cfg(test)]
