@@ -26,6 +26,25 @@ fn main() {
                 std::thread::sleep(Duration::from_secs(3600));
             }
         }
+        ["serve-set", repos, skills] => {
+            // REPOS repositories of SKILLS skills each, under one server: one URL a line.
+            let root = tempfile::tempdir().unwrap();
+            let mut kept = Vec::new();
+            for r in 0..repos.parse::<usize>().unwrap() {
+                let repo = fixture(skills.parse().unwrap());
+                std::os::unix::fs::symlink(repo.bare(), root.path().join(format!("r{r}.git"))).unwrap();
+                kept.push(repo);
+            }
+            let server = GitHttpServer::start(root.path(), None).unwrap();
+            for r in 0..kept.len() {
+                println!("{}", server.url(&format!("r{r}.git")));
+            }
+            use std::io::Write as _;
+            std::io::stdout().flush().unwrap();
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
         _ => in_process(args.first().and_then(|n| n.parse().ok()).unwrap_or(500)),
     }
 }
