@@ -1,9 +1,11 @@
 // The audit's findings as the import previews and the skill view's Risks panel show them: counts
-// by severity, and each finding with its rule, file:line, evidence, hidden text and why.
+// by severity, and each finding with its rule, file:line, evidence, hidden text and why (title and
+// why in the current language, the English in a tooltip when translated: audit_i18n.js).
 // Every piece comes from the backend already made safe and goes in as text, never as HTML.
 
 import { el } from "./dom.js";
 import { t } from "./i18n.js";
+import { findingTitle, findingTranslated, findingWhy } from "./audit_i18n.js";
 
 /** The levels, most serious first. */
 const LEVELS = ["critical", "high", "medium", "low", "info"];
@@ -60,7 +62,7 @@ function findingItem(f, jump) {
   },
   el("div", { class: "finding-head" },
     el("span", { class: `sev-chip sev-${f.severity}`, text: t(`sev_${f.severity}`) }),
-    el("strong", { class: "finding-title", text: f.title }),
+    el("strong", { class: "finding-title", text: findingTitle(f), title: findingTranslated(f) ? f.title : null }),
     f.approved ? el("span", { class: "marker muted", text: `✓ ${t("findingApproved")}` }) : null,
     f.holds ? el("span", { class: "marker held", text: t("findingHolds") }) : null,
   ),
@@ -69,7 +71,7 @@ function findingItem(f, jump) {
   f.hidden ? el("div", { class: "finding-hidden" },
     el("span", { class: "label", text: `${t("hiddenText")}: ` }),
     el("code", { text: f.hidden })) : null,
-  el("p", { class: "finding-why", text: f.why }));
+  el("p", { class: "finding-why", text: findingWhy(f), title: findingTranslated(f) ? f.why : null }));
 }
 
 /** The list of `findings`, each with its jump when `jump` is given. */
