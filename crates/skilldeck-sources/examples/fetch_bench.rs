@@ -31,7 +31,7 @@ fn main() {
             let root = tempfile::tempdir().unwrap();
             let mut kept = Vec::new();
             for r in 0..repos.parse::<usize>().unwrap() {
-                let repo = fixture(skills.parse().unwrap());
+                let repo = fixture_named(&format!("r{r}-s"), skills.parse().unwrap());
                 std::os::unix::fs::symlink(repo.bare(), root.path().join(format!("r{r}.git"))).unwrap();
                 kept.push(repo);
             }
@@ -50,15 +50,21 @@ fn main() {
 }
 
 fn fixture(skills: usize) -> GitRepo {
+    fixture_named("s", skills)
+}
+
+/// A repository of `skills` skills named `<prefix>0000`, `<prefix>0001`, …
+fn fixture_named(prefix: &str, skills: usize) -> GitRepo {
     let repo = GitRepo::new().unwrap();
     for i in 0..skills {
-        repo.skill(&format!("skills/s{i:04}"), &format!("s{i:04}")).unwrap();
+        let name = format!("{prefix}{i:04}");
+        repo.skill(&format!("skills/{name}"), &name).unwrap();
         repo.write(
-            &format!("skills/s{i:04}/references/guide.md"),
+            &format!("skills/{name}/references/guide.md"),
             format!("# Guide {i}\n{}\n", "Some text. ".repeat(200)),
         )
         .unwrap();
-        repo.write(&format!("skills/s{i:04}/scripts/run.py"), format!("print({i})\n")).unwrap();
+        repo.write(&format!("skills/{name}/scripts/run.py"), format!("print({i})\n")).unwrap();
     }
     repo.commit("skills").unwrap();
     repo
