@@ -13,6 +13,7 @@ pub mod fetch;
 pub mod git;
 pub mod http;
 pub mod installed;
+pub mod last_check;
 pub mod lock;
 pub mod redact;
 pub mod restore;
