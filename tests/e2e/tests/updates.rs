@@ -1,8 +1,10 @@
 //! Updates in the real window: two skills added from a Git repository on loopback with the CLI,
-//! one changed upstream before the app starts; the app's check at start shows "Updates 1", the
-//! dialog lists that skill from the old commit to the new one with its diff, Update makes its
-//! next revision (the sidebar shows it) and the indicator goes away. The repository and server
-//! are the system `git`'s (`skilldeck_e2e::git_http`).
+//! both changed upstream before the app starts and one of them edited here too; the app's check
+//! at start shows "Updates 2", the dialog lists each from the old commit to the new one (the
+//! edited one warned about) with its diff; Update makes the next revision (the sidebar shows
+//! it), the edited one asks first and Update all then takes it, and the indicator goes away.
+//! Offline, the top bar says quietly that it could not check. The repository and server are the
+//! system `git`'s (`skilldeck_e2e::git_http`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use skilldeck_e2e::git_http::{git, serve_git};
@@ -47,12 +49,18 @@ async fn an_upstream_change_shows_as_an_update_with_its_diff_and_update_takes_it
         let out = cli(home, &["add", &url, "--all"]);
         assert!(out.status.success(), "add: {}", String::from_utf8_lossy(&out.stderr));
         write_skill(&work, "alpha", "Second, better.");
-        second = publish(root, "alpha: better");
+        write_skill(&work, "beta", "Upstream.");
+        second = publish(root, "alpha: better; beta upstream");
+        let mine = root.join("mine/beta");
+        std::fs::create_dir_all(&mine).unwrap();
+        std::fs::write(mine.join("SKILL.md"), "---\nname: beta\ndescription: The beta skill.\n---\n\nMine.\n").unwrap();
+        let out = cli(home, &["import", mine.to_str().unwrap()]);
+        assert!(out.status.success(), "import: {}", String::from_utf8_lossy(&out.stderr));
     })
     .await;
 
-    // The check at start: exactly one update.
-    s.wait_text("#updates-btn", 30, |t| t == "Updates 1").await;
+    // The check at start: both, the one edited here marked.
+    s.wait_text("#updates-btn", 30, |t| t == "Updates 2").await;
     s.screenshot("indicator").await;
 
     // The dialog: alpha from the old commit to the new one, beta not listed; its diff.
@@ -60,7 +68,9 @@ async fn an_upstream_change_shows_as_an_update_with_its_diff_and_update_takes_it
     let row = ".update-item[data-name='alpha']";
     let revs = s.wait_text(&format!("{row} .update-revs"), 10, |t| !t.is_empty()).await;
     assert_eq!(revs, format!("{} → {}", &first[..7], &second[..7]));
-    assert_eq!(s.text_of(".update-item[data-name='beta']").await, "", "beta is up to date");
+    let beta = ".update-item[data-name='beta']";
+    assert_eq!(s.text_of(&format!("{beta} .marker.warn")).await, "changed here");
+    assert_eq!(s.text_of(&format!("{row} .marker.warn")).await, "", "alpha was not edited here");
     s.click(&format!("{row} summary")).await;
     let diff = s.wait_text(&format!("{row} pre.diff"), 30, |t| t.contains("+Second, better.")).await;
     assert!(diff.contains("-First."), "{diff}");
@@ -71,19 +81,38 @@ async fn an_upstream_change_shows_as_an_update_with_its_diff_and_update_takes_it
     let lang =
         "const l = document.querySelector('#lang'); l.value = arguments[0]; l.dispatchEvent(new Event('change'));";
     s.client.execute(lang, vec![serde_json::json!("zh")]).await.unwrap();
-    assert_eq!(s.text_of("#updates-btn").await, "更新 1");
-    assert_eq!(s.text_of("#updates-all").await, "全部更新");
+    assert_eq!(s.text_of("#updates-btn").await, "更新 2");
+    assert_eq!(s.text_of("#updates-all").await, "全部更新（2 个）");
     s.screenshot("zh").await;
     s.client.execute(lang, vec![serde_json::json!("en")]).await.unwrap();
 
-    // Update: the dialog closes, the indicator goes, the sidebar shows the next revision.
+    // Update alpha: its next revision in the sidebar; beta stays listed.
     s.click(&format!("{row} button.update-one")).await;
-    s.wait_until("the dialog closes", "return !document.querySelector('#updates-dialog').open;").await;
-    s.wait_until("the indicator goes", "return document.querySelector('#updates-btn').hidden;").await;
+    s.wait_text("#updates-btn", 10, |t| t == "Updates 1").await;
     s.wait_text(".skill-item[data-key='user/alpha'] .badge", 10, |t| t == "v:2").await;
-    assert_eq!(s.text_of(".skill-item[data-key='user/beta'] .badge").await, "v:1");
     let stored = std::fs::read_to_string(s.home().join("skills/user/alpha/SKILL.md")).unwrap();
     assert!(stored.contains("Second, better."), "{stored}");
+    assert_eq!(s.text_of(".update-item[data-name='alpha']").await, "");
+
+    // beta was edited here: Update asks first (the edit stays in History); Cancel keeps it.
+    s.click(&format!("{beta} button.update-one")).await;
+    s.wait_until("the confirmation opens", "return document.querySelector('#updates-confirm').open;").await;
+    let ask = s.text_of("#updates-confirm-text").await;
+    assert!(ask.starts_with("beta was changed here") && ask.contains("stays in History"), "{ask}");
+    s.screenshot("confirm").await;
+    s.click("#updates-confirm-no").await;
+    assert_eq!(s.text_of(".skill-item[data-key='user/beta'] .badge").await, "v:2");
+    assert_eq!(s.text_of("#updates-btn").await, "Updates 1");
+
+    // Update all, confirmed: the dialog closes, the indicator goes.
+    s.click("#updates-all").await;
+    s.wait_until("the confirmation opens", "return document.querySelector('#updates-confirm').open;").await;
+    s.click("#updates-confirm-yes").await;
+    s.wait_until("the dialog closes", "return !document.querySelector('#updates-dialog').open;").await;
+    s.wait_until("the indicator goes", "return document.querySelector('#updates-btn').hidden;").await;
+    s.wait_text(".skill-item[data-key='user/beta'] .badge", 10, |t| t == "v:3").await;
+    let stored = std::fs::read_to_string(s.home().join("skills/user/beta/SKILL.md")).unwrap();
+    assert!(stored.contains("Upstream."), "{stored}");
     assert!(s.home().join("sources-check.json").is_file());
     s.screenshot("updated").await;
 
