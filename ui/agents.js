@@ -5,6 +5,7 @@
 
 import { $, el, showError, toast } from "./dom.js";
 import { t } from "./i18n.js";
+import { diffBlock } from "./diff.js";
 
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
@@ -222,23 +223,13 @@ async function confirmSync() {
   }
 }
 
-function diffBlock(d) {
-  const head = el("h3", {}, el("code", { text: d.path }), el("span", { class: "hint", text: t(`change_${d.change}`) }));
-  if (!d.unified) return el("div", { class: "diff-file" }, head, el("p", { class: "hint", text: t("binaryChanged") }));
-  const lines = d.unified.split("\n").map((line) => el("span", {
-    class: line.startsWith("@@") ? "hunk" : line.startsWith("+") && !line.startsWith("+++") ? "add" : line.startsWith("-") && !line.startsWith("---") ? "del" : null,
-    text: `${line}\n`,
-  }));
-  return el("div", { class: "diff-file" }, head, el("pre", { class: "diff" }, ...lines));
-}
-
 /** The edits made to drifted skill `s` in folder `f` of tool `x`, with a way to overwrite them. */
 async function showDrift(x, f, s) {
   try {
     const diffs = await invoke("agents_drift", { folder: f.path, name: s.name });
     $("#drift-title").textContent = t("driftTitle", s.name, x.name);
     $("#drift-hint").textContent = t("driftHint", `v:${s.revision}`, f.path);
-    $("#drift-files").replaceChildren(...(diffs.length ? diffs.map(diffBlock) : [el("p", { class: "hint", text: t("driftNone") })]));
+    $("#drift-files").replaceChildren(...(diffs.length ? diffs.map((d) => diffBlock(d)) : [el("p", { class: "hint", text: t("driftNone") })]));
     // Where the edits go on Overwrite: the plan of that very overwrite, not a guess.
     const plans = await invoke("agents_plan", { project: project(), targets: [x.id], overwrite: [s.name] });
     const step = plans.filter((p) => p.path === f.path).flatMap((p) => p.actions).find((a) => a.name === s.name && a.keep);

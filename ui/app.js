@@ -14,6 +14,7 @@ import { diagMessage } from "./diag_i18n.js";
 import { showHistory as showHistoryPane } from "./history.js";
 import { importCollection, previewCollection } from "./import_many.js";
 import { initAddSource } from "./add_source.js";
+import { initUpdates, translateUpdates } from "./updates.js";
 import { countsText, previewFindings, revisionOf, risksPanel } from "./risks.js";
 import { mark, traceInteractions } from "./trace.js";
 import * as sidebar from "./sidebar.js";
@@ -747,7 +748,7 @@ function wire() {
   }
   $("#lang").value = language();
   $("#lang").onchange = (e) => {
-    setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent(); translateAgents(); translateMcpClients();
+    setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent(); translateAgents(); translateMcpClients(); translateUpdates();
     if (state.detail) {
       renderFiles();
       if (state.showing === "history") showHistory(state.detail);
@@ -783,6 +784,8 @@ initAgent();
 initAgents({ onChange: setDelivery });
 initMcpClients();
 initAddSource({ onInstalled: (report) => afterImport(report, "installedFromSource") });
+// After an update the sidebar shows the new revisions (and an open skill its new files).
+initUpdates({ onUpdated: () => refresh() });
 document.body.dataset.view = "skills";
 firstLoad
   .then(() => {

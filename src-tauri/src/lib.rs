@@ -11,6 +11,7 @@ pub mod markdown;
 pub mod sources;
 pub mod state;
 pub mod trace;
+pub mod updates;
 pub mod views;
 pub mod watcher;
 
@@ -68,6 +69,10 @@ macro_rules! handlers {
             $crate::commands::add_source::source_look,
             $crate::commands::add_source::source_install,
             $crate::commands::add_source::source_forget,
+            $crate::commands::updates::sources_updates,
+            $crate::commands::updates::sources_check_now,
+            $crate::commands::updates::source_update_diff,
+            $crate::commands::updates::sources_update,
             $crate::commands::revisions::delete_skill,
             $crate::commands::revisions::skill_history,
             $crate::commands::revisions::restore_skill,
@@ -128,6 +133,7 @@ pub fn run(started: std::time::Instant) -> Result<(), StartError> {
             trace::since_start(started, "setup begins");
             watch_and_warm_up(app.handle().clone(), started);
             commands::team::refresh_in_background(app.handle().clone());
+            updates::check_in_background(app.handle().clone());
             Ok(())
         })
         .run(tauri::generate_context!())?;

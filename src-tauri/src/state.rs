@@ -22,6 +22,8 @@ pub struct AppState {
     pub started: std::time::Instant,
     /// Sources fetched by "Add from…" and not yet installed or cancelled.
     pub sources: crate::sources::PendingFetches,
+    /// The last check for updates of sourced skills, with what it fetched.
+    pub updates: crate::updates::Updates,
     watcher: Mutex<Option<SkillWatcher>>,
     /// Held while the whole store is listed (see `exclusively`).
     listing: Mutex<()>,
@@ -40,6 +42,7 @@ impl AppState {
             agent: AgentPanel::default(),
             started: std::time::Instant::now(),
             sources: crate::sources::PendingFetches::default(),
+            updates: crate::updates::Updates::default(),
             watcher: Mutex::new(None),
             listing: Mutex::new(()),
         })

@@ -133,7 +133,7 @@ fn write_beside(path: &Path, bytes: &[u8]) -> Result<(), InstalledError> {
     })
 }
 
-fn now() -> String {
+pub(crate) fn now() -> String {
     time::OffsetDateTime::now_utc().format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
 }
 

@@ -4,6 +4,7 @@
 //! provenance of each skill: the source as given, the URL fetched, the ref asked for, the commit
 //! or digest it resolved to and the path inside it.
 
+pub mod apply;
 pub mod archive;
 pub mod check;
 pub mod config;
@@ -12,6 +13,7 @@ pub mod fetch;
 pub mod git;
 pub mod http;
 pub mod installed;
+pub mod last_check;
 pub mod lock;
 pub mod redact;
 pub mod restore;

@@ -12,3 +12,4 @@ pub mod skills;
 pub mod source;
 pub mod team;
 pub mod transfer;
+pub mod updates;

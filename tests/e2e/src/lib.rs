@@ -3,6 +3,8 @@
 //! Holds set-up and tear-down; the tests themselves are in `tests/`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod git_http;
+
 use fantoccini::{Client, ClientBuilder, Locator};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

@@ -11,6 +11,7 @@ use serde::Serialize;
 use skilldeck_core::import::{self, ImportRequest, ImportState, Incoming};
 use skilldeck_core::trust::Trust;
 use skilldeck_core::{Scope, SkillName};
+use skilldeck_sources::apply;
 use skilldeck_sources::check::{Check, Checked, Status, check};
 use skilldeck_sources::installed::InstalledSkills;
 use skilldeck_sources::lock::{LOCK_FILE, Lock};
@@ -49,16 +50,9 @@ fn run_check(ctx: &Ctx, installed: &InstalledSkills, names: &[String]) -> anyhow
 /// Records the new source tops of skills whose content did not change, so the next check is
 /// one listing again.
 fn follow_moved(installed: &mut InstalledSkills, checked: &Checked) -> anyhow::Result<()> {
-    if checked.moved.is_empty() {
-        return Ok(());
+    if apply::follow_moved(installed, checked) {
+        installed.save()?;
     }
-    for (name, source) in &checked.moved {
-        if let Some(rec) = installed.get(name) {
-            let digest = rec.digest;
-            installed.record(name, source.clone(), digest);
-        }
-    }
-    installed.save()?;
     Ok(())
 }
 
@@ -165,15 +159,8 @@ pub fn update(args: &UpdateArgs) -> anyhow::Result<Outcome> {
         .filter(|c| matches!(c.status, Status::CouldNotCheck { .. } | Status::Gone { .. }))
         .collect();
     let ask = !args.force && !args.dry_run && !args.json && std::io::stdin().is_terminal();
-    let mut taken: Vec<&Check> = Vec::new();
-    let mut held: Vec<&Check> = Vec::new();
-    for c in &outdated {
-        if !c.changed_here || args.force || (ask && confirm(c)?) {
-            taken.push(c);
-        } else {
-            held.push(c);
-        }
-    }
+    let apply::Chosen { taken, held } =
+        apply::choose(&checked, &[], |c| -> anyhow::Result<bool> { Ok(args.force || (ask && confirm(c)?)) })?;
     if args.dry_run {
         let mut planned = Vec::new();
         for c in &outdated {
@@ -215,40 +202,16 @@ pub fn update(args: &UpdateArgs) -> anyhow::Result<Outcome> {
         }
         return Ok(Outcome::Ok);
     }
-    let requests: Vec<ImportRequest> = taken
-        .iter()
-        .filter_map(|c| match &c.status {
-            Status::Outdated { new, dir, .. } => {
-                Some(ImportRequest { path: dir.clone(), only: None, origin: Some(new.clone()) })
-            }
-            _ => None,
-        })
-        .collect();
+    let requests = apply::requests(&taken);
     let scope = Scope::User;
     let (mut progress, finish) = skill_progress();
     let mut report = import::import_batch(ctx.storage(), scope, &requests, ctx.storage().limits(), &mut progress)
         .context("could not start the update")?;
     finish();
-    for item in &report.items {
-        let (ImportState::Imported { .. } | ImportState::Unchanged { .. }, Some(skill)) = (&item.state, &item.skill)
-        else {
-            continue;
-        };
-        let by_dir = taken.iter().find_map(|c| match &c.status {
-            Status::Outdated { new, dir, .. } if dir.display().to_string() == item.source => Some(new),
-            _ => None,
-        });
-        if let Some(new) = by_dir {
-            installed.record(skill.name.as_str(), new.clone(), skill.digest);
-        }
-    }
+    apply::record(&mut installed, &taken, &report);
     installed.save()?;
     for item in &mut report.items {
-        let new = taken.iter().find_map(|c| match &c.status {
-            Status::Outdated { new, dir, .. } if dir.display().to_string() == item.source => Some(new),
-            _ => None,
-        });
-        if let Some(new) = new {
+        if let Some(Check { status: Status::Outdated { new, .. }, .. }) = apply::taken_for(&taken, &item.source) {
             item.source = new.short();
         }
     }
