@@ -471,7 +471,15 @@ async fn a_small_window_overflows_nowhere_and_the_splitters_remember_their_width
     s.client.execute("localStorage.removeItem('skilldeck.widths'); location.reload();", vec![]).await.unwrap();
     s.wait_for("#sidebar .skill-item").await;
     let width = "return document.querySelector('#sidebar').getBoundingClientRect().width;";
-    let before = s.client.execute(width, vec![]).await.unwrap().as_f64().unwrap();
+    // Right after a reload the sidebar may not be laid out yet (width 0): wait until it is.
+    let mut before = 0.0;
+    for _ in 0..50 {
+        before = s.client.execute(width, vec![]).await.unwrap().as_f64().unwrap();
+        if before > 0.0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
     s.client.execute("document.querySelector('#split-sidebar').focus();", vec![]).await.unwrap();
     for _ in 0..2 {
         s.client
