@@ -11,6 +11,7 @@ pub mod markdown;
 pub mod sources;
 pub mod state;
 pub mod trace;
+pub mod update_slot;
 pub mod updates;
 pub mod views;
 pub mod watcher;

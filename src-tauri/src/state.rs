@@ -23,7 +23,7 @@ pub struct AppState {
     /// Sources fetched by "Add from…" and not yet installed or cancelled.
     pub sources: crate::sources::PendingFetches,
     /// The last check for updates of sourced skills, with what it fetched.
-    pub updates: crate::updates::Updates,
+    pub updates: crate::update_slot::Updates,
     watcher: Mutex<Option<SkillWatcher>>,
     /// Held while the whole store is listed (see `exclusively`).
     listing: Mutex<()>,
@@ -42,7 +42,7 @@ impl AppState {
             agent: AgentPanel::default(),
             started: std::time::Instant::now(),
             sources: crate::sources::PendingFetches::default(),
-            updates: crate::updates::Updates::default(),
+            updates: crate::update_slot::Updates::default(),
             watcher: Mutex::new(None),
             listing: Mutex::new(()),
         })

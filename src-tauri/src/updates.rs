@@ -7,6 +7,7 @@
 use crate::error::{ApiError, ApiResult};
 use crate::sources::OriginView;
 use crate::state::AppState;
+pub use crate::update_slot::Updates;
 use serde::Serialize;
 use skilldeck_core::{FsStorage, Scope};
 use skilldeck_sources::apply;
@@ -15,8 +16,8 @@ use skilldeck_sources::config::SourcesConfig;
 use skilldeck_sources::installed::{InstalledError, InstalledSkills};
 use skilldeck_sources::last_check::{Answer, LastCheck};
 use skilldeck_sources::setup;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tauri::{AppHandle, Emitter as _, Manager as _, Runtime};
 
@@ -27,33 +28,6 @@ pub const SOURCES_CHECKED: &str = "sources://checked";
 /// How long after start the first background check waits: the window and the first listing
 /// come first.
 const FIRST_CHECK_AFTER: Duration = Duration::from_secs(2);
-
-/// The check's state in the app.
-#[derive(Debug, Default)]
-pub struct Updates {
-    /// The last check's result, with the folders its outdated skills were fetched into.
-    kept: Mutex<Option<Arc<Checked>>>,
-    /// Held while a check or an update runs: one at a time.
-    running: tokio::sync::Mutex<()>,
-    checking: AtomicBool,
-}
-
-impl Updates {
-    /// Waits for a running check or update to end; the guard keeps others out until dropped.
-    pub async fn one_at_a_time(&self) -> tokio::sync::MutexGuard<'_, ()> {
-        self.running.lock().await
-    }
-
-    fn kept(&self) -> Option<Arc<Checked>> {
-        self.kept.lock().unwrap_or_else(PoisonError::into_inner).clone()
-    }
-
-    fn keep(&self, checked: Checked) -> Arc<Checked> {
-        let checked = Arc::new(checked);
-        *self.kept.lock().unwrap_or_else(PoisonError::into_inner) = Some(checked.clone());
-        checked
-    }
-}
 
 /// Where sourced skills stand, for the indicator and the dialog.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -127,7 +101,7 @@ pub fn view(state: &AppState) -> ApiResult<UpdatesView> {
         })
         .collect();
     Ok(UpdatesView {
-        checking: state.updates.checking.load(Ordering::Relaxed),
+        checking: state.updates.checking().load(Ordering::Relaxed),
         checked_at: last.checked_at().map(str::to_owned),
         sourced: skills.len(),
         outdated: skills.iter().filter(|s| s.state == "outdated").count(),
@@ -153,7 +127,7 @@ pub async fn check_locked<R: Runtime>(app: &AppHandle<R>, state: &AppState) -> A
         return Ok(state.updates.keep(Checked::default()));
     }
     let (_, config) = setup::fetch_config(&storage).map_err(|e| ApiError::new("config_invalid", e.to_string()))?;
-    state.updates.checking.store(true, Ordering::Relaxed);
+    state.updates.checking().store(true, Ordering::Relaxed);
     emit(app, state);
     let ran = tauri::async_runtime::spawn_blocking(move || {
         let current = |name: &str| storage.digest_dir(Scope::User, name).ok();
@@ -161,7 +135,7 @@ pub async fn check_locked<R: Runtime>(app: &AppHandle<R>, state: &AppState) -> A
         record(&storage, &checked).map(|()| checked)
     })
     .await;
-    state.updates.checking.store(false, Ordering::Relaxed);
+    state.updates.checking().store(false, Ordering::Relaxed);
     let checked = match ran {
         Ok(Ok(checked)) => state.updates.keep(checked),
         Ok(Err(e)) => {
