@@ -356,16 +356,19 @@ pub fn install(lock_path: Option<&std::path::Path>, json: bool) -> anyhow::Resul
     finish();
     let mut installed = InstalledSkills::load(storage.home())?;
     for (skill, state) in &restored.skills {
-        let stored = match state {
-            Restore::InPlace => true,
-            Restore::Ready { dir } => report.items.iter().any(|i| {
-                i.source == dir.display().to_string()
-                    && matches!(i.state, ImportState::Imported { .. } | ImportState::Unchanged { .. })
+        // Recorded under the name the skill was stored as (its frontmatter's), not the name the
+        // lockfile gives it: a lock cannot file one skill's content under another's name.
+        let stored: Option<String> = match state {
+            Restore::InPlace => Some(skill.name.clone()),
+            Restore::Ready { dir } => report.items.iter().find_map(|i| {
+                let kept = matches!(i.state, ImportState::Imported { .. } | ImportState::Unchanged { .. });
+                let s = i.skill.as_ref().filter(|_| kept && i.source == dir.display().to_string())?;
+                Some(s.name.as_str().to_owned())
             }),
-            Restore::Failed { .. } => false,
+            Restore::Failed { .. } => None,
         };
-        if stored {
-            installed.record(&skill.name, skill.source.clone(), skill.digest);
+        if let Some(name) = stored {
+            installed.record(&name, skill.source.clone(), skill.digest);
         }
     }
     installed.save()?;
