@@ -45,7 +45,7 @@ fn is_pe(bytes: &[u8]) -> bool {
 /// The checks on a text file. `report(check, line, evidence, hidden)`.
 pub fn text(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
     let bytes = f.bytes;
-    if !bytes.is_ascii() {
+    if may_hide(bytes) {
         invisible(bytes, report);
     }
     if f.kind == Kind::Markdown && text::find(bytes, b"<!--", 0).is_some() {
@@ -71,6 +71,17 @@ pub fn text(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String,
     if f.path == "SKILL.md" {
         broad_tools(f, report);
     }
+}
+
+/// Whether `bytes` may hold a tag, zero-width or bidi character: a cheap look at the lead
+/// bytes of their UTF-8 forms (E1, E2, EF and F3), so that a file without one is not decoded.
+fn may_hide(bytes: &[u8]) -> bool {
+    let hides = |at: usize| {
+        let len = if bytes.get(at) == Some(&0xF3) { 4 } else { 3 };
+        let c = bytes.get(at..at + len).and_then(|b| std::str::from_utf8(b).ok()).and_then(|s| s.chars().next());
+        c.is_some_and(|c| text::is_tag(c) || text::is_zero_width(c) || text::is_bidi(c))
+    };
+    memchr::memchr3_iter(0xE1, 0xE2, 0xEF, bytes).any(hides) || memchr::memchr_iter(0xF3, bytes).any(hides)
 }
 
 /// Tag characters, zero-width characters in words or runs, and bidi controls.
@@ -229,22 +240,23 @@ const B64: [bool; 256] = {
 };
 
 /// A run of at least [`BLOB_CHARS`] base64 characters (hex is a subset), not an embedded
-/// image or font.
+/// image or font. Looks at every `BLOB_CHARS`th byte first: a run that long holds one of them.
 fn blob(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
     let bytes = f.bytes;
-    let mut run = 0usize;
-    for (i, b) in bytes.iter().enumerate() {
-        if B64[usize::from(*b)] {
-            run += 1;
+    let is_b64 = |i: usize| bytes.get(i).is_some_and(|b| B64[usize::from(*b)]);
+    // Every run of BLOB_CHARS or more starting at or after `from` holds byte `from + BLOB_CHARS - 1`.
+    let mut from = 0usize;
+    while let Some(probe) = from.checked_add(BLOB_CHARS - 1).filter(|p| *p < bytes.len()) {
+        if !is_b64(probe) {
+            from = probe + 1;
             continue;
         }
-        if run >= BLOB_CHARS && report_blob(f, i - run, run, report) {
+        let start = (from..probe).rev().find(|i| !is_b64(*i)).map_or(from, |i| i + 1);
+        let end = (probe..bytes.len()).find(|i| !is_b64(*i)).unwrap_or(bytes.len());
+        if end - start >= BLOB_CHARS && report_blob(f, start, end - start, report) {
             return;
         }
-        run = 0;
-    }
-    if run >= BLOB_CHARS {
-        report_blob(f, bytes.len() - run, run, report);
+        from = end + 1;
     }
 }
 

@@ -4,6 +4,7 @@
 //! shown safely and why it matters. Bytes in, findings out: no file system, no store, no
 //! decision whether a skill is held (the registry decides with the user's approvals).
 
+pub mod anchors;
 pub mod checks;
 pub mod finding;
 pub mod rules;

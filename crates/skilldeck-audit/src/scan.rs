@@ -1,12 +1,15 @@
-//! The engine: each file read once, every pattern rule tried in one pass of a compiled set
-//! over its bytes, then the hand-written checks. Holds the order of work and the bounds (what
-//! is read of a file, how many findings a rule may give in one file); the rules are `rules`.
+//! The engine: each file read once; one pass finds the literals the pattern rules need, the
+//! rules whose literals are there run their regex on those lines, then the hand-written checks.
+//! Holds the order of work and the bounds (what is read of a file, how many findings a rule may
+//! give in one file); the rules are `rules`.
 
+use crate::anchors::{self, Anchor};
 use crate::checks;
 use crate::finding::{Finding, Report};
 use crate::rules::{Also, Check, Matcher, Place, RULES, Rule};
 use crate::text::{FileText, Kind, Regions};
-use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
+use regex::bytes::{Regex, RegexBuilder};
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
@@ -16,51 +19,51 @@ pub const DEFAULT_CAP: usize = 4 << 20;
 /// How many findings one rule gives in one file; past it the rest would say nothing new.
 const PER_RULE_PER_FILE: usize = 10;
 
-/// The pattern rules compiled: a set for a first pass and each rule's own for positions.
+/// The pattern rules compiled: one searcher for the literals they need, and each rule's regex.
 struct Compiled {
-    /// Every pattern rule (for Markdown, which has every place).
-    all: RegexSet,
-    /// The indexes into `RULES` of `all`'s patterns.
-    all_rules: Vec<usize>,
-    /// The pattern rules that look outside instructions (for scripts and data).
-    commands: RegexSet,
-    /// The indexes into `RULES` of `commands`' patterns.
-    commands_rules: Vec<usize>,
+    /// Every rule's anchors (`anchors::of`), ASCII case ignored.
+    anchors: AhoCorasick,
+    /// The index into `RULES` of each of `anchors`' patterns, and the anchor.
+    anchor_rules: Vec<(usize, Anchor)>,
+    /// The pattern rules with no anchors: tried on every file.
+    always: Vec<usize>,
     /// Each pattern rule's regex, by index into `RULES`.
     each: Vec<Option<Regex>>,
-}
-
-/// The set's lazy DFA may grow to 64 MiB per thread: at 16 MiB it rebuilt its states over and
-/// over on real skills (half the audit's time went to determinizing); at 64 MiB the audit of
-/// 2,000 public skills took 3.8 s instead of 6.2 s on one core.
-fn build(patterns: &[&str]) -> Option<RegexSet> {
-    RegexSetBuilder::new(patterns).unicode(false).size_limit(64 << 20).dfa_size_limit(64 << 20).build().ok()
 }
 
 fn compiled() -> Option<&'static Compiled> {
     static C: OnceLock<Option<Compiled>> = OnceLock::new();
     C.get_or_init(|| {
-        let pattern = |r: &Rule| match r.matcher {
-            Matcher::Pattern(p) => Some(p),
-            Matcher::Check(_) => None,
-        };
-        let each: Vec<Option<Regex>> = RULES
-            .iter()
-            .map(|r| pattern(r).and_then(|p| RegexBuilder::new(p).unicode(false).size_limit(16 << 20).build().ok()))
-            .collect();
-        let all_rules: Vec<usize> = (0..RULES.len()).filter(|i| each[*i].is_some()).collect();
-        let commands_rules: Vec<usize> =
-            all_rules.iter().copied().filter(|i| RULES[*i].place != Place::Instructions).collect();
-        let patterns = |idx: &[usize]| idx.iter().filter_map(|i| pattern(&RULES[*i])).collect::<Vec<_>>();
-        Some(Compiled {
-            all: build(&patterns(&all_rules))?,
-            commands: build(&patterns(&commands_rules))?,
-            all_rules,
-            commands_rules,
-            each,
-        })
+        let mut each = Vec::with_capacity(RULES.len());
+        let (mut literals, mut anchor_rules, mut always) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, rule) in RULES.iter().enumerate() {
+            let Matcher::Pattern(p) = rule.matcher else {
+                each.push(None);
+                continue;
+            };
+            each.push(Some(RegexBuilder::new(p).unicode(false).size_limit(16 << 20).build().ok()?));
+            match anchors::of(p) {
+                Some(set) => {
+                    literals.extend(set.iter().map(|a| a.text.clone()));
+                    anchor_rules.extend(set.into_iter().map(|a| (i, a)));
+                }
+                None => always.push(i),
+            }
+        }
+        let anchors = AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::DFA))
+            .build(&literals)
+            .ok()?;
+        Some(Compiled { anchors, anchor_rules, always, each })
     })
     .as_ref()
+}
+
+/// The pattern rules with no anchors, which run on every file (the tests hold there are none).
+pub fn rules_without_anchors() -> Vec<&'static str> {
+    compiled().map_or_else(Vec::new, |c| c.always.iter().filter_map(|i| RULES.get(*i)).map(|r| r.id).collect())
 }
 
 /// Whether every pattern rule compiles (the tests hold that it does).
@@ -153,19 +156,52 @@ impl Auditor {
         }
     }
 
-    /// Every pattern rule over one text file, in one pass of the set.
+    /// Every pattern rule over one text file: one pass finds the rules' anchors, and each rule
+    /// then runs its regex on the lines where its anchors are (a rule with none, on the whole
+    /// file). A rule matches within one line, as the table says.
     fn patterns(&mut self, f: &FileText<'_>) {
         let Some(c) = compiled() else { return };
-        let (set, idx) = match f.kind {
-            Kind::Markdown => (&c.all, &c.all_rules),
-            Kind::Script | Kind::Data | Kind::Binary => (&c.commands, &c.commands_rules),
+        let looks = |rule: &Rule| match rule.place {
+            Place::Files => false,
+            Place::Instructions => f.kind == Kind::Markdown,
+            Place::Anywhere | Place::Code => true,
         };
-        let matched = set.matches(f.bytes);
-        if !matched.matched_any() {
-            return;
+        // (rule, line) for every anchor found, each pair once.
+        let mut todo: Vec<(usize, u32)> = Vec::new();
+        for m in c.anchors.find_overlapping_iter(f.bytes) {
+            let Some((i, anchor)) = c.anchor_rules.get(m.pattern().as_usize()) else { continue };
+            let i = *i;
+            if RULES.get(i).is_some_and(looks) && anchor.bounded_in(f.bytes, m.start(), m.end()) {
+                todo.push((i, f.lines().number(m.start())));
+            }
         }
-        for i in matched.iter().filter_map(|m| idx.get(m).copied()) {
+        todo.sort_unstable();
+        todo.dedup();
+        let mut found = vec![0usize; RULES.len()];
+        for (i, line) in todo {
             let (Some(rule), Some(Some(re))) = (RULES.get(i), c.each.get(i)) else { continue };
+            if found.get(i).is_some_and(|n| *n >= PER_RULE_PER_FILE) {
+                continue;
+            }
+            let range = f.lines().range(f.bytes, line);
+            let text = f.bytes.get(range.clone()).unwrap_or_default();
+            let hit = re.find_iter(text).find(|m| {
+                in_place(rule.place, f.kind, f.regions(), range.start + m.start())
+                    && also_holds(rule.also, m.as_bytes())
+            });
+            if let Some(m) = hit {
+                let evidence = f.evidence(line, range.start + m.start());
+                self.report.findings.push(Finding::new(rule, f.path, Some(line), evidence, None));
+                if let Some(n) = found.get_mut(i) {
+                    *n += 1;
+                }
+            }
+        }
+        for &i in &c.always {
+            let (Some(rule), Some(Some(re))) = (RULES.get(i), c.each.get(i)) else { continue };
+            if !looks(rule) {
+                continue;
+            }
             let mut seen = HashSet::new();
             for m in re.find_iter(f.bytes) {
                 if seen.len() >= PER_RULE_PER_FILE {

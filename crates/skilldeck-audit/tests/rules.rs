@@ -33,6 +33,8 @@ fn every_rule_hits_its_examples_and_spares_its_near_misses() {
 #[test]
 fn the_table_is_whole() {
     assert!(skilldeck_audit::scan::rules_compile(), "a pattern does not compile");
+    // A pattern with no anchor would run its regex over every byte of every file.
+    assert_eq!(skilldeck_audit::scan::rules_without_anchors(), Vec::<&str>::new(), "every pattern has anchors");
     let ids: HashSet<_> = RULES.iter().map(|r| r.id).collect();
     assert_eq!(ids.len(), RULES.len(), "rule ids are unique");
     for r in RULES {
@@ -68,6 +70,16 @@ fn the_table_is_whole() {
 fn blobs_minified_code_and_what_could_not_be_read() {
     let b64 = "QUJD".repeat(400);
     assert!(rules_found("scripts/run.py", &format!("payload = '{b64}'\n")).contains(&"content.encoded-blob"));
+    // A run of exactly the shortest blob's length, at the very start and at the very end of a
+    // file, is one; a character shorter is not.
+    let exact = "A".repeat(1024);
+    assert!(rules_found("scripts/a.txt", &exact).contains(&"content.encoded-blob"));
+    assert!(rules_found("scripts/a.txt", &format!("x = {exact}")).contains(&"content.encoded-blob"));
+    assert!(rules_found("scripts/a.txt", &format!("{exact} = x")).contains(&"content.encoded-blob"));
+    assert!(
+        !rules_found("scripts/a.txt", &format!("x {} {} y", &exact[1..], &exact[1..]))
+            .contains(&"content.encoded-blob")
+    );
     let image = format!("<img src=\"data:image/png;base64,{b64}\">");
     assert!(!rules_found("assets/page.html", &image).contains(&"content.encoded-blob"), "an inline image is no blob");
     let min = format!("var a={};\n", "x+1,".repeat(600));
