@@ -42,8 +42,10 @@ pub fn run(args: AdoptArgs) -> anyhow::Result<Outcome> {
     let records = Records::new(ctx.storage().home().root());
     let disabled = ctx.config()?.listing.disabled;
     // The sources the `skills` CLI gives for the skills to adopt, fetched once per source.
+    // Under --all, a skill whose every copy is already Skilldeck's is not adopted again, so its
+    // source is not fetched again either.
     let names: Vec<&str> = if args.all {
-        report.skills.iter().map(|s| s.name.as_str()).collect()
+        report.skills.iter().filter(|s| !s.copies.iter().all(|g| g.all_ours())).map(|s| s.name.as_str()).collect()
     } else {
         args.names.iter().map(String::as_str).collect()
     };
