@@ -64,7 +64,7 @@ fn matching<'a>(fetched: &'a Fetched, entry: &LockEntry) -> Result<&'a Candidate
     let named: Vec<&Candidate> = fetched
         .skills
         .iter()
-        .filter(|c| c.name == entry.name || stored_name(c).is_some_and(|n| n.as_str() == entry.name))
+        .filter(|c| entry.is_for(&c.name) || stored_name(c).is_some_and(|n| entry.is_for(n.as_str())))
         .collect();
     match named.as_slice() {
         [one] => Ok(one),
@@ -81,26 +81,32 @@ fn matching<'a>(fetched: &'a Fetched, entry: &LockEntry) -> Result<&'a Candidate
     }
 }
 
-/// Fetches the sources of `entries` (one fetch per source and ref) and finds each entry's
-/// skill there.
-pub fn find(entries: &[&LockEntry], hosts: &Hosts, config: &FetchConfig) -> Origins {
+/// A skill here (by its name) and the lockfile entry of its source.
+pub type Wanted<'a> = (&'a str, &'a LockEntry);
+
+/// Fetches the sources of the entries of `wanted` (one fetch per source and ref) and finds each
+/// entry's skill there; the origins are keyed by the names here.
+pub fn find(wanted: &[Wanted<'_>], hosts: &Hosts, config: &FetchConfig) -> Origins {
     let mut out = Origins::default();
-    let unfollowed =
-        |e: &LockEntry, reason: String| Unfollowed { name: e.name.clone(), lockfile: e.lockfile.clone(), reason };
+    let unfollowed = |(name, e): Wanted<'_>, reason: String| Unfollowed {
+        name: name.to_owned(),
+        lockfile: e.lockfile.clone(),
+        reason,
+    };
     // The entries by what to fetch.
-    let mut groups: BTreeMap<(String, Option<String>), Vec<&LockEntry>> = BTreeMap::new();
-    for &e in entries {
+    let mut groups: BTreeMap<(String, Option<String>), Vec<Wanted<'_>>> = BTreeMap::new();
+    for &(name, e) in wanted {
         match e.to_source(hosts) {
-            Err(err) => out.unfollowed.push(unfollowed(e, err.to_string())),
-            Ok(source) => groups.entry((source.given().to_owned(), e.reference.clone())).or_default().push(e),
+            Err(err) => out.unfollowed.push(unfollowed((name, e), err.to_string())),
+            Ok(source) => groups.entry((source.given().to_owned(), e.reference.clone())).or_default().push((name, e)),
         }
     }
     for ((_, reference), group) in groups {
-        let Some(first) = group.first() else { continue };
+        let Some(&(_, first)) = group.first() else { continue };
         let source = match first.to_source(hosts) {
             Ok(s) => s,
             Err(err) => {
-                out.unfollowed.extend(group.iter().map(|e| unfollowed(e, err.to_string())));
+                out.unfollowed.extend(group.iter().map(|&w| unfollowed(w, err.to_string())));
                 continue;
             }
         };
@@ -109,15 +115,15 @@ pub fn find(entries: &[&LockEntry], hosts: &Hosts, config: &FetchConfig) -> Orig
             Ok(f) => f,
             Err(err) => {
                 let reason = format!("could not fetch {}: {err}", source.given());
-                out.unfollowed.extend(group.iter().map(|e| unfollowed(e, reason.clone())));
+                out.unfollowed.extend(group.iter().map(|&w| unfollowed(w, reason.clone())));
                 continue;
             }
         };
-        for e in group {
+        for (name, e) in group {
             let found = matching(&fetched, e).and_then(|c| {
                 let loaded = import::load(&c.dir, config.limits(), &mut |_, _| {}).map_err(|err| err.to_string())?;
                 Ok(Origin {
-                    name: e.name.clone(),
+                    name: name.to_owned(),
                     provenance: c.provenance.clone(),
                     digest: loaded.files.digest(),
                     lockfile: e.lockfile.clone(),
@@ -125,9 +131,9 @@ pub fn find(entries: &[&LockEntry], hosts: &Hosts, config: &FetchConfig) -> Orig
             });
             match found {
                 Ok(origin) => {
-                    out.found.insert(e.name.clone(), origin);
+                    out.found.insert(name.to_owned(), origin);
                 }
-                Err(reason) => out.unfollowed.push(unfollowed(e, reason)),
+                Err(reason) => out.unfollowed.push(unfollowed((name, e), reason)),
             }
         }
     }

@@ -150,7 +150,9 @@ pub fn with_name(skill_md: &str, new: &str) -> String {
             in_old_value = false;
         }
         let key = body.get(split.indent..).filter(|_| indent == split.indent);
-        let is_name = key.and_then(|k| k.strip_prefix("name")).is_some_and(|rest| rest.trim_start().starts_with(':'));
+        let is_name = key
+            .and_then(|k| ["name", "\"name\"", "'name'"].iter().find_map(|n| k.strip_prefix(n)))
+            .is_some_and(|rest| rest.trim_start().starts_with(':'));
         if is_name && !replaced {
             out.push_str(&format!("{pad}name: {new}{}", &line[body.len()..]));
             replaced = true;
@@ -191,6 +193,7 @@ mod tests {
             "---\nname: >\n  pdf\n  tool\nmetadata:\n  name: x\n---\n",
             "---\nname: pdf-two\nmetadata:\n  name: x\n---\n",
         );
+        check("---\n'name': pdf\n---\n", "---\nname: pdf-two\n---\n");
         // No name: one is added first; no frontmatter: unchanged (the folder names it).
         check("---\ndescription: PDFs.\n---\nB\n", "---\nname: pdf-two\ndescription: PDFs.\n---\nB\n");
         check("# no frontmatter\n", "# no frontmatter\n");

@@ -236,6 +236,31 @@ fn check_version(found: u64, reads: u64) -> Result<(), String> {
 }
 
 impl LockEntry {
+    /// The folder name the `skills` CLI installed this skill under: its lockfile key through
+    /// that tool's `sanitizeName` (`src/installer.ts`): lowercase, each run of characters other
+    /// than `a-z`, `0-9`, `.` and `_` one `-`, no leading or trailing `.` or `-`, at most 255
+    /// characters, `unnamed-skill` when nothing is left.
+    pub fn folder_name(&self) -> String {
+        let mut out = String::with_capacity(self.name.len());
+        let mut in_run = false;
+        for c in self.name.to_lowercase().chars() {
+            if c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.' || c == '_' {
+                out.push(c);
+                in_run = false;
+            } else if !in_run {
+                out.push('-');
+                in_run = true;
+            }
+        }
+        let trimmed: String = out.trim_matches(['.', '-']).chars().take(255).collect();
+        if trimmed.is_empty() { "unnamed-skill".to_owned() } else { trimmed }
+    }
+
+    /// Whether this entry is the skill installed in a folder named `name`.
+    pub fn is_for(&self, name: &str) -> bool {
+        self.name == name || self.folder_name() == name
+    }
+
     /// The source Skilldeck fetches for this entry: the URL the tool fetched when the lockfile
     /// gives one, else its source as given (`owner/repo` goes to `[sources] github`).
     pub fn to_source(&self, hosts: &Hosts) -> Result<Source, EntrySourceError> {
@@ -364,6 +389,25 @@ mod tests {
         check(LockKind::Project, r#"{"skills": {}}"#, "version");
         let dir = tempfile::tempdir().unwrap();
         assert!(read(LockKind::Project, &project_path(dir.path())).unwrap().is_none());
+    }
+
+    #[test]
+    fn an_entry_is_for_the_folder_the_skills_cli_named_it() {
+        let entry = |name: &str| LockEntry {
+            name: name.into(),
+            source: "o/r".into(),
+            source_type: "github".into(),
+            url: None,
+            path: None,
+            reference: None,
+            lockfile: "/l".into(),
+        };
+        assert_eq!(entry("CE:Review").folder_name(), "ce-review");
+        assert_eq!(entry("../My  Skill!.").folder_name(), "my-skill");
+        assert_eq!(entry("a_b.c").folder_name(), "a_b.c");
+        assert_eq!(entry("--").folder_name(), "unnamed-skill");
+        assert!(entry("CE:Review").is_for("ce-review") && entry("pdf").is_for("pdf"));
+        assert!(!entry("pdf").is_for("docx"));
     }
 
     #[test]

@@ -49,7 +49,7 @@ pub fn run(args: AdoptArgs) -> anyhow::Result<Outcome> {
     } else {
         args.names.iter().map(String::as_str).collect()
     };
-    let entries: Vec<_> = names.iter().filter_map(|n| locks.entry(n)).collect();
+    let entries: Vec<_> = names.iter().filter_map(|&n| locks.entry(n).map(|e| (n, e))).collect();
     let origins = if entries.is_empty() {
         Origins::default()
     } else {

@@ -48,7 +48,7 @@ impl SkillsCliLocks {
 
     /// The entry for skill `name` (the project's lockfile before the global one).
     pub(crate) fn entry(&self, name: &str) -> Option<&LockEntry> {
-        self.locks.iter().flat_map(|l| &l.entries).find(|e| e.name == name)
+        self.locks.iter().flat_map(|l| &l.entries).find(|e| e.is_for(name))
     }
 
     /// Says on stderr which lockfiles could not be read, and that `what` goes on without them.
