@@ -96,6 +96,10 @@ enum Command {
         /// The branch, tag or commit to take (over any @REF in the source); a tag or commit pins it.
         #[arg(long = "ref", value_name = "REF")]
         reference: Option<String>,
+        /// Keep the one skill taken under this name (its SKILL.md's name rewritten to it), e.g.
+        /// when a skill from another source has its name; outdated and update still follow it.
+        #[arg(long = "as", value_name = "NEW-NAME")]
+        rename: Option<String>,
         /// Let the source's content become the next revision of a skill of the same name that
         /// did not come from it.
         #[arg(long)]
@@ -140,7 +144,8 @@ enum Command {
     },
     /// Write every skill from a source, at its installed content, to a lockfile.
     Lock {
-        /// The lockfile (default: skilldeck.lock in the current folder).
+        /// The lockfile (default: skilldeck.lock beside the project's .skilldeck.toml, found in
+        /// this folder or above it; else in the current folder).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Print JSON for scripts.
@@ -149,7 +154,8 @@ enum Command {
     },
     /// Make the store hold exactly a lockfile's skills, fetched by commit and checked by digest.
     Install {
-        /// The lockfile (default: skilldeck.lock in the current folder).
+        /// The lockfile (default: skilldeck.lock beside the project's .skilldeck.toml, found in
+        /// this folder or above it; else in the current folder).
         #[arg(long)]
         lock: Option<PathBuf>,
         /// Print JSON for scripts.
@@ -404,8 +410,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Import { paths, scope, dry_run, trust, json } => {
             import::import(&paths, scope, import::ImportFlags { dry_run, trust, json })
         }
-        Command::Add { source, skills, all, plugin, reference, force, dry_run, json } => {
-            add::add(&add::AddArgs { source, skills, all, plugin, reference, force, dry_run, json })
+        Command::Add { source, skills, all, plugin, reference, rename, force, dry_run, json } => {
+            add::add(&add::AddArgs { source, skills, all, plugin, reference, rename, force, dry_run, json })
         }
         Command::Outdated { json } => sources::outdated(json),
         Command::Update { names, force, dry_run, json } => {

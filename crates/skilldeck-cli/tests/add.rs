@@ -10,128 +10,12 @@ use skilldeck_sources::testing::{GitHttpServer, GitRepo, StallServer};
 use skilldeck_sources::testing_http::{Route, StaticServer};
 use std::fs;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_skilldeck");
+mod sources_env;
 
-struct Env {
-    tmp: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Self {
-        Self { tmp: tempfile::tempdir().unwrap() }
-    }
-
-    fn home(&self) -> PathBuf {
-        self.tmp.path().join("home")
-    }
-
-    fn config(&self, text: &str) {
-        fs::create_dir_all(self.home()).unwrap();
-        fs::write(self.home().join("config.toml"), text).unwrap();
-    }
-
-    /// Runs the binary with a scratch home, no tokens, no Git configuration of the user's.
-    fn run_with(&self, args: &[&str], vars: &[(&str, &str)]) -> Output {
-        Command::new(BIN)
-            .args(args)
-            .env("SKILLDECK_HOME", self.home())
-            .env("HOME", self.tmp.path().join("user"))
-            .env_remove("GITHUB_TOKEN")
-            .env_remove("GH_TOKEN")
-            .env_remove("GITLAB_TOKEN")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .env("SKILLDECK_SOURCES_TIMEOUT_SECS", "10")
-            .envs(vars.iter().copied())
-            .current_dir(self.tmp.path())
-            .output()
-            .unwrap()
-    }
-
-    /// Stdout and stderr of a run that must end with `code`.
-    fn expect_with(&self, args: &[&str], vars: &[(&str, &str)], code: i32) -> (String, String) {
-        let out = self.run_with(args, vars);
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        assert_eq!(out.status.code(), Some(code), "{args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}");
-        (stdout, stderr)
-    }
-
-    fn expect(&self, args: &[&str], code: i32) -> (String, String) {
-        self.expect_with(args, &[], code)
-    }
-
-    fn json(&self, args: &[&str], code: i32) -> Value {
-        let (stdout, _) = self.expect(args, code);
-        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-    }
-
-    /// The user skills on disk, sorted.
-    fn user_skills(&self) -> Vec<String> {
-        let Ok(dir) = fs::read_dir(self.home().join("skills/user")) else { return Vec::new() };
-        let mut names: Vec<String> = dir
-            .filter_map(|e| e.ok())
-            .filter(|e| e.path().join("SKILL.md").is_file())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-
-    fn sources_json(&self) -> Option<Value> {
-        let bytes = fs::read(self.home().join("sources.json")).ok()?;
-        Some(serde_json::from_slice(&bytes).unwrap())
-    }
-
-    fn history(&self, name: &str) -> Vec<Value> {
-        self.json(&["history", name, "--json"], 0).as_array().unwrap().clone()
-    }
-
-    /// Asserts nothing came into the store from a source.
-    fn assert_nothing_written(&self) {
-        assert_eq!(self.user_skills(), Vec::<String>::new(), "no skill stored");
-        assert_eq!(self.sources_json(), None, "no sources.json");
-    }
-
-    /// A local skill folder `src/<name>`.
-    fn local_skill(&self, name: &str, body: &str) -> PathBuf {
-        let d = self.tmp.path().join("src").join(name);
-        fs::create_dir_all(&d).unwrap();
-        fs::write(d.join("SKILL.md"), format!("---\nname: {name}\ndescription: A local {name}.\n---\n{body}\n"))
-            .unwrap();
-        d
-    }
-}
-
-fn p(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-fn skill_md(name: &str) -> String {
-    format!("---\nname: {name}\ndescription: The {name} skill, for tests.\n---\n\n# {name}\n")
-}
-
-/// A repository with `skills/pdf` (and a reference file) and `skills/docx`, committed.
-fn two_skills() -> (GitRepo, String) {
-    let repo = GitRepo::new().unwrap();
-    repo.skill("skills/pdf", "pdf").unwrap();
-    repo.write("skills/pdf/reference.md", "# tables\n").unwrap();
-    repo.skill("skills/docx", "docx").unwrap();
-    repo.write("README.md", "# skills\n").unwrap();
-    let commit = repo.commit("two skills").unwrap();
-    (repo, commit)
-}
-
-/// The event of a history entry when it says where it came from.
-fn sourced(entry: &Value) -> &Value {
-    assert_eq!(entry["event"]["kind"], "sourced", "{entry}");
-    &entry["event"]["source"]
-}
+use sources_env::{Env, names_in, p, served_as_owner_repo, skill_md, sourced, two_skills};
 
 // ---- Git ------------------------------------------------------------------------------------
 
@@ -258,14 +142,6 @@ fn over_http_several_skills_need_a_choice_then_skill_twice_or_a_plugin() {
     assert!(out.contains("imported   docx") && out.contains("imported   pdf"), "{out}");
     assert_eq!(other.user_skills(), ["docx", "pdf"]);
     assert_eq!(sourced(&other.history("docx")[0])["path"], "plugins/docs/skills/docx");
-}
-
-/// A folder to serve over HTTP holding `owner/repo.git`, the fixture's bare repository.
-fn served_as_owner_repo(repo: &GitRepo) -> tempfile::TempDir {
-    let root = tempfile::tempdir().unwrap();
-    fs::create_dir_all(root.path().join("owner")).unwrap();
-    std::os::unix::fs::symlink(repo.bare(), root.path().join("owner/repo.git")).unwrap();
-    root
 }
 
 #[test]
@@ -650,16 +526,6 @@ fn bad_http_sources_fail_clearly_and_write_nothing() {
 }
 
 // ---- outdated, update, pin-source, lock, install ---------------------------------------------
-
-fn names_in(outdated: &Value, state: &str) -> Vec<String> {
-    outdated["skills"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["state"] == state)
-        .map(|s| s["name"].as_str().unwrap().to_owned())
-        .collect()
-}
 
 #[test]
 fn an_upstream_commit_makes_outdated_name_exactly_the_changed_skill_and_update_brings_it() {

@@ -9,11 +9,11 @@ use crate::fetch::{FetchConfig, Fetched, fetch};
 use crate::git::{self, RemoteRef};
 use crate::http::HttpClient;
 use crate::installed::{Installed, InstalledSkills};
+use crate::rename::{self, Renamed};
 use crate::source::{GitSource, Source, UrlSource};
 use crate::wellknown;
 use serde::Serialize;
 use skilldeck_core::digest::Digest;
-use skilldeck_core::import;
 use skilldeck_core::provenance::{Provenance, SourceKind};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -71,6 +71,7 @@ pub struct Checked {
     /// How many round trips were made to each source, by URL.
     pub asked: BTreeMap<String, usize>,
     _fetched: Vec<Fetched>,
+    _renamed: Vec<Renamed>,
 }
 
 /// Checks the sourced skills named (all when `names` is empty). `current` gives a skill's
@@ -171,23 +172,23 @@ fn check_git(url: &str, skills: &[(&str, &Installed)], config: &FetchConfig, out
     }
 }
 
-/// Compares one skill with its folder in `fetched`: the same content is up to date (and its
-/// record follows the source's new top), other content is outdated, no folder is gone.
+/// Compares one skill with its folder in `fetched` (renamed as it is kept here, when it was added
+/// under another name): the same content is up to date (and its record follows the source's new
+/// top), other content is outdated, no folder is gone.
 fn compare(out: &mut Checked, name: &str, rec: &Installed, fetched: &Fetched, new: Provenance, config: &FetchConfig) {
     let Some(candidate) = fetched.skills.iter().find(|c| c.path == rec.source.path) else {
         let reason = format!("{} no longer holds a skill at {}", new.short(), rec.source.path);
         return push(out, name, rec, Status::Gone { reason });
     };
-    match import::load(&candidate.dir, config.limits(), &mut |_, _| {}) {
+    match rename::as_kept(&candidate.dir, name, rec.renamed_from().is_some(), config.limits()) {
         Err(e) => push(out, name, rec, Status::CouldNotCheck { reason: e.to_string() }),
-        Ok(loaded) => {
-            let digest = loaded.files.digest();
-            if digest == rec.digest {
+        Ok(kept) => {
+            if kept.digest == rec.digest {
                 out.moved.push((name.to_owned(), new));
                 push(out, name, rec, Status::UpToDate);
             } else {
-                let dir = candidate.dir.clone();
-                push(out, name, rec, Status::Outdated { new, digest, dir });
+                out._renamed.extend(kept.renamed);
+                push(out, name, rec, Status::Outdated { new, digest: kept.digest, dir: kept.dir });
             }
         }
     }

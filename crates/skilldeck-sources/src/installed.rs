@@ -23,6 +23,17 @@ pub struct Installed {
     pub digest: Digest,
     /// When it was installed or last updated, RFC 3339 in UTC.
     pub at: String,
+    /// The name the source gives it, when it is kept here under another (`add --as`): every
+    /// check, update and install of it renames the source's copy the same way (`rename.rs`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_name: Option<String>,
+}
+
+impl Installed {
+    /// The name the source gives it, when it is kept here under another.
+    pub fn renamed_from(&self) -> Option<&str> {
+        self.upstream_name.as_deref()
+    }
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -103,8 +114,23 @@ impl InstalledSkills {
     }
 
     /// Records that `name` was installed from `source` with files of `digest` (not yet saved).
+    /// A name it was kept under instead of the source's (`add --as`) stays recorded while the
+    /// source is the same skill of the same repository or site (an update, a moved top, a pin).
     pub fn record(&mut self, name: &str, source: Provenance, digest: Digest) {
-        self.file.skills.insert(name.to_owned(), Installed { source, digest, at: now() });
+        let upstream_name = self
+            .file
+            .skills
+            .get(name)
+            .filter(|old| old.source.url == source.url && old.source.path == source.path)
+            .and_then(|old| old.upstream_name.clone());
+        self.record_as(name, source, digest, upstream_name);
+    }
+
+    /// Records that `name` was installed from `source` with files of `digest`, the source
+    /// naming it `upstream_name` when that is another name (not yet saved).
+    pub fn record_as(&mut self, name: &str, source: Provenance, digest: Digest, upstream_name: Option<String>) {
+        let upstream_name = upstream_name.filter(|u| u != name);
+        self.file.skills.insert(name.to_owned(), Installed { source, digest, at: now(), upstream_name });
     }
 
     /// Forgets skill `name` (not yet saved); whether it was recorded.
@@ -163,6 +189,17 @@ mod tests {
         let again = InstalledSkills::load(&home).unwrap();
         assert_eq!(again.get("pdf").unwrap().source, source);
         assert_eq!(again.len(), 1);
+
+        // A skill kept under another name keeps that through an update, not through another source.
+        skills.record_as("pdf-two", source.clone(), Digest::from_bytes([8; 32]), Some("pdf".into()));
+        let moved = Provenance { resolved: "1".repeat(40), ..source.clone() };
+        skills.record("pdf-two", moved, Digest::from_bytes([9; 32]));
+        assert_eq!(skills.get("pdf-two").unwrap().renamed_from(), Some("pdf"));
+        let other = Provenance { url: "https://example.com/x/y.git".into(), ..source.clone() };
+        skills.record("pdf-two", other, Digest::from_bytes([9; 32]));
+        assert_eq!(skills.get("pdf-two").unwrap().renamed_from(), None);
+        skills.record_as("pdf", source.clone(), Digest::from_bytes([7; 32]), Some("pdf".into()));
+        assert_eq!(skills.get("pdf").unwrap().renamed_from(), None, "its own name is no rename");
 
         fs::write(tmp.path().join(SOURCES_FILE), "{ not json").unwrap();
         let err = InstalledSkills::load(&home).unwrap_err().to_string();

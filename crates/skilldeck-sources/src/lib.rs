@@ -15,9 +15,12 @@ pub mod http;
 pub mod installed;
 pub mod last_check;
 pub mod lock;
+pub mod origins;
 pub mod redact;
+pub mod rename;
 pub mod restore;
 pub mod setup;
+pub mod skills_cli;
 pub mod source;
 #[cfg(feature = "git-server")]
 pub mod testing;

@@ -9,8 +9,20 @@ use skilldeck_core::digest::Digest;
 use skilldeck_core::provenance::Provenance;
 use std::path::{Path, PathBuf};
 
-/// The lockfile's default name, in the current folder.
+/// The lockfile's default name: beside a project's `.skilldeck.toml`, else in the current folder.
 pub const LOCK_FILE: &str = "skilldeck.lock";
+
+/// The file that makes a folder a Skilldeck project (the workspace profile of
+/// `skilldeck-agent`'s `profile.rs`); a project's lockfile lives beside it.
+pub const PROJECT_FILE: &str = ".skilldeck.toml";
+
+/// Where `lock` and `install` read and write when no file is named: `skilldeck.lock` beside
+/// the `.skilldeck.toml` of the nearest project holding `cwd` (itself or a folder above it),
+/// else in `cwd`.
+pub fn default_path(cwd: &Path) -> PathBuf {
+    let project = cwd.ancestors().find(|dir| dir.join(PROJECT_FILE).is_file());
+    project.unwrap_or(cwd).join(LOCK_FILE)
+}
 
 /// The format this code writes.
 const VERSION: u32 = 1;
@@ -25,6 +37,9 @@ pub struct LockedSkill {
     pub source: Provenance,
     /// The content digest of its files.
     pub digest: Digest,
+    /// The name the source gives it, when it is kept under another (`add --as`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upstream_name: Option<String>,
 }
 
 /// A lockfile.
@@ -65,7 +80,12 @@ impl Lock {
     pub fn of(installed: &InstalledSkills) -> Self {
         let mut skills: Vec<LockedSkill> = installed
             .iter()
-            .map(|(name, rec)| LockedSkill { name: name.to_owned(), source: rec.source.clone(), digest: rec.digest })
+            .map(|(name, rec)| LockedSkill {
+                name: name.to_owned(),
+                source: rec.source.clone(),
+                digest: rec.digest,
+                upstream_name: rec.upstream_name.clone(),
+            })
             .collect();
         skills.sort_by(|a, b| a.name.cmp(&b.name));
         Self { version: VERSION, skills }
@@ -131,13 +151,24 @@ mod tests {
         let lock = Lock {
             version: VERSION,
             skills: vec![
-                LockedSkill { name: "docx".into(), source: source("skills/docx"), digest: Digest::from_bytes([1; 32]) },
-                LockedSkill { name: "pdf".into(), source: source("skills/pdf"), digest: Digest::from_bytes([2; 32]) },
+                LockedSkill {
+                    name: "docx".into(),
+                    source: source("skills/docx"),
+                    digest: Digest::from_bytes([1; 32]),
+                    upstream_name: None,
+                },
+                LockedSkill {
+                    name: "pdf-two".into(),
+                    source: source("skills/pdf"),
+                    digest: Digest::from_bytes([2; 32]),
+                    upstream_name: Some("pdf".into()),
+                },
             ],
         };
         let text = lock.to_toml().unwrap();
         assert!(text.contains("[[skill]]\nname = \"docx\""), "{text}");
         assert!(text.contains("ref = \"v1\""), "{text}");
+        assert!(text.contains("upstream_name = \"pdf\""), "{text}");
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(LOCK_FILE);
         lock.write(&path).unwrap();
@@ -145,5 +176,20 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "the same lock writes the same bytes");
         std::fs::write(&path, "version = 9\n").unwrap();
         assert!(Lock::read(&path).unwrap_err().to_string().contains("version 9"));
+    }
+
+    #[test]
+    fn the_default_lockfile_is_beside_the_nearest_project_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("project");
+        let deep = project.join("src/deep");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(default_path(&deep), deep.join(LOCK_FILE), "no project: the folder itself");
+        std::fs::write(project.join(PROJECT_FILE), "").unwrap();
+        assert_eq!(default_path(&deep), project.join(LOCK_FILE));
+        assert_eq!(default_path(&project), project.join(LOCK_FILE));
+        // A folder named like the file is no project.
+        std::fs::create_dir_all(deep.join(PROJECT_FILE)).unwrap();
+        assert_eq!(default_path(&deep), project.join(LOCK_FILE));
     }
 }

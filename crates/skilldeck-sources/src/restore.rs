@@ -5,10 +5,10 @@
 
 use crate::fetch::{FetchConfig, Fetched, fetch};
 use crate::lock::{Lock, LockedSkill};
+use crate::rename::{self, Renamed};
 use crate::source::{GitSource, Source, UrlSource};
 use serde::Serialize;
 use skilldeck_core::digest::Digest;
-use skilldeck_core::import;
 use skilldeck_core::provenance::SourceKind;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -38,6 +38,7 @@ pub struct Restored {
     /// One per locked skill, in the lock's order.
     pub skills: Vec<(LockedSkill, Restore)>,
     _fetched: Vec<Fetched>,
+    _renamed: Vec<Renamed>,
 }
 
 /// Fetches what `lock` needs that the store does not hold; `current` gives a skill's current
@@ -49,6 +50,13 @@ pub fn restore(lock: &Lock, config: &FetchConfig, current: &dyn Fn(&str) -> Opti
     for (i, skill) in lock.skills.iter().enumerate() {
         if current(&skill.name) == Some(skill.digest) {
             out.skills.push((skill.clone(), Restore::InPlace));
+        } else if skill.source.resolved.is_empty() {
+            let reason = format!(
+                "the commit it was installed from is not known (it was adopted with content {} did not hold); \
+                 `skilldeck update {}` takes the source's, then `skilldeck lock` locks it",
+                skill.source.url, skill.name
+            );
+            out.skills.push((skill.clone(), Restore::Failed { reason }));
         } else {
             let s = &skill.source;
             wanted.entry((s.kind, s.url.clone(), s.resolved.clone())).or_default().push(i);
@@ -87,36 +95,39 @@ pub fn restore(lock: &Lock, config: &FetchConfig, current: &dyn Fn(&str) -> Opti
         };
         for i in indices {
             let Some((skill, state)) = out.skills.get_mut(i) else { continue };
-            *state = check_one(skill, &fetched, config);
+            let (checked, renamed) = check_one(skill, &fetched, config);
+            *state = checked;
+            out._renamed.extend(renamed);
         }
         out._fetched.push(fetched);
     }
     out
 }
 
-/// The locked skill's folder in `fetched`, when its content is what the lock says.
-fn check_one(skill: &LockedSkill, fetched: &Fetched, config: &FetchConfig) -> Restore {
+/// The locked skill's folder in `fetched` (renamed as the lock keeps it, when it was added under
+/// another name), when its content is what the lock says; with the renamed copy to keep.
+fn check_one(skill: &LockedSkill, fetched: &Fetched, config: &FetchConfig) -> (Restore, Option<Renamed>) {
     let shown = skill.source.short();
     let Some(candidate) = fetched.skills.iter().find(|c| c.path == skill.source.path) else {
-        return Restore::Failed { reason: format!("{shown} holds no skill at {}", skill.source.path) };
+        return (Restore::Failed { reason: format!("{shown} holds no skill at {}", skill.source.path) }, None);
     };
     if skill.source.kind != SourceKind::Git && candidate.provenance.resolved != skill.source.resolved {
-        return Restore::Failed {
-            reason: format!(
-                "{} now serves other content ({}, locked {}); the locked content cannot be fetched any more",
-                skill.source.url, candidate.provenance.resolved, skill.source.resolved
-            ),
-        };
+        let reason = format!(
+            "{} now serves other content ({}, locked {}); the locked content cannot be fetched any more",
+            skill.source.url, candidate.provenance.resolved, skill.source.resolved
+        );
+        return (Restore::Failed { reason }, None);
     }
-    match import::load(&candidate.dir, config.limits(), &mut |_, _| {}) {
-        Err(e) => Restore::Failed { reason: e.to_string() },
-        Ok(loaded) if loaded.files.digest() != skill.digest => Restore::Failed {
-            reason: format!(
+    match rename::as_kept(&candidate.dir, &skill.name, skill.upstream_name.is_some(), config.limits()) {
+        Err(e) => (Restore::Failed { reason: e.to_string() }, None),
+        Ok(kept) if kept.digest != skill.digest => {
+            let reason = format!(
                 "{shown} holds other content ({}) than the lock says ({}); the lock or the source was changed by hand",
-                loaded.files.digest().short(),
+                kept.digest.short(),
                 skill.digest.short()
-            ),
-        },
-        Ok(_) => Restore::Ready { dir: candidate.dir.clone() },
+            );
+            (Restore::Failed { reason }, None)
+        }
+        Ok(kept) => (Restore::Ready { dir: kept.dir }, kept.renamed),
     }
 }

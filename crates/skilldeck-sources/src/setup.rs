@@ -70,8 +70,17 @@ pub fn stored_name(c: &Candidate) -> Option<SkillName> {
 /// for one from another source (`s` its short line), `None` when there is no clash (no such skill,
 /// or one this source installed).
 pub fn clash(storage: &FsStorage, installed: &InstalledSkills, candidate: &Candidate) -> Option<Option<String>> {
-    let name = stored_name(candidate)?;
-    let exists = storage.skill_dir(Scope::User, &name).is_dir();
+    clash_as(storage, installed, candidate, &stored_name(candidate)?)
+}
+
+/// [`clash`] for `candidate` stored under `name` (`add --as NAME`) rather than its own name.
+pub fn clash_as(
+    storage: &FsStorage,
+    installed: &InstalledSkills,
+    candidate: &Candidate,
+    name: &SkillName,
+) -> Option<Option<String>> {
+    let exists = storage.skill_dir(Scope::User, name).is_dir();
     let record = installed.get(name.as_str());
     let same_source =
         record.is_some_and(|r| r.source.url == candidate.provenance.url && r.source.path == candidate.provenance.path);
@@ -119,6 +128,12 @@ mod tests {
         assert_eq!(check("made"), Some(None));
         assert_eq!(check("sourced"), None);
         assert_eq!(check("other"), Some(Some("example.com/x/y@9d2f1ae, skills/other".to_owned())));
+        // Under another name: the clash is that name's.
+        let as_name = |name: &str, new: &str| {
+            clash_as(&storage, &installed, &candidate(name, here), &SkillName::parse(new).unwrap())
+        };
+        assert_eq!(as_name("other", "absent"), None);
+        assert_eq!(as_name("absent", "made"), Some(None));
 
         let (hosts, config) = fetch_config(&storage).unwrap();
         assert_eq!(hosts, Hosts::default());

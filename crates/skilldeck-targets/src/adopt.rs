@@ -11,7 +11,9 @@ use crate::scan::{CopyGroup, Relation, ScanReport, ScannedSkill};
 use crate::state::SkillState;
 use serde::Serialize;
 use skilldeck_core::import::{self, ImportError, Stored};
-use skilldeck_core::{Digest, FsStorage, Revision, Scope};
+use skilldeck_core::provenance::Provenance;
+use skilldeck_core::storage::RevisionEvent;
+use skilldeck_core::{Digest, FsStorage, Revision, Scope, StorageError};
 use std::path::{Path, PathBuf};
 
 /// What to adopt.
@@ -25,6 +27,11 @@ pub struct AdoptRequest {
     /// remove them).
     pub disabled: std::collections::BTreeSet<String>,
 }
+
+/// Content known to have come from a source (another tool's lockfile, fetched): by skill name,
+/// the digest of the source's content and where it came from. A copy adopted with exactly that
+/// content becomes a revision recording the source, as `skilldeck add` makes one.
+pub type KnownSources = std::collections::BTreeMap<String, (Digest, Provenance)>;
 
 /// What adopting one skill did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -241,6 +248,7 @@ struct Cx<'a> {
     records: &'a Records,
     report: &'a ScanReport,
     req: &'a AdoptRequest,
+    sources: &'a KnownSources,
 }
 
 /// Whether a place is in `from` (a target id or a folder).
@@ -250,11 +258,23 @@ fn in_from(from: &str, target: &str, path: &Path) -> bool {
 
 /// Adopts the skills `req` names (or every one found) from `report`, a fresh scan.
 pub fn adopt(storage: &FsStorage, records: &Records, report: &ScanReport, req: &AdoptRequest) -> AdoptReport {
+    adopt_with_sources(storage, records, report, req, &KnownSources::new())
+}
+
+/// [`adopt`], where a skill whose adopted content is what `sources` says its source holds
+/// gets a revision recording that source (`RevisionEvent::Sourced`).
+pub fn adopt_with_sources(
+    storage: &FsStorage,
+    records: &Records,
+    report: &ScanReport,
+    req: &AdoptRequest,
+    sources: &KnownSources,
+) -> AdoptReport {
     let all = req.names.is_empty();
     let names: Vec<String> =
         if all { report.skills.iter().map(|s| s.name.clone()).collect() } else { req.names.clone() };
     let mut out = AdoptReport::default();
-    let cx = Cx { storage, records, report, req };
+    let cx = Cx { storage, records, report, req, sources };
     for name in names {
         let result = report
             .skill(&name)
@@ -376,7 +396,11 @@ fn take(cx: &Cx<'_>, s: &ScannedSkill, chosen: &CopyGroup, cautious: bool) -> Re
             if loaded.files.digest() != chosen.digest {
                 return Err(AdoptError::Changed { path: source.path.clone() });
             }
-            let stored = import::store(storage, Scope::User, &loaded)?;
+            let source = cx.sources.get(&s.name).filter(|(d, _)| *d == chosen.digest).map(|(_, p)| p);
+            let stored = match source {
+                Some(source) => store_sourced(storage, &loaded, source)?,
+                None => import::store(storage, Scope::User, &loaded)?,
+            };
             let revision = stored.revision();
             let outcome = match stored {
                 Stored::Written(_) => Outcome::Imported { scope: Scope::User, revision },
@@ -424,6 +448,27 @@ fn take(cx: &Cx<'_>, s: &ScannedSkill, chosen: &CopyGroup, cautious: bool) -> Re
         }
     }
     Ok(adopted)
+}
+
+/// Stores `loaded` in the user scope as `import::store` does (identical content makes no
+/// revision), its revision recording that it came from `source`.
+fn store_sourced(storage: &FsStorage, loaded: &import::LoadedSkill, source: &Provenance) -> Result<Stored, AdoptError> {
+    let digest = loaded.files.digest();
+    let current = storage.snapshot(Scope::User, &loaded.name).ok().and_then(|s| Some((s.revision?, s.files.digest())));
+    if let Some((revision, d)) = current
+        && d == digest
+    {
+        return Ok(Stored::Unchanged { name: loaded.name.clone(), scope: Scope::User, revision, digest });
+    }
+    let mut batch = storage.batch(Scope::User, RevisionEvent::Upload).map_err(ImportError::from)?;
+    batch
+        .stage_as_event(&loaded.name, &loaded.files, RevisionEvent::Sourced { source: source.clone() })
+        .map_err(ImportError::from)?;
+    let written = batch.commit(&mut |_| {}).into_iter().next().map_or_else(
+        || Err(StorageError::Task("the batch ended before the skill was written".into())),
+        |(_, result)| result,
+    );
+    Ok(Stored::Written(written.map_err(ImportError::from)?))
 }
 
 /// Records the link of Skilldeck's at `path`, edited through its `export`, as delivering

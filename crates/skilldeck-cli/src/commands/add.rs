@@ -8,14 +8,14 @@ use crate::context::Ctx;
 use crate::output::{self, Outcome};
 use anyhow::Context as _;
 use serde::Serialize;
-use skilldeck_core::Scope;
 use skilldeck_core::import::{self, BatchReport, ImportRequest, ImportState, Incoming, ItemState};
 use skilldeck_core::provenance::{Provenance, SourceKind};
 use skilldeck_core::trust::Trust;
+use skilldeck_core::{Scope, SkillName};
 use skilldeck_sources::fetch::{Candidate, FetchConfig, Fetched, Note, fetch};
 use skilldeck_sources::installed::InstalledSkills;
-use skilldeck_sources::setup;
 use skilldeck_sources::{Hosts, Source};
+use skilldeck_sources::{rename, setup};
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
@@ -32,6 +32,8 @@ pub struct AddArgs {
     pub plugin: Option<String>,
     /// `--ref`: the branch, tag or commit, over any `@REF` in the source.
     pub reference: Option<String>,
+    /// `--as`: the one skill taken is kept under this name (its frontmatter's `name` rewritten).
+    pub rename: Option<String>,
     /// `--force`: let the source's content become the next revision of a skill of the same
     /// name that did not come from it.
     pub force: bool,
@@ -71,6 +73,12 @@ pub fn fetch_source(source: &Source, reference: Option<&str>, config: &FetchConf
 
 /// `skilldeck add`.
 pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
+    let rename = match &args.rename {
+        Some(new) => Some(SkillName::parse(new).map_err(|e| {
+            anyhow::anyhow!("--as {new:?} is not a skill name ({e}); use lowercase letters, digits and single hyphens")
+        })?),
+        None => None,
+    };
     let ctx = Ctx::open()?;
     let (hosts, config) = fetch_config(&ctx)?;
     let source = Source::parse(&args.source, &hosts)?;
@@ -94,16 +102,32 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
             return Ok(Outcome::Refused);
         }
     };
+    if let Some(new) = &rename
+        && chosen.len() != 1
+    {
+        let names: Vec<&str> = chosen.iter().map(|c| c.name.as_str()).collect();
+        anyhow::bail!(
+            "--as {new} names one skill, but {} were chosen ({}); take one with --skill NAME --as {new}",
+            chosen.len(),
+            names.join(", ")
+        );
+    }
     // Only what concerns the skills asked for is said; a skill refused counts when it was asked for.
     let notes = relevant_notes(&fetched, &asked, &chosen);
     let notes_refuse = notes.iter().any(|n| n.refuses);
     let installed = InstalledSkills::load(ctx.storage().home())?;
-    let (chosen, clashes) = clashes(&ctx, &installed, chosen, args.force);
+    let (chosen, clashes) = clashes(&ctx, &installed, chosen, rename.as_ref(), args.force);
+    // Under `--as`, the one skill is imported from a copy renamed to the new name.
+    let renamed = match (&rename, chosen.first()) {
+        (Some(new), Some(c)) => Some(rename::renamed_copy(&c.dir, new, config.limits())?),
+        _ => None,
+    };
+    let dir_of = |c: &Candidate| renamed.as_ref().map_or_else(|| c.dir.clone(), |r| r.dir().to_path_buf());
     let requests: Vec<ImportRequest> = chosen
         .iter()
-        .map(|c| ImportRequest { path: c.dir.clone(), only: None, origin: Some(c.provenance.clone()) })
+        .map(|c| ImportRequest { path: dir_of(c), only: None, origin: Some(c.provenance.clone()) })
         .collect();
-    let by_dir: HashMap<String, &Candidate> = chosen.iter().map(|c| (c.dir.display().to_string(), *c)).collect();
+    let by_dir: HashMap<String, &Candidate> = chosen.iter().map(|c| (dir_of(c).display().to_string(), *c)).collect();
     let scope = Scope::User;
     let trust = Trust::load(ctx.storage().home())?;
     let hold = ctx.registry.hold();
@@ -160,11 +184,14 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
             continue;
         };
         let Some(c) = by_dir.get(&item.source) else { continue };
+        // The source's own name for it, when it is kept under another (`--as`).
+        let upstream = renamed.as_ref().and_then(|_| setup::stored_name(c)).map(|n| n.as_str().to_owned());
         // A record already saying this keeps its time: nothing was installed.
-        let known =
-            installed.get(skill.name.as_str()).is_some_and(|r| r.source == c.provenance && r.digest == skill.digest);
+        let known = installed
+            .get(skill.name.as_str())
+            .is_some_and(|r| r.source == c.provenance && r.digest == skill.digest && r.upstream_name == upstream);
         if !known {
-            installed.record(skill.name.as_str(), c.provenance.clone(), skill.digest);
+            installed.record_as(skill.name.as_str(), c.provenance.clone(), skill.digest, upstream);
             recorded = true;
         }
     }
@@ -280,7 +307,7 @@ fn print_rest(clashes: &[Clash], notes: &[&Note]) -> anyhow::Result<()> {
     for c in clashes {
         let from = c.from.as_deref().map_or("was made or imported here".to_owned(), |f| format!("came from {f}"));
         crate::output::outln!(
-            "refused    {}: a skill named {} already exists and {from}; delete it first, or add with --force to make this source's content its next revision",
+            "refused    {}: a skill named {} already exists and {from}; add it under another name with --as NEW-NAME, or with --force to make this source's content its next revision",
             c.path,
             c.name
         );
@@ -468,19 +495,23 @@ fn numbers(text: &str, len: usize) -> Option<Vec<usize>> {
     (!out.is_empty()).then_some(out)
 }
 
-/// Splits off the candidates whose name a user skill from elsewhere holds (unless `force`).
+/// Splits off the candidates whose name (or the one `--as` gives) a user skill from elsewhere
+/// holds (unless `force`).
 fn clashes<'a>(
     ctx: &Ctx,
     installed: &InstalledSkills,
     chosen: Vec<&'a Candidate>,
+    rename: Option<&SkillName>,
     force: bool,
 ) -> (Vec<&'a Candidate>, Vec<Clash>) {
     let mut kept = Vec::new();
     let mut clashes = Vec::new();
     for c in chosen {
-        match setup::clash(ctx.storage(), installed, c) {
+        let name = rename.cloned().or_else(|| setup::stored_name(c));
+        let clash = name.as_ref().and_then(|n| setup::clash_as(ctx.storage(), installed, c, n));
+        match clash {
             Some(from) if !force => clashes.push(Clash {
-                name: setup::stored_name(c).map_or_else(|| c.name.clone(), |n| n.as_str().to_owned()),
+                name: name.map_or_else(|| c.name.clone(), |n| n.as_str().to_owned()),
                 path: c.provenance.path.clone(),
                 from,
             }),

@@ -1,9 +1,17 @@
 //! `skilldeck adopt`: bring skills found in the agent tools' folders into the store, and make
-//! those copies Skilldeck's.
+//! those copies Skilldeck's. A skill the `skills` CLI installed comes in with its source (read
+//! from that tool's lockfile, fetched once per source), recorded in `sources.json` as
+//! `skilldeck add` records it, so `outdated` and `update` follow it.
 
+use super::scan::SkillsCliLocks;
 use crate::context::Ctx;
 use crate::output::Outcome;
-use skilldeck_targets::adopt::{self, AdoptRequest, Outcome as Done};
+use serde::Serialize;
+use skilldeck_core::Scope;
+use skilldeck_core::provenance::Provenance;
+use skilldeck_sources::installed::InstalledSkills;
+use skilldeck_sources::origins::{self, Origins, Unfollowed};
+use skilldeck_targets::adopt::{self, AdoptReport, AdoptRequest, Adopted, KnownSources, Outcome as Done};
 use skilldeck_targets::record::Records;
 use std::path::PathBuf;
 
@@ -29,12 +37,32 @@ pub fn run(args: AdoptArgs) -> anyhow::Result<Outcome> {
     }
     let ctx = Ctx::open()?;
     let report = crate::commands::scan::report(&ctx, args.project.as_deref())?;
+    let locks = SkillsCliLocks::read(crate::commands::targets::project_dir(args.project.as_deref())?.as_deref());
+    locks.warn_unreadable("the adoption");
     let records = Records::new(ctx.storage().home().root());
     let disabled = ctx.config()?.listing.disabled;
+    // The sources the `skills` CLI gives for the skills to adopt, fetched once per source.
+    // Under --all, a skill whose every copy is already Skilldeck's is not adopted again, so its
+    // source is not fetched again either.
+    let names: Vec<&str> = if args.all {
+        report.skills.iter().filter(|s| !s.copies.iter().all(|g| g.all_ours())).map(|s| s.name.as_str()).collect()
+    } else {
+        args.names.iter().map(String::as_str).collect()
+    };
+    let entries: Vec<_> = names.iter().filter_map(|&n| locks.entry(n).map(|e| (n, e))).collect();
+    let origins = if entries.is_empty() {
+        Origins::default()
+    } else {
+        let (hosts, config) = super::add::fetch_config(&ctx)?;
+        origins::find(&entries, &hosts, &config)
+    };
+    let known: KnownSources =
+        origins.found.iter().map(|(n, o)| (n.clone(), (o.digest, o.provenance.clone()))).collect();
     let req = AdoptRequest { names: args.names, from: args.from, disabled };
-    let done = adopt::adopt(ctx.storage(), &records, &report, &req);
+    let done = adopt::adopt_with_sources(ctx.storage(), &records, &report, &req, &known);
+    let sourced = record_sources(&ctx, &done, &origins)?;
     if args.json {
-        crate::output::json(&done)?;
+        crate::output::json(&AdoptJson { done: &done, sources: &sourced, unfollowed: &origins.unfollowed })?;
     } else {
         for a in &done.adopted {
             let what = match &a.outcome {
@@ -50,12 +78,25 @@ pub fn run(args: AdoptArgs) -> anyhow::Result<Outcome> {
                 a.from.display(),
                 a.recorded.len()
             );
+            if let Some(s) = sourced.iter().find(|s| s.name == a.name) {
+                crate::output::outln!("  {}", source_line(s));
+            }
             for l in &a.left {
                 crate::output::outln!("  left {}: {}", l.path.display(), l.reason);
             }
         }
         if done.adopted.is_empty() && done.failed.is_empty() {
             crate::output::outln!("Nothing to adopt: every skill found is already Skilldeck's.");
+        }
+    }
+    if !args.json {
+        for u in &origins.unfollowed {
+            eprintln!(
+                "note: the source of {} ({}) is not recorded: {}; it is adopted as your own skill",
+                u.name,
+                u.lockfile.display(),
+                u.reason
+            );
         }
     }
     for f in &done.skipped {
@@ -65,4 +106,78 @@ pub fn run(args: AdoptArgs) -> anyhow::Result<Outcome> {
         eprintln!("error: {} [{}]", f.error, f.code);
     }
     Ok(if done.failed.is_empty() { Outcome::Ok } else { Outcome::Refused })
+}
+
+/// A skill adopted with its source recorded.
+#[derive(Debug, Serialize)]
+struct Sourced {
+    /// The skill.
+    name: String,
+    /// Its source as recorded in `sources.json` (`resolved` empty when the adopted content is
+    /// not the source's: which commit it came from is not known).
+    source: Provenance,
+    /// Whether the adopted content is what the source holds now.
+    same_as_source: bool,
+    /// The lockfile that named the source.
+    lockfile: PathBuf,
+}
+
+/// The JSON of `adopt`.
+#[derive(Serialize)]
+struct AdoptJson<'a> {
+    #[serde(flatten)]
+    done: &'a AdoptReport,
+    /// The skills whose source was recorded.
+    sources: &'a [Sourced],
+    /// The skills whose source the `skills` CLI named but that could not be followed.
+    unfollowed: &'a [Unfollowed],
+}
+
+fn source_line(s: &Sourced) -> String {
+    if s.same_as_source {
+        format!("source: {} (from {})", s.source.short(), s.lockfile.display())
+    } else {
+        format!(
+            "source: {} (from {}); it differs from the source's content now, so `skilldeck outdated` lists it",
+            s.source.short(),
+            s.lockfile.display()
+        )
+    }
+}
+
+/// Records in `sources.json` the source of each skill adopted into the user scope whose source
+/// was found: at the commit fetched when the adopted content is the source's, else with the
+/// commit unknown (so the next check fetches and compares by content).
+fn record_sources(ctx: &Ctx, done: &AdoptReport, origins: &Origins) -> anyhow::Result<Vec<Sourced>> {
+    let mut out = Vec::new();
+    if origins.found.is_empty() {
+        return Ok(out);
+    }
+    let mut installed = InstalledSkills::load(ctx.storage().home())?;
+    for a in &done.adopted {
+        let Some(origin) = origins.found.get(&a.name) else { continue };
+        if !in_user_scope(a) {
+            continue;
+        }
+        let same = origin.digest == a.digest;
+        let source = if same {
+            origin.provenance.clone()
+        } else {
+            Provenance { resolved: String::new(), ..origin.provenance.clone() }
+        };
+        installed.record(&a.name, source.clone(), a.digest);
+        out.push(Sourced { name: a.name.clone(), source, same_as_source: same, lockfile: origin.lockfile.clone() });
+    }
+    if !out.is_empty() {
+        installed.save()?;
+    }
+    Ok(out)
+}
+
+/// Whether the store's user scope now holds the adopted content as its current revision.
+fn in_user_scope(a: &Adopted) -> bool {
+    match &a.outcome {
+        Done::Imported { scope, .. } | Done::Unchanged { scope, .. } => *scope == Scope::User,
+        Done::Older { .. } => false,
+    }
 }

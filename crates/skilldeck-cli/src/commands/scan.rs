@@ -1,13 +1,84 @@
 //! `skilldeck scan`: every skill in the agent tools' folders, identical copies grouped, each
-//! group's validity and relation to the store. Reads only.
+//! group's validity and relation to the store, and the source the `skills` CLI's lockfiles give
+//! for it. Reads only (the lockfiles too; their sources are fetched by `adopt`).
 
 use crate::commands::targets::{level, project_dir, resolve, wanted};
 use crate::context::Ctx;
 use crate::output::Outcome;
+use serde::Serialize;
 use skilldeck_core::Severity;
+use skilldeck_sources::skills_cli::{self, LockEntry, LockKind, SkillsLock};
 use skilldeck_targets::record::Records;
 use skilldeck_targets::scan::{self, CopyGroup, Relation, ScanReport};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The `skills` CLI's lockfiles found: the global one, and the project's when scanning one.
+#[derive(Debug, Default, Serialize)]
+pub(crate) struct SkillsCliLocks {
+    /// The lockfiles read (the project's first).
+    pub locks: Vec<SkillsLock>,
+    /// The lockfiles that could not be read, each with why.
+    pub unreadable: Vec<UnreadableLock>,
+}
+
+/// A lockfile of the `skills` CLI that could not be read.
+#[derive(Debug, Serialize)]
+pub(crate) struct UnreadableLock {
+    /// The file.
+    pub path: PathBuf,
+    /// Why.
+    pub error: String,
+}
+
+impl SkillsCliLocks {
+    /// Reads the global lockfile and, with `project`, the project's.
+    pub(crate) fn read(project: Option<&Path>) -> Self {
+        let mut out = Self::default();
+        let project = project.map(|p| (LockKind::Project, skills_cli::project_path(p)));
+        let global = skills_cli::global_path_from_env().map(|p| (LockKind::Global, p));
+        for (kind, path) in project.into_iter().chain(global) {
+            match skills_cli::read(kind, &path) {
+                Ok(Some(lock)) => out.locks.push(lock),
+                Ok(None) => {}
+                Err(e) => out.unreadable.push(UnreadableLock { path, error: e.to_string() }),
+            }
+        }
+        out
+    }
+
+    /// The entry for skill `name` (the project's lockfile before the global one).
+    pub(crate) fn entry(&self, name: &str) -> Option<&LockEntry> {
+        self.locks.iter().flat_map(|l| &l.entries).find(|e| e.is_for(name))
+    }
+
+    /// Says on stderr which lockfiles could not be read, and that `what` goes on without them.
+    pub(crate) fn warn_unreadable(&self, what: &str) {
+        for u in &self.unreadable {
+            eprintln!("note: {}; {what} goes on without the sources it names", u.error);
+        }
+    }
+}
+
+/// Where the `skills` CLI says a skill came from, in words.
+pub(crate) fn entry_text(e: &LockEntry) -> String {
+    let mut text = format!("installed by the skills CLI from {}", e.source);
+    if let Some(path) = e.path.as_deref().filter(|p| *p != ".") {
+        text.push_str(&format!(", {path}"));
+    }
+    if let Some(r) = &e.reference {
+        text.push_str(&format!(" at {r}"));
+    }
+    text.push_str(&format!(" ({})", e.lockfile.display()));
+    text
+}
+
+/// The JSON of `scan`: the scan, and what the `skills` CLI's lockfiles say.
+#[derive(Serialize)]
+struct ScanJson<'a> {
+    #[serde(flatten)]
+    report: &'a ScanReport,
+    skills_cli: &'a SkillsCliLocks,
+}
 
 /// Scans every existing folder of every tool and configured target (user level, and the
 /// project's when given).
@@ -44,10 +115,12 @@ fn validity(g: &CopyGroup) -> String {
 pub fn run(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let report = report(&ctx, project)?;
+    let locks = SkillsCliLocks::read(project_dir(project)?.as_deref());
     if json {
-        crate::output::json(&report)?;
+        crate::output::json(&ScanJson { report: &report, skills_cli: &locks })?;
         return Ok(Outcome::Ok);
     }
+    locks.warn_unreadable("the scan");
     if report.folders.is_empty() {
         crate::output::outln!(
             "No agent tool's skill folder exists here; `skilldeck targets` lists where they would be."
@@ -66,6 +139,9 @@ pub fn run(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
         let note =
             if s.copies.len() > 1 { format!(" — {} different contents", s.copies.len()) } else { String::new() };
         crate::output::outln!("\n{}{note}", s.name);
+        if let Some(e) = locks.entry(&s.name) {
+            crate::output::outln!("  {}", entry_text(e));
+        }
         for g in &s.copies {
             crate::output::outln!("  {} {}, {}", g.digest.short(), validity(g), relation_text(&g.relation));
             for p in &g.places {

@@ -14,7 +14,7 @@ use skilldeck_core::{Scope, SkillName};
 use skilldeck_sources::apply;
 use skilldeck_sources::check::{Check, Checked, Status, check};
 use skilldeck_sources::installed::InstalledSkills;
-use skilldeck_sources::lock::{LOCK_FILE, Lock};
+use skilldeck_sources::lock::{self as lockfile, Lock};
 use skilldeck_sources::restore::{Restore, restore};
 use skilldeck_targets::diff::{self, FileDiff};
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
@@ -56,8 +56,12 @@ fn follow_moved(installed: &mut InstalledSkills, checked: &Checked) -> anyhow::R
     Ok(())
 }
 
-/// The short commit or digest.
+/// The short commit or digest (`unknown` for a skill adopted with content its source did not
+/// hold, whose commit is not known).
 fn short(resolved: &str) -> String {
+    if resolved.is_empty() {
+        return "unknown".to_owned();
+    }
     resolved.strip_prefix("sha256:").unwrap_or(resolved).chars().take(7).collect()
 }
 
@@ -297,13 +301,25 @@ pub fn pin_source(name: &str, reference: Option<&str>) -> anyhow::Result<Outcome
     Ok(Outcome::Ok)
 }
 
+/// The lockfile named, else `skilldeck.lock` beside the project's `.skilldeck.toml` (the
+/// current folder's or the nearest above it), else in the current folder.
+fn lock_path_or_default(given: Option<&std::path::Path>) -> anyhow::Result<std::path::PathBuf> {
+    match given {
+        Some(path) => Ok(path.to_path_buf()),
+        None => {
+            let cwd = std::env::current_dir().context("could not read the current folder")?;
+            Ok(lockfile::default_path(&cwd))
+        }
+    }
+}
+
 /// `skilldeck lock`: every sourced skill at its installed content, written to `out` (default
-/// `skilldeck.lock` in the current folder).
+/// `skilldeck.lock` beside the project's `.skilldeck.toml`, else in the current folder).
 pub fn lock(out: Option<&std::path::Path>, json: bool) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let installed = InstalledSkills::load(ctx.storage().home())?;
     let lock = Lock::of(&installed);
-    let path = out.map_or_else(|| std::path::PathBuf::from(LOCK_FILE), std::path::Path::to_path_buf);
+    let path = lock_path_or_default(out)?;
     lock.write(&path)?;
     let changed: Vec<&str> = lock
         .skills
@@ -334,7 +350,7 @@ pub fn lock(out: Option<&std::path::Path>, json: bool) -> anyhow::Result<Outcome
 /// content, fetched by commit; nothing is done for a skill already in place.
 pub fn install(lock_path: Option<&std::path::Path>, json: bool) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
-    let path = lock_path.map_or_else(|| std::path::PathBuf::from(LOCK_FILE), std::path::Path::to_path_buf);
+    let path = lock_path_or_default(lock_path)?;
     let lock = Lock::read(&path)?;
     let (_, config) = fetch_config(&ctx)?;
     let storage = ctx.storage();
@@ -368,7 +384,7 @@ pub fn install(lock_path: Option<&std::path::Path>, json: bool) -> anyhow::Resul
             Restore::Failed { .. } => None,
         };
         if let Some(name) = stored {
-            installed.record(&name, skill.source.clone(), skill.digest);
+            installed.record_as(&name, skill.source.clone(), skill.digest, skill.upstream_name.clone());
         }
     }
     installed.save()?;
