@@ -44,14 +44,16 @@ pub struct Provenance {
 impl Provenance {
     /// A short line for a person: `github.com/anthropics/skills@9d2f1ae, skills/pdf` (the
     /// URL without its scheme, `.git` or query; the commit's or digest's first 7 digits; the
-    /// path unless it is the top).
+    /// path unless it is the top). A commit not known (a copy adopted after it was edited) reads
+    /// `@commit unknown`.
     pub fn short(&self) -> String {
         let url = self.url.split_once("://").map_or(self.url.as_str(), |(_, rest)| rest);
         let url = url.split(['?', '#']).next().unwrap_or(url);
         let url = url.trim_end_matches('/');
         let url = url.strip_suffix(".git").unwrap_or(url);
         let resolved = self.resolved.strip_prefix("sha256:").unwrap_or(&self.resolved);
-        let short: String = resolved.chars().take(7).collect();
+        let short: String =
+            if resolved.is_empty() { "commit unknown".to_owned() } else { resolved.chars().take(7).collect() };
         if self.path == "." || self.path.is_empty() {
             format!("{url}@{short}")
         } else {
@@ -94,6 +96,8 @@ mod tests {
             "github.com/anthropics/skills@9d2f1ae, skills/pdf"
         );
         assert_eq!(git("file:///srv/repo/", ".").short(), "/srv/repo@9d2f1ae");
+        let unknown = Provenance { resolved: String::new(), ..git("https://github.com/o/r", "skills/pdf") };
+        assert_eq!(unknown.short(), "github.com/o/r@commit unknown, skills/pdf");
         let index = Provenance {
             kind: SourceKind::Index,
             resolved: "sha256:abcdef0123".into(),
