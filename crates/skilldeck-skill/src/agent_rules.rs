@@ -19,9 +19,9 @@ pub enum Reading {
 }
 
 /// Fields beyond the spec that Skilldeck itself honours: `disable-model-invocation` keeps a
-/// skill out of every listing, `user-invocable: false` out of MCP prompts, `when_to_use` is
-/// ranked with the description.
-pub const HONOURED: &[&str] = &["disable-model-invocation", "user-invocable", "when_to_use"];
+/// skill out of every listing, `user-invocable: false` (or Copilot's `user-invokable: false`)
+/// out of MCP prompts, `when_to_use` is ranked with the description.
+pub const HONOURED: &[&str] = &["disable-model-invocation", "user-invocable", "user-invokable", "when_to_use"];
 
 /// The diagnostics `reading` adds for the frontmatter's fields, in key order.
 pub fn check(parsed: &ParsedYaml, reading: Reading) -> Vec<Diagnostic> {
