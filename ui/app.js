@@ -167,7 +167,8 @@ function renderFiles() {
     }, d.pinned ? `📌 ${t("unpin")}` : `📌 ${t("pin")}`),
     !d.valid ? el("p", { class: "hint", id: "switch-why", text: t("switchInvalid") })
       : d.shadowed ? el("p", { class: "hint", id: "switch-why", text: t("switchShadowed", d.name) })
-        : d.held ? el("p", { class: "hint warn", id: "switch-why", text: t("switchHeld") }) : null,
+        : d.held ? el("p", { class: "hint warn", id: "switch-why", text: t("switchHeld") })
+          : d.userInvokedOnly ? el("p", { class: "hint", id: "switch-why", text: `${t("userInvokedOnly")}: ${t("userInvokedOnlyTitle")}` }) : null,
     el("div", { class: "row" },
       el("button", { type: "button", id: "history-btn", text: t("history"), onclick: () => showHistory(d) }),
       d.scope === "user" ? el("button", { type: "button", id: "publish-team-btn", text: t("publishTeam"), onclick: () => confirmPublish(d) }) : null,

@@ -7,6 +7,9 @@ import { language } from "./i18n.js";
 
 /** `field` as shown inside a message. */
 const f = (a, fallback = "字段") => (a.field ? `\`${a.field}\`` : fallback);
+/** Agent ids (`claude-code,copilot`) as names. */
+const AGENT_NAMES = { "claude-code": "Claude Code", codex: "Codex", gemini: "Gemini CLI", copilot: "GitHub Copilot", cursor: "Cursor" };
+const agentNames = (ids = "") => ids.split(",").filter(Boolean).map((id) => AGENT_NAMES[id] || id).join("、");
 /** " (第 N 行)" when the problem has a line. */
 const at = (a) => (a.line ? `（第 ${a.line} 行）` : "");
 
@@ -44,7 +47,11 @@ const MESSAGES_ZH = {
   allowed_tools_not_portable: () => "`allowed-tools` 写成了列表；规范要求用空格分隔的字符串",
   min_tier_invalid: () => "`min_tier` 无效",
   field_type_invalid: (a) => `${f(a)} 的类型不对${a.kind ? `：这里是${KINDS_ZH[a.kind] || a.kind}` : ""}${a.expected ? `，应为${KINDS_ZH[a.expected] || a.expected}` : ""}`,
-  field_unknown: (a, d) => `${f(a, "该字段")} 不是规范中的字段${d.severity === "warning" ? "；会保留，但被忽略" : ""}`,
+  field_unknown: (a, d) => a.read_by && d.severity === "warning"
+    ? `${f(a, "该字段")} 由 ${agentNames(a.read_by)} 读取；Skilldeck 和规范不读取它，会保留`
+    : `${f(a, "该字段")} 不是规范中的字段${d.severity === "warning" ? "；会保留，但被忽略" : ""}`,
+  field_ignored: (a) => `${a.file ? `${a.file}：` : ""}${agentNames(a.agent)} 不读取 ${f(a, "该字段")}，会忽略它${a.read_by ? `；${agentNames(a.read_by)} 读取它` : ""}`,
+  field_value_invalid: (a) => `${a.file ? `${a.file}：` : ""}${f(a)} 的值${a.value ? ` ${a.value}` : ""} 不被 ${agentNames(a.read_by || a.agent)} 接受`,
   dependencies_invalid: () => "依赖声明无效",
   metadata_not_portable: (a) => `${f(a, "`metadata`")} 不是“字符串到字符串”的映射，其他智能体可能不接受`,
   body_empty: () => "SKILL.md 的正文是空的",
@@ -95,6 +102,8 @@ const FIXES_ZH = {
   min_tier_invalid: "把 `min_tier` 设为 `lite` 或 `ultra`，或删除它。",
   field_type_invalid: "按格式要求给字段正确的类型（文本、列表或映射）。",
   field_unknown: "把该字段移到 `metadata:` 下，或删除它。",
+  field_ignored: "如果技能只给这个智能体用，删除该字段；否则为读取它的智能体保留。",
+  field_value_invalid: "给字段一个该智能体接受的值（见引用的来源），或删除它。",
   dependencies_invalid: "按格式写依赖：技能名的列表。",
   metadata_not_portable: "把 `metadata` 写成“键: 文本值”的平铺映射。",
   body_empty: "在 frontmatter 之后写出技能的说明。",

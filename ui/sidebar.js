@@ -283,6 +283,7 @@ function renderItem(item) {
   el("span", { class: "skill-sub" },
     s.valid ? null : el("span", { class: "marker error", text: `⚠ ${t("invalid", s.errors)}` }),
     s.held ? el("span", { class: "marker held", title: t("heldTitle", t(`sev_${s.risk}`)), text: `⛔ ${t("held")}` }) : null,
+    s.userInvokedOnly ? el("span", { class: "marker muted user-only", title: t("userInvokedOnlyTitle"), text: t("userInvokedOnly") }) : null,
     s.shadowed ? el("span", { class: "marker muted", title: t("shadowedTitle"), text: t("shadowed") }) : null,
     s.enabled ? null : el("span", { class: "marker muted off", title: t("offTitle"), text: t("off") }),
     s.pinned ? el("span", { class: "marker pinned", title: t("pinnedTitle"), text: t("pinnedMark") }) : null,

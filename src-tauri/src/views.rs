@@ -45,6 +45,11 @@ pub struct SkillRow {
     pub held: bool,
     /// The most serious audit finding's level, if the audit found anything.
     pub risk: Option<RiskLevel>,
+    /// Whether its author set `disable-model-invocation: true`: kept and shown, never listed
+    /// to models, found or offered over MCP (the UI marks it "user-invoked only"). Left out of
+    /// the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub user_invoked_only: bool,
 }
 
 impl SkillRow {
@@ -73,6 +78,7 @@ impl SkillRow {
             pinned: false,
             held: false,
             risk: e.risk.as_ref().and_then(|r| r.worst()),
+            user_invoked_only: !e.meta.model_invocable(),
         }
     }
 }

@@ -35,6 +35,7 @@ fn row() -> SkillRow {
         pinned: true,
         held: true,
         risk: Some(RiskLevel::Critical),
+        user_invoked_only: false,
     }
 }
 
@@ -94,6 +95,10 @@ fn grants_json() -> Value {
 #[test]
 fn the_sidebar_and_the_skill_view() {
     check(row(), row_json());
+    // A skill its author keeps from models carries the mark the sidebar shows.
+    let mut user_only = row_json();
+    user_only["userInvokedOnly"] = json!(true);
+    check(SkillRow { user_invoked_only: true, ..row() }, user_only);
     let args = [("field", "name"), ("line", "2")].map(|(k, v)| (k.to_owned(), v.to_owned())).into();
     let diag = DiagView {
         code: "name_missing",

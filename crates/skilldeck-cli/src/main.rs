@@ -39,9 +39,14 @@ enum Command {
         /// Skill folders or SKILL.md files.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Apply the agentskills.io rules exactly: unknown fields are errors.
+        /// Apply the agentskills.io rules exactly: unknown fields are errors (`--for spec`).
         #[arg(long)]
         strict: bool,
+        /// Check the skill as one agent reads it: its fields' values (errors) and the fields it
+        /// ignores (warnings). `spec`, `claude-code`, `codex` (with `agents/openai.yaml`),
+        /// `gemini`, `copilot` or `cursor`.
+        #[arg(long = "for", value_name = "AGENT", value_parser = commands::validate::parse_target, conflicts_with = "strict")]
+        target: Option<commands::validate::Target>,
         /// Print JSON for scripts.
         #[arg(long)]
         json: bool,
@@ -398,7 +403,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
     use commands::*;
     match cli.command {
         Command::List { scope, json } => list::run(scope, json),
-        Command::Validate { paths, strict, json } => validate::run(&paths, strict, json),
+        Command::Validate { paths, strict, target, json } => validate::run(&paths, strict, target, json),
         Command::Audit { skills, json, sarif } => audit::run(
             &skills,
             match (json, sarif) {

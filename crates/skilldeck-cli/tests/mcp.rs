@@ -822,3 +822,53 @@ fn a_store_that_fits_offers_no_find_skills() {
     let names: Vec<&str> = report["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["view_skill"]);
 }
+
+/// Imports `name` with `extra` frontmatter lines into `env`'s store.
+fn import_with(env: &Env, name: &str, extra: &str) {
+    let d = env.path("more").join(name);
+    fs::create_dir_all(&d).unwrap();
+    fs::write(d.join("SKILL.md"), format!("---\nname: {name}\ndescription: The {name} skill\n{extra}---\n# {name}\n"))
+        .unwrap();
+    env.skilldeck(&["import", d.to_str().unwrap()]);
+}
+
+#[test]
+fn a_skill_kept_from_models_is_not_offered_and_one_kept_from_users_is_no_prompt() {
+    let env = Env::new();
+    import_with(&env, "manual", "disable-model-invocation: true\n");
+    import_with(&env, "background", "user-invocable: false\n");
+    // Still in the store and `list`: only the model is not offered it.
+    assert!(env.skilldeck(&["list"]).contains("manual"));
+    let mut raw = Raw::start(&env);
+    raw.deadline(60);
+    raw.initialize("2025-11-25", "2025-11-25");
+    let mut ask = |id: u32, method: &str, params: Value| {
+        raw.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+        raw.recv()
+    };
+    let tools = ask(1, "tools/list", json!({}));
+    let view = tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "view_skill").unwrap().clone();
+    let listed = view["inputSchema"]["properties"]["name"]["enum"].as_array().unwrap();
+    assert!(listed.contains(&json!("alpha")) && listed.contains(&json!("background")), "{listed:?}");
+    assert!(!listed.contains(&json!("manual")), "{listed:?}");
+    assert!(!view["description"].as_str().unwrap().contains("manual"), "not in the listing text either");
+    let resources = ask(2, "resources/list", json!({}));
+    let uris: Vec<&str> =
+        resources["result"]["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    assert!(uris.iter().all(|u| !u.contains("manual")), "{uris:?}");
+    assert!(uris.iter().any(|u| u.starts_with("skill://background/")), "{uris:?}");
+    let prompts = ask(3, "prompts/list", json!({}));
+    let names: Vec<&str> =
+        prompts["result"]["prompts"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"alpha"), "{names:?}");
+    assert!(
+        !names.contains(&"background") && !names.contains(&"manual"),
+        "{names:?}: `background` is only for the model, `manual` for no model"
+    );
+    let got = ask(4, "prompts/get", json!({"name": "background"}));
+    assert!(got["error"]["message"].as_str().unwrap().contains("user-invocable: false"), "{got}");
+    let call = ask(5, "tools/call", json!({"name": "view_skill", "arguments": {"name": "manual"}}));
+    assert_eq!(call["result"]["structuredContent"]["error"]["code"], "skill_not_found", "{call}");
+    let instructions = ask(6, "tools/call", json!({"name": "view_skill", "arguments": {"name": "background"}}));
+    assert_eq!(instructions["result"]["isError"], false, "{instructions}");
+}

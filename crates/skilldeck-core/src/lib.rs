@@ -15,8 +15,8 @@ pub use skilldeck_audit as audit;
 pub use skilldeck_mount::{mount, sandbox, view_result, view_skill, workspace_guard};
 pub use skilldeck_select::{find, listing, ranker, tokens};
 pub use skilldeck_skill::{
-    diag_args, diagnostic, digest, entry, files, frontmatter, grants, meta, name, provenance, relpath, risk, secrets,
-    spec, visible, yaml_bounds, yaml_explain,
+    agent_rules, agent_values, agents, codex_yaml, diag_args, diagnostic, digest, entry, files, frontmatter, grants,
+    meta, name, provenance, relpath, risk, secrets, spec, tool_patterns, visible, yaml_bounds, yaml_explain,
 };
 pub use skilldeck_store::{audits, bundled, entries, home, import, safe_read, storage, trust, watch};
 

@@ -668,3 +668,32 @@ fn imports_racing_mounts_never_fail_a_mount() {
     });
     eprintln!("25 mounts, {overtaken} finished after an import had replaced the revision they mounted");
 }
+
+#[test]
+fn a_skill_naming_its_folder_by_claude_codes_variable_is_told_the_mount_path() {
+    let fx = Fx::new();
+    let mut files = pdf("v2");
+    files.insert(
+        RelPath::parse("SKILL.md").unwrap(),
+        b"---\nname: pdf\ndescription: Extract text from PDF files\n---\nRun `${CLAUDE_SKILL_DIR}/scripts/run.sh`.\n"
+            .to_vec(),
+    );
+    files.insert(RelPath::parse("references/guide.md").unwrap(), b"cd $CLAUDE_SKILL_DIR && ls".to_vec());
+    fx.upload(files);
+    let mut t = fx.turn("t1");
+    let note = "In this skill ${CLAUDE_SKILL_DIR} stands for .skills/pdf, the folder the skill is mounted in (relative \
+                to the workspace): use that path wherever the text writes the variable.";
+    assert_eq!(
+        fx.call(&mut t, json!({"name": "pdf"})),
+        json!({"skillName": "pdf", "path": null, "version": "2",
+               "content": "Run `${CLAUDE_SKILL_DIR}/scripts/run.sh`.\n", "note": note}),
+        "the text stays as written; the note says what the variable stands for"
+    );
+    assert_eq!(fx.call(&mut t, json!({"name": "pdf", "path": "references/guide.md"}))["note"], json!(note));
+    assert!(fx.mount().join("scripts/run.sh").is_file(), "the path the note names holds the skill");
+    // A compacted result keeps the compaction's note only.
+    let r: ViewResult = serde_json::from_value(fx.call(&mut t, json!({"name": "pdf"}))).unwrap();
+    assert_eq!(r.compacted().to_json()["note"], "Call view_skill again to reload.");
+    // A skill that names no variable gets no note (today's exact shape).
+    assert!(fx.call(&mut t, json!({"name": "pdf", "path": "scripts/run.sh"})).get("note").is_none());
+}

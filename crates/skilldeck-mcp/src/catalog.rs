@@ -1,5 +1,6 @@
 //! Resources and prompts: each listed skill's files as `skill://<name>/<path>` resources, and
-//! each listed skill as a prompt whose message is its instructions. Read from the store.
+//! each listed skill the user may invoke (not `user-invocable: false`) as a prompt whose message
+//! is its instructions. Read from the store.
 
 use base64::Engine as _;
 use rmcp::ErrorData;
@@ -92,11 +93,18 @@ fn blob(uri: &str, bytes: Vec<u8>) -> ResourceContents {
     }
 }
 
-/// One prompt per listed skill, described as the listing describes it.
-pub(crate) fn prompts(listing: &Listing) -> Vec<Prompt> {
+/// Whether a listed skill is offered as a prompt: not when its author set `user-invocable:
+/// false` (a prompt is the user invoking it by name; such a skill is only for the model).
+fn user_invocable(registry: &SkillRegistry, skill: &ListedSkill) -> bool {
+    registry.get(skill.scope, &skill.name).ok().flatten().is_none_or(|e| e.meta.user_invocable())
+}
+
+/// One prompt per listed skill the user may invoke, described as the listing describes it.
+pub(crate) fn prompts(registry: &SkillRegistry, listing: &Listing) -> Vec<Prompt> {
     listing
         .skills
         .iter()
+        .filter(|s| user_invocable(registry, s))
         .map(|s| {
             let version = s.version.as_deref().map(|v| format!(" (v:{v})")).unwrap_or_default();
             Prompt::new(&s.name, Some(s.description.clone()), None).with_title(format!("Skill: {}{version}", s.name))
@@ -107,6 +115,12 @@ pub(crate) fn prompts(listing: &Listing) -> Vec<Prompt> {
 /// The prompt of a listed skill: one user message holding its instructions.
 pub(crate) fn prompt(registry: &SkillRegistry, listing: &Listing, name: &str) -> Result<GetPromptResult, ErrorData> {
     let (skill, parsed) = listed(listing, name).map_err(|e| ErrorData::invalid_params(e.message, None))?;
+    if !user_invocable(registry, skill) {
+        return Err(ErrorData::invalid_params(
+            format!("{name} is not offered as a prompt: its author set `user-invocable: false`"),
+            None,
+        ));
+    }
     let skill_md = RelPath::parse("SKILL.md").map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
     let body = registry
         .storage()

@@ -464,7 +464,9 @@ impl ServerHandler for SkilldeckServer {
     ) -> Result<ListPromptsResult, ErrorData> {
         self.remember_peer(&context.peer);
         self.refresh_unless_live();
-        Ok(ListPromptsResult::with_all_items(catalog::prompts(&self.listing())))
+        let (shared, listing) = (Arc::clone(&self.shared), self.listing());
+        let prompts = blocking(move || Ok(catalog::prompts(&shared.registry, &listing))).await?;
+        Ok(ListPromptsResult::with_all_items(prompts))
     }
 
     async fn get_prompt(

@@ -37,7 +37,9 @@ pub struct ViewError {
     pub message: String,
 }
 
-/// A successful result: `{skillName, path, version, content}` (and `note` once compacted).
+/// A successful result: `{skillName, path, version, content}`, with `note` once compacted, or
+/// when the text names the skill's folder by an agent's variable (`${CLAUDE_SKILL_DIR}`): then
+/// it says which mount path stands for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ViewOk {
@@ -49,7 +51,8 @@ pub struct ViewOk {
     pub version: Option<String>,
     /// The text.
     pub content: String,
-    /// Present on compacted results.
+    /// Present on compacted results, and on results whose text names the skill's folder by an
+    /// agent's variable (what path it stands for).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }

@@ -168,12 +168,34 @@ pub fn view_skill(store: &impl AsRef<FsStorage>, sandbox: &Sandbox, turn: &mut T
         Err(e) => return binary(raw_name, path, file, e.as_bytes().len(), &in_mount),
     };
     let content = if rel.is_none() { frontmatter::strip(&text).to_owned() } else { text };
-    ViewResult::Ok(ViewOk {
-        skill_name: skill.to_string(),
-        path: path.map(str::to_owned),
-        version,
-        content,
-        note: None,
+    let note = skill_dir_note(&content, &mount::mount_path(&skill));
+    ViewResult::Ok(ViewOk { skill_name: skill.to_string(), path: path.map(str::to_owned), version, content, note })
+}
+
+/// The variables agents set to a skill's own folder: Claude Code's (`${CLAUDE_SKILL_DIR}`, in
+/// <https://code.claude.com/docs/en/skills>, "String substitutions").
+const SKILL_DIR_VARIABLES: &[&str] = &["CLAUDE_SKILL_DIR"];
+
+/// A result's `note` when `content` names the skill's folder by an agent's variable
+/// (`${CLAUDE_SKILL_DIR}` or `$CLAUDE_SKILL_DIR`): what it stands for here, the mount (`mount`,
+/// relative to the workspace), since nothing substitutes it. `None` when the text names none.
+pub fn skill_dir_note(content: &str, mount: &str) -> Option<String> {
+    let named: Vec<String> = SKILL_DIR_VARIABLES
+        .iter()
+        .filter(|v| {
+            content.contains(&format!("${{{v}}}"))
+                || content
+                    .match_indices(&format!("${v}"))
+                    .any(|(i, m)| !content[i + m.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_'))
+        })
+        .map(|v| format!("${{{v}}}"))
+        .collect();
+    (!named.is_empty()).then(|| {
+        format!(
+            "In this skill {} stands for {mount}, the folder the skill is mounted in (relative to the workspace): use \
+             that path wherever the text writes the variable.",
+            named.join(" and ")
+        )
     })
 }
 
@@ -239,4 +261,19 @@ fn ensure_mounted(
     }
     turn.mounted.insert(skill.to_string(), record);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::skill_dir_note;
+
+    #[test]
+    fn the_note_names_the_variable_only_when_the_text_does() {
+        let said = |t: &str| skill_dir_note(t, ".skills/pdf");
+        assert!(said("run ${CLAUDE_SKILL_DIR}/x.sh").is_some_and(|n| n.contains(".skills/pdf")));
+        assert!(said("cd $CLAUDE_SKILL_DIR").is_some());
+        assert!(said("cd $CLAUDE_SKILL_DIR/scripts").is_some());
+        assert_eq!(said("$CLAUDE_SKILL_DIRS is another variable"), None);
+        assert_eq!(said("no variable; ${CLAUDE_SESSION_ID} is not the folder"), None);
+    }
 }

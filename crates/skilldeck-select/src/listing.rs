@@ -175,13 +175,15 @@ pub fn is_listed(entry: &ListedEntry, opts: &ListingOptions) -> bool {
     entry.entry.valid && !entry.shadowed && passes_gates(&entry.entry, opts)
 }
 
-/// The session's gates on a valid, unshadowed skill: scope, tier, switched off, the profile.
+/// The session's gates on a valid, unshadowed skill: its author's `disable-model-invocation`
+/// (never offered to a model), scope, tier, switched off, the profile.
 fn passes_gates(e: &SkillEntry, opts: &ListingOptions) -> bool {
     let tier_ok = match (e.meta.min_tier, opts.tier) {
         (Some(Tier::Ultra), Tier::Lite) => false,
         (None | Some(Tier::Lite) | Some(Tier::Ultra), _) => true,
     };
-    opts.scopes.contains(&e.scope)
+    e.meta.model_invocable()
+        && opts.scopes.contains(&e.scope)
         && tier_ok
         && !opts.disabled.contains(&e.name)
         && opts.profile.as_ref().is_none_or(|p| p.offers(e))

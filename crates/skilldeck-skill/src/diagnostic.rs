@@ -84,8 +84,16 @@ pub enum DiagCode {
     MinTierInvalid,
     /// A field has the wrong YAML type (a list where text belongs, …).
     FieldTypeInvalid,
-    /// A field outside the format; kept, and an error only in strict mode.
+    /// A field outside the format; kept, and an error only in strict mode. A field some agent
+    /// reads is named with those agents (`read_by`) rather than called unknown.
     FieldUnknown,
+    /// A field the agent named by `validate --for` does not read (`agent`), so it has no effect
+    /// there; a warning.
+    FieldIgnored,
+    /// A field an agent reads holds a value that agent does not accept (`context: spawn`, an
+    /// unknown `model`, `hooks` of the wrong shape); an error under `validate --for` that agent,
+    /// a warning otherwise.
+    FieldValueInvalid,
     /// `metadata.aibuddy.dependencies` is not lists of package names.
     DependenciesInvalid,
     /// A `metadata` value is not text (a nested mapping, a list, a number, true/false); the spec
@@ -131,6 +139,8 @@ impl DiagCode {
             Self::MinTierInvalid => "min_tier_invalid",
             Self::FieldTypeInvalid => "field_type_invalid",
             Self::FieldUnknown => "field_unknown",
+            Self::FieldIgnored => "field_ignored",
+            Self::FieldValueInvalid => "field_value_invalid",
             Self::DependenciesInvalid => "dependencies_invalid",
             Self::MetadataNotPortable => "metadata_not_portable",
             Self::BodyEmpty => "body_empty",
@@ -192,6 +202,10 @@ impl DiagCode {
             Self::MinTierInvalid => "Set `min_tier` to `lite` or `ultra`, or remove it.",
             Self::FieldTypeInvalid => "Give the field the type the format expects (text, list or mapping).",
             Self::FieldUnknown => "Move the field under `metadata:`, or remove it.",
+            Self::FieldIgnored => {
+                "Remove the field if the skill is only for this agent, or keep it for the agents that read it."
+            }
+            Self::FieldValueInvalid => "Give the field a value the agent accepts (see the source cited), or remove it.",
             Self::DependenciesInvalid => {
                 "Write `metadata.aibuddy.dependencies.python` and `.node` as lists of package names."
             }

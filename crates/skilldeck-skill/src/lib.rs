@@ -2,6 +2,10 @@
 //! agentskills.io rules, validated into values and diagnostics. Bytes in, values out: no file
 //! system, no store.
 
+pub mod agent_rules;
+pub mod agent_values;
+pub mod agents;
+pub mod codex_yaml;
 pub mod diag_args;
 pub mod diagnostic;
 pub mod digest;
@@ -18,6 +22,7 @@ pub mod risk;
 pub mod scope;
 pub mod secrets;
 pub mod spec;
+pub mod tool_patterns;
 pub mod validate;
 pub mod visible;
 pub mod yaml_bounds;

@@ -72,6 +72,40 @@ pub struct SkillMeta {
     pub extra: ExtraFields,
 }
 
+impl SkillMeta {
+    /// Whether a model may be offered the skill: not `disable-model-invocation: true` (Claude
+    /// Code, Copilot, Cursor). Such a skill is never listed, found or offered over MCP; the
+    /// user still sees it. `"true"` in quotes counts too: hiding is the safe reading.
+    pub fn model_invocable(&self) -> bool {
+        !self.flag("disable-model-invocation").unwrap_or(false)
+    }
+
+    /// Whether the user may invoke the skill by name (an MCP prompt): not `user-invocable:
+    /// false` (Claude Code), nor Copilot's spelling `user-invokable: false`.
+    pub fn user_invocable(&self) -> bool {
+        self.flag("user-invocable").or_else(|| self.flag("user-invokable")).unwrap_or(true)
+    }
+
+    /// `when_to_use` (Claude Code): when the skill applies, beyond its description; the ranker
+    /// reads it with the description.
+    pub fn when_to_use(&self) -> Option<String> {
+        match self.extra.get("when_to_use")?.value() {
+            serde_json::Value::String(s) if !s.trim().is_empty() => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A true/false field kept in `extra`: `true`/`false`, or the same words quoted.
+    fn flag(&self, name: &str) -> Option<bool> {
+        let text = self.extra.get(name)?.as_str();
+        match text.trim_matches('"').to_ascii_lowercase().as_str() {
+            "true" => Some(true),
+            "false" => Some(false),
+            _ => None,
+        }
+    }
+}
+
 /// The fields of a frontmatter outside the format, by name, each kept as JSON text: a small
 /// sorted list (a skill has a few), which serializes as a JSON object like a map would.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

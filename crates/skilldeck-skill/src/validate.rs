@@ -1,6 +1,8 @@
 //! Validation: the field rules of DESIGN §1 applied to a parsed frontmatter.
 //! Holds the rules and the strict (agentskills.io) mode; not the YAML reading or storage.
 
+use crate::agent_rules::{self, Reading};
+use crate::agents::Agent;
 use crate::diagnostic::{DiagCode, Diagnostic};
 use crate::frontmatter::{self, ParsedYaml, kind_of, kind_token};
 use crate::meta::{Dependencies, JsonText, SkillMeta, Tier};
@@ -9,6 +11,8 @@ use crate::spec;
 use serde_yaml_ng::Value;
 
 pub use crate::spec::{MAX_COMPATIBILITY_LEN, MAX_DESCRIPTION_LEN, SKILLDECK_FIELDS};
+use crate::tool_patterns::is_tool_pattern;
+pub use crate::tool_patterns::split_tool_patterns;
 
 /// The version of this build of Skilldeck, checked against a skill's `compatibility`.
 pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -75,8 +79,26 @@ pub fn validate_bytes(bytes: Option<&[u8]>, opts: ValidateOptions<'_>) -> Valida
     }
 }
 
-/// Validates the text of a `SKILL.md`.
+/// Validates the text of a `SKILL.md`: leniently, or by the spec's rules exactly when
+/// `opts.strict`.
 pub fn validate_text(text: &str, opts: ValidateOptions<'_>) -> Validated {
+    validate_text_for(text, opts, None)
+}
+
+/// Validates the bytes of a `SKILL.md` (`None` when the file is missing) as `agent` reads it
+/// (`skilldeck validate --for AGENT`); `None` is [`validate_bytes`].
+pub fn validate_bytes_for(bytes: Option<&[u8]>, opts: ValidateOptions<'_>, agent: Option<Agent>) -> Validated {
+    match (bytes.map(std::str::from_utf8), agent) {
+        (Some(Ok(text)), Some(_)) => validate_text_for(text, opts, agent),
+        _ => validate_bytes(bytes, opts),
+    }
+}
+
+/// Validates the text of a `SKILL.md` as `agent` reads it: Skilldeck's lenient reading of the
+/// spec's fields, then what that agent reads checked (errors) and what it ignores said
+/// (warnings). With no agent, lenient or strict as `opts.strict` says.
+pub fn validate_text_for(text: &str, opts: ValidateOptions<'_>, agent: Option<Agent>) -> Validated {
+    let opts = ValidateOptions { strict: opts.strict && agent.is_none(), ..opts };
     let split = match frontmatter::split(text) {
         Ok(s) => s,
         Err(d) => return Validated { meta: SkillMeta::default(), diagnostics: vec![d] },
@@ -94,7 +116,10 @@ pub fn validate_text(text: &str, opts: ValidateOptions<'_>) -> Validated {
     let mut ctx =
         Ctx { parsed: &parsed, diags: &mut v.diagnostics, raw: &parsed.text, first_line: split.yaml_first_line };
     v.meta = read_fields(&mut ctx, opts);
-    if opts.strict {
+    if !opts.strict {
+        let reading = agent.map_or(Reading::Lenient, Reading::For);
+        v.diagnostics.extend(agent_rules::check(&parsed, reading));
+    } else {
         // Every rule of the specification, from its table; what the field readers already
         // reported (same code, same line) is not said twice.
         let subject = spec::Subject { parsed: &parsed, first_line: split.yaml_first_line, dir_name: opts.dir_name };
@@ -227,7 +252,7 @@ fn read_fields(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> SkillMeta {
     let (metadata, deps) = read_metadata(ctx);
     meta.metadata = metadata;
     meta.dependencies = deps;
-    read_unknown(ctx, opts, &mut meta);
+    read_unknown(ctx, &mut meta);
     meta
 }
 
@@ -404,43 +429,6 @@ mod compat {
     }
 }
 
-/// Splits `Bash(git diff:*) Read, Write` into patterns, keeping spaces inside parentheses.
-pub fn split_tool_patterns(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    let mut depth = 0usize;
-    for c in s.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        if depth == 0 && (c.is_whitespace() || c == ',') {
-            if !cur.is_empty() {
-                out.push(std::mem::take(&mut cur));
-            }
-        } else {
-            cur.push(c);
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
-}
-
-/// Whether a pattern is `Tool` or `Tool(args)`.
-fn is_tool_pattern(p: &str) -> bool {
-    let (head, args) = match p.find('(') {
-        Some(i) => (&p[..i], Some(&p[i..])),
-        None => (p, None),
-    };
-    let head_ok = head.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
-        && head.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | ':' | '*'));
-    let args_ok = args.is_none_or(|a| a.ends_with(')') && a.matches('(').count() == a.matches(')').count());
-    head_ok && args_ok
-}
-
 fn read_allowed_tools(ctx: &mut Ctx<'_, '_>) -> Vec<String> {
     const KEY: &str = "allowed-tools";
     let patterns = match ctx.get(KEY).cloned() {
@@ -542,9 +530,9 @@ fn read_metadata(ctx: &mut Ctx<'_, '_>) -> (Option<JsonText>, Dependencies) {
     (Some(to_json(&value)), deps)
 }
 
-/// Keeps fields outside the format in `meta.extra`. By default each is a warning (it is kept
-/// and ignored); strict mode reports them from the spec table (`frontmatter.fields`) instead.
-fn read_unknown(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>, meta: &mut SkillMeta) {
+/// Keeps fields outside the format in `meta.extra`. What is said of them is the agents' rules'
+/// (`agent_rules`: which agents read each) or, in strict mode, the spec's (`frontmatter.fields`).
+fn read_unknown(ctx: &Ctx<'_, '_>, meta: &mut SkillMeta) {
     let keys: Vec<(String, Value)> = ctx
         .parsed
         .fields
@@ -556,14 +544,7 @@ fn read_unknown(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>, meta: &mut Ski
         })
         .collect();
     for (key, value) in keys {
-        meta.extra.insert(key.clone(), to_json(&value));
-        if !opts.strict {
-            ctx.warn(
-                DiagCode::FieldUnknown,
-                &key,
-                format!("`{key}` is not a known field; it is kept but ignored (move it under `metadata:`)"),
-            );
-        }
+        meta.extra.insert(key, to_json(&value));
     }
 }
 

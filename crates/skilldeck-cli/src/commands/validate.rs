@@ -4,14 +4,53 @@ use crate::output::Outcome;
 use crate::output::{self, DiagJson};
 use anyhow::Context as _;
 use serde::Serialize;
-use skilldeck_core::UploadLimits;
-use skilldeck_core::validate::{self, ValidateOptions};
-use skilldeck_core::{DiagCode, Diagnostic};
+use skilldeck_core::agents::{self, Agent};
+use skilldeck_core::validate::{self, ValidateOptions, Validated};
+use skilldeck_core::{DiagCode, Diagnostic, SkillMeta, UploadLimits, codex_yaml, safe_read};
 use std::path::{Path, PathBuf};
+
+/// Whose rules `--for` names: the agentskills.io specification's exactly, or one agent's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// The spec exactly, as `--strict`.
+    Spec,
+    /// What one agent reads.
+    Agent(Agent),
+}
+
+impl Target {
+    /// The name `--for` took and JSON reports carry.
+    fn id(self) -> &'static str {
+        match self {
+            Self::Spec => "spec",
+            Self::Agent(a) => a.id(),
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Self::Spec => "the agentskills.io specification",
+            Self::Agent(a) => a.name(),
+        }
+    }
+}
+
+/// Reads `--for`'s value; an unknown one names the valid ones.
+pub fn parse_target(s: &str) -> Result<Target, String> {
+    if s.eq_ignore_ascii_case("spec") {
+        return Ok(Target::Spec);
+    }
+    Agent::parse(s)
+        .map(Target::Agent)
+        .ok_or_else(|| format!("no agent is called {s:?}; use one of: {}", agents::valid_targets()))
+}
 
 #[derive(Debug, Serialize)]
 struct Report<'a> {
     path: String,
+    /// Whose rules were applied (`--for`, or `spec` for `--strict`); left out by default.
+    #[serde(rename = "for", skip_serializing_if = "Option::is_none")]
+    target: Option<&'static str>,
     name: Option<&'a str>,
     valid: bool,
     diagnostics: Vec<DiagJson<'a>>,
@@ -59,7 +98,13 @@ fn cased_skill_md(dir: &Path) -> Option<PathBuf> {
 
 /// Validates each path; `Invalid` when any has an error, `Refused` (exit 2) when a path could
 /// not be validated at all. One such path never stops the others from being reported.
-pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcome> {
+pub fn run(paths: &[PathBuf], strict: bool, target: Option<Target>, json: bool) -> anyhow::Result<Outcome> {
+    let target = target.or(strict.then_some(Target::Spec));
+    let strict = target == Some(Target::Spec);
+    let agent = match target {
+        Some(Target::Agent(a)) => Some(a),
+        Some(Target::Spec) | None => None,
+    };
     let mut results = Vec::new();
     for path in paths {
         let (skill_md, dir_name) = match locate(path) {
@@ -72,7 +117,10 @@ pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcom
         let opts = ValidateOptions { strict, dir_name: dir_name.as_deref(), ..ValidateOptions::default() };
         // The store's reader rules: a link, a pipe or an oversized SKILL.md is a diagnostic.
         let limit = UploadLimits::default().max_file_bytes;
-        let mut v = validate::validate_file(&skill_md, limit, opts);
+        let mut v = validate_file(&skill_md, limit, opts, agent);
+        if agent == Some(Agent::Codex) {
+            v.diagnostics.extend(codex_metadata(&skill_md, limit));
+        }
         if let Some(name) = skill_md.file_name().and_then(|n| n.to_str()).filter(|n| *n != "SKILL.md") {
             v.diagnostics.insert(
                 0,
@@ -92,6 +140,7 @@ pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcom
             .map(|(p, r)| match r {
                 Ok(v) => Report {
                     path: p.display().to_string(),
+                    target: target.map(Target::id),
                     name: v.meta.name.as_deref(),
                     valid: v.is_valid(),
                     diagnostics: output::diags_json(&v.diagnostics),
@@ -99,6 +148,7 @@ pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcom
                 },
                 Err(e) => Report {
                     path: p.display().to_string(),
+                    target: target.map(Target::id),
                     name: None,
                     valid: false,
                     diagnostics: Vec::new(),
@@ -123,7 +173,8 @@ pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcom
             } else {
                 String::new()
             };
-            crate::output::outln!("{}: {verdict}{note}", p.display());
+            let whose = target.map(|t| format!(" for {}", t.label())).unwrap_or_default();
+            crate::output::outln!("{}: {verdict}{whose}{note}", p.display());
             output::print_diags(&v.diagnostics, "  ")?;
         }
     }
@@ -134,4 +185,43 @@ pub fn run(paths: &[PathBuf], strict: bool, json: bool) -> anyhow::Result<Outcom
     } else {
         Outcome::Invalid
     })
+}
+
+/// `SKILL.md` read through the store's safe reader (a link, a pipe or an oversized file is a
+/// diagnostic) and validated as `agent` reads it, or by `opts` alone.
+fn validate_file(path: &Path, limit: u64, opts: ValidateOptions<'_>, agent: Option<Agent>) -> Validated {
+    if agent.is_none() {
+        return validate::validate_file(path, limit, opts);
+    }
+    match safe_read::read_file(path, limit) {
+        Ok(f) => validate::validate_bytes_for(Some(&f.bytes), opts, agent),
+        Err(e) => match validate::read_diagnostic(&e) {
+            None => validate::validate_bytes(None, opts),
+            Some(d) => Validated { meta: SkillMeta::default(), diagnostics: vec![d] },
+        },
+    }
+}
+
+/// Codex's `agents/openai.yaml` beside `SKILL.md`, when there is one, checked as Codex reads it.
+fn codex_metadata(skill_md: &Path, limit: u64) -> Vec<Diagnostic> {
+    let Some(path) = skill_md.parent().map(|dir| dir.join(codex_yaml::PATH)) else { return Vec::new() };
+    match safe_read::read_file(&path, limit) {
+        Ok(f) => match std::str::from_utf8(&f.bytes) {
+            Ok(text) => codex_yaml::check(text),
+            Err(_) => vec![
+                Diagnostic::warning(
+                    DiagCode::FieldValueInvalid,
+                    format!("{} is not UTF-8 text, so Codex ignores it", codex_yaml::PATH),
+                )
+                .arg("file", codex_yaml::PATH),
+            ],
+        },
+        Err(e) => validate::read_diagnostic(&e)
+            .map(|d| {
+                Diagnostic::warning(d.code, format!("{}: {}", codex_yaml::PATH, d.message))
+                    .arg("file", codex_yaml::PATH)
+            })
+            .into_iter()
+            .collect(),
+    }
 }

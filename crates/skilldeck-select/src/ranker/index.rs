@@ -16,10 +16,13 @@ pub enum Field {
     DescriptionZh,
     /// The headings of its SKILL.md.
     Headings,
+    /// Its `when_to_use` (Claude Code's field: when the skill applies, beyond its description).
+    WhenToUse,
 }
 
 impl Field {
-    const ALL: [Field; FIELDS] = [Field::Name, Field::Description, Field::DescriptionZh, Field::Headings];
+    const ALL: [Field; FIELDS] =
+        [Field::Name, Field::Description, Field::DescriptionZh, Field::Headings, Field::WhenToUse];
 
     /// Its name as shown in a `why`.
     pub fn label(self) -> &'static str {
@@ -28,17 +31,19 @@ impl Field {
             Field::Description => "description",
             Field::DescriptionZh => "description_zh",
             Field::Headings => "headings",
+            Field::WhenToUse => "when_to_use",
         }
     }
 }
 
-const FIELDS: usize = 4;
+const FIELDS: usize = 5;
 
 /// The ranker's parameters: per-field weights and BM25's constants. The defaults were chosen on
 /// the tune split of the selection benchmark (`bench/selection/`), never its holdout.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Params {
-    /// How much a match in each field counts (name, description, description_zh, headings).
+    /// How much a match in each field counts (name, description, description_zh, headings,
+    /// when_to_use).
     pub weights: [f32; FIELDS],
     /// BM25's length normalisation per field.
     pub b: [f32; FIELDS],
@@ -51,8 +56,27 @@ impl Default for Params {
         // Chosen by a coordinate search on the tune split at 1,000 skills (the `selection`
         // example's `--tune`): among real skills, names repeat common words ("git-", "-pro",
         // "-automation"), so the description says more than the name; a short Chinese
-        // description is not penalised for its length; headings help a little.
-        Self { weights: [0.5, 1.5, 2.0, 0.2], b: [0.3, 0.9, 0.0, 0.75], k1: 1.2 }
+        // description is not penalised for its length; headings help a little. `when_to_use`
+        // was added later (no benchmark skill has one, so it changes no benchmark score): it is
+        // trigger phrases written for a model, so it counts nearly as much as the description,
+        // and a long one is normalised like the description.
+        Self { weights: [0.5, 1.5, 2.0, 0.2, 1.2], b: [0.3, 0.9, 0.0, 0.75, 0.9], k1: 1.2 }
+    }
+}
+
+/// The texts of one skill an index reads: [`DocText`] and, when the skill has one, its
+/// `when_to_use` (a `DocText` alone is a document without it).
+#[derive(Debug, Clone, Copy)]
+pub struct Doc<'a> {
+    /// The name, descriptions and headings.
+    pub text: DocText<'a>,
+    /// `when_to_use`, or "".
+    pub when_to_use: &'a str,
+}
+
+impl<'a> From<DocText<'a>> for Doc<'a> {
+    fn from(text: DocText<'a>) -> Self {
+        Self { text, when_to_use: "" }
     }
 }
 
@@ -126,21 +150,23 @@ impl Query {
 }
 
 impl Index {
-    /// Indexes `docs`; a document's number is its position.
-    pub fn build<'a>(docs: impl IntoIterator<Item = DocText<'a>>) -> Self {
+    /// Indexes `docs` (each a [`DocText`] or a [`Doc`]); a document's number is its position.
+    pub fn build<'a, D: Into<Doc<'a>>>(docs: impl IntoIterator<Item = D>) -> Self {
         Self::build_with(docs, Params::default())
     }
 
     /// Indexes `docs` with other parameters (for tuning them).
-    pub fn build_with<'a>(docs: impl IntoIterator<Item = DocText<'a>>, params: Params) -> Self {
+    pub fn build_with<'a, D: Into<Doc<'a>>>(docs: impl IntoIterator<Item = D>, params: Params) -> Self {
         let mut ix = Index { params, ..Index::default() };
         let Params { b: bs, k1, .. } = params;
         let mut lens: Vec<[u32; FIELDS]> = Vec::new();
         for (doc, d) in docs.into_iter().enumerate() {
+            let Doc { text: d, when_to_use } = d.into();
             let doc = u32::try_from(doc).unwrap_or(u32::MAX);
             let mut len = [0u32; FIELDS];
             let headings = d.headings.join("\n");
-            for (f, text) in [d.name, d.description, d.description_zh, headings.as_str()].into_iter().enumerate() {
+            let fields = [d.name, d.description, d.description_zh, headings.as_str(), when_to_use];
+            for (f, text) in fields.into_iter().enumerate() {
                 for t in terms(text) {
                     len[f] += 1;
                     let next = u32::try_from(ix.postings.len()).unwrap_or(u32::MAX);

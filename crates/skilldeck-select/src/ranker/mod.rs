@@ -1,10 +1,11 @@
-//! The skill ranker: BM25 over name, description, `description_zh` and SKILL.md headings, and
-//! the per-store index cache the listing and `find_skills` share. Holds no listing text.
+//! The skill ranker: BM25 over name, description, `description_zh`, SKILL.md headings and
+//! `when_to_use`, and the per-store index cache the listing and `find_skills` share. Holds no
+//! listing text.
 
 pub mod analyze;
 pub mod index;
 
-pub use index::{DocText, Field, Index, Params, Query};
+pub use index::{Doc, DocText, Field, Index, Params, Query};
 pub use skilldeck_skill::headings::headings;
 
 use skilldeck_skill::entry::{ListedEntry, SkillEntry};
@@ -66,11 +67,15 @@ impl SkillSet {
 
     /// Indexes `entries` (sorted by name) without the cache.
     pub fn build(entries: Vec<Arc<SkillEntry>>) -> Self {
-        let index = Index::build(entries.iter().map(|e| DocText {
-            name: &e.name,
-            description: e.listing_description(),
-            description_zh: e.meta.description_zh.as_deref().unwrap_or_default(),
-            headings: &e.headings,
+        let when: Vec<String> = entries.iter().map(|e| e.meta.when_to_use().unwrap_or_default()).collect();
+        let index = Index::build(entries.iter().zip(&when).map(|(e, when_to_use)| Doc {
+            text: DocText {
+                name: &e.name,
+                description: e.listing_description(),
+                description_zh: e.meta.description_zh.as_deref().unwrap_or_default(),
+                headings: &e.headings,
+            },
+            when_to_use,
         }));
         let costs = entries.iter().map(|_| OnceLock::new()).collect();
         Self { key: Vec::new(), entries, index, costs }
