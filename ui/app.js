@@ -601,6 +601,7 @@ async function renderListing(budget) {
   meter.textContent = t("tokens", l.estimatedTokens, l.budgetTokens, l.listed)
     + (over ? ` · ${t("overBudget", l.estimatedTokens - l.budgetTokens)}` : "");
   meter.classList.toggle("error", over);
+  renderMeaning(l.meaning);
   // A few shortened names inline; a long list folded away behind its count.
   const box = $("#listing-shortened");
   box.replaceChildren();
@@ -619,6 +620,18 @@ async function renderListing(budget) {
     pre.append(el("span", { class: m && l.shortened.includes(m[1]) ? "shortened" : "", text: line }), "\n");
   }
   return l;
+}
+
+/** One line on ranking by meaning: on with its model, its vectors being computed, or off and
+ *  how to turn it on. */
+function renderMeaning(m) {
+  const line = $("#listing-meaning");
+  if (!m) { line.textContent = ""; return; }
+  line.dataset.state = m.state;
+  line.classList.toggle("error", m.state === "off");
+  line.textContent = m.state === "ready" ? t("meaningOn", m.model)
+    : m.state === "off" ? t("meaningOff", m.reason || "")
+    : t("meaningIndexing", m.done, m.total);
 }
 
 /** Each listed skill with its rank and how much of it is shown, the profile, and where
@@ -762,6 +775,7 @@ function wire() {
     loadAgents().catch(() => {});
   });
   listen("team://status", (e) => sidebar.setTeamStatus(e.payload));
+  listen("meaning://progress", (e) => { if ($("#listing-dialog").open) renderMeaning(e.payload); });
   listen("skills://dropped", (e) => { if (e.payload?.length) openImport(e.payload[0]); });
   // A link in the viewer knows its skill's files; one in an agent answer does not.
   catchLinks((a) => (a.closest("#viewer") && state.detail && state.file

@@ -8,6 +8,7 @@ pub mod error;
 pub mod file_view;
 pub mod links;
 pub mod markdown;
+pub mod meaning;
 pub mod sources;
 pub mod state;
 pub mod trace;
@@ -159,6 +160,8 @@ fn watch_and_warm_up<R: tauri::Runtime>(app: tauri::AppHandle<R>, started: std::
         });
         // Changes made while the app was closed reach the auto-sync targets now.
         watcher::auto_sync(&state, &app);
+        // Then the skills' vectors, when many are missing (a first start, a large import).
+        meaning::index_in_background(app.clone());
     });
     if let Err(e) = spawned {
         eprintln!("skilldeck-app: live updates are off: {e}");

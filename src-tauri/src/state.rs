@@ -32,13 +32,14 @@ pub struct AppState {
 impl AppState {
     /// Opens the store at `home`, recovering from any crash and installing the bundled skills.
     pub fn open(home: SkilldeckHome) -> Result<Self, ApiError> {
+        let semantic = Arc::new(skilldeck_core::semantic::Semantic::for_home(home.root()));
         let storage = FsStorage::open(home)?;
         bundled::install(&storage)?;
         // config.toml's `[audit] hold`; one that cannot be read holds at the default, never less.
         let hold = skilldeck_agent::config::Config::load(&storage.home().config_path())
             .map_or(skilldeck_agent::config::HoldAt::High, |c| c.audit.hold);
         Ok(Self {
-            registry: Arc::new(SkillRegistry::new(storage).with_hold(hold.level())),
+            registry: Arc::new(SkillRegistry::new(storage).with_hold(hold.level()).with_semantic(semantic)),
             agent: AgentPanel::default(),
             started: std::time::Instant::now(),
             sources: crate::sources::PendingFetches::default(),

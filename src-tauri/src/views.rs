@@ -290,6 +290,8 @@ pub struct ListingView {
     pub more: usize,
     /// The workspace profile applied, if the preview was asked for a workspace that has one.
     pub profile: Option<ProfileView>,
+    /// Where ranking by meaning stands (with a request: whether this ranking used it).
+    pub meaning: Option<crate::meaning::MeaningView>,
 }
 
 /// A workspace's `.skilldeck.toml` profile, as the preview applied it.

@@ -30,6 +30,9 @@ pub fn start<R: tauri::Runtime>(state: &AppState, app: tauri::AppHandle<R>) -> R
         }
         let _ = app.emit(CHANGED, &changes);
         auto_sync(&state, &app);
+        if changes.iter().any(|c| matches!(c, StoreChange::Skill(_))) {
+            crate::meaning::index_in_background(app.clone());
+        }
     })
 }
 

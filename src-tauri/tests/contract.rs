@@ -177,6 +177,13 @@ fn listing_import_and_history() {
         ranked: true,
         more: 40,
         profile: Some(ProfileView { path: "/w/.skilldeck.toml".into(), skills: vec!["pdf".into()], tags: vec![] }),
+        meaning: Some(skilldeck_app::meaning::MeaningView {
+            state: "indexing",
+            model: Some("multilingual-e5-small-q4".into()),
+            done: 40,
+            total: 120,
+            reason: None,
+        }),
     };
     check(
         listing,
@@ -184,7 +191,8 @@ fn listing_import_and_history() {
                "skills": [{"name": "pdf", "scope": "user", "version": "2", "revision": 2, "description": "",
                            "shortened": true, "shown": "name_only", "rank": 1}],
                "ranked": true, "more": 40,
-               "profile": {"path": "/w/.skilldeck.toml", "skills": ["pdf"], "tags": []}}),
+               "profile": {"path": "/w/.skilldeck.toml", "skills": ["pdf"], "tags": []},
+               "meaning": {"state": "indexing", "model": "multilingual-e5-small-q4", "done": 40, "total": 120, "reason": null}}),
     );
     let preview = ImportPreviewView {
         name: "pdf".into(),

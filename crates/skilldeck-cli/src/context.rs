@@ -6,6 +6,7 @@ use anyhow::{Context as _, bail};
 use skilldeck_agent::config::{Config, HoldAt};
 use skilldeck_agent::session::SessionOptions;
 use skilldeck_core::listing::ListingOptions;
+use skilldeck_core::semantic::Semantic;
 use skilldeck_core::{FsStorage, Scope, SkillName, SkillRegistry, SkilldeckHome, bundled};
 use skilldeck_remote::{Offline, TeamSync, When};
 
@@ -30,7 +31,8 @@ impl Ctx {
         bundled::install(&storage).context("could not install the bundled skills")?;
         // A config.toml that cannot be read holds at the default (`high`): never less.
         let hold = Config::load(&home.config_path()).map_or(HoldAt::High, |c| c.audit.hold);
-        Ok(Self { registry: SkillRegistry::new(storage).with_hold(hold.level()) })
+        let semantic = std::sync::Arc::new(Semantic::for_home(home.root()));
+        Ok(Self { registry: SkillRegistry::new(storage).with_hold(hold.level()).with_semantic(semantic) })
     }
 
     /// `open`, then the team scope brought up to date when its last refresh is older than

@@ -23,6 +23,24 @@ struct Cli {
     command: Command,
 }
 
+/// `skilldeck model …`.
+#[derive(Debug, Subcommand)]
+enum ModelCommand {
+    /// Where the model is, and whether every listed skill has its vector.
+    Status {
+        /// Print it as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Compute every missing vector of the listed skills (a progress bar on a terminal).
+    Index,
+    /// Install a model folder into $SKILLDECK_HOME/models/ (checked by loading it first).
+    Install {
+        /// The model's folder (e.g. .tools/models/multilingual-e5-small-q4 after ./scripts/setup).
+        path: PathBuf,
+    },
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// List every skill, valid or not.
@@ -272,6 +290,9 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The sentence-embedding model behind ranking by meaning: status, index, install.
+    #[command(subcommand)]
+    Model(ModelCommand),
     /// Run the real view_skill tool against a workspace and print its result JSON.
     View {
         /// The skill.
@@ -436,6 +457,9 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Cat { name, path, scope } => show::cat(&name, path.as_deref(), scope),
         Command::Prompt { budget, tier, request, json } => prompt::run(budget, tier, request.as_deref(), json),
         Command::Find { query, json } => find::run(&query, json),
+        Command::Model(ModelCommand::Status { json }) => model::status(json),
+        Command::Model(ModelCommand::Index) => model::index(),
+        Command::Model(ModelCommand::Install { path }) => model::install(&path),
         Command::View { name, path, workspace, turn } => view::view(&name, path.as_deref(), &workspace, turn),
         Command::ToolSpec { json } => view::tool_spec(json),
         Command::Budget { tokens } => switch::budget(tokens),

@@ -115,5 +115,52 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// Ranking by meaning over 5,000 skills with the real model (`.tools/models`, from
+/// `scripts/setup`): a turn all told (a request never seen, so the model reads it, then the
+/// fused ranking and the listing), the request's vector alone, and ranking with it memoised.
+/// The skills' vectors are random unit vectors: their values do not change the cost.
+fn meaning(c: &mut Criterion) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../.tools/models")
+        .join(skilldeck_core::embed::DEFAULT_MODEL_ID);
+    if !dir.is_dir() {
+        eprintln!("meaning: no model in {} (run ./scripts/setup); skipped", dir.display());
+        return;
+    }
+    let tmp = std::env::temp_dir().join("skilldeck-bench-meaning");
+    let semantic = skilldeck_core::semantic::Semantic::with_model(&tmp, Some(dir));
+    let encoder = semantic.encoder().unwrap();
+    let opts = ListingOptions::default();
+    let s = store(5000);
+    let set = SkillSet::of(&s);
+    let mut rng = fastrand::Rng::with_seed(7);
+    let vectors: Vec<Arc<[f32]>> = (0..set.entries().len())
+        .map(|_| {
+            let v: Vec<f32> = (0..384).map(|_| rng.f32() - 0.5).collect();
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+            v.iter().map(|x| x / norm).collect()
+        })
+        .collect();
+    assert!(set.attach(skilldeck_core::ranker::Dense::new(Arc::clone(&encoder), vectors)));
+    let mut g = c.benchmark_group("meaning");
+    g.sample_size(20);
+    let mut n = 0u64;
+    g.bench_function("query_vector", |b| {
+        b.iter(|| {
+            n += 1;
+            encoder.encode_query(black_box(&format!("{REQUEST} {n}")))
+        })
+    });
+    g.bench_function("listing_turn_new_request/5000", |b| {
+        b.iter(|| {
+            n += 1;
+            listing::build_ranked(black_box(&s), &opts, &Query::new(&format!("{REQUEST} {n}")))
+        })
+    });
+    let all: Vec<usize> = (0..set.entries().len()).collect();
+    g.bench_function("rank_memoised_request/5000", |b| b.iter(|| set.rank(&Query::new(black_box(REQUEST)), &all)));
+    g.finish();
+}
+
+criterion_group!(benches, bench, meaning);
 criterion_main!(benches);

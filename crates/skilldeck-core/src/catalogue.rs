@@ -3,7 +3,11 @@
 //! asks (agent loop, MCP server, CLI, app).
 
 use crate::registry::SkillRegistry;
+use crate::semantic::Readiness;
 use skilldeck_select::catalogue::Catalogue;
+use skilldeck_select::find::{self, Found};
+use skilldeck_select::listing::{self, Listing, ListingOptions};
+use skilldeck_select::ranker::{Query, SkillSet};
 use skilldeck_skill::entry::{ListedEntry, Scope};
 use skilldeck_store::FsStorage;
 use skilldeck_store::StorageError;
@@ -15,6 +19,42 @@ impl Catalogue for SkillRegistry {
         let mut entries = self.list_metas_across(scopes)?;
         entries.retain(|l| !self.is_held(&l.entry));
         Ok(entries)
+    }
+
+    fn listing_for(&self, opts: &ListingOptions, query: &Query) -> Result<Listing, StorageError> {
+        let entries = self.entries(&opts.scopes)?;
+        if !query.text().is_empty() {
+            self.ready_by_meaning(&entries);
+        }
+        Ok(listing::build_ranked(&entries, opts, query))
+    }
+
+    fn find_skills(&self, opts: &ListingOptions, query: &str, limit: usize) -> Result<Vec<Found>, StorageError> {
+        let entries = self.entries(&opts.scopes)?;
+        self.ready_by_meaning(&entries);
+        Ok(find::find(&entries, opts, query, limit))
+    }
+}
+
+impl SkillRegistry {
+    /// Where ranking by meaning stands for the skills of `scopes` (computing a few missing
+    /// vectors on the spot, as a ranking would); `None` when the registry ranks by words only.
+    pub fn meaning(&self, scopes: &[Scope]) -> Result<Option<Readiness>, StorageError> {
+        let Some(semantic) = self.semantic() else { return Ok(None) };
+        Ok(Some(semantic.prepare(&SkillSet::of(&self.entries(scopes)?))))
+    }
+
+    /// The set of the skills of `scopes` the listing and `find_skills` rank (for indexing it).
+    pub fn ranked_set(&self, scopes: &[Scope]) -> Result<std::sync::Arc<SkillSet>, StorageError> {
+        Ok(SkillSet::of(&self.entries(scopes)?))
+    }
+
+    /// Gives the set of `entries` (the one the listing and `find_skills` build on: sets are
+    /// cached by their entries) its vectors when it can; ranking stays lexical otherwise.
+    fn ready_by_meaning(&self, entries: &[ListedEntry]) {
+        if let Some(semantic) = self.semantic() {
+            semantic.prepare(&SkillSet::of(entries));
+        }
     }
 }
 

@@ -10,15 +10,17 @@
 mod catalogue;
 pub mod parallel;
 pub mod registry;
+pub mod semantic;
 
 pub use skilldeck_audit as audit;
+pub use skilldeck_embed as embed;
 pub use skilldeck_mount::{mount, sandbox, view_result, view_skill, workspace_guard};
 pub use skilldeck_select::{find, listing, ranker, tokens};
 pub use skilldeck_skill::{
     agent_rules, agent_values, agents, codex_yaml, diag_args, diagnostic, digest, entry, files, frontmatter, grants,
     meta, name, provenance, relpath, risk, secrets, spec, tool_patterns, visible, yaml_bounds, yaml_explain,
 };
-pub use skilldeck_store::{audits, bundled, entries, home, import, safe_read, storage, trust, watch};
+pub use skilldeck_store::{audits, bundled, entries, home, import, safe_read, storage, trust, vector_cache, watch};
 
 /// Validation of a `SKILL.md`: the rules on its text (`skilldeck-skill`) and reading one from
 /// disk through the safe reader (`skilldeck-store`).

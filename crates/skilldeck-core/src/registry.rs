@@ -48,6 +48,7 @@ pub struct SkillRegistry {
     cache: RwLock<HashMap<Scope, ScopeCache>>,
     hold: Option<RiskLevel>,
     trust: RwLock<Option<(TrustStamp, Arc<Trust>)>>,
+    semantic: Option<Arc<crate::semantic::Semantic>>,
 }
 
 /// What `trust.json` looked like when it was read: a new write changes it.
@@ -88,7 +89,20 @@ impl SkillRegistry {
             cache: RwLock::new(HashMap::new()),
             hold: Some(RiskLevel::High),
             trust: RwLock::new(None),
+            semantic: None,
         }
+    }
+
+    /// The same registry ranking by meaning too, with `semantic`'s model and vectors, in its
+    /// ranked listings and `find_skills`.
+    pub fn with_semantic(mut self, semantic: Arc<crate::semantic::Semantic>) -> Self {
+        self.semantic = Some(semantic);
+        self
+    }
+
+    /// Its ranking by meaning, when it has one.
+    pub fn semantic(&self) -> Option<&Arc<crate::semantic::Semantic>> {
+        self.semantic.as_ref()
     }
 
     /// The same registry holding back skills with an unapproved audit finding at `hold` or

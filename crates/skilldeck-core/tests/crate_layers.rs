@@ -18,7 +18,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("skilldeck-mount", &["skilldeck-skill", "skilldeck-select", "skilldeck-store", "skilldeck-audit"]),
     (
         "skilldeck-core",
-        &["skilldeck-skill", "skilldeck-audit", "skilldeck-store", "skilldeck-select", "skilldeck-mount"],
+        &[
+            "skilldeck-skill",
+            "skilldeck-audit",
+            "skilldeck-store",
+            "skilldeck-select",
+            "skilldeck-mount",
+            "skilldeck-embed",
+        ],
     ),
     ("skilldeck-agent", &["skilldeck-core"]),
     ("skilldeck-targets", &["skilldeck-core"]),

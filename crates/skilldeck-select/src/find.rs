@@ -19,6 +19,9 @@ pub const DEFAULT_LIMIT: usize = 5;
 /// the query, not the task, and would only crowd the listing it joins.
 const MIN_SHARE_OF_BEST: f32 = 0.35;
 
+/// The `why` of a skill no word of the query matched, found by the ranking by meaning.
+pub const BY_MEANING: &str = "close in meaning to the query (no word in common)";
+
 /// The system-prompt rule that says when to search.
 pub const WHEN_TO_SEARCH: &str = "The skills listing does not show every skill. When no listed skill fits the \
      request, or only a name without a description looks close, call find_skills with a few words about the task \
@@ -35,9 +38,10 @@ pub struct Found {
     pub version: Option<String>,
     /// Its whole description.
     pub description: String,
-    /// Which words of the query matched, and where: `pdf (name, description); tables (description)`.
+    /// Which words of the query matched, and where: `pdf (name, description); tables (description)`;
+    /// for a skill found by meaning alone, [`BY_MEANING`].
     pub why: String,
-    /// Its BM25 score.
+    /// Its score (BM25, or fused with the ranking by meaning).
     pub score: f32,
 }
 
@@ -73,7 +77,7 @@ pub fn find(entries: &[ListedEntry], opts: &ListingOptions, query: &str, limit: 
                 scope: e.scope,
                 version: e.version.clone(),
                 description: e.listing_description().to_owned(),
-                why: set.why(r.pos, &q),
+                why: Some(set.why(r.pos, &q)).filter(|w| !w.is_empty()).unwrap_or_else(|| BY_MEANING.to_owned()),
                 score: r.score,
             }
         })

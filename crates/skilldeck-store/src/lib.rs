@@ -5,6 +5,7 @@
 pub mod audits;
 pub mod bundled;
 pub mod entries;
+mod framed;
 pub mod home;
 pub mod import;
 pub mod parse_cache;
@@ -12,6 +13,7 @@ pub mod read_check;
 pub mod safe_read;
 pub mod storage;
 pub mod trust;
+pub mod vector_cache;
 pub mod watch;
 
 pub use home::SkilldeckHome;

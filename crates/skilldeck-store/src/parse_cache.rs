@@ -11,6 +11,7 @@
 //! listing writes a new one. It is replaced by writing a temporary
 //! file and renaming it over the old one, so a reader sees the old file or the new one.
 
+use crate::framed::{self, Reader, Writer};
 use crate::storage::seal::Stamp;
 use crate::storage::{Revision, Scope};
 use serde::{Deserialize, Serialize};
@@ -197,12 +198,6 @@ struct Header {
     scope: Scope,
 }
 
-/// The length that ends the records, before the CRC-32.
-const END: u32 = u32::MAX;
-
-/// The largest record read: a skill's parse fits many times over.
-const MAX_RECORD: usize = 64 << 20;
-
 /// The cache file of `scope` under the home at `root`.
 pub fn path(root: &Path, scope: Scope) -> PathBuf {
     root.join("cache").join(format!("{}.skills", scope.as_str()))
@@ -217,7 +212,7 @@ pub fn read_each(path: &Path, scope: Scope, f: impl FnMut(CachedSkill)) -> bool 
 }
 
 fn read(file: std::fs::File, scope: Scope, mut f: impl FnMut(CachedSkill)) -> Option<()> {
-    let mut r = Reader::open(file)?;
+    let mut r = Reader::open(file, MAGIC)?;
     let header: Header = r.record()?.ok()?;
     if header.format != FORMAT || header.fingerprint != FINGERPRINT || header.scope != scope {
         return None;
@@ -226,50 +221,6 @@ fn read(file: std::fs::File, scope: Scope, mut f: impl FnMut(CachedSkill)) -> Op
         f(skill);
     }
     r.finish()
-}
-
-/// A cache file being read: the bytes after the magic, hashed as they are read.
-struct Reader {
-    inner: std::io::BufReader<std::fs::File>,
-    crc: crc32fast::Hasher,
-    buf: Vec<u8>,
-}
-
-impl Reader {
-    /// The file, past its magic; `None` when it does not start with it.
-    fn open(file: std::fs::File) -> Option<Self> {
-        let mut inner = std::io::BufReader::with_capacity(1 << 16, file);
-        let mut magic = [0u8; 8];
-        std::io::Read::read_exact(&mut inner, &mut magic).ok()?;
-        (&magic == MAGIC).then(|| Self { inner, crc: crc32fast::Hasher::new(), buf: Vec::new() })
-    }
-
-    /// The next record (a 4-byte little-endian length, then its `postcard` bytes); `Err` at
-    /// the end of the records, `None` when the file is cut or a record does not decode.
-    fn record<T: serde::de::DeserializeOwned>(&mut self) -> Option<Result<T, ()>> {
-        let mut len = [0u8; 4];
-        std::io::Read::read_exact(&mut self.inner, &mut len).ok()?;
-        self.crc.update(&len);
-        let n = u32::from_le_bytes(len);
-        if n == END {
-            return Some(Err(()));
-        }
-        let n = usize::try_from(n).ok().filter(|n| *n <= MAX_RECORD)?;
-        self.buf.resize(n, 0);
-        std::io::Read::read_exact(&mut self.inner, &mut self.buf).ok()?;
-        self.crc.update(&self.buf);
-        postcard::from_bytes(&self.buf).ok().map(Ok)
-    }
-
-    /// After the end of the records: whether the CRC-32 matches and nothing follows it.
-    fn finish(mut self) -> Option<()> {
-        let expected = self.crc.clone().finalize();
-        let mut crc = [0u8; 4];
-        std::io::Read::read_exact(&mut self.inner, &mut crc).ok()?;
-        let mut rest = [0u8; 1];
-        let at_end = matches!(std::io::Read::read(&mut self.inner, &mut rest), Ok(0));
-        (at_end && u32::from_le_bytes(crc) == expected).then_some(())
-    }
 }
 
 /// Replaces the cache file of `scope` at `path`: the records of the file there now whose
@@ -286,19 +237,13 @@ pub fn rewrite<I: Iterator<Item = CachedSkill>>(
     keep: impl Fn(&str) -> bool,
     fresh: impl Fn() -> I,
 ) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let temp = dir.join(format!(".{}.{}.{}.tmp", scope.as_str(), std::process::id(), crate::storage::stamps::now_ns()));
-    let old = std::fs::File::open(path).ok().and_then(Reader::open);
-    let mut written = write_file(&temp, scope, old, &keep, fresh());
-    if matches!(written, Ok(false)) {
-        written = write_file(&temp, scope, None, &keep, fresh());
-    }
-    let done = written.and_then(|_| std::fs::rename(&temp, path));
-    if done.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    done
+    framed::replace(path, scope.as_str(), |temp| {
+        let old = std::fs::File::open(path).ok().and_then(|f| Reader::open(f, MAGIC));
+        if write_file(temp, scope, old, &keep, fresh())? {
+            return Ok(());
+        }
+        write_file(temp, scope, None, &keep, fresh()).map(|_| ())
+    })
 }
 
 /// Writes the merged records to `temp`; `Ok(false)` when the old file was not whole.
@@ -309,13 +254,7 @@ fn write_file(
     keep: &impl Fn(&str) -> bool,
     fresh: impl Iterator<Item = CachedSkill>,
 ) -> std::io::Result<bool> {
-    use std::io::Write as _;
-    let mut w = Writer {
-        out: std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(temp)?),
-        crc: crc32fast::Hasher::new(),
-        buf: Vec::new(),
-    };
-    w.out.write_all(MAGIC)?;
+    let mut w = Writer::create(temp, MAGIC)?;
     w.record(&Header { format: FORMAT, fingerprint: FINGERPRINT.to_owned(), scope })?;
     let mut fresh = fresh.peekable();
     if let Some(r) = old.as_mut() {
@@ -346,34 +285,6 @@ fn write_file(
     for f in fresh {
         w.record(&f)?;
     }
-    w.out.write_all(&END.to_le_bytes())?;
-    w.crc.update(&END.to_le_bytes());
-    w.out.write_all(&w.crc.clone().finalize().to_le_bytes())?;
-    w.out.into_inner().map_err(|e| e.into_error())?;
+    w.finish()?;
     Ok(true)
-}
-
-/// A cache file being written, hashing what it writes after the magic.
-struct Writer {
-    out: std::io::BufWriter<std::fs::File>,
-    crc: crc32fast::Hasher,
-    buf: Vec<u8>,
-}
-
-impl Writer {
-    fn record(&mut self, value: &impl Serialize) -> std::io::Result<()> {
-        use std::io::Write as _;
-        self.buf.clear();
-        let body = postcard::to_extend(value, std::mem::take(&mut self.buf)).map_err(std::io::Error::other)?;
-        let len = u32::try_from(body.len())
-            .ok()
-            .filter(|n| *n != END)
-            .ok_or_else(|| std::io::Error::other("record too large"))?;
-        self.crc.update(&len.to_le_bytes());
-        self.crc.update(&body);
-        self.out.write_all(&len.to_le_bytes())?;
-        self.out.write_all(&body)?;
-        self.buf = body;
-        Ok(())
-    }
 }

@@ -152,6 +152,7 @@ pub async fn listing_preview(
         });
     }
     let query = skilldeck_core::ranker::Query::new(request.as_deref().unwrap_or_default());
+    let meaning = crate::meaning::status(&state);
     let l = state.registry.listing_for(&opts, &query)?;
     Ok(ListingView {
         listed: l.skills.len(),
@@ -163,6 +164,7 @@ pub async fn listing_preview(
         ranked: l.ranked,
         more: l.more,
         profile,
+        meaning,
     })
 }
 

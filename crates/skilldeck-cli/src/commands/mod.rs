@@ -11,6 +11,7 @@ pub mod import;
 pub mod list;
 pub mod mcp;
 pub mod mcp_install;
+pub mod model;
 pub mod prompt;
 pub mod remote;
 pub mod revisions;

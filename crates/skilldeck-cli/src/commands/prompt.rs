@@ -6,6 +6,7 @@ use crate::output::Outcome;
 use skilldeck_core::Catalogue;
 use skilldeck_core::Tier;
 use skilldeck_core::ranker::Query;
+use skilldeck_core::semantic::Readiness;
 
 /// Prints the listing text, or with `json` the whole listing with its o200k token count and
 /// each skill's rank and how it is shown. The budget and tier default to what config.toml
@@ -16,10 +17,26 @@ pub fn run(budget: Option<usize>, tier: Option<Tier>, request: Option<&str>, jso
     let mut opts = ctx.listing_options()?;
     opts.budget_tokens = budget.unwrap_or(opts.budget_tokens);
     opts.tier = tier.unwrap_or(opts.tier);
+    // With a request, once: whether it was ranked by meaning too, and if not why.
+    let meaning = match request.filter(|r| !r.trim().is_empty()) {
+        Some(_) => ctx.registry.meaning(&opts.scopes)?,
+        None => None,
+    };
+    let note = meaning.as_ref().and_then(super::model::note);
     let listing = ctx.registry.listing_for(&opts, &Query::new(request.unwrap_or_default()))?;
     if json {
-        output::json(&listing)?;
-    } else if !listing.text.is_empty() {
+        let mut value = serde_json::to_value(&listing)?;
+        if let (Some(m), Some(obj)) = (&meaning, value.as_object_mut()) {
+            obj.insert("ranked_by_meaning".to_owned(), (*m == Readiness::Ready).into());
+            obj.insert("meaning_note".to_owned(), note.as_deref().map(|n| n.trim_start_matches("note: ")).into());
+        }
+        output::json(&value)?;
+    } else {
+        if let Some(n) = &note {
+            eprintln!("{n}");
+        }
+    }
+    if !json && !listing.text.is_empty() {
         crate::output::outln!("{}", listing.text);
     }
     Ok(Outcome::Ok)

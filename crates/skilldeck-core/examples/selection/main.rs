@@ -8,7 +8,10 @@
 //! generated ones. For tuning, on the tune split only: `--misses SIZE` lists its misses at that
 //! size, `--tune SIZE` runs a coordinate search over the ranker's parameters (with
 //! `SELECTION_BODY_WORDS=N`, what ranking the body's first N words would add); `--shared` lists
-//! the requests sharing a word with their skill.
+//! the requests sharing a word with their skill. `--model DIR` ranks by meaning too, with the
+//! sentence-embedding model in DIR (vectors kept in `$TMPDIR/skilldeck-selection-vectors`, so a
+//! second run reuses them); with it, `--tune-fusion SIZE` searches the fusion's parameters on
+//! the tune split.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod data;
@@ -16,9 +19,11 @@ mod data;
 use data::Bench;
 use skilldeck_core::find;
 use skilldeck_core::listing::{self, ListingOptions, Shown};
+use skilldeck_core::ranker::Fusion;
 use skilldeck_core::ranker::analyze::terms;
 use skilldeck_core::ranker::{DocText, Index, Params, Query, SkillSet};
 use skilldeck_core::registry::ListedEntry;
+use skilldeck_core::semantic::Semantic;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -39,8 +44,13 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let (mut dir, mut corpus, mut misses, mut tune) = (PathBuf::from("bench/selection"), None, None, None);
     let mut shared = false;
+    let (mut model, mut tune_fusion) = (None, None);
     while let Some(a) = args.next() {
         match a.as_str() {
+            "--model" => model = Some(PathBuf::from(args.next().expect("--model DIR"))),
+            "--tune-fusion" => {
+                tune_fusion = Some(args.next().expect("--tune-fusion SIZE").parse::<usize>().expect("a size"))
+            }
             "--corpus" => corpus = Some(PathBuf::from(args.next().expect("--corpus DIR"))),
             "--shared" => shared = true,
             "--tune" => tune = Some(args.next().expect("--tune SIZE").parse::<usize>().expect("a size")),
@@ -69,6 +79,13 @@ fn main() {
         .count();
     if let Some(size) = tune {
         return grid(&bench, size);
+    }
+    let semantic = model.map(|dir| {
+        let root = std::env::temp_dir().join("skilldeck-selection-vectors");
+        Semantic::with_model(&root, Some(dir))
+    });
+    if let (Some(size), Some(semantic)) = (tune_fusion, &semantic) {
+        return grid_fusion(&bench, semantic, size);
     }
     let opts = ListingOptions::default();
     println!(
@@ -101,6 +118,12 @@ fn main() {
         let store: Vec<ListedEntry> =
             bench.store(size).iter().map(|s| ListedEntry { entry: Arc::new(s.entry()), shadowed: false }).collect();
         let set = SkillSet::of(&store);
+        if let Some(semantic) = &semantic {
+            let t = Instant::now();
+            let mut computed = 0;
+            semantic.index(&set, |_, total| computed = total).expect("the model runs");
+            eprintln!("{size} skills: {computed} vectors computed in {:.1} s", t.elapsed().as_secs_f64());
+        }
         let in_store: BTreeSet<&str> = store.iter().map(|e| e.entry.name.as_str()).collect();
         let all: Vec<usize> = (0..set.entries().len()).collect();
         // Index the store and count its lines once before timing (a session does it once).
@@ -248,4 +271,44 @@ fn grid(bench: &Bench, size: usize) {
     // Looked at only after the search, never during it.
     let held = split_score(bench, &store, &bodies, best, "holdout");
     println!("holdout with the best: top-1 {} top-5 {}", held.0, held.1);
+}
+
+/// A search over the fusion's parameters on the TUNE split only, at `size` skills.
+fn grid_fusion(bench: &Bench, semantic: &Semantic, size: usize) {
+    let store: Vec<ListedEntry> =
+        bench.store(size).iter().map(|s| ListedEntry { entry: Arc::new(s.entry()), shadowed: false }).collect();
+    let set = SkillSet::of(&store);
+    semantic.index(&set, |_, _| {}).expect("the model runs");
+    let all: Vec<usize> = (0..set.entries().len()).collect();
+    let score = |f: Fusion, split: &str| {
+        let (mut top1, mut top5) = (0, 0);
+        for r in bench.requests.iter().filter(|r| r.split == split) {
+            let ranking = set.rank_with(&Query::new(&r.text), &all, f);
+            let at = ranking.iter().position(|x| set.entries()[x.pos].name == r.expected);
+            top1 += usize::from(at == Some(0));
+            top5 += usize::from(at.is_some_and(|i| i < 5));
+        }
+        (top1, top5)
+    };
+    let key = |s: (usize, usize)| s.1 * 1000 + s.0;
+    let mut best = Fusion::default();
+    let mut best_score = score(best, "tune");
+    println!("default {best:?}: top-1 {} top-5 {}", best_score.0, best_score.1);
+    for k in [5.0, 10.0, 20.0, 40.0, 60.0, 100.0] {
+        for dense in [0.5, 0.75, 1.0, 1.5, 2.0, 3.0] {
+            for depth in [10, 20, 50, 100, 200] {
+                let f = Fusion { k, lexical: 1.0, dense, depth };
+                let sc = score(f, "tune");
+                if key(sc) > key(best_score) {
+                    best = f;
+                    best_score = sc;
+                    println!("better {best:?}: top-1 {} top-5 {}", sc.0, sc.1);
+                }
+            }
+        }
+    }
+    let lexical_only = Fusion { dense: 0.0, ..best };
+    println!("tune, words only: {:?}", score(lexical_only, "tune"));
+    // Looked at only after the search, never during it.
+    println!("holdout with the best: {:?}; words only {:?}", score(best, "holdout"), score(lexical_only, "holdout"));
 }

@@ -111,10 +111,12 @@ pub struct Index {
     params: Params,
 }
 
-/// An analysed query: each term once, with its weight and the word it came from.
+/// An analysed query: each term once, with its weight and the word it came from, and the
+/// latest request as written (what a sentence-embedding model reads).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Query {
     terms: Vec<(Term, f32)>,
+    text: String,
 }
 
 impl Query {
@@ -126,7 +128,7 @@ impl Query {
     /// A query from a conversation: the latest user message weighs 1, earlier context (newest
     /// first) weighs less the older it is, so the current request leads and context breaks ties.
     pub fn conversation(latest: &str, earlier: &[&str]) -> Self {
-        let mut q = Self::default();
+        let mut q = Self { text: latest.trim().to_owned(), ..Self::default() };
         q.add(latest, 1.0);
         for (i, text) in earlier.iter().enumerate() {
             q.add(text, 0.4 / (i as f32 + 1.0));
@@ -146,6 +148,11 @@ impl Query {
     /// Whether it has no term at all (nothing to rank by).
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
+    }
+
+    /// The latest request as written, trimmed ("" for none).
+    pub fn text(&self) -> &str {
+        &self.text
     }
 }
 

@@ -1,10 +1,12 @@
 //! The skill ranker: BM25 over name, description, `description_zh`, SKILL.md headings and
-//! `when_to_use`, and the per-store index cache the listing and `find_skills` share. Holds no
-//! listing text.
+//! `when_to_use`, fused with ranking by meaning when a set has its skills' vectors, and the
+//! per-store index cache the listing and `find_skills` share. Holds no listing text.
 
 pub mod analyze;
+pub mod dense;
 pub mod index;
 
+pub use dense::{Dense, Encoder, Fusion};
 pub use index::{Doc, DocText, Field, Index, Params, Query};
 pub use skilldeck_skill::headings::headings;
 
@@ -16,7 +18,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub struct Ranked {
     /// Its position in the [`SkillSet`].
     pub pos: usize,
-    /// Its score (0 when no query word matched).
+    /// Its score: BM25's, or the fused score when ranked by meaning too (0 when no ranking
+    /// placed it).
     pub score: f32,
 }
 
@@ -28,6 +31,7 @@ pub struct SkillSet {
     entries: Vec<Arc<SkillEntry>>,
     index: Index,
     costs: Vec<OnceLock<[usize; 2]>>,
+    dense: OnceLock<Dense>,
 }
 
 /// How many sets the cache keeps (a process rarely lists more than one store at a time).
@@ -78,7 +82,7 @@ impl SkillSet {
             when_to_use,
         }));
         let costs = entries.iter().map(|_| OnceLock::new()).collect();
-        Self { key: Vec::new(), entries, index, costs }
+        Self { key: Vec::new(), entries, index, costs, dense: OnceLock::new() }
     }
 
     /// The skills, sorted by name.
@@ -86,10 +90,35 @@ impl SkillSet {
         &self.entries
     }
 
-    /// The skills at `positions` (ascending), best first for `q`: those some query word
-    /// matched by score, then the rest by name (ties too stay in name order).
+    /// Gives the set its skills' vectors (one per skill, in the set's order); false when the
+    /// count does not match or it has some already. From then on [`rank`](Self::rank) fuses
+    /// BM25 with meaning.
+    pub fn attach(&self, dense: Dense) -> bool {
+        dense.len() == self.entries.len() && self.dense.set(dense).is_ok()
+    }
+
+    /// The vectors the set ranks by meaning with, once attached.
+    pub fn dense(&self) -> Option<&Dense> {
+        self.dense.get()
+    }
+
+    /// The skills at `positions` (ascending), best first for `q`. Lexical: those some query
+    /// word matched by score, then the rest by name (ties too stay in name order). With
+    /// vectors attached and a request in `q`, the BM25 ranking fused with the ranking by
+    /// meaning ([`dense::fuse`]), so a skill worded otherwise than the request still ranks.
     pub fn rank(&self, q: &Query, positions: &[usize]) -> Vec<Ranked> {
+        self.rank_with(q, positions, Fusion::default())
+    }
+
+    /// [`rank`](Self::rank) with other fusion parameters (for tuning them).
+    pub fn rank_with(&self, q: &Query, positions: &[usize], fusion: Fusion) -> Vec<Ranked> {
         let scores = if q.is_empty() { Vec::new() } else { self.index.scores(q) };
+        if let Some(d) = self.dense.get()
+            && !q.text().is_empty()
+            && let Some(similar) = d.similarities(q.text())
+        {
+            return dense::fuse(&scores, &similar, positions, fusion);
+        }
         let score = |pos: usize| scores.get(pos).copied().unwrap_or(0.0);
         let (mut hits, rest): (Vec<Ranked>, Vec<Ranked>) =
             positions.iter().map(|&pos| Ranked { pos, score: score(pos) }).partition(|r| r.score > 0.0);

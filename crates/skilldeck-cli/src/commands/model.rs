@@ -1,0 +1,132 @@
+//! `skilldeck model`: the sentence-embedding model behind ranking by meaning: where it is,
+//! whether every skill has its vector, computing the missing ones, installing a model.
+
+use crate::context::Ctx;
+use crate::output::{self, Outcome, outln};
+use anyhow::{Context as _, bail};
+use skilldeck_core::semantic::Readiness;
+use std::path::Path;
+
+/// The one line saying where ranking by meaning stands, when it is not in use (for commands
+/// that rank: `prompt --request`, `find`); `None` when it is.
+pub fn note(readiness: &Readiness) -> Option<String> {
+    match readiness {
+        Readiness::Ready => None,
+        Readiness::Off(reason) => Some(format!("note: {reason}")),
+        Readiness::Pending { missing, total } => Some(format!(
+            "note: {missing} of {total} skills have no meaning vector yet, so ranking is by words only; \
+             `skilldeck model index` computes them (about 20 a second)"
+        )),
+    }
+}
+
+/// Where the model is and whether every listed skill has its vector.
+pub fn status(json: bool) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let opts = ctx.listing_options()?;
+    let Some(semantic) = ctx.registry.semantic() else { bail!("ranking by meaning is not set up for this store") };
+    let readiness = ctx.registry.meaning(&opts.scopes)?.unwrap_or(Readiness::Off(String::new()));
+    let state = match &readiness {
+        Readiness::Ready => "ready",
+        Readiness::Pending { .. } => "pending",
+        Readiness::Off(_) => "off",
+    };
+    if json {
+        let (missing, total) = match readiness {
+            Readiness::Pending { missing, total } => (Some(missing), Some(total)),
+            _ => (None, None),
+        };
+        let reason = match &readiness {
+            Readiness::Off(r) => Some(r.clone()),
+            _ => None,
+        };
+        output::json(&serde_json::json!({
+            "state": state,
+            "model": semantic.model_id(),
+            "path": semantic.model_dir(),
+            "missing": missing,
+            "total": total,
+            "reason": reason,
+        }))?;
+        return Ok(Outcome::Ok);
+    }
+    match semantic.model_dir() {
+        Some(dir) => outln!("model: {} ({})", semantic.model_id(), dir.display()),
+        None => outln!("model: none"),
+    }
+    match note(&readiness) {
+        None => outln!("ranking by meaning: on, every listed skill has its vector"),
+        Some(line) => outln!("{}", line.trim_start_matches("note: ")),
+    }
+    Ok(Outcome::Ok)
+}
+
+/// Computes every missing vector of the listed skills, with a progress bar on a terminal.
+pub fn index() -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let opts = ctx.listing_options()?;
+    let Some(semantic) = ctx.registry.semantic() else { bail!("ranking by meaning is not set up for this store") };
+    if let Some(reason) = semantic.off_reason() {
+        bail!("{reason}");
+    }
+    let set = ctx.registry.ranked_set(&opts.scopes)?;
+    let bar = indicatif::ProgressBar::hidden();
+    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} skills, {per_sec}, {eta} left")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+    }
+    let started = std::time::Instant::now();
+    let mut computed = 0;
+    semantic.index(&set, |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        computed = total;
+    })?;
+    bar.finish_and_clear();
+    outln!(
+        "{} skills ranked by meaning with {}; {computed} vectors computed in {:.1} s",
+        set.entries().len(),
+        semantic.model_id(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(Outcome::Ok)
+}
+
+/// Installs the model folder at `path` (one `skilldeck_embed` loads) into
+/// `$SKILLDECK_HOME/models/<its folder name>/`, after loading it once to check it.
+pub fn install(path: &Path) -> anyhow::Result<Outcome> {
+    let home = skilldeck_core::SkilldeckHome::from_env()?;
+    if !path.is_dir() {
+        bail!(
+            "{} is not a folder; give the model's folder (as ./scripts/setup unpacks it into .tools/models/)",
+            path.display()
+        );
+    }
+    skilldeck_core::embed::Embedder::load(path)
+        .with_context(|| format!("{} does not hold a model Skilldeck can run", path.display()))?;
+    let name = path.canonicalize()?.file_name().map(|n| n.to_owned()).context("the folder has no name")?;
+    let dest = home.root().join("models").join(&name);
+    let staging = home.root().join("models").join(format!(".{}.installing", name.to_string_lossy()));
+    let _ = std::fs::remove_dir_all(&staging);
+    std::fs::create_dir_all(&staging)?;
+    for entry in std::fs::read_dir(path)? {
+        let entry = entry?;
+        if entry.file_type()?.is_file() {
+            std::fs::copy(entry.path(), staging.join(entry.file_name()))?;
+        }
+    }
+    skilldeck_core::embed::Embedder::load(&staging).context("the copied model does not load")?;
+    if dest.exists() {
+        std::fs::remove_dir_all(&dest).with_context(|| format!("could not replace {}", dest.display()))?;
+    }
+    std::fs::rename(&staging, &dest)?;
+    outln!(
+        "installed {} into {}; `skilldeck model index` computes the skills' vectors",
+        name.to_string_lossy(),
+        dest.display()
+    );
+    Ok(Outcome::Ok)
+}

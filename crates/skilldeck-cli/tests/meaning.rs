@@ -1,0 +1,123 @@
+//! Ranking by meaning from the command line, with the real shipped model: `model install`
+//! checks and copies a model folder, `model status` and `model index` say and compute what is
+//! missing, `find` and `prompt --request` find a skill worded otherwise than the request, and
+//! without a model they say once, on stderr or in the JSON, that ranking is by words and how to
+//! turn meaning on.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use serde_json::Value;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_skilldeck");
+const MODEL: &str = "multilingual-e5-small-q4";
+
+/// The model folder `scripts/setup` unpacks (or `$SKILLDECK_TEST_MODEL`).
+fn model_dir() -> PathBuf {
+    let dir = std::env::var_os("SKILLDECK_TEST_MODEL")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/models").join(MODEL));
+    assert!(dir.is_dir(), "no embedding model in {}: run ./scripts/setup (it unpacks one there)", dir.display());
+    dir
+}
+
+struct Env {
+    tmp: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Self {
+        let env = Self { tmp: tempfile::tempdir().unwrap() };
+        for (name, description) in [
+            (
+                "stripe-billing",
+                "Stripe integration: subscriptions, recurring invoices, checkout sessions and payment intents.",
+            ),
+            ("pdf-convert", "Turn PDF documents into Word files, extract tables and text from scanned pages."),
+            ("k8s-deploy", "Roll out containers to Kubernetes clusters with Helm charts and health checks."),
+        ] {
+            let d = env.tmp.path().join("src").join(name);
+            fs::create_dir_all(&d).unwrap();
+            fs::write(
+                d.join("SKILL.md"),
+                format!("---\nname: {name}\ndescription: \"{description}\"\n---\n# {name}\n"),
+            )
+            .unwrap();
+            env.ok(&["import", d.to_str().unwrap()]);
+        }
+        env
+    }
+
+    fn home(&self) -> PathBuf {
+        self.tmp.path().join("home")
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new(BIN)
+            .args(args)
+            .env("SKILLDECK_HOME", self.home())
+            .env_remove("SKILLDECK_MODELS_DIR")
+            .output()
+            .unwrap()
+    }
+
+    fn ok(&self, args: &[&str]) -> (String, String) {
+        let out = self.run(args);
+        let (o, e) =
+            (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
+        assert!(out.status.success(), "{args:?}\nstdout: {o}\nstderr: {e}");
+        (o, e)
+    }
+}
+
+const REQUEST: &str = "let customers pay monthly with a card";
+
+#[test]
+fn without_a_model_ranking_is_by_words_and_says_how_to_turn_meaning_on() {
+    let env = Env::new();
+    let (out, err) = env.ok(&["find", REQUEST]);
+    assert!(out.contains("No skill matches"), "{out}");
+    assert_eq!(err.matches("ranking by meaning is off").count(), 1, "said once: {err}");
+    assert!(err.contains("skilldeck model install"), "{err}");
+    let (json, _) = env.ok(&["prompt", "--request", REQUEST, "--json"]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["ranked_by_meaning"], false);
+    assert!(v["meaning_note"].as_str().unwrap().contains("skilldeck model install"), "{v}");
+    let (status, _) = env.ok(&["model", "status", "--json"]);
+    let v: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(v["state"], "off");
+}
+
+#[test]
+fn an_installed_model_finds_a_skill_worded_otherwise() {
+    let env = Env::new();
+    // A folder that is not a model is refused, and nothing is installed.
+    let bogus = env.tmp.path().join("bogus");
+    fs::create_dir_all(&bogus).unwrap();
+    fs::write(bogus.join("weights.bin"), "not a model").unwrap();
+    let out = env.run(&["model", "install", bogus.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not hold a model"), "{out:?}");
+    assert!(!env.home().join("models/bogus").exists());
+
+    let (out, _) = env.ok(&["model", "install", model_dir().to_str().unwrap()]);
+    assert!(out.contains("installed multilingual-e5-small-q4"), "{out}");
+    assert!(env.home().join("models").join(MODEL).is_dir());
+
+    // Three skills and the bundled ones: computed on the spot or by `model index`.
+    let (out, _) = env.ok(&["model", "index"]);
+    assert!(out.contains("ranked by meaning with multilingual-e5-small-q4"), "{out}");
+    let (status, _) = env.ok(&["model", "status", "--json"]);
+    let v: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(v["state"], "ready", "{v}");
+
+    let (json, err) = env.ok(&["find", REQUEST, "--json"]);
+    assert!(!err.contains("ranking by meaning is off"), "{err}");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["matches"][0]["name"], "stripe-billing", "{v}");
+    let (json, _) = env.ok(&["prompt", "--request", "让客户每月用信用卡付款", "--json"]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["ranked_by_meaning"], true, "{v}");
+    assert_eq!(v["meaning_note"], Value::Null);
+}

@@ -1,0 +1,175 @@
+//! Ranking by meaning with the real shipped model (multilingual-e5-small, unpacked by
+//! `scripts/setup` into `.tools/models/`): a request sharing no word with its skill still finds
+//! it, in English and in Chinese, in the ranked listing and `find_skills`; the vectors are kept
+//! in the vector cache (a second registry computes none), dropped with their skill, and a
+//! corrupt cache file is ignored and rebuilt.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+use skilldeck_core::find::BY_MEANING;
+use skilldeck_core::listing::ListingOptions;
+use skilldeck_core::ranker::Query;
+use skilldeck_core::semantic::{Readiness, Semantic};
+use skilldeck_core::{Catalogue, FsStorage, Scope, SkillName, SkillRegistry, SkilldeckHome, UploadLimits, import};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The model folder: `$SKILLDECK_TEST_MODEL`, else the one `scripts/setup` unpacks.
+fn model_dir() -> PathBuf {
+    let dir = std::env::var_os("SKILLDECK_TEST_MODEL").map(PathBuf::from).unwrap_or_else(|| {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/models").join(skilldeck_core::embed::DEFAULT_MODEL_ID)
+    });
+    assert!(dir.is_dir(), "no embedding model in {}: run ./scripts/setup (it unpacks one there)", dir.display());
+    dir
+}
+
+/// Skills none of the requests below shares a word with (after stemming).
+const SKILLS: &[(&str, &str)] = &[
+    ("stripe-billing", "Stripe integration: subscriptions, recurring invoices, checkout sessions and payment intents."),
+    ("pdf-convert", "Turn PDF documents into Word files, extract tables and text from scanned pages."),
+    ("resume-ats", "Optimise a résumé so applicant tracking systems parse it and recruiters shortlist it."),
+    ("k8s-deploy", "Roll out containers to Kubernetes clusters with Helm charts and health checks."),
+    ("git-history", "Rewrite git history: interactive rebase, squash commits, split a commit in two."),
+    ("brand-colors", "Apply the company's brand palette and typography to slides and documents."),
+];
+
+struct Store {
+    _tmp: tempfile::TempDir,
+    home: PathBuf,
+    storage: FsStorage,
+}
+
+fn store() -> Store {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let storage = FsStorage::open(SkilldeckHome::new(&home)).unwrap();
+    for (name, description) in SKILLS {
+        add(&storage, tmp.path(), name, description);
+    }
+    Store { _tmp: tmp, home, storage }
+}
+
+fn add(storage: &FsStorage, tmp: &Path, name: &str, description: &str) {
+    let src = tmp.join("src").join(name);
+    fs::create_dir_all(&src).unwrap();
+    fs::write(src.join("SKILL.md"), format!("---\nname: {name}\ndescription: \"{description}\"\n---\n# {name}\n"))
+        .unwrap();
+    let loaded = import::load(&src, UploadLimits::default(), &mut |_, _| {}).unwrap();
+    import::store(storage, Scope::User, &loaded).unwrap();
+}
+
+fn registry(s: &Store) -> SkillRegistry {
+    SkillRegistry::new(s.storage.clone())
+        .with_settle_window(Duration::ZERO)
+        .with_semantic(Arc::new(Semantic::with_model(&s.home, Some(model_dir()))))
+}
+
+fn opts() -> ListingOptions {
+    // A budget so small the listing must rank: only the best few keep their descriptions.
+    ListingOptions { scopes: vec![Scope::User], budget_tokens: 120, ..ListingOptions::default() }
+}
+
+const REQUESTS: &[(&str, &str)] = &[
+    ("let customers pay monthly with a card", "stripe-billing"),
+    ("will my CV survive the robots?", "resume-ats"),
+    ("让客户每月用信用卡付款", "stripe-billing"),
+    ("把这份文件转换成可编辑的格式", "pdf-convert"),
+];
+
+#[test]
+fn a_request_worded_otherwise_finds_its_skill() {
+    let s = store();
+    let r = registry(&s);
+    for (request, want) in REQUESTS {
+        let found = r.find_skills(&opts(), request, 5).unwrap();
+        assert_eq!(found.first().map(|f| f.name.as_str()), Some(*want), "{request}: {found:?}");
+        let listing = r.listing_for(&opts(), &Query::new(request)).unwrap();
+        assert_eq!(listing.skills.first().map(|l| l.name.as_str()), Some(*want), "{request}: {listing:?}");
+    }
+    let found = r.find_skills(&opts(), "let customers pay monthly with a card", 5).unwrap();
+    assert_eq!(found[0].why, BY_MEANING, "no word in common, so the why says so");
+    // Without the model, the same request finds nothing: no word is shared.
+    let lexical = SkillRegistry::new(s.storage.clone()).with_settle_window(Duration::ZERO);
+    assert!(lexical.find_skills(&opts(), "let customers pay monthly with a card", 5).unwrap().is_empty());
+}
+
+#[test]
+fn vectors_are_kept_dropped_with_their_skill_and_rebuilt_when_corrupt() {
+    let s = store();
+    let r = registry(&s);
+    assert_eq!(r.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready), "six skills are computed on the spot");
+    let semantic = Semantic::with_model(&s.home, Some(model_dir()));
+    let file = skilldeck_core::vector_cache::path(&s.home, semantic.model_id());
+    let kept = skilldeck_core::vector_cache::read(&file, semantic.model_id(), 384);
+    assert_eq!(kept.len(), SKILLS.len());
+
+    // A new registry (a new process) finds every vector in the file: none to compute.
+    let again = registry(&s);
+    let set = again.ranked_set(&[Scope::User]).unwrap();
+    let mut computed = usize::MAX;
+    again.semantic().unwrap().index(&set, |_, total| computed = total).unwrap();
+    assert_eq!(computed, 0);
+
+    // A deleted skill's vector is not written again.
+    r.delete_skill(Scope::User, &SkillName::parse("git-history").unwrap()).unwrap();
+    let fresh = registry(&s);
+    let set = fresh.ranked_set(&[Scope::User]).unwrap();
+    fresh.semantic().unwrap().index(&set, |_, _| {}).unwrap();
+    assert_eq!(skilldeck_core::vector_cache::read(&file, semantic.model_id(), 384).len(), SKILLS.len() - 1);
+
+    // A torn file is ignored as a whole and written again, with the same vectors.
+    let before = skilldeck_core::vector_cache::read(&file, semantic.model_id(), 384);
+    let bytes = fs::read(&file).unwrap();
+    fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
+    assert!(skilldeck_core::vector_cache::read(&file, semantic.model_id(), 384).is_empty());
+    let torn = registry(&s);
+    assert_eq!(torn.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready));
+    let after = skilldeck_core::vector_cache::read(&file, semantic.model_id(), 384);
+    assert_eq!(after.len(), before.len());
+    for (key, v) in &before {
+        let cos: f32 = v.iter().zip(after[key].iter()).map(|(a, b)| a * b).sum();
+        assert!(cos > 0.999, "the same vector computed again: cos {cos}");
+    }
+}
+
+#[test]
+fn many_missing_vectors_leave_ranking_to_words_until_indexed() {
+    let s = store();
+    for i in 0..skilldeck_core::semantic::INLINE_LIMIT {
+        add(
+            &s.storage,
+            s._tmp.path(),
+            &format!("extra-{i}"),
+            &format!("An unrelated skill number {i} about gardening."),
+        );
+    }
+    let r = registry(&s);
+    let total = SKILLS.len() + skilldeck_core::semantic::INLINE_LIMIT;
+    assert_eq!(r.meaning(&[Scope::User]).unwrap(), Some(Readiness::Pending { missing: total, total }));
+    assert!(r.find_skills(&opts(), "let customers pay monthly with a card", 5).unwrap().is_empty(), "words only");
+    let set = r.ranked_set(&[Scope::User]).unwrap();
+    let mut seen = Vec::new();
+    r.semantic().unwrap().index(&set, |done, of| seen.push((done, of))).unwrap();
+    assert_eq!(seen.first(), Some(&(0, total)));
+    assert_eq!(seen.last(), Some(&(total, total)));
+    assert_eq!(r.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready));
+    let found = r.find_skills(&opts(), "let customers pay monthly with a card", 5).unwrap();
+    assert_eq!(found.first().map(|f| f.name.as_str()), Some("stripe-billing"));
+}
+
+#[test]
+fn without_a_model_it_says_how_to_turn_it_on() {
+    let s = store();
+    let r = SkillRegistry::new(s.storage.clone()).with_semantic(Arc::new(Semantic::with_model(&s.home, None)));
+    match r.meaning(&[Scope::User]).unwrap() {
+        Some(Readiness::Off(reason)) => assert!(reason.contains("skilldeck model install"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    let broken = s._tmp.path().join("broken-model");
+    fs::create_dir_all(&broken).unwrap();
+    let r = SkillRegistry::new(s.storage.clone()).with_semantic(Arc::new(Semantic::with_model(&s.home, Some(broken))));
+    assert!(matches!(r.meaning(&[Scope::User]).unwrap(), Some(Readiness::Off(_))));
+    // Ranking still works, by words.
+    assert_eq!(r.find_skills(&opts(), "stripe subscriptions", 5).unwrap()[0].name, "stripe-billing");
+}
