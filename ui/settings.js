@@ -143,7 +143,14 @@ function providerCard(p, d) {
       el("dt", { text: st("model") }), el("dd", {}, el("code", { text: p.model || "—" })),
       el("dt", { text: st("keyVar") }), el("dd", {}, keyLine(p)),
       el("dt", { text: st("tier") }), el("dd", { text: p.tier })),
-    test && !test.busy ? el("p", { class: `provider-test ${test.ok ? "ok" : "error-text"}`, role: "status", text: test.text }) : null);
+    testLine(test, () => (test.answer ? st("testOk", test.answer) : st("testEmpty"))));
+}
+
+/** A Test's outcome, worded when drawn (so in the language in force). */
+function testLine(test, okText) {
+  if (!test || test.busy) return null;
+  const text = test.ok ? okText() : st("testFailed", errorText(test.error));
+  return el("p", { class: `provider-test ${test.ok ? "ok" : "error-text"}`, role: "status", text });
 }
 
 function models(d) {
@@ -230,10 +237,9 @@ async function testProvider(name) {
   view.tests.set(name, { busy: true });
   render();
   try {
-    const answer = await invoke("settings_test_provider", { name });
-    view.tests.set(name, { ok: true, text: answer ? st("testOk", answer) : st("testEmpty") });
-  } catch (e) {
-    view.tests.set(name, { ok: false, text: st("testFailed", errorText(e)) });
+    view.tests.set(name, { ok: true, answer: await invoke("settings_test_provider", { name }) });
+  } catch (error) {
+    view.tests.set(name, { ok: false, error });
   }
   if (view.open) render();
 }
@@ -288,7 +294,7 @@ function remoteCard(r) {
       el("dt", { text: st("refreshEvery") }), el("dd", { text: st("seconds", r.refreshSecs) }),
       el("dt", { text: st("lastRefresh") }), el("dd", { text: r.lastRefresh ? formatDate(r.lastRefresh) : st("never") }),
       r.lastError ? el("dt", { text: st("lastError") }) : null, r.lastError ? el("dd", { class: "error-text", text: r.lastError }) : null),
-    test && !test.busy ? el("p", { class: `provider-test ${test.ok ? "ok" : "error-text"}`, role: "status", text: test.text }) : null);
+    testLine(test, () => st("remoteOk", test.skills, test.revisions)));
 }
 
 function team(d) {
@@ -336,9 +342,9 @@ async function testRemote(name) {
   render();
   try {
     const [skills, revisions] = await invoke("team_test_remote", { name });
-    view.remoteTests.set(name, { ok: true, text: st("remoteOk", skills, revisions) });
-  } catch (e) {
-    view.remoteTests.set(name, { ok: false, text: st("testFailed", errorText(e)) });
+    view.remoteTests.set(name, { ok: true, skills, revisions });
+  } catch (error) {
+    view.remoteTests.set(name, { ok: false, error });
   }
   if (view.open) render();
 }
