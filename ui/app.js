@@ -15,6 +15,7 @@ import { showHistory as showHistoryPane } from "./history.js";
 import { importCollection, previewCollection } from "./import_many.js";
 import { initAddSource } from "./add_source.js";
 import { initUpdates, translateUpdates } from "./updates.js";
+import { closeSettings, initSettings, openSettings, reloadSettings, translateSettings } from "./settings.js";
 import { countsText, previewFindings, revisionOf, risksPanel } from "./risks.js";
 import { mark, traceInteractions } from "./trace.js";
 import * as sidebar from "./sidebar.js";
@@ -702,13 +703,17 @@ async function refresh() {
   }
 }
 
-/** Switches between the skills browser, the agent panel and the agent tools. */
+/** Switches between the skills browser, the agent panel, the agent tools, "Use in other
+ * agents" and Settings. */
 function setView(view) {
   document.body.dataset.view = view;
   $("#tab-skills").setAttribute("aria-selected", String(view === "skills"));
   $("#tab-agent").setAttribute("aria-selected", String(view === "agent"));
   $("#tab-agents").setAttribute("aria-selected", String(view === "agents"));
   $("#tab-mcp").setAttribute("aria-selected", String(view === "mcp"));
+  $("#settings-btn").setAttribute("aria-pressed", String(view === "settings"));
+  if (view === "settings") openSettings().catch(showError);
+  else closeSettings();
   if (view === "mcp") loadMcpClients().catch(showError);
   if (view === "agent") openAgent();
   if (view === "agents") loadAgents().catch(showError);
@@ -762,7 +767,7 @@ function wire() {
   }
   $("#lang").value = language();
   $("#lang").onchange = (e) => {
-    setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent(); translateAgents(); translateMcpClients(); translateUpdates();
+    setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent(); translateAgents(); translateMcpClients(); translateUpdates(); translateSettings();
     if (state.detail) {
       renderFiles();
       if (state.showing === "history") showHistory(state.detail);
@@ -773,6 +778,8 @@ function wire() {
     refresh().catch(showError);
     // The tools' states follow the store: a new revision makes copies outdated.
     loadAgents().catch(() => {});
+    // config.toml is watched too: an edit made in an editor or by the CLI shows in Settings.
+    reloadSettings().catch(showError);
   });
   listen("team://status", (e) => sidebar.setTeamStatus(e.payload));
   listen("meaning://progress", (e) => { if ($("#listing-dialog").open) renderMeaning(e.payload); });
@@ -798,6 +805,7 @@ initSplitters();
 initAgent();
 initAgents({ onChange: setDelivery });
 initMcpClients();
+initSettings({ show: () => setView("settings") });
 initAddSource({ onInstalled: (report) => afterImport(report, "installedFromSource") });
 // After an update the sidebar shows the new revisions (and an open skill its new files).
 initUpdates({ onUpdated: () => refresh() });

@@ -8,7 +8,11 @@ pub mod error;
 pub mod file_view;
 pub mod links;
 pub mod markdown;
+<<<<<<< HEAD
 pub mod meaning;
+=======
+pub mod settings;
+>>>>>>> settings
 pub mod sources;
 pub mod state;
 pub mod trace;
@@ -105,6 +109,18 @@ macro_rules! handlers {
             $crate::commands::team::team_refresh,
             $crate::commands::team::team_publish_preview,
             $crate::commands::team::team_publish,
+            $crate::commands::team::team_remotes,
+            $crate::commands::team::team_add_remote,
+            $crate::commands::team::team_remove_remote,
+            $crate::commands::team::team_test_remote,
+            $crate::commands::settings::settings_view,
+            $crate::commands::settings::settings_save_provider,
+            $crate::commands::settings::settings_remove_provider,
+            $crate::commands::settings::settings_default_provider,
+            $crate::commands::settings::settings_test_provider,
+            $crate::commands::settings::settings_save_shell,
+            $crate::commands::settings::settings_storage,
+            $crate::commands::settings::settings_clear_parse_cache,
         ]
     };
 }

@@ -1,9 +1,11 @@
-//! Changes to `config.toml` made by the tools (the per-skill switch, pins, the listing budget),
-//! written in place.
+//! Changes to `config.toml` made by the tools (the per-skill switch, pins, the listing budget)
+//! and by the app's Settings (providers, the default one, `[shell]`), written in place.
 //! Holds the edits; the user's comments and layout are kept (toml_edit), and a change that would
 //! leave the file unreadable is never written.
 
-use crate::config::{Config, ConfigError};
+use crate::config::{Api, Config, ConfigError, OFFLINE, ShellConfig};
+use serde::{Deserialize, Serialize};
+use skilldeck_core::Tier;
 use std::path::Path;
 use toml_edit::{Array, DocumentMut, Item, Table, TableLike, Value};
 
@@ -82,6 +84,228 @@ pub fn set_budget_tokens(path: &Path, tokens: usize) -> Result<bool, ConfigError
         |doc, shown| {
             let listing = listing_table(doc, shown)?;
             listing.insert("budget_tokens", Item::Value(Value::from(i64::try_from(tokens).unwrap_or(i64::MAX))));
+            Ok(())
+        },
+    )
+}
+
+/// A provider as the Settings form edits it: the keys people set; any other key of its table
+/// (`context_window`, `idle_timeout_secs`, …) is kept as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderForm {
+    /// The wire format.
+    pub api: Api,
+    /// The server's address; empty or `None`: the key is removed.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// The model's name; empty or `None`: the key is removed.
+    #[serde(default)]
+    pub model: Option<String>,
+    /// The NAME of the environment variable holding the key; empty or `None`: no key.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+    /// The model's tier.
+    #[serde(default)]
+    pub tier: Tier,
+}
+
+/// Whether `name` can name a provider: letters, digits, `-` and `_`, at most 64, not `offline`.
+pub fn check_provider_name(name: &str) -> Result<(), String> {
+    if name == OFFLINE {
+        return Err("`offline` is the built-in router; choose another name".to_owned());
+    }
+    let ok =
+        !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err("a provider's name is letters, digits, `-` and `_` (at most 64), such as `local` or `claude`".to_owned())
+    }
+}
+
+/// Whether `name` can be what `api_key_env` holds: an environment variable's NAME, never the key.
+/// A value that is no variable name, or that looks like a key, is refused.
+pub fn check_key_env(name: &str) -> Result<(), String> {
+    let is_name = name.len() <= 64
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    // A long run of mixed case and digits with no `_` is how keys look, not variable names.
+    let keyish = name.len() >= 24
+        && !name.contains('_')
+        && name.chars().any(|c| c.is_ascii_digit())
+        && name.chars().any(|c| c.is_ascii_lowercase());
+    if is_name && !keyish {
+        Ok(())
+    } else {
+        Err("api_key_env takes the NAME of an environment variable (such as OPENAI_API_KEY), never the key itself; set the key in that variable before starting Skilldeck".to_owned())
+    }
+}
+
+fn invalid(path: &Path, message: String) -> ConfigError {
+    ConfigError::Invalid { path: path.display().to_string(), message }
+}
+
+/// Adds provider `name` or changes its keys (`[providers.NAME]`), keeping its other keys and
+/// every comment. Refuses a bad name, a key where a variable's name belongs, a missing base URL
+/// or model, and (through the file's own check) a base URL that is not http(s). Returns whether
+/// the file changed.
+pub fn set_provider(path: &Path, name: &str, form: &ProviderForm) -> Result<bool, ConfigError> {
+    check_provider_name(name).map_err(|m| invalid(path, m))?;
+    let filled = |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned);
+    let (base_url, model, key_env) = (filled(&form.base_url), filled(&form.model), filled(&form.api_key_env));
+    if let Some(var) = &key_env {
+        check_key_env(var).map_err(|m| invalid(path, format!("provider {name:?}: {m}")))?;
+    }
+    let needs = |what: &str| invalid(path, format!("provider {name:?}: this provider needs `{what}`"));
+    match form.api {
+        Api::Openai if base_url.is_none() => return Err(needs("base_url")),
+        Api::Openai | Api::Anthropic if model.is_none() => return Err(needs("model")),
+        _ => {}
+    }
+    edit(
+        path,
+        |before| {
+            before.providers.get(name).is_none_or(|p| {
+                (p.api, &p.base_url, &p.model, &p.api_key_env, p.tier)
+                    != (form.api, &base_url, &model, &key_env, form.tier)
+            })
+        },
+        |doc, shown| {
+            let providers = doc
+                .entry("providers")
+                .or_insert_with(|| {
+                    let mut t = Table::new();
+                    t.set_implicit(true);
+                    Item::Table(t)
+                })
+                .as_table_like_mut()
+                .ok_or_else(|| ConfigError::Invalid {
+                    path: shown.to_owned(),
+                    message: "`providers` must be a table".to_owned(),
+                })?;
+            let table = providers.entry(name).or_insert_with(|| Item::Table(Table::new()));
+            let Some(table) = table.as_table_like_mut() else {
+                return Err(ConfigError::Invalid {
+                    path: shown.to_owned(),
+                    message: format!("`providers.{name}` must be a table"),
+                });
+            };
+            let api = match form.api {
+                Api::Openai => "openai",
+                Api::Anthropic => "anthropic",
+                Api::Offline => OFFLINE,
+            };
+            set_or_remove(table, "api", Some(api.to_owned()));
+            set_or_remove(table, "base_url", base_url.clone());
+            set_or_remove(table, "model", model.clone());
+            set_or_remove(table, "api_key_env", key_env.clone());
+            let tier = match form.tier {
+                Tier::Lite => "lite",
+                Tier::Ultra => "ultra",
+            };
+            // The default tier is written only where the file already names one.
+            let keep_tier = form.tier != Tier::default() || table.contains_key("tier");
+            set_or_remove(table, "tier", keep_tier.then(|| tier.to_owned()));
+            Ok(())
+        },
+    )
+}
+
+/// Sets `key` to the string `value` in place (its comments kept), or removes it for `None`.
+fn set_or_remove(table: &mut dyn TableLike, key: &str, value: Option<String>) {
+    match value {
+        Some(v) => match table.get_mut(key).and_then(Item::as_value_mut) {
+            Some(old) => {
+                let decor = old.decor().clone();
+                *old = Value::from(v);
+                *old.decor_mut() = decor;
+            }
+            None => {
+                table.insert(key, Item::Value(Value::from(v)));
+            }
+        },
+        None => {
+            table.remove(key);
+        }
+    }
+}
+
+/// Removes provider `name`; when it was the default, `default_provider` goes too (the default
+/// is then `offline`). Returns whether the file changed.
+pub fn remove_provider(path: &Path, name: &str) -> Result<bool, ConfigError> {
+    edit(
+        path,
+        |before| before.providers.contains_key(name),
+        |doc, _| {
+            if let Some(providers) = doc.get_mut("providers").and_then(Item::as_table_like_mut) {
+                providers.remove(name);
+            }
+            if doc.get("default_provider").and_then(Item::as_str) == Some(name) {
+                doc.remove("default_provider");
+            }
+            Ok(())
+        },
+    )
+}
+
+/// Makes `name` (a configured provider, or `offline`) the default. Returns whether the file
+/// changed.
+pub fn set_default_provider(path: &Path, name: &str) -> Result<bool, ConfigError> {
+    edit(
+        path,
+        |before| before.default_provider != name,
+        |doc, shown| {
+            let config = Config::parse(&doc.to_string(), shown)?;
+            config.provider(name)?;
+            set_or_remove(doc.as_table_mut(), "default_provider", Some(name.to_owned()));
+            Ok(())
+        },
+    )
+}
+
+/// Writes `[shell]` as `shell` has it: each key whose value differs from the file's (defaults
+/// included) is set in place, a list emptied is removed, every other line is left as written.
+/// The file's own check refuses what no command could run under. Returns whether it changed.
+pub fn set_shell(path: &Path, shell: &ShellConfig) -> Result<bool, ConfigError> {
+    let as_table = |s: &ShellConfig| {
+        toml::Table::try_from(s).map_err(|e| invalid(path, format!("[shell] cannot be written: {e}")))
+    };
+    let new = as_table(shell)?;
+    edit(
+        path,
+        |before| before.shell != *shell,
+        |doc, shown| {
+            let before = Config::parse(&doc.to_string(), shown)?;
+            let old = as_table(&before.shell)?;
+            let table =
+                doc.entry("shell").or_insert_with(|| Item::Table(Table::new())).as_table_like_mut().ok_or_else(
+                    || ConfigError::Invalid { path: shown.to_owned(), message: "`shell` must be a table".to_owned() },
+                )?;
+            for key in old.keys().chain(new.keys()) {
+                if old.get(key) == new.get(key) {
+                    continue;
+                }
+                match new.get(key) {
+                    Some(v) => {
+                        let value: Value = v.to_string().parse().map_err(|e: toml_edit::TomlError| {
+                            ConfigError::Invalid { path: shown.to_owned(), message: format!("[shell] {key}: {e}") }
+                        })?;
+                        match table.get_mut(key).and_then(Item::as_value_mut) {
+                            Some(slot) => {
+                                let decor = slot.decor().clone();
+                                *slot = value;
+                                *slot.decor_mut() = decor;
+                            }
+                            None => {
+                                table.insert(key, Item::Value(value));
+                            }
+                        }
+                    }
+                    None => {
+                        table.remove(key);
+                    }
+                }
+            }
             Ok(())
         },
     )

@@ -20,7 +20,9 @@ pub use skilldeck_skill::{
     agent_rules, agent_values, agents, codex_yaml, diag_args, diagnostic, digest, entry, files, frontmatter, grants,
     meta, name, provenance, relpath, risk, secrets, spec, tool_patterns, visible, yaml_bounds, yaml_explain,
 };
-pub use skilldeck_store::{audits, bundled, entries, home, import, safe_read, storage, trust, vector_cache, watch};
+pub use skilldeck_store::{
+    audits, bundled, entries, home, import, parse_cache, safe_read, storage, trust, vector_cache, watch,
+};
 
 /// Validation of a `SKILL.md`: the rules on its text (`skilldeck-skill`) and reading one from
 /// disk through the safe reader (`skilldeck-store`).

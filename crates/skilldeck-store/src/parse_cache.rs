@@ -203,6 +203,28 @@ pub fn path(root: &Path, scope: Scope) -> PathBuf {
     root.join("cache").join(format!("{}.skills", scope.as_str()))
 }
 
+/// The bytes every scope's cache file takes under the home at `root` (0 for none).
+pub fn size(root: &Path) -> u64 {
+    Scope::ALL.iter().filter_map(|s| std::fs::metadata(path(root, *s)).ok()).map(|m| m.len()).sum()
+}
+
+/// Removes every scope's cache file under the home at `root`: the next listing of a scope
+/// parses its skills again and writes a new one. Returns the bytes freed. A registry that
+/// already holds its entries in memory keeps them; only the file is gone.
+pub fn clear(root: &Path) -> std::io::Result<u64> {
+    let mut freed = 0;
+    for scope in Scope::ALL {
+        let file = path(root, scope);
+        let len = std::fs::metadata(&file).map_or(0, |m| m.len());
+        match std::fs::remove_file(&file) {
+            Ok(()) => freed += len,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(freed)
+}
+
 /// Hands each skill cached for `scope` in the file at `path` to `f`, in the order written (by
 /// name), one at a time, so a large cache is never held whole. True only when the file is one
 /// this build wrote whole: when false (no file, another format or build, torn, corrupt,

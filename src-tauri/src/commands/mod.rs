@@ -8,6 +8,7 @@ pub mod collection;
 pub mod mcp_clients;
 pub mod revisions;
 pub mod risks;
+pub mod settings;
 pub mod skills;
 pub mod source;
 pub mod team;

@@ -1,11 +1,13 @@
 //! The team scope in the app: its refresh state, a refresh on demand and in the background,
-//! and publishing a user skill to the team. Each calls `skilldeck-remote`, as the CLI does.
+//! publishing a user skill to the team, and Settings → Team's remotes (list, add, test,
+//! remove). Each calls `skilldeck-remote`, as the CLI does.
 
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use serde::Serialize;
 use skilldeck_core::{Scope, SkillName};
 use skilldeck_remote::cache::Cache;
+use skilldeck_remote::credentials::{Source, resolve};
 use skilldeck_remote::{Remote, TEAM_REMOTE, When, sync_team};
 use tauri::{Emitter as _, Manager as _, State};
 
@@ -137,4 +139,104 @@ pub fn refresh_in_background<R: tauri::Runtime>(app: tauri::AppHandle<R>) {
             tokio::time::sleep(interval.max(std::time::Duration::from_secs(5))).await;
         }
     });
+}
+
+/// One `[remotes.NAME]` as Settings → Team lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemoteRow {
+    /// Its name (`team` feeds the team scope).
+    pub name: String,
+    /// `s3://bucket/prefix`.
+    pub url: String,
+    /// The S3-compatible endpoint, when not AWS.
+    pub endpoint: Option<String>,
+    /// The region, when set.
+    pub region: Option<String>,
+    /// How old the team scope may get before it is refreshed, in seconds.
+    pub refresh_secs: u64,
+    /// When it was last refreshed (RFC 3339, UTC).
+    pub last_refresh: Option<String>,
+    /// Why the last refresh failed.
+    pub last_error: Option<String>,
+}
+
+/// The remotes and where their credentials come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemotesView {
+    /// Every remote in config.toml.
+    pub remotes: Vec<RemoteRow>,
+    /// Where the credentials were found (never the keys), or why none were.
+    pub credentials: String,
+    /// Whether any were found.
+    pub credentials_found: bool,
+}
+
+fn remotes_view(state: &AppState) -> ApiResult<RemotesView> {
+    let home = state.storage().home();
+    let mut remotes = Vec::new();
+    for (name, cfg) in skilldeck_remote::config::load_remotes(&home.config_path())? {
+        let st = Cache::new(home.root(), &name).state()?;
+        remotes.push(RemoteRow {
+            refresh_secs: cfg.refresh_interval().as_secs(),
+            name,
+            url: cfg.url,
+            endpoint: cfg.endpoint,
+            region: cfg.region,
+            last_refresh: st.last_refresh,
+            last_error: st.last_error,
+        });
+    }
+    let (credentials, credentials_found) = match resolve("team", &|v| std::env::var(v).ok()) {
+        Ok((_, Source::Environment)) => {
+            ("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in the environment".to_owned(), true)
+        }
+        Ok((_, Source::Profile { profile, file })) => (format!("profile {profile:?} in {}", file.display()), true),
+        Err(e) => (e.to_string(), false),
+    };
+    Ok(RemotesView { remotes, credentials, credentials_found })
+}
+
+/// The remotes in config.toml and where their credentials come from.
+#[tauri::command]
+pub async fn team_remotes(state: State<'_, AppState>) -> ApiResult<RemotesView> {
+    remotes_view(&state)
+}
+
+/// Adds `[remotes.NAME]` as `skilldeck remote add` does (comments kept, a bad name or url
+/// refused with its message).
+#[tauri::command]
+pub async fn team_add_remote(
+    state: State<'_, AppState>,
+    name: String,
+    url: String,
+    endpoint: Option<String>,
+    region: Option<String>,
+) -> ApiResult<RemotesView> {
+    let filled = |v: Option<String>| v.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
+    let cfg = skilldeck_remote::RemoteConfig {
+        endpoint: filled(endpoint),
+        region: filled(region),
+        ..skilldeck_remote::RemoteConfig::new(url.trim())
+    };
+    skilldeck_remote::config::add_remote(&state.storage().home().config_path(), name.trim(), &cfg)?;
+    remotes_view(&state)
+}
+
+/// Removes `[remotes.NAME]` as `skilldeck remote remove` does.
+#[tauri::command]
+pub async fn team_remove_remote(state: State<'_, AppState>, name: String) -> ApiResult<RemotesView> {
+    skilldeck_remote::config::remove_remote(&state.storage().home().config_path(), &name)?;
+    remotes_view(&state)
+}
+
+/// Lists remote `name`'s skills once, to tell whether its address and credentials work;
+/// returns how many revisions of how many skills it holds.
+#[tauri::command]
+pub async fn team_test_remote(state: State<'_, AppState>, name: String) -> ApiResult<(usize, usize)> {
+    let remote = Remote::open(state.storage().home().root(), &name)?;
+    let (keys, _) = remote.store().manifest_keys().await?;
+    let skills: std::collections::BTreeSet<&str> = keys.iter().map(|(s, _)| s.as_str()).collect();
+    Ok((skills.len(), keys.len()))
 }

@@ -5,6 +5,7 @@ pub mod anthropic;
 pub mod http;
 pub mod offline;
 pub mod openai;
+pub mod probe;
 
 use crate::message::{ModelRequest, StreamEvent};
 use futures_util::stream::BoxStream;

@@ -1,0 +1,88 @@
+//! The Settings view's commands: read config.toml's settings, change them through
+//! `skilldeck_agent::config_edit` (the CLI's edit path: comments kept, the result checked before
+//! it replaces the file), test a provider with one tiny request, and the store's size on disk.
+
+use crate::error::{ApiError, ApiResult};
+use crate::settings::{self, SettingsView, StorageView, config_error};
+use crate::state::AppState;
+use skilldeck_agent::config::ShellConfig;
+use skilldeck_agent::config_edit::{self, ProviderForm};
+use tauri::State;
+
+/// What the Settings view shows from config.toml (read afresh each time).
+#[tauri::command]
+pub async fn settings_view(state: State<'_, AppState>) -> ApiResult<SettingsView> {
+    Ok(settings::view(state.storage().home()))
+}
+
+/// Adds provider `name` (`adding`: refused when one of that name exists) or changes it; returns
+/// the view as it is afterwards. A bad value is refused with config.toml's own message.
+#[tauri::command]
+pub async fn settings_save_provider(
+    state: State<'_, AppState>,
+    name: String,
+    form: ProviderForm,
+    adding: bool,
+) -> ApiResult<SettingsView> {
+    let home = state.storage().home();
+    let name = name.trim();
+    if adding && settings::view(home).providers.iter().any(|p| p.name == name) {
+        return Err(ApiError::new(
+            "provider_exists",
+            format!("there is a provider named {name:?} already; choose another name or edit that one"),
+        )
+        .arg("name", name));
+    }
+    config_edit::set_provider(&home.config_path(), name, &form).map_err(config_error)?;
+    Ok(settings::view(home))
+}
+
+/// Removes provider `name` (and `default_provider` when it named it).
+#[tauri::command]
+pub async fn settings_remove_provider(state: State<'_, AppState>, name: String) -> ApiResult<SettingsView> {
+    let home = state.storage().home();
+    config_edit::remove_provider(&home.config_path(), &name).map_err(config_error)?;
+    Ok(settings::view(home))
+}
+
+/// Makes `name` the default provider.
+#[tauri::command]
+pub async fn settings_default_provider(state: State<'_, AppState>, name: String) -> ApiResult<SettingsView> {
+    let home = state.storage().home();
+    config_edit::set_default_provider(&home.config_path(), &name).map_err(config_error)?;
+    Ok(settings::view(home))
+}
+
+/// Sends provider `name` one tiny request through the provider code a session uses; returns
+/// the start of its answer, or what went wrong in plain words.
+#[tauri::command]
+pub async fn settings_test_provider(state: State<'_, AppState>, name: String) -> ApiResult<String> {
+    let provider = settings::provider(state.storage().home(), &name)?;
+    skilldeck_agent::provider::probe::probe(provider.as_ref())
+        .await
+        .map_err(|e| ApiError::new("provider_test_failed", e.to_string()))
+}
+
+/// Writes `[shell]` (the Sandbox section) key by key.
+#[tauri::command]
+pub async fn settings_save_shell(state: State<'_, AppState>, shell: ShellConfig) -> ApiResult<SettingsView> {
+    let home = state.storage().home();
+    config_edit::set_shell(&home.config_path(), &shell).map_err(config_error)?;
+    Ok(settings::view(home))
+}
+
+/// Where the store is and what it takes on disk (walks the folder, off the UI's thread).
+#[tauri::command]
+pub async fn settings_storage(state: State<'_, AppState>) -> ApiResult<StorageView> {
+    let home = state.storage().home().clone();
+    tauri::async_runtime::spawn_blocking(move || settings::storage(&home))
+        .await
+        .map_err(|e| ApiError::new("io_error", format!("could not measure the store: {e}")))
+}
+
+/// Removes the parse cache; the next listing parses every skill again. Returns the bytes freed.
+#[tauri::command]
+pub async fn settings_clear_parse_cache(state: State<'_, AppState>) -> ApiResult<u64> {
+    skilldeck_core::parse_cache::clear(state.storage().home().root())
+        .map_err(|e| ApiError::new("io_error", format!("could not remove the parse cache: {e}")).arg("reason", e))
+}
