@@ -155,11 +155,12 @@ fn main() {
         let cos: f32 = v[0].iter().zip(b).map(|(x, y)| x * y).sum();
         assert!(cos > 0.9999);
     }
-    let singly = t.elapsed();
+    let (singly, singly_cpu) = (t.elapsed(), cpu() - c0);
     println!(
-        "index {one} skills one at a time: {:.1} s ({:.1} ms per skill)",
+        "index {one} skills one at a time: {:.1} s ({:.1} ms per skill; CPU {:.1} s)",
         singly.as_secs_f64(),
-        ms(singly) / one as f64
+        ms(singly) / one as f64,
+        singly_cpu.as_secs_f64()
     );
     println!("peak RSS (VmHWM): {:.1} MB", rss_kib("VmHWM:") as f64 / 1024.0);
 }
