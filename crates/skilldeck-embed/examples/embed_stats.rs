@@ -30,6 +30,15 @@ fn rss_kib(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// This process's user + system CPU time so far (from /proc, in clock ticks of 10 ms).
+fn cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<u64> = rest.split_whitespace().skip(11).take(2).filter_map(|v| v.parse().ok()).collect();
+    Duration::from_millis(f.iter().sum::<u64>() * 10)
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -49,7 +58,7 @@ fn main() {
 
     let rss0 = rss_kib("VmRSS:");
     let t = Instant::now();
-    let e = Embedder::load(&dir).expect("load the model");
+    let mut e = Embedder::load(&dir).expect("load the model");
     let load = t.elapsed();
     let rss1 = rss_kib("VmRSS:");
     println!(
@@ -67,15 +76,17 @@ fn main() {
     }
     let mut times = Vec::new();
     let mut tokens = Vec::new();
+    let c0 = cpu();
     for r in &requests {
         tokens.push(e.query_tokens(r).len());
         let t = Instant::now();
         e.embed_query(r).unwrap();
         times.push(t.elapsed());
     }
+    let query_cpu = (cpu() - c0) / requests.len() as u32;
     tokens.sort();
     println!(
-        "query: median {:.2} ms over {} requests (median {} tokens, max {}); p90 {:.2} ms",
+        "query: median {:.2} ms over {} requests (median {} tokens, max {}); p90 {:.2} ms; CPU {:.1} ms per query",
         ms(median(times.clone())),
         requests.len(),
         tokens[tokens.len() / 2],
@@ -83,9 +94,13 @@ fn main() {
         {
             times.sort();
             ms(times[times.len() * 9 / 10])
-        }
+        },
+        ms(query_cpu)
     );
 
+    if n_skills == 0 {
+        return;
+    }
     // Skill texts as the index would embed them: name, description, Chinese description.
     let base: Vec<String> = SKILLS
         .lines()
@@ -107,7 +122,8 @@ fn main() {
     // Passages of exactly 32, 64 and 128 tokens: a long text cut at each limit.
     let long = base.join(" ");
     for n in [32, 64, 128] {
-        let en = Embedder::load(&dir).unwrap().with_max_passage_tokens(n);
+        e = e.with_max_passage_tokens(n);
+        let en = &e;
         assert_eq!(en.passage_tokens(&long).len(), n);
         en.embed_passages(&[&long]).unwrap();
         let times: Vec<Duration> = (0..15)
@@ -120,28 +136,31 @@ fn main() {
         println!("passage of {n} tokens: median {:.2} ms", ms(median(times)));
     }
 
+    e = e.with_max_passage_tokens(skilldeck_embed::DEFAULT_MAX_PASSAGE_TOKENS);
     let texts: Vec<String> = (0..n_skills).map(|i| base[i % base.len()].clone()).collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let t = Instant::now();
+    let (t, c0) = (Instant::now(), cpu());
     let batched = e.embed_passages(&refs).unwrap();
-    let all = t.elapsed();
+    let (all, all_cpu) = (t.elapsed(), cpu() - c0);
     println!(
-        "index {n_skills} skills batched: {:.1} s ({:.1} ms per skill)",
+        "index {n_skills} skills batched: {:.1} s ({:.1} ms per skill; CPU {:.1} s)",
         all.as_secs_f64(),
-        ms(all) / n_skills as f64
+        ms(all) / n_skills as f64,
+        all_cpu.as_secs_f64()
     );
     let one = 100.min(n_skills);
-    let t = Instant::now();
+    let (t, c0) = (Instant::now(), cpu());
     for (r, b) in refs.iter().take(one).zip(&batched) {
         let v = e.embed_passages(&[r]).unwrap();
         let cos: f32 = v[0].iter().zip(b).map(|(x, y)| x * y).sum();
         assert!(cos > 0.9999);
     }
-    let singly = t.elapsed();
+    let (singly, singly_cpu) = (t.elapsed(), cpu() - c0);
     println!(
-        "index {one} skills one at a time: {:.1} s ({:.1} ms per skill)",
+        "index {one} skills one at a time: {:.1} s ({:.1} ms per skill; CPU {:.1} s)",
         singly.as_secs_f64(),
-        ms(singly) / one as f64
+        ms(singly) / one as f64,
+        singly_cpu.as_secs_f64()
     );
     println!("peak RSS (VmHWM): {:.1} MB", rss_kib("VmHWM:") as f64 / 1024.0);
 }

@@ -75,6 +75,10 @@ pub(crate) struct Tokenizer {
     max_piece_bytes: usize,
     /// The score of an unknown character: the lowest piece score minus 10.
     unk_score: f32,
+    /// No piece holds a metaspace but at its start (true of XLM-R's vocabulary): then every
+    /// segmentation breaks before each `▁`, so words can be segmented one by one and a long text
+    /// stops being read once it has enough tokens, with the same result as the whole text.
+    split_at_meta: bool,
 }
 
 impl Tokenizer {
@@ -82,7 +86,12 @@ impl Tokenizer {
         let index = PieceIndex::build(&vocab);
         let max_piece_bytes = vocab.offsets.windows(2).map(|w| (w[1] - w[0]) as usize).max().unwrap_or(1);
         let unk_score = vocab.scores.iter().copied().fold(f32::INFINITY, f32::min) - 10.0;
-        Tokenizer { vocab, index, max_piece_bytes, unk_score }
+        let meta = META.to_string();
+        let split_at_meta = (0..vocab.scores.len()).all(|id| {
+            let p = piece(&vocab, id);
+            p.len() <= meta.len() || !p[1..].windows(meta.len()).any(|w| w == meta.as_bytes())
+        });
+        Tokenizer { vocab, index, max_piece_bytes, unk_score, split_at_meta }
     }
 
     /// The text as it is segmented: normalized, spaces collapsed, metaspaces in.
@@ -120,6 +129,32 @@ impl Tokenizer {
     /// head of the text kept, `</s>` always last).
     pub fn encode(&self, text: &str, max_tokens: usize) -> Vec<u32> {
         let s = self.normalize(text);
+        let limit = max_tokens.saturating_sub(2);
+        let mut ids = vec![self.vocab.bos];
+        if self.split_at_meta {
+            let mut start = 0;
+            for (i, c) in s.char_indices() {
+                if c == META && i > start {
+                    self.segment(&s[start..i], &mut ids);
+                    start = i;
+                    if ids.len() > limit {
+                        break;
+                    }
+                }
+            }
+            if ids.len() <= limit {
+                self.segment(&s[start..], &mut ids);
+            }
+        } else {
+            self.segment(&s, &mut ids);
+        }
+        ids.truncate(limit + 1);
+        ids.push(self.vocab.eos);
+        ids
+    }
+
+    /// Appends the most probable segmentation of normalized text `s` to `out`.
+    fn segment(&self, s: &str, out: &mut Vec<u32>) {
         let bytes = s.as_bytes();
         // Character starts in bytes, and the end.
         let mut cs: Vec<usize> = s.char_indices().map(|(i, _)| i).collect();
@@ -156,19 +191,13 @@ impl Tokenizer {
                 back_from[i + 1] = i;
             }
         }
-        let mut content = Vec::new();
+        let first = out.len();
         let mut i = n;
         while i > 0 {
             let p = back_piece[i];
-            content.push(if p == u32::MAX { self.vocab.unk } else { p });
+            out.push(if p == u32::MAX { self.vocab.unk } else { p });
             i = back_from[i];
         }
-        content.reverse();
-        content.truncate(max_tokens.saturating_sub(2));
-        let mut ids = Vec::with_capacity(content.len() + 2);
-        ids.push(self.vocab.bos);
-        ids.extend(content);
-        ids.push(self.vocab.eos);
-        ids
+        out[first..].reverse();
     }
 }
