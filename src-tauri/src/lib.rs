@@ -8,11 +8,8 @@ pub mod error;
 pub mod file_view;
 pub mod links;
 pub mod markdown;
-<<<<<<< HEAD
 pub mod meaning;
-=======
 pub mod settings;
->>>>>>> settings
 pub mod sources;
 pub mod state;
 pub mod trace;
