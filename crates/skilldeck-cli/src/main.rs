@@ -320,6 +320,12 @@ enum Command {
         /// Also the tools' folders inside this project.
         #[arg(long)]
         project: Option<PathBuf>,
+        /// What each agent's own skills listing will show (Claude Code, Codex): which skills
+        /// keep their whole description, which are shortened, names only or left out, by the
+        /// agent's published rule and context window (`[targets.ID] context_window` in
+        /// config.toml), and which to switch off or shorten to fit.
+        #[arg(long)]
+        budget: bool,
         /// Print JSON for scripts.
         #[arg(long)]
         json: bool,
@@ -451,7 +457,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Remote(args) => remote::run(args),
         Command::Publish(args) => remote::publish(args),
         Command::Refresh(args) => remote::refresh(args),
-        Command::Targets { project, json } => targets::list(project.as_deref(), json),
+        Command::Targets { project, budget: true, json } => targets::budget(project.as_deref(), json),
+        Command::Targets { project, budget: false, json } => targets::list(project.as_deref(), json),
         Command::Sync { targets, project, dry_run, overwrite, mode, json } => {
             targets::sync(targets::SyncArgs { names: targets, project, dry_run, json, overwrite, mode })
         }
