@@ -52,6 +52,24 @@ pub struct TargetBudget {
     pub advice: Vec<String>,
 }
 
+impl Rule {
+    /// The context window assumed when config.toml gives none, in tokens.
+    pub fn default_window(self) -> u64 {
+        match self {
+            Self::ClaudeCode => claude::DEFAULT_WINDOW,
+            Self::Codex => codex::DEFAULT_WINDOW,
+        }
+    }
+
+    /// Where the rule was read.
+    pub fn source(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => claude::SOURCE,
+            Self::Codex => codex::SOURCE,
+        }
+    }
+}
+
 /// The budgets of the targets among `reports` whose agent's rule is known. Codex also reads
 /// the shared `.agents/skills` folders (the `agents` target's).
 pub fn budgets(

@@ -161,22 +161,6 @@ impl Rule {
         }
     }
 
-    /// The context window assumed when config.toml gives none, in tokens.
-    pub fn default_window(self) -> u64 {
-        match self {
-            Self::ClaudeCode => crate::budget::claude::DEFAULT_WINDOW,
-            Self::Codex => crate::budget::codex::DEFAULT_WINDOW,
-        }
-    }
-
-    /// Where the rule was read.
-    pub fn source(self) -> &'static str {
-        match self {
-            Self::ClaudeCode => crate::budget::claude::SOURCE,
-            Self::Codex => crate::budget::codex::SOURCE,
-        }
-    }
-
     /// Whether the agent decides by how often each skill is used (so the order is the agent's
     /// and only the best and worst cases can be shown).
     pub fn by_use(self) -> bool {
