@@ -314,6 +314,10 @@ enum Command {
     },
     /// Run the agent on a workspace folder: one request, or a session on standard input.
     Agent(commands::agent::AgentArgs),
+    /// Switch a skill off (or back on) in an agent's own settings, without deleting it:
+    /// Claude Code's `skillOverrides`, Codex's `[[skills.config]]`.
+    #[command(subcommand, name = "agent-skill")]
+    AgentSkill(commands::agent_skill::AgentSkillAction),
     /// List the agent tools' skill folders (Claude Code, Codex, Cursor, …) and each skill's
     /// state there: in-sync, outdated, drifted, foreign, missing, unselected.
     Targets {
@@ -457,6 +461,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Remote(args) => remote::run(args),
         Command::Publish(args) => remote::publish(args),
         Command::Refresh(args) => remote::refresh(args),
+        Command::AgentSkill(action) => commands::agent_skill::run(action),
         Command::Targets { project, budget: true, json } => targets::budget(project.as_deref(), json),
         Command::Targets { project, budget: false, json } => targets::list(project.as_deref(), json),
         Command::Sync { targets, project, dry_run, overwrite, mode, json } => {
