@@ -218,10 +218,11 @@ fn advice(rule: Rule, agent: &str, s: &Simulated, switch_off: &[String]) -> Vec<
     match rule {
         Rule::ClaudeCode => {
             let (least, most) = s.squeezed;
+            let how_many = if least == most { least.to_string() } else { format!("between {least} and {most}") };
             out.push(format!(
-                "{agent}'s listing needs {} of its {} {unit}: between {least} and {most} skills will reach the model \
-                 as names only. Which ones is {agent}'s choice (it keeps the descriptions of the skills used most), \
-                 so the worst case is shown.",
+                "{agent}'s listing needs {} of its {} {unit}: {how_many} skills will reach the model as names only. \
+                 Which ones is {agent}'s choice (it keeps the descriptions of the skills used most), so the worst \
+                 case is shown.",
                 s.full, s.budget
             ));
         }
