@@ -14,6 +14,7 @@ const PROJECT_KEY = "skilldeck.agents.project";
 
 const view = {
   data: null, // {targets, skills} from agents_overview
+  budgets: [], // agents_budget: what each agent's own listing does to its skills
   selected: null, // the tool id shown on the right
   plan: null, // {targets, overwrite}: what the open sync dialog would do
   onChange: () => {},
@@ -38,6 +39,7 @@ function totals(target) {
 /** Reads every tool's folders again (for the project given) and redraws the view. */
 export async function loadAgents() {
   view.data = await invoke("agents_overview", { project: project() });
+  view.budgets = await invoke("agents_budget", { project: project() }).catch((e) => { console.error(e); return []; });
   const ids = view.data.targets.map((x) => x.id);
   if (!ids.includes(view.selected)) view.selected = (view.data.targets.find((x) => x.detected) || view.data.targets[0])?.id ?? null;
   renderTools();
@@ -95,7 +97,71 @@ function renderDetail() {
       el("label", { class: "check", title: t("autoSyncTitle") }, auto, el("span", { text: t("autoSync") })),
       el("label", { class: "check", title: t("modeTitle") }, el("span", { text: t("modeLabel") }), mode),
       el("button", { type: "button", id: "agents-sync-one", text: t("syncTool", x.name), disabled: !x.folders.length, onclick: () => openPlan([x.id]) })),
+    budgetBlock(x),
     ...x.folders.map((f) => folderBlock(x, f)));
+}
+
+/** Budget states in the order they are listed. */
+const SHOWN = ["full", "shortened", "name-only", "omitted", "hidden"];
+
+/**
+ * What tool `x`'s own listing does to the skills in its folders (for agents whose rule is
+ * known): a meter like the listing preview's, each skill's fate (the worst case where the
+ * agent chooses by use), what to switch off, and a switch per skill writing the agent's own
+ * setting.
+ */
+function budgetBlock(x) {
+  const b = view.budgets.find((y) => y.target === x.id);
+  if (!b) return null;
+  const over = b.full > b.budget;
+  const pct = Math.min(100, Math.round((100 * b.full) / Math.max(1, b.budget)));
+  const unit = t(`unit_${b.unit}`);
+  const differ = b.skills.some((k) => k.best.shown !== k.worst.shown);
+  const rows = [...b.skills]
+    .sort((a, c) => SHOWN.indexOf(a.worst.shown) - SHOWN.indexOf(c.worst.shown) || a.name.localeCompare(c.name))
+    .map((k) => {
+      const fate = k.worst;
+      const offHere = fate.shown === "hidden" && fate.by === "setting-off";
+      const box = el("input", {
+        type: "checkbox", checked: !offHere, "aria-label": t("agentSkillSwitch", k.name, x.name),
+        dataset: { agentSkill: k.name },
+        disabled: fate.shown === "hidden" && !offHere,
+        onchange: (e) => setAgentSkill(x.id, k.name, e.target.checked ? "on" : "off"),
+      });
+      const detail = fate.shown === "shortened" ? t("keptOf", fate.kept, fate.of)
+        : fate.shown === "hidden" ? t(`hiddenBy_${fate.by.replaceAll("-", "_")}`)
+          : differ && k.best.shown !== fate.shown ? t("bestCase", t(`shown_${k.best.shown.replaceAll("-", "_")}`)) : "";
+      return el("tr", { dataset: { budgetSkill: k.name, shown: fate.shown } },
+        el("td", {}, box),
+        el("td", { text: k.name }),
+        el("td", {}, el("span", { class: `shown ${fate.shown}`, text: t(`shown_${fate.shown.replaceAll("-", "_")}`) })),
+        el("td", { class: "hint", text: detail }));
+    });
+  return el("div", { class: "budget-block", id: "agents-budget", dataset: { target: x.id } },
+    el("h3", { text: t("budgetTitle", x.name) }),
+    el("div", { class: "meter" }, el("div", { class: `budget-bar${over ? " over" : ""}`, style: `width: ${pct}%` })),
+    el("p", { class: `hint${over ? " error" : ""}`, id: "agents-budget-text", text: t("budgetMeter", b.full, b.budget, unit, b.context_window ?? "?") }),
+    over ? el("p", { class: "budget-advice", id: "agents-budget-advice", text: b.by_use
+      ? t("budgetOverByUse", b.squeezed[0], b.squeezed[1], x.name, b.switch_off.join(", "))
+      : t("budgetOver", b.skills.filter((k) => k.best.shown === "omitted").length, b.squeezed[0], b.switch_off.join(", ")) }) : null,
+    b.settings_error ? el("p", { class: "error-text", text: b.settings_error }) : null,
+    rows.length
+      ? el("table", { class: "skills-in-folder budget-skills" },
+        el("thead", {}, el("tr", {}, el("th", { text: t("agentSkillCol") }), el("th", { text: t("skillCol") }), el("th", { text: differ ? t("shownWorstCol") : t("shownCol") }), el("th"))),
+        el("tbody", {}, ...rows))
+      : el("p", { class: "hint", text: t("folderEmpty") }),
+    el("p", { class: "hint", text: t("budgetRule", b.source) }));
+}
+
+async function setAgentSkill(agent, skill, to) {
+  try {
+    await invoke("agents_agent_skill", { agent, skill, to });
+    toast(t(to === "off" ? "agentSkillOff" : "agentSkillOn", skill, toolName(agent)));
+    await loadAgents();
+  } catch (e) {
+    showError(e);
+    await loadAgents().catch(() => {});
+  }
 }
 
 function folderBlock(x, f) {

@@ -99,6 +99,8 @@ macro_rules! handlers {
             $crate::commands::agents::agents_drift,
             $crate::commands::agents::agents_scan,
             $crate::commands::agents::agents_adopt,
+            $crate::commands::agents::agents_budget,
+            $crate::commands::agents::agents_agent_skill,
             $crate::commands::mcp_clients::mcp_clients,
             $crate::commands::mcp_clients::mcp_client_plan,
             $crate::commands::mcp_clients::mcp_client_apply,

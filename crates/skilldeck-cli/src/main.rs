@@ -335,12 +335,22 @@ enum Command {
     },
     /// Run the agent on a workspace folder: one request, or a session on standard input.
     Agent(commands::agent::AgentArgs),
+    /// Switch a skill off (or back on) in an agent's own settings, without deleting it:
+    /// Claude Code's `skillOverrides`, Codex's `[[skills.config]]`.
+    #[command(subcommand, name = "agent-skill")]
+    AgentSkill(commands::agent_skill::AgentSkillAction),
     /// List the agent tools' skill folders (Claude Code, Codex, Cursor, …) and each skill's
     /// state there: in-sync, outdated, drifted, foreign, missing, unselected.
     Targets {
         /// Also the tools' folders inside this project.
         #[arg(long)]
         project: Option<PathBuf>,
+        /// What each agent's own skills listing will show (Claude Code, Codex): which skills
+        /// keep their whole description, which are shortened, names only or left out, by the
+        /// agent's published rule and context window (`[targets.ID] context_window` in
+        /// config.toml), and which to switch off or shorten to fit.
+        #[arg(long)]
+        budget: bool,
         /// Print JSON for scripts.
         #[arg(long)]
         json: bool,
@@ -475,7 +485,9 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Remote(args) => remote::run(args),
         Command::Publish(args) => remote::publish(args),
         Command::Refresh(args) => remote::refresh(args),
-        Command::Targets { project, json } => targets::list(project.as_deref(), json),
+        Command::AgentSkill(action) => commands::agent_skill::run(action),
+        Command::Targets { project, budget: true, json } => targets::budget(project.as_deref(), json),
+        Command::Targets { project, budget: false, json } => targets::list(project.as_deref(), json),
         Command::Sync { targets, project, dry_run, overwrite, mode, json } => {
             targets::sync(targets::SyncArgs { names: targets, project, dry_run, json, overwrite, mode })
         }

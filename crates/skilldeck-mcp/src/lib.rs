@@ -1,6 +1,8 @@
 //! `skilldeck mcp`: an MCP server over Skilldeck's store, built on `rmcp`, the official Rust SDK.
 //! Holds the server, its tool, workspace resolution, the per-revision mount memo and the live
-//! listing; knows nothing of the agent loop or the CLI, which hands it the listing options.
+//! listing; the client settings installer (`install`) and, through its file handling, per-skill
+//! switches in the agents' own settings (`switches`). Knows nothing of the agent loop or the
+//! CLI, which hands it the listing options.
 
 mod catalog;
 pub mod clients;
@@ -16,6 +18,7 @@ mod serve;
 mod server;
 mod slot;
 mod stdio;
+pub mod switches;
 mod tool;
 mod workspace;
 

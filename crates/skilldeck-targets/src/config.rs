@@ -12,6 +12,9 @@
 //! exclude = ["drafts"]          # never these
 //! auto = true                   # kept in sync as skills change
 //! enabled = false               # never sync to it, even when detected (true: even when not)
+//!
+//! [targets.claude-code]
+//! context_window = 1000000      # tokens; sizes the agent's skills listing (`targets --budget`)
 //! ```
 
 use crate::error::TargetError;
@@ -47,6 +50,11 @@ pub struct TargetConfig {
     /// disable), and by the app when the store changes.
     #[serde(default)]
     pub auto: Option<bool>,
+    /// The context window of the model the tool runs, in tokens: what its skills listing's
+    /// budget is a share of (`targets --budget`). The tool's default when absent; `0` for
+    /// Codex means unknown (its rule then counts 8,000 characters).
+    #[serde(default)]
+    pub context_window: Option<u64>,
 }
 
 /// Every `[targets.NAME]` table, by name.

@@ -52,6 +52,23 @@ pub fn set_enabled(path: &Path, target: &str, on: bool) -> Result<bool, TargetEr
     })
 }
 
+/// Sets `context_window = tokens` for `target` (what its listing budget is a share of), or
+/// removes it (`None`: the tool's default again). Returns whether the file changed.
+pub fn set_context_window(path: &Path, target: &str, tokens: Option<u64>) -> Result<bool, TargetError> {
+    let tokens = tokens.map(i64::try_from).transpose().map_err(|_| TargetError::Config {
+        path: path.display().to_string(),
+        message: "the context window is too large; give a number of tokens such as 200000".to_owned(),
+    })?;
+    edit(path, target, |t| match tokens {
+        Some(n) => {
+            t.insert("context_window", Item::Value(Value::from(n)));
+        }
+        None => {
+            t.remove("context_window");
+        }
+    })
+}
+
 fn add(t: &mut Table, key: &str, skill: &str) {
     let item = t.entry(key).or_insert(Item::Value(Value::Array(Array::new())));
     if let Some(a) = item.as_array_mut()
@@ -172,6 +189,18 @@ mod tests {
         let c = TargetsConfig::parse(&read(&path), "c").unwrap_or_default();
         assert_eq!((c.targets["codex"].auto, c.targets["codex"].enabled), (Some(true), Some(false)));
         assert_eq!(c.targets["codex"].mode, Some(crate::record::Mode::Link));
+    }
+
+    #[test]
+    fn the_context_window_is_set_and_taken_back_keeping_comments() {
+        let (_d, path) = file("# mine\n[targets.codex] # the tool\nauto = true\n");
+        assert!(set_context_window(&path, "codex", Some(1_000_000)).unwrap_or(false));
+        let text = read(&path);
+        assert!(text.starts_with("# mine\n[targets.codex] # the tool\nauto = true\n"), "{text}");
+        let c = TargetsConfig::parse(&text, "c").unwrap_or_default();
+        assert_eq!(c.targets["codex"].context_window, Some(1_000_000));
+        assert!(set_context_window(&path, "codex", None).unwrap_or(false));
+        assert_eq!(read(&path), "# mine\n[targets.codex] # the tool\nauto = true\n");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! unless asked, after a copy is kept).
 
 pub mod adopt;
+pub mod budget;
 pub mod config;
 pub mod config_edit;
 pub mod diff;

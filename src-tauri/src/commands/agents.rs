@@ -1,6 +1,7 @@
 //! The Agents view: the agent tools' skill folders with each skill's state, the sync plan and
-//! the sync, per-tool switches (a skill, auto-sync, the tool itself), and a drifted skill's
-//! edits as diffs.
+//! the sync, per-tool switches (a skill, auto-sync, the tool itself), a drifted skill's edits
+//! as diffs, and what each agent's own listing budget does to its skills, with the agent's own
+//! per-skill switches.
 
 use crate::agents::{self, project_dir};
 use crate::error::{ApiError, ApiResult};
@@ -25,6 +26,60 @@ pub struct AgentsView {
     pub targets: Vec<TargetReport>,
     /// The skills every target gets unless narrowed (enabled, valid), by name.
     pub skills: Vec<String>,
+}
+
+/// What each agent's own listing (Claude Code, Codex) does to the skills in its folders: the
+/// same model as `skilldeck targets --budget`.
+#[tauri::command]
+pub async fn agents_budget(
+    state: State<'_, AppState>,
+    project: Option<String>,
+) -> ApiResult<Vec<skilldeck_targets::budget::TargetBudget>> {
+    use skilldeck_targets::config::TargetsConfig;
+    use skilldeck_targets::env::Env;
+    let project = project_dir(project.as_deref())?;
+    let config = TargetsConfig::load(&state.storage().home().config_path())?;
+    let env = Env::from_process();
+    let targets = skilldeck_targets::target::resolve(&env, &config, project.as_deref())?;
+    let views = skilldeck_targets::report::report(targets, &agents::wanted(&state)?, &agents::records(&state));
+    Ok(skilldeck_targets::budget::budgets(&views, &config, &env, project.as_deref()))
+}
+
+/// Sets skill `skill` to `to` (`on`, `off`, `name-only`) in agent `agent`'s own settings
+/// (Claude Code's `skillOverrides`, Codex's `[[skills.config]]`), as `skilldeck agent-skill`
+/// does: a backup first, only that entry changed. Returns whether the file changed.
+#[tauri::command]
+pub async fn agents_agent_skill(agent: String, skill: String, to: String) -> ApiResult<bool> {
+    use skilldeck_mcp::switches::{self, Agent, Switch, SwitchError};
+    use skilldeck_targets::budget::overrides;
+    let agent = Agent::parse(&agent).ok_or_else(|| {
+        ApiError::new("unknown_agent", format!("unknown agent {agent:?}: use claude-code or codex"))
+            .arg("agent", &agent)
+    })?;
+    let to = match to.as_str() {
+        "on" => Switch::On,
+        "off" => Switch::Off,
+        "name-only" => Switch::NameOnly,
+        other => {
+            return Err(ApiError::new("bad_switch", format!("unknown setting {other:?}: use on, off or name-only")));
+        }
+    };
+    let env = skilldeck_targets::env::Env::from_process();
+    let file = match agent {
+        Agent::ClaudeCode => overrides::claude_settings(&env),
+        Agent::Codex => overrides::codex_config(&env),
+    }
+    .ok_or_else(|| ApiError::new("no_home", "no home folder is known (HOME is not set)"))?;
+    let api = |e: SwitchError| {
+        let code = match &e {
+            SwitchError::Unparsable { .. } => "agent_settings_unparsable",
+            SwitchError::File(_) => "agent_settings_unwritable",
+        };
+        ApiError::new(code, e.to_string()).arg("path", file.display())
+    };
+    let plan = switches::plan(agent, &file, &skill, to).map_err(api)?;
+    switches::apply(&plan).map_err(api)?;
+    Ok(plan.changed)
 }
 
 /// Every target with each skill's state in its folders, and the skills that can go there.

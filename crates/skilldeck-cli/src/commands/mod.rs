@@ -4,6 +4,7 @@
 pub mod add;
 pub mod adopt;
 pub mod agent;
+pub mod agent_skill;
 pub mod audit;
 pub mod autosync;
 pub mod find;

@@ -111,6 +111,83 @@ pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
+/// Prints what each agent's own listing does to the skills in its folders (`targets --budget`).
+pub fn budget(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let project = project_dir(project)?;
+    let config = TargetsConfig::load(&ctx.storage().home().config_path())?;
+    let env = Env::from_process();
+    let targets = target::resolve(&env, &config, project.as_deref())?;
+    let wanted = wanted(&ctx)?;
+    let views = report::report(targets, &wanted, &Records::new(ctx.storage().home().root()));
+    let budgets = skilldeck_targets::budget::budgets(&views, &config, &env, project.as_deref());
+    if json {
+        crate::output::json(&budgets)?;
+        return Ok(Outcome::Ok);
+    }
+    for b in &budgets {
+        print_budget(b)?;
+    }
+    Ok(Outcome::Ok)
+}
+
+/// A meter of `used` out of `budget`, twenty cells wide (`#` used, `!` past the budget).
+fn meter(used: usize, budget: usize) -> String {
+    const CELLS: usize = 20;
+    let filled = if budget == 0 { CELLS } else { (used * CELLS).div_ceil(budget).min(CELLS) };
+    let mark = if used > budget { '!' } else { '#' };
+    format!("[{}{}]", mark.to_string().repeat(filled), ".".repeat(CELLS - filled))
+}
+
+fn print_budget(b: &skilldeck_targets::budget::TargetBudget) -> anyhow::Result<()> {
+    use skilldeck_targets::budget::Shown;
+    let s = &b.simulated;
+    let unit = s.unit.as_str();
+    let window = match (b.context_window, b.window_configured) {
+        (Some(w), true) => format!("{w}-token window (config.toml)"),
+        (Some(w), false) => format!("{w}-token window (default; set [targets.{}] context_window)", b.target),
+        (None, _) => "window unknown".to_owned(),
+    };
+    let pct = (s.full * 100).checked_div(s.budget).unwrap_or(0);
+    crate::output::outln!("{} ({}) — {window}", b.name, b.target);
+    crate::output::outln!(
+        "  {} {} of {} {unit} with every description whole ({pct}%)",
+        meter(s.full, s.budget),
+        s.full,
+        s.budget
+    );
+    if let Some(e) = &b.settings_error {
+        crate::output::outln!("  warning: {e}");
+    }
+    let mut by_state: std::collections::BTreeMap<&str, Vec<String>> = std::collections::BTreeMap::new();
+    for k in &s.skills {
+        let shown = if b.by_use { k.worst } else { k.best };
+        let label = match shown {
+            Shown::Shortened { kept, of } => format!("{} ({kept} of {of} chars)", k.name),
+            _ => k.name.clone(),
+        };
+        by_state.entry(shown.as_str()).or_default().push(label);
+    }
+    let differ = s.skills.iter().any(|k| k.best != k.worst);
+    let worst = if differ { " (worst case)" } else { "" };
+    for state in ["full", "shortened", "name-only", "omitted", "hidden"] {
+        if let Some(names) = by_state.get(state) {
+            crate::output::outln!("  {state}{worst}: {}", names.join(", "));
+        }
+    }
+    if !b.missing.is_empty() {
+        crate::output::outln!("  not delivered yet: {}", b.missing.join(", "));
+    }
+    if !b.unreadable.is_empty() {
+        crate::output::outln!("  not counted (SKILL.md unreadable): {}", b.unreadable.join(", "));
+    }
+    for a in &b.advice {
+        crate::output::outln!("  {a}");
+    }
+    crate::output::outln!("  rule: {}", b.source);
+    Ok(())
+}
+
 /// Brings the chosen targets up to date, or with `dry_run` prints what it would do.
 pub fn sync(args: SyncArgs) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;

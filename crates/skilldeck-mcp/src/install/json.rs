@@ -1,5 +1,7 @@
-//! Our entry in a JSON or JSON-with-comments settings file, edited through a concrete syntax
-//! tree (`jsonc-parser`'s CST) so every other byte — servers, key order, comments, spacing — stays.
+//! One member of an object under a top-level key of a JSON or JSON-with-comments settings file
+//! (our `skilldeck` entry among the servers, or one skill's entry in Claude Code's
+//! `skillOverrides`), edited through a concrete syntax tree (`jsonc-parser`'s CST) so every
+//! other byte — other entries, key order, comments, spacing — stays.
 //! Holds the edits; reads and writes no file.
 
 use super::edit::{EditError, NAME};
@@ -56,6 +58,37 @@ fn servers(object: &CstObject, key: &str) -> Result<Option<CstObject>, EditError
 
 /// Our entry as the file holds it, if any; an error when the file does not parse.
 pub fn read(text: &str, key: &str, comments: bool) -> Result<Option<Value>, EditError> {
+    read_member(text, key, NAME, comments)
+}
+
+/// The text with our entry set to `entry` (added last, or replaced where it stands).
+pub fn set(text: &str, key: &str, comments: bool, entry: &Value) -> Result<String, EditError> {
+    set_member(text, key, NAME, comments, entry)
+}
+
+/// The text without our entry (unchanged when it has none).
+pub fn remove(text: &str, key: &str, comments: bool) -> Result<String, EditError> {
+    remove_member(text, key, NAME, comments)
+}
+
+/// The whole object under `key`, as data (`None` when absent); an error when the file does
+/// not parse or `key` is not an object.
+pub fn read_object(text: &str, key: &str, comments: bool) -> Result<Option<serde_json::Map<String, Value>>, EditError> {
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    let root = parse(text, comments)?;
+    let Some(object) = root_object(&root)? else { return Ok(None) };
+    let Some(servers) = servers(&object, key)? else { return Ok(None) };
+    match servers.to_serde_value() {
+        Some(Value::Object(m)) => Ok(Some(m)),
+        _ => Err(EditError::Shape(format!("\"{key}\" is not a JSON object"))),
+    }
+}
+
+/// Member `member` of the object under `key`, as the file holds it, if any; an error when the
+/// file does not parse.
+pub fn read_member(text: &str, key: &str, member: &str, comments: bool) -> Result<Option<Value>, EditError> {
     if !comments {
         // Strict JSON reads as data, with no syntax tree: ~/.claude.json runs to tens of MB.
         if text.trim().is_empty() {
@@ -67,22 +100,23 @@ pub fn read(text: &str, key: &str, comments: bool) -> Result<Option<Value>, Edit
         };
         return match root.get(key) {
             None => Ok(None),
-            Some(Value::Object(servers)) => Ok(servers.get(NAME).cloned()),
+            Some(Value::Object(servers)) => Ok(servers.get(member).cloned()),
             Some(_) => Err(EditError::Shape(format!("\"{key}\" is not a JSON object"))),
         };
     }
     let root = parse(text, comments)?;
     let Some(object) = root_object(&root)? else { return Ok(None) };
     let Some(servers) = servers(&object, key)? else { return Ok(None) };
-    Ok(servers.get(NAME).and_then(|p| p.value()).and_then(|v| v.to_serde_value()))
+    Ok(servers.get(member).and_then(|p| p.value()).and_then(|v| v.to_serde_value()))
 }
 
-/// The text with our entry set to `entry` (added last, or replaced where it stands).
-pub fn set(text: &str, key: &str, comments: bool, entry: &Value) -> Result<String, EditError> {
+/// The text with member `member` of the object under `key` set to `entry` (added last, or
+/// replaced where it stands; the object made when missing).
+pub fn set_member(text: &str, key: &str, member: &str, comments: bool, entry: &Value) -> Result<String, EditError> {
     let root = parse(text, comments)?;
     if root_object(&root)?.is_none() && text.trim().is_empty() {
         let mut fresh = serde_json::Map::new();
-        fresh.insert(key.to_owned(), serde_json::json!({ NAME: entry }));
+        fresh.insert(key.to_owned(), serde_json::json!({ member: entry }));
         let pretty =
             serde_json::to_string_pretty(&Value::Object(fresh)).map_err(|e| EditError::Shape(e.to_string()))?;
         return Ok(pretty + "\n");
@@ -92,21 +126,21 @@ pub fn set(text: &str, key: &str, comments: bool, entry: &Value) -> Result<Strin
         Some(s) => s,
         None => return Err(EditError::Shape(format!("\"{key}\" is not a JSON object"))),
     };
-    match servers.get(NAME) {
+    match servers.get(member) {
         Some(prop) => prop.set_value(input(entry)),
         None => {
-            servers.append(NAME, input(entry));
+            servers.append(member, input(entry));
         }
     }
     Ok(root.to_string())
 }
 
-/// The text without our entry (unchanged when it has none).
-pub fn remove(text: &str, key: &str, comments: bool) -> Result<String, EditError> {
+/// The text without member `member` of the object under `key` (unchanged when it has none).
+pub fn remove_member(text: &str, key: &str, member: &str, comments: bool) -> Result<String, EditError> {
     let root = parse(text, comments)?;
     let Some(object) = root_object(&root)? else { return Ok(text.to_owned()) };
     let Some(servers) = servers(&object, key)? else { return Ok(text.to_owned()) };
-    if let Some(prop) = servers.get(NAME) {
+    if let Some(prop) = servers.get(member) {
         prop.remove();
     }
     Ok(root.to_string())

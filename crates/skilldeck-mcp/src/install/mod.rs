@@ -3,9 +3,9 @@
 //! `skilldeck`, is ever added, replaced or removed; a file that does not parse is never written.
 
 mod edit;
-mod json;
+pub(crate) mod json;
 mod locations;
-mod text;
+pub(crate) mod text;
 mod toml;
 mod write;
 mod yaml;
@@ -55,7 +55,7 @@ pub enum InstallError {
 }
 
 impl InstallError {
-    fn edit(path: &Path, e: EditError) -> Self {
+    pub(crate) fn edit(path: &Path, e: EditError) -> Self {
         match e {
             EditError::Unparsable(message) => InstallError::Unparsable { path: path.to_owned(), message },
             EditError::Shape(message) => InstallError::Shape { path: path.to_owned(), message },
@@ -212,7 +212,7 @@ fn resolve(path: &Path) -> Result<PathBuf, InstallError> {
 }
 
 /// Refuses a file nobody may write (mode 0444 and the like): its owner protected it.
-fn check_writable(path: &Path) -> Result<(), InstallError> {
+pub(crate) fn check_writable(path: &Path) -> Result<(), InstallError> {
     use std::os::unix::fs::PermissionsExt as _;
     match std::fs::metadata(path) {
         Ok(m) if m.permissions().mode() & 0o222 == 0 => Err(InstallError::Shape {
@@ -229,7 +229,7 @@ fn check_writable(path: &Path) -> Result<(), InstallError> {
 }
 
 /// The file to edit (a symbolic link's target) and its bytes, `None` when missing.
-fn read(path: &Path) -> Result<(PathBuf, Option<Vec<u8>>), InstallError> {
+pub(crate) fn read(path: &Path) -> Result<(PathBuf, Option<Vec<u8>>), InstallError> {
     let real = resolve(path)?;
     match std::fs::read(&real) {
         Ok(b) => Ok((real, Some(b))),
@@ -238,7 +238,7 @@ fn read(path: &Path) -> Result<(PathBuf, Option<Vec<u8>>), InstallError> {
     }
 }
 
-fn text_of(path: &Path, bytes: &[u8]) -> Result<Text, InstallError> {
+pub(crate) fn text_of(path: &Path, bytes: &[u8]) -> Result<Text, InstallError> {
     String::from_utf8(bytes.to_vec()).map(Text::new).map_err(|e| InstallError::Unparsable {
         path: path.to_owned(),
         message: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
@@ -326,28 +326,36 @@ pub const KEPT_BACKUPS: usize = 3;
 /// then the new text written atomically, or in place when the file has other hard links, so
 /// they keep sharing it. Refuses when the file changed since the plan was made or is read-only.
 pub fn apply(plan: &Plan) -> Result<Applied, InstallError> {
-    use std::os::unix::fs::MetadataExt as _;
     let done = |backup| Applied { action: plan.action, path: plan.path.clone(), backup };
     if plan.action == Action::Unchanged {
         return Ok(done(None));
     }
-    let (_, now) = read(&plan.path)?;
-    if now != plan.before {
-        return Err(InstallError::Changed(plan.path.clone()));
+    write_planned(&plan.path, plan.before.as_deref(), &plan.after).map(done)
+}
+
+/// Writes `after` to `path`, which held `before` when the edit was worked out (`None`: it did
+/// not exist): a backup of the old file first (the oldest beyond [`KEPT_BACKUPS`] deleted),
+/// then the new text atomically, or in place when the file has other hard links. Refuses when
+/// the file changed meanwhile or is read-only. Returns the backup's path, when one was made.
+pub(crate) fn write_planned(path: &Path, before: Option<&[u8]>, after: &str) -> Result<Option<PathBuf>, InstallError> {
+    use std::os::unix::fs::MetadataExt as _;
+    let (_, now) = read(path)?;
+    if now.as_deref() != before {
+        return Err(InstallError::Changed(path.to_owned()));
     }
-    check_writable(&plan.path)?;
-    let io = |action| move |source| InstallError::Io { action, path: plan.path.clone(), source };
-    let backup = match &plan.before {
-        Some(old) => Some(write::backup(&plan.path, old, KEPT_BACKUPS).map_err(io("back up"))?),
+    check_writable(path)?;
+    let io = |action| move |source| InstallError::Io { action, path: path.to_owned(), source };
+    let backup = match before {
+        Some(old) => Some(write::backup(path, old, KEPT_BACKUPS).map_err(io("back up"))?),
         None => None,
     };
-    let linked = std::fs::metadata(&plan.path).is_ok_and(|m| m.nlink() > 1);
+    let linked = std::fs::metadata(path).is_ok_and(|m| m.nlink() > 1);
     if linked {
-        write::write_in_place(&plan.path, plan.after.as_bytes()).map_err(io("write"))?;
+        write::write_in_place(path, after.as_bytes()).map_err(io("write"))?;
     } else {
-        write::atomic_write(&plan.path, plan.after.as_bytes()).map_err(io("write"))?;
+        write::atomic_write(path, after.as_bytes()).map_err(io("write"))?;
     }
-    Ok(done(backup))
+    Ok(backup)
 }
 
 #[cfg(test)]

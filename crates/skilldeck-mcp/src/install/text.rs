@@ -7,7 +7,7 @@ const BOM: char = '\u{feff}';
 
 /// A file's text, split into what the editors read and how it is written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Text {
+pub(crate) struct Text {
     original: String,
     body: String,
     bom: bool,
@@ -17,7 +17,7 @@ pub(super) struct Text {
 impl Text {
     /// `original`, with a leading byte order mark taken off, and its line endings made LF when
     /// every line ends in CRLF (a file mixing both is edited as it is).
-    pub(super) fn new(original: String) -> Self {
+    pub(crate) fn new(original: String) -> Self {
         let without_bom = original.strip_prefix(BOM);
         let bom = without_bom.is_some();
         let rest = without_bom.unwrap_or(&original);
@@ -27,17 +27,17 @@ impl Text {
     }
 
     /// The text the editors read and edit.
-    pub(super) fn body(&self) -> &str {
+    pub(crate) fn body(&self) -> &str {
         &self.body
     }
 
     /// The file's text as it was read.
-    pub(super) fn into_original(self) -> String {
+    pub(crate) fn into_original(self) -> String {
         self.original
     }
 
     /// An edited body written as the file was: its byte order mark and CRLF line endings back.
-    pub(super) fn restore(&self, edited: String) -> String {
+    pub(crate) fn restore(&self, edited: String) -> String {
         let edited = if self.crlf { edited.replace('\n', "\r\n") } else { edited };
         if self.bom { format!("{BOM}{edited}") } else { edited }
     }

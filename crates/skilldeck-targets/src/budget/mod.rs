@@ -1,0 +1,17 @@
+//! What each agent's own skills listing does to the skills in its folders: which keep their
+//! full description, which are shortened, which reach the model as bare names, and which are
+//! left out, by that agent's published rule and its context window. Reads only.
+//!
+//! `rules` holds what is shared (a skill as the listing reads it, its fate, the agents whose
+//! rule is known and where each rule comes from), `claude` and `codex` the two agents' rules,
+//! `overrides` what the agents' own settings switch off, and `per_target` gathers a target's
+//! skills from its folders and runs its rule.
+
+pub mod claude;
+pub mod codex;
+pub mod overrides;
+pub mod per_target;
+pub mod rules;
+
+pub use per_target::{TargetBudget, budgets};
+pub use rules::{Listed, Rule, Shown, SkillBudget};

@@ -1,0 +1,160 @@
+//! The agents' own per-skill switches, read from their settings files (never written here):
+//! Claude Code's `skillOverrides` in `settings.json` (values `on`, `name-only`,
+//! `user-invocable-only`, `off`; a skill not named is `on` —
+//! <https://code.claude.com/docs/en/skills#override-skill-visibility-from-settings>), and
+//! Codex's `[[skills.config]]` entries in `config.toml`, each with a `name` (or a `path`) and
+//! `enabled` (`codex-rs/core-skills/src/config_rules.rs` of `openai/codex`).
+
+use crate::budget::rules::Override;
+use crate::env::Env;
+use crate::known::PathRule;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Claude Code's user settings file: `$CLAUDE_CONFIG_DIR/settings.json`, default
+/// `~/.claude/settings.json`.
+pub fn claude_settings(env: &Env) -> Option<PathBuf> {
+    PathRule::EnvOrHome { var: "CLAUDE_CONFIG_DIR", home_rel: ".claude", sub: "settings.json" }.resolve(env)
+}
+
+/// Codex's config file: `$CODEX_HOME/config.toml`, default `~/.codex/config.toml`.
+pub fn codex_config(env: &Env) -> Option<PathBuf> {
+    PathRule::EnvOrHome { var: "CODEX_HOME", home_rel: ".codex", sub: "config.toml" }.resolve(env)
+}
+
+/// The files Claude Code reads `skillOverrides` from, later ones winning: the user's
+/// settings, then a project's shared and local settings.
+pub fn claude_files(env: &Env, project: Option<&Path>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = claude_settings(env).into_iter().collect();
+    if let Some(p) = project {
+        out.push(p.join(".claude/settings.json"));
+        out.push(p.join(".claude/settings.local.json"));
+    }
+    out
+}
+
+/// The word Claude Code writes for an override.
+pub fn claude_word(o: Override) -> &'static str {
+    match o {
+        Override::On => "on",
+        Override::NameOnly => "name-only",
+        Override::UserOnly => "user-invocable-only",
+        Override::Off => "off",
+    }
+}
+
+/// The override a Claude Code word stands for.
+pub fn claude_override(word: &str) -> Option<Override> {
+    match word {
+        "on" => Some(Override::On),
+        "name-only" => Some(Override::NameOnly),
+        "user-invocable-only" => Some(Override::UserOnly),
+        "off" => Some(Override::Off),
+        _ => None,
+    }
+}
+
+fn read(path: &Path) -> Result<Option<String>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("could not read {}: {e}", path.display())),
+    }
+}
+
+/// Claude Code's `skillOverrides` from `files` (missing files skipped), later files winning.
+/// A file that does not parse is an error naming it; values it does not know are skipped.
+pub fn claude(files: &[PathBuf]) -> Result<BTreeMap<String, Override>, String> {
+    let mut out = BTreeMap::new();
+    for path in files {
+        let Some(text) = read(path)? else { continue };
+        if text.trim().is_empty() {
+            continue;
+        }
+        let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            format!("{} does not parse as JSON ({e}); its skillOverrides were not read", path.display())
+        })?;
+        if let Some(map) = doc.get("skillOverrides").and_then(serde_json::Value::as_object) {
+            for (name, v) in map {
+                if let Some(o) = v.as_str().and_then(claude_override) {
+                    out.insert(name.clone(), o);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The skill names Codex's `config.toml` switches off (`[[skills.config]]` with a `name` and
+/// `enabled = false`; a later entry for the same name wins). Entries naming a `path` are
+/// matched by the caller against the skill's `SKILL.md`.
+pub fn codex(path: &Path) -> Result<CodexSwitches, String> {
+    let Some(text) = read(path)? else { return Ok(CodexSwitches::default()) };
+    let doc: toml::Table = toml::from_str(&text).map_err(|e| {
+        format!("{} does not parse as TOML ({}); its skills.config was not read", path.display(), e.message())
+    })?;
+    let mut out = CodexSwitches::default();
+    let entries = doc.get("skills").and_then(|s| s.get("config")).and_then(toml::Value::as_array);
+    for e in entries.into_iter().flatten() {
+        let enabled = e.get("enabled").and_then(toml::Value::as_bool).unwrap_or(true);
+        match (e.get("name").and_then(toml::Value::as_str), e.get("path").and_then(toml::Value::as_str)) {
+            (Some(name), None) => {
+                out.names.insert(name.trim().to_owned(), enabled);
+            }
+            (None, Some(p)) => {
+                out.paths.insert(PathBuf::from(p), enabled);
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// What Codex's `[[skills.config]]` says, by skill name and by `SKILL.md` path.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CodexSwitches {
+    /// `enabled` by name.
+    pub names: BTreeMap<String, bool>,
+    /// `enabled` by path.
+    pub paths: BTreeMap<PathBuf, bool>,
+}
+
+impl CodexSwitches {
+    /// The override for a skill named `name` at `skill_md`: a name entry wins over a path one.
+    pub fn get(&self, name: &str, skill_md: &Path) -> Override {
+        let enabled = self.names.get(name).or_else(|| self.paths.get(skill_md)).copied().unwrap_or(true);
+        if enabled { Override::On } else { Override::Off }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_overrides_are_read_and_later_files_win() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
+        let a = dir.path().join("a.json");
+        let b = dir.path().join("b.json");
+        std::fs::write(&a, r#"{"skillOverrides": {"x": "off", "y": "name-only", "z": "weird"}}"#).ok();
+        std::fs::write(&b, r#"{"skillOverrides": {"x": "on"}}"#).ok();
+        let got = claude(&[a, b, dir.path().join("missing.json")]).unwrap_or_default();
+        assert_eq!(got.get("x"), Some(&Override::On));
+        assert_eq!(got.get("y"), Some(&Override::NameOnly));
+        assert_eq!(got.get("z"), None);
+    }
+
+    #[test]
+    fn codex_switches_by_name_and_path() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| unreachable!("{e}"));
+        let c = dir.path().join("config.toml");
+        let text = "model = \"x\"\n[[skills.config]]\nname = \"pdf\"\nenabled = false\n[[skills.config]]\npath = \"/s/doc/SKILL.md\"\nenabled = false\n";
+        std::fs::write(&c, text).ok();
+        let got = codex(&c).unwrap_or_default();
+        assert_eq!(got.get("pdf", Path::new("/any")), Override::Off);
+        assert_eq!(got.get("doc", Path::new("/s/doc/SKILL.md")), Override::Off);
+        assert_eq!(got.get("other", Path::new("/s/other/SKILL.md")), Override::On);
+        std::fs::write(&c, "[[skills.config\n").ok();
+        assert!(codex(&c).is_err());
+    }
+}

@@ -1,0 +1,263 @@
+//! A target's listing budget: the skills in the folders its agent reads (what is there now,
+//! Skilldeck's or not), read as the agent reads them, with the agent's own switches, run
+//! through its rule, and what to switch off or shorten to fit.
+
+use crate::budget::rules::{Found, Listed, Override, Rule, Simulated};
+use crate::budget::{claude, codex, overrides};
+use crate::config::TargetsConfig;
+use crate::env::Env;
+use crate::report::TargetReport;
+use crate::state::SkillState;
+use crate::target::Level;
+use serde::Serialize;
+use skilldeck_core::validate::{ValidateOptions, validate_text};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// One agent's listing budget.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetBudget {
+    /// The tool id (`claude-code`).
+    pub target: String,
+    /// Its name.
+    pub name: String,
+    /// Whose rule.
+    pub rule: Rule,
+    /// Where the rule was read.
+    pub source: &'static str,
+    /// The folders read (the agent's own, and the shared ones it also reads).
+    pub folders: Vec<PathBuf>,
+    /// The context window the budget is a share of, in tokens (`None`: unknown).
+    pub context_window: Option<u64>,
+    /// Whether that window is config.toml's (`context_window`) rather than the agent's default.
+    pub window_configured: bool,
+    /// What the rule does.
+    #[serde(flatten)]
+    pub simulated: Simulated,
+    /// Whether the agent decides by use: the order is its own, best and worst cases shown.
+    pub by_use: bool,
+    /// Skills chosen for its folders and not delivered yet (a sync adds them).
+    pub missing: Vec<String>,
+    /// Skills whose `SKILL.md` could not be read (left out of the count).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<String>,
+    /// Why the agent's own settings could not be read, when they could not (then none of its
+    /// switches are counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settings_error: Option<String>,
+    /// The fewest skills (largest entries first) whose switching off would let every listed
+    /// description fit whole; empty when it fits.
+    pub switch_off: Vec<String>,
+    /// What to do, in words.
+    pub advice: Vec<String>,
+}
+
+impl Rule {
+    /// The context window assumed when config.toml gives none, in tokens.
+    pub fn default_window(self) -> u64 {
+        match self {
+            Self::ClaudeCode => claude::DEFAULT_WINDOW,
+            Self::Codex => codex::DEFAULT_WINDOW,
+        }
+    }
+
+    /// Where the rule was read.
+    pub fn source(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => claude::SOURCE,
+            Self::Codex => codex::SOURCE,
+        }
+    }
+}
+
+/// The budgets of the targets among `reports` whose agent's rule is known. Codex also reads
+/// the shared `.agents/skills` folders (the `agents` target's).
+pub fn budgets(
+    reports: &[TargetReport],
+    config: &TargetsConfig,
+    env: &Env,
+    project: Option<&Path>,
+) -> Vec<TargetBudget> {
+    reports
+        .iter()
+        .filter_map(|t| Rule::for_target(&t.id).map(|rule| (t, rule)))
+        .map(|(t, rule)| {
+            let mut read: Vec<&TargetReport> = vec![t];
+            if rule == Rule::Codex {
+                read.extend(reports.iter().filter(|r| r.id == "agents"));
+            }
+            let configured = config.targets.get(&t.id).and_then(|c| c.context_window);
+            one(t, rule, &read, configured, env, project)
+        })
+        .collect()
+}
+
+fn one(
+    t: &TargetReport,
+    rule: Rule,
+    read: &[&TargetReport],
+    configured: Option<u64>,
+    env: &Env,
+    project: Option<&Path>,
+) -> TargetBudget {
+    let mut skills = Vec::new();
+    let mut missing = BTreeSet::new();
+    let mut unreadable = Vec::new();
+    let mut folders: Vec<PathBuf> = Vec::new();
+    for f in read.iter().flat_map(|r| &r.folders) {
+        if folders.contains(&f.folder.path) {
+            continue;
+        }
+        folders.push(f.folder.path.clone());
+        let found = if f.folder.level == Level::Project { Found::Repo } else { Found::User };
+        for s in &f.skills {
+            if s.state == SkillState::Missing {
+                missing.insert(s.name.clone());
+                continue;
+            }
+            let skill_md = f.folder.path.join(&s.name).join("SKILL.md");
+            match listed(&s.name, &skill_md, found) {
+                Some(l) => skills.push(l),
+                None => unreadable.push(s.name.clone()),
+            }
+        }
+    }
+    let settings = apply_settings(rule, &mut skills, env, project);
+    let window = match (rule, configured) {
+        (Rule::Codex, Some(0)) => None,
+        (_, Some(w)) => Some(w),
+        (_, None) => Some(rule.default_window()),
+    };
+    let simulated = match rule {
+        Rule::ClaudeCode => claude::simulate(&skills, claude::budget_chars(window.unwrap_or(claude::DEFAULT_WINDOW))),
+        Rule::Codex => {
+            let (unit, size) = codex::budget(window);
+            codex::simulate(&skills, unit, size)
+        }
+    };
+    let switch_off = to_switch_off(&simulated);
+    let advice = advice(rule, &t.name, &simulated, &switch_off);
+    TargetBudget {
+        target: t.id.clone(),
+        name: t.name.clone(),
+        rule,
+        source: rule.source(),
+        folders,
+        context_window: window,
+        window_configured: configured.is_some(),
+        simulated,
+        by_use: rule.by_use(),
+        missing: missing.into_iter().collect(),
+        unreadable,
+        settings_error: settings.err(),
+        switch_off,
+        advice,
+    }
+}
+
+/// The skill at `skill_md` as a listing reads it; `None` when its `SKILL.md` cannot be read.
+fn listed(name: &str, skill_md: &Path, found: Found) -> Option<Listed> {
+    let text = std::fs::read_to_string(skill_md).ok()?;
+    let meta = validate_text(&text, ValidateOptions::default()).meta;
+    Some(Listed {
+        name: meta.name.clone().unwrap_or_else(|| name.to_owned()),
+        description: meta.description.clone().unwrap_or_default(),
+        when_to_use: meta.when_to_use(),
+        model_invocable: meta.model_invocable(),
+        setting: Override::On,
+        found,
+        skill_md: skill_md.to_owned(),
+    })
+}
+
+/// Sets each skill's `setting` from the agent's own settings files.
+fn apply_settings(rule: Rule, skills: &mut [Listed], env: &Env, project: Option<&Path>) -> Result<(), String> {
+    match rule {
+        Rule::ClaudeCode => {
+            let map = overrides::claude(&overrides::claude_files(env, project))?;
+            for s in skills {
+                s.setting = map.get(&s.name).copied().unwrap_or(Override::On);
+            }
+        }
+        Rule::Codex => {
+            let Some(path) = overrides::codex_config(env) else { return Ok(()) };
+            let switches = overrides::codex(&path)?;
+            for s in skills {
+                s.setting = switches.get(&s.name, &s.skill_md);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The fewest listed skills, largest entries first, whose switching off frees what the
+/// listing is over by.
+fn to_switch_off(s: &Simulated) -> Vec<String> {
+    let over = s.full.saturating_sub(s.budget);
+    let mut by_cost: Vec<_> = s.skills.iter().filter(|k| k.cost > 0).collect();
+    by_cost.sort_by(|a, b| b.cost.cmp(&a.cost).then_with(|| a.name.cmp(&b.name)));
+    let mut freed = 0;
+    let mut out = Vec::new();
+    for k in by_cost {
+        if freed >= over {
+            break;
+        }
+        freed += k.cost;
+        out.push(k.name.clone());
+    }
+    out
+}
+
+fn advice(rule: Rule, agent: &str, s: &Simulated, switch_off: &[String]) -> Vec<String> {
+    let unit = s.unit.as_str();
+    if s.full <= s.budget {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let over = s.full - s.budget;
+    match rule {
+        Rule::ClaudeCode => {
+            let (least, most) = s.squeezed;
+            let how_many = if least == most { least.to_string() } else { format!("between {least} and {most}") };
+            out.push(format!(
+                "{agent}'s listing needs {} of its {} {unit}: {how_many} skills will reach the model as names only. \
+                 Which ones is {agent}'s choice (it keeps the descriptions of the skills used most), so the worst \
+                 case is shown.",
+                s.full, s.budget
+            ));
+        }
+        Rule::Codex => {
+            let omitted = s.skills.iter().filter(|k| k.best == crate::budget::Shown::Omitted).count();
+            if omitted > 0 {
+                out.push(format!(
+                    "{agent}'s listing needs {} of its {} {unit} even as bare names: {omitted} skills are left out of \
+                     what the model sees, and every description is removed.",
+                    s.names_only, s.budget
+                ));
+            } else {
+                out.push(format!(
+                    "{agent}'s listing needs {} of its {} {unit}: {} descriptions are shortened to fit.",
+                    s.full, s.budget, s.squeezed.0
+                ));
+            }
+        }
+    }
+    out.push(format!(
+        "Over by {over} {unit}. Switching off {} (or shortening their descriptions) would leave every description \
+         whole; `skilldeck agent-skill off {} NAME` switches one off in {agent} without deleting it, or deliver \
+         fewer skills there and reach the rest through Skilldeck's MCP server.",
+        list(switch_off),
+        if rule == Rule::ClaudeCode { "claude-code" } else { "codex" },
+    ));
+    out
+}
+
+/// Names joined for a sentence, the first eight and a count of the rest.
+fn list(names: &[String]) -> String {
+    const SHOWN: usize = 8;
+    let mut text = names.iter().take(SHOWN).cloned().collect::<Vec<_>>().join(", ");
+    if names.len() > SHOWN {
+        text.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    text
+}
