@@ -40,6 +40,16 @@ pub fn user_home_of(home: &Path) -> PathBuf {
     home.with_file_name("user-home")
 }
 
+/// Writes a valid user skill `name` at revision 1 straight into the store at `home` (before the
+/// app starts): a `SKILL.md` with `description` and a heading, and its `.version`.
+pub fn stored_skill(home: &Path, name: &str, description: &str) {
+    let d = home.join(format!("skills/user/{name}"));
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("SKILL.md"), format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n"))
+        .unwrap();
+    std::fs::write(d.join(".version"), "1\n").unwrap();
+}
+
 /// Runs the `skilldeck` CLI on this session's store (built by `cargo test` in `scripts/test`),
 /// with the session's HOME.
 pub fn cli(home: &Path, args: &[&str]) -> std::process::Output {

@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use serde_json::{Value, json};
-use skilldeck_e2e::{Session, enabled};
+use skilldeck_e2e::{Session, enabled, stored_skill};
 use std::path::Path;
 
 /// The skill the request needs; its name shares no word with the look-alikes.
@@ -15,13 +15,7 @@ const CONFIG: &str = "# my settings\n[listing]\n# small on purpose\nbudget_token
 
 /// 60 look-alike skills, the parser one and a small budget: far more than the listing shows.
 fn fill_store(home: &Path) {
-    let write = |name: &str, description: &str| {
-        let d = home.join(format!("skills/user/{name}"));
-        std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(d.join("SKILL.md"), format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n"))
-            .unwrap();
-        std::fs::write(d.join(".version"), "1\n").unwrap();
-    };
+    let write = |name: &str, description: &str| stored_skill(home, name, description);
     for i in 0..60 {
         write(
             &format!("report-{i:02}"),

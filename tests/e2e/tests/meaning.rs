@@ -4,7 +4,7 @@
 //! to tests/output/.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_e2e::{Session, enabled, root};
+use skilldeck_e2e::{Session, enabled, root, stored_skill};
 use std::path::{Path, PathBuf};
 
 /// The skill the request needs; it shares no word with the request.
@@ -13,13 +13,7 @@ const BILLING: &str = "stripe-billing";
 /// 40 look-alike skills and the billing one: more than are computed on the spot, so the app
 /// indexes in the background.
 fn fill_store(home: &Path) {
-    let write = |name: &str, description: &str| {
-        let d = home.join(format!("skills/user/{name}"));
-        std::fs::create_dir_all(&d).unwrap();
-        std::fs::write(d.join("SKILL.md"), format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n"))
-            .unwrap();
-        std::fs::write(d.join(".version"), "1\n").unwrap();
-    };
+    let write = |name: &str, description: &str| stored_skill(home, name, description);
     for i in 0..40 {
         write(
             &format!("report-{i:02}"),
