@@ -10,7 +10,7 @@ import { itemRow, withProgress } from "./import_many.js";
 const { invoke } = window.__TAURI__.core;
 
 /** The source the dialog shows: its token while the backend keeps it, and how to choose. */
-const shown = { token: null, chosen: null, busy: false };
+const shown = { token: null, chosen: null, renames: null, busy: false };
 
 /** `onInstalled(report)` runs after an install, once the dialog has closed. */
 export function initAddSource({ onInstalled }) {
@@ -97,7 +97,14 @@ function render(box, view) {
   const items = view.preview.items;
   const counts = { new: 0, update: 0, identical: 0, refused: 0 };
   for (const i of items) counts[i.state] = (counts[i.state] || 0) + 1;
-  const rowOf = new Map(items.map((item, index) => [item.location, itemRow(item, index)]));
+  // A skill whose name another skill holds can be kept under a name the user gives.
+  const renames = new Map();
+  const rowFor = (item, index, clashing = item.error?.code === "source_clash") => {
+    const row = itemRow(item, index);
+    if (clashing) row.append(renameForm(item, index));
+    return row;
+  };
+  const rowOf = new Map(items.map((item, index) => [item.location, rowFor(item, index)]));
   const placed = new Set();
   const groups = [];
   for (const plugin of view.plugins) {
@@ -114,6 +121,43 @@ function render(box, view) {
   }
   const picks = () => [...list.querySelectorAll("input.pick")];
   const chosen = () => [...new Set(picks().filter((c) => c.checked).map((c) => c.dataset.location))];
+  /** The form under a clashing row: a new name, checked by the backend; the row then shows
+   *  what installing under that name would do, and is chosen when it can be installed. */
+  function renameForm(item, index) {
+    const input = el("input", {
+      type: "text", class: "rename-input", value: renames.get(item.location) || "",
+      placeholder: t("renamePlaceholder"), "aria-label": t("renameLabel", item.name || item.location), spellcheck: false,
+    });
+    const status = el("span", { class: "hint rename-status", role: "status" });
+    const apply = async () => {
+      const name = input.value.trim();
+      if (!name || !shown.token) return;
+      try {
+        const row = await invoke("source_preview_as", { token: shown.token, path: item.location, name });
+        const fresh = { ...row, location: item.location };
+        if (fresh.state === "new" || fresh.state === "update") renames.set(item.location, name);
+        else renames.delete(item.location);
+        const next = rowFor(fresh, index, true);
+        next.querySelector(".rename-input").value = name;
+        next.querySelector(".rename-status").textContent = renames.has(item.location) ? t("renameAs", name) : "";
+        rowOf.get(item.location).replaceWith(next);
+        rowOf.set(item.location, next);
+        next.querySelector(".rename-input").focus();
+        syncPlugins();
+      } catch (e) {
+        renames.delete(item.location);
+        status.textContent = errorText(e);
+        status.classList.add("error");
+      }
+    };
+    input.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); e.stopPropagation(); apply(); } });
+    return el("div", { class: "row rename-row" },
+      el("span", { class: "muted", text: t("installAs") }),
+      input,
+      el("button", { type: "button", class: "rename-apply", text: t("renameCheck"), onclick: apply }),
+      status,
+    );
+  }
   const syncPlugins = () => {
     for (const plugin of view.plugins) {
       const box = list.querySelector(`input.plugin-pick[data-plugin="${CSS.escape(plugin.name)}"]`);
@@ -155,6 +199,7 @@ function render(box, view) {
     ...[list, notes(view.notes)].filter(Boolean),
   );
   syncPlugins();
+  shown.renames = renames;
   return chosen;
 }
 
@@ -182,7 +227,8 @@ async function install(onInstalled) {
   // The backend lets the source go whatever happens: it is no longer ours to forget.
   shown.token = null;
   try {
-    const report = await withProgress(box, () => invoke("source_install", { token, paths }));
+    const renames = Object.fromEntries(paths.filter((p) => shown.renames?.has(p)).map((p) => [p, shown.renames.get(p)]));
+    const report = await withProgress(box, () => invoke("source_install", { token, paths, renames }));
     $("#add-source-dialog").close();
     await onInstalled(report);
   } catch (e) {

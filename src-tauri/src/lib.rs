@@ -71,6 +71,7 @@ macro_rules! handlers {
             $crate::commands::collection::import_collection,
             $crate::commands::add_source::source_look,
             $crate::commands::add_source::source_install,
+            $crate::commands::add_source::source_preview_as,
             $crate::commands::add_source::source_forget,
             $crate::commands::updates::sources_updates,
             $crate::commands::updates::sources_check_now,

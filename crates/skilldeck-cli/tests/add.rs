@@ -326,6 +326,63 @@ fn credentials_needed_name_the_token_and_never_print_it() {
     env.assert_nothing_written();
 }
 
+/// Over HTTPS the host's token is sent and accepted: the skills are added, the token is in no
+/// output and in no file Skilldeck wrote, and a wrong token is refused naming its variable. The
+/// server's certificate is trusted the way a private Git host's would be, through `SSL_CERT_FILE`.
+#[test]
+fn a_token_over_tls_is_sent_accepted_and_never_kept() {
+    let (repo, _) = two_skills();
+    let root = served_as_owner_repo(&repo);
+    let token = "ghp_tlstokentlstoken0123456789";
+    let (server, cert) = GitHttpServer::start_tls(root.path(), Some(("x-access-token", token))).unwrap();
+    let base = server.url("").trim_end_matches('/').to_owned();
+    assert!(base.starts_with("https://127.0.0.1:"), "{base}");
+    let env = Env::new();
+    let ca = env.tmp.path().join("test-ca.pem");
+    fs::write(&ca, cert).unwrap();
+    let ca = ca.to_str().unwrap();
+    env.config(&format!("[sources]\ngithub = \"{base}\"\n"));
+
+    // A wrong token: refused, named by its variable, never printed.
+    let wrong = "ghp_wrongwrongwrong0123456789";
+    let (out, err) =
+        env.expect_with(&["add", "owner/repo", "--all"], &[("GITHUB_TOKEN", wrong), ("SSL_CERT_FILE", ca)], 2);
+    assert!(err.contains("GITHUB_TOKEN"), "{err}");
+    assert!(!err.contains(wrong) && !out.contains(wrong), "{out}{err}");
+    assert!(server.received().iter().any(|r| r.authorized), "the token was offered over TLS");
+
+    // The right one: both skills added from the HTTPS host.
+    let (out, err) =
+        env.expect_with(&["add", "owner/repo", "--all"], &[("GITHUB_TOKEN", token), ("SSL_CERT_FILE", ca)], 0);
+    assert!(out.contains("imported") && !out.contains(token) && !err.contains(token), "{out}{err}");
+    let stored = fs::read_dir(env.home().join("skills/user"))
+        .unwrap()
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .count();
+    assert_eq!(stored, 2, "{out}");
+    let mut leaked = Vec::new();
+    for entry in walk(&env.home()) {
+        if fs::read(&entry).is_ok_and(|b| b.windows(token.len()).any(|w| w == token.as_bytes())) {
+            leaked.push(entry);
+        }
+    }
+    assert!(leaked.is_empty(), "the token was written to {leaked:?}");
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = e.path();
+            if path.is_dir() { todo.push(path) } else { out.push(path) }
+        }
+    }
+    out
+}
+
 #[test]
 fn links_out_of_a_skill_submodules_and_lfs_pointers_are_reported() {
     let repo = GitRepo::new().unwrap();

@@ -5,10 +5,12 @@
 //! is adopted and recorded is the caller's.
 
 use crate::fetch::{Candidate, FetchConfig, Fetched, fetch};
+use crate::installed::{InstalledError, InstalledSkills};
 use crate::setup::stored_name;
-use crate::skills_cli::LockEntry;
+use crate::skills_cli::{LockEntry, SkillsCliLocks};
 use crate::source::Hosts;
 use serde::Serialize;
+use skilldeck_core::SkilldeckHome;
 use skilldeck_core::digest::Digest;
 use skilldeck_core::import;
 use skilldeck_core::provenance::Provenance;
@@ -138,4 +140,61 @@ pub fn find(wanted: &[Wanted<'_>], hosts: &Hosts, config: &FetchConfig) -> Origi
         }
     }
     out
+}
+
+/// A skill brought in from another tool's folder with its source recorded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sourced {
+    /// The skill.
+    pub name: String,
+    /// Its source as recorded in `sources.json` (`resolved` empty when the adopted content is
+    /// not the source's: which commit it came from is not known).
+    pub source: Provenance,
+    /// Whether the adopted content is what the source holds now.
+    pub same_as_source: bool,
+    /// The lockfile that named the source.
+    pub lockfile: PathBuf,
+}
+
+/// Records in `sources.json` the source of each skill in `adopted` (its name, and the digest
+/// of the content the user scope now holds as current) whose origin was found: at the commit
+/// fetched when that content is the source's, else with the commit unknown, so the next check
+/// fetches and compares by content. Returns what was recorded.
+pub fn record(
+    home: &SkilldeckHome,
+    adopted: impl IntoIterator<Item = (String, Digest)>,
+    origins: &Origins,
+) -> Result<Vec<Sourced>, InstalledError> {
+    let mut out = Vec::new();
+    if origins.found.is_empty() {
+        return Ok(out);
+    }
+    let mut installed = InstalledSkills::load(home)?;
+    for (name, digest) in adopted {
+        let Some(origin) = origins.found.get(&name) else { continue };
+        let same = origin.digest == digest;
+        let source = if same {
+            origin.provenance.clone()
+        } else {
+            Provenance { resolved: String::new(), ..origin.provenance.clone() }
+        };
+        installed.record(&name, source.clone(), digest);
+        out.push(Sourced { name, source, same_as_source: same, lockfile: origin.lockfile.clone() });
+    }
+    if !out.is_empty() {
+        installed.save()?;
+    }
+    Ok(out)
+}
+
+/// The origins of the skills named in `names` that the `skills` CLI's lockfiles in `locks`
+/// give a source for, fetched once per source (none at all when no lockfile names them).
+pub fn of_named<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    locks: &SkillsCliLocks,
+    hosts: &Hosts,
+    config: &FetchConfig,
+) -> Origins {
+    let entries: Vec<Wanted<'_>> = names.into_iter().filter_map(|n| locks.entry(n).map(|e| (n, e))).collect();
+    if entries.is_empty() { Origins::default() } else { find(&entries, hosts, config) }
 }

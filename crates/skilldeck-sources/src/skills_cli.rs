@@ -19,7 +19,7 @@
 //! `direct-url` (a `SKILL.md` URL) and says why it cannot follow the others.
 
 use crate::source::{Hosts, Source, SourceError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -279,6 +279,48 @@ impl LockEntry {
             (None, _) => self.source.clone(),
         };
         Source::parse(&given, hosts).map_err(|error| EntrySourceError::Unreadable { given, error })
+    }
+}
+
+/// The `skills` CLI's lockfiles found: the global one, and a project's when one is named.
+#[derive(Debug, Default, Serialize)]
+pub struct SkillsCliLocks {
+    /// The lockfiles read (the project's first).
+    pub locks: Vec<SkillsLock>,
+    /// The lockfiles that could not be read, each with why.
+    pub unreadable: Vec<UnreadableLock>,
+}
+
+/// A lockfile of the `skills` CLI that could not be read.
+#[derive(Debug, Serialize)]
+pub struct UnreadableLock {
+    /// The file.
+    pub path: PathBuf,
+    /// Why.
+    pub error: String,
+}
+
+impl SkillsCliLocks {
+    /// Reads the global lockfile (where the environment says it is) and, with `project`, the
+    /// project's. A lockfile that is absent is no lockfile; one that cannot be read is named in
+    /// `unreadable`, and the others are still read.
+    pub fn read(project: Option<&Path>) -> Self {
+        let mut out = Self::default();
+        let project = project.map(|p| (LockKind::Project, project_path(p)));
+        let global = global_path_from_env().map(|p| (LockKind::Global, p));
+        for (kind, path) in project.into_iter().chain(global) {
+            match read(kind, &path) {
+                Ok(Some(lock)) => out.locks.push(lock),
+                Ok(None) => {}
+                Err(e) => out.unreadable.push(UnreadableLock { path, error: e.to_string() }),
+            }
+        }
+        out
+    }
+
+    /// The entry for skill `name` (the project's lockfile before the global one).
+    pub fn entry(&self, name: &str) -> Option<&LockEntry> {
+        self.locks.iter().flat_map(|l| &l.entries).find(|e| e.is_for(name))
     }
 }
 

@@ -1,8 +1,9 @@
 //! Test support (feature `git-server`): Git repositories built with the system `git` from files
 //! written in the test, and a loopback smart-HTTP server over `git http-backend` (optionally
-//! behind basic auth), plus a server that accepts and never answers. Never used outside tests.
+//! behind basic auth, and optionally over TLS with a certificate made for the test), plus a
+//! server that accepts and never answers. Never used outside tests.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -180,6 +181,7 @@ pub struct Received {
 /// A loopback Git smart-HTTP server: `git http-backend` over the repositories in a folder.
 pub struct GitHttpServer {
     addr: SocketAddr,
+    tls: bool,
     stop: Arc<AtomicBool>,
     received: Arc<Mutex<Vec<Received>>>,
     handle: Option<JoinHandle<()>>,
@@ -189,30 +191,64 @@ impl GitHttpServer {
     /// Serves the bare repositories under `root` on `127.0.0.1`, on a free port; with
     /// `basic_auth`, a request without that user and password gets `401`.
     pub fn start(root: &Path, basic_auth: Option<(&str, &str)>) -> std::io::Result<Self> {
+        Self::serve_on(root, basic_auth, None)
+    }
+
+    /// [`GitHttpServer::start`] over HTTPS, with a certificate for `127.0.0.1` made for this
+    /// server and signed by itself. Returns the server and that certificate in PEM, for the
+    /// client to trust (`SSL_CERT_FILE`).
+    pub fn start_tls(root: &Path, basic_auth: Option<(&str, &str)>) -> std::io::Result<(Self, String)> {
+        let certified =
+            rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).map_err(std::io::Error::other)?;
+        let cert_pem = certified.cert.pem();
+        let key = rustls::pki_types::PrivateKeyDer::Pkcs8(certified.signing_key.serialize_der().into());
+        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let config = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .map_err(std::io::Error::other)?
+            .with_no_client_auth()
+            .with_single_cert(vec![certified.cert.der().clone()], key)
+            .map_err(std::io::Error::other)?;
+        Ok((Self::serve_on(root, basic_auth, Some(Arc::new(config)))?, cert_pem))
+    }
+
+    fn serve_on(
+        root: &Path,
+        basic_auth: Option<(&str, &str)>,
+        tls: Option<Arc<rustls::ServerConfig>>,
+    ) -> std::io::Result<Self> {
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let addr = listener.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
         let received = Arc::new(Mutex::new(Vec::new()));
         let expected = basic_auth.map(|(user, password)| format!("Basic {}", base64(&format!("{user}:{password}"))));
-        let (root, stop2, received2) = (root.to_path_buf(), stop.clone(), received.clone());
+        let (root, stop2, received2, tls2) = (root.to_path_buf(), stop.clone(), received.clone(), tls.clone());
         let handle = std::thread::spawn(move || {
             for stream in listener.incoming() {
                 if stop2.load(Ordering::SeqCst) {
                     break;
                 }
                 let Ok(stream) = stream else { continue };
-                let (root, expected, received) = (root.clone(), expected.clone(), received2.clone());
+                let (root, expected, received, tls) = (root.clone(), expected.clone(), received2.clone(), tls2.clone());
                 std::thread::spawn(move || {
-                    let _ = serve(stream, &root, expected.as_deref(), &received);
+                    let _ = match tls {
+                        Some(config) => {
+                            rustls::ServerConnection::new(config).map_err(std::io::Error::other).and_then(|c| {
+                                serve(rustls::StreamOwned::new(c, stream), &root, expected.as_deref(), &received)
+                            })
+                        }
+                        None => serve(stream, &root, expected.as_deref(), &received),
+                    };
                 });
             }
         });
-        Ok(Self { addr, stop, received, handle: Some(handle) })
+        Ok(Self { addr, tls: tls.is_some(), stop, received, handle: Some(handle) })
     }
 
-    /// `http://127.0.0.1:PORT/{path}`.
+    /// `http://127.0.0.1:PORT/{path}` (`https://` over TLS).
     pub fn url(&self, path: &str) -> String {
-        format!("http://{}/{}", self.addr, path.trim_start_matches('/'))
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}/{}", self.addr, path.trim_start_matches('/'))
     }
 
     /// The requests received so far.
@@ -232,12 +268,12 @@ impl Drop for GitHttpServer {
 }
 
 fn serve(
-    stream: TcpStream,
+    stream: impl Read + Write,
     root: &Path,
     expected: Option<&str>,
     received: &Mutex<Vec<Received>>,
 ) -> std::io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut reader = BufReader::new(stream);
     let mut line = String::new();
     reader.read_line(&mut line)?;
     let mut parts = line.split_whitespace();
@@ -259,16 +295,18 @@ fn serve(
     if let Ok(mut received) = received.lock() {
         received.push(Received { method: method.clone(), target: target.clone(), authorized: authorization.is_some() });
     }
-    let mut stream = stream;
+    // One request a connection: whatever the reader holds past the body is not read.
+    let stream = reader.get_mut();
     if let Some(expected) = expected
         && authorization.as_deref() != Some(expected)
     {
         let body = "credentials needed\n";
-        return write!(
+        write!(
             stream,
             "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"test\"\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
-        );
+        )?;
+        return stream.flush();
     }
     let (path, query) = target.split_once('?').unwrap_or((&target, ""));
     let mut cgi = Command::new("git");

@@ -259,8 +259,9 @@ fn credentials_from_a_token_and_a_401_without_one() {
     assert!(matches!(&err, GitError::NeedsCredentials { tried: None, .. }), "{err:?}");
     assert!(err.to_string().contains("needs credentials") && err.to_string().contains("GITHUB_TOKEN"), "{err}");
 
-    // The host's token is taken, but gitoxide will not send it over plain HTTP (a TLS test
-    // server would be needed to see it accepted), and the error says so without the token.
+    // The host's token is taken, but gitoxide will not send it over plain HTTP (the CLI's
+    // `a_token_over_tls_is_sent_accepted_and_never_kept` sees it accepted over HTTPS), and the
+    // error says so without the token.
     let dest = tempfile::tempdir().unwrap();
     let err = git::fetch(&url, None, None, dest.path(), &FetchOptions { tokens: token("s3cret-token"), ..opts() })
         .unwrap_err();

@@ -63,6 +63,17 @@ pub enum Outcome {
     },
 }
 
+impl Outcome {
+    /// Whether the store's user scope now holds the adopted content as its current revision
+    /// (what recording the skill's source needs).
+    pub fn in_user_scope(&self) -> bool {
+        match self {
+            Self::Imported { scope, .. } | Self::Unchanged { scope, .. } => *scope == Scope::User,
+            Self::Older { .. } => false,
+        }
+    }
+}
+
 /// A copy left as it was, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Left {

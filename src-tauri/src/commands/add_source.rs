@@ -10,13 +10,16 @@ use crate::sources::OriginView;
 use crate::state::AppState;
 use crate::views::Assessor;
 use serde::Serialize;
-use skilldeck_core::Scope;
 use skilldeck_core::import::{self, ErrorInfo, ImportRequest, ImportState, PathError};
 use skilldeck_core::trust::Trust;
+use skilldeck_core::{Scope, SkillName};
 use skilldeck_sources::Source;
 use skilldeck_sources::fetch::{Candidate, FetchSourceError, Fetched, fetch};
 use skilldeck_sources::installed::{InstalledError, InstalledSkills};
+use skilldeck_sources::rename::{self, RenameError, Renamed};
 use skilldeck_sources::setup;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use tauri::{AppHandle, Runtime, State};
 
@@ -81,8 +84,9 @@ pub async fn source_look<R: Runtime>(
     let (fetched, preview) = tauri::async_runtime::spawn_blocking(move || {
         let chosen: Vec<&Candidate> = fetched.skills.iter().collect();
         let mut progress = progress_sender(app);
-        let preview = import::preview_all(&storage, Scope::User, &requests(&chosen), storage.limits(), &mut progress);
-        let clashes: Vec<Option<ErrorInfo>> = chosen.iter().map(|c| clash(&storage, &installed, c)).collect();
+        let dirs: Vec<(&Candidate, PathBuf)> = chosen.iter().map(|c| (*c, c.dir.clone())).collect();
+        let preview = import::preview_all(&storage, Scope::User, &requests(&dirs), storage.limits(), &mut progress);
+        let clashes: Vec<Option<ErrorInfo>> = chosen.iter().map(|c| clash(&storage, &installed, c, None)).collect();
         (fetched, (preview, clashes))
     })
     .await
@@ -130,6 +134,7 @@ pub async fn source_install<R: Runtime>(
     state: State<'_, AppState>,
     token: String,
     paths: Vec<String>,
+    renames: Option<BTreeMap<String, String>>,
 ) -> ApiResult<CollectionView> {
     if paths.is_empty() {
         return Err(ApiError::new("nothing_chosen", "choose at least one skill to install"));
@@ -137,9 +142,11 @@ pub async fn source_install<R: Runtime>(
     let fetched = state.sources.get(&token).ok_or_else(expired)?;
     state.sources.forget(&token);
     let storage = state.storage().clone();
-    let (report, clashes) = tauri::async_runtime::spawn_blocking(move || install(&app, &storage, &fetched, &paths))
-        .await
-        .map_err(task_failed)??;
+    let renames = renames.unwrap_or_default();
+    let (report, clashes) =
+        tauri::async_runtime::spawn_blocking(move || install(&app, &storage, &fetched, &paths, &renames))
+            .await
+            .map_err(task_failed)??;
     state.registry.invalidate(Scope::User, None);
     let trust = Trust::load(state.storage().home()).unwrap_or_default();
     let assess = Assessor { trust: &trust, hold: state.registry.hold() };
@@ -161,6 +168,55 @@ pub async fn source_forget(state: State<'_, AppState>, token: String) -> ApiResu
     Ok(state.sources.forget(&token))
 }
 
+/// What installing the skill at `path` of the source kept under `token` would do if it were
+/// kept here as `name` (for a skill whose own name another skill holds): its row in the
+/// preview, refused with why when `name` is taken too. Writes nothing to the store.
+#[tauri::command]
+pub async fn source_preview_as(
+    state: State<'_, AppState>,
+    token: String,
+    path: String,
+    name: String,
+) -> ApiResult<CollectionItemView> {
+    let fetched = state.sources.get(&token).ok_or_else(expired)?;
+    let new = new_name(&name)?;
+    let storage = state.storage().clone();
+    let (item, clash) = tauri::async_runtime::spawn_blocking(move || -> ApiResult<_> {
+        let c = fetched.skills.iter().find(|c| c.path == path).ok_or_else(|| not_in_source(&path))?;
+        let installed = InstalledSkills::load(storage.home()).map_err(sources_file)?;
+        let clash = clash(&storage, &installed, c, Some(&new));
+        let copy = rename::renamed_copy(&c.dir, &new, storage.limits()).map_err(rename_failed)?;
+        let mut preview = import::preview_all(
+            &storage,
+            Scope::User,
+            &requests(&[(c, copy.dir().to_path_buf())]),
+            storage.limits(),
+            &mut |_| {},
+        );
+        let item = match preview.items.pop() {
+            Some(item) => Ok(item),
+            None => Err(unreadable(&preview.errors, &copy.dir().display().to_string())),
+        };
+        Ok((item.map(|i| import::PreviewItem { location: c.path.clone(), ..i }), clash))
+    })
+    .await
+    .map_err(task_failed)??;
+    let trust = Trust::load(state.storage().home()).unwrap_or_default();
+    let assess = Assessor { trust: &trust, hold: state.registry.hold() };
+    let row = match (item, clash) {
+        (Ok(item), None) => CollectionItemView::previewed(item, assess, Scope::User),
+        (Ok(item), Some(clash)) => CollectionItemView {
+            state: "refused",
+            revision: None,
+            current: None,
+            error: Some(clash),
+            ..CollectionItemView::previewed(item, assess, Scope::User)
+        },
+        (Err(error), _) => refused_row(&name, error, assess),
+    };
+    Ok(row)
+}
+
 /// An install's items (each with its path in the source) and the chosen skills refused for a
 /// clash; records the skills stored in `sources.json`.
 type Installed = (Vec<(import::ImportedItem, String)>, Vec<(String, ErrorInfo)>);
@@ -170,29 +226,48 @@ fn install<R: Runtime>(
     storage: &skilldeck_core::FsStorage,
     fetched: &Arc<Fetched>,
     paths: &[String],
+    renames: &BTreeMap<String, String>,
 ) -> ApiResult<Installed> {
     let mut installed = InstalledSkills::load(storage.home()).map_err(sources_file)?;
-    let mut chosen = Vec::new();
+    // Each chosen skill with the folder to import: its own, or a copy renamed as asked.
+    let mut chosen: Vec<(&Candidate, Option<Renamed>)> = Vec::new();
     let mut clashes = Vec::new();
     for c in fetched.skills.iter().filter(|c| paths.contains(&c.path)) {
-        match clash(storage, &installed, c) {
-            Some(error) => clashes.push((c.path.clone(), error)),
-            None => chosen.push(c),
+        let new = renames.get(&c.path).map(|n| new_name(n)).transpose()?;
+        if let Some(error) = clash(storage, &installed, c, new.as_ref()) {
+            clashes.push((c.path.clone(), error));
+            continue;
         }
+        let copy = match &new {
+            Some(new) => Some(rename::renamed_copy(&c.dir, new, storage.limits()).map_err(rename_failed)?),
+            None => None,
+        };
+        chosen.push((c, copy));
     }
+    let dirs: Vec<(&Candidate, PathBuf)> = chosen
+        .iter()
+        .map(|(c, copy)| (*c, copy.as_ref().map_or_else(|| c.dir.clone(), |r| r.dir().to_path_buf())))
+        .collect();
     let mut progress = progress_sender(app.clone());
-    let report = import::import_batch(storage, Scope::User, &requests(&chosen), storage.limits(), &mut progress)?;
+    let report = import::import_batch(storage, Scope::User, &requests(&dirs), storage.limits(), &mut progress)?;
     if let Some(e) = report.errors.first() {
         return Err(ApiError::new(&e.error.code, e.error.message.clone()).arg("path", &e.source));
     }
-    let by_dir = |source: &str| chosen.iter().find(|c| c.dir.display().to_string() == source).copied();
+    let by_dir = |source: &str| dirs.iter().find(|(_, dir)| dir.display().to_string() == source).map(|(c, _)| *c);
     for item in &report.items {
         let (ImportState::Imported { .. } | ImportState::Unchanged { .. }, Some(skill)) = (&item.state, &item.skill)
         else {
             continue;
         };
         if let Some(c) = by_dir(&item.source) {
-            installed.record(skill.name.as_str(), c.provenance.clone(), skill.digest);
+            // The source's own name for it, when it is kept under another.
+            let upstream = renames.contains_key(&c.path).then(|| setup::stored_name(c)).flatten();
+            installed.record_as(
+                skill.name.as_str(),
+                c.provenance.clone(),
+                skill.digest,
+                upstream.map(|n| n.as_str().to_owned()),
+            );
         }
     }
     installed.save().map_err(sources_file)?;
@@ -207,27 +282,49 @@ fn install<R: Runtime>(
     Ok((items, clashes))
 }
 
-/// One import request per candidate, each carrying the candidate's provenance.
-fn requests(chosen: &[&Candidate]) -> Vec<ImportRequest> {
+/// One import request per candidate, from the folder given for it, each carrying the
+/// candidate's provenance.
+fn requests(chosen: &[(&Candidate, PathBuf)]) -> Vec<ImportRequest> {
     chosen
         .iter()
-        .map(|c| ImportRequest { path: c.dir.clone(), only: None, origin: Some(c.provenance.clone()) })
+        .map(|(c, dir)| ImportRequest { path: dir.clone(), only: None, origin: Some(c.provenance.clone()) })
         .collect()
 }
 
-/// The refusal of a candidate whose name a user skill from elsewhere holds.
-fn clash(storage: &skilldeck_core::FsStorage, installed: &InstalledSkills, c: &Candidate) -> Option<ErrorInfo> {
-    let from = setup::clash(storage, installed, c)?;
+/// The refusal of a candidate whose name here (its own, or `new`) a user skill from elsewhere
+/// holds.
+fn clash(
+    storage: &skilldeck_core::FsStorage,
+    installed: &InstalledSkills,
+    c: &Candidate,
+    new: Option<&SkillName>,
+) -> Option<ErrorInfo> {
+    let (name, from) = match new {
+        Some(new) => (new.as_str().to_owned(), setup::clash_as(storage, installed, c, new)?),
+        None => (c.name.clone(), setup::clash(storage, installed, c)?),
+    };
     let message = match from {
-        Some(from) => {
-            format!("a skill named {} already exists and came from {from}; delete it first to install this one", c.name)
-        }
+        Some(from) => format!(
+            "a skill named {name} already exists and came from {from}; install this one under another name, or delete that one first"
+        ),
         None => format!(
-            "a skill named {} already exists and was made or imported here; delete it first to install this one",
-            c.name
+            "a skill named {name} already exists and was made or imported here; install this one under another name, or delete that one first"
         ),
     };
     Some(ErrorInfo { code: "source_clash".to_owned(), message })
+}
+
+/// `name` as a skill name, or why it cannot be one.
+fn new_name(name: &str) -> ApiResult<SkillName> {
+    SkillName::parse(name.trim()).map_err(|e| ApiError::new("name_invalid", e.to_string()).arg("name", name))
+}
+
+fn rename_failed(e: RenameError) -> ApiError {
+    ApiError::new("rename_failed", e.to_string())
+}
+
+fn not_in_source(path: &str) -> ApiError {
+    ApiError::new("source_path_unknown", format!("the source holds no skill at {path}; press Look again"))
 }
 
 /// The row of a skill refused before it was read, with why.

@@ -8,7 +8,10 @@ use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use serde::Serialize;
 use skilldeck_core::SkillName;
-use skilldeck_targets::adopt::{self, AdoptReport, AdoptRequest};
+use skilldeck_sources::origins::{self, Origins, Sourced, Unfollowed};
+use skilldeck_sources::setup;
+use skilldeck_sources::skills_cli::SkillsCliLocks;
+use skilldeck_targets::adopt::{self, AdoptReport, AdoptRequest, KnownSources};
 use skilldeck_targets::config_edit;
 use skilldeck_targets::diff::{self, FileDiff};
 use skilldeck_targets::plan::TargetPlan;
@@ -173,11 +176,37 @@ pub async fn agents_drift(state: State<'_, AppState>, folder: String, name: Stri
 }
 
 /// Every skill found in the agent tools' folders: copies grouped by content, validity, and how
-/// each stands against the store. Reads only.
+/// each stands against the store, with what the `skills` CLI's lockfiles say of where each came
+/// from. Reads only.
 #[tauri::command]
-pub async fn agents_scan(state: State<'_, AppState>, project: Option<String>) -> ApiResult<ScanReport> {
+pub async fn agents_scan(state: State<'_, AppState>, project: Option<String>) -> ApiResult<ScanView> {
     let project = project_dir(project.as_deref())?;
-    agents::scan(&state, project.as_deref())
+    let report = agents::scan(&state, project.as_deref())?;
+    Ok(ScanView { report, skills_cli: SkillsCliLocks::read(project.as_deref()) })
+}
+
+/// The scan, and the `skills` CLI's lockfiles (the same shape as `skilldeck scan --json`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScanView {
+    /// The scan.
+    #[serde(flatten)]
+    pub report: ScanReport,
+    /// The `skills` CLI's lockfiles read, and those that could not be.
+    pub skills_cli: SkillsCliLocks,
+}
+
+/// What adopting did, and the sources recorded for skills the `skills` CLI installed.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AdoptView {
+    /// What adopting did.
+    #[serde(flatten)]
+    pub done: AdoptReport,
+    /// The skills whose source was recorded, so updates can follow them.
+    pub sources: Vec<Sourced>,
+    /// The skills whose source a lockfile named but that could not be followed, each with why.
+    pub unfollowed: Vec<Unfollowed>,
 }
 
 /// Brings the named skills found in the tools' folders into your skills (identical content
@@ -189,16 +218,37 @@ pub async fn agents_adopt(
     project: Option<String>,
     names: Vec<String>,
     from: Option<String>,
-) -> ApiResult<AdoptReport> {
+) -> ApiResult<AdoptView> {
     if names.is_empty() {
         return Err(ApiError::new("nothing_chosen", "choose the skills to bring in"));
     }
     let project = project_dir(project.as_deref())?;
     let report = agents::scan(&state, project.as_deref())?;
+    // The sources the `skills` CLI names for these skills, fetched once per source, off the
+    // window's thread: a skill whose source is found comes in with it, as `skilldeck adopt`.
+    let locks = SkillsCliLocks::read(project.as_deref());
+    let origins = if names.iter().any(|n| locks.entry(n).is_some()) {
+        let storage = state.storage().clone();
+        let wanted = names.clone();
+        tauri::async_runtime::spawn_blocking(move || {
+            let (hosts, config) = setup::fetch_config(&storage)?;
+            Ok::<_, setup::SetupError>(origins::of_named(wanted.iter().map(String::as_str), &locks, &hosts, &config))
+        })
+        .await
+        .map_err(|e| ApiError::new("task_failed", e.to_string()))?
+        .map_err(|e| ApiError::new("config_invalid", e.to_string()))?
+    } else {
+        Origins::default()
+    };
+    let known: KnownSources =
+        origins.found.iter().map(|(n, o)| (n.clone(), (o.digest, o.provenance.clone()))).collect();
     let req = AdoptRequest { names, from, disabled: state.disabled() };
-    let done = adopt::adopt(state.storage(), &agents::records(&state), &report, &req);
+    let done = adopt::adopt_with_sources(state.storage(), &agents::records(&state), &report, &req, &known);
     for a in &done.adopted {
         state.registry.invalidate(skilldeck_core::Scope::User, Some(&a.name));
     }
-    Ok(done)
+    let in_user_scope = done.adopted.iter().filter(|a| a.outcome.in_user_scope()).map(|a| (a.name.clone(), a.digest));
+    let sources = origins::record(state.storage().home(), in_user_scope, &origins)
+        .map_err(|e| ApiError::new("sources_unreadable", e.to_string()))?;
+    Ok(AdoptView { done, sources, unfollowed: origins.unfollowed })
 }

@@ -147,3 +147,56 @@ async fn skills_are_added_from_a_git_repository_and_say_where_they_came_from() {
     assert_eq!(stored(&s), ["alpha", "gamma"]);
     s.finish().await;
 }
+
+/// A skill of the source whose name a skill made here holds is refused with a way out: given
+/// another name, the row says what installing it would do, and Install keeps it under that name
+/// beside the one made here, its source remembering the source's own name.
+#[tokio::test(flavor = "current_thread")]
+async fn a_skill_whose_name_is_taken_is_installed_under_another_name() {
+    if !enabled("a_skill_whose_name_is_taken_is_installed_under_another_name") {
+        return;
+    }
+    let fixture = tempfile::tempdir().unwrap();
+    make_repo(fixture.path());
+    let port = serve_git(fixture.path().to_path_buf());
+    let url = format!("http://127.0.0.1:{port}/repo.git");
+    let s = Session::start_with("add_source_rename", |home| {
+        skilldeck_e2e::stored_skill(home, "alpha", "My own alpha, made here.");
+    })
+    .await;
+
+    s.click("#add-source-btn").await;
+    s.type_into("#add-source-input", &url).await;
+    s.click("#add-source-look").await;
+    s.wait_text("#add-source-count", 30, |t| t == "3 skills found").await;
+    let alpha = "#add-source-list li.collection-item[data-location='skills/alpha']";
+    let row = s.text_of(alpha).await;
+    assert!(row.contains("already exists") && row.contains("under another name"), "{row}");
+    assert_eq!(s.text_of("#add-source-install").await, "Install 2 skills", "the clashing skill is not chosen");
+
+    // A name that is no skill name is refused in the row; nothing changes.
+    s.type_into(&format!("{alpha} .rename-input"), "Not A Name").await;
+    s.click(&format!("{alpha} .rename-apply")).await;
+    let status = s.wait_text(&format!("{alpha} .rename-status"), 10, |t| !t.is_empty()).await;
+    assert!(!status.is_empty(), "{status}");
+    assert_eq!(s.text_of("#add-source-install").await, "Install 2 skills");
+
+    // A free name: the row becomes a new skill, chosen, and says under which name.
+    s.type_into(&format!("{alpha} .rename-input"), "alpha-upstream").await;
+    s.click(&format!("{alpha} .rename-apply")).await;
+    s.wait_text(&format!("{alpha} .rename-status"), 10, |t| t == "will be installed as alpha-upstream").await;
+    s.wait_text("#add-source-install", 10, |t| t == "Install 3 skills").await;
+    s.screenshot("renamed").await;
+
+    s.click("#add-source-install").await;
+    s.wait_until("the dialog closes", "return !document.querySelector('#add-source-dialog').open;").await;
+    s.wait_for(".skill-item[data-key='user/alpha-upstream']").await;
+    assert_eq!(stored(&s), ["alpha", "alpha-upstream", "beta", "gamma"]);
+    let kept = std::fs::read_to_string(s.home().join("skills/user/alpha-upstream/SKILL.md")).unwrap();
+    assert!(kept.contains("name: alpha-upstream") && kept.contains("Writes alpha reports"), "{kept}");
+    let mine = std::fs::read_to_string(s.home().join("skills/user/alpha/SKILL.md")).unwrap();
+    assert!(mine.contains("My own alpha"), "the skill made here is untouched: {mine}");
+    let sources = std::fs::read_to_string(s.home().join("sources.json")).unwrap();
+    assert!(sources.contains("alpha-upstream") && sources.contains("\"alpha\""), "{sources}");
+    s.finish().await;
+}

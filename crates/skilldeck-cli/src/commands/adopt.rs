@@ -3,15 +3,12 @@
 //! from that tool's lockfile, fetched once per source), recorded in `sources.json` as
 //! `skilldeck add` records it, so `outdated` and `update` follow it.
 
-use super::scan::SkillsCliLocks;
 use crate::context::Ctx;
 use crate::output::Outcome;
 use serde::Serialize;
-use skilldeck_core::Scope;
-use skilldeck_core::provenance::Provenance;
-use skilldeck_sources::installed::InstalledSkills;
-use skilldeck_sources::origins::{self, Origins, Unfollowed};
-use skilldeck_targets::adopt::{self, AdoptReport, AdoptRequest, Adopted, KnownSources, Outcome as Done};
+use skilldeck_sources::origins::{self, Sourced, Unfollowed};
+use skilldeck_sources::skills_cli::SkillsCliLocks;
+use skilldeck_targets::adopt::{self, AdoptReport, AdoptRequest, KnownSources, Outcome as Done};
 use skilldeck_targets::record::Records;
 use std::path::PathBuf;
 
@@ -38,7 +35,7 @@ pub fn run(args: AdoptArgs) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let report = crate::commands::scan::report(&ctx, args.project.as_deref())?;
     let locks = SkillsCliLocks::read(crate::commands::targets::project_dir(args.project.as_deref())?.as_deref());
-    locks.warn_unreadable("the adoption");
+    super::scan::warn_unreadable(&locks, "the adoption");
     let records = Records::new(ctx.storage().home().root());
     let disabled = ctx.config()?.listing.disabled;
     // The sources the `skills` CLI gives for the skills to adopt, fetched once per source.
@@ -49,18 +46,17 @@ pub fn run(args: AdoptArgs) -> anyhow::Result<Outcome> {
     } else {
         args.names.iter().map(String::as_str).collect()
     };
-    let entries: Vec<_> = names.iter().filter_map(|&n| locks.entry(n).map(|e| (n, e))).collect();
-    let origins = if entries.is_empty() {
-        Origins::default()
-    } else {
+    let origins = if names.iter().any(|n| locks.entry(n).is_some()) {
         let (hosts, config) = super::add::fetch_config(&ctx)?;
-        origins::find(&entries, &hosts, &config)
+        origins::of_named(names, &locks, &hosts, &config)
+    } else {
+        origins::Origins::default()
     };
     let known: KnownSources =
         origins.found.iter().map(|(n, o)| (n.clone(), (o.digest, o.provenance.clone()))).collect();
     let req = AdoptRequest { names: args.names, from: args.from, disabled };
     let done = adopt::adopt_with_sources(ctx.storage(), &records, &report, &req, &known);
-    let sourced = record_sources(&ctx, &done, &origins)?;
+    let sourced = origins::record(ctx.storage().home(), in_user_scope(&done), &origins)?;
     if args.json {
         crate::output::json(&AdoptJson { done: &done, sources: &sourced, unfollowed: &origins.unfollowed })?;
     } else {
@@ -108,20 +104,6 @@ pub fn run(args: AdoptArgs) -> anyhow::Result<Outcome> {
     Ok(if done.failed.is_empty() { Outcome::Ok } else { Outcome::Refused })
 }
 
-/// A skill adopted with its source recorded.
-#[derive(Debug, Serialize)]
-struct Sourced {
-    /// The skill.
-    name: String,
-    /// Its source as recorded in `sources.json` (`resolved` empty when the adopted content is
-    /// not the source's: which commit it came from is not known).
-    source: Provenance,
-    /// Whether the adopted content is what the source holds now.
-    same_as_source: bool,
-    /// The lockfile that named the source.
-    lockfile: PathBuf,
-}
-
 /// The JSON of `adopt`.
 #[derive(Serialize)]
 struct AdoptJson<'a> {
@@ -145,39 +127,8 @@ fn source_line(s: &Sourced) -> String {
     }
 }
 
-/// Records in `sources.json` the source of each skill adopted into the user scope whose source
-/// was found: at the commit fetched when the adopted content is the source's, else with the
-/// commit unknown (so the next check fetches and compares by content).
-fn record_sources(ctx: &Ctx, done: &AdoptReport, origins: &Origins) -> anyhow::Result<Vec<Sourced>> {
-    let mut out = Vec::new();
-    if origins.found.is_empty() {
-        return Ok(out);
-    }
-    let mut installed = InstalledSkills::load(ctx.storage().home())?;
-    for a in &done.adopted {
-        let Some(origin) = origins.found.get(&a.name) else { continue };
-        if !in_user_scope(a) {
-            continue;
-        }
-        let same = origin.digest == a.digest;
-        let source = if same {
-            origin.provenance.clone()
-        } else {
-            Provenance { resolved: String::new(), ..origin.provenance.clone() }
-        };
-        installed.record(&a.name, source.clone(), a.digest);
-        out.push(Sourced { name: a.name.clone(), source, same_as_source: same, lockfile: origin.lockfile.clone() });
-    }
-    if !out.is_empty() {
-        installed.save()?;
-    }
-    Ok(out)
-}
-
-/// Whether the store's user scope now holds the adopted content as its current revision.
-fn in_user_scope(a: &Adopted) -> bool {
-    match &a.outcome {
-        Done::Imported { scope, .. } | Done::Unchanged { scope, .. } => *scope == Scope::User,
-        Done::Older { .. } => false,
-    }
+/// The skills adopted whose content the store's user scope now holds as its current revision,
+/// with that content's digest: those whose source can be recorded.
+fn in_user_scope(done: &AdoptReport) -> Vec<(String, skilldeck_core::digest::Digest)> {
+    done.adopted.iter().filter(|a| a.outcome.in_user_scope()).map(|a| (a.name.clone(), a.digest)).collect()
 }

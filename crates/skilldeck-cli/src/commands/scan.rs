@@ -7,55 +7,16 @@ use crate::context::Ctx;
 use crate::output::Outcome;
 use serde::Serialize;
 use skilldeck_core::Severity;
-use skilldeck_sources::skills_cli::{self, LockEntry, LockKind, SkillsLock};
+use skilldeck_sources::skills_cli::{LockEntry, SkillsCliLocks};
 use skilldeck_targets::record::Records;
 use skilldeck_targets::scan::{self, CopyGroup, Relation, ScanReport};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The `skills` CLI's lockfiles found: the global one, and the project's when scanning one.
-#[derive(Debug, Default, Serialize)]
-pub(crate) struct SkillsCliLocks {
-    /// The lockfiles read (the project's first).
-    pub locks: Vec<SkillsLock>,
-    /// The lockfiles that could not be read, each with why.
-    pub unreadable: Vec<UnreadableLock>,
-}
-
-/// A lockfile of the `skills` CLI that could not be read.
-#[derive(Debug, Serialize)]
-pub(crate) struct UnreadableLock {
-    /// The file.
-    pub path: PathBuf,
-    /// Why.
-    pub error: String,
-}
-
-impl SkillsCliLocks {
-    /// Reads the global lockfile and, with `project`, the project's.
-    pub(crate) fn read(project: Option<&Path>) -> Self {
-        let mut out = Self::default();
-        let project = project.map(|p| (LockKind::Project, skills_cli::project_path(p)));
-        let global = skills_cli::global_path_from_env().map(|p| (LockKind::Global, p));
-        for (kind, path) in project.into_iter().chain(global) {
-            match skills_cli::read(kind, &path) {
-                Ok(Some(lock)) => out.locks.push(lock),
-                Ok(None) => {}
-                Err(e) => out.unreadable.push(UnreadableLock { path, error: e.to_string() }),
-            }
-        }
-        out
-    }
-
-    /// The entry for skill `name` (the project's lockfile before the global one).
-    pub(crate) fn entry(&self, name: &str) -> Option<&LockEntry> {
-        self.locks.iter().flat_map(|l| &l.entries).find(|e| e.is_for(name))
-    }
-
-    /// Says on stderr which lockfiles could not be read, and that `what` goes on without them.
-    pub(crate) fn warn_unreadable(&self, what: &str) {
-        for u in &self.unreadable {
-            eprintln!("note: {}; {what} goes on without the sources it names", u.error);
-        }
+/// Says on stderr which of the `skills` CLI's lockfiles could not be read, and that `what`
+/// goes on without them.
+pub(crate) fn warn_unreadable(locks: &SkillsCliLocks, what: &str) {
+    for u in &locks.unreadable {
+        eprintln!("note: {}; {what} goes on without the sources it names", u.error);
     }
 }
 
@@ -120,7 +81,7 @@ pub fn run(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
         crate::output::json(&ScanJson { report: &report, skills_cli: &locks })?;
         return Ok(Outcome::Ok);
     }
-    locks.warn_unreadable("the scan");
+    warn_unreadable(&locks, "the scan");
     if report.folders.is_empty() {
         crate::output::outln!(
             "No agent tool's skill folder exists here; `skilldeck targets` lists where they would be."
