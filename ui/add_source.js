@@ -94,9 +94,7 @@ function pluginGroup(plugin, rows) {
 
 /** Draws the look into `box`; returns the getter of the chosen paths. */
 function render(box, view) {
-  const items = view.preview.items;
-  const counts = { new: 0, update: 0, identical: 0, refused: 0 };
-  for (const i of items) counts[i.state] = (counts[i.state] || 0) + 1;
+  const items = [...view.preview.items];
   // A skill whose name another skill holds can be kept under a name the user gives.
   const renames = new Map();
   const rowFor = (item, index, clashing = item.error?.code === "source_clash") => {
@@ -142,6 +140,8 @@ function render(box, view) {
         next.querySelector(".rename-status").textContent = renames.has(item.location) ? t("renameAs", name) : "";
         rowOf.get(item.location).replaceWith(next);
         rowOf.set(item.location, next);
+        items[index] = fresh;
+        recount();
         next.querySelector(".rename-input").focus();
         syncPlugins();
       } catch (e) {
@@ -182,10 +182,18 @@ function render(box, view) {
     syncPlugins();
   };
   const origin = view.origin;
+  const tally = el("span", { class: "hint", id: "add-source-tally" });
+  /** The counts by state, as the rows now stand (a renamed row changes them). */
+  function recount() {
+    const now = { new: 0, update: 0, identical: 0, refused: 0 };
+    for (const i of items) now[i.state] = (now[i.state] || 0) + 1;
+    tally.textContent = t("collectionCounts", now.new, now.update, now.identical, now.refused);
+  }
+  recount();
   box.replaceChildren(
     el("div", { class: "preview-head source-head" },
       el("strong", { id: "add-source-count", text: t("collectionFound", items.length) }),
-      el("span", { class: "hint", text: t("collectionCounts", counts.new, counts.update, counts.identical, counts.refused) }),
+      tally,
     ),
     // The short line names the commit (or digest) fetched: what Install stores is exactly this.
     el("p", { class: "hint source-origin", id: "add-source-origin", title: t("sourceResolvedTitle") },

@@ -173,6 +173,7 @@ async fn a_skill_whose_name_is_taken_is_installed_under_another_name() {
     let row = s.text_of(alpha).await;
     assert!(row.contains("already exists") && row.contains("under another name"), "{row}");
     assert_eq!(s.text_of("#add-source-install").await, "Install 2 skills", "the clashing skill is not chosen");
+    assert_eq!(s.text_of("#add-source-tally").await, "2 new · 0 updated · 0 identical · 1 refused");
 
     // A name that is no skill name is refused in the row; nothing changes.
     s.type_into(&format!("{alpha} .rename-input"), "Not A Name").await;
@@ -186,6 +187,7 @@ async fn a_skill_whose_name_is_taken_is_installed_under_another_name() {
     s.click(&format!("{alpha} .rename-apply")).await;
     s.wait_text(&format!("{alpha} .rename-status"), 10, |t| t == "will be installed as alpha-upstream").await;
     s.wait_text("#add-source-install", 10, |t| t == "Install 3 skills").await;
+    assert_eq!(s.text_of("#add-source-tally").await, "3 new · 0 updated · 0 identical · 0 refused");
     s.screenshot("renamed").await;
 
     s.click("#add-source-install").await;
