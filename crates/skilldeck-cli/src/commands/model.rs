@@ -1,11 +1,10 @@
 //! `skilldeck model`: the sentence-embedding model behind ranking by meaning: where it is,
-//! whether every skill has its vector, computing the missing ones, installing a model.
+//! whether every skill has its vector, computing the missing ones (installing it is `model_install.rs`).
 
 use crate::context::Ctx;
 use crate::output::{self, Outcome, outln};
-use anyhow::{Context as _, bail};
+use anyhow::bail;
 use skilldeck_core::semantic::Readiness;
-use std::path::Path;
 
 /// The one line saying where ranking by meaning stands, when it is not in use (for commands
 /// that rank: `prompt --request`, `find`); `None` when it is.
@@ -91,42 +90,6 @@ pub fn index() -> anyhow::Result<Outcome> {
         set.entries().len(),
         semantic.model_id(),
         started.elapsed().as_secs_f64()
-    );
-    Ok(Outcome::Ok)
-}
-
-/// Installs the model folder at `path` (one `skilldeck_embed` loads) into
-/// `$SKILLDECK_HOME/models/<its folder name>/`, after loading it once to check it.
-pub fn install(path: &Path) -> anyhow::Result<Outcome> {
-    let home = skilldeck_core::SkilldeckHome::from_env()?;
-    if !path.is_dir() {
-        bail!(
-            "{} is not a folder; give the model's folder (as ./scripts/setup unpacks it into .tools/models/)",
-            path.display()
-        );
-    }
-    skilldeck_core::embed::Embedder::load(path)
-        .with_context(|| format!("{} does not hold a model Skilldeck can run", path.display()))?;
-    let name = path.canonicalize()?.file_name().map(|n| n.to_owned()).context("the folder has no name")?;
-    let dest = home.root().join("models").join(&name);
-    let staging = home.root().join("models").join(format!(".{}.installing", name.to_string_lossy()));
-    let _ = std::fs::remove_dir_all(&staging);
-    std::fs::create_dir_all(&staging)?;
-    for entry in std::fs::read_dir(path)? {
-        let entry = entry?;
-        if entry.file_type()?.is_file() {
-            std::fs::copy(entry.path(), staging.join(entry.file_name()))?;
-        }
-    }
-    skilldeck_core::embed::Embedder::load(&staging).context("the copied model does not load")?;
-    if dest.exists() {
-        std::fs::remove_dir_all(&dest).with_context(|| format!("could not replace {}", dest.display()))?;
-    }
-    std::fs::rename(&staging, &dest)?;
-    outln!(
-        "installed {} into {}; `skilldeck model index` computes the skills' vectors",
-        name.to_string_lossy(),
-        dest.display()
     );
     Ok(Outcome::Ok)
 }
