@@ -295,3 +295,24 @@ fn targets_report_the_fields_each_agent_ignores_and_skills_it_meets_twice() {
     assert!(text.contains("ignored: `when_to_use` is not read by Codex"), "{text}");
     assert!(text.contains("warning: pdf is in") && text.contains("GitHub Copilot all reads"), "{text}");
 }
+
+/// Gemini CLI lists every skill whole, with no cap (`renderAgentSkills`): its budget shows
+/// what the listing costs, reads `.agents/skills` too, and honours `skills.disabled`.
+#[test]
+fn gemini_cli_lists_every_skill_whole_and_says_what_it_costs() {
+    let w = World::new();
+    w.skill(".gemini/skills", "pdf", "", "Read PDFs.");
+    w.skill(".agents/skills", "notes", "", "Write notes.");
+    w.skill(".gemini/skills", "old", "", "Not wanted.");
+    w.write(".gemini/settings.json", "{\"skills\": {\"disabled\": [\"OLD\"]}}\n");
+    let all = w.json(&["targets", "--budget", "--json"]);
+    let g = target(&all, "gemini-cli");
+    assert_eq!(g["rule"], "gemini");
+    assert_eq!(g["context_window"], 1_048_576);
+    assert_eq!((fate(g, "pdf", "best"), fate(g, "notes", "best")), ("full", "full"));
+    assert_eq!(fate(g, "old", "best"), "hidden");
+    assert_eq!(g["budget"], g["full"], "no cap: the listing is what it costs");
+    assert!(g["advice"][0].as_str().unwrap().contains("no cap"), "{g}");
+    let (_, text, _) = w.run(&["targets", "--budget"]);
+    assert!(text.contains("Gemini CLI (gemini-cli)") && text.contains("no cap, nothing shortened"), "{text}");
+}

@@ -184,12 +184,16 @@ fn print_budget(b: &skilldeck_targets::budget::TargetBudget) -> anyhow::Result<(
     };
     let pct = (s.full * 100).checked_div(s.budget).unwrap_or(0);
     crate::output::outln!("{} ({}) — {window}", b.name, b.target);
-    crate::output::outln!(
-        "  {} {} of {} {unit} with every description whole ({pct}%)",
-        meter(s.full, s.budget),
-        s.full,
-        s.budget
-    );
+    if b.rule == skilldeck_targets::budget::Rule::Gemini {
+        crate::output::outln!("  {} {unit}, every description whole: no cap, nothing shortened", s.full);
+    } else {
+        crate::output::outln!(
+            "  {} {} of {} {unit} with every description whole ({pct}%)",
+            meter(s.full, s.budget),
+            s.full,
+            s.budget
+        );
+    }
     if let Some(e) = &b.settings_error {
         crate::output::outln!("  warning: {e}");
     }

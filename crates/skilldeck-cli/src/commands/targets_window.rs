@@ -15,7 +15,8 @@ use skilldeck_targets::config_edit;
 pub enum TargetsAction {
     /// Print or set the context window (in tokens) TARGET's own listing budget is a share of
     /// (`[targets.TARGET] context_window` in config.toml): Claude Code lists skills in 1% of it,
-    /// Codex in 2%. `default` takes the setting out (the agent's default window again).
+    /// Codex in 2% (Gemini CLI has no cap; the window only gives the listing's share).
+    /// `default` takes the setting out (the agent's default window again).
     Window {
         /// A tool id (`claude-code`, `codex`, …) or a configured target's name.
         target: String,
@@ -46,6 +47,7 @@ fn budget_words(rule: Rule, window: u64) -> String {
             let (unit, size) = codex::budget(Some(window).filter(|w| *w > 0));
             format!("{size} {}", unit.as_str())
         }
+        Rule::Gemini => "none: Gemini CLI lists every skill whole, whatever the window".to_owned(),
     }
 }
 

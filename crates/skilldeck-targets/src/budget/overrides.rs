@@ -57,6 +57,41 @@ pub fn claude_files(env: &Env, project: Option<&Path>) -> Vec<PathBuf> {
     out
 }
 
+/// Gemini CLI's settings files: the user's `~/.gemini/settings.json`, then the workspace's
+/// `.gemini/settings.json`.
+pub fn gemini_files(env: &Env, project: Option<&Path>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = PathRule::Home(".gemini/settings.json").resolve(env).into_iter().collect();
+    if let Some(p) = project {
+        out.push(p.join(".gemini/settings.json"));
+    }
+    out
+}
+
+/// What Gemini CLI's settings say of skills: whether they are on at all (`skills.enabled`,
+/// the last file saying so winning) and the names `skills.disabled` lists (a union over the
+/// files, lower-cased: Gemini CLI compares them in any case). A file that does not parse is
+/// an error naming it.
+pub fn gemini(files: &[PathBuf]) -> Result<(bool, std::collections::BTreeSet<String>), String> {
+    let mut enabled = true;
+    let mut disabled = std::collections::BTreeSet::new();
+    for path in files {
+        let Some(text) = read(path)? else { continue };
+        if text.trim().is_empty() {
+            continue;
+        }
+        let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            format!("{} does not parse as JSON ({e}); its skills settings were not read", path.display())
+        })?;
+        let skills = doc.get("skills");
+        if let Some(on) = skills.and_then(|s| s.get("enabled")).and_then(serde_json::Value::as_bool) {
+            enabled = on;
+        }
+        let names = skills.and_then(|s| s.get("disabled")).and_then(serde_json::Value::as_array);
+        disabled.extend(names.into_iter().flatten().filter_map(|n| n.as_str()).map(str::to_lowercase));
+    }
+    Ok((enabled, disabled))
+}
+
 /// The word Claude Code writes for an override.
 pub fn claude_word(o: Override) -> &'static str {
     match o {

@@ -4,7 +4,7 @@
 
 use crate::budget::overrides::BudgetSetting;
 use crate::budget::rules::{Found, Listed, Override, Rule, Simulated, Unit};
-use crate::budget::{claude, codex, overrides, own};
+use crate::budget::{claude, codex, gemini, overrides, own};
 use crate::config::TargetsConfig;
 use crate::env::Env;
 use crate::report::{FolderReport, TargetReport};
@@ -65,6 +65,7 @@ impl Rule {
         match self {
             Self::ClaudeCode => claude::DEFAULT_WINDOW,
             Self::Codex => codex::DEFAULT_WINDOW,
+            Self::Gemini => gemini::DEFAULT_WINDOW,
         }
     }
 
@@ -73,6 +74,7 @@ impl Rule {
         match self {
             Self::ClaudeCode => claude::SOURCE,
             Self::Codex => codex::SOURCE,
+            Self::Gemini => gemini::SOURCE,
         }
     }
 }
@@ -174,9 +176,13 @@ fn one(
             };
             codex::simulate(&skills, unit, size)
         }
+        Rule::Gemini => gemini::simulate(&skills),
     };
     let switch_off = to_switch_off(&simulated);
-    let advice = advice(rule, &t.name, &simulated, &switch_off);
+    let advice = match rule {
+        Rule::Gemini => gemini_advice(&t.name, &simulated, window.unwrap_or(gemini::DEFAULT_WINDOW)),
+        _ => advice(rule, &t.name, &simulated, &switch_off),
+    };
     TargetBudget {
         target: t.id.clone(),
         name: t.name.clone(),
@@ -221,6 +227,8 @@ fn listed(name: &str, skill_md: &Path, found: Found) -> Option<Listed> {
 struct Settings {
     claude: BTreeMap<String, Override>,
     codex: overrides::CodexSwitches,
+    /// Gemini CLI: skills on at all, and the names switched off (lower case).
+    gemini: Option<(bool, BTreeSet<String>)>,
     budget: Option<BudgetSetting>,
 }
 
@@ -243,6 +251,10 @@ fn own_skills(rule: Rule, env: &Env, project: Option<&Path>) -> Result<(Vec<own:
             let budget = codex.budget.clone();
             Ok((system, Settings { codex, budget, ..Settings::default() }))
         }
+        Rule::Gemini => {
+            let gemini = overrides::gemini(&overrides::gemini_files(env, project))?;
+            Ok((Vec::new(), Settings { gemini: Some(gemini), ..Settings::default() }))
+        }
     }
 }
 
@@ -252,6 +264,11 @@ fn apply_settings(rule: Rule, skills: &mut [Listed], settings: &Settings) {
         s.setting = match rule {
             Rule::ClaudeCode => settings.claude.get(&s.name).copied().unwrap_or(Override::On),
             Rule::Codex => settings.codex.get(&s.name, &s.skill_md),
+            Rule::Gemini => match &settings.gemini {
+                Some((false, _)) => Override::Off,
+                Some((true, off)) if off.contains(&s.name.to_lowercase()) => Override::Off,
+                _ => Override::On,
+            },
         };
     }
 }
@@ -274,6 +291,23 @@ fn to_switch_off(s: &Simulated) -> Vec<String> {
     out
 }
 
+/// Gemini CLI has no cap: what its listing costs every request, and how to make it smaller.
+fn gemini_advice(agent: &str, s: &Simulated, window: u64) -> Vec<String> {
+    let listed = s.skills.iter().filter(|k| k.cost > 0).count();
+    if listed == 0 {
+        return Vec::new();
+    }
+    // About 4 characters a token, as the other agents count.
+    let tokens = s.full.div_ceil(4);
+    let per_mille = u64::try_from(tokens).unwrap_or(u64::MAX).saturating_mul(1000).checked_div(window).unwrap_or(0);
+    vec![format!(
+        "{agent} lists every skill whole, with no cap: these {listed} skills take {} characters (about {tokens}          tokens, {}.{}% of its {window}-token window) of every request. Switch off the ones it does not need          (`skills.disabled` in ~/.gemini/settings.json), or reach them through Skilldeck's MCP server.",
+        s.full,
+        per_mille / 10,
+        per_mille % 10
+    )]
+}
+
 fn advice(rule: Rule, agent: &str, s: &Simulated, switch_off: &[String]) -> Vec<String> {
     let unit = s.unit.as_str();
     if s.full <= s.budget {
@@ -292,6 +326,7 @@ fn advice(rule: Rule, agent: &str, s: &Simulated, switch_off: &[String]) -> Vec<
                 s.full, s.budget
             ));
         }
+        Rule::Gemini => {}
         Rule::Codex => {
             let omitted = s.skills.iter().filter(|k| k.best == crate::budget::Shown::Omitted).count();
             if omitted > 0 {

@@ -171,6 +171,8 @@ pub enum Rule {
     ClaudeCode,
     /// Codex (see `codex`).
     Codex,
+    /// Gemini CLI (see `gemini`): no cap, every skill listed whole.
+    Gemini,
 }
 
 impl Rule {
@@ -179,6 +181,7 @@ impl Rule {
         match id {
             "claude-code" => Some(Self::ClaudeCode),
             "codex" => Some(Self::Codex),
+            "gemini-cli" => Some(Self::Gemini),
             _ => None,
         }
     }
