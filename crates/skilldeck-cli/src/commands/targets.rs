@@ -118,7 +118,7 @@ pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
         for d in &t.duplicates {
             let folders: Vec<String> = d.folders.iter().map(|f| f.display().to_string()).collect();
             crate::output::outln!(
-                "  warning: {} is in {}, which {} all reads: it meets the skill twice (or one copy hides the \
+                "  warning: {} is in {}, each read by {}: it meets the skill twice (or one copy hides the \
                  other); keep it in one",
                 d.name,
                 folders.join(" and "),

@@ -301,7 +301,9 @@ fn gemini_advice(agent: &str, s: &Simulated, window: u64) -> Vec<String> {
     let tokens = s.full.div_ceil(4);
     let per_mille = u64::try_from(tokens).unwrap_or(u64::MAX).saturating_mul(1000).checked_div(window).unwrap_or(0);
     vec![format!(
-        "{agent} lists every skill whole, with no cap: these {listed} skills take {} characters (about {tokens}          tokens, {}.{}% of its {window}-token window) of every request. Switch off the ones it does not need          (`skills.disabled` in ~/.gemini/settings.json), or reach them through Skilldeck's MCP server.",
+        "{agent} lists every skill whole, with no cap: these {listed} skills take {} characters (about {tokens} \
+         tokens, {}.{}% of its {window}-token window) of every request. Switch off the ones it does not need \
+         (`skills.disabled` in ~/.gemini/settings.json), or reach them through Skilldeck's MCP server.",
         s.full,
         per_mille / 10,
         per_mille % 10
