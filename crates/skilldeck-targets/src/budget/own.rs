@@ -24,6 +24,7 @@ use crate::budget::overrides;
 use crate::budget::rules::Found;
 use crate::env::Env;
 use crate::known::PathRule;
+use skilldeck_core::validate::{ValidateOptions, validate_text};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -66,12 +67,20 @@ fn skill_dirs(dir: &Path) -> Vec<(String, PathBuf)> {
 }
 
 /// Codex's system skills, when Codex has installed them and `[skills.bundled]` does not
-/// switch them off (`bundled`: what config.toml says, `true` when silent).
+/// switch them off (`bundled`: what config.toml says, `true` when silent). Each is named as
+/// Codex names it: its frontmatter's `name`, else its folder's (`parse_skill_file`).
 pub fn codex_system(env: &Env, bundled: bool) -> Vec<OwnSkill> {
     let Some(root) = codex_system_root(env).filter(|_| bundled) else { return Vec::new() };
     skill_dirs(&root)
         .into_iter()
-        .map(|(name, skill_md)| OwnSkill { name, skill_md, found: Found::System, from: "system".to_owned() })
+        .map(|(folder, skill_md)| {
+            let name = std::fs::read_to_string(&skill_md)
+                .ok()
+                .and_then(|t| validate_text(&t, ValidateOptions::default()).meta.name)
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or(folder);
+            OwnSkill { name, skill_md, found: Found::System, from: "system".to_owned() }
+        })
         .collect()
 }
 
@@ -165,11 +174,13 @@ mod tests {
         let env = Env::with_home(dir.path());
         let sys = dir.path().join(".codex/skills/.system");
         write(&sys.join("skill-creator/SKILL.md"), "---\nname: skill-creator\ndescription: d\n---\n");
-        write(&sys.join("skill-installer/SKILL.md"), "---\nname: skill-installer\ndescription: d\n---\n");
+        write(&sys.join("installer/SKILL.md"), "---\nname: skill-installer\ndescription: d\n---\n");
         write(&sys.join(".codex-system-skills.marker"), "x");
         write(&sys.join("notes/README.md"), "not a skill");
         let got: Vec<String> = codex_system(&env, true).into_iter().map(|s| s.name).collect();
-        assert_eq!(got, ["skill-creator", "skill-installer"]);
+        // In folder order, each named by its frontmatter (the folder `installer` holds
+        // `skill-installer`), as Codex names it.
+        assert_eq!(got, ["skill-installer", "skill-creator"]);
         assert!(codex_system(&env, false).is_empty());
     }
 
