@@ -348,6 +348,10 @@ enum Command {
     /// List the agent tools' skill folders (Claude Code, Codex, Cursor, …) and each skill's
     /// state there: in-sync, outdated, drifted, foreign, missing, unselected.
     Targets {
+        /// `window TARGET [TOKENS|default]`: the context window a target's listing budget is a
+        /// share of.
+        #[command(subcommand)]
+        action: Option<commands::targets_window::TargetsAction>,
         /// Also the tools' folders inside this project.
         #[arg(long)]
         project: Option<PathBuf>,
@@ -492,8 +496,9 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Publish(args) => remote::publish(args),
         Command::Refresh(args) => remote::refresh(args),
         Command::AgentSkill(action) => commands::agent_skill::run(action),
-        Command::Targets { project, budget: true, json } => targets::budget(project.as_deref(), json),
-        Command::Targets { project, budget: false, json } => targets::list(project.as_deref(), json),
+        Command::Targets { action: Some(action), .. } => commands::targets_window::run(action),
+        Command::Targets { action: None, project, budget: true, json } => targets::budget(project.as_deref(), json),
+        Command::Targets { action: None, project, budget: false, json } => targets::list(project.as_deref(), json),
         Command::Sync { targets, project, dry_run, overwrite, mode, json } => {
             targets::sync(targets::SyncArgs { names: targets, project, dry_run, json, overwrite, mode })
         }

@@ -31,6 +31,7 @@ impl World {
             .env_remove("CODEX_HOME")
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("XDG_CONFIG_HOME")
+            .env_remove("SLASH_COMMAND_TOOL_CHAR_BUDGET")
             .output()
             .unwrap();
         (
@@ -151,4 +152,74 @@ fn codex_skills_config_entries_keep_comments_and_come_back_byte_for_byte() {
     assert_ne!(code, 0);
     assert!(err.contains("does not parse"), "{err}");
     assert_eq!(fs::read_to_string(&path).unwrap(), broken);
+}
+
+/// Codex installs its system skills under `$CODEX_HOME/skills/.system` itself and puts them
+/// back at each start: they are listed as Codex's own, counted in its budget, and switched
+/// off by name in `[[skills.config]]`, which Codex matches against every loaded skill.
+#[test]
+fn codex_system_skills_are_listed_counted_and_switched_off_by_name() {
+    let w = World::new();
+    w.skill(".codex/skills/.system", "skill-creator");
+    w.skill(".codex/skills", "pdf");
+    let original = "# mine
+model = \"gpt-5\"\n";
+    let path = w.write(".codex/config.toml", original);
+    let listed: serde_json::Value = serde_json::from_str(&w.ok(&["agent-skill", "list", "codex", "--json"])).unwrap();
+    assert_eq!(listed, serde_json::json!([{"name": "skill-creator", "setting": "on", "own": "system"}]));
+    let all: serde_json::Value = serde_json::from_str(&w.ok(&["targets", "--budget", "--json"])).unwrap();
+    let codex = all.as_array().unwrap().iter().find(|t| t["target"] == "codex").unwrap();
+    let names: Vec<(&str, &str)> = codex["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["name"].as_str().unwrap(), k["found"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, [("pdf", "user"), ("skill-creator", "system")], "the user's first, as Codex orders them");
+    assert!(codex["folders"].as_array().unwrap().iter().any(|f| f.as_str().unwrap().ends_with(".system")));
+
+    let out = w.ok(&["agent-skill", "off", "codex", "skill-creator"]);
+    assert!(out.contains("system skills"), "{out}");
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        format!("{original}\n[[skills.config]]\nname = \"skill-creator\"\nenabled = false\n")
+    );
+    assert_eq!(budget_fate(&w, "codex", "skill-creator"), "hidden");
+    let text = w.ok(&["agent-skill", "list", "codex"]);
+    assert!(text.contains("off") && text.contains("skill-creator  (system)"), "{text}");
+    w.ok(&["agent-skill", "on", "codex", "skill-creator"]);
+    assert_eq!(fs::read_to_string(&path).unwrap(), original);
+
+    // `[skills.bundled] enabled = false`: Codex removes them, so none is counted.
+    w.write(".codex/config.toml", "[skills.bundled]\nenabled = false\n");
+    let all: serde_json::Value = serde_json::from_str(&w.ok(&["targets", "--budget", "--json"])).unwrap();
+    let codex = all.as_array().unwrap().iter().find(|t| t["target"] == "codex").unwrap();
+    assert!(!codex["skills"].as_array().unwrap().iter().any(|k| k["name"] == "skill-creator"), "{codex}");
+}
+
+/// Claude Code's plugins' skills: listed as `plugin:folder` by `agent-skill list`, counted in
+/// its budget as its own, and switched off through `skillOverrides` like any other.
+#[test]
+fn claude_code_plugin_skills_are_listed_and_counted() {
+    let w = World::new();
+    w.skill(".claude/skills", "deploy");
+    w.skill(".claude/plugins/cache/mkt/review/1.2.0/skills", "pr");
+    let cache = w.home().join(".claude/plugins/cache/mkt/review/1.2.0");
+    w.write(
+        ".claude/plugins/installed_plugins.json",
+        &format!(
+            "{{\"version\": 2, \"plugins\": {{\"review@mkt\": [{{\"scope\": \"user\", \"installPath\": \"{}\"}}]}}}}",
+            cache.display()
+        ),
+    );
+    // Installed but not enabled: not Claude Code's.
+    assert_eq!(w.ok(&["agent-skill", "list", "claude-code", "--json"]).trim(), "[]");
+    w.write(".claude/settings.json", "{\"enabledPlugins\": {\"review@mkt\": true}}\n");
+    let listed: serde_json::Value =
+        serde_json::from_str(&w.ok(&["agent-skill", "list", "claude-code", "--json"])).unwrap();
+    assert_eq!(listed, serde_json::json!([{"name": "review:pr", "setting": "on", "own": "review@mkt"}]));
+    assert_eq!(budget_fate(&w, "claude-code", "review:pr"), "full");
+    w.ok(&["agent-skill", "off", "claude-code", "review:pr"]);
+    assert_eq!(budget_fate(&w, "claude-code", "review:pr"), "hidden");
+    assert_eq!(budget_fate(&w, "claude-code", "deploy"), "full");
 }

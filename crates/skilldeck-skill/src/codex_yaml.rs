@@ -30,17 +30,38 @@ const TOOL_TEXT: &[(&str, bool, usize)] = &[
 /// Every problem Codex would find in the text of `agents/openai.yaml`, as warnings whose
 /// `file` argument is [`PATH`].
 pub fn check(text: &str) -> Vec<Diagnostic> {
-    let mut c = Check(Vec::new());
+    checked(text).0.0
+}
+
+/// Whether Codex lets the model invoke the skill on its own, by the text of its
+/// `agents/openai.yaml`: `false` only when the file is read whole (Codex ignores a file that
+/// does not parse into its shape) and says `policy.allow_implicit_invocation: false`. Such a
+/// skill is left out of the skills list Codex gives the model
+/// (`SkillLoadOutcome::allowed_skills_for_implicit_invocation` in
+/// `codex-rs/core-skills/src/model.rs`, used by `build_available_skills` in `render.rs`); the
+/// user still invokes it by name (`$skill`).
+pub fn implicit_invocation(text: &str) -> bool {
+    let (c, root) = checked(text);
+    if c.1 {
+        return true;
+    }
+    let policy = root.as_ref().and_then(|m| m.get("policy")).and_then(Value::as_mapping);
+    policy.and_then(|p| p.get("allow_implicit_invocation")).and_then(Value::as_bool) != Some(false)
+}
+
+/// The check's findings, and the root mapping when the file has one.
+fn checked(text: &str) -> (Check, Option<Mapping>) {
+    let mut c = Check(Vec::new(), false);
     let root = match serde_yaml_ng::from_str::<Value>(text) {
         Ok(Value::Mapping(m)) => m,
-        Ok(Value::Null) => return Vec::new(),
+        Ok(Value::Null) => return (c, None),
         Ok(other) => {
             c.whole("the file", &format!("is a {}, not a mapping", kind_of(&other)));
-            return c.0;
+            return (c, None);
         }
         Err(e) => {
             c.whole("the file", &format!("is not YAML ({e})"));
-            return c.0;
+            return (c, None);
         }
     };
     for (k, v) in &root {
@@ -55,7 +76,7 @@ pub fn check(text: &str) -> Vec<Diagnostic> {
             }
         }
     }
-    c.0
+    (c, Some(root))
 }
 
 fn diag(code: DiagCode, field: &str, msg: String) -> Diagnostic {
@@ -65,11 +86,13 @@ fn diag(code: DiagCode, field: &str, msg: String) -> Diagnostic {
         .arg("agent", "codex")
 }
 
-struct Check(Vec<Diagnostic>);
+/// The diagnostics found, and whether Codex ignores the whole file.
+struct Check(Vec<Diagnostic>, bool);
 
 impl Check {
     /// A problem that makes Codex ignore the whole file.
     fn whole(&mut self, field: &str, what: &str) {
+        self.1 = true;
         let msg = format!("`{field}` {what}, so Codex ignores the whole file");
         self.0.push(diag(DiagCode::FieldValueInvalid, field, msg));
     }
@@ -173,4 +196,37 @@ fn under_assets(p: &str) -> bool {
 
 fn is_hex_color(c: &str) -> bool {
     c.len() == 7 && c.starts_with('#') && c[1..].chars().all(|ch| ch.is_ascii_hexdigit())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `policy.allow_implicit_invocation` as Codex reads it (`resolve_policy` in
+    /// `codex-rs/core-skills/src/loader.rs`: absent means allowed; a file that does not
+    /// deserialize is ignored whole, so its `false` is never read).
+    #[test]
+    fn implicit_invocation_is_off_only_when_the_whole_file_reads_and_says_false() {
+        let cases: &[(&str, bool)] = &[
+            ("", true),
+            ("policy:\n  allow_implicit_invocation: false\n", false),
+            ("policy:\n  allow_implicit_invocation: true\n", true),
+            ("policy:\n  products: [codex-cli]\n", true),
+            ("interface:\n  display_name: Deploy\npolicy:\n  allow_implicit_invocation: false\n", false),
+            // A quoted "false" is text, not a bool: Codex ignores the whole file.
+            ("policy:\n  allow_implicit_invocation: \"false\"\n", true),
+            // A wrong kind elsewhere makes Codex drop the file, its policy with it.
+            ("interface: [1]\npolicy:\n  allow_implicit_invocation: false\n", true),
+            ("policy: [\n", true),
+            // An over-long value is dropped alone: the policy still holds.
+            (
+                "interface:\n  display_name: XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX\npolicy:\n  \
+                 allow_implicit_invocation: false\n",
+                false,
+            ),
+        ];
+        for (text, allowed) in cases {
+            assert_eq!(implicit_invocation(text), *allowed, "{text}");
+        }
+    }
 }

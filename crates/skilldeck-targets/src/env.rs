@@ -8,6 +8,10 @@ use std::path::{Path, PathBuf};
 /// The variables a known tool honours for where its folders are.
 pub const VARS: [&str; 3] = ["CODEX_HOME", "CLAUDE_CONFIG_DIR", "XDG_CONFIG_HOME"];
 
+/// The variables an agent honours for the size of its skills listing (Claude Code's
+/// `SLASH_COMMAND_TOOL_CHAR_BUDGET`, see `budget::claude`).
+pub const BUDGET_VARS: [&str; 1] = ["SLASH_COMMAND_TOOL_CHAR_BUDGET"];
+
 /// The home folder and the variables in `VARS` that are set and non-empty.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Env {
@@ -16,11 +20,12 @@ pub struct Env {
 }
 
 impl Env {
-    /// `$HOME` (else the platform's idea of home) and the variables in `VARS`.
+    /// `$HOME` (else the platform's idea of home) and the variables in `VARS` and
+    /// `BUDGET_VARS`.
     pub fn from_process() -> Self {
         let set = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
         let home = set("HOME").map(PathBuf::from).or_else(dirs::home_dir);
-        let vars = VARS.iter().filter_map(|k| set(k).map(|v| ((*k).to_owned(), v))).collect();
+        let vars = VARS.iter().chain(&BUDGET_VARS).filter_map(|k| set(k).map(|v| ((*k).to_owned(), v))).collect();
         Self { home, vars }
     }
 
@@ -43,6 +48,11 @@ impl Env {
     /// A variable's value as a path, when set and non-empty.
     pub fn var(&self, name: &str) -> Option<PathBuf> {
         self.vars.get(name).map(PathBuf::from)
+    }
+
+    /// A variable's value as text, when set, non-empty and valid UTF-8.
+    pub fn var_text(&self, name: &str) -> Option<String> {
+        self.vars.get(name).and_then(|v| v.to_str()).map(str::to_owned)
     }
 
     /// `~` and `~/…` made absolute under home; anything else unchanged.

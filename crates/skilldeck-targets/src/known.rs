@@ -59,6 +59,10 @@ pub struct KnownTool {
     pub project: &'static [&'static str],
     /// The environment variables that move its folders.
     pub env: &'static [&'static str],
+    /// The other targets whose folders this agent reads too (`agents`: the shared
+    /// `.agents/skills` folders; `claude-code`: `.claude/skills`), as its own documentation or
+    /// source says: one skill in two of them reaches it twice.
+    pub also: &'static [&'static str],
 }
 
 /// Every known tool, in the order they are listed.
@@ -73,11 +77,15 @@ pub const KNOWN: &[KnownTool] = &[
         user: PathRule::EnvOrHome { var: "CLAUDE_CONFIG_DIR", home_rel: ".claude", sub: "skills" },
         project: &[".claude/skills"],
         env: &["CLAUDE_CONFIG_DIR"],
+        also: &[],
     },
     // Codex: skills in $CODEX_HOME/skills (default ~/.codex/skills), and at repo scope
     // .agents/skills (developers.openai.com/codex/skills; confirmed: openai/codex docs and the
     // discussion #9682 / just-every/code#540 quoting "USER $HOME/.agents/skills, REPO .agents/skills",
-    // with ~/.codex/skills kept for compatibility).
+    // with ~/.codex/skills kept for compatibility). Source: `skill_roots_from_layer_stack_inner`
+    // and `repo_agents_skill_roots` in codex-rs/core-skills/src/loader.rs read $CODEX_HOME/skills,
+    // ~/.agents/skills and every .agents/skills from the project root down to the working folder
+    // (plus its own system skills, see budget/own.rs): so it also reads the `agents` folders.
     KnownTool {
         id: "codex",
         name: "Codex",
@@ -85,6 +93,7 @@ pub const KNOWN: &[KnownTool] = &[
         user: PathRule::EnvOrHome { var: "CODEX_HOME", home_rel: ".codex", sub: "skills" },
         project: &[".agents/skills"],
         env: &["CODEX_HOME"],
+        also: &["agents"],
     },
     // The cross-agent folders ~/.agents/skills and <project>/.agents/skills, read by Codex,
     // Gemini CLI, OpenCode, GitHub Copilot, Cursor and Windsurf (confirmed in opencode.ai/docs/skills,
@@ -96,6 +105,7 @@ pub const KNOWN: &[KnownTool] = &[
         user: PathRule::Home(".agents/skills"),
         project: &[".agents/skills"],
         env: &[],
+        also: &[],
     },
     // Cursor: ~/.cursor/skills and .cursor/skills (cursor.com/docs/context/skills describes
     // discovery; the paths were confirmed only from pages quoting it, e.g. brooks-lint's setup).
@@ -106,9 +116,13 @@ pub const KNOWN: &[KnownTool] = &[
         user: PathRule::Home(".cursor/skills"),
         project: &[".cursor/skills"],
         env: &[],
+        also: &[],
     },
     // Gemini CLI: "User Skills ~/.gemini/skills/ … Workspace Skills .gemini/skills/"
-    // (geminicli.com/docs/cli/using-agent-skills; confirmed).
+    // (geminicli.com/docs/cli/using-agent-skills; confirmed). It also reads the `.agents/skills`
+    // alias at both levels (`SkillManager.discoverSkills` in packages/core/src/skills/
+    // skillManager.ts of google-gemini/gemini-cli: `getUserAgentSkillsDir`,
+    // `getProjectAgentSkillsDir`).
     KnownTool {
         id: "gemini-cli",
         name: "Gemini CLI",
@@ -116,10 +130,14 @@ pub const KNOWN: &[KnownTool] = &[
         user: PathRule::Home(".gemini/skills"),
         project: &[".gemini/skills"],
         env: &[],
+        also: &["agents"],
     },
     // OpenCode: "Global config ~/.config/opencode/skills/<name>/SKILL.md; Project config
     // .opencode/skills/<name>/SKILL.md" (opencode.ai/docs/skills; confirmed). XDG_CONFIG_HOME
-    // moving ~/.config follows OpenCode's XDG layout (not stated on that page).
+    // moving ~/.config follows OpenCode's XDG layout (not stated on that page). The same page's
+    // "Discovery" table: "Global compatibility ~/.claude/skills, ~/.agents/skills … Project
+    // compatibility .claude/skills, .agents/skills": it also reads Claude Code's and the shared
+    // folders.
     KnownTool {
         id: "opencode",
         name: "OpenCode",
@@ -127,9 +145,13 @@ pub const KNOWN: &[KnownTool] = &[
         user: PathRule::XdgConfig("opencode/skills"),
         project: &[".opencode/skills"],
         env: &["XDG_CONFIG_HOME"],
+        also: &["claude-code", "agents"],
     },
     // GitHub Copilot: project .github/skills (or .claude/skills, .agents/skills), personal
-    // ~/.copilot/skills (docs.github.com/en/copilot/.../add-skills; confirmed).
+    // ~/.copilot/skills (docs.github.com/en/copilot/.../add-skills; confirmed). It reads all
+    // three at each level: "project skills … .github/skills, .claude/skills, or .agents/skills
+    // … personal skills … ~/.copilot/skills, ~/.claude/skills, or ~/.agents/skills"
+    // (docs.github.com/en/copilot/how-tos/use-copilot-agents/cloud-agent/create-skills).
     KnownTool {
         id: "github-copilot",
         name: "GitHub Copilot",
@@ -137,6 +159,7 @@ pub const KNOWN: &[KnownTool] = &[
         user: PathRule::Home(".copilot/skills"),
         project: &[".github/skills"],
         env: &[],
+        also: &["claude-code", "agents"],
     },
     // Windsurf: project .windsurf/skills, user ~/.codeium/windsurf/skills (not ~/.windsurf)
     // (docs.windsurf.com/windsurf/cascade/skills; confirmed from pages quoting it).
@@ -147,6 +170,7 @@ pub const KNOWN: &[KnownTool] = &[
         user: PathRule::Home(".codeium/windsurf/skills"),
         project: &[".windsurf/skills"],
         env: &[],
+        also: &[],
     },
     // Goose: global ~/.config/goose/skills (block.github.io/goose/docs/guides/context-engineering/
     // using-skills; confirmed). Project .goose/skills: from dyoshikawa/rulesync#1115; the docs
@@ -158,6 +182,7 @@ pub const KNOWN: &[KnownTool] = &[
         user: PathRule::XdgConfig("goose/skills"),
         project: &[".goose/skills"],
         env: &["XDG_CONFIG_HOME"],
+        also: &[],
     },
     // Cline: project .cline/skills (or .clinerules/skills), global ~/.cline/skills
     // (docs.cline.bot/customization/skills "Where skills live"; confirmed).
@@ -168,6 +193,7 @@ pub const KNOWN: &[KnownTool] = &[
         user: PathRule::Home(".cline/skills"),
         project: &[".cline/skills"],
         env: &[],
+        also: &[],
     },
     // Roo Code: project .roo/skills (docs.roocode.com/features/skills; confirmed), global
     // ~/.roo/skills (RooCodeInc/Roo-Code#10513; the docs page excerpt did not show it).
@@ -178,6 +204,7 @@ pub const KNOWN: &[KnownTool] = &[
         user: PathRule::Home(".roo/skills"),
         project: &[".roo/skills"],
         env: &[],
+        also: &[],
     },
     // Kilo Code: ~/.kilocode/skills and .kilocode/skills. kilo.ai/docs/features/skills was
     // found but its excerpt named no folders: NOT confirmed.
@@ -188,6 +215,7 @@ pub const KNOWN: &[KnownTool] = &[
         user: PathRule::Home(".kilocode/skills"),
         project: &[".kilocode/skills"],
         env: &[],
+        also: &[],
     },
 ];
 
@@ -208,6 +236,17 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), KNOWN.len());
+    }
+
+    #[test]
+    fn the_folders_an_agent_also_reads_are_known_targets() {
+        for t in KNOWN {
+            for other in t.also {
+                assert!(by_id(other).is_some() && *other != t.id, "{} also reads {other}", t.id);
+            }
+        }
+        assert_eq!(by_id("github-copilot").map(|t| t.also), Some(&["claude-code", "agents"][..]));
+        assert_eq!(by_id("claude-code").map(|t| t.also), Some(&[][..]), "Claude Code reads no .agents/skills");
     }
 
     #[test]

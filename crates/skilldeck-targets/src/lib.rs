@@ -7,6 +7,7 @@
 //! unless asked, after a copy is kept).
 
 pub mod adopt;
+pub mod agent_fields;
 pub mod budget;
 pub mod config;
 pub mod config_edit;

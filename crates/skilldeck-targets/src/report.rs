@@ -1,12 +1,16 @@
 //! What `skilldeck targets` and the desktop app's Agents view show: every target, its folders,
-//! and each skill's state in each folder, with counts by state. Reads only; changes nothing.
+//! and each skill's state in each folder, with counts by state; for the agents whose reading
+//! is known, the fields each skill has that the agent ignores or rejects; and the skill names
+//! found twice among the folders one agent reads. Reads only; changes nothing.
 
+use crate::agent_fields::{self, agent_for_target};
 use crate::record::{self, Records};
 use crate::source::{WantedSet, chosen_for};
 use crate::state::{self, Observed, SkillState};
 use crate::target::{Folder, Target, synced_by_default};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// One folder of a target, with each skill's state there.
 #[derive(Debug, Clone, Serialize)]
@@ -45,20 +49,41 @@ pub struct TargetReport {
     pub auto: bool,
     /// Its folders.
     pub folders: Vec<FolderReport>,
+    /// Skill names found in two or more folders this target's agent reads (its own and the
+    /// ones it also reads: `known::KnownTool::also`): the agent meets the skill twice.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub duplicates: Vec<Duplicate>,
+}
+
+/// One skill name in more than one folder an agent reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Duplicate {
+    /// The skill's (folder) name.
+    pub name: String,
+    /// The folders holding it.
+    pub folders: Vec<PathBuf>,
 }
 
 /// Reads every folder of every target against the chosen skills and the ownership records.
 /// A folder that cannot be read carries its error; the others are read all the same.
 pub fn report(targets: Vec<Target>, wanted: &WantedSet, records: &Records) -> Vec<TargetReport> {
-    targets
+    let mut out: Vec<TargetReport> = targets
         .into_iter()
         .map(|t| {
+            let agent = agent_for_target(&t.id);
             let folders = t
                 .folders
                 .iter()
                 .map(|f| {
                     let takes = crate::source::narrow(wanted, f).into_keys().collect();
-                    folder_report(f.clone(), synced_by_default(&t, f), &chosen_for(&t, f, wanted), takes, records)
+                    let mut r =
+                        folder_report(f.clone(), synced_by_default(&t, f), &chosen_for(&t, f, wanted), takes, records);
+                    if let Some(agent) = agent {
+                        for s in r.skills.iter_mut().filter(|s| s.state != SkillState::Missing) {
+                            s.agent_fields = agent_fields::check(agent, &r.folder.path.join(&s.name));
+                        }
+                    }
+                    r
                 })
                 .collect();
             TargetReport {
@@ -69,8 +94,43 @@ pub fn report(targets: Vec<Target>, wanted: &WantedSet, records: &Records) -> Ve
                 off: t.off,
                 auto: t.auto,
                 folders,
+                duplicates: Vec::new(),
             }
         })
+        .collect();
+    let duplicates: Vec<Vec<Duplicate>> = out.iter().map(|t| duplicates(t, &out)).collect();
+    for (t, d) in out.iter_mut().zip(duplicates) {
+        t.duplicates = d;
+    }
+    out
+}
+
+/// The folders `t`'s agent reads: its own, then those of the targets it also reads (each
+/// folder once).
+pub fn folders_read<'a>(t: &'a TargetReport, all: &'a [TargetReport]) -> Vec<&'a FolderReport> {
+    let also = crate::known::by_id(&t.id).map(|k| k.also).unwrap_or_default();
+    let others = all.iter().filter(|o| also.contains(&o.id.as_str()));
+    let mut out: Vec<&FolderReport> = Vec::new();
+    for f in std::iter::once(t).chain(others).flat_map(|r| &r.folders) {
+        if !out.iter().any(|o| o.folder.path == f.folder.path) {
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// The skill names present in two or more of the folders `t`'s agent reads.
+fn duplicates(t: &TargetReport, all: &[TargetReport]) -> Vec<Duplicate> {
+    let mut by_name: BTreeMap<&str, Vec<PathBuf>> = BTreeMap::new();
+    for f in folders_read(t, all) {
+        for s in f.skills.iter().filter(|s| s.state != SkillState::Missing) {
+            by_name.entry(&s.name).or_default().push(f.folder.path.clone());
+        }
+    }
+    by_name
+        .into_iter()
+        .filter(|(_, f)| f.len() > 1)
+        .map(|(name, folders)| Duplicate { name: name.to_owned(), folders })
         .collect()
 }
 

@@ -66,6 +66,10 @@ pub struct Observed {
     /// Whether the entry there is a symbolic link (always foreign).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub link: bool,
+    /// The fields the target's agent will ignore or reject (filled by `report`, for the agents
+    /// whose reading is known; empty elsewhere).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub agent_fields: Vec<crate::agent_fields::FieldVerdict>,
     /// The record entry it matched (internal: what a replacement replaces).
     #[serde(skip)]
     pub owned: Option<Owned>,
@@ -212,6 +216,7 @@ pub fn survey_with(
             digest: None,
             extras: Vec::new(),
             link: *kind == Kind::Link,
+            agent_fields: Vec::new(),
             owned: None,
             seen: None,
             edited_export: None,
@@ -291,6 +296,7 @@ pub fn survey_with(
                 digest: None,
                 extras: Vec::new(),
                 link: false,
+                agent_fields: Vec::new(),
                 owned: None,
                 seen: None,
                 edited_export: None,

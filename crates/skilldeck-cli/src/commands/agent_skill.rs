@@ -7,7 +7,7 @@ use crate::output::Outcome;
 use anyhow::Context as _;
 use clap::Subcommand;
 use skilldeck_mcp::switches::{self, Agent, Switch, SwitchPlan};
-use skilldeck_targets::budget::overrides;
+use skilldeck_targets::budget::{overrides, own};
 use skilldeck_targets::env::Env;
 use std::path::PathBuf;
 
@@ -55,7 +55,8 @@ pub enum AgentSkillAction {
         #[arg(long)]
         dry_run: bool,
     },
-    /// The skills AGENT's settings switch, and how.
+    /// The skills AGENT's settings switch, and how, and the agent's own skills (Codex's
+    /// system skills, the skills of Claude Code's enabled plugins) with theirs.
     List {
         /// claude-code or codex.
         #[arg(value_parser = parse_agent)]
@@ -112,21 +113,64 @@ fn execute(plan: &SwitchPlan, dry_run: bool) -> anyhow::Result<Outcome> {
         None => crate::output::outln!("{agent}: did {what} in {path}"),
     }
     crate::output::outln!("{agent} reads it when it starts a new session.");
+    if plan.agent == Agent::Codex && plan.to == Switch::Off {
+        let file = settings_file(plan.agent)?;
+        if own_skills(plan.agent, &file).iter().any(|o| o.name == plan.skill) {
+            crate::output::outln!(
+                "{} is one of Codex's system skills: Codex puts its files back at each start, and this setting keeps \
+                 it out all the same.",
+                plan.skill
+            );
+        }
+    }
     Ok(Outcome::Ok)
 }
 
+/// One row of `list`: a skill the settings name, or one of the agent's own skills.
+#[derive(Debug, serde::Serialize)]
+struct Row {
+    name: String,
+    setting: Switch,
+    /// For the agent's own skills: `system` (Codex) or the plugin's id (Claude Code).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    own: Option<String>,
+}
+
+/// The agent's own skills (Codex's system skills, Claude Code's enabled plugins' skills);
+/// a warning on standard error, and none, when they cannot be read.
+fn own_skills(agent: Agent, file: &std::path::Path) -> Vec<own::OwnSkill> {
+    let env = Env::from_process();
+    let got = match agent {
+        Agent::Codex => overrides::codex(file).map(|c| own::codex_system(&env, !c.bundled_off)),
+        Agent::ClaudeCode => own::claude_plugin_skills(&env, None),
+    };
+    got.unwrap_or_else(|e| {
+        eprintln!("warning: {e}");
+        Vec::new()
+    })
+}
+
 fn list(agent: Agent, json: bool) -> anyhow::Result<Outcome> {
-    let all = switches::list(agent, &settings_file(agent)?)?;
+    let file = settings_file(agent)?;
+    let switched = switches::list(agent, &file)?;
+    let own = own_skills(agent, &file);
+    let from = |name: &str| own.iter().find(|o| o.name == name).map(|o| o.from.clone());
+    let mut rows: Vec<Row> = switched.iter().map(|(n, s)| Row { name: n.clone(), setting: *s, own: from(n) }).collect();
+    for o in &own {
+        if !rows.iter().any(|r| r.name == o.name) {
+            rows.push(Row { name: o.name.clone(), setting: Switch::On, own: Some(o.from.clone()) });
+        }
+    }
     if json {
-        let rows: Vec<_> = all.iter().map(|(n, s)| serde_json::json!({ "name": n, "setting": s })).collect();
         crate::output::json(&rows)?;
         return Ok(Outcome::Ok);
     }
-    if all.is_empty() {
-        crate::output::outln!("{}'s settings switch no skill.", agent.name());
+    if rows.is_empty() {
+        crate::output::outln!("{}'s settings switch no skill, and it has no skills of its own.", agent.name());
     }
-    for (name, s) in &all {
-        crate::output::outln!("{:<20} {name}", s.as_str());
+    for r in &rows {
+        let own = r.own.as_deref().map(|o| format!("  ({o})")).unwrap_or_default();
+        crate::output::outln!("{:<20} {}{own}", r.setting.as_str(), r.name);
     }
     Ok(Outcome::Ok)
 }

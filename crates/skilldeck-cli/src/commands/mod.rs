@@ -22,6 +22,7 @@ pub mod show;
 pub mod sources;
 pub mod switch;
 pub mod targets;
+pub mod targets_window;
 pub mod transfer;
 pub mod trust;
 pub mod validate;

@@ -4,6 +4,7 @@
 use crate::context::Ctx;
 use crate::output::Outcome;
 use anyhow::Context as _;
+use skilldeck_targets::agent_fields::Verdict;
 use skilldeck_targets::config::TargetsConfig;
 use skilldeck_targets::env::Env;
 use skilldeck_targets::export::Exports;
@@ -105,7 +106,24 @@ pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
                     (None, None) => String::new(),
                 };
                 crate::output::outln!("    {:<11} {}{rev}", s.state.as_str(), s.name);
+                for v in &s.agent_fields {
+                    let verdict = match v.verdict {
+                        Verdict::Ignored => "ignored",
+                        Verdict::Invalid => "invalid",
+                    };
+                    crate::output::outln!("      {verdict}: {}", v.why);
+                }
             }
+        }
+        for d in &t.duplicates {
+            let folders: Vec<String> = d.folders.iter().map(|f| f.display().to_string()).collect();
+            crate::output::outln!(
+                "  warning: {} is in {}, each read by {}: it meets the skill twice (or one copy hides the \
+                 other); keep it in one",
+                d.name,
+                folders.join(" and "),
+                t.name
+            );
         }
     }
     Ok(Outcome::Ok)
@@ -139,8 +157,20 @@ fn meter(used: usize, budget: usize) -> String {
     format!("[{}{}]", mark.to_string().repeat(filled), ".".repeat(CELLS - filled))
 }
 
+/// Why a skill is not in the listing, in a few words.
+fn hidden_why(by: skilldeck_targets::budget::rules::HiddenBy) -> &'static str {
+    use skilldeck_targets::budget::rules::HiddenBy;
+    match by {
+        HiddenBy::UserInvokedOnly => "user-invoked only: disable-model-invocation",
+        HiddenBy::NoImplicitInvocation => "user-invoked only: agents/openai.yaml allow_implicit_invocation false",
+        HiddenBy::SettingUserOnly => "user-invocable-only in the agent's settings",
+        HiddenBy::SettingOff => "switched off in the agent's settings",
+    }
+}
+
 fn print_budget(b: &skilldeck_targets::budget::TargetBudget) -> anyhow::Result<()> {
     use skilldeck_targets::budget::Shown;
+    use skilldeck_targets::budget::rules::Found;
     let s = &b.simulated;
     let unit = s.unit.as_str();
     let window = match (b.context_window, b.window_configured) {
@@ -148,23 +178,37 @@ fn print_budget(b: &skilldeck_targets::budget::TargetBudget) -> anyhow::Result<(
         (Some(w), false) => format!("{w}-token window (default; set [targets.{}] context_window)", b.target),
         (None, _) => "window unknown".to_owned(),
     };
+    let window = match &b.budget_setting {
+        Some(set) => format!("budget set by {} (in place of the window's share)", set.from),
+        None => window,
+    };
     let pct = (s.full * 100).checked_div(s.budget).unwrap_or(0);
     crate::output::outln!("{} ({}) — {window}", b.name, b.target);
-    crate::output::outln!(
-        "  {} {} of {} {unit} with every description whole ({pct}%)",
-        meter(s.full, s.budget),
-        s.full,
-        s.budget
-    );
+    if b.rule == skilldeck_targets::budget::Rule::Gemini {
+        crate::output::outln!("  {} {unit}, every description whole: no cap, nothing shortened", s.full);
+    } else {
+        crate::output::outln!(
+            "  {} {} of {} {unit} with every description whole ({pct}%)",
+            meter(s.full, s.budget),
+            s.full,
+            s.budget
+        );
+    }
     if let Some(e) = &b.settings_error {
         crate::output::outln!("  warning: {e}");
     }
     let mut by_state: std::collections::BTreeMap<&str, Vec<String>> = std::collections::BTreeMap::new();
     for k in &s.skills {
         let shown = if b.by_use { k.worst } else { k.best };
+        let own = match k.found {
+            Found::System => " [system]",
+            Found::Plugin => " [plugin]",
+            Found::Repo | Found::User => "",
+        };
         let label = match shown {
-            Shown::Shortened { kept, of } => format!("{} ({kept} of {of} chars)", k.name),
-            _ => k.name.clone(),
+            Shown::Shortened { kept, of } => format!("{}{own} ({kept} of {of} chars)", k.name),
+            Shown::Hidden { by } => format!("{}{own} ({})", k.name, hidden_why(by)),
+            _ => format!("{}{own}", k.name),
         };
         by_state.entry(shown.as_str()).or_default().push(label);
     }

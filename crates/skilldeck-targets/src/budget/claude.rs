@@ -17,7 +17,7 @@
 //! How an entry is written is not published: it is estimated as `- name: description` and a
 //! line end, and a name-only entry as `- name` and a line end.
 
-use crate::budget::rules::{HiddenBy, Listed, Override, Shown, Simulated, SkillBudget, Unit};
+use crate::budget::rules::{Found, HiddenBy, Listed, Override, Shown, Simulated, SkillBudget, Unit};
 
 /// The context window assumed when none is configured, in tokens (the 200K window of Claude
 /// Code's default models).
@@ -66,7 +66,7 @@ impl Entry {
 }
 
 /// A skill whose description the budget may drop (its entry), or its fixed fate and cost.
-type Row = (String, Result<Entry, (Shown, usize)>);
+type Row = (String, Found, Result<Entry, (Shown, usize)>);
 
 /// What Claude Code's rule does to `skills` with a budget of `budget` characters.
 pub fn simulate(skills: &[Listed], budget: usize) -> Simulated {
@@ -88,10 +88,10 @@ pub fn simulate(skills: &[Listed], budget: usize) -> Simulated {
                 Ok(Entry { name_cost, chars, capped: chars.min(MAX_DESCRIPTION) })
             }
         };
-        rows.push((l.name.clone(), row));
+        rows.push((l.name.clone(), l.found, row));
     }
-    let fixed_cost: usize = rows.iter().filter_map(|(_, r)| r.as_ref().err().map(|f| f.1)).sum();
-    let entries: Vec<&Entry> = rows.iter().filter_map(|(_, r)| r.as_ref().ok()).collect();
+    let fixed_cost: usize = rows.iter().filter_map(|(_, _, r)| r.as_ref().err().map(|f| f.1)).sum();
+    let entries: Vec<&Entry> = rows.iter().filter_map(|(_, _, r)| r.as_ref().ok()).collect();
     let names_only = fixed_cost + entries.iter().map(|e| e.name_cost).sum::<usize>();
     let full = names_only + entries.iter().map(|e| e.extra()).sum::<usize>();
     let over = full.saturating_sub(budget);
@@ -106,8 +106,8 @@ pub fn simulate(skills: &[Listed], budget: usize) -> Simulated {
 
     let out = rows
         .into_iter()
-        .map(|(name, row)| match row {
-            Err((shown, cost)) => SkillBudget { name, best: shown, worst: shown, cost, name_cost: cost },
+        .map(|(name, found, row)| match row {
+            Err((shown, cost)) => SkillBudget { name, best: shown, worst: shown, cost, name_cost: cost, found },
             Ok(e) => {
                 let cost = e.name_cost + e.extra();
                 let (best, worst) = if over == 0 || e.extra() == 0 {
@@ -117,7 +117,7 @@ pub fn simulate(skills: &[Listed], budget: usize) -> Simulated {
                 } else {
                     (Shown::NameOnly, Shown::NameOnly)
                 };
-                SkillBudget { name, best, worst, cost, name_cost: e.name_cost }
+                SkillBudget { name, best, worst, cost, name_cost: e.name_cost, found }
             }
         })
         .collect();
@@ -155,7 +155,6 @@ fn drop_until(extras: &[usize], over: usize, largest: bool) -> (Vec<bool>, usize
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::budget::rules::Found;
 
     fn skill(name: &str, description_chars: usize) -> Listed {
         Listed {
@@ -163,6 +162,7 @@ mod tests {
             description: "d".repeat(description_chars),
             when_to_use: None,
             model_invocable: true,
+            implicit_invocation: true,
             setting: Override::On,
             found: Found::User,
             skill_md: format!("/h/.claude/skills/{name}/SKILL.md").into(),

@@ -16,9 +16,12 @@
 //! Codex's `SkillFrontmatter` (`core-skills/src/loader.rs`) reads neither
 //! `disable-model-invocation` nor `when_to_use`: such a skill is listed like any other. Its
 //! own switch is `[[skills.config]]` with `enabled = false` in `config.toml`
-//! (`core-skills/src/config_rules.rs`). Not modelled: the shorter path aliases Codex tries
-//! when the absolute paths do not fit (they can only leave more room), and
-//! `agents/openai.yaml`'s `policy.allow_implicit_invocation: false`.
+//! (`core-skills/src/config_rules.rs`). Only the skills
+//! `SkillLoadOutcome::allowed_skills_for_implicit_invocation` keeps are listed
+//! (`core-skills/src/model.rs`): enabled ones whose `agents/openai.yaml` does not say
+//! `policy.allow_implicit_invocation: false`; the others cost nothing and the model never
+//! sees them (the user still invokes them with `$name`). Not modelled: the shorter path
+//! aliases Codex tries when the absolute paths do not fit (they can only leave more room).
 //! The default window is the 272,000 tokens of Codex's fallback model metadata
 //! (`codex-rs/models-manager/src/model_info.rs`).
 
@@ -82,7 +85,8 @@ impl Line<'_> {
 pub fn simulate(skills: &[Listed], unit: Unit, budget: usize) -> Simulated {
     let mut ordered: Vec<&Listed> = skills.iter().collect();
     ordered.sort_by(|a, b| a.found.cmp(&b.found).then_with(|| a.name.cmp(&b.name)).then(a.skill_md.cmp(&b.skill_md)));
-    let (off, listed): (Vec<&Listed>, Vec<&Listed>) = ordered.into_iter().partition(|l| l.setting == Override::Off);
+    let (off, listed): (Vec<&Listed>, Vec<&Listed>) =
+        ordered.into_iter().partition(|l| l.setting == Override::Off || !l.implicit_invocation);
     let lines: Vec<Line<'_>> = listed
         .iter()
         .map(|&skill| {
@@ -138,15 +142,13 @@ pub fn simulate(skills: &[Listed], unit: Unit, budget: usize) -> Simulated {
             worst: s,
             cost: l.cost_with(unit, l.chars()),
             name_cost: l.bare_cost(unit),
+            found: l.skill.found,
         })
         .collect();
-    let hidden = Shown::Hidden { by: HiddenBy::SettingOff };
-    out.extend(off.iter().map(|l| SkillBudget {
-        name: l.name.clone(),
-        best: hidden,
-        worst: hidden,
-        cost: 0,
-        name_cost: 0,
+    out.extend(off.iter().map(|l| {
+        let by = if l.setting == Override::Off { HiddenBy::SettingOff } else { HiddenBy::NoImplicitInvocation };
+        let hidden = Shown::Hidden { by };
+        SkillBudget { name: l.name.clone(), best: hidden, worst: hidden, cost: 0, name_cost: 0, found: l.found }
     }));
     Simulated { unit, budget, full, names_only, used, squeezed: (squeezed, squeezed), skills: out }
 }
@@ -189,6 +191,7 @@ mod tests {
             description: description.to_owned(),
             when_to_use: None,
             model_invocable: true,
+            implicit_invocation: true,
             setting: Override::On,
             found,
             skill_md: format!("/s/{name}/SKILL.md").into(),
@@ -253,6 +256,26 @@ mod tests {
         assert_eq!(s.skills[0].name, "manual");
         assert_eq!(s.skills[0].best, Shown::Full);
         assert_eq!(s.skills[1].best, Shown::Hidden { by: HiddenBy::SettingOff });
+    }
+
+    #[test]
+    fn a_skill_codex_may_not_invoke_on_its_own_is_not_listed_and_costs_nothing() {
+        let mut explicit = skill("explicit", "desc", Found::User);
+        explicit.implicit_invocation = false;
+        let plain = skill("plain", "desc", Found::User);
+        let s = simulate(&[explicit, plain], Unit::Chars, 8_000);
+        assert_eq!(s.skills[0].name, "plain");
+        assert_eq!(s.skills[1].best, Shown::Hidden { by: HiddenBy::NoImplicitInvocation });
+        assert_eq!(s.full, bare("plain") + 5, "only the listed line: its description and a space");
+    }
+
+    #[test]
+    fn system_skills_come_after_the_users_and_are_left_out_first() {
+        let system = skill("a-system-skill", "desc", Found::System);
+        let user = skill("z-user-skill", "desc", Found::User);
+        let s = simulate(&[system, user], Unit::Chars, bare("z-user-skill"));
+        assert_eq!((s.skills[0].name.as_str(), s.skills[0].best), ("z-user-skill", Shown::NameOnly));
+        assert_eq!((s.skills[1].found, s.skills[1].best), (Found::System, Shown::Omitted));
     }
 
     #[test]

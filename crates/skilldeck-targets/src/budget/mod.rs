@@ -3,13 +3,16 @@
 //! left out, by that agent's published rule and its context window. Reads only.
 //!
 //! `rules` holds what is shared (a skill as the listing reads it, its fate, the agents whose
-//! rule is known and where each rule comes from), `claude` and `codex` the two agents' rules,
-//! `overrides` what the agents' own settings switch off, and `per_target` gathers a target's
+//! rule is known and where each rule comes from), `claude`, `codex` and `gemini` the agents' rules,
+//! `overrides` what the agents' own settings switch off (and budgets they set), `own` the
+//! agents' own skills (Codex's system skills, Claude Code's plugins' skills), and `per_target` gathers a target's
 //! skills from its folders and runs its rule.
 
 pub mod claude;
 pub mod codex;
+pub mod gemini;
 pub mod overrides;
+pub mod own;
 pub mod per_target;
 pub mod rules;
 

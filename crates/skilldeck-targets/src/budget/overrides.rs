@@ -5,7 +5,7 @@
 //! Codex's `[[skills.config]]` entries in `config.toml`, each with a `name` (or a `path`) and
 //! `enabled` (`codex-rs/core-skills/src/config_rules.rs` of `openai/codex`).
 
-use crate::budget::rules::Override;
+use crate::budget::rules::{Override, Unit};
 use crate::env::Env;
 use crate::known::PathRule;
 use std::collections::BTreeMap;
@@ -22,6 +22,30 @@ pub fn codex_config(env: &Env) -> Option<PathBuf> {
     PathRule::EnvOrHome { var: "CODEX_HOME", home_rel: ".codex", sub: "config.toml" }.resolve(env)
 }
 
+/// A listing budget an agent's own settings set, in place of its share of the context window.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct BudgetSetting {
+    /// The budget, in `unit`.
+    pub size: usize,
+    /// Its unit.
+    pub unit: Unit,
+    /// The setting, as written (`SLASH_COMMAND_TOOL_CHAR_BUDGET=20000`).
+    pub from: String,
+}
+
+/// Claude Code's listing budget when `SLASH_COMMAND_TOOL_CHAR_BUDGET` pins it, in characters
+/// (<https://code.claude.com/docs/en/skills#skill-descriptions-are-cut-short>); a value that
+/// is not a positive whole number is not read.
+pub fn claude_budget(env: &Env) -> Option<BudgetSetting> {
+    const VAR: &str = "SLASH_COMMAND_TOOL_CHAR_BUDGET";
+    let size = env.var_text(VAR)?.trim().parse::<usize>().ok().filter(|n| *n > 0)?;
+    Some(BudgetSetting { size, unit: Unit::Chars, from: format!("{VAR}={size}") })
+}
+
+/// The most tokens Codex's `[skills] max_context_tokens` may set ("capped at 10,000 tokens
+/// when set": `SkillsConfig::max_context_tokens` in `codex-rs/config/src/skills_config.rs`).
+pub const CODEX_MAX_CONTEXT_TOKENS: usize = 10_000;
+
 /// The files Claude Code reads `skillOverrides` from, later ones winning: the user's
 /// settings, then a project's shared and local settings.
 pub fn claude_files(env: &Env, project: Option<&Path>) -> Vec<PathBuf> {
@@ -31,6 +55,41 @@ pub fn claude_files(env: &Env, project: Option<&Path>) -> Vec<PathBuf> {
         out.push(p.join(".claude/settings.local.json"));
     }
     out
+}
+
+/// Gemini CLI's settings files: the user's `~/.gemini/settings.json`, then the workspace's
+/// `.gemini/settings.json`.
+pub fn gemini_files(env: &Env, project: Option<&Path>) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = PathRule::Home(".gemini/settings.json").resolve(env).into_iter().collect();
+    if let Some(p) = project {
+        out.push(p.join(".gemini/settings.json"));
+    }
+    out
+}
+
+/// What Gemini CLI's settings say of skills: whether they are on at all (`skills.enabled`,
+/// the last file saying so winning) and the names `skills.disabled` lists (a union over the
+/// files, lower-cased: Gemini CLI compares them in any case). A file that does not parse is
+/// an error naming it.
+pub fn gemini(files: &[PathBuf]) -> Result<(bool, std::collections::BTreeSet<String>), String> {
+    let mut enabled = true;
+    let mut disabled = std::collections::BTreeSet::new();
+    for path in files {
+        let Some(text) = read(path)? else { continue };
+        if text.trim().is_empty() {
+            continue;
+        }
+        let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+            format!("{} does not parse as JSON ({e}); its skills settings were not read", path.display())
+        })?;
+        let skills = doc.get("skills");
+        if let Some(on) = skills.and_then(|s| s.get("enabled")).and_then(serde_json::Value::as_bool) {
+            enabled = on;
+        }
+        let names = skills.and_then(|s| s.get("disabled")).and_then(serde_json::Value::as_array);
+        disabled.extend(names.into_iter().flatten().filter_map(|n| n.as_str()).map(str::to_lowercase));
+    }
+    Ok((enabled, disabled))
 }
 
 /// The word Claude Code writes for an override.
@@ -94,7 +153,17 @@ pub fn codex(path: &Path) -> Result<CodexSwitches, String> {
         format!("{} does not parse as TOML ({}); its skills.config was not read", path.display(), e.message())
     })?;
     let mut out = CodexSwitches::default();
-    let entries = doc.get("skills").and_then(|s| s.get("config")).and_then(toml::Value::as_array);
+    let skills = doc.get("skills");
+    out.bundled_off =
+        skills.and_then(|s| s.get("bundled")).and_then(|b| b.get("enabled")).and_then(toml::Value::as_bool)
+            == Some(false);
+    let max = skills.and_then(|s| s.get("max_context_tokens")).and_then(toml::Value::as_integer);
+    if let Some(n) = max.and_then(|n| usize::try_from(n).ok()).filter(|n| *n > 0) {
+        let size = n.min(CODEX_MAX_CONTEXT_TOKENS);
+        out.budget =
+            Some(BudgetSetting { size, unit: Unit::Tokens, from: format!("[skills] max_context_tokens = {n}") });
+    }
+    let entries = skills.and_then(|s| s.get("config")).and_then(toml::Value::as_array);
     for e in entries.into_iter().flatten() {
         let enabled = e.get("enabled").and_then(toml::Value::as_bool).unwrap_or(true);
         match (e.get("name").and_then(toml::Value::as_str), e.get("path").and_then(toml::Value::as_str)) {
@@ -110,13 +179,19 @@ pub fn codex(path: &Path) -> Result<CodexSwitches, String> {
     Ok(out)
 }
 
-/// What Codex's `[[skills.config]]` says, by skill name and by `SKILL.md` path.
+/// What Codex's `[skills]` table says: `[[skills.config]]` by skill name and by `SKILL.md`
+/// path, whether `[skills.bundled] enabled = false` removes its system skills, and a budget
+/// set by `max_context_tokens`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CodexSwitches {
     /// `enabled` by name.
     pub names: BTreeMap<String, bool>,
     /// `enabled` by path.
     pub paths: BTreeMap<PathBuf, bool>,
+    /// `[skills.bundled] enabled = false`: no system skills.
+    pub bundled_off: bool,
+    /// `[skills] max_context_tokens`, capped as Codex caps it.
+    pub budget: Option<BudgetSetting>,
 }
 
 impl CodexSwitches {
@@ -156,5 +231,19 @@ mod tests {
         assert_eq!(got.get("other", Path::new("/s/other/SKILL.md")), Override::On);
         std::fs::write(&c, "[[skills.config\n").ok();
         assert!(codex(&c).is_err());
+        std::fs::write(&c, "[skills]\nmax_context_tokens = 50000\n[skills.bundled]\nenabled = false\n").ok();
+        let got = codex(&c).unwrap_or_default();
+        assert!(got.bundled_off);
+        assert_eq!(got.budget.map(|b| (b.size, b.unit)), Some((10_000, Unit::Tokens)), "capped at 10,000");
+    }
+
+    #[test]
+    fn claude_code_budget_is_the_variable_when_it_is_a_positive_number() {
+        let env = Env::with_home("/h");
+        assert_eq!(claude_budget(&env), None);
+        let set = |v: &str| claude_budget(&env.clone().var_set("SLASH_COMMAND_TOOL_CHAR_BUDGET", v)).map(|b| b.size);
+        assert_eq!(set("30000"), Some(30_000));
+        assert_eq!(set("0"), None);
+        assert_eq!(set("lots"), None);
     }
 }

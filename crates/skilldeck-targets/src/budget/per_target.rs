@@ -2,16 +2,18 @@
 //! Skilldeck's or not), read as the agent reads them, with the agent's own switches, run
 //! through its rule, and what to switch off or shorten to fit.
 
-use crate::budget::rules::{Found, Listed, Override, Rule, Simulated};
-use crate::budget::{claude, codex, overrides};
+use crate::budget::overrides::BudgetSetting;
+use crate::budget::rules::{Found, Listed, Override, Rule, Simulated, Unit};
+use crate::budget::{claude, codex, gemini, overrides, own};
 use crate::config::TargetsConfig;
 use crate::env::Env;
-use crate::report::TargetReport;
+use crate::report::{FolderReport, TargetReport};
 use crate::state::SkillState;
 use crate::target::Level;
 use serde::Serialize;
+use skilldeck_core::codex_yaml;
 use skilldeck_core::validate::{ValidateOptions, validate_text};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// One agent's listing budget.
@@ -45,6 +47,11 @@ pub struct TargetBudget {
     /// switches are counted).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub settings_error: Option<String>,
+    /// A listing budget the agent's own settings set in place of its share of the window
+    /// (Claude Code's `SLASH_COMMAND_TOOL_CHAR_BUDGET`, Codex's `[skills]
+    /// max_context_tokens`), when one does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_setting: Option<BudgetSetting>,
     /// The fewest skills (largest entries first) whose switching off would let every listed
     /// description fit whole; empty when it fits.
     pub switch_off: Vec<String>,
@@ -58,6 +65,7 @@ impl Rule {
         match self {
             Self::ClaudeCode => claude::DEFAULT_WINDOW,
             Self::Codex => codex::DEFAULT_WINDOW,
+            Self::Gemini => gemini::DEFAULT_WINDOW,
         }
     }
 
@@ -66,12 +74,14 @@ impl Rule {
         match self {
             Self::ClaudeCode => claude::SOURCE,
             Self::Codex => codex::SOURCE,
+            Self::Gemini => gemini::SOURCE,
         }
     }
 }
 
-/// The budgets of the targets among `reports` whose agent's rule is known. Codex also reads
-/// the shared `.agents/skills` folders (the `agents` target's).
+/// The budgets of the targets among `reports` whose agent's rule is known, over the folders
+/// each agent reads (`report::folders_read`: Codex also reads the shared `.agents/skills`
+/// folders, the `agents` target's).
 pub fn budgets(
     reports: &[TargetReport],
     config: &TargetsConfig,
@@ -82,10 +92,7 @@ pub fn budgets(
         .iter()
         .filter_map(|t| Rule::for_target(&t.id).map(|rule| (t, rule)))
         .map(|(t, rule)| {
-            let mut read: Vec<&TargetReport> = vec![t];
-            if rule == Rule::Codex {
-                read.extend(reports.iter().filter(|r| r.id == "agents"));
-            }
+            let read = crate::report::folders_read(t, reports);
             let configured = config.targets.get(&t.id).and_then(|c| c.context_window);
             one(t, rule, &read, configured, env, project)
         })
@@ -95,7 +102,7 @@ pub fn budgets(
 fn one(
     t: &TargetReport,
     rule: Rule,
-    read: &[&TargetReport],
+    read: &[&FolderReport],
     configured: Option<u64>,
     env: &Env,
     project: Option<&Path>,
@@ -104,10 +111,7 @@ fn one(
     let mut missing = BTreeSet::new();
     let mut unreadable = Vec::new();
     let mut folders: Vec<PathBuf> = Vec::new();
-    for f in read.iter().flat_map(|r| &r.folders) {
-        if folders.contains(&f.folder.path) {
-            continue;
-        }
+    for f in read {
         folders.push(f.folder.path.clone());
         let found = if f.folder.level == Level::Project { Found::Repo } else { Found::User };
         for s in &f.skills {
@@ -122,21 +126,63 @@ fn one(
             }
         }
     }
-    let settings = apply_settings(rule, &mut skills, env, project);
+    let mut errors: Vec<String> = Vec::new();
+    let own = own_skills(rule, env, project);
+    let settings = match own {
+        Ok((own, settings)) => {
+            for o in own {
+                let folder = o.skill_md.parent().and_then(Path::parent).map(Path::to_path_buf);
+                if let Some(folder) = folder.filter(|f| !folders.contains(f)) {
+                    folders.push(folder);
+                }
+                match listed(&o.name, &o.skill_md, o.found) {
+                    // Claude Code lists a plugin's skill by its namespaced folder name.
+                    Some(mut l) => {
+                        if o.found == Found::Plugin {
+                            l.name = o.name;
+                        }
+                        skills.push(l)
+                    }
+                    None => unreadable.push(o.name),
+                }
+            }
+            settings
+        }
+        Err(e) => {
+            errors.push(e);
+            Settings::default()
+        }
+    };
+    apply_settings(rule, &mut skills, &settings);
     let window = match (rule, configured) {
         (Rule::Codex, Some(0)) => None,
         (_, Some(w)) => Some(w),
         (_, None) => Some(rule.default_window()),
     };
+    let budget_setting = settings.budget.clone();
     let simulated = match rule {
-        Rule::ClaudeCode => claude::simulate(&skills, claude::budget_chars(window.unwrap_or(claude::DEFAULT_WINDOW))),
+        Rule::ClaudeCode => {
+            let size = settings
+                .budget
+                .as_ref()
+                .map(|b| b.size)
+                .unwrap_or_else(|| claude::budget_chars(window.unwrap_or(claude::DEFAULT_WINDOW)));
+            claude::simulate(&skills, size)
+        }
         Rule::Codex => {
-            let (unit, size) = codex::budget(window);
+            let (unit, size) = match &settings.budget {
+                Some(b) => (Unit::Tokens, b.size),
+                None => codex::budget(window),
+            };
             codex::simulate(&skills, unit, size)
         }
+        Rule::Gemini => gemini::simulate(&skills),
     };
     let switch_off = to_switch_off(&simulated);
-    let advice = advice(rule, &t.name, &simulated, &switch_off);
+    let advice = match rule {
+        Rule::Gemini => gemini_advice(&t.name, &simulated, window.unwrap_or(gemini::DEFAULT_WINDOW)),
+        _ => advice(rule, &t.name, &simulated, &switch_off),
+    };
     TargetBudget {
         target: t.id.clone(),
         name: t.name.clone(),
@@ -149,7 +195,8 @@ fn one(
         by_use: rule.by_use(),
         missing: missing.into_iter().collect(),
         unreadable,
-        settings_error: settings.err(),
+        settings_error: (!errors.is_empty()).then(|| errors.join("; ")),
+        budget_setting,
         switch_off,
         advice,
     }
@@ -164,30 +211,66 @@ fn listed(name: &str, skill_md: &Path, found: Found) -> Option<Listed> {
         description: meta.description.clone().unwrap_or_default(),
         when_to_use: meta.when_to_use(),
         model_invocable: meta.model_invocable(),
+        implicit_invocation: skill_md
+            .parent()
+            .and_then(|d| std::fs::read_to_string(d.join(codex_yaml::PATH)).ok())
+            .is_none_or(|t| codex_yaml::implicit_invocation(&t)),
         setting: Override::On,
         found,
         skill_md: skill_md.to_owned(),
     })
 }
 
-/// Sets each skill's `setting` from the agent's own settings files.
-fn apply_settings(rule: Rule, skills: &mut [Listed], env: &Env, project: Option<&Path>) -> Result<(), String> {
+/// What an agent's own settings say that the budget needs: each skill's switch, and a budget
+/// set in place of the agent's share of the window.
+#[derive(Debug, Default)]
+struct Settings {
+    claude: BTreeMap<String, Override>,
+    codex: overrides::CodexSwitches,
+    /// Gemini CLI: skills on at all, and the names switched off (lower case).
+    gemini: Option<(bool, BTreeSet<String>)>,
+    budget: Option<BudgetSetting>,
+}
+
+/// The agent's own skills (Codex's system skills, Claude Code's plugins' skills) and its
+/// settings; an error when a settings file does not parse.
+fn own_skills(rule: Rule, env: &Env, project: Option<&Path>) -> Result<(Vec<own::OwnSkill>, Settings), String> {
     match rule {
         Rule::ClaudeCode => {
-            let map = overrides::claude(&overrides::claude_files(env, project))?;
-            for s in skills {
-                s.setting = map.get(&s.name).copied().unwrap_or(Override::On);
-            }
+            let claude = overrides::claude(&overrides::claude_files(env, project))?;
+            let budget = overrides::claude_budget(env);
+            let plugins = own::claude_plugin_skills(env, project)?;
+            Ok((plugins, Settings { claude, budget, ..Settings::default() }))
         }
         Rule::Codex => {
-            let Some(path) = overrides::codex_config(env) else { return Ok(()) };
-            let switches = overrides::codex(&path)?;
-            for s in skills {
-                s.setting = switches.get(&s.name, &s.skill_md);
-            }
+            let codex = match overrides::codex_config(env) {
+                Some(path) => overrides::codex(&path)?,
+                None => overrides::CodexSwitches::default(),
+            };
+            let system = own::codex_system(env, !codex.bundled_off);
+            let budget = codex.budget.clone();
+            Ok((system, Settings { codex, budget, ..Settings::default() }))
+        }
+        Rule::Gemini => {
+            let gemini = overrides::gemini(&overrides::gemini_files(env, project))?;
+            Ok((Vec::new(), Settings { gemini: Some(gemini), ..Settings::default() }))
         }
     }
-    Ok(())
+}
+
+/// Sets each skill's `setting` from the agent's own settings.
+fn apply_settings(rule: Rule, skills: &mut [Listed], settings: &Settings) {
+    for s in skills {
+        s.setting = match rule {
+            Rule::ClaudeCode => settings.claude.get(&s.name).copied().unwrap_or(Override::On),
+            Rule::Codex => settings.codex.get(&s.name, &s.skill_md),
+            Rule::Gemini => match &settings.gemini {
+                Some((false, _)) => Override::Off,
+                Some((true, off)) if off.contains(&s.name.to_lowercase()) => Override::Off,
+                _ => Override::On,
+            },
+        };
+    }
 }
 
 /// The fewest listed skills, largest entries first, whose switching off frees what the
@@ -208,6 +291,25 @@ fn to_switch_off(s: &Simulated) -> Vec<String> {
     out
 }
 
+/// Gemini CLI has no cap: what its listing costs every request, and how to make it smaller.
+fn gemini_advice(agent: &str, s: &Simulated, window: u64) -> Vec<String> {
+    let listed = s.skills.iter().filter(|k| k.cost > 0).count();
+    if listed == 0 {
+        return Vec::new();
+    }
+    // About 4 characters a token, as the other agents count.
+    let tokens = s.full.div_ceil(4);
+    let per_mille = u64::try_from(tokens).unwrap_or(u64::MAX).saturating_mul(1000).checked_div(window).unwrap_or(0);
+    vec![format!(
+        "{agent} lists every skill whole, with no cap: these {listed} skills take {} characters (about {tokens} \
+         tokens, {}.{}% of its {window}-token window) of every request. Switch off the ones it does not need \
+         (`skills.disabled` in ~/.gemini/settings.json), or reach them through Skilldeck's MCP server.",
+        s.full,
+        per_mille / 10,
+        per_mille % 10
+    )]
+}
+
 fn advice(rule: Rule, agent: &str, s: &Simulated, switch_off: &[String]) -> Vec<String> {
     let unit = s.unit.as_str();
     if s.full <= s.budget {
@@ -226,6 +328,7 @@ fn advice(rule: Rule, agent: &str, s: &Simulated, switch_off: &[String]) -> Vec<
                 s.full, s.budget
             ));
         }
+        Rule::Gemini => {}
         Rule::Codex => {
             let omitted = s.skills.iter().filter(|k| k.best == crate::budget::Shown::Omitted).count();
             if omitted > 0 {

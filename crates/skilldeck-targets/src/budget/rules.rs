@@ -5,7 +5,8 @@ use serde::Serialize;
 use std::path::PathBuf;
 
 /// Where a skill was found, as the agent ranks its listing (Codex puts repository skills
-/// before the user's when it has to leave some out).
+/// before the user's, and the user's before its own system skills, when it has to leave some
+/// out: `scope_rank` in `codex-rs/core-skills/src/loader.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Found {
@@ -13,6 +14,19 @@ pub enum Found {
     Repo,
     /// The user's own folder.
     User,
+    /// The agent's own skills, installed by the agent itself (Codex's system skills under
+    /// `$CODEX_HOME/skills/.system`).
+    System,
+    /// A skill of a plugin enabled in the agent (Claude Code's plugins): the agent's own too.
+    Plugin,
+}
+
+impl Found {
+    /// Whether the skill is the agent's own (system or plugin) rather than in a skills folder
+    /// Skilldeck delivers to.
+    pub fn agent_own(self) -> bool {
+        matches!(self, Self::System | Self::Plugin)
+    }
 }
 
 /// What the agent's own settings say about a skill (Claude Code's `skillOverrides`, Codex's
@@ -41,6 +55,9 @@ pub struct Listed {
     pub when_to_use: Option<String>,
     /// `disable-model-invocation: true` is not set.
     pub model_invocable: bool,
+    /// Codex's `agents/openai.yaml` does not say `policy.allow_implicit_invocation: false`
+    /// (`codex_yaml::implicit_invocation`).
+    pub implicit_invocation: bool,
     /// What the agent's settings say about it.
     pub setting: Override,
     /// Where it was found.
@@ -55,6 +72,9 @@ pub struct Listed {
 pub enum HiddenBy {
     /// `disable-model-invocation: true`: only the user invokes it.
     UserInvokedOnly,
+    /// Codex's `agents/openai.yaml` says `policy.allow_implicit_invocation: false`: only the
+    /// user invokes it (`$name`).
+    NoImplicitInvocation,
     /// The agent's settings keep it from the model (`user-invocable-only`).
     SettingUserOnly,
     /// Switched off in the agent's settings.
@@ -119,6 +139,8 @@ pub struct SkillBudget {
     pub cost: usize,
     /// What its entry costs as a bare name, in the budget's unit.
     pub name_cost: usize,
+    /// Where it was found (`repo`, `user`, or the agent's own: `system`, `plugin`).
+    pub found: Found,
 }
 
 /// The unit a budget is counted in.
@@ -149,6 +171,8 @@ pub enum Rule {
     ClaudeCode,
     /// Codex (see `codex`).
     Codex,
+    /// Gemini CLI (see `gemini`): no cap, every skill listed whole.
+    Gemini,
 }
 
 impl Rule {
@@ -157,6 +181,7 @@ impl Rule {
         match id {
             "claude-code" => Some(Self::ClaudeCode),
             "codex" => Some(Self::Codex),
+            "gemini-cli" => Some(Self::Gemini),
             _ => None,
         }
     }
