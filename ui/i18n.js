@@ -187,7 +187,38 @@ const STRINGS = {
     adopted: (n) => `Brought in ${n} skill${n === 1 ? "" : "s"}.`,
     adoptFailed: (e) => `Not brought in: ${e}`,
     tabAgents: "Agents",
-    tabMcp: "Use in other agents",
+    agentExpand: (n) => `Show everything about ${n}`,
+    agentCollapse: (n) => `Fold ${n} up`,
+    wayFolders: "Skill folders",
+    wayMcp: "Skilldeck MCP server",
+    wayListing: "Its listing",
+    noFolders: "none known: it reads no skill folders Skilldeck knows",
+    noMcp: "cannot be added here yet",
+    noSkillsThere: "no skills there yet",
+    deliverToNamed: (n) => `Deliver skills to ${n}'s folders`,
+    deliverShort: "Deliver",
+    budgetShort: (used, budget, unit) => `${used} of ${budget} ${unit}`,
+    mcpIn: (client) => `in ${client}'s settings`,
+    mcpAddFor: (n) => `Add Skilldeck's MCP server to ${n}`,
+    mcpUpdateFor: (n) => `Update Skilldeck's MCP server in ${n}`,
+    mcpRemoveFor: (n) => `Remove Skilldeck's MCP server from ${n}`,
+    mcpTitle: "Skilldeck's MCP server",
+    mcpFile: "Settings file:",
+    next_not_found: (n) => `${n} was not found on this computer`,
+    next_no_delivery: (n, s) => (s.folders && s.mcp ? `${n} gets no skills from Skilldeck: add the MCP server or turn on folder delivery`
+      : s.folders ? `${n} gets no skills from Skilldeck: turn on folder delivery` : `${n} gets no skills from Skilldeck: add the MCP server`),
+    next_mcp_unreadable: (n) => `Skilldeck cannot read ${n}'s settings file: fix it, or add the entry by hand`,
+    next_over_budget: (n, s) => {
+      const remedy = s.mcp === false ? "deliver fewer, or use MCP" : s.mcp === true ? "deliver fewer (the MCP server already offers every skill)" : "deliver fewer, or shorten their descriptions";
+      const parts = [[s.names, "as names only"], [s.omitted, "not at all"], [s.shortened, "with shortened descriptions"]].filter(([k]) => k > 0);
+      const text = parts.map(([k, how], i) => (i === 0 ? `${s.up_to ? "Up to " : ""}${k} skill${k === 1 ? "" : "s"} would reach ${n} ${how}` : `${k} ${how}`)).join(", ");
+      return `${text}: ${remedy}`;
+    },
+    next_unsynced: (n, s) => `${s.missing} skill${s.missing === 1 ? "" : "s"} chosen for ${n} ${s.missing === 1 ? "is" : "are"} not in its folders yet: sync now`,
+    next_mcp_outdated: (n) => `Skilldeck's entry in ${n}'s settings is outdated: update it`,
+    next_fits: (n, s) => (s.skills === 1 ? `Its one skill fits in ${n}'s listing` : `All ${s.skills} skills fit in ${n}'s listing`),
+    next_ready: (n, s) => (s.skills === 0 ? (s.mcp ? `${n} gets every skill through Skilldeck's MCP server` : `Delivery to ${n} is on, but no skill is chosen for it`)
+      : `${n} gets ${s.skills} skill${s.skills === 1 ? "" : "s"} from its folders${s.mcp ? " and every skill through MCP" : ""}`),
     mcpIntro: "Skilldeck is an MCP server: add it to your other agents and they list and load your skills, with revisions. Only Skilldeck's own entry in each file changes; a backup is written first.",
     mcp_not_installed: "not installed",
     mcp_installed: "installed",
@@ -622,7 +653,38 @@ const STRINGS = {
     adopted: (n) => `已导入 ${n} 个技能。`,
     adoptFailed: (e) => `未导入：${e}`,
     tabAgents: "智能体工具",
-    tabMcp: "在其他智能体中使用",
+    agentExpand: (n) => `展开 ${n} 的全部信息`,
+    agentCollapse: (n) => `收起 ${n}`,
+    wayFolders: "技能文件夹",
+    wayMcp: "Skilldeck MCP 服务器",
+    wayListing: "它的技能列表",
+    noFolders: "未知：它不读取 Skilldeck 知道的技能文件夹",
+    noMcp: "暂时无法在此添加",
+    noSkillsThere: "那里还没有技能",
+    deliverToNamed: (n) => `向 ${n} 的文件夹同步技能`,
+    deliverShort: "同步到这里",
+    budgetShort: (used, budget, unit) => `${used} / ${budget} ${unit}`,
+    mcpIn: (client) => `在 ${client} 的设置中`,
+    mcpAddFor: (n) => `把 Skilldeck 的 MCP 服务器添加到 ${n}`,
+    mcpUpdateFor: (n) => `更新 ${n} 中 Skilldeck 的 MCP 服务器`,
+    mcpRemoveFor: (n) => `从 ${n} 移除 Skilldeck 的 MCP 服务器`,
+    mcpTitle: "Skilldeck 的 MCP 服务器",
+    mcpFile: "设置文件：",
+    next_not_found: (n) => `本机上没有找到 ${n}`,
+    next_no_delivery: (n, s) => (s.folders && s.mcp ? `${n} 没有从 Skilldeck 得到任何技能：添加 MCP 服务器，或打开文件夹同步`
+      : s.folders ? `${n} 没有从 Skilldeck 得到任何技能：打开文件夹同步` : `${n} 没有从 Skilldeck 得到任何技能：添加 MCP 服务器`),
+    next_mcp_unreadable: (n) => `Skilldeck 无法读取 ${n} 的设置文件：请修正它，或手动添加条目`,
+    next_over_budget: (n, s) => {
+      const remedy = s.mcp === false ? "少同步一些，或改用 MCP" : s.mcp === true ? "少同步一些（MCP 服务器已经提供全部技能）" : "少同步一些，或缩短它们的描述";
+      const parts = [[s.names, "只显示名称"], [s.omitted, "完全不显示"], [s.shortened, "描述被截短"]].filter(([k]) => k > 0);
+      const text = parts.map(([k, how], i) => (i === 0 ? `在 ${n} 的列表里，${s.up_to ? "最多 " : ""}${k} 个技能${how}` : `${k} 个${how}`)).join("，");
+      return `${text}：${remedy}`;
+    },
+    next_unsynced: (n, s) => `为 ${n} 选中的 ${s.missing} 个技能还不在它的文件夹中：立即同步`,
+    next_mcp_outdated: (n) => `${n} 设置中 Skilldeck 的条目已过期：请更新`,
+    next_fits: (n, s) => `全部 ${s.skills} 个技能都能完整放进 ${n} 的技能列表`,
+    next_ready: (n, s) => (s.skills === 0 ? (s.mcp ? `${n} 通过 Skilldeck 的 MCP 服务器获得全部技能` : `向 ${n} 的同步已打开，但没有为它选中任何技能`)
+      : `${n} 从它的文件夹获得 ${s.skills} 个技能${s.mcp ? "，并通过 MCP 获得全部技能" : ""}`),
     mcpIntro: "Skilldeck 是一个 MCP 服务器：把它加入你的其他智能体，它们就能列出并加载你的技能（含修订版本）。每个文件只改动 Skilldeck 自己的条目；改动前先写入备份。",
     mcp_not_installed: "未安装",
     mcp_installed: "已安装",
