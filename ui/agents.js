@@ -184,25 +184,20 @@ function budgetBlock(a) {
   const pct = Math.min(100, Math.round((100 * b.full) / Math.max(1, b.budget)));
   const unit = t(`unit_${b.unit}`);
   const differ = b.skills.some((k) => k.best.shown !== k.worst.shown);
+  const ours = oursIn(a.folders);
   const rows = [...b.skills]
     .sort((p, q) => SHOWN.indexOf(p.worst.shown) - SHOWN.indexOf(q.worst.shown) || p.name.localeCompare(q.name))
     .map((k) => {
       const fate = k.worst;
-      const offHere = fate.shown === "hidden" && fate.by === "setting-off";
-      const box = el("input", {
-        type: "checkbox", checked: !offHere, "aria-label": t("agentSkillSwitch", k.name, a.name),
-        dataset: { agentSkill: k.name },
-        disabled: fate.shown === "hidden" && !offHere,
-        onchange: (e) => setAgentSkill(b.target, k.name, e.target.checked ? "on" : "off"),
-      });
+      const mine = ours.has(k.name);
       const detailText = fate.shown === "shortened" ? t("keptOf", fate.kept, fate.of)
         : fate.shown === "hidden" ? t(`hiddenBy_${fate.by.replaceAll("-", "_")}`)
           : differ && k.best.shown !== fate.shown ? t("bestCase", t(`shown_${k.best.shown.replaceAll("-", "_")}`)) : "";
       return el("tr", { dataset: { budgetSkill: k.name, shown: fate.shown } },
-        el("td", {}, box),
+        el("td", {}, mine ? el("span", { class: "hint", text: t("oursShort"), title: t("oursHere") }) : ownSwitch(a, k)),
         el("td", { text: k.name }),
         el("td", {}, el("span", { class: `shown ${fate.shown}`, text: t(`shown_${fate.shown.replaceAll("-", "_")}`) })),
-        el("td", { class: "hint", text: detailText }));
+        el("td", { class: "hint", text: [detailText, mine ? t("oursHere") : ""].filter(Boolean).join(" · ") }));
     });
   const open = view.budgetOpen.get(a.id) ?? over;
   const box = el("details", { class: "budget-block", id: "agents-budget", dataset: { target: b.target }, open },
@@ -224,10 +219,41 @@ function budgetBlock(a) {
   return box;
 }
 
+/** The skills Skilldeck wrote into these folders (by name): their switch is Deliver. */
+function oursIn(target) {
+  const out = new Set();
+  for (const f of target?.folders ?? []) for (const s of f.skills) if (["in-sync", "outdated", "drifted", "unselected"].includes(s.state)) out.add(s.name);
+  return out;
+}
+
+/**
+ * The agent's own setting for skill `k`, one Skilldeck did not deliver: on / names only / off
+ * for Claude Code (`skillOverrides`), on / off for Codex (`[[skills.config]]`). A skill hidden
+ * by its own frontmatter has no setting to change.
+ */
+function ownSwitch(a, k) {
+  const fate = k.worst;
+  const fixed = fate.shown === "hidden" && !fate.by.startsWith("setting-");
+  const label = t("agentSkillSwitch", k.name, a.name);
+  if (a.id === "claude-code") {
+    const now = a.own_settings?.[k.name] ?? "on";
+    const words = ["on", "name-only", "off", ...(now === "user-invocable-only" ? [now] : [])];
+    return el("select", {
+      class: "own-setting", "aria-label": label, dataset: { agentSkill: k.name }, disabled: fixed,
+      onchange: (e) => setAgentSkill(a.id, k.name, e.target.value),
+    }, ...words.map((w) => el("option", { value: w, text: t(`own_${w.replaceAll("-", "_")}`), selected: w === now })));
+  }
+  const offHere = fate.shown === "hidden" && fate.by === "setting-off";
+  return el("input", {
+    type: "checkbox", checked: !offHere, "aria-label": label, dataset: { agentSkill: k.name }, disabled: fixed,
+    onchange: (e) => setAgentSkill(a.id, k.name, e.target.checked ? "on" : "off"),
+  });
+}
+
 async function setAgentSkill(agent, skill, to) {
   try {
     await invoke("agents_agent_skill", { agent, skill, to });
-    toast(t(to === "off" ? "agentSkillOff" : "agentSkillOn", skill, toolName(agent)));
+    toast(t(to === "off" ? "agentSkillOff" : to === "name-only" ? "agentSkillNameOnly" : "agentSkillOn", skill, toolName(agent)));
     await loadAgents();
   } catch (e) {
     showError(e);

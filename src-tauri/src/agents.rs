@@ -10,6 +10,8 @@ use crate::state::AppState;
 use serde::Serialize;
 use skilldeck_mcp::install::State as McpState;
 use skilldeck_targets::budget::TargetBudget;
+use skilldeck_targets::budget::overrides;
+use skilldeck_targets::budget::rules::Override;
 use skilldeck_targets::config::TargetsConfig;
 use skilldeck_targets::env::Env;
 use skilldeck_targets::export::Exports;
@@ -20,7 +22,7 @@ use skilldeck_targets::source::{Store, WantedSet};
 use skilldeck_targets::state::SkillState;
 use skilldeck_targets::sync::Syncer;
 use skilldeck_targets::target::{self, Folder, Target};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The event sent after the app synced the auto targets, with what it did.
@@ -150,6 +152,10 @@ pub struct AgentCard {
     pub mcp: Option<McpClientView>,
     /// What its own listing does to the skills in its folders, for agents whose rule is known.
     pub budget: Option<TargetBudget>,
+    /// What the agent's own settings say about skills by name, where they can say more than
+    /// on and off (Claude Code's `skillOverrides`: `name-only`, `user-invocable-only`, `off`);
+    /// empty for other agents or when the settings cannot be read (the budget says why).
+    pub own_settings: BTreeMap<String, &'static str>,
     /// What to do next, for the UI to say in its language.
     pub next: Step,
     /// The same in English (for logs and as the UI's fallback).
@@ -175,7 +181,18 @@ pub fn merged(state: &AppState, project: Option<&Path>) -> ApiResult<AgentsMerge
     let reports = skilldeck_targets::report::report(targets, &wanted, &records(state));
     let budgets = skilldeck_targets::budget::budgets(&reports, &config, &env, project);
     let clients = crate::mcp_clients::views()?;
-    Ok(AgentsMerged { agents: merge(reports, budgets, clients), skills: wanted.into_keys().collect() })
+    let mut agents = merge(reports, budgets, clients);
+    if let Some(claude) = agents.iter_mut().find(|a| a.id == "claude-code") {
+        let files = overrides::claude_files(&env, project);
+        claude.own_settings = overrides::claude(&files)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(_, o)| *o != Override::On)
+            .map(|(name, o)| (name, overrides::claude_word(o)))
+            .collect();
+        claude.decide();
+    }
+    Ok(AgentsMerged { agents, skills: wanted.into_keys().collect() })
 }
 
 /// Puts each target's folders, its budget and the MCP client that is the same agent on one
@@ -207,10 +224,39 @@ fn card(
     mcp: Option<McpClientView>,
     budget: Option<TargetBudget>,
 ) -> AgentCard {
-    let facts = Facts::of(folders.as_ref(), mcp.as_ref(), budget.as_ref());
-    let next = next_step(&facts);
-    let next_text = sentence(&name, &next);
-    AgentCard { id, name, detected: facts.detected, folders, mcp, budget, next, next_text }
+    let mut card = AgentCard {
+        id,
+        name,
+        detected: false,
+        folders,
+        mcp,
+        budget,
+        own_settings: BTreeMap::new(),
+        next: Step::NotFound,
+        next_text: String::new(),
+    };
+    card.decide();
+    card
+}
+
+impl AgentCard {
+    /// Works out `detected` and the next step from what the card holds.
+    fn decide(&mut self) {
+        let mut facts = Facts::of(self.folders.as_ref(), self.mcp.as_ref(), self.budget.as_ref());
+        // A skill the user set to names only in the agent's own settings is so by choice.
+        if let (Some(b), Some(squeeze)) = (&self.budget, facts.budget.as_mut()) {
+            let chosen = b
+                .simulated
+                .skills
+                .iter()
+                .filter(|k| k.worst.as_str() == "name-only" && self.own_settings.get(&k.name) == Some(&"name-only"))
+                .count();
+            squeeze.names -= chosen.min(squeeze.names);
+        }
+        self.detected = facts.detected;
+        self.next = next_step(&facts);
+        self.next_text = sentence(&self.name, &self.next);
+    }
 }
 
 /// What the next step is computed from, read off one agent's card.

@@ -269,6 +269,10 @@ async fn one_card_per_agent_shows_its_folders_its_mcp_server_and_the_next_step()
     assert!(s.text_of(&format!("{card} .way-budget")).await.contains(" of "), "the budget meter is on the card");
     let next = s.wait_text(&format!("{card} .next-step"), 10, |t| t.starts_with("All")).await;
     assert_eq!(next, "All 4 skills fit in Claude Code's listing");
+    // A skill Skilldeck delivered is switched by Deliver, not by Claude Code's own setting.
+    let row = s.text_of("tr[data-budget-skill='change-review']").await;
+    assert!(row.starts_with("Skilldeck's") && row.contains("delivered by Skilldeck"), "{row}");
+    assert_eq!(s.text_of("[data-agent-skill='change-review']").await, "", "no own setting for it");
     // Claude Desktop: no skill folders, the MCP server installed, every skill through it.
     let ways = s.text_of(&format!("{desktop} .agent-ways")).await;
     assert!(ways.contains("none known") && ways.contains("installed"), "{ways}");
