@@ -378,7 +378,7 @@ pub enum Step {
         /// Skilldeck's MCP server can be added to it.
         mcp: bool,
     },
-    /// Its MCP settings file cannot be read, and it has no folders.
+    /// Its MCP settings file cannot be read (the agent may not read it either).
     McpUnreadable,
     /// Its own listing has no room for every description.
     OverBudget {
@@ -443,6 +443,9 @@ pub fn next_step(f: &Facts) -> Step {
         && x.missing > 0
     {
         return Step::Unsynced { missing: x.missing };
+    }
+    if f.mcp == Some(Mcp::Unreadable) {
+        return Step::McpUnreadable;
     }
     if f.mcp == Some(Mcp::Outdated) {
         return Step::McpOutdated;
@@ -600,6 +603,13 @@ mod tests {
         // Its settings cannot be read, and it has no folders: the file is what to fix.
         let f = facts(None, Some(Mcp::Unreadable), None);
         assert_eq!(next_step(&f), Step::McpUnreadable);
+        // With folders delivering, a settings file nobody can read still comes up once they are
+        // in order.
+        let f = facts(Some((true, 4, 0)), Some(Mcp::Unreadable), None);
+        assert_eq!(
+            sentence("Codex", &next_step(&f)),
+            "Skilldeck cannot read Codex's settings file: fix it, or add the entry by hand"
+        );
         // Neither installed nor set up.
         let f = Facts { detected: false, ..facts(Some((false, 0, 0)), Some(Mcp::NotInstalled), None) };
         assert_eq!(sentence("Windsurf", &next_step(&f)), "Windsurf was not found on this computer");
