@@ -280,6 +280,13 @@ async fn one_card_per_agent_shows_its_folders_its_mcp_server_and_the_next_step()
     assert_eq!(next, "Claude Desktop gets every skill through Skilldeck's MCP server");
     let found = s.client.execute(OVERFLOW, vec![]).await.unwrap();
     assert_eq!(found, serde_json::json!([]), "nothing overflows at 1280x800");
+    // What a reload of the view costs (every store change asks for it): reported, not judged.
+    let timing = "const done = arguments[arguments.length - 1]; const ms = []; \
+        (async () => { for (let i = 0; i < 10; i++) { const t = performance.now(); \
+          await window.__TAURI__.core.invoke('agents_overview', { project: null }); ms.push(performance.now() - t); } \
+          ms.sort((a, b) => a - b); done(ms[5]); })();";
+    let median = s.client.execute_async(timing, vec![]).await.unwrap();
+    eprintln!("agents_overview (13 cards, budgets, 6 MCP settings files): median {median} ms of 10");
     s.screenshot("1280x800").await;
 
     // The keyboard folds a card up and down again; the header says which way.
