@@ -1,11 +1,14 @@
-// The Agents view: each agent tool (Claude Code, Codex, Cursor, …) with its skill folders and
-// each skill's state there, per-skill and auto-sync switches, "Sync now" with the plan shown
-// first, and a drifted skill's edits as diffs. Also what the sidebar marks: which tools each
+// The Agents view: one card per agent (Claude Code, Codex, Cursor, Claude Desktop, …) showing
+// how it gets skills — its skill folders (delivery on/off, each skill's state there, auto-sync,
+// "Sync now" with the plan shown first, a drifted skill's edits as diffs) and/or Skilldeck's
+// MCP server in its settings (Add/Remove) — what its own listing's budget does to them, with
+// its own per-skill switches, and the next step. Also what the sidebar marks: which tools each
 // skill is delivered to, and where it was edited.
 
 import { $, el, showError, toast } from "./dom.js";
 import { t } from "./i18n.js";
 import { diffBlock } from "./diff.js";
+import { mcpDetails, mcpWay } from "./mcp_clients.js";
 
 const { invoke } = window.__TAURI__.core;
 const { listen } = window.__TAURI__.event;
@@ -13,9 +16,9 @@ const { listen } = window.__TAURI__.event;
 const PROJECT_KEY = "skilldeck.agents.project";
 
 const view = {
-  data: null, // {targets, skills} from agents_overview
-  budgets: [], // agents_budget: what each agent's own listing does to its skills
-  selected: null, // the tool id shown on the right
+  data: null, // {agents, skills} from agents_overview: one card per agent
+  selected: null, // the agent whose card is expanded
+  budgetOpen: new Map(), // agent id -> its budget details opened or closed by hand, against the default
   plan: null, // {targets, overwrite}: what the open sync dialog would do
   onChange: () => {},
 };
@@ -36,133 +39,230 @@ function totals(target) {
   return sum;
 }
 
-/** Reads every tool's folders again (for the project given) and redraws the view. */
+/** Every target's folders (the agents that have any). */
+const targetsOf = (data) => data.agents.map((a) => a.folders).filter(Boolean);
+
+/** Reads every agent again (for the project given) and redraws the view. */
 export async function loadAgents() {
   view.data = await invoke("agents_overview", { project: project() });
-  view.budgets = await invoke("agents_budget", { project: project() }).catch((e) => { console.error(e); return []; });
-  const ids = view.data.targets.map((x) => x.id);
-  if (!ids.includes(view.selected)) view.selected = (view.data.targets.find((x) => x.detected) || view.data.targets[0])?.id ?? null;
-  renderTools();
-  renderDetail();
+  if (!view.data.agents.some((a) => a.id === view.selected)) view.selected = null;
+  renderAgents();
   view.onChange(deliveryOf(view.data));
 }
 
-function renderTools() {
-  const tools = [...view.data.targets].sort((a, b) => Number(b.detected) - Number(a.detected));
-  $("#agents-tools").replaceChildren(...tools.map((x) => {
-    const sum = totals(x);
-    return el("div", {
-      class: `tool-card${x.id === view.selected ? " selected" : ""}${x.detected ? "" : " absent"}`,
-      role: "listitem",
-      tabindex: "0",
-      dataset: { tool: x.id },
-      onclick: () => { view.selected = x.id; renderTools(); renderDetail(); },
-      onkeydown: (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); view.selected = x.id; renderTools(); renderDetail(); } },
-    },
-    el("span", { class: "tool-title" },
-      el("span", { text: x.name }),
-      el("span", { class: "hint", text: x.off ? t("toolOff") : x.detected ? (x.auto ? t("toolAuto") : t("toolDetected")) : t("toolAbsent") })),
-    el("span", { class: "tool-counts" }, ...STATES.filter((s) => sum[s]).map((s) => stateChip(s, sum[s]))));
-  }));
+/** Agents found here first, then the others, each group in the backend's order. */
+const ordered = () => [...view.data.agents].sort((a, b) => Number(b.detected) - Number(a.detected));
+
+function renderAgents() {
+  const cards = view.data.agents.length ? ordered().map(card) : [el("p", { class: "hint", text: t("agentsNone") })];
+  $("#agents-tools").replaceChildren(...cards);
 }
 
-/** Whether skill `name` goes to folder `f` by its `skills`, `tags` and `exclude` lists. */
-const chosenFor = (f, name) => f.takes.includes(name);
+function toggle(id) {
+  view.selected = view.selected === id ? null : id;
+  renderAgents();
+  const head = document.querySelector(`.tool-card[data-tool="${CSS.escape(id)}"] .agent-toggle`);
+  head?.focus();
+  if (view.selected) head?.closest(".tool-card")?.scrollIntoView({ block: "nearest" });
+}
 
-function renderDetail() {
-  const box = $("#agents-detail");
-  const x = view.data.targets.find((a) => a.id === view.selected);
-  if (!x) { box.replaceChildren(el("p", { class: "hint", text: t("agentsNone") })); return; }
-  const auto = el("input", { type: "checkbox", id: "agents-auto", checked: x.auto, disabled: x.off });
-  auto.onchange = () => setSwitch("agents_set_auto", x.id, auto.checked);
-  const on = el("input", { type: "checkbox", id: "agents-enabled", checked: x.active });
-  const current = x.folders.find((f) => f.mode)?.mode ?? "copy";
-  const mode = el("select", { id: "agents-mode" },
-    el("option", { value: "copy", text: t("modeCopy"), selected: current === "copy" }),
-    el("option", { value: "link", text: t("modeLink"), selected: current === "link" }));
-  mode.onchange = async () => {
-    try {
-      await invoke("agents_set_mode", { target: x.id, mode: mode.value });
-      await loadAgents();
-    } catch (e) {
-      showError(e);
-    }
-  };
+/** What the tool's header says it is: off, auto-synced, found or not. */
+function status(a) {
+  const x = a.folders;
+  if (x?.off) return t("toolOff");
+  if (!a.detected) return t("toolAbsent");
+  return x?.auto ? t("toolAuto") : t("toolDetected");
+}
+
+/** One agent's card: its header, how it gets skills, its budget meter, the next step; and,
+ * expanded, everything about its folders, its listing and its MCP settings. */
+function card(a) {
+  const open = a.id === view.selected;
+  const bodyId = `agent-body-${a.id}`;
+  const x = a.folders;
+  return el("article", {
+    class: `tool-card${open ? " selected" : ""}${a.detected ? "" : " absent"}`,
+    role: "listitem",
+    "aria-label": a.name,
+    dataset: { tool: a.id, next: a.next.kind },
+  },
+  el("div", { class: "agent-head" },
+    el("button", {
+      type: "button", class: "agent-toggle", "aria-expanded": String(open), "aria-controls": bodyId,
+      title: t(open ? "agentCollapse" : "agentExpand", a.name), onclick: () => toggle(a.id),
+    },
+    el("span", { class: "chevron", "aria-hidden": "true", text: open ? "▾" : "▸" }),
+    el("span", { class: "tool-title" }, el("span", { class: "tool-name", text: a.name }), el("span", { class: "hint", text: status(a) })))),
+  el("div", { class: "agent-ways" },
+    x ? folderWay(a, x) : el("div", { class: "way way-folders none" }, el("span", { class: "way-name", text: t("wayFolders") }), el("span", { class: "hint", text: t("noFolders") })),
+    a.mcp ? mcpWay(a.name, a.mcp) : el("div", { class: "way none" }, el("span", { class: "way-name", text: t("wayMcp") }), el("span", { class: "hint", text: t("noMcp") })),
+    a.budget ? meterLine(a) : null),
+  el("p", { class: `next-step next-${a.next.kind}`, dataset: { next: a.next.kind }, text: nextText(a) }),
+  open ? el("div", { class: "agent-body", id: bodyId }, ...detail(a)) : null);
+}
+
+/** The folders line: delivery on or off, and how many skills stand how there. */
+function folderWay(a, x) {
+  const sum = totals(x);
+  const on = el("input", {
+    type: "checkbox", class: "deliver-switch", checked: x.active, dataset: { deliver: x.id },
+    "aria-label": t("deliverToNamed", a.name),
+  });
   on.onchange = () => setSwitch("agents_set_enabled", x.id, on.checked);
-  box.replaceChildren(
-    el("h2", { text: x.name }),
-    el("p", { class: "hint", text: x.detected ? t("toolDetectedLong") : t("toolAbsentLong") }),
-    el("div", { class: "agents-switches" },
-      el("label", { class: "check" }, on, el("span", { text: t("deliverToTool") })),
-      el("label", { class: "check", title: t("autoSyncTitle") }, auto, el("span", { text: t("autoSync") })),
-      el("label", { class: "check", title: t("modeTitle") }, el("span", { text: t("modeLabel") }), mode),
-      el("button", { type: "button", id: "agents-sync-one", text: t("syncTool", x.name), disabled: !x.folders.length, onclick: () => openPlan([x.id]) })),
-    budgetBlock(x),
-    ...x.folders.map((f) => folderBlock(x, f)));
+  return el("div", { class: "way way-folders", dataset: { folders: x.id } },
+    el("span", { class: "way-name", text: t("wayFolders") }),
+    el("span", { class: "tool-counts" }, ...STATES.filter((s) => sum[s]).map((s) => stateChip(s, sum[s]))),
+    STATES.some((s) => sum[s]) ? null : el("span", { class: "hint", text: t("noSkillsThere") }),
+    el("span", { class: "grow" }),
+    el("label", { class: "check deliver", title: t("deliverToNamed", a.name) }, on, el("span", { text: t("deliverShort") })));
+}
+
+/** The budget meter on the card, as the listing preview's. */
+function meterLine(a) {
+  const b = a.budget;
+  const over = b.full > b.budget;
+  const pct = Math.min(100, Math.round((100 * b.full) / Math.max(1, b.budget)));
+  return el("div", { class: "way way-budget" },
+    el("span", { class: "way-name", text: t("wayListing") }),
+    el("div", { class: "meter", role: "meter", "aria-valuemin": "0", "aria-valuemax": String(b.budget), "aria-valuenow": String(Math.min(b.full, b.budget)), "aria-label": t("budgetTitle", a.name) },
+      el("div", { class: `budget-bar${over ? " over" : ""}`, style: `width: ${pct}%` })),
+    el("span", { class: `hint${over ? " error" : ""}`, text: t("budgetShort", b.full, b.budget, t(`unit_${b.unit}`)) }));
+}
+
+/** The next step in the current language (the backend's English when it has no translation). */
+function nextText(a) {
+  const n = a.next;
+  const key = `next_${n.kind.replaceAll("-", "_")}`;
+  const text = t(key, a.name, n);
+  return text === key ? a.next_text : text;
+}
+
+/** The expanded card: folder switches and sync, the budget details, MCP details, the folders. */
+function detail(a) {
+  const x = a.folders;
+  const out = [];
+  if (x) {
+    const auto = el("input", { type: "checkbox", id: "agents-auto", checked: x.auto, disabled: x.off });
+    auto.onchange = () => setSwitch("agents_set_auto", x.id, auto.checked);
+    const current = x.folders.find((f) => f.mode)?.mode ?? "copy";
+    const mode = el("select", { id: "agents-mode" },
+      el("option", { value: "copy", text: t("modeCopy"), selected: current === "copy" }),
+      el("option", { value: "link", text: t("modeLink"), selected: current === "link" }));
+    mode.onchange = async () => {
+      try {
+        await invoke("agents_set_mode", { target: x.id, mode: mode.value });
+        await loadAgents();
+      } catch (e) {
+        showError(e);
+      }
+    };
+    out.push(
+      el("p", { class: "hint", text: a.detected ? t("toolDetectedLong") : t("toolAbsentLong") }),
+      el("div", { class: "agents-switches" },
+        el("label", { class: "check", title: t("autoSyncTitle") }, auto, el("span", { text: t("autoSync") })),
+        el("label", { class: "check", title: t("modeTitle") }, el("span", { text: t("modeLabel") }), mode),
+        el("button", { type: "button", id: "agents-sync-one", text: t("syncTool", a.name), disabled: !x.folders.length, onclick: () => openPlan([x.id]) })));
+  }
+  if (a.budget) out.push(budgetBlock(a));
+  if (a.mcp) out.push(mcpDetails(a.mcp));
+  if (x) out.push(...x.folders.map((f) => folderBlock(x, f)));
+  return out;
 }
 
 /** Budget states in the order they are listed. */
 const SHOWN = ["full", "shortened", "name-only", "omitted", "hidden"];
 
 /**
- * What tool `x`'s own listing does to the skills in its folders (for agents whose rule is
- * known): a meter like the listing preview's, each skill's fate (the worst case where the
- * agent chooses by use), what to switch off, and a switch per skill writing the agent's own
- * setting.
+ * What agent `a`'s own listing does to the skills in its folders (for agents whose rule is
+ * known), in a disclosure: the meter, each skill's fate (the worst case where the agent
+ * chooses by use), what to switch off, and a switch per skill writing the agent's own setting.
+ * Open by default when over budget.
  */
-function budgetBlock(x) {
-  const b = view.budgets.find((y) => y.target === x.id);
-  if (!b) return null;
+function budgetBlock(a) {
+  const b = a.budget;
   const over = b.full > b.budget;
   const pct = Math.min(100, Math.round((100 * b.full) / Math.max(1, b.budget)));
   const unit = t(`unit_${b.unit}`);
   const differ = b.skills.some((k) => k.best.shown !== k.worst.shown);
+  const ours = oursIn(a.folders);
   const rows = [...b.skills]
-    .sort((a, c) => SHOWN.indexOf(a.worst.shown) - SHOWN.indexOf(c.worst.shown) || a.name.localeCompare(c.name))
+    .sort((p, q) => SHOWN.indexOf(p.worst.shown) - SHOWN.indexOf(q.worst.shown) || p.name.localeCompare(q.name))
     .map((k) => {
       const fate = k.worst;
-      const offHere = fate.shown === "hidden" && fate.by === "setting-off";
-      const box = el("input", {
-        type: "checkbox", checked: !offHere, "aria-label": t("agentSkillSwitch", k.name, x.name),
-        dataset: { agentSkill: k.name },
-        disabled: fate.shown === "hidden" && !offHere,
-        onchange: (e) => setAgentSkill(x.id, k.name, e.target.checked ? "on" : "off"),
-      });
-      const detail = fate.shown === "shortened" ? t("keptOf", fate.kept, fate.of)
+      const mine = ours.has(k.name);
+      const detailText = fate.shown === "shortened" ? t("keptOf", fate.kept, fate.of)
         : fate.shown === "hidden" ? t(`hiddenBy_${fate.by.replaceAll("-", "_")}`)
           : differ && k.best.shown !== fate.shown ? t("bestCase", t(`shown_${k.best.shown.replaceAll("-", "_")}`)) : "";
       return el("tr", { dataset: { budgetSkill: k.name, shown: fate.shown } },
-        el("td", {}, box),
+        el("td", {}, mine ? el("span", { class: "hint", text: t("oursShort"), title: t("oursHere") }) : ownSwitch(a, k)),
         el("td", { text: k.name }),
         el("td", {}, el("span", { class: `shown ${fate.shown}`, text: t(`shown_${fate.shown.replaceAll("-", "_")}`) })),
-        el("td", { class: "hint", text: detail }));
+        el("td", { class: "hint", text: [detailText, mine ? t("oursHere") : ""].filter(Boolean).join(" · ") }));
     });
-  return el("div", { class: "budget-block", id: "agents-budget", dataset: { target: x.id } },
-    el("h3", { text: t("budgetTitle", x.name) }),
+  const open = view.budgetOpen.get(a.id) ?? over;
+  const box = el("details", { class: "budget-block", id: "agents-budget", dataset: { target: b.target }, open },
+    el("summary", {}, el("h3", { text: t("budgetTitle", a.name) })),
     el("div", { class: "meter" }, el("div", { class: `budget-bar${over ? " over" : ""}`, style: `width: ${pct}%` })),
     el("p", { class: `hint${over ? " error" : ""}`, id: "agents-budget-text", text: t("budgetMeter", b.full, b.budget, unit, b.context_window ?? "?") }),
     over ? el("p", { class: "budget-advice", id: "agents-budget-advice", text: b.by_use
-      ? t("budgetOverByUse", b.squeezed[0], b.squeezed[1], x.name, b.switch_off.join(", "))
+      ? t("budgetOverByUse", b.squeezed[0], b.squeezed[1], a.name, b.switch_off.join(", "))
       : t("budgetOver", b.skills.filter((k) => k.best.shown === "omitted").length, b.squeezed[0], b.switch_off.join(", ")) }) : null,
     b.settings_error ? el("p", { class: "error-text", text: b.settings_error }) : null,
     rows.length
-      ? el("table", { class: "skills-in-folder budget-skills" },
+      ? el("div", { class: "table-scroll" }, el("table", { class: "skills-in-folder budget-skills" },
         el("thead", {}, el("tr", {}, el("th", { text: t("agentSkillCol") }), el("th", { text: t("skillCol") }), el("th", { text: differ ? t("shownWorstCol") : t("shownCol") }), el("th"))),
-        el("tbody", {}, ...rows))
+        el("tbody", {}, ...rows)))
       : el("p", { class: "hint", text: t("folderEmpty") }),
     el("p", { class: "hint", text: t("budgetRule", b.source) }));
+  // Remembered only where it differs from the default (open when over budget).
+  box.addEventListener("toggle", () => { if (box.open === over) view.budgetOpen.delete(a.id); else view.budgetOpen.set(a.id, box.open); });
+  return box;
+}
+
+/** The skills Skilldeck wrote into these folders (by name): their switch is Deliver. */
+function oursIn(target) {
+  const out = new Set();
+  for (const f of target?.folders ?? []) for (const s of f.skills) if (["in-sync", "outdated", "drifted", "unselected"].includes(s.state)) out.add(s.name);
+  return out;
+}
+
+/**
+ * The agent's own setting for skill `k`, one Skilldeck did not deliver: on / names only / off
+ * for Claude Code (`skillOverrides`), on / off for Codex (`[[skills.config]]`). A skill hidden
+ * by its own frontmatter has no setting to change.
+ */
+function ownSwitch(a, k) {
+  const fate = k.worst;
+  const fixed = fate.shown === "hidden" && !fate.by.startsWith("setting-");
+  const label = t("agentSkillSwitch", k.name, a.name);
+  if (a.id === "claude-code") {
+    const now = a.own_settings?.[k.name] ?? "on";
+    const words = ["on", "name-only", "off", ...(now === "user-invocable-only" ? [now] : [])];
+    return el("select", {
+      class: "own-setting", "aria-label": label, dataset: { agentSkill: k.name }, disabled: fixed,
+      onchange: (e) => setAgentSkill(a.id, k.name, e.target.value),
+    }, ...words.map((w) => el("option", { value: w, text: t(`own_${w.replaceAll("-", "_")}`), selected: w === now })));
+  }
+  const offHere = fate.shown === "hidden" && fate.by === "setting-off";
+  return el("input", {
+    type: "checkbox", checked: !offHere, "aria-label": label, dataset: { agentSkill: k.name }, disabled: fixed,
+    onchange: (e) => setAgentSkill(a.id, k.name, e.target.checked ? "on" : "off"),
+  });
 }
 
 async function setAgentSkill(agent, skill, to) {
   try {
     await invoke("agents_agent_skill", { agent, skill, to });
-    toast(t(to === "off" ? "agentSkillOff" : "agentSkillOn", skill, toolName(agent)));
+    toast(t(to === "off" ? "agentSkillOff" : to === "name-only" ? "agentSkillNameOnly" : "agentSkillOn", skill, toolName(agent)));
     await loadAgents();
   } catch (e) {
     showError(e);
     await loadAgents().catch(() => {});
   }
 }
+
+/** Whether skill `name` goes to folder `f` by its `skills`, `tags` and `exclude` lists. */
+const chosenFor = (f, name) => f.takes.includes(name);
 
 function folderBlock(x, f) {
   const byName = new Map(f.skills.map((s) => [s.name, s]));
@@ -176,7 +276,7 @@ function folderBlock(x, f) {
     const rev = s?.revision !== undefined && s?.store_revision !== undefined && s.revision !== s.store_revision
       ? `v:${s.revision} → v:${s.store_revision}`
       : s?.revision !== undefined ? `v:${s.revision}` : s?.store_revision !== undefined ? `v:${s.store_revision}` : "";
-    const toggle = deliverable && s?.state !== "foreign"
+    const toggleBox = deliverable && s?.state !== "foreign"
       ? el("input", {
         type: "checkbox", checked: chosen, "aria-label": t("deliverSkill", name),
         dataset: { skillToggle: name },
@@ -189,7 +289,7 @@ function folderBlock(x, f) {
         ? el("span", { class: "hint", text: t("clashHint") })
         : null;
     return el("tr", { dataset: { skill: name } },
-      el("td", {}, toggle),
+      el("td", {}, toggleBox),
       el("td", { text: name }),
       el("td", {}, state ? stateChip(state) : el("span", { class: "hint", text: t("notDelivered") })),
       el("td", { class: "hint", text: rev }),
@@ -200,9 +300,9 @@ function folderBlock(x, f) {
       f.exists ? null : el("span", { class: "hint", text: t("notThereYet") })),
     f.error ? el("p", { class: "error-text", text: f.error }) : null,
     rows.length
-      ? el("table", { class: "skills-in-folder" },
+      ? el("div", { class: "table-scroll" }, el("table", { class: "skills-in-folder" },
         el("thead", {}, el("tr", {}, el("th", { text: t("deliverCol") }), el("th", { text: t("skillCol") }), el("th", { text: t("stateCol") }), el("th", { text: t("revisionCol") }), el("th"))),
-        el("tbody", {}, ...rows))
+        el("tbody", {}, ...rows)))
       : el("p", { class: "hint", text: t("folderEmpty") }));
 }
 
@@ -244,7 +344,7 @@ function keepText(k, dryRun) {
 }
 
 /** The name people know a target by (its id for a folder of their own). */
-const toolName = (id) => view.data?.targets.find((x) => x.id === id)?.name ?? id;
+const toolName = (id) => view.data?.agents.find((x) => x.id === id)?.name ?? id;
 
 function planView(plans, dryRun) {
   if (!plans.length) return [el("p", { class: "hint", text: t("nothingToSync") })];
@@ -313,7 +413,7 @@ async function showDrift(x, f, s) {
 /** Which tools each skill is delivered to (in sync or outdated) and where it was edited. */
 export function deliveryOf(data) {
   const out = new Map();
-  for (const x of data.targets) {
+  for (const x of targetsOf(data)) {
     for (const f of x.folders) {
       for (const s of f.skills) {
         const mark = out.get(s.name) || { tools: [], drifted: [] };
@@ -429,7 +529,7 @@ async function confirmAdopt() {
 
 /** Redraws the view in the current language. */
 export function translateAgents() {
-  if (view.data) { renderTools(); renderDetail(); }
+  if (view.data) renderAgents();
 }
 
 /**

@@ -5,7 +5,7 @@ import { $, el, showError, size, toast } from "./dom.js";
 import { errorText, language, setLanguage, t, translatePage } from "./i18n.js";
 import { initAgent, openAgent, translateAgent } from "./agent.js";
 import { initAgents, loadAgents, offerAdoption, translateAgents } from "./agents.js";
-import { initMcpClients, loadMcpClients, translateMcpClients } from "./mcp_clients.js";
+import { initMcpClients } from "./mcp_clients.js";
 import { catchLinks, scrollToAnchor } from "./links.js";
 import { initSplitters } from "./splitters.js";
 import { problemsPanel, showLine, sourceView } from "./diagnostics.js";
@@ -703,18 +703,16 @@ async function refresh() {
   }
 }
 
-/** Switches between the skills browser, the agent panel, the agent tools, "Use in other
- * agents" and Settings. */
+/** Switches between the skills browser, the agent panel, the agents (their folders and
+ * Skilldeck's MCP server in their settings) and Settings. */
 function setView(view) {
   document.body.dataset.view = view;
   $("#tab-skills").setAttribute("aria-selected", String(view === "skills"));
   $("#tab-agent").setAttribute("aria-selected", String(view === "agent"));
   $("#tab-agents").setAttribute("aria-selected", String(view === "agents"));
-  $("#tab-mcp").setAttribute("aria-selected", String(view === "mcp"));
   $("#settings-btn").setAttribute("aria-pressed", String(view === "settings"));
   if (view === "settings") openSettings().catch(showError);
   else closeSettings();
-  if (view === "mcp") loadMcpClients().catch(showError);
   if (view === "agent") openAgent();
   if (view === "agents") loadAgents().catch(showError);
 }
@@ -741,7 +739,6 @@ function wire() {
   $("#tab-skills").onclick = () => setView("skills");
   $("#tab-agent").onclick = () => setView("agent");
   $("#tab-agents").onclick = () => setView("agents");
-  $("#tab-mcp").onclick = () => setView("mcp");
   document.addEventListener("keydown", (e) => {
     if (document.body.dataset.view !== "skills") return;
     const typing = ["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement?.tagName);
@@ -767,7 +764,7 @@ function wire() {
   }
   $("#lang").value = language();
   $("#lang").onchange = (e) => {
-    setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent(); translateAgents(); translateMcpClients(); translateUpdates(); translateSettings();
+    setLanguage(e.target.value); translatePage(); renderSidebar(); translateAgent(); translateAgents(); translateUpdates(); translateSettings();
     if (state.detail) {
       renderFiles();
       if (state.showing === "history") showHistory(state.detail);
@@ -804,7 +801,7 @@ wire();
 initSplitters();
 initAgent();
 initAgents({ onChange: setDelivery });
-initMcpClients();
+initMcpClients({ reload: loadAgents });
 initSettings({ show: () => setView("settings") });
 initAddSource({ onInstalled: (report) => afterImport(report, "installedFromSource") });
 // After an update the sidebar shows the new revisions (and an open skill its new files).

@@ -1,34 +1,53 @@
-// The "Use in other agents" view: every MCP client Skilldeck knows (Claude Desktop, Cursor,
-// Codex, …), detected or not, its settings file and Skilldeck's state there, Add and Remove
-// with a confirmation naming the file and its backup, and the snippet to add by hand.
+// Skilldeck's MCP server in an agent's settings, as each card of the Agents view shows it:
+// its state (not installed, installed, outdated, unreadable), Add / Update and Remove with a
+// confirmation naming the file and its backup, and the snippet to add by hand.
 
 import { $, el, showError, toast } from "./dom.js";
 import { t } from "./i18n.js";
 
 const { invoke } = window.__TAURI__.core;
 
-const view = { clients: null, pending: null };
+const view = { pending: null, reload: async () => {} };
 
 /** The badge for a client's state: not_installed, installed, outdated or unreadable. */
 function badge(c) {
   return el("span", { class: `state mcp-${c.state}`, dataset: { state: c.state }, text: t(`mcp_${c.state}`) });
 }
 
-function card(c) {
+/**
+ * The MCP line of agent `agent`'s card for client `c`: its state, Add/Update and Remove, and
+ * the parser's error when its settings cannot be read.
+ */
+export function mcpWay(agent, c) {
   const canAdd = c.state !== "installed" && c.state !== "unreadable";
   const canRemove = c.state === "installed" || c.state === "outdated";
-  const copy = el("button", { type: "button", class: "mcp-copy", text: t("mcpCopy") });
+  const where = c.name === agent ? "" : t("mcpIn", c.name);
+  return el("div", { class: "way mcp-client", dataset: { client: c.id, state: c.state } },
+    el("span", { class: "way-name", text: t("wayMcp") }),
+    badge(c),
+    where ? el("span", { class: "hint", text: where }) : null,
+    el("span", { class: "grow" }),
+    el("button", {
+      type: "button", class: "small primary mcp-add", disabled: !canAdd,
+      text: c.state === "outdated" ? t("mcpUpdate") : t("mcpAdd"),
+      "aria-label": t(c.state === "outdated" ? "mcpUpdateFor" : "mcpAddFor", agent),
+      onclick: () => ask(c, false),
+    }),
+    el("button", {
+      type: "button", class: "small mcp-remove", disabled: !canRemove, text: t("mcpRemove"),
+      "aria-label": t("mcpRemoveFor", agent), onclick: () => ask(c, true),
+    }),
+    c.state === "unreadable" ? el("p", { class: "error-text mcp-error", text: c.error }) : null);
+}
+
+/** The expanded card's MCP details: the settings file and the snippet to add by hand. */
+export function mcpDetails(c) {
+  const copy = el("button", { type: "button", class: "small mcp-copy", text: t("mcpCopy") });
   copy.onclick = () => navigator.clipboard.writeText(c.snippet).then(() => toast(t("mcpCopied")), showError);
-  return el("article", { class: `mcp-client${c.detected ? "" : " absent"}`, dataset: { client: c.id, state: c.state } },
-    el("div", { class: "mcp-head" },
-      el("strong", { text: c.name }),
-      el("span", { class: "hint", text: c.detected ? t("toolDetected") : t("toolAbsent") }),
-      badge(c),
-      el("span", { class: "grow" }),
-      el("button", { type: "button", class: "primary mcp-add", disabled: !canAdd, text: c.state === "outdated" ? t("mcpUpdate") : t("mcpAdd"), onclick: () => ask(c, false) }),
-      el("button", { type: "button", class: "mcp-remove", disabled: !canRemove, text: t("mcpRemove"), onclick: () => ask(c, true) })),
-    el("code", { class: "mcp-path", text: c.path }),
-    c.state === "unreadable" ? el("p", { class: "error-text mcp-error", text: c.error }) : null,
+  return el("div", { class: "mcp-details", dataset: { client: c.id } },
+    el("h3", { text: t("mcpTitle") }),
+    el("p", { class: "hint", text: t("mcpIntro") }),
+    el("p", { class: "hint" }, el("span", { text: t("mcpFile") }), " ", el("code", { class: "mcp-path", text: c.path })),
     el("details", { class: "mcp-snippet", open: c.state === "unreadable" },
       el("summary", { text: t("mcpByHand") }),
       el("p", { class: "hint", text: c.location }),
@@ -36,18 +55,11 @@ function card(c) {
       el("div", { class: "row" }, copy, el("span", { class: "hint", text: c.doc }))));
 }
 
-/** Reads every client's settings again and redraws the view. */
-export async function loadMcpClients() {
-  view.clients = await invoke("mcp_clients");
-  const sorted = [...view.clients].sort((a, b) => Number(b.detected) - Number(a.detected));
-  $("#mcp-list").replaceChildren(...sorted.map(card));
-}
-
 /** Shows what Add or Remove would do to the file, and asks. */
 async function ask(c, remove) {
   try {
     const plan = await invoke("mcp_client_plan", { client: c.id, remove });
-    if (plan.action === "unchanged") { toast(t("mcpNothing", c.name)); return loadMcpClients(); }
+    if (plan.action === "unchanged") { toast(t("mcpNothing", c.name)); return view.reload(); }
     view.pending = { client: c.id, remove };
     $("#mcp-confirm-title").textContent = remove ? t("mcpRemoveTitle", c.name) : t("mcpAddTitle", c.name);
     $("#mcp-confirm-file").textContent = plan.path;
@@ -55,7 +67,7 @@ async function ask(c, remove) {
     $("#mcp-confirm-dialog").showModal();
   } catch (e) {
     showError(e);
-    loadMcpClients().catch(() => {});
+    view.reload().catch(() => {});
   }
 }
 
@@ -71,18 +83,13 @@ async function confirm() {
     showError(e);
   } finally {
     $("#mcp-confirm-ok").disabled = false;
-    await loadMcpClients().catch(showError);
+    await view.reload().catch(showError);
   }
 }
 
-/** Redraws the view in the current language. */
-export function translateMcpClients() {
-  if (view.clients) $("#mcp-list").replaceChildren(...[...view.clients].sort((a, b) => Number(b.detected) - Number(a.detected)).map(card));
-}
-
-/** Wires the view's buttons. */
-export function initMcpClients() {
-  $("#mcp-refresh").onclick = () => loadMcpClients().catch(showError);
+/** Wires the confirmation; `reload` redraws the cards after a change. */
+export function initMcpClients({ reload }) {
+  view.reload = reload;
   $("#mcp-confirm-cancel").onclick = () => $("#mcp-confirm-dialog").close();
   $("#mcp-confirm-ok").onclick = confirm;
 }

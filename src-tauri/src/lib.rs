@@ -8,6 +8,7 @@ pub mod error;
 pub mod file_view;
 pub mod links;
 pub mod markdown;
+pub mod mcp_clients;
 pub mod meaning;
 pub mod settings;
 pub mod sources;
@@ -100,9 +101,7 @@ macro_rules! handlers {
             $crate::commands::agents::agents_drift,
             $crate::commands::agents::agents_scan,
             $crate::commands::agents::agents_adopt,
-            $crate::commands::agents::agents_budget,
             $crate::commands::agents::agents_agent_skill,
-            $crate::commands::mcp_clients::mcp_clients,
             $crate::commands::mcp_clients::mcp_client_plan,
             $crate::commands::mcp_clients::mcp_client_apply,
             $crate::commands::team::team_status,

@@ -1,12 +1,11 @@
-//! The Agents view: the agent tools' skill folders with each skill's state, the sync plan and
-//! the sync, per-tool switches (a skill, auto-sync, the tool itself), a drifted skill's edits
-//! as diffs, and what each agent's own listing budget does to its skills, with the agent's own
-//! per-skill switches.
+//! The Agents view: one card per agent with its skill folders and each skill's state there,
+//! Skilldeck's MCP server in its settings, what its own listing budget does to its skills and
+//! the next step; the sync plan and the sync, per-tool switches (a skill, auto-sync, the tool
+//! itself), the agent's own per-skill switches, and a drifted skill's edits as diffs.
 
 use crate::agents::{self, project_dir};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use serde::Serialize;
 use skilldeck_core::SkillName;
 use skilldeck_sources::origins::{self, Origins, Sourced, Unfollowed};
 use skilldeck_sources::setup;
@@ -16,37 +15,9 @@ use skilldeck_targets::config_edit;
 use skilldeck_targets::diff::{self, FileDiff};
 use skilldeck_targets::plan::TargetPlan;
 use skilldeck_targets::record::{self, Mode};
-use skilldeck_targets::report::TargetReport;
 use skilldeck_targets::scan::ScanReport;
 use std::path::PathBuf;
 use tauri::{Emitter as _, State};
-
-/// The Agents view's data: every target and the skills that can be delivered.
-#[derive(Debug, Clone, Serialize)]
-pub struct AgentsView {
-    /// Every known tool and configured target: detected or not, its folders (with the
-    /// project's when one is given) and each skill's state there.
-    pub targets: Vec<TargetReport>,
-    /// The skills every target gets unless narrowed (enabled, valid), by name.
-    pub skills: Vec<String>,
-}
-
-/// What each agent's own listing (Claude Code, Codex) does to the skills in its folders: the
-/// same model as `skilldeck targets --budget`.
-#[tauri::command]
-pub async fn agents_budget(
-    state: State<'_, AppState>,
-    project: Option<String>,
-) -> ApiResult<Vec<skilldeck_targets::budget::TargetBudget>> {
-    use skilldeck_targets::config::TargetsConfig;
-    use skilldeck_targets::env::Env;
-    let project = project_dir(project.as_deref())?;
-    let config = TargetsConfig::load(&state.storage().home().config_path())?;
-    let env = Env::from_process();
-    let targets = skilldeck_targets::target::resolve(&env, &config, project.as_deref())?;
-    let views = skilldeck_targets::report::report(targets, &agents::wanted(&state)?, &agents::records(&state));
-    Ok(skilldeck_targets::budget::budgets(&views, &config, &env, project.as_deref()))
-}
 
 /// Sets skill `skill` to `to` (`on`, `off`, `name-only`) in agent `agent`'s own settings
 /// (Claude Code's `skillOverrides`, Codex's `[[skills.config]]`), as `skilldeck agent-skill`
@@ -85,14 +56,14 @@ pub async fn agents_agent_skill(agent: String, skill: String, to: String) -> Api
     Ok(plan.changed)
 }
 
-/// Every target with each skill's state in its folders, and the skills that can go there.
+/// One card per agent (every target and every MCP client, merged where they are one agent):
+/// its folders with each skill's state there, Skilldeck's MCP server in its settings, what its
+/// own listing does to its skills (as `skilldeck targets --budget`), and the next step; and the
+/// skills that can be delivered.
 #[tauri::command]
-pub async fn agents_overview(state: State<'_, AppState>, project: Option<String>) -> ApiResult<AgentsView> {
+pub async fn agents_overview(state: State<'_, AppState>, project: Option<String>) -> ApiResult<agents::AgentsMerged> {
     let project = project_dir(project.as_deref())?;
-    let wanted = agents::wanted(&state)?;
-    let targets = agents::targets(&state, project.as_deref())?;
-    let targets = skilldeck_targets::report::report(targets, &wanted, &agents::records(&state));
-    Ok(AgentsView { targets, skills: wanted.into_keys().collect() })
+    agents::merged(&state, project.as_deref())
 }
 
 /// What `agents_sync` would do, writing nothing: the plan the view shows before a sync.

@@ -13,6 +13,39 @@ fn skill(dir: &std::path::Path, name: &str, extra: &str, description: &str) {
         .unwrap();
 }
 
+/// Sets Claude Code's own setting for `skill` from its switch in the budget details.
+async fn choose(s: &Session, skill: &str, to: &str) {
+    let css = format!("select[data-agent-skill='{skill}']");
+    s.wait_for(&css).await;
+    let script = format!(
+        "const e = document.querySelector(\"{css}\"); e.value = '{to}'; e.dispatchEvent(new Event('change')); return true;"
+    );
+    s.client.execute(&script, vec![]).await.unwrap();
+}
+
+/// Waits up to 10 s for `file` to hold what `ok` wants; returns its text.
+async fn written(file: &std::path::Path, ok: impl Fn(&str) -> bool) -> String {
+    let since = std::time::Instant::now();
+    loop {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        if ok(&text) {
+            return text;
+        }
+        assert!(
+            since.elapsed() < std::time::Duration::from_secs(10),
+            "{} never changed as wanted:\n{text}",
+            file.display()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+/// The value Claude Code's own setting for `skill` shows.
+async fn setting_shown(s: &Session, skill: &str) -> String {
+    let script = format!("return document.querySelector(\"select[data-agent-skill='{skill}']\").value;");
+    s.client.execute(&script, vec![]).await.unwrap().as_str().unwrap_or_default().to_owned()
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn the_agents_view_shows_claude_codes_listing_budget_and_switches_a_skill_off_there() {
     if !enabled("the_agents_view_shows_claude_codes_listing_budget_and_switches_a_skill_off_there") {
@@ -36,8 +69,12 @@ async fn the_agents_view_shows_claude_codes_listing_budget_and_switches_a_skill_
     let claude = claude_dir.unwrap();
 
     s.click("#tab-agents").await;
-    s.wait_for(".tool-card[data-tool='claude-code']").await;
-    s.click(".tool-card[data-tool='claude-code']").await;
+    s.click(".tool-card[data-tool='claude-code'] .agent-toggle").await;
+    // Over budget: the card says so on its next-step line, and the budget details are open.
+    let next = s.wait_text(".tool-card[data-tool='claude-code'] .next-step", 10, |t| !t.is_empty()).await;
+    assert!(next.starts_with("Up to ") && next.contains(" would reach Claude Code as names only"), "{next}");
+    assert!(next.ends_with(": deliver fewer, or use MCP"), "{next}");
+    s.wait_until("the budget details are open", "return document.querySelector('#agents-budget').open;").await;
     // Entries: alpha and bravo 8 + 42, charlie 10 + 302; manual is not listed at all.
     let meter = s.wait_text("#agents-budget-text", 10, |t| t.contains("412")).await;
     assert!(meter.starts_with("412 of 90 characters"), "{meter}");
@@ -49,7 +86,7 @@ async fn the_agents_view_shows_claude_codes_listing_budget_and_switches_a_skill_
     s.screenshot("over-budget").await;
 
     // Off in Claude Code's own settings, from the view: its entry leaves the listing.
-    s.click("input[data-agent-skill='charlie']").await;
+    choose(&s, "charlie", "off").await;
     s.wait_text("#agents-budget-text", 10, |t| t.starts_with("100 of 90")).await;
     let settings = std::fs::read_to_string(claude.join("settings.json")).unwrap();
     assert!(settings.starts_with("{\n  \"model\": \"opus\",\n  \"skillOverrides\": {"), "{settings}");
@@ -58,11 +95,28 @@ async fn the_agents_view_shows_claude_codes_listing_budget_and_switches_a_skill_
     s.wait_for("tr[data-budget-skill='charlie'][data-shown='hidden']").await;
     s.screenshot("switched-off").await;
 
+    assert_eq!(setting_shown(&s, "charlie").await, "off");
+
     // And back on: the entry is taken out again.
-    s.click("input[data-agent-skill='charlie']").await;
+    choose(&s, "charlie", "on").await;
     s.wait_text("#agents-budget-text", 10, |t| t.starts_with("412 of 90")).await;
     let settings = std::fs::read_to_string(claude.join("settings.json")).unwrap();
     assert!(!settings.contains("charlie"), "{settings}");
+
+    // Names only, Claude Code's third setting: written, and shown as the switch's value.
+    choose(&s, "alpha", "name-only").await;
+    let settings = written(&claude.join("settings.json"), |t| t.contains("\"alpha\": \"name-only\"")).await;
+    assert!(settings.contains("\"skillOverrides\": {"), "{settings}");
+    // Read back from the file when the view is drawn again: the switch says names only.
+    s.wait_text("#toast", 10, |t| t.contains("alpha by its name only")).await;
+    let mark = "document.querySelector(\"select[data-agent-skill='alpha']\").dataset.stale = '1';";
+    s.client.execute(mark, vec![]).await.unwrap();
+    s.click("#agents-refresh").await;
+    s.wait_for("select[data-agent-skill='alpha']:not([data-stale])").await;
+    assert_eq!(setting_shown(&s, "alpha").await, "name-only");
+    s.screenshot("name-only").await;
+    choose(&s, "alpha", "on").await;
+    written(&claude.join("settings.json"), |t| !t.contains("alpha")).await;
 
     // The same in Chinese.
     let zh = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";

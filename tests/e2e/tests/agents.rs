@@ -1,6 +1,8 @@
 //! The Agents view in the real window: the agent tools found in a fake home, "Sync now" with
 //! its plan first, auto-sync after an import from the CLI, and a skill edited in place shown
-//! as a diff and marked in the sidebar. Folders the app did not write are never touched.
+//! as a diff and marked in the sidebar. Folders the app did not write are never touched. And
+//! one card per agent: skills delivered to Claude Code's folder and Skilldeck's MCP server
+//! added to Claude Desktop, each on its card with the next step, at 1280×800 and 800×500.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use sha2::{Digest as _, Sha256};
@@ -29,6 +31,17 @@ fn tree_digest(dir: &Path) -> String {
         h.update(std::fs::read(&f).unwrap());
     }
     format!("{:x}", h.finalize())
+}
+
+/// Unfolds agent `id`'s card (a click on its header) unless it is unfolded already.
+async fn expand(s: &Session, id: &str) {
+    let head = format!(".tool-card[data-tool='{id}'] .agent-toggle");
+    s.wait_for(&head).await;
+    let open = format!("return document.querySelector(\"{head}\").getAttribute('aria-expanded') === 'true';");
+    if s.client.execute(&open, vec![]).await.unwrap() != serde_json::json!(true) {
+        s.click(&head).await;
+    }
+    s.wait_for(&format!(".tool-card[data-tool='{id}'] .agent-body")).await;
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -65,8 +78,7 @@ async fn the_agents_view_syncs_auto_syncs_and_shows_an_edit_made_in_a_tool() {
 
     // Claude Code is found (its ~/.claude exists); the bundled skills are missing there.
     s.click("#tab-agents").await;
-    s.wait_for(".tool-card[data-tool='claude-code']").await;
-    s.click(".tool-card[data-tool='claude-code']").await;
+    expand(&s, "claude-code").await;
     let counts = s.wait_text(".tool-card[data-tool='claude-code'] .tool-counts", 10, |t| t.contains("missing")).await;
     assert!(counts.contains("3 missing") && counts.contains("2 not ours"), "{counts}");
     s.screenshot("tools").await;
@@ -175,5 +187,133 @@ async fn the_agents_view_syncs_auto_syncs_and_shows_an_edit_made_in_a_tool() {
     s.client.execute(script, vec![]).await.unwrap();
     s.wait_text(".tool-card[data-tool='claude-code'] .tool-counts", 10, |t| t.contains("4 已同步")).await;
     s.screenshot("zh").await;
+    s.finish().await;
+}
+
+/// What overflows the window or a card sideways (nothing should), as text.
+const OVERFLOW: &str = "const out = []; \
+    if (document.documentElement.scrollWidth > window.innerWidth + 1) out.push('page ' + document.documentElement.scrollWidth + ' > ' + window.innerWidth); \
+    for (const c of document.querySelectorAll('#agents .tool-card, #agents .agents-head')) { \
+      if (c.scrollWidth > c.clientWidth + 1) out.push((c.dataset.tool || 'head') + ' ' + c.scrollWidth + ' > ' + c.clientWidth); \
+      for (const b of c.querySelectorAll('button, input, select')) { const r = b.getBoundingClientRect(); \
+        if (r.width && r.right > window.innerWidth + 1) out.push('control ' + (b.id || b.textContent) + ' ends at ' + r.right); } } \
+    return out;";
+
+#[tokio::test(flavor = "current_thread")]
+async fn one_card_per_agent_shows_its_folders_its_mcp_server_and_the_next_step() {
+    if !enabled("one_card_per_agent_shows_its_folders_its_mcp_server_and_the_next_step") {
+        return;
+    }
+    // Claude Code and Claude Desktop are installed (their folders exist); nothing else is.
+    let mut desktop_file = None;
+    let s = Session::start_with("agents-merged", |home| {
+        let user = skilldeck_e2e::user_home_of(home);
+        std::fs::create_dir_all(user.join(".claude")).unwrap();
+        std::fs::create_dir_all(user.join(".config/Claude")).unwrap();
+        desktop_file = Some(user.join(".config/Claude/claude_desktop_config.json"));
+    })
+    .await;
+    let desktop_file = desktop_file.unwrap();
+    let claude = s.user_home().join(".claude/skills");
+    s.click("#tab-agents").await;
+
+    // Before: Claude Code's chosen skills are not delivered yet, Claude Desktop gets nothing.
+    let card = ".tool-card[data-tool='claude-code']";
+    let next = s.wait_text(&format!("{card} .next-step"), 10, |t| !t.is_empty()).await;
+    assert_eq!(next, "4 skills chosen for Claude Code are not in its folders yet: sync now");
+    let desktop = ".tool-card[data-tool='claude-desktop']";
+    assert_eq!(
+        s.text_of(&format!("{desktop} .next-step")).await,
+        "Claude Desktop gets no skills from Skilldeck: add the MCP server"
+    );
+    // Agents found here come first; every known agent has a card, once.
+    let ids = s
+        .client
+        .execute("return [...document.querySelectorAll('#agents-tools .tool-card')].map(c => c.dataset.tool);", vec![])
+        .await
+        .unwrap();
+    let ids: Vec<String> = serde_json::from_value(ids).unwrap();
+    assert_eq!(&ids[..2], ["claude-code", "claude-desktop"], "{ids:?}");
+    for id in ["codex", "cursor", "gemini-cli", "github-copilot", "goose", "windsurf"] {
+        assert_eq!(ids.iter().filter(|x| *x == id).count(), 1, "{id} once in {ids:?}");
+    }
+    assert!(!ids.iter().any(|x| x == "vscode"), "VS Code is GitHub Copilot's card: {ids:?}");
+    s.screenshot("before").await;
+
+    // Deliver to Claude Code's folder from its card.
+    expand(&s, "claude-code").await;
+    s.click("#agents-sync-one").await;
+    s.wait_text("#sync-plan", 10, |t| t.contains("write")).await;
+    s.click("#sync-confirm").await;
+    s.wait_until("the sync dialog closes", "return !document.querySelector('#sync-dialog').open;").await;
+    assert!(claude.join("change-review/SKILL.md").is_file());
+
+    // Add Skilldeck's MCP server to Claude Desktop from its card.
+    s.click(&format!("{desktop} .mcp-add")).await;
+    s.wait_until("the confirmation opens", "return document.querySelector('#mcp-confirm-dialog').open;").await;
+    assert_eq!(s.text_of("#mcp-confirm-file").await, desktop_file.to_str().unwrap());
+    s.click("#mcp-confirm-ok").await;
+    s.wait_until("the confirmation closes", "return !document.querySelector('#mcp-confirm-dialog').open;").await;
+    s.wait_for(&format!("{desktop} .mcp-client[data-state='installed']")).await;
+    let written = std::fs::read_to_string(&desktop_file).unwrap();
+    assert!(written.contains("\"skilldeck\""), "{written}");
+
+    // Claude Code: its folder delivers the four skills, its MCP server is not there, and all
+    // four fit in its listing.
+    let folders = s.wait_text(&format!("{card} .way-folders"), 10, |t| t.contains("4 in sync")).await;
+    assert!(folders.contains("Skill folders"), "{folders}");
+    let checked = format!("return document.querySelector(\"{card} input[data-deliver]\").checked;");
+    assert_eq!(s.client.execute(&checked, vec![]).await.unwrap(), serde_json::json!(true));
+    let mcp = s.text_of(&format!("{card} .mcp-client")).await;
+    assert!(mcp.contains("Skilldeck MCP server") && mcp.contains("not installed"), "{mcp}");
+    assert!(s.text_of(&format!("{card} .way-budget")).await.contains(" of "), "the budget meter is on the card");
+    let next = s.wait_text(&format!("{card} .next-step"), 10, |t| t.starts_with("All")).await;
+    assert_eq!(next, "All 4 skills fit in Claude Code's listing");
+    // A skill Skilldeck delivered is switched by Deliver, not by Claude Code's own setting.
+    let row = s.text_of("tr[data-budget-skill='change-review']").await;
+    assert!(row.starts_with("Skilldeck's") && row.contains("delivered by Skilldeck"), "{row}");
+    assert_eq!(s.text_of("[data-agent-skill='change-review']").await, "", "no own setting for it");
+    // Claude Desktop: no skill folders, the MCP server installed, every skill through it.
+    let ways = s.text_of(&format!("{desktop} .agent-ways")).await;
+    assert!(ways.contains("none known") && ways.contains("installed"), "{ways}");
+    let next = s.wait_text(&format!("{desktop} .next-step"), 10, |t| t.contains("MCP")).await;
+    assert_eq!(next, "Claude Desktop gets every skill through Skilldeck's MCP server");
+    let found = s.client.execute(OVERFLOW, vec![]).await.unwrap();
+    assert_eq!(found, serde_json::json!([]), "nothing overflows at 1280x800");
+    // What a reload of the view costs (every store change asks for it): reported, not judged.
+    let timing = "const done = arguments[arguments.length - 1]; const ms = []; \
+        (async () => { for (let i = 0; i < 10; i++) { const t = performance.now(); \
+          await window.__TAURI__.core.invoke('agents_overview', { project: null }); ms.push(performance.now() - t); } \
+          ms.sort((a, b) => a - b); done(ms[5]); })();";
+    let median = s.client.execute_async(timing, vec![]).await.unwrap();
+    eprintln!("agents_overview (13 cards, budgets, 6 MCP settings files): median {median} ms of 10");
+    s.screenshot("1280x800").await;
+
+    // The keyboard folds a card up and down again; the header says which way.
+    let head = format!("{card} .agent-toggle");
+    s.client.execute(&format!("document.querySelector(\"{head}\").focus();"), vec![]).await.unwrap();
+    s.wait_for(&head).await.send_keys(" ").await.unwrap();
+    s.wait_until(
+        "the card folds up",
+        &format!("return document.querySelector(\"{head}\").getAttribute('aria-expanded') === 'false';"),
+    )
+    .await;
+    s.wait_for(&head).await.send_keys("\u{e007}").await.unwrap();
+    s.wait_for(&format!("{card} .agent-body")).await;
+
+    // The smallest window: nothing sideways out of view, the budget details fold away.
+    s.client.set_window_size(800, 500).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let found = s.client.execute(OVERFLOW, vec![]).await.unwrap();
+    assert_eq!(found, serde_json::json!([]), "nothing overflows at 800x500");
+    s.screenshot("800x500").await;
+
+    // The same in Chinese.
+    let zh = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
+    s.client.execute(zh, vec![]).await.unwrap();
+    let next = s.wait_text(&format!("{desktop} .next-step"), 10, |t| t.contains("MCP")).await;
+    assert_eq!(next, "Claude Desktop 通过 Skilldeck 的 MCP 服务器获得全部技能");
+    assert_eq!(s.text_of(&format!("{card} .next-step")).await, "全部 4 个技能都能完整放进 Claude Code 的技能列表");
+    s.screenshot("800x500-zh").await;
     s.finish().await;
 }

@@ -1,6 +1,7 @@
-//! "Use in other agents" in the real window, over a fake HOME: Add keeps Cursor's other server
-//! and VS Code's comments (the files read back), a backup holds the old bytes, Remove gives the
-//! file back as it was, and an unparsable file shows its error and is never written.
+//! Skilldeck's MCP server on the agents' cards in the real window, over a fake HOME: Add keeps
+//! Cursor's other server and VS Code's comments (the files read back), a backup holds the old
+//! bytes, Remove gives the file back as it was, and an unparsable file shows its error and is
+//! never written.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use serde_json::{Value, json};
@@ -58,8 +59,8 @@ async fn add_or_remove(s: &Session, client: &str, button: &str, file: &Path, exp
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn use_in_other_agents_adds_and_removes_only_our_entry_and_never_writes_a_broken_file() {
-    if !enabled("use_in_other_agents_adds_and_removes_only_our_entry_and_never_writes_a_broken_file") {
+async fn the_agents_cards_add_and_remove_only_our_mcp_entry_and_never_write_a_broken_file() {
+    if !enabled("the_agents_cards_add_and_remove_only_our_mcp_entry_and_never_write_a_broken_file") {
         return;
     }
     let s = Session::start_with("mcp-clients", |home| {
@@ -78,7 +79,7 @@ async fn use_in_other_agents_adds_and_removes_only_our_entry_and_never_writes_a_
     let vscode = user.join(".config/Code/User/mcp.json");
     let codex = user.join(".codex/config.toml");
 
-    s.click("#tab-mcp").await;
+    s.click("#tab-agents").await;
     s.wait_for(".mcp-client[data-client='cursor'][data-state='not_installed']").await;
     s.wait_for(".mcp-client[data-client='vscode'][data-state='not_installed']").await;
     // The broken file: its parser error shown, no Add, the snippet offered instead.
@@ -91,9 +92,18 @@ async fn use_in_other_agents_adds_and_removes_only_our_entry_and_never_writes_a_
         .await
         .unwrap();
     assert_eq!(add_enabled, json!(false));
-    assert!(s.text_of(".mcp-client[data-client='codex'] .mcp-snippet pre").await.contains("[mcp_servers.skilldeck]"));
-    // Claude Desktop's folder does not exist: listed, not detected.
-    assert!(s.text_of(".mcp-client[data-client='claude-desktop']").await.contains("not detected"));
+    // Its folders are what to see to first (found, on, nothing delivered yet).
+    let codex_next = s.text_of(".tool-card[data-tool='codex'] .next-step").await;
+    assert_eq!(codex_next, "4 skills chosen for Codex are not in its folders yet: sync now");
+    s.click(".tool-card[data-tool='codex'] .agent-toggle").await;
+    s.wait_text(".mcp-details[data-client='codex'] .mcp-snippet pre", 10, |t| t.contains("[mcp_servers.skilldeck]"))
+        .await;
+    // Claude Desktop's folder does not exist: listed, not detected, and it has no skill folders.
+    let desktop = s.text_of(".tool-card[data-tool='claude-desktop']").await;
+    assert!(desktop.contains("not detected"), "{desktop}");
+    // VS Code's Copilot is GitHub Copilot's card: its MCP settings are VS Code's.
+    let copilot = s.text_of(".tool-card[data-tool='github-copilot'] .mcp-client").await;
+    assert!(copilot.contains("in VS Code's settings"), "{copilot}");
     s.screenshot("clients").await;
 
     // Add to Cursor: the other server stays, ours runs the skilldeck beside the app.
