@@ -120,6 +120,12 @@ function folderWay(a, x) {
 /** The budget meter on the card, as the listing preview's. */
 function meterLine(a) {
   const b = a.budget;
+  // An agent that lists every skill whole (Gemini CLI) has no budget to fill: say what it costs.
+  if (b.rule === "gemini") {
+    return el("div", { class: "way way-budget" },
+      el("span", { class: "way-name", text: t("wayListing") }),
+      el("span", { class: "hint", text: t("budgetUncappedShort", b.full, t(`unit_${b.unit}`)) }));
+  }
   const over = b.full > b.budget;
   const pct = Math.min(100, Math.round((100 * b.full) / Math.max(1, b.budget)));
   return el("div", { class: "way way-budget" },
@@ -183,6 +189,7 @@ function budgetBlock(a) {
   const over = b.full > b.budget;
   const pct = Math.min(100, Math.round((100 * b.full) / Math.max(1, b.budget)));
   const unit = t(`unit_${b.unit}`);
+  const uncapped = b.rule === "gemini";
   const differ = b.skills.some((k) => k.best.shown !== k.worst.shown);
   const ours = oursIn(a.folders);
   const rows = [...b.skills]
@@ -202,8 +209,10 @@ function budgetBlock(a) {
   const open = view.budgetOpen.get(a.id) ?? over;
   const box = el("details", { class: "budget-block", id: "agents-budget", dataset: { target: b.target }, open },
     el("summary", {}, el("h3", { text: t("budgetTitle", a.name) })),
-    el("div", { class: "meter" }, el("div", { class: `budget-bar${over ? " over" : ""}`, style: `width: ${pct}%` })),
-    el("p", { class: `hint${over ? " error" : ""}`, id: "agents-budget-text", text: t("budgetMeter", b.full, b.budget, unit, b.context_window ?? "?") }),
+    uncapped ? null : el("div", { class: "meter" }, el("div", { class: `budget-bar${over ? " over" : ""}`, style: `width: ${pct}%` })),
+    el("p", { class: `hint${over ? " error" : ""}`, id: "agents-budget-text", text: uncapped
+      ? t("budgetUncapped", a.name, b.full, unit, Math.round(b.full / 4), b.context_window ?? "?")
+      : t("budgetMeter", b.full, b.budget, unit, b.context_window ?? "?") }),
     over ? el("p", { class: "budget-advice", id: "agents-budget-advice", text: b.by_use
       ? t("budgetOverByUse", b.squeezed[0], b.squeezed[1], a.name, b.switch_off.join(", "))
       : t("budgetOver", b.skills.filter((k) => k.best.shown === "omitted").length, b.squeezed[0], b.switch_off.join(", ")) }) : null,
@@ -232,6 +241,8 @@ function oursIn(target) {
  * by its own frontmatter has no setting to change.
  */
 function ownSwitch(a, k) {
+  // Only Claude Code's and Codex's settings have a per-skill switch Skilldeck writes.
+  if (a.id !== "claude-code" && a.id !== "codex") return el("span", { class: "hint", text: "—", title: t("noOwnSwitch", a.name) });
   const fate = k.worst;
   const fixed = fate.shown === "hidden" && !fate.by.startsWith("setting-");
   const label = t("agentSkillSwitch", k.name, a.name);
@@ -471,14 +482,19 @@ async function openAdopt() {
   try {
     const report = await invoke("agents_scan", { project: project() });
     const found = adoptable(report);
+    // Where the `skills` CLI says a skill came from (its lockfiles): adopting records it.
+    const entries = (report.skillsCli?.locks ?? []).flatMap((l) => l.entries);
+    const sourceOf = (name) => entries.find((e) => e.name === name || e.name.toLowerCase() === name);
     const list = el("ul", { class: "adopt-list" }, ...found.map((s) => {
       // Several different contents: the one in the most places is offered, the others shown.
       const groups = s.copies.filter((c) => !allOurs(c));
       const pick = groups.find((c) => c.valid);
       const box = el("input", { type: "checkbox", checked: Boolean(pick), disabled: !pick, dataset: { adopt: s.name, from: groups.length > 1 && pick ? pick.places[0].target : "" } });
       box.onchange = countChosen;
+      const entry = sourceOf(s.name);
       return el("li", { dataset: { skill: s.name } },
         el("label", {}, box, el("strong", { text: s.name })),
+        entry ? el("div", { class: "hint adopt-source", text: t("adoptSource", entry.source + (entry.path && entry.path !== "." ? `, ${entry.path}` : "") + (entry.ref ? ` @${entry.ref}` : "")) }) : null,
         el("div", { class: "copies" }, ...groups.map((c) => el("span", { class: c.valid ? "" : "error-text" },
           `${c.places.map((p) => toolName(p.target)).join(", ")} · ${relationText(c)}${c.valid ? "" : ` · ${t("copyInvalid", c.diagnostics.filter((d) => d.severity === "error").length)}`}`))));
     }));
@@ -510,16 +526,22 @@ async function confirmAdopt() {
   if (plain.length) calls.push({ names: plain, from: null });
   for (const b of chosen.filter((x) => x.dataset.from)) calls.push({ names: [b.dataset.adopt], from: b.dataset.from });
   let adopted = 0;
+  let sourced = 0;
   const failed = [];
+  const unfollowed = [];
   try {
     for (const c of calls) {
       const done = await invoke("agents_adopt", { project: project(), names: c.names, from: c.from });
       adopted += done.adopted.length;
+      sourced += done.sources.length;
       failed.push(...done.failed.map((f) => f.error));
+      unfollowed.push(...done.unfollowed.map((u) => `${u.name}: ${u.reason}`));
     }
     $("#adopt-dialog").close();
     closeBanner();
-    toast(failed.length ? t("adoptFailed", failed[0]) : t("adopted", adopted));
+    toast(failed.length ? t("adoptFailed", failed[0])
+      : unfollowed.length ? t("adoptedUnfollowed", adopted, unfollowed[0])
+        : sourced ? t("adoptedSourced", adopted, sourced) : t("adopted", adopted));
     await loadAgents();
   } catch (e) {
     showError(e);

@@ -6,6 +6,7 @@
 use crate::agents::{self, project_dir};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
+use serde::Serialize;
 use skilldeck_core::SkillName;
 use skilldeck_sources::origins::{self, Origins, Sourced, Unfollowed};
 use skilldeck_sources::setup;
