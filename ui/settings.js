@@ -25,18 +25,24 @@ const TITLES = {
 const view = {
   open: false, section: "models", data: null, storage: null, form: null, shellDirty: false,
   shellError: null, tests: new Map(), removing: null, loadTurn: 0,
-  budgetDraft: null, pinDraft: null, sourcesDraft: null, sourcesError: null, refreshDraft: null,
+  budgetDraft: null, pinDraft: null, sourcesDraft: null, sourcesError: null, refreshDraft: null, refreshError: null,
   remotes: null, remoteForm: { name: "team", url: "", endpoint: "", region: "", error: null }, remoteTests: new Map(),
 };
 
-/** Reads config.toml's settings again and redraws, keeping an open form as it is. */
-export async function reloadSettings() {
+/** Reads config.toml's settings again and redraws, keeping an open form as it is. Nothing is
+ * redrawn when nothing changed (`force` aside): every store change sends `skills://changed`,
+ * and a redraw for nothing would take the control being typed in or clicked from under the
+ * user, and wipe a message just shown. */
+export async function reloadSettings(force = false) {
   if (!view.open) return;
   const turn = ++view.loadTurn;
   const data = await invoke("settings_view");
+  const remotes = view.section === "team" ? await invoke("team_remotes").catch((e) => ({ error: stErr(e) })) : view.remotes;
   if (turn !== view.loadTurn) return;
+  const same = JSON.stringify([data, remotes]) === JSON.stringify([view.data, view.remotes]);
   view.data = data;
-  if (view.section === "team") view.remotes = await invoke("team_remotes").catch((e) => ({ error: stErr(e) }));
+  view.remotes = remotes;
+  if (same && !force) return;
   // Sandbox edits not saved yet stay on screen; saving writes them over the new file.
   if (view.section === "sandbox" && view.shellDirty) return;
   render();
@@ -45,7 +51,7 @@ export async function reloadSettings() {
 /** Shows the view, reading everything afresh. */
 export async function openSettings() {
   view.open = true;
-  await reloadSettings();
+  await reloadSettings(true);
   if (view.section === "storage") loadStorage();
 }
 
@@ -90,10 +96,11 @@ function choose(section, focusTab) {
   view.shellError = null;
   view.sourcesDraft = null;
   view.sourcesError = null;
+  view.refreshError = null;
   render();
   if (focusTab) $(`#settings-tab-${section}`).focus();
   if (section === "storage") loadStorage();
-  if (section === "team") reloadSettings().catch(showError);
+  if (section === "team") reloadSettings(true).catch(showError);
 }
 
 function render() {
@@ -313,28 +320,34 @@ function refreshField(r) {
   });
   secs.value = view.refreshDraft ?? String(r.refreshSecs);
   return el("div", { class: "refresh-edit" },
-    el("form", { class: "row", onsubmit: (e) => { e.preventDefault(); saveRefresh(r.name, secs.value); } },
+    // novalidate: a value out of range reaches config_edit, which says why in its own words.
+    el("form", { class: "row", novalidate: true, onsubmit: (e) => { e.preventDefault(); saveRefresh(r.name, secs.value); } },
       secs, el("span", { text: st("secondsUnit") }),
       el("button", { type: "submit", id: "settings-refresh-save", text: st("save") })),
     el("p", { class: "hint", id: "settings-refresh-hint", text: st("refreshHint") }),
-    el("p", { id: "settings-refresh-error", class: "error-text", role: "alert" }));
+    el("p", { id: "settings-refresh-error", class: "error-text", role: "alert", text: view.refreshError || "" }));
 }
 
 async function saveRefresh(name, value) {
   const raw = String(value).trim();
   const secs = raw === "" ? null : Number(raw);
-  const box = () => $("#settings-refresh-error");
+  const shown = (text) => {
+    view.refreshError = text;
+    const box = $("#settings-refresh-error");
+    if (box) box.textContent = text;
+  };
   if (secs !== null && !Number.isInteger(secs)) {
-    box().textContent = st("badNumber", st("refreshEvery"));
+    shown(st("badNumber", st("refreshEvery")));
     return;
   }
   try {
     view.remotes = await invoke("team_set_refresh", { name, secs });
     view.refreshDraft = null;
+    view.refreshError = null;
     render();
     toast(st("saved"));
   } catch (e) {
-    if (box()) box().textContent = stErr(e);
+    shown(stErr(e));
   }
 }
 
