@@ -313,7 +313,8 @@ const S = {
 };
 
 /** In Chinese, what each backend error Settings can meet means, by its code; the English
- * detail (the backend's own words, the CLI's message) is shown beneath. */
+ * detail (the backend's own words, the CLI's message) is shown beneath. One line per code:
+ * src-tauri/tests/contract.rs checks each is a code the backend sends. */
 const ERRORS_ZH = {
   config_invalid: "config.toml 不接受这个值，文件没有被修改：",
   provider_exists: "已有同名的提供方；请换一个名称，或编辑那个提供方：",
@@ -340,9 +341,6 @@ export function stErr(err) {
   }
   return errorText(err);
 }
-
-/** The codes with a Chinese sentence, for the test that each is one Settings can meet. */
-export const SETTINGS_ERROR_CODES = Object.keys(ERRORS_ZH);
 
 /** A Settings string (or one built from `args`) in the current language. */
 export function st(key, ...args) {
