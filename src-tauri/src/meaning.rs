@@ -60,7 +60,8 @@ pub fn status(state: &AppState) -> Option<MeaningView> {
 }
 
 /// Computes the missing vectors of the listed skills on a thread of its own, sending
-/// [`PROGRESS`] as it goes; does nothing when there is no model or a thread already runs.
+/// [`PROGRESS`] as it goes; does nothing when there is no model. While a thread runs, the
+/// call asks it for one more round (the vectors may have been cleared meanwhile).
 pub fn index_in_background<R: tauri::Runtime>(app: tauri::AppHandle<R>) {
     AGAIN.store(true, Ordering::SeqCst);
     if RUNNING.swap(true, Ordering::SeqCst) {

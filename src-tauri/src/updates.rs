@@ -229,6 +229,8 @@ pub fn check_in_background<R: Runtime>(app: AppHandle<R>) {
     tauri::async_runtime::spawn(async move {
         tokio::time::sleep(FIRST_CHECK_AFTER).await;
         let mut last: Option<std::time::Instant> = None;
+        // What was said about an unreadable `[sources]`: said once, not each minute.
+        let mut said: Option<String> = None;
         loop {
             // Listening before the file is read: a change made from here on wakes the wait.
             let mut woken = std::pin::pin!(crate::state::CONFIG_CHANGED.notified());
@@ -237,7 +239,11 @@ pub fn check_in_background<R: Runtime>(app: AppHandle<R>) {
             let every = match SourcesConfig::load(&state.storage().home().config_path()) {
                 Ok(c) => c.check_every.map(|d| d.max(SHORTEST)),
                 Err(e) => {
-                    eprintln!("skilldeck-app: [sources] in config.toml: {e}; checking daily");
+                    let e = e.to_string();
+                    if said.as_ref() != Some(&e) {
+                        eprintln!("skilldeck-app: [sources] in config.toml: {e}; checking daily");
+                        said = Some(e);
+                    }
                     SourcesConfig::default().check_every
                 }
             };
