@@ -1,17 +1,22 @@
-// The Settings view (the gear at the top right): config.toml's providers, the shell tool's
-// sandbox, the listing, and the store on disk, in sections behind vertical tabs. Every change
+// The Settings view (the gear at the top right): config.toml's providers, team stores, the shell
+// tool's sandbox, the listing, sources, the audit's hold, and the store on disk, in sections
+// behind vertical tabs. Every change
 // goes through a backend command that edits config.toml the way the CLI does; a value the file
 // would refuse comes back with the CLI's own message and is shown in the form. The watcher's
 // `skills://changed` (config.toml included) redraws the open view, so an outside edit shows.
 
 import { $, el, showError, size, toast } from "./dom.js";
-import { errorText, formatDate } from "./i18n.js";
-import { st } from "./settings_i18n.js";
+import { formatDate } from "./i18n.js";
+import { st, stErr } from "./settings_i18n.js";
 
 const { invoke } = window.__TAURI__.core;
+const { listen } = window.__TAURI__.event;
 
-const SECTIONS = ["models", "team", "sandbox", "listing", "storage"];
-const TITLES = { models: "secModels", team: "secTeam", sandbox: "secSandbox", listing: "secListing", storage: "secStorage" };
+const SECTIONS = ["models", "team", "sandbox", "listing", "sources", "audit", "storage"];
+const TITLES = {
+  models: "secModels", team: "secTeam", sandbox: "secSandbox", listing: "secListing",
+  sources: "secSources", audit: "secAudit", storage: "secStorage",
+};
 
 // `form`: the provider being added or edited ({adding, name, values, error}); `shellDirty`:
 // the Sandbox form has edits not saved yet (an outside change then does not overwrite them);
@@ -20,18 +25,24 @@ const TITLES = { models: "secModels", team: "secTeam", sandbox: "secSandbox", li
 const view = {
   open: false, section: "models", data: null, storage: null, form: null, shellDirty: false,
   shellError: null, tests: new Map(), removing: null, loadTurn: 0,
-  budgetDraft: null, pinDraft: null,
+  budgetDraft: null, pinDraft: null, sourcesDraft: null, sourcesError: null, refreshDraft: null, refreshError: null,
   remotes: null, remoteForm: { name: "team", url: "", endpoint: "", region: "", error: null }, remoteTests: new Map(),
 };
 
-/** Reads config.toml's settings again and redraws, keeping an open form as it is. */
-export async function reloadSettings() {
+/** Reads config.toml's settings again and redraws, keeping an open form as it is. Nothing is
+ * redrawn when nothing changed (`force` aside): every store change sends `skills://changed`,
+ * and a redraw for nothing would take the control being typed in or clicked from under the
+ * user, and wipe a message just shown. */
+export async function reloadSettings(force = false) {
   if (!view.open) return;
   const turn = ++view.loadTurn;
   const data = await invoke("settings_view");
+  const remotes = view.section === "team" ? await invoke("team_remotes").catch((e) => ({ error: stErr(e) })) : view.remotes;
   if (turn !== view.loadTurn) return;
+  const same = JSON.stringify([data, remotes]) === JSON.stringify([view.data, view.remotes]);
   view.data = data;
-  if (view.section === "team") view.remotes = await invoke("team_remotes").catch((e) => ({ error: errorText(e) }));
+  view.remotes = remotes;
+  if (same && !force) return;
   // Sandbox edits not saved yet stay on screen; saving writes them over the new file.
   if (view.section === "sandbox" && view.shellDirty) return;
   render();
@@ -40,7 +51,7 @@ export async function reloadSettings() {
 /** Shows the view, reading everything afresh. */
 export async function openSettings() {
   view.open = true;
-  await reloadSettings();
+  await reloadSettings(true);
   if (view.section === "storage") loadStorage();
 }
 
@@ -83,10 +94,13 @@ function choose(section, focusTab) {
   view.section = section;
   view.shellDirty = false;
   view.shellError = null;
+  view.sourcesDraft = null;
+  view.sourcesError = null;
+  view.refreshError = null;
   render();
   if (focusTab) $(`#settings-tab-${section}`).focus();
   if (section === "storage") loadStorage();
-  if (section === "team") reloadSettings().catch(showError);
+  if (section === "team") reloadSettings(true).catch(showError);
 }
 
 function render() {
@@ -96,7 +110,7 @@ function render() {
     el("h2", { text: st(TITLES[view.section]) }),
     d.configError ? el("div", { class: "settings-broken", role: "alert" },
       el("p", { text: st("configBroken") }), el("pre", { text: d.configError })) : null,
-    ...({ models, team, sandbox, listing, storage }[view.section])(d));
+    ...({ models, team, sandbox, listing, sources, audit, storage }[view.section])(d));
   $("#settings").replaceChildren(tabs(), panel);
   // A redraw (an outside edit, a language switch) leaves the focus where it was.
   if (active && document.getElementById(active)) document.getElementById(active).focus();
@@ -149,7 +163,7 @@ function providerCard(p, d) {
 /** A Test's outcome, worded when drawn (so in the language in force). */
 function testLine(test, okText) {
   if (!test || test.busy) return null;
-  const text = test.ok ? okText() : st("testFailed", errorText(test.error));
+  const text = test.ok ? okText() : st("testFailed", stErr(test.error));
   return el("p", { class: `provider-test ${test.ok ? "ok" : "error-text"}`, role: "status", text });
 }
 
@@ -227,7 +241,7 @@ async function saveProvider() {
     render();
     toast(st("saved"));
   } catch (e) {
-    f.error = errorText(e);
+    f.error = stErr(e);
     const box = $("#settings-p-error");
     if (box) box.textContent = f.error;
   }
@@ -291,10 +305,50 @@ function remoteCard(r) {
       el("dt", { text: "URL" }), el("dd", {}, el("code", { text: r.url })),
       el("dt", { text: st("endpoint") }), el("dd", {}, el("code", { text: r.endpoint || st("endpointAws") })),
       el("dt", { text: st("region") }), el("dd", { text: r.region || "—" }),
-      el("dt", { text: st("refreshEvery") }), el("dd", { text: st("seconds", r.refreshSecs) }),
+      el("dt", { text: st("refreshEvery") }), el("dd", {}, r.name === "team" ? refreshField(r) : st("seconds", r.refreshSecs)),
       el("dt", { text: st("lastRefresh") }), el("dd", { text: r.lastRefresh ? formatDate(r.lastRefresh) : st("never") }),
       r.lastError ? el("dt", { text: st("lastError") }) : null, r.lastError ? el("dd", { class: "error-text", text: r.lastError }) : null),
     testLine(test, () => st("remoteOk", test.skills, test.revisions)));
+}
+
+/** The team remote's refresh interval, editable: how old the team scope may get. */
+function refreshField(r) {
+  const secs = el("input", {
+    type: "number", id: "settings-refresh-secs", min: "30", max: "604800", step: "30",
+    "aria-label": st("refreshEvery"), "aria-describedby": "settings-refresh-hint",
+    oninput: (e) => { view.refreshDraft = e.target.value; },
+  });
+  secs.value = view.refreshDraft ?? String(r.refreshSecs);
+  return el("div", { class: "refresh-edit" },
+    // novalidate: a value out of range reaches config_edit, which says why in its own words.
+    el("form", { class: "row", novalidate: true, onsubmit: (e) => { e.preventDefault(); saveRefresh(r.name, secs.value); } },
+      secs, el("span", { text: st("secondsUnit") }),
+      el("button", { type: "submit", id: "settings-refresh-save", text: st("save") })),
+    el("p", { class: "hint", id: "settings-refresh-hint", text: st("refreshHint") }),
+    el("p", { id: "settings-refresh-error", class: "error-text", role: "alert", text: view.refreshError || "" }));
+}
+
+async function saveRefresh(name, value) {
+  const raw = String(value).trim();
+  const secs = raw === "" ? null : Number(raw);
+  const shown = (text) => {
+    view.refreshError = text;
+    const box = $("#settings-refresh-error");
+    if (box) box.textContent = text;
+  };
+  if (secs !== null && !Number.isInteger(secs)) {
+    shown(st("badNumber", st("refreshEvery")));
+    return;
+  }
+  try {
+    view.remotes = await invoke("team_set_refresh", { name, secs });
+    view.refreshDraft = null;
+    view.refreshError = null;
+    render();
+    toast(st("saved"));
+  } catch (e) {
+    shown(stErr(e));
+  }
 }
 
 function team(d) {
@@ -331,7 +385,7 @@ async function addRemote() {
     render();
     toast(st("saved"));
   } catch (e) {
-    f.error = errorText(e);
+    f.error = stErr(e);
     const box = $("#settings-r-error");
     if (box) box.textContent = f.error;
   }
@@ -461,7 +515,7 @@ async function saveShell() {
     render();
     toast(st("saved"));
   } catch (e) {
-    view.shellError = errorText(e);
+    view.shellError = stErr(e);
     $("#settings-shell-error").textContent = view.shellError;
   }
 }
@@ -510,7 +564,7 @@ async function saveBudget(value) {
     toast(st("saved"));
   } catch (e) {
     const box = $("#settings-budget-error");
-    if (box) box.textContent = errorText(e);
+    if (box) box.textContent = stErr(e);
   }
 }
 
@@ -521,6 +575,113 @@ async function setPinned(name, pinned) {
     await reloadSettings();
   } catch (e) {
     showError(e);
+  }
+}
+
+// ---------- Sources ----------
+
+/** What the running update check said it does: proof that a change reached it. */
+function checkerLine(c) {
+  if (!c) return st("checkerNotYet");
+  if (c.everySecs == null) return st("checkerOff");
+  return st("checkerOn", period(c.everySecs), c.nextMs ? formatDate(new Date(c.nextMs).toISOString()) : "—");
+}
+
+/** Seconds as the largest whole unit (d, h, min). */
+function period(secs) {
+  if (secs % 86400 === 0) return st("days", secs / 86400);
+  if (secs % 3600 === 0) return st("hours", secs / 3600);
+  return st("minutes", Math.round(secs / 60));
+}
+
+function sources(d) {
+  const src = d.sources;
+  // What is typed here survives a redraw (an outside edit, the watcher after a save).
+  const draft = view.sourcesDraft ?? {
+    github: src.github ?? "", gitlab: src.gitlab ?? "",
+    on: src.checkEverySecs != null, every: src.checkEvery && src.checkEvery !== "off" && src.checkEvery !== "never" ? src.checkEvery : "",
+  };
+  const edit = (key) => (e) => { view.sourcesDraft = { ...draft, [key]: e.target.type === "checkbox" ? e.target.checked : e.target.value }; Object.assign(draft, view.sourcesDraft); };
+  const text = (key, placeholder) => {
+    const i = el("input", { type: "text", spellcheck: "false", autocomplete: "off", placeholder, oninput: edit(key) });
+    i.value = draft[key];
+    return i;
+  };
+  const on = el("input", { type: "checkbox", id: "settings-check-on", "aria-describedby": "settings-check-on-hint", onchange: (e) => { edit("on")(e); $("#settings-check-every").disabled = !e.target.checked; } });
+  on.checked = draft.on;
+  const every = text("every", "daily");
+  every.disabled = !draft.on;
+  return [
+    el("p", { class: "hint", text: st("sourcesIntro") }), where(d),
+    src.error ? el("p", { class: "error-text", role: "alert", text: src.error }) : null,
+    el("fieldset", { class: "settings-group" },
+      el("legend", { text: st("checkUpdates") }),
+      el("label", { class: "check" }, on, el("span", { text: st("checkOn") })),
+      el("p", { class: "hint", id: "settings-check-on-hint", text: st("checkOnHint") }),
+      field("settings-check-every", st("checkEvery"), every, st("checkEveryHint")),
+      el("p", { id: "settings-checker", role: "status", text: checkerLine(src.checker) })),
+    el("fieldset", { class: "settings-group" },
+      el("legend", { text: st("hosts") }),
+      el("p", { class: "hint", text: st("hostsHint") }),
+      el("div", { class: "settings-grid" },
+        field("settings-github", "github", text("github", src.githubInForce), st("githubHint")),
+        field("settings-gitlab", "gitlab", text("gitlab", src.gitlabInForce), st("gitlabHint")))),
+    el("p", { id: "settings-sources-error", class: "error-text", role: "alert", text: view.sourcesError || "" }),
+    el("div", { class: "row end" },
+      el("button", { type: "button", id: "settings-sources-save", class: "primary", disabled: Boolean(d.configError), text: st("save"), onclick: saveSources })),
+  ];
+}
+
+async function saveSources() {
+  const draft = view.sourcesDraft;
+  const src = view.data.sources;
+  const v = draft ?? { github: src.github ?? "", gitlab: src.gitlab ?? "", on: src.checkEverySecs != null, every: src.checkEvery ?? "" };
+  const blank = (x) => (String(x).trim() === "" ? null : String(x).trim());
+  const form = { github: blank(v.github), gitlab: blank(v.gitlab), check_every: v.on ? blank(v.every) : "off" };
+  try {
+    view.data = await invoke("settings_save_sources", { form });
+    view.sourcesDraft = null;
+    view.sourcesError = null;
+    render();
+    toast(st("saved"));
+  } catch (e) {
+    view.sourcesError = stErr(e);
+    $("#settings-sources-error").textContent = view.sourcesError;
+  }
+}
+
+// ---------- Audit ----------
+
+const HOLDS = ["high", "critical", "off"];
+
+function audit(d) {
+  const radios = HOLDS.map((h) => {
+    const r = el("input", { type: "radio", name: "settings-hold", id: `settings-hold-${h}`, value: h, "aria-describedby": `settings-hold-${h}-hint`, onchange: () => setHold(h) });
+    r.checked = d.auditHold === h;
+    return el("div", { class: "hold-option" },
+      el("label", { class: "check" }, r, el("span", { text: st(`hold_${h}`) })),
+      el("p", { class: "hint", id: `settings-hold-${h}-hint`, text: st(`hold_${h}_hint`) }));
+  });
+  return [
+    el("p", { class: "hint", text: st("auditIntro") }), where(d),
+    el("fieldset", { class: "settings-group", role: "radiogroup", "aria-describedby": "settings-hold-hint" },
+      el("legend", { text: st("holdLegend") }),
+      el("p", { class: "hint", id: "settings-hold-hint", text: st("holdHint") }),
+      ...radios),
+    el("p", { id: "settings-audit-error", class: "error-text", role: "alert" }),
+    el("p", { class: "hint", text: st("auditOnlyKey") }),
+  ];
+}
+
+async function setHold(hold) {
+  try {
+    view.data = await invoke("settings_set_audit_hold", { hold });
+    render();
+    $(`#settings-hold-${hold}`)?.focus();
+    toast(st("holdSet", st(`hold_${hold}`)));
+  } catch (e) {
+    const box = $("#settings-audit-error");
+    if (box) box.textContent = stErr(e);
   }
 }
 
@@ -551,8 +712,44 @@ function storage(d) {
         el("div", { class: "row" },
           el("span", { id: "settings-cache-size", text: s ? size(s.parseCacheBytes) : st("measuring") }),
           el("button", { type: "button", id: "settings-clear-cache", disabled: !s || s.parseCacheBytes === 0, text: st("clear"), onclick: clearCache })),
-        el("p", { class: "hint", text: st("parseCacheHint") }))),
+        el("p", { class: "hint", text: st("parseCacheHint") })),
+      el("dt", { text: st("embedModel") }),
+      el("dd", { id: "settings-model" }, ...modelFacts(s)),
+      el("dt", { text: st("vectorCache") }),
+      el("dd", {},
+        el("div", { class: "row" },
+          el("span", { id: "settings-vectors-size", text: s ? size(s.vectorCacheBytes) : st("measuring") }),
+          el("button", { type: "button", id: "settings-clear-vectors", disabled: !s || s.vectorCacheBytes === 0, text: st("clear"), onclick: clearVectors })),
+        s ? el("p", {}, el("code", { id: "settings-vectors-path", text: s.vectorCache })) : null,
+        s?.meaning ? el("p", { id: "settings-meaning", text: meaningLine(s.meaning) }) : null,
+        el("p", { class: "hint", text: st("vectorCacheHint") }))),
   ];
+}
+
+function modelFacts(s) {
+  if (!s) return [st("measuring")];
+  if (!s.model) return [el("p", { class: "hint", text: s.modelOff || st("modelNone") })];
+  return [
+    el("p", {}, el("strong", { text: s.model.id }), ` · ${size(s.model.bytes)}`),
+    el("p", {}, el("code", { text: s.model.dir })),
+    el("p", { class: "hint", text: st(`modelFrom_${s.model.foundIn}`) }),
+  ];
+}
+
+function meaningLine(m) {
+  if (m.state === "ready") return st("meaningReady");
+  if (m.state === "off") return m.reason || st("modelNone");
+  return st("meaningPending", m.done, m.total);
+}
+
+async function clearVectors() {
+  try {
+    const freed = await invoke("settings_clear_vector_cache");
+    toast(st("vectorsCleared", size(freed)));
+    await loadStorage();
+  } catch (e) {
+    showError(e);
+  }
 }
 
 async function clearCache() {
@@ -569,4 +766,8 @@ async function clearCache() {
 export function initSettings({ show }) {
   $("#settings-btn").onclick = show;
   translateSettings();
+  // The running update check took a new interval: say so in Sources.
+  listen("sources://schedule", () => { if (view.open && view.section === "sources") reloadSettings().catch(showError); });
+  // The vectors computed again after a Clear: Storage shows the file grow back.
+  listen("meaning://progress", (e) => { if (view.open && view.section === "storage" && e.payload?.state !== "indexing") loadStorage(); });
 }

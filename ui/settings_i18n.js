@@ -1,7 +1,7 @@
 // The Settings view's words in English and Chinese. Kept apart from i18n.js (the rest of the
 // app) so the view and its text change together; the language in force is i18n.js's.
 
-import { language } from "./i18n.js";
+import { errorText, language } from "./i18n.js";
 
 const S = {
   en: {
@@ -115,6 +115,47 @@ const S = {
     refreshNow: "Refresh now",
     refreshed: "The team scope is up to date",
     remoteOk: (skills, revisions) => `Connected: ${skills} skills, ${revisions} revisions.`,
+    secSources: "Sources",
+    secAudit: "Audit",
+    secondsUnit: "seconds",
+    refreshHint: "How old the team scope may get before it is fetched again (30 to 604800 seconds; empty: 300). The running refresh takes a new value at once.",
+    sourcesIntro: "Where skills added from a source come from, and how often Skilldeck looks for their updates.",
+    checkUpdates: "Update checks",
+    checkOn: "Check sourced skills for updates",
+    checkOnHint: "Off: no check runs in the background; Check now in the Updates dialog still works. This is check_every = \"off\".",
+    checkEvery: "Check every",
+    checkEveryHint: "daily (the default), hourly, or a number with m, h or d such as 6h or 3d; at least 10m. Counted from the last check.",
+    checkerNotYet: "The app's update check has not started yet.",
+    checkerOff: "The app's update check is off.",
+    checkerOn: (every, next) => `The app's update check runs every ${every}; next check: ${next}.`,
+    days: (n) => (n === 1 ? "day" : `${n} days`),
+    hours: (n) => (n === 1 ? "hour" : `${n} hours`),
+    minutes: (n) => `${n} minutes`,
+    hosts: "Hosts",
+    hostsHint: "The servers the shorthand of \"Add from…\" expands against. Tokens never go here: they come from Git's credential helper or GITHUB_TOKEN / GITLAB_TOKEN.",
+    githubHint: "owner/repo means a repository here; set it for GitHub Enterprise. Empty: https://github.com.",
+    gitlabHint: "gitlab:owner/repo means a repository here; set it for a self-hosted GitLab. Empty: https://gitlab.com.",
+    auditIntro: "Every skill coming in (import, Add from…, team, updates) is audited for hidden text, instructions against you, dangerous commands, secrets and the like.",
+    holdLegend: "Hold back skills with findings at",
+    holdHint: "A held skill is stored and shown (marked held) but never listed to a model, offered over MCP, synced to an agent or mounted until you approve its findings. A change applies at once to every skill.",
+    hold_high: "high (default)",
+    hold_high_hint: "High and critical findings hold a skill: likely harmful unless the author meant it, and attack patterns.",
+    hold_critical: "critical only",
+    hold_critical_hint: "Only critical findings (attack patterns with no innocent reading) hold a skill; high ones are shown, not held.",
+    hold_off: "off",
+    hold_off_hint: "Nothing is held; every finding is still shown on its skill. Choose this only if you review skills yourself.",
+    holdSet: (h) => `Audit hold: ${h}`,
+    auditOnlyKey: "hold is the only setting of [audit] in config.toml.",
+    embedModel: "Embedding model",
+    modelNone: "No embedding model: ranking uses words only.",
+    modelFrom_home: "found in SKILLDECK_HOME/models",
+    modelFrom_env: "found in the folder SKILLDECK_MODELS_DIR names",
+    modelFrom_program: "found beside the program",
+    vectorCache: "Vector cache",
+    vectorCacheHint: "Each skill's vector for ranking by meaning, computed by the model. Clearing costs only re-computation: it starts again in the background at once.",
+    meaningReady: "Every listed skill has its vector.",
+    meaningPending: (done, total) => `${done} of ${total} skills have their vector; the rest are being computed.`,
+    vectorsCleared: (size) => `Freed ${size}; the vectors are computed again`,
   },
   zh: {
     settings: "设置",
@@ -227,8 +268,79 @@ const S = {
     refreshNow: "立即刷新",
     refreshed: "团队范围已是最新",
     remoteOk: (skills, revisions) => `已连接：${skills} 个技能，${revisions} 个版本。`,
+    secSources: "来源",
+    secAudit: "审核",
+    secondsUnit: "秒",
+    refreshHint: "团队范围在多久之后重新获取（30 到 604800 秒；留空为 300）。正在运行的刷新会立即采用新值。",
+    sourcesIntro: "从来源添加的技能来自哪里，以及 Skilldeck 多久检查一次它们的更新。",
+    checkUpdates: "更新检查",
+    checkOn: "检查来自来源的技能是否有更新",
+    checkOnHint: "关闭后后台不再检查；“更新”对话框中的“立即检查”仍可使用。即 check_every = \"off\"。",
+    checkEvery: "检查间隔",
+    checkEveryHint: "daily（默认）、hourly，或带 m、h、d 的数字，例如 6h 或 3d；至少 10m。从上次检查时算起。",
+    checkerNotYet: "应用的更新检查尚未开始。",
+    checkerOff: "应用的更新检查已关闭。",
+    checkerOn: (every, next) => `应用的更新检查每 ${every} 运行一次；下次检查：${next}。`,
+    days: (n) => `${n} 天`,
+    hours: (n) => `${n} 小时`,
+    minutes: (n) => `${n} 分钟`,
+    hosts: "主机",
+    hostsHint: "“从…添加”的简写所展开到的服务器。令牌从不写在这里：它们来自 Git 凭据助手或 GITHUB_TOKEN / GITLAB_TOKEN。",
+    githubHint: "owner/repo 指这里的仓库；使用 GitHub Enterprise 时设置。留空：https://github.com。",
+    gitlabHint: "gitlab:owner/repo 指这里的仓库；使用自建 GitLab 时设置。留空：https://gitlab.com。",
+    auditIntro: "每个进入的技能（导入、从…添加、团队、更新）都会被审核：隐藏文本、违背你意愿的指令、危险命令、密钥等。",
+    holdLegend: "扣留发现问题达到以下级别的技能",
+    holdHint: "被扣留的技能会被保存并显示（标记为已扣留），但在你批准其发现之前，不会列给模型、不通过 MCP 提供、不同步到智能体，也不会挂载。更改会立即作用于所有技能。",
+    hold_high: "high（默认）",
+    hold_high_hint: "high 和 critical 级别的发现会扣留技能：除非作者有意为之，否则很可能有害，以及攻击模式。",
+    hold_critical: "仅 critical",
+    hold_critical_hint: "只有 critical 级别的发现（无法善意解读的攻击模式）会扣留技能；high 级别只显示，不扣留。",
+    hold_off: "关闭",
+    hold_off_hint: "不扣留任何技能；每个发现仍会显示在对应技能上。只有在你自行审查技能时才选择此项。",
+    holdSet: (h) => `审核扣留级别：${h}`,
+    auditOnlyKey: "hold 是 config.toml 中 [audit] 唯一的设置。",
+    embedModel: "嵌入模型",
+    modelNone: "没有嵌入模型：排序只按字词。",
+    modelFrom_home: "位于 SKILLDECK_HOME/models",
+    modelFrom_env: "位于 SKILLDECK_MODELS_DIR 指定的文件夹",
+    modelFrom_program: "位于程序旁边",
+    vectorCache: "向量缓存",
+    vectorCacheHint: "每个技能用于按语义排序的向量，由模型计算。清除只需重新计算：会立即在后台重新开始。",
+    meaningReady: "每个列出的技能都已有向量。",
+    meaningPending: (done, total) => `${total} 个技能中已有 ${done} 个有向量；其余正在计算。`,
+    vectorsCleared: (size) => `已释放 ${size}；正在重新计算向量`,
   },
 };
+
+/** In Chinese, what each backend error Settings can meet means, by its code; the English
+ * detail (the backend's own words, the CLI's message) is shown beneath. One line per code:
+ * src-tauri/tests/contract.rs checks each is a code the backend sends. */
+const ERRORS_ZH = {
+  config_invalid: "config.toml 不接受这个值，文件没有被修改：",
+  provider_exists: "已有同名的提供方；请换一个名称，或编辑那个提供方：",
+  provider_test_failed: "测试请求没有成功：",
+  io_error: "读写文件失败：",
+  task_failed: "后台任务意外中止：",
+  remote_unknown: "没有这个远程存储：",
+  remote_config_invalid: "这个远程存储的设置无效，文件没有被修改：",
+  remote_credentials_missing: "找不到访问存储桶的凭据：",
+  remote_access_denied: "存储桶拒绝了访问（请检查凭据和权限）：",
+  remote_bucket_missing: "存储桶不存在：",
+  remote_clock_skew: "本机时钟与服务器相差太多：",
+  remote_unreachable: "无法连接到存储服务器：",
+  remote_busy: "存储服务器繁忙，请稍后再试：",
+  remote_failed: "存储请求失败：",
+  remote_cache_failed: "无法写入本地团队缓存：",
+};
+
+/** A backend error (`ApiError {code, message}`) as Settings shows it: in Chinese, a sentence
+ * for its code with the English detail on the next line; otherwise the message. */
+export function stErr(err) {
+  if (language() === "zh" && err && typeof err === "object" && ERRORS_ZH[err.code]) {
+    return `${ERRORS_ZH[err.code]}\n${err.message}`;
+  }
+  return errorText(err);
+}
 
 /** A Settings string (or one built from `args`) in the current language. */
 export function st(key, ...args) {

@@ -120,6 +120,10 @@ macro_rules! handlers {
             $crate::commands::settings::settings_save_shell,
             $crate::commands::settings::settings_storage,
             $crate::commands::settings::settings_clear_parse_cache,
+            $crate::commands::settings::settings_set_audit_hold,
+            $crate::commands::settings::settings_save_sources,
+            $crate::commands::settings::settings_clear_vector_cache,
+            $crate::commands::team::team_set_refresh,
         ]
     };
 }

@@ -15,6 +15,11 @@ pub const PROGRESS: &str = "meaning://progress";
 /// next ranking, or the next indexing).
 static RUNNING: AtomicBool = AtomicBool::new(false);
 
+/// Whether an indexing was asked for since the running thread last began a round: it then runs
+/// another, so one asked for while a round ends (the vectors cleared in Settings → Storage) is
+/// never lost.
+static AGAIN: AtomicBool = AtomicBool::new(false);
+
 /// Where ranking by meaning stands, for the listing preview.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -55,15 +60,25 @@ pub fn status(state: &AppState) -> Option<MeaningView> {
 }
 
 /// Computes the missing vectors of the listed skills on a thread of its own, sending
-/// [`PROGRESS`] as it goes; does nothing when there is no model or a thread already runs.
+/// [`PROGRESS`] as it goes; does nothing when there is no model. While a thread runs, the
+/// call asks it for one more round (the vectors may have been cleared meanwhile).
 pub fn index_in_background<R: tauri::Runtime>(app: tauri::AppHandle<R>) {
+    AGAIN.store(true, Ordering::SeqCst);
     if RUNNING.swap(true, Ordering::SeqCst) {
         return;
     }
     let spawned = std::thread::Builder::new().name("skilldeck-meaning".into()).spawn(move || {
         let state = app.state::<AppState>();
-        run(&state, &app);
-        RUNNING.store(false, Ordering::SeqCst);
+        loop {
+            while AGAIN.swap(false, Ordering::SeqCst) {
+                run(&state, &app);
+            }
+            RUNNING.store(false, Ordering::SeqCst);
+            // Asked for between the last round and now, and no other thread took it: go on.
+            if !AGAIN.load(Ordering::SeqCst) || RUNNING.swap(true, Ordering::SeqCst) {
+                break;
+            }
+        }
         if let Some(v) = status(&state) {
             let _ = app.emit(PROGRESS, &v);
         }

@@ -1,13 +1,28 @@
 //! What the Settings view shows: config.toml's providers (with whether each key variable is
-//! set, never its value), `[shell]`, the listing's settings, and the store's size on disk.
-//! Holds the shaping only; every write goes through `skilldeck_agent::config_edit`.
+//! set, never its value), `[shell]`, the listing's settings, `[audit]`, `[sources]`, and the
+//! store's size on disk with the embedding model and its vectors. Holds the shaping, and
+//! [`config_changed`], which hands a new config.toml to the parts of the running app that hold
+//! its settings; every write goes through `skilldeck_agent::config_edit`.
 
 use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
 use serde::Serialize;
-use skilldeck_agent::config::{Api, Config, OFFLINE, ShellConfig};
+use skilldeck_agent::config::{Api, Config, HoldAt, OFFLINE, ShellConfig};
 use skilldeck_agent::config_edit::BUDGET_RANGE;
+use skilldeck_core::semantic::Semantic;
 use skilldeck_core::{SkilldeckHome, Tier};
+use skilldeck_sources::config::SourcesConfig;
 use std::path::{Path, PathBuf};
+
+/// Hands config.toml as it is now to the running app: the registry's audit hold level (one
+/// that cannot be read holds at the default, never less, as at start), and a wake-up for the
+/// loops waiting on [`crate::state::CONFIG_CHANGED`]. Returns whether the hold level changed.
+pub fn config_changed(state: &AppState) -> bool {
+    let hold = Config::load(&state.storage().home().config_path()).map_or(HoldAt::High, |c| c.audit.hold);
+    let changed = state.registry.set_hold(hold.level());
+    crate::state::CONFIG_CHANGED.notify_waiters();
+    changed
+}
 
 /// One `[providers.NAME]` as the Models section lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -63,6 +78,60 @@ pub struct SettingsView {
     pub shell_defaults: ShellConfig,
     /// The listing's settings.
     pub listing: ListingSettings,
+    /// `[audit] hold` as written (the default when absent).
+    pub audit_hold: HoldAt,
+    /// `[sources]`.
+    pub sources: SourcesSettings,
+}
+
+/// `[sources]` as written and as in force, with the running update check's schedule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourcesSettings {
+    /// `github` as written, when it is.
+    pub github: Option<String>,
+    /// `gitlab` as written, when it is.
+    pub gitlab: Option<String>,
+    /// `check_every` as written, when it is.
+    pub check_every: Option<String>,
+    /// GitHub's base URL in force.
+    pub github_in_force: String,
+    /// GitLab's base URL in force.
+    pub gitlab_in_force: String,
+    /// The check interval in force, in seconds; `None`: checks are off.
+    pub check_every_secs: Option<u64>,
+    /// Why `[sources]` cannot be read, when it cannot (the defaults are shown).
+    pub error: Option<String>,
+    /// What the running update check last read: its interval (`None`: off) and when it will
+    /// next check (milliseconds since 1970); `None` before it first ran.
+    pub checker: Option<crate::updates::Schedule>,
+}
+
+fn sources_settings(config: &Config, path: &Path) -> SourcesSettings {
+    let written = |key: &str| config.sources.get(key).and_then(|v| v.as_str()).map(str::to_owned);
+    let (in_force, error) = match SourcesConfig::load(path) {
+        Ok(c) => (c, None),
+        Err(e) => (SourcesConfig::default(), Some(e.to_string())),
+    };
+    SourcesSettings {
+        github: written("github"),
+        gitlab: written("gitlab"),
+        check_every: written("check_every"),
+        github_in_force: in_force.hosts.github,
+        gitlab_in_force: in_force.hosts.gitlab,
+        check_every_secs: in_force.check_every.map(|d| d.as_secs()),
+        error,
+        checker: crate::updates::schedule(),
+    }
+}
+
+/// `[sources]`'s own reading (`skilldeck-sources`), as `config_edit::set_sources` checks a
+/// new text with: its message when it refuses it.
+pub fn check_sources(text: &str) -> Result<(), String> {
+    SourcesConfig::parse(text, "config.toml").map(drop).map_err(|e| match e {
+        skilldeck_sources::config::SourcesConfigError::Invalid { message, .. } => format!("[sources] {message}"),
+        other => other.to_string(),
+    })
 }
 
 /// Whether the environment variable `name` is set to something.
@@ -94,7 +163,10 @@ pub fn view(home: &SkilldeckHome) -> SettingsView {
         })
         .collect();
     let tier = config.provider(&config.default_provider).map_or(Tier::Ultra, |p| p.tier);
+    let sources = sources_settings(&config, &config_path);
     SettingsView {
+        audit_hold: config.audit.hold,
+        sources,
         config_path,
         config_error,
         default_provider: config.default_provider.clone(),
@@ -124,6 +196,44 @@ pub struct StorageView {
     pub home_files: u64,
     /// Bytes of the parse cache (`cache/<scope>.skills`).
     pub parse_cache_bytes: u64,
+    /// The sentence-embedding model ranking by meaning uses, when one was found.
+    pub model: Option<ModelView>,
+    /// Why ranking by meaning is off, when it is.
+    pub model_off: Option<String>,
+    /// The vector cache's file (`cache/vectors-<model>.bin`).
+    pub vector_cache: PathBuf,
+    /// Its size in bytes (0 when there is none).
+    pub vector_cache_bytes: u64,
+    /// Where ranking by meaning stands for the listed skills (vectors computed or missing).
+    pub meaning: Option<crate::meaning::MeaningView>,
+}
+
+/// The embedding model as found at start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelView {
+    /// Its id (its folder's name).
+    pub id: String,
+    /// Its folder.
+    pub dir: PathBuf,
+    /// Where it was found: `home` (`$SKILLDECK_HOME/models`), `env` (`SKILLDECK_MODELS_DIR`)
+    /// or `program` (beside the program).
+    pub found_in: &'static str,
+    /// Bytes of its files.
+    pub bytes: u64,
+}
+
+fn model_view(root: &Path, semantic: &Semantic) -> Option<ModelView> {
+    let dir = semantic.model_dir()?;
+    let env = std::env::var_os("SKILLDECK_MODELS_DIR").map(PathBuf::from);
+    let found_in = if dir.starts_with(root.join("models")) {
+        "home"
+    } else if env.is_some_and(|e| dir.starts_with(e)) {
+        "env"
+    } else {
+        "program"
+    };
+    Some(ModelView { id: semantic.model_id().to_owned(), dir: dir.to_path_buf(), found_in, bytes: usage(dir).0 })
 }
 
 /// Adds up the files under `dir`, never following a link; what cannot be read counts as 0.
@@ -145,16 +255,27 @@ fn usage(dir: &Path) -> (u64, u64) {
     (bytes, files)
 }
 
-/// The Storage section's figures for `home` (walks the whole folder).
-pub fn storage(home: &SkilldeckHome) -> StorageView {
+/// The Storage section's figures for the app's store (walks the whole folder).
+pub fn storage(state: &AppState) -> StorageView {
+    let home = state.storage().home();
     let root = home.root();
     let (home_bytes, home_files) = usage(root);
+    let semantic = state.registry.semantic();
+    let vector_cache = semantic.map_or_else(
+        || skilldeck_core::vector_cache::path(root, skilldeck_core::embed::DEFAULT_MODEL_ID),
+        |s| s.vector_cache_path(),
+    );
     StorageView {
         home: root.to_path_buf(),
         from_env: std::env::var_os("SKILLDECK_HOME").is_some_and(|v| Path::new(&v) == root),
         home_bytes,
         home_files,
         parse_cache_bytes: skilldeck_core::parse_cache::size(root),
+        model: semantic.and_then(|s| model_view(root, s)),
+        model_off: semantic.and_then(|s| s.off_reason()),
+        vector_cache_bytes: std::fs::metadata(&vector_cache).map_or(0, |m| m.len()),
+        vector_cache,
+        meaning: crate::meaning::status(state),
     }
 }
 

@@ -11,6 +11,11 @@ use skilldeck_core::{FsStorage, Scope, SkillRegistry, SkilldeckHome, bundled};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
+/// Woken whenever config.toml changes (a Settings write, or the watcher seeing an edit; see
+/// `settings::config_changed`): the background loops that read an interval from it (the update
+/// check, the team refresh) wait on it beside their timers, so a new interval counts at once.
+pub static CONFIG_CHANGED: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
 /// The app's shared state.
 #[derive(Debug)]
 pub struct AppState {

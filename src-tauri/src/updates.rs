@@ -194,32 +194,81 @@ fn still_holds(state: &AppState, kept: &Checked, names: &[String]) -> ApiResult<
     Ok(true)
 }
 
+/// What the running update check last read from `[sources] check_every`, for Settings →
+/// Sources: proof that a change reached it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Schedule {
+    /// The interval it runs at, in seconds; `None`: checks are off.
+    pub every_secs: Option<u64>,
+    /// When it checks next (milliseconds since 1970); `None` while off.
+    pub next_ms: Option<u64>,
+}
+
+/// The event sent when the running check takes a new schedule, with a [`Schedule`].
+pub const SCHEDULE_CHANGED: &str = "sources://schedule";
+
+static SCHEDULE: std::sync::Mutex<Option<Schedule>> = std::sync::Mutex::new(None);
+
+/// The running check's schedule; `None` before it first ran (or in a process without it).
+pub fn schedule() -> Option<Schedule> {
+    *SCHEDULE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// How long the check waits at most before it reads `check_every` again, whatever wakes it.
+const LOOK_AGAIN: Duration = Duration::from_secs(60);
+
+/// The shortest interval the check keeps, whatever the file says.
+const SHORTEST: Duration = Duration::from_secs(60);
+
 /// Checks at start (once the window is up) and then every `[sources] check_every`, on the async
-/// runtime: the window never waits for it. With `check_every = "off"` it never checks, and
-/// looks at the setting again each minute.
+/// runtime: the window never waits for it. It reads the setting again whenever config.toml
+/// changes (Settings wakes it through `state::CONFIG_CHANGED`) and at least each minute,
+/// so a new interval counts from the last check at once, and `off` stops it until switched on.
 pub fn check_in_background<R: Runtime>(app: AppHandle<R>) {
     tauri::async_runtime::spawn(async move {
         tokio::time::sleep(FIRST_CHECK_AFTER).await;
+        let mut last: Option<std::time::Instant> = None;
+        // What was said about an unreadable `[sources]`: said once, not each minute.
+        let mut said: Option<String> = None;
         loop {
+            // Listening before the file is read: a change made from here on wakes the wait.
+            let mut woken = std::pin::pin!(crate::state::CONFIG_CHANGED.notified());
+            woken.as_mut().enable();
             let state = app.state::<AppState>();
             let every = match SourcesConfig::load(&state.storage().home().config_path()) {
-                Ok(c) => c.check_every,
+                Ok(c) => c.check_every.map(|d| d.max(SHORTEST)),
                 Err(e) => {
-                    eprintln!("skilldeck-app: [sources] in config.toml: {e}; checking daily");
+                    let e = e.to_string();
+                    if said.as_ref() != Some(&e) {
+                        eprintln!("skilldeck-app: [sources] in config.toml: {e}; checking daily");
+                        said = Some(e);
+                    }
                     SourcesConfig::default().check_every
                 }
             };
-            let Some(every) = every else {
-                tokio::time::sleep(Duration::from_secs(60)).await;
-                continue;
-            };
+            if let Some(every) = every
+                && last.is_none_or(|t| t.elapsed() >= every)
             {
                 let _one = state.updates.one_at_a_time().await;
                 if let Err(e) = check_locked(&app, &state).await {
                     eprintln!("skilldeck-app: the check for updates failed: {e}");
                 }
+                last = Some(std::time::Instant::now());
+                continue;
             }
-            tokio::time::sleep(every.max(Duration::from_secs(60))).await;
+            let due = every.zip(last).map(|(every, t)| every.saturating_sub(t.elapsed()));
+            let next_ms = due.map(|d| {
+                let at = std::time::SystemTime::now() + d;
+                at.duration_since(std::time::UNIX_EPOCH).map_or(0, |e| u64::try_from(e.as_millis()).unwrap_or(u64::MAX))
+            });
+            let now = Schedule { every_secs: every.map(|d| d.as_secs()), next_ms };
+            let before = SCHEDULE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).replace(now);
+            // The same interval read again moves `next_ms` by the time it took: not news.
+            if before.is_none_or(|b| b.every_secs != now.every_secs) {
+                let _ = app.emit(SCHEDULE_CHANGED, now);
+            }
+            let _ = tokio::time::timeout(due.unwrap_or(LOOK_AGAIN).min(LOOK_AGAIN), woken).await;
         }
     });
 }

@@ -28,6 +28,10 @@ pub fn start<R: tauri::Runtime>(state: &AppState, app: tauri::AppHandle<R>) -> R
             }
             state.registry.invalidate(c.scope, c.name.as_deref());
         }
+        if changes.contains(&StoreChange::Config) {
+            // The audit's hold and the background intervals follow the file at once.
+            crate::settings::config_changed(&state);
+        }
         let _ = app.emit(CHANGED, &changes);
         auto_sync(&state, &app);
         if changes.iter().any(|c| matches!(c, StoreChange::Skill(_))) {

@@ -333,3 +333,29 @@ fn a_collection_preview() {
                "imported": 1, "unchanged": 2, "refused": 3}),
     );
 }
+
+/// Every code Settings has a Chinese sentence for is one the backend sends (a renamed code
+/// would leave its sentence unused and the English alone on screen).
+#[test]
+fn settings_chinese_errors_are_keyed_by_codes_the_backend_sends() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let ui = std::fs::read_to_string(root.join("../ui/settings_i18n.js")).unwrap();
+    let table = ui.split("const ERRORS_ZH = {").nth(1).unwrap().split("};").next().unwrap();
+    let codes: Vec<&str> =
+        table.lines().filter_map(|l| l.trim().split_once(':').map(|(k, _)| k)).filter(|k| !k.is_empty()).collect();
+    assert!(codes.len() >= 10, "{codes:?}");
+    let mut backend = String::new();
+    let mut dirs = vec![root.join("src"), root.join("../crates/skilldeck-remote/src")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.path().is_dir() {
+                dirs.push(e.path());
+            } else if e.path().extension().is_some_and(|x| x == "rs") {
+                backend.push_str(&std::fs::read_to_string(e.path()).unwrap());
+            }
+        }
+    }
+    for code in codes {
+        assert!(backend.contains(&format!("\"{code}\"")), "{code} is sent by no command");
+    }
+}

@@ -1,9 +1,10 @@
 //! Changes to `config.toml` made by the tools (the per-skill switch, pins, the listing budget)
-//! and by the app's Settings (providers, the default one, `[shell]`), written in place.
+//! and by the app's Settings (providers, the default one, `[shell]`, `[audit] hold`,
+//! `[sources]`, a team remote's refresh interval), written in place.
 //! Holds the edits; the user's comments and layout are kept (toml_edit), and a change that would
 //! leave the file unreadable is never written.
 
-use crate::config::{Api, Config, ConfigError, OFFLINE, ShellConfig};
+use crate::config::{Api, Config, ConfigError, HoldAt, OFFLINE, ShellConfig};
 use serde::{Deserialize, Serialize};
 use skilldeck_core::Tier;
 use std::path::Path;
@@ -213,21 +214,154 @@ pub fn set_provider(path: &Path, name: &str, form: &ProviderForm) -> Result<bool
 
 /// Sets `key` to the string `value` in place (its comments kept), or removes it for `None`.
 fn set_or_remove(table: &mut dyn TableLike, key: &str, value: Option<String>) {
+    set_value(table, key, value.map(Value::from));
+}
+
+/// Sets `key` to `value` in place (its comments kept), or removes it for `None`.
+fn set_value(table: &mut dyn TableLike, key: &str, value: Option<Value>) {
     match value {
         Some(v) => match table.get_mut(key).and_then(Item::as_value_mut) {
             Some(old) => {
                 let decor = old.decor().clone();
-                *old = Value::from(v);
+                *old = v;
                 *old.decor_mut() = decor;
             }
             None => {
-                table.insert(key, Item::Value(Value::from(v)));
+                table.insert(key, Item::Value(v));
             }
         },
         None => {
             table.remove(key);
         }
     }
+}
+
+/// The table `name` at the top of `doc`, made when missing.
+fn top_table<'a>(doc: &'a mut DocumentMut, name: &str, shown: &str) -> Result<&'a mut dyn TableLike, ConfigError> {
+    doc.entry(name)
+        .or_insert_with(|| Item::Table(Table::new()))
+        .as_table_like_mut()
+        .ok_or_else(|| ConfigError::Invalid { path: shown.to_owned(), message: format!("`{name}` must be a table") })
+}
+
+/// Sets `[audit] hold`, the least serious unapproved finding that holds a skill back: `high`,
+/// `critical` or `off` (anything else is refused). Returns whether the file changed.
+pub fn set_audit_hold(path: &Path, hold: &str) -> Result<bool, ConfigError> {
+    let level = match hold.trim() {
+        "high" => HoldAt::High,
+        "critical" => HoldAt::Critical,
+        "off" => HoldAt::Off,
+        other => {
+            return Err(invalid(
+                path,
+                format!(
+                    "[audit] hold = {other:?} is not a level: write \"high\" (the default), \"critical\" or \"off\""
+                ),
+            ));
+        }
+    };
+    edit(
+        path,
+        |before| before.audit.hold != level,
+        |doc, shown| {
+            let audit = top_table(doc, "audit", shown)?;
+            set_or_remove(audit, "hold", Some(hold.trim().to_owned()));
+            Ok(())
+        },
+    )
+}
+
+/// `[sources]` as the Settings form edits it. An empty or missing value removes its key, so
+/// its default applies (github.com, gitlab.com, a check a day).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourcesForm {
+    /// The base URL `owner/repo` shorthand expands against.
+    #[serde(default)]
+    pub github: Option<String>,
+    /// The base URL `gitlab:` shorthand expands against.
+    #[serde(default)]
+    pub gitlab: Option<String>,
+    /// How often the app checks sourced skills for updates: `daily`, `hourly`, `6h`, `off`, …
+    #[serde(default)]
+    pub check_every: Option<String>,
+}
+
+/// Writes `[sources]`'s keys as `form` has them, each in place (comments kept). `check` is
+/// `[sources]`'s own reading (`skilldeck-sources`, which this crate cannot name), run on the
+/// whole new text: what it refuses is never written, and its message is the error's. Returns
+/// whether the file changed.
+pub fn set_sources(
+    path: &Path,
+    form: &SourcesForm,
+    check: impl FnOnce(&str) -> Result<(), String>,
+) -> Result<bool, ConfigError> {
+    let filled = |v: &Option<String>| v.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(str::to_owned);
+    let wanted = [
+        ("github", filled(&form.github)),
+        ("gitlab", filled(&form.gitlab)),
+        ("check_every", filled(&form.check_every)),
+    ];
+    let changed = |before: &Config| {
+        wanted.iter().any(|(key, v)| before.sources.get(*key).and_then(toml::Value::as_str) != v.as_deref())
+    };
+    edit_checked(
+        path,
+        changed,
+        |doc, shown| {
+            let sources = top_table(doc, "sources", shown)?;
+            for (key, v) in &wanted {
+                set_or_remove(sources, key, v.clone());
+            }
+            Ok(())
+        },
+        check,
+    )
+}
+
+/// The shortest and longest refresh intervals of a team remote accepted, in seconds: half a
+/// minute to a week.
+pub const REFRESH_RANGE: std::ops::RangeInclusive<u64> = 30..=604_800;
+
+/// Sets `[remotes.NAME] refresh_secs` (how old the team scope's last refresh may get before it
+/// is refreshed again); `None` removes it (five minutes). The remote must be there; a value
+/// outside [`REFRESH_RANGE`] is refused. Returns whether the file changed.
+pub fn set_remote_refresh_secs(path: &Path, remote: &str, secs: Option<u64>) -> Result<bool, ConfigError> {
+    if let Some(secs) = secs
+        && !REFRESH_RANGE.contains(&secs)
+    {
+        return Err(invalid(
+            path,
+            format!(
+                "a refresh interval of {secs} seconds is out of range; choose {} to {} seconds",
+                REFRESH_RANGE.start(),
+                REFRESH_RANGE.end()
+            ),
+        ));
+    }
+    let want = secs.map(|s| i64::try_from(s).unwrap_or(i64::MAX));
+    let missing = |shown: &str| {
+        invalid(
+            Path::new(shown),
+            format!("there is no remote named {remote:?}; add it first (`skilldeck remote add {remote} s3://BUCKET`)"),
+        )
+    };
+    edit(
+        path,
+        |before| {
+            let table = before.remotes.get(remote).and_then(toml::Value::as_table);
+            table.is_none_or(|t| t.get("refresh_secs").and_then(toml::Value::as_integer) != want)
+        },
+        |doc, shown| {
+            let table = doc
+                .get_mut("remotes")
+                .and_then(Item::as_table_like_mut)
+                .and_then(|r| r.get_mut(remote))
+                .and_then(Item::as_table_like_mut)
+                .ok_or_else(|| missing(shown))?;
+            set_value(table, "refresh_secs", want.map(Value::from));
+            Ok(())
+        },
+    )
 }
 
 /// Removes provider `name`; when it was the default, `default_provider` goes too (the default
@@ -325,6 +459,17 @@ fn edit(
     needed: impl FnOnce(&Config) -> bool,
     change: impl FnOnce(&mut DocumentMut, &str) -> Result<(), ConfigError>,
 ) -> Result<bool, ConfigError> {
+    edit_checked(path, needed, change, |_| Ok(()))
+}
+
+/// [`edit`], with `check` run on the new text too (a table this crate keeps whole and another
+/// crate reads): what it refuses is not written, with its message.
+fn edit_checked(
+    path: &Path,
+    needed: impl FnOnce(&Config) -> bool,
+    change: impl FnOnce(&mut DocumentMut, &str) -> Result<(), ConfigError>,
+    check: impl FnOnce(&str) -> Result<(), String>,
+) -> Result<bool, ConfigError> {
     let shown = path.display().to_string();
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
@@ -342,6 +487,7 @@ fn edit(
     change(&mut doc, &shown)?;
     let out = doc.to_string();
     Config::parse(&out, &shown)?;
+    check(&out).map_err(|message| ConfigError::Invalid { path: shown.clone(), message })?;
     replace(path, &out)?;
     Ok(true)
 }

@@ -162,3 +162,108 @@ async fn the_test_button_sends_one_request_through_the_real_provider() {
     let err = probe(provider.as_ref()).await.unwrap_err().to_string();
     assert!(err.contains("answered 401"), "{err}");
 }
+
+#[test]
+fn the_audit_hold_is_set_in_place_and_a_bad_level_refused() {
+    use skilldeck_agent::config::HoldAt;
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("config.toml");
+    let mine = format!("{MINE}\n[audit] # what waits for my approval\nhold = \"high\" # the default\n");
+    std::fs::write(&path, &mine).unwrap();
+    assert!(!config_edit::set_audit_hold(&path, "high").unwrap(), "unchanged: nothing written");
+    assert!(config_edit::set_audit_hold(&path, "critical").unwrap());
+    let text = std::fs::read_to_string(&path).unwrap();
+    comments_kept(&text);
+    assert!(text.contains("[audit] # what waits for my approval\nhold = \"critical\" # the default\n"), "{text}");
+    assert_eq!(Config::load(&path).unwrap().audit.hold, HoldAt::Critical);
+    assert!(config_edit::set_audit_hold(&path, "off").unwrap());
+    assert_eq!(Config::load(&path).unwrap().audit.hold, HoldAt::Off);
+
+    let before = std::fs::read_to_string(&path).unwrap();
+    let err = config_edit::set_audit_hold(&path, "medium").unwrap_err().to_string();
+    assert_eq!(
+        err,
+        format!(
+            "{} is not valid: [audit] hold = \"medium\" is not a level: write \"high\" (the default), \"critical\" or \"off\"",
+            path.display()
+        )
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), before, "nothing written");
+
+    // A file without [audit] gains one.
+    let fresh = tmp.path().join("fresh.toml");
+    std::fs::write(&fresh, MINE).unwrap();
+    assert!(config_edit::set_audit_hold(&fresh, "critical").unwrap());
+    let text = std::fs::read_to_string(&fresh).unwrap();
+    assert!(text.starts_with(MINE) && text.contains("[audit]\nhold = \"critical\"\n"), "{text}");
+}
+
+/// `[sources]`'s own reading as skilldeck-sources does it, in miniature: the periods it takes.
+fn sources_check(text: &str) -> Result<(), String> {
+    let table: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
+    let every = table.get("sources").and_then(|s| s.get("check_every")).and_then(toml::Value::as_str);
+    match every {
+        None | Some("daily" | "hourly" | "off" | "6h") => Ok(()),
+        Some(other) => Err(format!("[sources] check_every = {other:?} is not a period")),
+    }
+}
+
+#[test]
+fn sources_keys_are_written_in_place_and_the_readers_check_refuses_a_bad_one() {
+    use config_edit::SourcesForm;
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("config.toml");
+    let mine = format!("{MINE}\n[sources]\n# our mirror\ngithub = \"https://git.example.com\" # internal\n");
+    std::fs::write(&path, &mine).unwrap();
+    let form = |every: Option<&str>| SourcesForm {
+        github: Some("https://git.example.com".into()),
+        gitlab: None,
+        check_every: every.map(str::to_owned),
+    };
+    assert!(!config_edit::set_sources(&path, &form(None), sources_check).unwrap(), "unchanged: nothing written");
+    assert!(config_edit::set_sources(&path, &form(Some("6h")), sources_check).unwrap());
+    let text = std::fs::read_to_string(&path).unwrap();
+    comments_kept(&text);
+    assert!(
+        text.ends_with(
+            "[sources]\n# our mirror\ngithub = \"https://git.example.com\" # internal\ncheck_every = \"6h\"\n"
+        ),
+        "{text}"
+    );
+
+    // Refused by the reader's check: its message, nothing written.
+    let err = config_edit::set_sources(&path, &form(Some("soon")), sources_check).unwrap_err().to_string();
+    assert_eq!(err, format!("{} is not valid: [sources] check_every = \"soon\" is not a period", path.display()));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "nothing written");
+
+    // Emptied: the key goes, and its default applies; the comments stay.
+    let cleared = SourcesForm { check_every: Some("  ".into()), ..form(None) };
+    assert!(config_edit::set_sources(&path, &cleared, sources_check).unwrap());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), mine);
+}
+
+#[test]
+fn a_team_remotes_refresh_interval_is_set_in_range_and_only_for_a_remote_that_exists() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("config.toml");
+    let mine = format!("{MINE}\n[remotes.team] # the team's bucket\nurl = \"s3://team-skills\"\n");
+    std::fs::write(&path, &mine).unwrap();
+    assert!(config_edit::set_remote_refresh_secs(&path, "team", Some(900)).unwrap());
+    assert!(!config_edit::set_remote_refresh_secs(&path, "team", Some(900)).unwrap(), "unchanged");
+    let text = std::fs::read_to_string(&path).unwrap();
+    comments_kept(&text);
+    assert!(
+        text.ends_with("[remotes.team] # the team's bucket\nurl = \"s3://team-skills\"\nrefresh_secs = 900\n"),
+        "{text}"
+    );
+
+    let err = config_edit::set_remote_refresh_secs(&path, "team", Some(5)).unwrap_err().to_string();
+    assert!(err.ends_with("a refresh interval of 5 seconds is out of range; choose 30 to 604800 seconds"), "{err}");
+    let err = config_edit::set_remote_refresh_secs(&path, "other", Some(60)).unwrap_err().to_string();
+    assert!(err.contains("there is no remote named \"other\""), "{err}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "nothing written");
+
+    // None: back to the default (the key goes).
+    assert!(config_edit::set_remote_refresh_secs(&path, "team", None).unwrap());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), mine);
+}

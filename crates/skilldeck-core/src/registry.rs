@@ -46,7 +46,9 @@ pub struct SkillRegistry {
     settle: std::time::Duration,
     stats: DiskCacheCounters,
     cache: RwLock<HashMap<Scope, ScopeCache>>,
-    hold: Option<RiskLevel>,
+    /// Changed in place by [`SkillRegistry::set_hold`] (the app's Settings), so a shared
+    /// registry follows config.toml's `[audit] hold` without being rebuilt.
+    hold: RwLock<Option<RiskLevel>>,
     trust: RwLock<Option<(TrustStamp, Arc<Trust>)>>,
     semantic: Option<Arc<crate::semantic::Semantic>>,
 }
@@ -87,7 +89,7 @@ impl SkillRegistry {
             settle: stamps::SETTLE,
             stats: DiskCacheCounters::default(),
             cache: RwLock::new(HashMap::new()),
-            hold: Some(RiskLevel::High),
+            hold: RwLock::new(Some(RiskLevel::High)),
             trust: RwLock::new(None),
             semantic: None,
         }
@@ -108,21 +110,28 @@ impl SkillRegistry {
     /// The same registry holding back skills with an unapproved audit finding at `hold` or
     /// above (`None`: the audit holds nothing). The default is `high`, as config.toml's
     /// `[audit] hold`.
-    pub fn with_hold(mut self, hold: Option<RiskLevel>) -> Self {
-        self.hold = hold;
+    pub fn with_hold(self, hold: Option<RiskLevel>) -> Self {
+        self.set_hold(hold);
         self
+    }
+
+    /// Changes the hold level of this (possibly shared) registry from now on; returns whether
+    /// it changed. Nothing is cached by it: the next listing holds back by the new level.
+    pub fn set_hold(&self, hold: Option<RiskLevel>) -> bool {
+        let mut slot = self.hold.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        std::mem::replace(&mut *slot, hold) != hold
     }
 
     /// The level at which an unapproved finding holds a skill back, if any.
     pub fn hold(&self) -> Option<RiskLevel> {
-        self.hold
+        *self.hold.read().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Why a skill is held back: its findings at the hold level or above that the user has not
     /// approved (empty: it is not held). A held skill is stored and shown, but never listed to
     /// a model, offered over MCP, synced to an agent, or mounted, until `skilldeck trust`.
     pub fn held_by(&self, entry: &SkillEntry) -> Vec<RiskMark> {
-        let (Some(hold), Some(risk)) = (self.hold, entry.risk.as_ref()) else { return Vec::new() };
+        let (Some(hold), Some(risk)) = (self.hold(), entry.risk.as_ref()) else { return Vec::new() };
         if risk.worst().is_none_or(|w| w < hold) {
             return Vec::new();
         }

@@ -167,6 +167,29 @@ impl Semantic {
         vector_cache::path(&self.root, &self.model_id)
     }
 
+    /// The vector cache's file (`$SKILLDECK_HOME/cache/vectors-<model>.bin`).
+    pub fn vector_cache_path(&self) -> PathBuf {
+        self.cache_path()
+    }
+
+    /// Forgets every vector of this model: the vector cache's file and the copy in memory
+    /// (after an indexing under way ends, so it cannot write them back). The next ranking or
+    /// [`index`](Self::index) computes them again; nothing else is lost. Returns the bytes
+    /// freed.
+    pub fn clear_vectors(&self) -> std::io::Result<u64> {
+        let _one = self.indexing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        *cache = None;
+        let path = self.cache_path();
+        let size = match std::fs::metadata(&path) {
+            Ok(m) => m.len(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(0),
+            Err(e) => return Err(e),
+        };
+        std::fs::remove_file(&path)?;
+        Ok(size)
+    }
+
     /// The set's keys, and those the cache has no vector for.
     fn keys(&self, set: &SkillSet) -> (Vec<Key>, Vec<usize>) {
         let keys: Vec<Key> =

@@ -156,6 +156,23 @@ fn many_missing_vectors_leave_ranking_to_words_until_indexed() {
     assert_eq!(r.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready));
     let found = r.find_skills(&opts(), "let customers pay monthly with a card", 5).unwrap();
     assert_eq!(found.first().map(|f| f.name.as_str()), Some("stripe-billing"));
+
+    // Clearing the vectors (Settings → Storage) removes the file and the cache's copy in
+    // memory: the next indexing computes every one again and writes the file anew. (The
+    // listed set keeps the vectors it was given, so rankings go on meanwhile.)
+    let semantic = r.semantic().unwrap();
+    let file = semantic.vector_cache_path();
+    let size = fs::metadata(&file).unwrap().len();
+    assert_eq!(semantic.clear_vectors().unwrap(), size);
+    assert!(!file.exists());
+    assert_eq!(semantic.clear_vectors().unwrap(), 0, "nothing left to clear");
+    let set = r.ranked_set(&[Scope::User]).unwrap();
+    let mut computed = 0;
+    semantic.index(&set, |_, of| computed = of).unwrap();
+    assert_eq!(computed, total, "every vector computed again");
+    assert_eq!(fs::metadata(&file).unwrap().len(), size);
+    let fresh = registry(&s);
+    assert_eq!(fresh.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready), "a new process finds them all");
 }
 
 #[test]

@@ -1,13 +1,15 @@
 //! The Settings view's commands: read config.toml's settings, change them through
 //! `skilldeck_agent::config_edit` (the CLI's edit path: comments kept, the result checked before
-//! it replaces the file), test a provider with one tiny request, and the store's size on disk.
+//! it replaces the file) and hand the change to the running app, test a provider with one tiny
+//! request, and the store on disk with its caches.
 
 use crate::error::{ApiError, ApiResult};
 use crate::settings::{self, SettingsView, StorageView, config_error};
 use crate::state::AppState;
 use skilldeck_agent::config::ShellConfig;
-use skilldeck_agent::config_edit::{self, ProviderForm};
-use tauri::State;
+use skilldeck_agent::config_edit::{self, ProviderForm, SourcesForm};
+use skilldeck_core::watch::StoreChange;
+use tauri::{AppHandle, Emitter as _, Manager as _, Runtime, State};
 
 /// What the Settings view shows from config.toml (read afresh each time).
 #[tauri::command]
@@ -71,13 +73,54 @@ pub async fn settings_save_shell(state: State<'_, AppState>, shell: ShellConfig)
     Ok(settings::view(home))
 }
 
-/// Where the store is and what it takes on disk (walks the folder, off the UI's thread).
+/// Sets `[audit] hold` (`high`, `critical` or `off`); the registry holds by it at once, and
+/// the skills list is sent again so held skills show or lose their mark.
 #[tauri::command]
-pub async fn settings_storage(state: State<'_, AppState>) -> ApiResult<StorageView> {
-    let home = state.storage().home().clone();
-    tauri::async_runtime::spawn_blocking(move || settings::storage(&home))
+pub async fn settings_set_audit_hold<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    hold: String,
+) -> ApiResult<SettingsView> {
+    let home = state.storage().home();
+    config_edit::set_audit_hold(&home.config_path(), &hold).map_err(config_error)?;
+    settings::config_changed(&state);
+    let _ = app.emit(crate::watcher::CHANGED, [StoreChange::Config]);
+    Ok(settings::view(home))
+}
+
+/// Writes `[sources]` (hosts and the update check's interval), refused with `[sources]`'s own
+/// message when it would not read; the running update check takes the interval at once.
+#[tauri::command]
+pub async fn settings_save_sources(state: State<'_, AppState>, form: SourcesForm) -> ApiResult<SettingsView> {
+    let home = state.storage().home();
+    config_edit::set_sources(&home.config_path(), &form, settings::check_sources).map_err(config_error)?;
+    settings::config_changed(&state);
+    Ok(settings::view(home))
+}
+
+/// Where the store is and what it takes on disk, with the embedding model and its vectors
+/// (walks the folder, off the UI's thread).
+#[tauri::command]
+pub async fn settings_storage<R: Runtime>(app: AppHandle<R>) -> ApiResult<StorageView> {
+    tauri::async_runtime::spawn_blocking(move || settings::storage(&app.state::<AppState>()))
         .await
         .map_err(|e| ApiError::new("io_error", format!("could not measure the store: {e}")))
+}
+
+/// Removes the vector cache (the skills' vectors for ranking by meaning) and starts computing
+/// them again in the background; only the computing is lost. Returns the bytes freed.
+#[tauri::command]
+pub async fn settings_clear_vector_cache<R: Runtime>(app: AppHandle<R>) -> ApiResult<u64> {
+    let worker = app.clone();
+    let freed = tauri::async_runtime::spawn_blocking(move || {
+        let state = worker.state::<AppState>();
+        state.registry.semantic().map_or(Ok(0), |s| s.clear_vectors())
+    })
+    .await
+    .map_err(|e| ApiError::new("io_error", format!("could not remove the vector cache: {e}")))?
+    .map_err(|e| ApiError::new("io_error", format!("could not remove the vector cache: {e}")).arg("reason", e))?;
+    crate::meaning::index_in_background(app);
+    Ok(freed)
 }
 
 /// Removes the parse cache; the next listing parses every skill again. Returns the bytes freed.

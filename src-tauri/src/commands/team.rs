@@ -118,10 +118,13 @@ pub async fn team_publish<R: tauri::Runtime>(
 }
 
 /// Refreshes the team scope at start and then whenever `refresh_secs` has passed, on the async
-/// runtime: the window never waits for it. Each round sends `TEAM_STATUS`.
+/// runtime: the window never waits for it. Each round sends `TEAM_STATUS`. A change to
+/// config.toml (a new interval from Settings) wakes it to read the interval again.
 pub fn refresh_in_background<R: tauri::Runtime>(app: tauri::AppHandle<R>) {
     tauri::async_runtime::spawn(async move {
         loop {
+            let mut woken = std::pin::pin!(crate::state::CONFIG_CHANGED.notified());
+            woken.as_mut().enable();
             let state = app.state::<AppState>();
             let interval = match skilldeck_remote::team::team_config(state.storage()) {
                 Ok(Some(cfg)) => {
@@ -136,7 +139,7 @@ pub fn refresh_in_background<R: tauri::Runtime>(app: tauri::AppHandle<R>) {
                 // No team store (yet): look again in a minute, in case one is added.
                 Ok(None) | Err(_) => std::time::Duration::from_secs(60),
             };
-            tokio::time::sleep(interval.max(std::time::Duration::from_secs(5))).await;
+            let _ = tokio::time::timeout(interval.max(std::time::Duration::from_secs(5)), woken).await;
         }
     });
 }
@@ -221,6 +224,16 @@ pub async fn team_add_remote(
         ..skilldeck_remote::RemoteConfig::new(url.trim())
     };
     skilldeck_remote::config::add_remote(&state.storage().home().config_path(), name.trim(), &cfg)?;
+    remotes_view(&state)
+}
+
+/// Sets how old the team scope may get before it is refreshed (`[remotes.NAME] refresh_secs`,
+/// through `config_edit`; `None`: the default); the running refresh takes it at once.
+#[tauri::command]
+pub async fn team_set_refresh(state: State<'_, AppState>, name: String, secs: Option<u64>) -> ApiResult<RemotesView> {
+    skilldeck_agent::config_edit::set_remote_refresh_secs(&state.storage().home().config_path(), &name, secs)
+        .map_err(crate::settings::config_error)?;
+    crate::settings::config_changed(&state);
     remotes_view(&state)
 }
 
