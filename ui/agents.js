@@ -171,6 +171,11 @@ function detail(a) {
   }
   if (a.budget) out.push(budgetBlock(a));
   if (a.mcp) out.push(mcpDetails(a.mcp));
+  // One skill name in two folders this agent reads: it meets the skill twice.
+  if (x?.duplicates?.length) {
+    out.push(el("div", { class: "duplicates warn-box", id: "agents-duplicates" },
+      ...x.duplicates.map((d) => el("p", { class: "warn-text", text: t("duplicateSkill", d.name, x.name, d.folders.join(", ")) }))));
+  }
   if (x) out.push(...x.folders.map((f) => folderBlock(x, f)));
   return out;
 }
@@ -299,9 +304,19 @@ function folderBlock(x, f) {
       : s?.state === "foreign" && s.digest && deliverable
         ? el("span", { class: "hint", text: t("clashHint") })
         : null;
+    // The fields this agent ignores or rejects in the copy there (`targets`' per-skill check).
+    const fields = s?.agent_fields ?? [];
+    const invalid = fields.filter((v) => v.verdict === "invalid").length;
+    const fieldMark = fields.length
+      ? el("span", {
+        class: `marker ${invalid ? "error" : "warn"} agent-fields`, dataset: { agentFields: name },
+        title: fields.map((v) => `${v.field}: ${v.why}`).join("\n"),
+        text: invalid ? t("fieldsInvalid", invalid, x.name) : t("fieldsIgnored", fields.length, x.name),
+      })
+      : null;
     return el("tr", { dataset: { skill: name } },
       el("td", {}, toggleBox),
-      el("td", { text: name }),
+      el("td", {}, el("span", { text: name }), fieldMark),
       el("td", {}, state ? stateChip(state) : el("span", { class: "hint", text: t("notDelivered") })),
       el("td", { class: "hint", text: rev }),
       el("td", {}, action));

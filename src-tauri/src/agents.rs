@@ -627,6 +627,7 @@ mod tests {
             off: false,
             auto: false,
             folders: Vec::new(),
+            duplicates: Vec::new(),
         }
     }
 

@@ -254,6 +254,14 @@ impl Session {
         e.send_keys(text).await.unwrap();
     }
 
+    /// Switches the window's language (`en`, `zh`) as the language menu does. The choice is
+    /// kept in the webview's storage, which every session on this machine shares.
+    pub async fn set_language(&self, code: &str) {
+        let script =
+            "const l = document.querySelector('#lang'); l.value = arguments[0]; l.dispatchEvent(new Event('change'));";
+        self.client.execute(script, vec![serde_json::json!(code)]).await.unwrap();
+    }
+
     /// Saves a screenshot as `tests/output/<test>-<label>.png` for people to look at.
     pub async fn screenshot(&self, label: &str) -> PathBuf {
         let dir = root().join("tests/output");

@@ -125,13 +125,7 @@ async fn skills_are_added_from_a_git_repository_and_say_where_they_came_from() {
     s.screenshot("history").await;
 
     // A closed port: the error in the dialog (in Chinese, as the UI is), nothing written.
-    s.client
-        .execute(
-            "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));",
-            vec![],
-        )
-        .await
-        .unwrap();
+    s.set_language("zh").await;
     let closed = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     s.click("#add-source-btn").await;
     s.type_into("#add-source-input", &format!("http://127.0.0.1:{closed}/repo.git")).await;

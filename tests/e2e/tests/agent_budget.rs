@@ -119,8 +119,7 @@ async fn the_agents_view_shows_claude_codes_listing_budget_and_switches_a_skill_
     written(&claude.join("settings.json"), |t| !t.contains("alpha")).await;
 
     // The same in Chinese.
-    let zh = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
-    s.client.execute(zh, vec![]).await.unwrap();
+    s.set_language("zh").await;
     let title = s.wait_text("#agents-budget h3", 10, |t| t.contains("技能列表")).await;
     assert_eq!(title, "Claude Code 自己的技能列表会显示什么");
     let meter = s.text_of("#agents-budget-text").await;

@@ -183,8 +183,7 @@ async fn the_agents_view_syncs_auto_syncs_and_shows_an_edit_made_in_a_tool() {
     assert_eq!(tree_digest(&clash), foreign_before.1, "the clash is still untouched");
 
     // The view in Chinese.
-    let script = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
-    s.client.execute(script, vec![]).await.unwrap();
+    s.set_language("zh").await;
     s.wait_text(".tool-card[data-tool='claude-code'] .tool-counts", 10, |t| t.contains("4 已同步")).await;
     s.screenshot("zh").await;
     s.finish().await;
@@ -309,11 +308,62 @@ async fn one_card_per_agent_shows_its_folders_its_mcp_server_and_the_next_step()
     s.screenshot("800x500").await;
 
     // The same in Chinese.
-    let zh = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
-    s.client.execute(zh, vec![]).await.unwrap();
+    s.set_language("zh").await;
     let next = s.wait_text(&format!("{desktop} .next-step"), 10, |t| t.contains("MCP")).await;
     assert_eq!(next, "Claude Desktop 通过 Skilldeck 的 MCP 服务器获得全部技能");
     assert_eq!(s.text_of(&format!("{card} .next-step")).await, "全部 4 个技能都能完整放进 Claude Code 的技能列表");
     s.screenshot("800x500-zh").await;
+    s.finish().await;
+}
+
+/// What an agent will make of the skills in its folders, on its card: a field Claude Code
+/// rejects marked on the skill's row (the why in its title), and a skill name Codex finds in two
+/// of the folders it reads (its own and the shared `.agents/skills`) named as a warning.
+#[tokio::test(flavor = "current_thread")]
+async fn an_agents_card_marks_fields_it_rejects_and_a_skill_it_reads_twice() {
+    if !enabled("an_agents_card_marks_fields_it_rejects_and_a_skill_it_reads_twice") {
+        return;
+    }
+    let s = Session::start_with("agents-fields", |home| {
+        let user = skilldeck_e2e::user_home_of(home);
+        let write = |dir: std::path::PathBuf, text: &str| {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("SKILL.md"), text).unwrap();
+        };
+        write(
+            user.join(".claude/skills/forky"),
+            "---\nname: forky\ndescription: Runs in a forked context.\ncontext: forked\n---\n# forky\n",
+        );
+        let twice = "---\nname: twice\ndescription: Found in two folders.\n---\n# twice\n";
+        write(user.join(".codex/skills/twice"), twice);
+        write(user.join(".agents/skills/twice"), twice);
+    })
+    .await;
+    s.set_language("en").await;
+    s.click("#tab-agents").await;
+
+    let claude = ".tool-card[data-tool='claude-code']";
+    s.click(&format!("{claude} .agent-toggle")).await;
+    let mark = s.wait_text(&format!("{claude} tr[data-skill='forky'] .agent-fields"), 10, |t| !t.is_empty()).await;
+    assert_eq!(mark, "1 field Claude Code rejects");
+    let why = s
+        .client
+        .execute(
+            &format!("return document.querySelector(\"{claude} tr[data-skill='forky'] .agent-fields\").title;"),
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(why.as_str().unwrap().starts_with("context:"), "{why}");
+    s.screenshot("field-mark").await;
+
+    let codex = ".tool-card[data-tool='codex']";
+    s.click(&format!("{codex} .agent-toggle")).await;
+    let warning = s.wait_text("#agents-duplicates", 10, |t| !t.is_empty()).await;
+    assert!(
+        warning.starts_with("twice is in two folders Codex reads") && warning.contains(".agents/skills"),
+        "{warning}"
+    );
+    s.screenshot("duplicate").await;
     s.finish().await;
 }

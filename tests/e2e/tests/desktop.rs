@@ -374,8 +374,7 @@ async fn the_viewer_previews_images_highlights_code_and_indents_metadata() {
 
     // In Chinese, History's headers, events and dates are Chinese too; errors from the backend
     // are translated from their code and arguments.
-    let zh = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
-    s.client.execute(zh, vec![]).await.unwrap();
+    s.set_language("zh").await;
     s.click("#history-btn").await;
     let history = s.wait_text("#history", 10, |t| t.contains("v:1")).await;
     assert!(history.contains("经过") && history.contains("上传") && history.contains("年"), "{history}");
@@ -865,8 +864,7 @@ async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
     }
     let s = Session::start("source").await;
     // The webview's storage (and so the language) is shared by every session on this machine.
-    let english = "const l = document.querySelector('#lang'); l.value = 'en'; l.dispatchEvent(new Event('change'));";
-    s.client.execute(english, vec![]).await.unwrap();
+    s.set_language("en").await;
     let src = s.skill_source(
         "bold",
         "name: bold\ndescription: \"bold claims\n  about PDFs\nlicense: MIT\n",
@@ -925,8 +923,7 @@ async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
     assert_eq!(note, "warningauthor is not a known field; it is kept but ignored (move it under metadata:)");
     s.screenshot("warning-picked").await;
     // In Chinese, the view's own words follow; the picked line and the open warnings stay.
-    let zh = "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));";
-    s.client.execute(zh, vec![]).await.unwrap();
+    s.set_language("zh").await;
     s.wait_text("#view-source", 5, |t| t == "源文件").await;
     assert_eq!(s.text_of("#warnings > summary").await, "1 个警告");
     assert_eq!(s.text_of("#open-editor-btn").await, "在编辑器中打开");
@@ -939,7 +936,7 @@ async fn a_yaml_problem_is_shown_at_its_line_in_the_source() {
     assert!(fix.contains("metadata") && fix.contains("移到"), "{fix}");
     s.screenshot("chinese").await;
     // Put English back, so the next session starts where the other tests expect.
-    s.client.execute(english, vec![]).await.unwrap();
+    s.set_language("en").await;
     s.wait_text("#view-source", 5, |t| t == "Source").await;
     s.finish().await;
 }

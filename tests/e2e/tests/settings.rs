@@ -282,24 +282,12 @@ async fn settings_edit_config_toml_like_the_cli_and_keep_every_comment() {
         import('./settings_i18n.js').then((m) => done([m.SETTINGS_KEYS.en.filter((k) => !m.SETTINGS_KEYS.zh.includes(k)), \
         m.SETTINGS_KEYS.zh.filter((k) => !m.SETTINGS_KEYS.en.includes(k))]), (e) => done(String(e)));";
     assert_eq!(s.client.execute_async(keys, vec![]).await.unwrap(), json!([[], []]));
-    s.client
-        .execute(
-            "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));",
-            vec![],
-        )
-        .await
-        .unwrap();
+    s.set_language("zh").await;
     s.wait_text("#settings-tab-models", 5, |t| t == "模型").await;
     s.screenshot("models-zh").await;
 
     // Every section fits the smallest window.
-    s.client
-        .execute(
-            "const l = document.querySelector('#lang'); l.value = 'en'; l.dispatchEvent(new Event('change'));",
-            vec![],
-        )
-        .await
-        .unwrap();
+    s.set_language("en").await;
     s.client.set_window_size(800, 500).await.unwrap();
     for name in ["models", "team", "sandbox", "listing", "sources", "audit", "storage"] {
         section(&s, name).await;
@@ -562,13 +550,7 @@ async fn settings_audit_sources_and_storage_take_effect_in_the_running_app() {
     }
 
     // Chinese: the sections and a backend error, keyed by its code with the English beneath.
-    s.client
-        .execute(
-            "const l = document.querySelector('#lang'); l.value = 'zh'; l.dispatchEvent(new Event('change'));",
-            vec![],
-        )
-        .await
-        .unwrap();
+    s.set_language("zh").await;
     section(&s, "sources").await;
     s.wait_text("#settings-tab-sources", 5, |t| t == "来源").await;
     s.click("#settings-check-on").await;
@@ -584,13 +566,7 @@ async fn settings_audit_sources_and_storage_take_effect_in_the_running_app() {
     s.screenshot("storage-zh").await;
 
     // The smallest window: nothing sticks out.
-    s.client
-        .execute(
-            "const l = document.querySelector('#lang'); l.value = 'en'; l.dispatchEvent(new Event('change'));",
-            vec![],
-        )
-        .await
-        .unwrap();
+    s.set_language("en").await;
     s.client.set_window_size(800, 500).await.unwrap();
     for name in ["sources", "audit", "storage"] {
         section(&s, name).await;
