@@ -204,11 +204,30 @@ function render(box, view) {
       el("button", { type: "button", id: "add-source-all", text: t("selectAll"), onclick: () => setAll(true) }),
       el("button", { type: "button", id: "add-source-none", text: t("selectNone"), onclick: () => setAll(false) }),
     ),
-    ...[list, notes(view.notes)].filter(Boolean),
+    ...[list, elsewhere(view.elsewhere), notes(view.notes)].filter(Boolean),
   );
   syncPlugins();
   shown.renames = renames;
   return chosen;
+}
+
+/** A marketplace's plugins that live in other repositories, each with a way to look at it. */
+function elsewhere(list) {
+  if (!list?.length) return null;
+  return el("div", { class: "source-elsewhere", id: "add-source-elsewhere" },
+    el("h3", { text: t("pluginsElsewhere", list.length) }),
+    el("ul", {}, ...list.map((p) => el("li", { dataset: { plugin: p.name } },
+      el("span", { class: "plugin-name", text: t("pluginName", p.name) }),
+      p.description ? el("span", { class: "hint", text: ` ${p.description}` }) : null,
+      el("code", { text: p.source + (p.reference ? `@${p.reference.slice(0, 12)}` : "") }),
+      el("button", {
+        type: "button", class: "small look-elsewhere", text: t("lookThere"), "aria-label": t("lookThereLabel", p.name),
+        onclick: () => {
+          $("#add-source-input").value = p.source;
+          $("#add-source-ref").value = p.reference || "";
+          look();
+        },
+      })))));
 }
 
 /** What was left out of the source, and why. */

@@ -288,12 +288,18 @@ fn origin_json() -> Value {
 
 #[test]
 fn a_source_look() {
-    use skilldeck_app::commands::add_source::{NoteView, PluginView, SourceLook};
+    use skilldeck_app::commands::add_source::{ElsewhereView, NoteView, PluginView, SourceLook};
     use skilldeck_app::commands::collection::CollectionView;
     let look = SourceLook {
         token: "source-1".into(),
         origin: origin(),
         plugins: vec![PluginView { name: "docs".into(), description: None, skills: vec!["skills/pdf".into()] }],
+        elsewhere: vec![ElsewhereView {
+            name: "sheets".into(),
+            description: Some("spreadsheets".into()),
+            source: "o/sheets".into(),
+            reference: Some("v2".into()),
+        }],
         notes: vec![NoteView { path: "skills/x".into(), what: "w".into(), refuses: true }],
         preview: CollectionView { items: vec![], imported: 0, unchanged: 0, refused: 0 },
     };
@@ -301,6 +307,7 @@ fn a_source_look() {
         look,
         json!({"token": "source-1", "origin": origin_json(),
                "plugins": [{"name": "docs", "description": null, "skills": ["skills/pdf"]}],
+               "elsewhere": [{"name": "sheets", "description": "spreadsheets", "source": "o/sheets", "reference": "v2"}],
                "notes": [{"path": "skills/x", "what": "w", "refuses": true}],
                "preview": {"items": [], "imported": 0, "unchanged": 0, "refused": 0}}),
     );

@@ -91,6 +91,60 @@ fn marketplace() -> GitRepo {
     repo
 }
 
+/// A marketplace naming a plugin that lives in another repository: the choice lists it with
+/// where it lives, `--plugin` adds its skills from that repository (at the commit the
+/// marketplace pins), and they record that repository as their source; a marketplace of such
+/// plugins alone is a source all the same.
+#[test]
+fn a_marketplace_plugin_in_another_repository_is_added_from_there() {
+    let sheets = GitRepo::new().unwrap();
+    sheets.skill("skills/xlsx", "xlsx").unwrap();
+    let pinned = sheets.commit("xlsx").unwrap();
+    sheets.skill("skills/later", "later").unwrap();
+    sheets.commit("after the pin").unwrap();
+    let root = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(sheets.bare(), root.path().join("sheets.git")).unwrap();
+    let server = GitHttpServer::start(root.path(), None).unwrap();
+    let sheets_url = server.url("sheets.git");
+
+    let market = GitRepo::new().unwrap();
+    market.skill("plugins/docs/skills/pdf", "pdf").unwrap();
+    market
+        .write(
+            ".claude-plugin/marketplace.json",
+            format!(
+                r#"{{"name": "m", "plugins": [
+                    {{"name": "docs", "source": "./plugins/docs"}},
+                    {{"name": "sheets", "description": "spreadsheets",
+                      "source": {{"source": "url", "url": "{sheets_url}", "sha": "{pinned}"}}}},
+                    {{"name": "pkg", "source": {{"source": "npm", "package": "@x/pkg"}}}}
+                ]}}"#
+            ),
+        )
+        .unwrap();
+    market.commit("marketplace").unwrap();
+    std::os::unix::fs::symlink(market.bare(), root.path().join("market.git")).unwrap();
+    let market_url = server.url("market.git");
+
+    let env = Env::new();
+    // One skill here: taken as it is; the notes say where sheets lives and that pkg cannot be.
+    let choices = env.json(&["add", &market_url, "--dry-run", "--json"], 0);
+    let notes = choices["notes"].to_string();
+    assert!(notes.contains(&format!("plugin sheets lives in {sheets_url}; `--plugin sheets` adds")), "{notes}");
+    assert!(notes.contains("plugin pkg lives in another repository"), "{notes}");
+
+    let (out, err) = env.expect(&["add", &market_url, "--plugin", "sheets"], 0);
+    assert!(err.contains(&format!("plugin sheets lives in {sheets_url}: adding its skills from there")), "{err}");
+    assert!(out.contains("imported   xlsx as v:1") && !out.contains("later"), "the pinned commit: {out}");
+    assert_eq!(env.user_skills(), ["xlsx"]);
+    let shown = env.json(&["show", "xlsx", "--json"], 0);
+    assert_eq!(shown["source"]["url"], sheets_url.as_str(), "{shown}");
+    assert_eq!(shown["source"]["resolved"], pinned.as_str(), "{shown}");
+
+    let (_, err) = env.expect(&["add", &market_url, "--plugin", "nope"], 2);
+    assert!(err.contains("its plugins: docs, sheets"), "{err}");
+}
+
 #[test]
 fn over_http_several_skills_need_a_choice_then_skill_twice_or_a_plugin() {
     let repo = marketplace();

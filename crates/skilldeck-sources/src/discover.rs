@@ -35,8 +35,46 @@ pub struct Discovery {
     pub skills: Vec<Found>,
     /// The plugins of `.claude-plugin/marketplace.json`, in its order.
     pub plugins: Vec<Plugin>,
+    /// Its plugins whose skills live in another repository, in its order.
+    pub elsewhere: Vec<RemotePlugin>,
     /// What could not be read or followed, sorted.
     pub problems: Vec<DiscoveryProblem>,
+}
+
+/// A marketplace plugin whose skills live in another Git repository
+/// (`{"source": "github", "repo": …}` or `{"source": "url", "url": …}`, with `ref` or `sha`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemotePlugin {
+    /// Its name.
+    pub name: String,
+    /// Its description, if any.
+    pub description: Option<String>,
+    /// The repository, as `skilldeck add` takes it (`owner/repo`, a Git URL).
+    pub source: String,
+    /// The commit (`sha`) or else the branch or tag (`ref`) the marketplace pins it to.
+    pub reference: Option<String>,
+}
+
+impl RemotePlugin {
+    /// The plugin at `source` (a marketplace entry's `source` object), when it is a Git
+    /// repository Skilldeck can fetch. Claude Code's plugin marketplaces documentation names
+    /// the shapes: `github` with `repo`, `url` with a Git `url`, each with an optional `ref`
+    /// and `sha` (the commit, which wins); `git-subdir` and `npm` are not followed.
+    fn of(name: &str, description: Option<&str>, source: &serde_json::Value) -> Option<Self> {
+        let text =
+            |key: &str| source.get(key).and_then(serde_json::Value::as_str).map(str::trim).filter(|v| !v.is_empty());
+        let repo = match text("source")? {
+            "github" => text("repo").filter(|r| r.split('/').count() == 2)?,
+            "url" => text("url").filter(|u| u.contains("://") || u.starts_with("git@"))?,
+            _ => return None,
+        };
+        Some(Self {
+            name: name.to_owned(),
+            description: description.map(str::to_owned),
+            source: repo.to_owned(),
+            reference: text("sha").or_else(|| text("ref")).map(str::to_owned),
+        })
+    }
 }
 
 /// One skill folder.
@@ -78,10 +116,13 @@ pub enum DiscoveryProblemKind {
         /// What the parser said.
         reason: String,
     },
-    /// A plugin whose source is elsewhere (a GitHub repository, a URL): not fetched yet.
+    /// A plugin whose source is elsewhere (a GitHub repository, a Git URL, a package): its
+    /// skills are not in this tree.
     RemotePlugin {
         /// The plugin's name.
         plugin: String,
+        /// Where it lives, as `skilldeck add` takes it, when that is a Git repository.
+        source: Option<String>,
     },
     /// A plugin path that climbs out of the tree.
     PathLeavesTree {
@@ -129,7 +170,7 @@ pub fn discover(root: &Path, opts: &DiscoverOptions) -> Discovery {
     for plugin in subdirs(root, "plugins") {
         found.extend(skill_children(root, &format!("{plugin}/skills")));
     }
-    let plugins = marketplace(root, &mut found, &mut problems);
+    let (plugins, elsewhere) = marketplace(root, &mut found, &mut problems);
     // A skill at the root holds the whole tree: only the known locations count beside it.
     if !found.contains(".") {
         search(root, opts, &mut found, &mut problems);
@@ -147,7 +188,7 @@ pub fn discover(root: &Path, opts: &DiscoverOptions) -> Discovery {
         .collect();
     problems.sort();
     problems.dedup();
-    Discovery { skills, plugins, problems }
+    Discovery { skills, plugins, elsewhere, problems }
 }
 
 impl Discovery {
@@ -269,9 +310,13 @@ struct MarketplacePlugin {
 }
 
 /// The plugins of the tree's marketplace, adding their skills to `found`.
-fn marketplace(root: &Path, found: &mut BTreeSet<String>, problems: &mut Vec<DiscoveryProblem>) -> Vec<Plugin> {
+fn marketplace(
+    root: &Path,
+    found: &mut BTreeSet<String>,
+    problems: &mut Vec<DiscoveryProblem>,
+) -> (Vec<Plugin>, Vec<RemotePlugin>) {
     const FILE: &str = ".claude-plugin/marketplace.json";
-    let Ok(text) = std::fs::read_to_string(root.join(FILE)) else { return Vec::new() };
+    let Ok(text) = std::fs::read_to_string(root.join(FILE)) else { return (Vec::new(), Vec::new()) };
     let market: Marketplace = match serde_json::from_str(&text) {
         Ok(market) => market,
         Err(e) => {
@@ -279,11 +324,12 @@ fn marketplace(root: &Path, found: &mut BTreeSet<String>, problems: &mut Vec<Dis
                 path: FILE.into(),
                 kind: DiscoveryProblemKind::BadMarketplace { reason: e.to_string() },
             });
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         }
     };
     let plugin_root = market.metadata.and_then(|m| m.plugin_root).unwrap_or_default();
     let mut plugins = Vec::new();
+    let mut elsewhere = Vec::new();
     for plugin in market.plugins {
         let problem = |kind| DiscoveryProblem { path: FILE.into(), kind };
         let source = match &plugin.source {
@@ -296,7 +342,10 @@ fn marketplace(root: &Path, found: &mut BTreeSet<String>, problems: &mut Vec<Dis
                 normalize(&[plugin_root.as_str(), source.as_str()]).filter(|_| !source.contains("://"))
             }
             _ => {
-                problems.push(problem(DiscoveryProblemKind::RemotePlugin { plugin: plugin.name.clone() }));
+                let remote = RemotePlugin::of(&plugin.name, plugin.description.as_deref(), &plugin.source);
+                let source = remote.as_ref().map(|r| r.source.clone());
+                elsewhere.extend(remote);
+                problems.push(problem(DiscoveryProblemKind::RemotePlugin { plugin: plugin.name.clone(), source }));
                 continue;
             }
         };
@@ -336,7 +385,7 @@ fn marketplace(root: &Path, found: &mut BTreeSet<String>, problems: &mut Vec<Dis
         found.extend(skills.iter().cloned());
         plugins.push(Plugin { name: plugin.name, description: plugin.description, skills });
     }
-    plugins
+    (plugins, elsewhere)
 }
 
 fn tree_path(root: &Path, path: &str) -> PathBuf {

@@ -4,7 +4,7 @@
 //! the fetchers are `git`, `wellknown` and `archive`, the search `discover`.
 
 use crate::archive::{FetchError as UrlFetchError, fetch_archive, fetch_skill_md};
-use crate::discover::{DiscoverOptions, Discovery, DiscoveryProblemKind, Plugin, discover};
+use crate::discover::{DiscoverOptions, Discovery, DiscoveryProblemKind, Plugin, RemotePlugin, discover};
 use crate::git::{self, GitError, ProblemKind};
 use crate::http::{HttpClient, HttpError, HttpOptions, shown_url};
 use crate::redact;
@@ -53,6 +53,9 @@ pub struct Note {
     pub what: String,
     /// Whether it keeps a skill out (the skill at `path` is refused).
     pub refuses: bool,
+    /// The marketplace plugin it is about, when that plugin lives in another repository
+    /// Skilldeck can fetch (one of [`Fetched::elsewhere`]).
+    pub elsewhere: Option<String>,
 }
 
 /// A source fetched into a scratch folder (removed when this is dropped).
@@ -65,6 +68,8 @@ pub struct Fetched {
     pub skills: Vec<Candidate>,
     /// A marketplace's plugins, as groups of skill paths.
     pub plugins: Vec<Plugin>,
+    /// A marketplace's plugins whose skills live in another Git repository.
+    pub elsewhere: Vec<RemotePlugin>,
     /// What was left out, and skills refused with why.
     pub notes: Vec<Note>,
 }
@@ -74,6 +79,11 @@ impl Fetched {
     pub fn plugin(&self, name: &str) -> Option<Vec<&Candidate>> {
         let plugin = self.plugins.iter().find(|p| p.name == name)?;
         Some(self.skills.iter().filter(|c| plugin.skills.contains(&c.path)).collect())
+    }
+
+    /// The plugin `name` of the marketplace whose skills live in another repository.
+    pub fn plugin_elsewhere(&self, name: &str) -> Option<&RemotePlugin> {
+        self.elsewhere.iter().find(|p| p.name == name)
     }
 }
 
@@ -148,8 +158,10 @@ pub fn fetch(source: &Source, reference: Option<&str>, config: &FetchConfig) -> 
         Source::Archive(url) => fetch_url(url, &tree, config, true)?,
         Source::SkillFile(url) => fetch_url(url, &tree, config, false)?,
     };
-    let Partial { origin, skills, plugins, notes } = fetched;
-    if skills.is_empty() {
+    let Partial { origin, skills, plugins, elsewhere, notes } = fetched;
+    // A marketplace naming only plugins that live elsewhere holds no skill itself, but is a
+    // source all the same: each of those plugins can be added from it.
+    if skills.is_empty() && elsewhere.is_empty() {
         let hint = match notes.iter().find(|n| n.refuses) {
             Some(n) => format!("; {} was refused: {}", n.path, n.what),
             None => String::new(),
@@ -157,7 +169,7 @@ pub fn fetch(source: &Source, reference: Option<&str>, config: &FetchConfig) -> 
         return Err(FetchSourceError::NoSkills { source_shown: origin.short(), hint });
     }
     let skills = separate_nested(scratch.path(), skills).map_err(FetchSourceError::Scratch)?;
-    Ok(Fetched { _scratch: scratch, origin, skills, plugins, notes })
+    Ok(Fetched { _scratch: scratch, origin, skills, plugins, elsewhere, notes })
 }
 
 /// What a fetcher found, before the scratch folder is attached.
@@ -165,6 +177,7 @@ struct Partial {
     origin: Provenance,
     skills: Vec<Candidate>,
     plugins: Vec<Plugin>,
+    elsewhere: Vec<RemotePlugin>,
     notes: Vec<Note>,
 }
 
@@ -203,6 +216,7 @@ fn fetch_git(
                 ProblemKind::UnsafeName => "a name that cannot be written safely: left out".to_owned(),
             },
             refuses: false,
+            elsewhere: None,
         })
         .collect();
     let links: Vec<(String, String)> = snapshot
@@ -231,7 +245,12 @@ fn partial(origin: Provenance, discovery: Discovery, notes: &mut Vec<Note>) -> P
             DiscoveryProblemKind::BadMarketplace { reason } => {
                 (problem.path.clone(), format!("the marketplace file could not be read: {reason}"), false)
             }
-            DiscoveryProblemKind::RemotePlugin { plugin } => (
+            DiscoveryProblemKind::RemotePlugin { plugin, source: Some(source) } => (
+                problem.path.clone(),
+                format!("plugin {plugin} lives in {source}; `--plugin {plugin}` adds its skills from there"),
+                false,
+            ),
+            DiscoveryProblemKind::RemotePlugin { plugin, source: None } => (
                 problem.path.clone(),
                 format!("plugin {plugin} lives in another repository; add that repository itself"),
                 false,
@@ -246,7 +265,11 @@ fn partial(origin: Provenance, discovery: Discovery, notes: &mut Vec<Note>) -> P
                 (problem.path.clone(), format!("the search stopped after {limit} skills; name a path to add"), false)
             }
         };
-        notes.push(Note { path: origin.below(&path).path, what, refuses });
+        let elsewhere = match &problem.kind {
+            DiscoveryProblemKind::RemotePlugin { plugin, source: Some(_) } => Some(plugin.clone()),
+            _ => None,
+        };
+        notes.push(Note { path: origin.below(&path).path, what, refuses, elsewhere });
     }
     let skills = discovery
         .skills
@@ -254,7 +277,7 @@ fn partial(origin: Provenance, discovery: Discovery, notes: &mut Vec<Note>) -> P
         .filter(|f| !refused.contains(&f.path))
         .map(|f| Candidate { provenance: origin.below(&f.path), name: f.name, path: f.path, dir: f.dir })
         .collect();
-    Partial { origin, skills, plugins: discovery.plugins, notes: std::mem::take(notes) }
+    Partial { origin, skills, plugins: discovery.plugins, elsewhere: discovery.elsewhere, notes: std::mem::take(notes) }
 }
 
 /// A URL that is not plainly Git: a Git repository over smart HTTP when it answers as one,
@@ -308,9 +331,9 @@ fn fetch_http(
     let notes = fetched
         .refused
         .iter()
-        .map(|r| Note { path: r.name.clone(), what: r.reason.to_string(), refuses: true })
+        .map(|r| Note { path: r.name.clone(), what: r.reason.to_string(), refuses: true, elsewhere: None })
         .collect();
-    Ok(Partial { origin, skills, plugins: Vec::new(), notes })
+    Ok(Partial { origin, skills, plugins: Vec::new(), elsewhere: Vec::new(), notes })
 }
 
 /// An archive (`archive`) or one `SKILL.md` at a URL.

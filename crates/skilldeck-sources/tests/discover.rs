@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use skilldeck_sources::discover::{
-    DiscoverOptions, Discovery, DiscoveryProblem, DiscoveryProblemKind, Plugin, discover,
+    DiscoverOptions, Discovery, DiscoveryProblem, DiscoveryProblemKind, Plugin, RemotePlugin, discover,
 };
 
 fn skill(root: &Path, dir: &str, name: Option<&str>) {
@@ -89,6 +89,9 @@ fn marketplace_plugins() {
         {"name": "plug", "source": "./tools/plug"},
         {"name": "odd", "source": "./vendor", "skills": ["odd/place"]},
         {"name": "remote", "source": {"source": "github", "repo": "o/r"}},
+        {"name": "pinned", "description": "Pinned", "source": {"source": "url", "url": "https://git.example.org/t/p.git", "ref": "v2", "sha": "0123abcd"}},
+        {"name": "package", "source": {"source": "npm", "package": "@o/p"}},
+        {"name": "deep", "source": {"source": "github", "repo": "o/r/extra"}},
         {"name": "escape", "source": "../outside"}
       ]
     }"#;
@@ -107,13 +110,43 @@ fn marketplace_plugins() {
             plugin("odd", None, &["vendor/odd/place"]),
         ]
     );
+    // Plugins in other Git repositories, with the commit (`sha`, over `ref`) they are pinned to;
+    // an npm package and a malformed repository are not followed.
+    let remote = |name: &str, description: Option<&str>, source: &str, reference: Option<&str>| RemotePlugin {
+        name: name.into(),
+        description: description.map(Into::into),
+        source: source.into(),
+        reference: reference.map(Into::into),
+    };
+    assert_eq!(
+        found.elsewhere,
+        [
+            remote("remote", None, "o/r", None),
+            remote("pinned", Some("Pinned"), "https://git.example.org/t/p.git", Some("0123abcd")),
+        ]
+    );
     let file = ".claude-plugin/marketplace.json";
     assert_eq!(
         found.problems,
         [
             DiscoveryProblem {
                 path: file.into(),
-                kind: DiscoveryProblemKind::RemotePlugin { plugin: "remote".into() }
+                kind: DiscoveryProblemKind::RemotePlugin { plugin: "deep".into(), source: None }
+            },
+            DiscoveryProblem {
+                path: file.into(),
+                kind: DiscoveryProblemKind::RemotePlugin { plugin: "package".into(), source: None }
+            },
+            DiscoveryProblem {
+                path: file.into(),
+                kind: DiscoveryProblemKind::RemotePlugin {
+                    plugin: "pinned".into(),
+                    source: Some("https://git.example.org/t/p.git".into()),
+                }
+            },
+            DiscoveryProblem {
+                path: file.into(),
+                kind: DiscoveryProblemKind::RemotePlugin { plugin: "remote".into(), source: Some("o/r".into()) }
             },
             DiscoveryProblem {
                 path: file.into(),

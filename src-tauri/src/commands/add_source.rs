@@ -33,6 +33,8 @@ pub struct SourceLook {
     pub origin: OriginView,
     /// A marketplace's plugins, each a group of skill paths (as `items[].location`).
     pub plugins: Vec<PluginView>,
+    /// A marketplace's plugins whose skills live in another repository: each can be looked at.
+    pub elsewhere: Vec<ElsewhereView>,
     /// What was left out of the source, and skills refused, with why.
     pub notes: Vec<NoteView>,
     /// One row per skill found; `location` is its path inside the source.
@@ -49,6 +51,20 @@ pub struct PluginView {
     pub description: Option<String>,
     /// The paths of its skills inside the source.
     pub skills: Vec<String>,
+}
+
+/// A marketplace plugin whose skills live in another Git repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElsewhereView {
+    /// Its name.
+    pub name: String,
+    /// Its description, if any.
+    pub description: Option<String>,
+    /// The repository, as "Add from…" takes it.
+    pub source: String,
+    /// The commit or ref the marketplace pins it to.
+    pub reference: Option<String>,
 }
 
 /// Something of the source that was left out.
@@ -115,9 +131,21 @@ pub async fn source_look<R: Runtime>(
             .iter()
             .map(|p| PluginView { name: p.name.clone(), description: p.description.clone(), skills: p.skills.clone() })
             .collect(),
+        elsewhere: fetched
+            .elsewhere
+            .iter()
+            .map(|p| ElsewhereView {
+                name: p.name.clone(),
+                description: p.description.clone(),
+                source: p.source.clone(),
+                reference: p.reference.clone(),
+            })
+            .collect(),
+        // A plugin that lives elsewhere is shown with a way to look at it, not as left out.
         notes: fetched
             .notes
             .iter()
+            .filter(|n| n.elsewhere.is_none())
             .map(|n| NoteView { path: n.path.clone(), what: n.what.clone(), refuses: n.refuses })
             .collect(),
         preview: CollectionView::of(items),

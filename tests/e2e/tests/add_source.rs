@@ -12,8 +12,21 @@ use std::net::TcpListener;
 use std::path::Path;
 
 /// `root/repo.git`: three skills under `skills/` and a marketplace whose plugin `docs` holds
-/// alpha and beta. Returns the commit.
-fn make_repo(root: &Path) -> String {
+/// alpha and beta, and whose plugin `elsewhere` is `root/other.git` (served at `other`), with
+/// skill delta. Returns the commit.
+fn make_repo(root: &Path, other: &str) -> String {
+    let elsewhere = root.join("elsewhere");
+    std::fs::create_dir_all(elsewhere.join("skills/delta")).unwrap();
+    git(root, &["init", "-q", "--bare", "-b", "main", "other.git"]);
+    git(&elsewhere, &["init", "-q", "-b", "main"]);
+    std::fs::write(
+        elsewhere.join("skills/delta/SKILL.md"),
+        "---\nname: delta\ndescription: Reads delta logs.\n---\n# delta\n",
+    )
+    .unwrap();
+    git(&elsewhere, &["add", "-A"]);
+    git(&elsewhere, &["commit", "-q", "-m", "delta"]);
+    git(&elsewhere, &["push", "-q", root.join("other.git").to_str().unwrap(), "main"]);
     let work = root.join("work");
     std::fs::create_dir_all(&work).unwrap();
     git(root, &["init", "-q", "--bare", "-b", "main", "repo.git"]);
@@ -32,7 +45,8 @@ fn make_repo(root: &Path) -> String {
         r#"{"name": "fixture", "owner": {"name": "t"}, "plugins": [
              {"name": "docs", "description": "Document skills", "source": "./",
               "skills": ["./skills/alpha", "./skills/beta"]},
-             {"name": "elsewhere", "source": {"source": "github", "repo": "o/other"}}]}"#,
+             {"name": "elsewhere", "source": {"source": "url", "url": "OTHER"}}]}"#
+            .replace("OTHER", other),
     )
     .unwrap();
     git(&work, &["add", "-A"]);
@@ -58,8 +72,9 @@ async fn skills_are_added_from_a_git_repository_and_say_where_they_came_from() {
         return;
     }
     let fixture = tempfile::tempdir().unwrap();
-    let commit = make_repo(fixture.path());
     let port = serve_git(fixture.path().to_path_buf());
+    let other = format!("http://127.0.0.1:{port}/other.git");
+    let commit = make_repo(fixture.path(), &other);
     let url = format!("http://127.0.0.1:{port}/repo.git");
     let s = Session::start("add_source").await;
 
@@ -78,11 +93,17 @@ async fn skills_are_added_from_a_git_repository_and_say_where_they_came_from() {
     assert!(plugin.contains("alpha") && plugin.contains("beta") && !plugin.contains("gamma"), "{plugin}");
     let origin = s.text_of("#add-source-origin").await;
     assert_eq!(origin, format!("From 127.0.0.1:{port}/repo@{}", &commit[..7]));
-    let notes = s.text_of("#add-source-notes").await;
+    // The plugin that lives in another repository is shown with it, not as left out.
+    let elsewhere = s.text_of("#add-source-elsewhere").await;
     assert!(
-        notes.contains("1 thing left out") && notes.contains("plugin elsewhere lives in another repository"),
-        "{notes}"
+        elsewhere.contains("1 plugin in other repositories")
+            && elsewhere.contains("Plugin elsewhere")
+            && elsewhere.contains(&other),
+        "{elsewhere}"
     );
+    let notes =
+        s.client.execute("return document.querySelectorAll('#add-source-notes').length;", vec![]).await.unwrap();
+    assert_eq!(notes, serde_json::json!(0), "nothing else was left out");
     assert!(!s.text_of("#add-source-preview").await.contains("null"), "no stray values in the preview");
     assert_eq!(s.text_of("#add-source-install").await, "Install 3 skills");
     assert!(stored(&s).is_empty(), "Look wrote nothing");
@@ -151,8 +172,8 @@ async fn a_skill_whose_name_is_taken_is_installed_under_another_name() {
         return;
     }
     let fixture = tempfile::tempdir().unwrap();
-    make_repo(fixture.path());
     let port = serve_git(fixture.path().to_path_buf());
+    make_repo(fixture.path(), &format!("http://127.0.0.1:{port}/other.git"));
     let url = format!("http://127.0.0.1:{port}/repo.git");
     let s = Session::start_with("add_source_rename", |home| {
         skilldeck_e2e::stored_skill(home, "alpha", "My own alpha, made here.");
@@ -194,5 +215,17 @@ async fn a_skill_whose_name_is_taken_is_installed_under_another_name() {
     assert!(mine.contains("My own alpha"), "the skill made here is untouched: {mine}");
     let sources = std::fs::read_to_string(s.home().join("sources.json")).unwrap();
     assert!(sources.contains("alpha-upstream") && sources.contains("\"alpha\""), "{sources}");
+
+    // A marketplace's plugin in another repository: "Look there" opens that repository.
+    s.click("#add-source-btn").await;
+    s.type_into("#add-source-input", &url).await;
+    s.click("#add-source-look").await;
+    s.wait_text("#add-source-count", 30, |t| t == "3 skills found").await;
+    s.click("#add-source-elsewhere li[data-plugin='elsewhere'] .look-elsewhere").await;
+    s.wait_text("#add-source-count", 30, |t| t == "1 skill found").await;
+    assert!(s.text_of("#add-source-list").await.contains("delta"));
+    assert!(s.text_of("#add-source-origin").await.contains("/other@"));
+    s.screenshot("look-there").await;
+    s.click("#add-source-cancel").await;
     s.finish().await;
 }

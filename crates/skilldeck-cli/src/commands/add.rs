@@ -12,6 +12,7 @@ use skilldeck_core::import::{self, BatchReport, ImportRequest, ImportState, Inco
 use skilldeck_core::provenance::{Provenance, SourceKind};
 use skilldeck_core::trust::Trust;
 use skilldeck_core::{Scope, SkillName};
+use skilldeck_sources::discover::RemotePlugin;
 use skilldeck_sources::fetch::{Candidate, FetchConfig, Fetched, Note, fetch};
 use skilldeck_sources::installed::InstalledSkills;
 use skilldeck_sources::{Hosts, Source};
@@ -94,6 +95,20 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
     }
     let (chosen, asked) = match choose(&fetched, args)? {
         Chosen::These(c, asked) => (c, asked),
+        Chosen::Elsewhere(plugin) => {
+            // Its skills come from its own repository, at the commit or ref the marketplace
+            // pins, and record that repository as their source (so updates follow it).
+            eprintln!("plugin {} lives in {}: adding its skills from there", plugin.name, plugin.source);
+            let from = AddArgs {
+                source: plugin.source.clone(),
+                reference: plugin.reference.clone(),
+                plugin: None,
+                skills: Vec::new(),
+                all: true,
+                ..args.clone()
+            };
+            return add(&from);
+        }
         Chosen::Ask(message) => {
             eprintln!("{message}");
             if args.json {
@@ -271,11 +286,17 @@ fn choices_json(fetched: &Fetched) -> serde_json::Value {
             serde_json::json!({ "name": p.name, "description": p.description, "skills": paths })
         })
         .collect();
+    let elsewhere: Vec<serde_json::Value> = fetched
+        .elsewhere
+        .iter()
+        .map(|p| serde_json::json!({ "name": p.name, "description": p.description, "source": p.source, "ref": p.reference }))
+        .collect();
     serde_json::json!({
         "source": fetched.origin,
         "needs_choice": true,
         "skills": skills,
         "plugins": plugins,
+        "plugins_elsewhere": elsewhere,
         "notes": notes_json(&fetched.notes.iter().collect::<Vec<_>>()),
     })
 }
@@ -323,6 +344,8 @@ fn print_rest(clashes: &[Clash], notes: &[&Note]) -> anyhow::Result<()> {
 enum Chosen<'a> {
     These(Vec<&'a Candidate>, Asked),
     Ask(String),
+    /// A marketplace plugin whose skills live in another repository.
+    Elsewhere(&'a RemotePlugin),
 }
 
 /// What the user asked for: every skill of the source, or these paths inside it (which may
@@ -377,8 +400,16 @@ fn choose<'a>(fetched: &'a Fetched, args: &AddArgs) -> anyhow::Result<Chosen<'a>
     let all: Vec<&Candidate> = fetched.skills.iter().collect();
     let shown = fetched.origin.short();
     if let Some(plugin) = &args.plugin {
+        if let Some(remote) = fetched.plugin_elsewhere(plugin) {
+            return Ok(Chosen::Elsewhere(remote));
+        }
         let Some(skills) = fetched.plugin(plugin) else {
-            let names: Vec<&str> = fetched.plugins.iter().map(|p| p.name.as_str()).collect();
+            let names: Vec<&str> = fetched
+                .plugins
+                .iter()
+                .map(|p| p.name.as_str())
+                .chain(fetched.elsewhere.iter().map(|p| p.name.as_str()))
+                .collect();
             anyhow::bail!(
                 "{shown} has no plugin {plugin:?}; {}",
                 if names.is_empty() {
@@ -422,6 +453,14 @@ fn choose<'a>(fetched: &'a Fetched, args: &AddArgs) -> anyhow::Result<Chosen<'a>
         }
         return Ok(Chosen::These(taken, Asked::Paths(paths)));
     }
+    if all.is_empty() {
+        let mut message = format!("{shown} holds no skill itself; its plugins live in other repositories:\n");
+        for p in &fetched.elsewhere {
+            message.push_str(&format!("  plugin {:<25} {}\n", p.name, p.source));
+        }
+        message.push_str("add one with --plugin NAME");
+        return Ok(Chosen::Ask(message));
+    }
     if args.all || all.len() == 1 {
         return Ok(Chosen::These(all, Asked::All));
     }
@@ -437,6 +476,9 @@ fn choose<'a>(fetched: &'a Fetched, args: &AddArgs) -> anyhow::Result<Chosen<'a>
     for p in &fetched.plugins {
         message.push_str(&format!("  plugin {:<25} {} skills\n", p.name, p.skills.len()));
     }
+    for p in &fetched.elsewhere {
+        message.push_str(&format!("  plugin {:<25} in {}\n", p.name, p.source));
+    }
     message.push_str("choose with --skill NAME (repeatable), --plugin NAME or --all");
     Ok(Chosen::Ask(message))
 }
@@ -449,6 +491,9 @@ fn pick<'a>(fetched: &'a Fetched, all: Vec<&'a Candidate>) -> anyhow::Result<Vec
     }
     for p in &fetched.plugins {
         eprintln!("       plugin {} ({} skills): type its name", p.name, p.skills.len());
+    }
+    for p in &fetched.elsewhere {
+        eprintln!("       plugin {} lives in {}: stop here and add it with --plugin {}", p.name, p.source, p.name);
     }
     loop {
         eprint!("Add which? (e.g. 1,3-5, all, a plugin's name; empty to stop) ");
