@@ -314,7 +314,7 @@ function remoteCard(r) {
 /** The team remote's refresh interval, editable: how old the team scope may get. */
 function refreshField(r) {
   const secs = el("input", {
-    type: "number", id: "settings-refresh-secs", min: "30", max: "604800", step: "30",
+    type: "number", id: "settings-refresh-secs", min: "0", max: "604800", step: "1",
     "aria-label": st("refreshEvery"), "aria-describedby": "settings-refresh-hint",
     oninput: (e) => { view.refreshDraft = e.target.value; },
   });

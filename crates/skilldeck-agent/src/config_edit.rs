@@ -318,25 +318,28 @@ pub fn set_sources(
     )
 }
 
-/// The shortest and longest refresh intervals of a team remote accepted, in seconds: half a
-/// minute to a week.
-pub const REFRESH_RANGE: std::ops::RangeInclusive<u64> = 30..=604_800;
+/// The refresh intervals of a team remote accepted, in seconds: 0 (every command that lists
+/// refreshes first; the app's background refresh runs at most every 30 s) to a week.
+pub const REFRESH_RANGE: std::ops::RangeInclusive<u64> = 0..=604_800;
+
+/// Why `secs` is no refresh interval of a team remote, in the words `remote add` and Settings
+/// both give; `None` when it is one.
+pub fn refresh_secs_problem(secs: u64) -> Option<String> {
+    (!REFRESH_RANGE.contains(&secs)).then(|| {
+        format!(
+            "a refresh interval of {secs} seconds is out of range; choose {} to {} seconds",
+            REFRESH_RANGE.start(),
+            REFRESH_RANGE.end()
+        )
+    })
+}
 
 /// Sets `[remotes.NAME] refresh_secs` (how old the team scope's last refresh may get before it
 /// is refreshed again); `None` removes it (five minutes). The remote must be there; a value
 /// outside [`REFRESH_RANGE`] is refused. Returns whether the file changed.
 pub fn set_remote_refresh_secs(path: &Path, remote: &str, secs: Option<u64>) -> Result<bool, ConfigError> {
-    if let Some(secs) = secs
-        && !REFRESH_RANGE.contains(&secs)
-    {
-        return Err(invalid(
-            path,
-            format!(
-                "a refresh interval of {secs} seconds is out of range; choose {} to {} seconds",
-                REFRESH_RANGE.start(),
-                REFRESH_RANGE.end()
-            ),
-        ));
+    if let Some(problem) = secs.and_then(refresh_secs_problem) {
+        return Err(invalid(path, problem));
     }
     let want = secs.map(|s| i64::try_from(s).unwrap_or(i64::MAX));
     let missing = |shown: &str| {

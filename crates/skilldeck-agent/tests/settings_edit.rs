@@ -257,8 +257,8 @@ fn a_team_remotes_refresh_interval_is_set_in_range_and_only_for_a_remote_that_ex
         "{text}"
     );
 
-    let err = config_edit::set_remote_refresh_secs(&path, "team", Some(5)).unwrap_err().to_string();
-    assert!(err.ends_with("a refresh interval of 5 seconds is out of range; choose 30 to 604800 seconds"), "{err}");
+    let err = config_edit::set_remote_refresh_secs(&path, "team", Some(700_000)).unwrap_err().to_string();
+    assert!(err.ends_with("a refresh interval of 700000 seconds is out of range; choose 0 to 604800 seconds"), "{err}");
     let err = config_edit::set_remote_refresh_secs(&path, "other", Some(60)).unwrap_err().to_string();
     assert!(err.contains("there is no remote named \"other\""), "{err}");
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text, "nothing written");

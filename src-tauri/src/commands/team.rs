@@ -139,7 +139,7 @@ pub fn refresh_in_background<R: tauri::Runtime>(app: tauri::AppHandle<R>) {
                 // No team store (yet): look again in a minute, in case one is added.
                 Ok(None) | Err(_) => std::time::Duration::from_secs(60),
             };
-            let _ = tokio::time::timeout(interval.max(std::time::Duration::from_secs(5)), woken).await;
+            let _ = tokio::time::timeout(interval.max(std::time::Duration::from_secs(30)), woken).await;
         }
     });
 }

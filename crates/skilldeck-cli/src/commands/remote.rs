@@ -151,6 +151,10 @@ fn offline_line(remote: &str, off: &Offline) -> String {
 pub fn run(args: RemoteArgs) -> anyhow::Result<Outcome> {
     match args.command {
         RemoteCommand::Add { name, url, endpoint, region, refresh_secs } => {
+            // The same range, in the same words, as the app's Settings.
+            if let Some(problem) = refresh_secs.and_then(skilldeck_agent::config_edit::refresh_secs_problem) {
+                anyhow::bail!("--refresh-secs: {problem}");
+            }
             let home = home()?;
             let cfg = RemoteConfig { endpoint, region, refresh_secs, ..RemoteConfig::new(url.clone()) };
             add_remote(&home.config_path(), &name, &cfg)?;
