@@ -21,12 +21,18 @@ impl Catalogue for SkillRegistry {
         Ok(entries)
     }
 
+    fn listing(&self, opts: &ListingOptions) -> Result<Listing, StorageError> {
+        self.listing_for(opts, &Query::default())
+    }
+
     fn listing_for(&self, opts: &ListingOptions, query: &Query) -> Result<Listing, StorageError> {
         let entries = self.entries(&opts.scopes)?;
         if !query.text().is_empty() {
             self.ready_by_meaning(&entries);
         }
-        Ok(listing::build_ranked(&entries, opts, query))
+        let listing = listing::build_ranked(&entries, opts, query);
+        self.keep_line_tokens(&opts.scopes);
+        Ok(listing)
     }
 
     fn find_skills(&self, opts: &ListingOptions, query: &str, limit: usize) -> Result<Vec<Found>, StorageError> {

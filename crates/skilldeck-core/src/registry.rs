@@ -15,7 +15,7 @@ use skilldeck_store::storage::seal::Stamp;
 use skilldeck_store::storage::stamps::{self, ScopeDir};
 use skilldeck_store::storage::{DeleteOutcome, FsStorage, Revision, Scope, StorageError, WriteOutcome};
 use skilldeck_store::trust::Trust;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 
 #[derive(Debug, Default)]
@@ -27,6 +27,9 @@ struct ScopeCache {
     /// `invalidate`: a watcher event or a whole-scope reload reads the folder again, but parses
     /// `SKILL.md` again only when it changed, so a slow or invalid file costs once per change.
     parsed: HashMap<String, (FileId, Arc<SkillEntry>)>,
+    /// Skills whose record in the persisted cache has no line costs yet: a listing that counts
+    /// them has [`SkillRegistry::keep_line_tokens`] write them there.
+    uncosted: HashSet<String>,
 }
 
 /// Discovers and caches skills. Writes and deletes through it, and `invalidate` calls from a
@@ -225,10 +228,11 @@ impl SkillRegistry {
         if missing.is_empty() {
             return Ok(out);
         }
-        let loaded = self.load_all(scope, &missing, missing.len() == names.len());
+        let (loaded, uncosted) = self.load_all(scope, &missing, missing.len() == names.len());
         {
             let mut cache = self.cache.write().map_err(poisoned)?;
             let sc = cache.entry(scope).or_default();
+            sc.uncosted.extend(uncosted);
             for e in &loaded {
                 sc.entries.insert(e.name.clone(), Arc::clone(e));
             }
@@ -340,8 +344,9 @@ impl SkillRegistry {
 
     /// Loads skills, on as many threads as there are cores when there are many. With `whole`
     /// (every skill of the scope is loaded) the persisted cache is read first and, when
-    /// anything in it was missing, stale or gone, written again.
-    fn load_all(&self, scope: Scope, names: &[String], whole: bool) -> Vec<Arc<SkillEntry>> {
+    /// anything in it was missing, stale or gone, written again. Also gives the names of the
+    /// skills whose record there has no line costs.
+    fn load_all(&self, scope: Scope, names: &[String], whole: bool) -> (Vec<Arc<SkillEntry>>, Vec<String>) {
         let use_disk = whole && self.persist && !self.strict;
         let cache_path = parse_cache::path(self.storage.home().root(), scope);
         let scope_dir = if use_disk { ScopeDir::open(&self.storage.home().scope_dir(scope)).ok() } else { None };
@@ -387,8 +392,14 @@ impl SkillRegistry {
         // Rewritten when a skill can be cached that was not, or a cached one is stale or gone;
         // not for a skill that cannot be (unsettled, unreadable), which would only rewrite it.
         let cacheable = read.iter().any(|l| l.stamps.is_some());
+        let mut uncosted = Vec::new();
+        if scope_dir.is_some() {
+            let hit_names = hits.iter().flatten().filter(|e| e.line_tokens.get().is_none()).map(|e| e.name.clone());
+            let fresh_names = read.iter().filter(|l| l.stamps.is_some()).map(|l| l.entry.name.clone());
+            uncosted.extend(hit_names.chain(fresh_names));
+        }
         if scope_dir.is_some() && (cacheable || hit_count != cached_count) {
-            let keep = |name: &str| names.binary_search_by(|n| n.as_str().cmp(name)).is_ok_and(|i| hits[i].is_some());
+            let keep = |c: &mut CachedSkill| names.binary_search(&c.name).is_ok_and(|i| hits[i].is_some());
             // Each record made as it is written: the new parses are never held twice.
             let fresh = || read.iter().filter_map(|l| Some(CachedSkill::of(&l.entry, l.stamps.clone()?)));
             // Best effort: a cache that cannot be written only makes the next start slower.
@@ -399,7 +410,42 @@ impl SkillRegistry {
                 *slot = Some(l.entry);
             }
         }
-        hits.into_iter().flatten().collect()
+        (hits.into_iter().flatten().collect(), uncosted)
+    }
+
+    /// Writes the line costs a listing counted into the persisted cache of each of `scopes`
+    /// where they were missing, so the next process lists those skills without loading the
+    /// tokenizer. Best effort, like the cache itself; nothing to do (the usual case) costs a
+    /// look at each scope.
+    pub fn keep_line_tokens(&self, scopes: &[Scope]) {
+        if !self.persist || self.strict {
+            return;
+        }
+        for &scope in scopes {
+            let counted: HashMap<String, Arc<SkillEntry>> = {
+                let Ok(mut cache) = self.cache.write() else { return };
+                let Some(sc) = cache.get_mut(&scope) else { continue };
+                let counted: HashMap<String, Arc<SkillEntry>> = sc
+                    .uncosted
+                    .iter()
+                    .filter_map(|n| sc.entries.get(n).filter(|e| e.line_tokens.get().is_some()))
+                    .map(|e| (e.name.clone(), Arc::clone(e)))
+                    .collect();
+                sc.uncosted.retain(|n| !counted.contains_key(n));
+                counted
+            };
+            if counted.is_empty() {
+                continue;
+            }
+            let path = parse_cache::path(self.storage.home().root(), scope);
+            let add = |c: &mut CachedSkill| {
+                if let Some(e) = counted.get(&c.name) {
+                    c.add_line_tokens(e);
+                }
+                true
+            };
+            let _ = parse_cache::rewrite(&path, scope, add, std::iter::empty);
+        }
     }
 
     /// One skill, read and parsed (or its parse reused when its `SKILL.md` was parsed before).

@@ -4,7 +4,7 @@
 use crate::ranker::{Query, Ranked, SkillSet};
 use crate::tokens::count_tokens;
 use serde::Serialize;
-use skilldeck_skill::entry::{ListedEntry, SkillEntry};
+use skilldeck_skill::entry::{LineTokens, ListedEntry, SkillEntry};
 use skilldeck_skill::entry::{Revision, Scope};
 use skilldeck_skill::meta::Tier;
 use std::collections::BTreeSet;
@@ -15,6 +15,8 @@ pub const DEFAULT_BUDGET_TOKENS: usize = 1500;
 
 /// The section's heading lines.
 const HEADER: &str = "### Skills: `view_skill`\n\nAvailable Skills:\n";
+/// What [`HEADER`] costs in o200k tokens (a test counts it again).
+const HEADER_TOKENS: usize = 10;
 
 /// What decides which skills a session's model is shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -245,29 +247,21 @@ fn footer(more: usize, find: bool) -> String {
 /// is the plain listing sorted by name. Otherwise the skills are ranked against `query` and the
 /// budget filled in order: pinned skills in full, then skills found by search, then the rest by
 /// rank — full descriptions while they take under 60% of the budget, shortened ones to 80%, then
-/// names only — and a last line says how many more exist. The text is counted with o200k and
-/// never exceeds the budget unless pinned skills alone do.
+/// names only — and a last line says how many more exist. The text is counted with o200k (from
+/// each line's cached costs) and never exceeds the budget unless pinned skills alone do.
 pub fn build_ranked(entries: &[ListedEntry], opts: &ListingOptions, query: &Query) -> Listing {
     let (set, eligible) = listable(entries, opts);
     if eligible.is_empty() {
         return Listing::empty(opts.budget_tokens);
     }
-    let costs = |pos: usize| {
-        set.memo(pos, || {
-            let e = &set.entries()[pos];
-            [count_tokens(&line(e, Some(e.listing_description()))) + 1, count_tokens(&line(e, None)) + 1]
-        })
-    };
-    // Everything in full fits when the lines' counts, summed, come near the budget and the
-    // text's own count is within it (a sum of lines is close to, not exactly, the whole).
-    let header = count_tokens(HEADER);
-    let mut sum = header;
-    let slack = opts.budget_tokens + opts.budget_tokens / 4 + 8;
-    let near = eligible.iter().all(|&pos| {
-        sum += costs(pos)[0];
-        sum <= slack
+    // Everything in full, sorted by name, when it fits: the lines' costs add up to the text's.
+    let mut tokens = HEADER_TOKENS;
+    let last = eligible.len() - 1;
+    let fits = eligible.iter().enumerate().all(|(i, &pos)| {
+        tokens += cost(&set.entries()[pos], Shown::Full, if i == last { After::End } else { After::Break });
+        tokens <= opts.budget_tokens
     });
-    if near {
+    if fits {
         let lines: Vec<String> = eligible
             .iter()
             .map(|&pos| {
@@ -275,20 +269,64 @@ pub fn build_ranked(entries: &[ListedEntry], opts: &ListingOptions, query: &Quer
                 line(e, Some(e.listing_description()))
             })
             .collect();
-        let text = format!("{HEADER}{}", lines.join("\n"));
-        let tokens = count_tokens(&text);
-        if tokens <= opts.budget_tokens {
-            let skills = eligible.iter().map(|&pos| shown_skill(&set.entries()[pos], Shown::Full, None)).collect();
-            return Listing {
-                text,
-                skills,
-                estimated_tokens: tokens,
-                ranked: false,
-                ..Listing::empty(opts.budget_tokens)
-            };
-        }
+        let skills = eligible.iter().map(|&pos| shown_skill(&set.entries()[pos], Shown::Full, None)).collect();
+        return Listing {
+            text: format!("{HEADER}{}", lines.join("\n")),
+            skills,
+            estimated_tokens: tokens,
+            ranked: false,
+            ..Listing::empty(opts.budget_tokens)
+        };
     }
-    fill(&set, &eligible, opts, query, header, costs)
+    fill(&set, &eligible, opts, query)
+}
+
+/// What follows a listing line in the text: nothing, a line break, or the blank line before
+/// the last line.
+#[derive(Debug, Clone, Copy)]
+enum After {
+    End = 0,
+    Break = 1,
+    Gap = 2,
+}
+
+/// What `e`'s listing lines cost, counted the first time they are needed (so the tokenizer
+/// loads only in a process that lists a skill whose costs no cache holds).
+pub fn line_tokens(e: &SkillEntry) -> &LineTokens {
+    e.line_tokens.get_or_init(|| {
+        let forms = |description: Option<&str>| {
+            let l = line(e, description);
+            let n = |s: &str| u32::try_from(count_tokens(s)).unwrap_or(u32::MAX);
+            [n(&l), n(&format!("{l}\n")), n(&format!("{l}\n\n"))]
+        };
+        let desc = e.listing_description();
+        let full = forms(Some(desc));
+        let short = match shorten_parts(desc, SHORT_CHARS) {
+            (kept, true) => forms(Some(&format!("{kept}…"))),
+            (_, false) => full,
+        };
+        LineTokens { full, short, name: forms(None) }
+    })
+}
+
+/// What `e`'s line costs shown as `shown`, followed by `after`.
+fn cost(e: &SkillEntry, shown: Shown, after: After) -> usize {
+    let t = line_tokens(e);
+    let form = match shown {
+        Shown::Full => &t.full,
+        Shown::Shortened => &t.short,
+        Shown::NameOnly => &t.name,
+    };
+    form[after as usize] as usize
+}
+
+/// What the last line of a ranked listing costs, with the blank line before it when there are
+/// lines above: the number's digits (o200k has every run of up to three digits as one token,
+/// and a number is cut into such runs) and the words around it.
+fn footer_tokens(more: usize, find: bool) -> usize {
+    let digits = more.to_string().len();
+    let words = if find { 26 } else { 7 };
+    digits.div_ceil(3) + words
 }
 
 fn shown_skill(e: &SkillEntry, shown: Shown, rank: Option<usize>) -> ListedSkill {
@@ -319,14 +357,7 @@ enum Must {
 }
 
 /// Fills the budget in rank order (see [`build_ranked`]).
-fn fill(
-    set: &SkillSet,
-    eligible: &[usize],
-    opts: &ListingOptions,
-    query: &Query,
-    header: usize,
-    costs: impl Fn(usize) -> [usize; 2],
-) -> Listing {
+fn fill(set: &SkillSet, eligible: &[usize], opts: &ListingOptions, query: &Query) -> Listing {
     let budget = opts.budget_tokens;
     let entries = set.entries();
     let ranking: Vec<Ranked> = set.rank(query, eligible);
@@ -355,14 +386,16 @@ fn fill(
     }
     order.extend(ranking.iter().filter(|r| first(r.pos)).map(|r| (r.pos, Must::No)));
 
-    let footer_cost = count_tokens(&format!("\n\n{}", footer(eligible.len(), opts.find_skills_enabled)));
-    let mut used = header + footer_cost;
+    // The blank line before the footer, counted as a line break's second.
+    let footer_cost = footer_tokens(eligible.len(), opts.find_skills_enabled) + 1;
+    let mut used = HEADER_TOKENS + footer_cost;
     let full_limit = (budget as f64 * FULL_SHARE) as usize;
     let short_limit = (budget as f64 * SHORT_SHARE) as usize;
     let mut phase = Shown::Full;
     let mut chosen: Vec<(usize, Shown, Must)> = Vec::new();
     for &(pos, must) in &order {
-        let [full, name] = costs(pos);
+        let e = &entries[pos];
+        let (full, name) = (cost(e, Shown::Full, After::Break), cost(e, Shown::NameOnly, After::Break));
         if must == Must::Pinned {
             used += full;
             chosen.push((pos, Shown::Full, must));
@@ -374,15 +407,9 @@ fn fill(
                 Shown::Full if used + full <= full_limit => shown = Some(Shown::Full),
                 Shown::Full => phase = Shown::Shortened,
                 Shown::Shortened => {
-                    let e = &entries[pos];
-                    let short = shorten(e.listing_description(), SHORT_CHARS);
-                    let cost = if short.len() == e.listing_description().len() {
-                        full
-                    } else {
-                        count_tokens(&line(e, Some(&short))) + 1
-                    };
-                    if used + cost <= short_limit {
-                        shown = Some(if cost == full { Shown::Full } else { Shown::Shortened });
+                    let shortened = shorten_parts(e.listing_description(), SHORT_CHARS).1;
+                    if used + cost(e, Shown::Shortened, After::Break) <= short_limit {
+                        shown = Some(if shortened { Shown::Shortened } else { Shown::Full });
                     } else {
                         phase = Shown::NameOnly;
                     }
@@ -397,17 +424,11 @@ fn fill(
             }
         }
         let Some(shown) = shown else { break };
-        used += match shown {
-            Shown::Full => full,
-            Shown::Shortened => {
-                count_tokens(&line(&entries[pos], Some(&shorten(entries[pos].listing_description(), SHORT_CHARS)))) + 1
-            }
-            Shown::NameOnly => name,
-        };
+        used += cost(e, shown, After::Break);
         chosen.push((pos, shown, must));
     }
-    // The lines were counted one by one; count the text itself and drop the last lines that
-    // may go until it fits.
+    // The lines were counted each followed by a break; count the text as it ends and drop the
+    // last lines that may go until it fits.
     loop {
         let listing = render(set, &chosen, &rank_of, eligible.len(), opts);
         let droppable = chosen.iter().rposition(|&(_, _, must)| must == Must::No);
@@ -428,24 +449,33 @@ fn render(
     opts: &ListingOptions,
 ) -> Listing {
     let mut text = String::from(HEADER);
+    let mut tokens = HEADER_TOKENS;
     let mut skills = Vec::with_capacity(chosen.len());
+    let more = eligible - chosen.len();
     for (i, &(pos, shown, _)) in chosen.iter().enumerate() {
-        let s = shown_skill(&set.entries()[pos], shown, rank_of.get(pos).copied().filter(|&r| r > 0));
+        let e = &set.entries()[pos];
+        let s = shown_skill(e, shown, rank_of.get(pos).copied().filter(|&r| r > 0));
         if i > 0 {
             text.push('\n');
         }
-        text.push_str(&line(&set.entries()[pos], (shown != Shown::NameOnly).then_some(s.description.as_str())));
+        text.push_str(&line(e, (shown != Shown::NameOnly).then_some(s.description.as_str())));
+        let after = match (i + 1 == chosen.len(), more > 0) {
+            (false, _) => After::Break,
+            (true, true) => After::Gap,
+            (true, false) => After::End,
+        };
+        tokens += cost(e, shown, after);
         skills.push(s);
     }
-    let more = eligible - chosen.len();
     if more > 0 {
         if !chosen.is_empty() {
             text.push_str("\n\n");
         }
         text.push_str(&footer(more, opts.find_skills_enabled));
+        tokens += footer_tokens(more, opts.find_skills_enabled);
     }
     Listing {
-        estimated_tokens: count_tokens(&text),
+        estimated_tokens: tokens,
         budget_tokens: opts.budget_tokens,
         shortened: skills.iter().filter(|s| s.shortened).map(|s| s.name.clone()).collect(),
         ranked: true,
@@ -491,5 +521,52 @@ pub fn shorten(desc: &str, max_chars: usize) -> String {
     match shorten_parts(desc, max_chars) {
         (kept, true) => format!("{kept}…"),
         (kept, false) => kept.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The header's and footer's costs the listing adds without a tokenizer are o200k's.
+    #[test]
+    fn the_fixed_parts_cost_what_the_tokenizer_says() {
+        assert_eq!(HEADER_TOKENS, count_tokens(HEADER));
+        let mut numbers: Vec<usize> = (1..=2_100).collect();
+        numbers.extend([9_999, 10_000, 10_007, 100_050, 999_999, 1_000_000, 1_000_500, 12_345_678, 100_000_007]);
+        for more in numbers {
+            for find in [true, false] {
+                let text = footer(more, find);
+                assert_eq!(footer_tokens(more, find), count_tokens(&text), "{text:?}");
+            }
+        }
+    }
+
+    /// A break before `- ` always ends a token, so a text of lines costs what its lines do.
+    #[test]
+    fn lines_joined_cost_the_sum_of_their_parts() {
+        let ends = [
+            "words",
+            "ends in a dot.",
+            "a paren)",
+            "ellipsis…",
+            "中文描述",
+            "trailing: ",
+            "emoji 🎉",
+            "quote\"",
+            "path/",
+            "1234",
+        ];
+        for a in ends {
+            for b in ends {
+                let (x, y) = (format!("- **a**: {a}"), format!("- **b** (v:3): {b}"));
+                let whole = count_tokens(&format!("{HEADER}{x}\n{y}\n\n12 more skills are not listed here."));
+                let parts = HEADER_TOKENS
+                    + count_tokens(&format!("{x}\n"))
+                    + count_tokens(&format!("{y}\n\n"))
+                    + count_tokens("12 more skills are not listed here.");
+                assert_eq!(whole, parts, "{a:?} then {b:?}");
+            }
+        }
     }
 }

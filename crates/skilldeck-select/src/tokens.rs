@@ -6,7 +6,15 @@
 /// The vocabulary is prebuilt into the binary by `bpe-openai` and read on first use (about a
 /// tenth of a second, once per process); its counts equal tiktoken's, which the tests check.
 pub fn count_tokens(text: &str) -> usize {
+    COUNTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     bpe_openai::o200k_base().count(text)
+}
+
+static COUNTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many texts this process has counted so far (none: the vocabulary was never loaded).
+pub fn texts_counted() -> usize {
+    COUNTED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 #[cfg(test)]

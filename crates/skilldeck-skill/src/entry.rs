@@ -7,9 +7,9 @@ use crate::meta::SkillMeta;
 use crate::name::SkillName;
 use crate::risk::RiskSummary;
 use crate::validate::Validated;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 pub use crate::scope::{Revision, Scope};
 
@@ -48,6 +48,58 @@ pub struct SkillEntry {
     /// always are; one built from `SKILL.md` alone is not).
     #[serde(skip)]
     pub risk: Option<RiskSummary>,
+    /// What its listing lines cost a model, once counted (kept with the parse cache, so a
+    /// listing of cached skills needs no tokenizer).
+    #[serde(skip)]
+    pub line_tokens: Derived<LineTokens>,
+}
+
+/// A value derived from the rest of an entry, computed once when first needed. It takes no part
+/// in comparing entries: equal entries derive equal values, whether computed yet or not.
+#[derive(Debug, Clone)]
+pub struct Derived<T>(OnceLock<T>);
+
+impl<T> Default for Derived<T> {
+    fn default() -> Self {
+        Self(OnceLock::new())
+    }
+}
+
+impl<T> Derived<T> {
+    /// Already known as `value` (read from a cache).
+    pub fn known(value: T) -> Self {
+        Self(OnceLock::from(value))
+    }
+
+    /// The value, when it was computed or known.
+    pub fn get(&self) -> Option<&T> {
+        self.0.get()
+    }
+
+    /// The value, computed by `compute` the first time.
+    pub fn get_or_init(&self, compute: impl FnOnce() -> T) -> &T {
+        self.0.get_or_init(compute)
+    }
+}
+
+impl<T> PartialEq for Derived<T> {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+/// What one skill's listing lines cost in o200k tokens, for each form the listing shows (the
+/// full description, the shortened one, the name only): the line alone, followed by one line
+/// break, and followed by two. A listing's text is those lines joined by line breaks, and a
+/// break before `- ` always ends a token, so these add up to the exact count of the text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineTokens {
+    /// The line with its full description.
+    pub full: [u32; 3],
+    /// The line with its description shortened (the same as `full` when it is short already).
+    pub short: [u32; 3],
+    /// The line with the name (and version) only.
+    pub name: [u32; 3],
 }
 
 /// `text` on one line: runs of white space made one space, none at either end.
@@ -123,6 +175,7 @@ impl SkillEntry {
             total_bytes: stored.total_bytes,
             headings,
             risk: None,
+            line_tokens: Derived::default(),
         }
     }
 
@@ -143,6 +196,7 @@ impl SkillEntry {
             total_bytes: 0,
             headings: Vec::new(),
             risk: None,
+            line_tokens: Derived::default(),
         }
     }
 }

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use skilldeck_skill::diag_args::DiagArgs;
 use skilldeck_skill::diagnostic::{DiagCode, Diagnostic, Severity};
 use skilldeck_skill::digest::Digest;
-use skilldeck_skill::entry::SkillEntry;
+use skilldeck_skill::entry::{Derived, LineTokens, SkillEntry};
 use skilldeck_skill::meta::{Dependencies, ExtraFields, JsonText, SkillMeta, Tier};
 use skilldeck_skill::risk::RiskSummary;
 use std::path::{Path, PathBuf};
@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 /// The first bytes of every cache file.
 const MAGIC: &[u8; 8] = b"SKDCACHE";
 /// The layout of the payload; bump on any change to the types below.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 /// The fingerprint of this build's parser and validator sources.
 const FINGERPRINT: &str = env!("SKILLDECK_PARSER_FINGERPRINT");
 
@@ -53,6 +53,8 @@ pub struct CachedSkill {
     pub headings: Vec<String>,
     /// What the audit found in its files.
     pub risk: Option<RiskSummary>,
+    /// What its listing lines cost, once a listing counted them.
+    pub line_tokens: Option<LineTokens>,
 }
 
 impl CachedSkill {
@@ -80,6 +82,19 @@ impl CachedSkill {
             total_bytes: c.total_bytes,
             headings: c.headings,
             risk: c.risk,
+            line_tokens: c.line_tokens.map(Derived::known).unwrap_or_default(),
+        }
+    }
+
+    /// Takes the line costs counted for `entry` when this record lists as it does (the same
+    /// revision, version and description: another process may have cached a newer parse since).
+    pub fn add_line_tokens(&mut self, entry: &SkillEntry) {
+        if let Some(t) = entry.line_tokens.get()
+            && self.revision == entry.revision.map(|r| r.0)
+            && self.meta.version == entry.meta.version
+            && self.meta.description == entry.meta.description
+        {
+            self.line_tokens = Some(*t);
         }
     }
 
@@ -96,6 +111,7 @@ impl CachedSkill {
             diagnostics: entry.diagnostics.iter().map(Into::into).collect(),
             headings: entry.headings.clone(),
             risk: entry.risk.clone(),
+            line_tokens: entry.line_tokens.get().copied(),
         }
     }
 }
@@ -245,8 +261,8 @@ fn read(file: std::fs::File, scope: Scope, mut f: impl FnMut(CachedSkill)) -> Op
     r.finish()
 }
 
-/// Replaces the cache file of `scope` at `path`: the records of the file there now whose
-/// names `keep` accepts, merged by name with the records `fresh` gives (sorted by name, each
+/// Replaces the cache file of `scope` at `path`: the records of the file there now that `keep`
+/// accepts (it may also add to a record what was learnt since, such as its line costs), merged by name with the records `fresh` gives (sorted by name, each
 /// made as it is written, replacing any old record of the same name). The old records are
 /// streamed through, so a large cache is never held whole; when the old file turns out not to be whole, only `fresh` is written. Best effort: a
 /// cache that cannot be written (a read-only home, a full disk) only makes the next start
@@ -256,7 +272,7 @@ fn read(file: std::fs::File, scope: Scope, mut f: impl FnMut(CachedSkill)) -> Op
 pub fn rewrite<I: Iterator<Item = CachedSkill>>(
     path: &Path,
     scope: Scope,
-    keep: impl Fn(&str) -> bool,
+    keep: impl Fn(&mut CachedSkill) -> bool,
     fresh: impl Fn() -> I,
 ) -> std::io::Result<()> {
     framed::replace(path, scope.as_str(), |temp| {
@@ -273,7 +289,7 @@ fn write_file(
     temp: &Path,
     scope: Scope,
     mut old: Option<Reader>,
-    keep: &impl Fn(&str) -> bool,
+    keep: &impl Fn(&mut CachedSkill) -> bool,
     fresh: impl Iterator<Item = CachedSkill>,
 ) -> std::io::Result<bool> {
     let mut w = Writer::create(temp, MAGIC)?;
@@ -285,7 +301,7 @@ fn write_file(
             return Ok(false);
         }
         loop {
-            let skill = match r.record::<CachedSkill>() {
+            let mut skill = match r.record::<CachedSkill>() {
                 Some(Ok(s)) => s,
                 Some(Err(())) => break,
                 None => return Ok(false),
@@ -293,7 +309,7 @@ fn write_file(
             while let Some(f) = fresh.next_if(|f| f.name < skill.name) {
                 w.record(&f)?;
             }
-            if fresh.peek().is_some_and(|f| f.name == skill.name) || !keep(&skill.name) {
+            if fresh.peek().is_some_and(|f| f.name == skill.name) || !keep(&mut skill) {
                 continue;
             }
             w.record(&skill)?;

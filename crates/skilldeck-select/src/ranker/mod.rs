@@ -29,8 +29,7 @@ pub struct Ranked {
 pub struct SkillSet {
     key: Vec<usize>,
     entries: Vec<Arc<SkillEntry>>,
-    index: Index,
-    costs: Vec<OnceLock<[usize; 2]>>,
+    index: OnceLock<Index>,
     dense: OnceLock<Dense>,
 }
 
@@ -69,20 +68,26 @@ impl SkillSet {
         set
     }
 
-    /// Indexes `entries` (sorted by name) without the cache.
+    /// The set of `entries` (sorted by name) without the cache; its index is built the first
+    /// time a query needs it (a listing that fits whole, or ranks by name, never does).
     pub fn build(entries: Vec<Arc<SkillEntry>>) -> Self {
-        let when: Vec<String> = entries.iter().map(|e| e.meta.when_to_use().unwrap_or_default()).collect();
-        let index = Index::build(entries.iter().zip(&when).map(|(e, when_to_use)| Doc {
-            text: DocText {
-                name: &e.name,
-                description: e.listing_description(),
-                description_zh: e.meta.description_zh.as_deref().unwrap_or_default(),
-                headings: &e.headings,
-            },
-            when_to_use,
-        }));
-        let costs = entries.iter().map(|_| OnceLock::new()).collect();
-        Self { key: Vec::new(), entries, index, costs, dense: OnceLock::new() }
+        Self { key: Vec::new(), entries, index: OnceLock::new(), dense: OnceLock::new() }
+    }
+
+    /// The BM25 index of the skills, built on first use.
+    fn index(&self) -> &Index {
+        self.index.get_or_init(|| {
+            let when: Vec<String> = self.entries.iter().map(|e| e.meta.when_to_use().unwrap_or_default()).collect();
+            Index::build(self.entries.iter().zip(&when).map(|(e, when_to_use)| Doc {
+                text: DocText {
+                    name: &e.name,
+                    description: e.listing_description(),
+                    description_zh: e.meta.description_zh.as_deref().unwrap_or_default(),
+                    headings: &e.headings,
+                },
+                when_to_use,
+            }))
+        })
     }
 
     /// The skills, sorted by name.
@@ -112,7 +117,7 @@ impl SkillSet {
 
     /// [`rank`](Self::rank) with other fusion parameters (for tuning them).
     pub fn rank_with(&self, q: &Query, positions: &[usize], fusion: Fusion) -> Vec<Ranked> {
-        let scores = if q.is_empty() { Vec::new() } else { self.index.scores(q) };
+        let scores = if q.is_empty() { Vec::new() } else { self.index().scores(q) };
         if let Some(d) = self.dense.get()
             && !q.text().is_empty()
             && let Some(similar) = d.similarities(q.text())
@@ -130,7 +135,7 @@ impl SkillSet {
 
     /// Why the skill at `pos` matched `q`: `word (field, field); …`.
     pub fn why(&self, pos: usize, q: &Query) -> String {
-        self.index
+        self.index()
             .why(pos, q)
             .into_iter()
             .map(|(word, fields)| {
@@ -139,14 +144,5 @@ impl SkillSet {
             })
             .collect::<Vec<_>>()
             .join("; ")
-    }
-
-    /// A pair of numbers about the skill at `pos` computed once per set (the listing keeps its
-    /// token costs here, so a turn over thousands of skills counts only new ones).
-    pub fn memo(&self, pos: usize, compute: impl FnOnce() -> [usize; 2]) -> [usize; 2] {
-        match self.costs.get(pos) {
-            Some(cell) => *cell.get_or_init(compute),
-            None => compute(),
-        }
     }
 }
