@@ -320,9 +320,9 @@ fn cost(e: &SkillEntry, shown: Shown, after: After) -> usize {
     form[after as usize] as usize
 }
 
-/// What the last line of a ranked listing costs, with the blank line before it when there are
-/// lines above: the number's digits (o200k has every run of up to three digits as one token,
-/// and a number is cut into such runs) and the words around it.
+/// What the last line of a ranked listing costs (the blank line before it is the last listed
+/// line's [`After::Gap`]): the number's digits (o200k has every run of up to three digits as
+/// one token, and a number is cut into such runs) and the words after them.
 fn footer_tokens(more: usize, find: bool) -> usize {
     let digits = more.to_string().len();
     let words = if find { 26 } else { 7 };
@@ -386,7 +386,8 @@ fn fill(set: &SkillSet, eligible: &[usize], opts: &ListingOptions, query: &Query
     }
     order.extend(ranking.iter().filter(|r| first(r.pos)).map(|r| (r.pos, Must::No)));
 
-    // The blank line before the footer, counted as a line break's second.
+    // The footer, and one token for the blank line before it (lines are counted below as each
+    // followed by one break; the text is counted exactly once they are chosen).
     let footer_cost = footer_tokens(eligible.len(), opts.find_skills_enabled) + 1;
     let mut used = HEADER_TOKENS + footer_cost;
     let full_limit = (budget as f64 * FULL_SHARE) as usize;
