@@ -768,6 +768,15 @@ export function initSettings({ show }) {
   translateSettings();
   // The running update check took a new interval: say so in Sources.
   listen("sources://schedule", () => { if (view.open && view.section === "sources") reloadSettings().catch(showError); });
-  // The vectors computed again after a Clear: Storage shows the file grow back.
-  listen("meaning://progress", (e) => { if (view.open && view.section === "storage" && e.payload?.state !== "indexing") loadStorage(); });
+  // The vectors computed again after a Clear: Storage counts them as they come (the ranking
+  // keeps the vectors it holds meanwhile), then shows the file grown back.
+  listen("meaning://progress", (e) => {
+    if (!view.open || view.section !== "storage") return;
+    if (e.payload?.state === "indexing" && view.storage) {
+      view.storage.meaning = e.payload;
+      render();
+    } else {
+      loadStorage();
+    }
+  });
 }
