@@ -56,6 +56,10 @@ pub struct SkillRegistry {
     semantic: Option<Arc<crate::semantic::Semantic>>,
 }
 
+/// How many more skills' line costs a listing that loaded the tokenizer counts for the parse
+/// cache (about 60 µs each on a 2-core machine: some 30 ms at most).
+pub const EXTRA_COUNTS: usize = 500;
+
 /// What `trust.json` looked like when it was read: a new write changes it.
 type TrustStamp = Option<(std::time::SystemTime, u64)>;
 
@@ -415,31 +419,40 @@ impl SkillRegistry {
 
     /// Writes the line costs a listing counted into the persisted cache of each of `scopes`
     /// where they were missing, so the next process lists those skills without loading the
-    /// tokenizer. Best effort, like the cache itself; nothing to do (the usual case) costs a
-    /// look at each scope.
+    /// tokenizer. A listing that had the tokenizer load also counts up to [`EXTRA_COUNTS`] more
+    /// of the scope's valid skills (a ranked listing of a large store counts only the lines it
+    /// weighs), so a few processes fill the cache however the store is asked. Best effort, like
+    /// the cache itself; nothing to do (the usual case) costs a look at each scope.
     pub fn keep_line_tokens(&self, scopes: &[Scope]) {
         if !self.persist || self.strict {
             return;
         }
         for &scope in scopes {
-            let counted: HashMap<String, Arc<SkillEntry>> = {
-                let Ok(mut cache) = self.cache.write() else { return };
-                let Some(sc) = cache.get_mut(&scope) else { continue };
-                let counted: HashMap<String, Arc<SkillEntry>> = sc
-                    .uncosted
+            let (mut counted, rest): (Vec<Arc<SkillEntry>>, Vec<Arc<SkillEntry>>) = {
+                let Ok(cache) = self.cache.read() else { return };
+                let Some(sc) = cache.get(&scope) else { continue };
+                sc.uncosted
                     .iter()
-                    .filter_map(|n| sc.entries.get(n).filter(|e| e.line_tokens.get().is_some()))
-                    .map(|e| (e.name.clone(), Arc::clone(e)))
-                    .collect();
-                sc.uncosted.retain(|n| !counted.contains_key(n));
-                counted
+                    .filter_map(|n| sc.entries.get(n))
+                    .map(Arc::clone)
+                    .partition(|e| e.line_tokens.get().is_some())
             };
             if counted.is_empty() {
                 continue;
             }
+            for e in rest.into_iter().filter(|e| e.valid).take(EXTRA_COUNTS) {
+                skilldeck_select::listing::line_tokens(&e);
+                counted.push(e);
+            }
+            let counted: HashMap<&str, &SkillEntry> = counted.iter().map(|e| (e.name.as_str(), &**e)).collect();
+            if let Ok(mut cache) = self.cache.write()
+                && let Some(sc) = cache.get_mut(&scope)
+            {
+                sc.uncosted.retain(|n| !counted.contains_key(n.as_str()));
+            }
             let path = parse_cache::path(self.storage.home().root(), scope);
             let add = |c: &mut CachedSkill| {
-                if let Some(e) = counted.get(&c.name) {
+                if let Some(e) = counted.get(c.name.as_str()) {
                     c.add_line_tokens(e);
                 }
                 true

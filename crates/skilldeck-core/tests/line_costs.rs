@@ -72,4 +72,18 @@ fn a_second_process_lists_cached_skills_without_the_tokenizer() {
     assert_eq!(fourth.listing(&whole).unwrap().text, full_3.text);
     assert_eq!(texts_counted(), before);
     assert!(counted > 0);
+
+    // A ranked listing weighs only the lines it may show, but the process that had to load the
+    // tokenizer counts the store's other skills too: the next one lists them all uncounted.
+    let other = FsStorage::open(SkilldeckHome::new(tmp.path().join("other"))).unwrap();
+    for i in 0..60 {
+        add(&other, tmp.path(), &format!("other-{i:02}"), &format!("Another skill, number {i}, for task {i}."));
+    }
+    let before = texts_counted();
+    let ranked = registry(&other).listing_for(&ranked, &request).unwrap();
+    assert!(ranked.ranked && ranked.skills.len() < 60, "{} shown", ranked.skills.len());
+    assert!(texts_counted() - before >= 60 * 6, "every skill's full and name-only forms were counted");
+    let before = texts_counted();
+    let all = registry(&other).listing(&whole).unwrap();
+    assert_eq!((all.skills.len(), texts_counted()), (60, before));
 }
