@@ -97,14 +97,18 @@ fn run<R: tauri::Runtime>(state: &AppState, app: &tauri::AppHandle<R>) {
     let Ok(set) = state.registry.ranked_set(&opts.scopes) else { return };
     let model = Some(semantic.model_id().to_owned());
     let mut last = std::time::Instant::now();
-    let indexed = semantic.index(&set, |done, total| {
-        // A few updates a second at most: the page redraws its line on each.
-        if done == 0 || done == total || last.elapsed() >= std::time::Duration::from_millis(250) {
-            last = std::time::Instant::now();
-            let view = MeaningView { state: "indexing", model: model.clone(), done, total, reason: None };
-            let _ = app.emit(PROGRESS, &view);
-        }
-    });
+    let indexed = semantic.index_keeping(
+        &set,
+        || state.registry.stored_set(),
+        |done, total| {
+            // A few updates a second at most: the page redraws its line on each.
+            if done == 0 || done == total || last.elapsed() >= std::time::Duration::from_millis(250) {
+                last = std::time::Instant::now();
+                let view = MeaningView { state: "indexing", model: model.clone(), done, total, reason: None };
+                let _ = app.emit(PROGRESS, &view);
+            }
+        },
+    );
     if let Err(e) = indexed {
         eprintln!("skilldeck-app: ranking by meaning is off: {e}");
     }

@@ -47,7 +47,7 @@ impl SkillRegistry {
     /// vectors on the spot, as a ranking would); `None` when the registry ranks by words only.
     pub fn meaning(&self, scopes: &[Scope]) -> Result<Option<Readiness>, StorageError> {
         let Some(semantic) = self.semantic() else { return Ok(None) };
-        Ok(Some(semantic.prepare(&SkillSet::of(&self.entries(scopes)?))))
+        Ok(Some(semantic.prepare_keeping(&SkillSet::of(&self.entries(scopes)?), || self.stored_set())))
     }
 
     /// The set of the skills of `scopes` the listing and `find_skills` rank (for indexing it).
@@ -55,11 +55,18 @@ impl SkillRegistry {
         Ok(SkillSet::of(&self.entries(scopes)?))
     }
 
+    /// Every skill of the store that can be ranked, in every scope, held or not: whose vectors
+    /// the vector cache keeps whichever scopes a client ranks (`Semantic::index_keeping`).
+    /// `None` when the store cannot be listed (the cache then keeps the ranked set's only).
+    pub fn stored_set(&self) -> Option<std::sync::Arc<SkillSet>> {
+        Some(SkillSet::of(&self.list_metas_across(&Scope::ALL).ok()?))
+    }
+
     /// Gives the set of `entries` (the one the listing and `find_skills` build on: sets are
     /// cached by their entries) its vectors when it can; ranking stays lexical otherwise.
     fn ready_by_meaning(&self, entries: &[ListedEntry]) {
         if let Some(semantic) = self.semantic() {
-            semantic.prepare(&SkillSet::of(entries));
+            semantic.prepare_keeping(&SkillSet::of(entries), || self.stored_set());
         }
     }
 }

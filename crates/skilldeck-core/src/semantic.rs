@@ -204,6 +204,12 @@ impl Semantic {
     /// Gives `set` its vectors when every skill has one, computing up to [`INLINE_LIMIT`]
     /// missing ones on the spot; says where ranking by meaning stands.
     pub fn prepare(&self, set: &SkillSet) -> Readiness {
+        self.prepare_keeping(set, || None)
+    }
+
+    /// [`prepare`](Self::prepare), keeping in the vector cache the vectors of `stored` too
+    /// (see [`index_keeping`](Self::index_keeping)).
+    pub fn prepare_keeping(&self, set: &SkillSet, stored: impl FnOnce() -> Option<Arc<SkillSet>>) -> Readiness {
         if set.dense().is_some() {
             return Readiness::Ready;
         }
@@ -217,7 +223,7 @@ impl Semantic {
         if missing.len() > INLINE_LIMIT {
             return Readiness::Pending { missing: missing.len(), total: set.entries().len() };
         }
-        match self.index(set, |_, _| {}) {
+        match self.index_keeping(set, stored, |_, _| {}) {
             Ok(()) => Readiness::Ready,
             Err(e) => Readiness::Off(format!("ranking by meaning is off: {e}")),
         }
@@ -226,10 +232,38 @@ impl Semantic {
     /// Computes every missing vector of `set` (telling `progress` how many of how many are
     /// done), keeps them in the vector cache (vectors no skill of the set reads are dropped
     /// from it) and gives the set its vectors.
-    pub fn index(&self, set: &SkillSet, mut progress: impl FnMut(usize, usize)) -> Result<(), SemanticError> {
+    pub fn index(&self, set: &SkillSet, progress: impl FnMut(usize, usize)) -> Result<(), SemanticError> {
+        self.index_keeping(set, || None, progress)
+    }
+
+    /// [`index`](Self::index), dropping from the vector cache only the vectors that neither
+    /// `set` nor `stored` (every skill of the store, in any scope) reads: so indexing the
+    /// skills of some scopes keeps the vectors of another client's, and a deleted or changed
+    /// skill's old vector still goes. `stored` is asked only when the cache is written or
+    /// holds more than `set`'s vectors.
+    pub fn index_keeping(
+        &self,
+        set: &SkillSet,
+        stored: impl FnOnce() -> Option<Arc<SkillSet>>,
+        mut progress: impl FnMut(usize, usize),
+    ) -> Result<(), SemanticError> {
         let _one = self.indexing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let model = self.model().map_err(SemanticError::Off)?;
         let (keys, missing) = self.keys(set);
+        let mut stored = Some(stored);
+        let mut kept: Option<Vec<Key>> = None;
+        let mut keep = |keys: &[Key]| -> Vec<Key> {
+            kept.get_or_insert_with(|| {
+                let mut all = keys.to_vec();
+                if let Some(other) = stored.take().and_then(|f| f()) {
+                    all.extend(other.entries().iter().map(|e| vector_cache::key(&self.model_id, &dense::passage(e))));
+                    all.sort_unstable();
+                    all.dedup();
+                }
+                all
+            })
+            .clone()
+        };
         let passages: Vec<String> = missing.iter().map(|&i| dense::passage(&set.entries()[i])).collect();
         let mut done = 0;
         let mut unsaved = 0;
@@ -246,13 +280,16 @@ impl Semantic {
             done += chunk.len();
             unsaved += chunk.len();
             if unsaved >= SAVE_EVERY {
-                self.save(&keys);
+                self.save(&keep(&keys));
                 unsaved = 0;
             }
             progress(done, missing.len());
         }
-        if !missing.is_empty() || self.has_stale(&keys) {
-            self.save(&keys);
+        if !missing.is_empty() || self.has_stale(keys.len()) {
+            let keep = keep(&keys);
+            if !missing.is_empty() || self.has_stale(keep.len()) {
+                self.save(&keep);
+            }
         }
         let cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let vectors: Option<Vec<Arc<[f32]>>> =
@@ -264,12 +301,14 @@ impl Semantic {
         Ok(())
     }
 
-    fn has_stale(&self, keys: &[Key]) -> bool {
+    /// Whether the cache holds more vectors than `kept`, the count of those worth keeping.
+    fn has_stale(&self, kept: usize) -> bool {
         let cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        cache.as_ref().is_some_and(|c| c.len() > keys.len())
+        cache.as_ref().is_some_and(|c| c.len() > kept)
     }
 
-    /// Writes the vectors of `keys` (best effort: one not written is computed again later).
+    /// Writes the vectors of `keys`, dropping the others (best effort: one not written is
+    /// computed again later).
     fn save(&self, keys: &[Key]) {
         let Ok(model) = self.model() else { return };
         let mut cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -51,12 +51,16 @@ fn store() -> Store {
 }
 
 fn add(storage: &FsStorage, tmp: &Path, name: &str, description: &str) {
+    add_in(storage, tmp, Scope::User, name, description);
+}
+
+fn add_in(storage: &FsStorage, tmp: &Path, scope: Scope, name: &str, description: &str) {
     let src = tmp.join("src").join(name);
     fs::create_dir_all(&src).unwrap();
     fs::write(src.join("SKILL.md"), format!("---\nname: {name}\ndescription: \"{description}\"\n---\n# {name}\n"))
         .unwrap();
     let loaded = import::load(&src, UploadLimits::default(), &mut |_, _| {}).unwrap();
-    import::store(storage, Scope::User, &loaded).unwrap();
+    import::store(storage, scope, &loaded).unwrap();
 }
 
 fn registry(s: &Store) -> SkillRegistry {
@@ -173,6 +177,35 @@ fn many_missing_vectors_leave_ranking_to_words_until_indexed() {
     assert_eq!(fs::metadata(&file).unwrap().len(), size);
     let fresh = registry(&s);
     assert_eq!(fresh.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready), "a new process finds them all");
+}
+
+#[test]
+fn ranking_some_scopes_keeps_the_vectors_of_the_others_but_not_of_a_deleted_skill() {
+    let s = store();
+    add_in(&s.storage, s._tmp.path(), Scope::System, "meeting-notes", "Keep minutes of meetings tidy and shared.");
+    let vectors = |s: &Store| {
+        let semantic = Semantic::with_model(&s.home, Some(model_dir()));
+        skilldeck_core::vector_cache::read(&semantic.vector_cache_path(), semantic.model_id(), 384).len()
+    };
+    // A client ranking both scopes computes every vector.
+    let both = registry(&s);
+    assert_eq!(both.meaning(&[Scope::System, Scope::User]).unwrap(), Some(Readiness::Ready));
+    assert_eq!(vectors(&s), SKILLS.len() + 1);
+
+    // Another process ranking the user scope alone has all it needs and drops nothing: the
+    // first client's next start computes none.
+    assert_eq!(registry(&s).meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready));
+    assert_eq!(vectors(&s), SKILLS.len() + 1, "the system skill's vector is kept");
+    let again = registry(&s);
+    let set = again.ranked_set(&[Scope::System, Scope::User]).unwrap();
+    let mut computed = usize::MAX;
+    again.semantic().unwrap().index(&set, |_, total| computed = total).unwrap();
+    assert_eq!(computed, 0);
+
+    // A deleted skill's vector goes, whichever scopes the next client ranks.
+    both.delete_skill(Scope::User, &SkillName::parse("git-history").unwrap()).unwrap();
+    assert_eq!(registry(&s).meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready));
+    assert_eq!(vectors(&s), SKILLS.len(), "the deleted skill's vector is gone, the system skill's kept");
 }
 
 #[test]

@@ -79,11 +79,15 @@ pub fn index() -> anyhow::Result<Outcome> {
     }
     let started = std::time::Instant::now();
     let mut computed = 0;
-    semantic.index(&set, |done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-        computed = total;
-    })?;
+    semantic.index_keeping(
+        &set,
+        || ctx.registry.stored_set(),
+        |done, total| {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            computed = total;
+        },
+    )?;
     bar.finish_and_clear();
     outln!(
         "{} skills ranked by meaning with {}; {computed} vectors computed in {:.1} s",
