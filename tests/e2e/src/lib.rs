@@ -233,6 +233,24 @@ impl Session {
         panic!("{}: click {css}: {last}", self.name);
     }
 
+    /// Expands the Agents view's card of `agent`. The first-start offer can slide in above the
+    /// cards while a click is on its way, so the click may land beside the card's header: the
+    /// header is clicked again until the card says it is expanded (a click that lands expands
+    /// it at once, so none is undone).
+    pub async fn open_agent_card(&self, agent: &str) {
+        let toggle = format!(".tool-card[data-tool='{agent}'] .agent-toggle");
+        let expanded =
+            format!("return document.querySelector(\"{toggle}\")?.getAttribute('aria-expanded') === 'true';");
+        for _ in 0..5 {
+            self.click(&toggle).await;
+            if matches!(self.client.execute(&expanded, vec![]).await, Ok(serde_json::Value::Bool(true))) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+        panic!("{}: the {agent} card did not expand", self.name);
+    }
+
     /// Waits (up to 10 s) until the viewer has what the last click asked for: the app marks
     /// `body[data-loading]` while a skill or file is fetched, and the next click must not land
     /// on a pane about to be redrawn.

@@ -69,7 +69,7 @@ async fn the_agents_view_shows_claude_codes_listing_budget_and_switches_a_skill_
     let claude = claude_dir.unwrap();
 
     s.click("#tab-agents").await;
-    s.click(".tool-card[data-tool='claude-code'] .agent-toggle").await;
+    s.open_agent_card("claude-code").await;
     // Over budget: the card says so on its next-step line, and the budget details are open.
     let next = s.wait_text(".tool-card[data-tool='claude-code'] .next-step", 10, |t| !t.is_empty()).await;
     assert!(next.starts_with("Up to ") && next.contains(" would reach Claude Code as names only"), "{next}");

@@ -95,7 +95,7 @@ async fn the_agents_cards_add_and_remove_only_our_mcp_entry_and_never_write_a_br
     // Its folders are what to see to first (found, on, nothing delivered yet).
     let codex_next = s.text_of(".tool-card[data-tool='codex'] .next-step").await;
     assert_eq!(codex_next, "4 skills chosen for Codex are not in its folders yet: sync now");
-    s.click(".tool-card[data-tool='codex'] .agent-toggle").await;
+    s.open_agent_card("codex").await;
     s.wait_text(".mcp-details[data-client='codex'] .mcp-snippet pre", 10, |t| t.contains("[mcp_servers.skilldeck]"))
         .await;
     // Claude Desktop's folder does not exist: listed, not detected, and it has no skill folders.

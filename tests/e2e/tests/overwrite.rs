@@ -38,7 +38,7 @@ async fn overwrite_from_the_agents_view_keeps_the_edit_in_history() {
 
     // The diff dialog says where the edit goes before anything is done.
     s.click("#tab-agents").await;
-    s.click(".tool-card[data-tool='claude-code'] .agent-toggle").await;
+    s.open_agent_card("claude-code").await;
     s.click("#agents-refresh").await;
     s.wait_for("tr[data-skill='release-notes'] .state.drifted").await;
     s.click("button[data-drift='release-notes']").await;
