@@ -228,6 +228,9 @@ fn find_skills_says_why() {
     assert!(find::find(&store, &ListingOptions::default(), "zzzz qqqq", 3).is_empty());
     let v = find::result_json("parser", &found);
     assert_eq!(v["matches"][0]["version"], "v:3");
+    let note = v["note"].as_str().unwrap();
+    assert!(note.ends_with("call view_skill with {\"name\": \"parser-debugging\"}."), "{note}");
+    assert!(find::result_json("zzzz", &[])["note"].as_str().unwrap().starts_with("No skill matches"));
 }
 
 #[test]

@@ -100,10 +100,17 @@ pub fn result_json(query: &str, found: &[Found]) -> Value {
         .iter()
         .map(|f| json!({"name": f.name, "version": f.version.as_deref().map(|v| format!("v:{v}")), "description": f.description, "why": f.why}))
         .collect();
-    let note = if found.is_empty() {
-        "No skill matches these words. Try other words (a synonym, the file type, the tool's name), or go on without a skill."
-    } else {
-        "These skills are now in the listing; load one with view_skill (name) before relying on it."
+    // The call is spelled out: a small model copies a call it was shown more readily than it
+    // composes one, and otherwise tends to answer from the search result alone.
+    let note = match found.first() {
+        None => "No skill matches these words. Try other words (a synonym, the file type, the tool's name), or go on \
+                 without a skill."
+            .to_owned(),
+        Some(best) => format!(
+            "These skills are now in the listing. Before you answer, load the one that fits with view_skill; for the \
+             best match, call view_skill with {{\"name\": \"{}\"}}.",
+            best.name
+        ),
     };
     json!({"query": query, "matches": matches, "note": note})
 }

@@ -64,7 +64,8 @@ pub struct Bench {
     pub pool: Pool,
 }
 
-fn read_tsv(path: &Path) -> Vec<Vec<String>> {
+/// The rows of a TSV file after its header line.
+pub fn read_tsv(path: &Path) -> Vec<Vec<String>> {
     std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .lines()
