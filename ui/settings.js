@@ -527,6 +527,8 @@ function listing(d) {
   // What is typed here survives a redraw (an outside edit, the watcher after a save).
   const budget = el("input", { type: "number", min: String(l.budgetRange[0]), max: String(l.budgetRange[1]), step: "100", oninput: (e) => { view.budgetDraft = e.target.value; } });
   budget.value = view.budgetDraft ?? String(l.budgetTokens);
+  const suggest = el("input", { type: "checkbox", id: "settings-suggest", "aria-describedby": "settings-suggest-hint", onchange: (e) => saveSuggest(e.target.checked) });
+  suggest.checked = l.suggest;
   const pinName = el("input", { type: "text", spellcheck: "false", autocomplete: "off", placeholder: st("pinName"), oninput: (e) => { view.pinDraft = e.target.value; } });
   pinName.value = view.pinDraft ?? "";
   const pins = l.pinned.length
@@ -542,6 +544,10 @@ function listing(d) {
         field("settings-budget", st("budget"), budget, st("budgetHint", l.budgetRange[0], l.budgetRange[1])),
         el("button", { type: "button", id: "settings-budget-save", class: "primary", text: st("save"), onclick: () => saveBudget(budget.value) })),
       el("p", { id: "settings-budget-error", class: "error-text", role: "alert" })),
+    el("fieldset", { class: "settings-group" },
+      el("legend", { text: st("suggest") }),
+      el("label", { class: "check" }, suggest, el("span", { text: st("suggestOn") })),
+      el("p", { class: "hint", id: "settings-suggest-hint", text: st("suggestHint") })),
     el("fieldset", { class: "settings-group" },
       el("legend", { text: st("pinned") }),
       el("p", { class: "hint", text: st("pinnedHint") }),
@@ -565,6 +571,17 @@ async function saveBudget(value) {
   } catch (e) {
     const box = $("#settings-budget-error");
     if (box) box.textContent = stErr(e);
+  }
+}
+
+async function saveSuggest(on) {
+  try {
+    await invoke("set_listing_suggest", { suggest: on });
+    await reloadSettings();
+    toast(st("saved"));
+  } catch (e) {
+    showError(e);
+    await reloadSettings();
   }
 }
 

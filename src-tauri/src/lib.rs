@@ -63,6 +63,7 @@ macro_rules! handlers {
             $crate::commands::skills::set_skill_trust,
             $crate::commands::risks::approve_skill_findings,
             $crate::commands::skills::set_listing_budget,
+            $crate::commands::skills::set_listing_suggest,
             $crate::commands::skills::ui_ready,
             $crate::commands::skills::ui_trace,
             $crate::commands::transfer::import_preview,

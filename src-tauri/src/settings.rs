@@ -56,6 +56,8 @@ pub struct ListingSettings {
     pub budget_range: (usize, usize),
     /// `[listing] pinned`.
     pub pinned: Vec<String>,
+    /// `[listing] suggest`: whether agent turns name the closest skills to the model.
+    pub suggest: bool,
     /// The tier of the default provider, which decides which skills are listed.
     pub tier: Tier,
 }
@@ -175,6 +177,7 @@ pub fn view(home: &SkilldeckHome) -> SettingsView {
             budget_tokens: config.listing.budget_tokens,
             budget_range: (*BUDGET_RANGE.start(), *BUDGET_RANGE.end()),
             pinned: config.listing.pinned.iter().cloned().collect(),
+            suggest: config.listing.suggest,
             tier,
         },
         shell: config.shell,

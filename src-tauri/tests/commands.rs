@@ -433,6 +433,12 @@ fn sources_are_written_through_config_edit_with_the_readers_own_message() {
     fs::write(&config, "[sources] # hosts\ngithub = \"https://git.example.com\" # ours\n").unwrap();
     let view = fx.ok("settings_view", json!({}));
     assert_eq!(view["sources"]["github"], "https://git.example.com");
+    // Naming the closest skills: on by default, switched off through config_edit.
+    assert_eq!(view["listing"]["suggest"], true);
+    assert_eq!(fx.ok("set_listing_suggest", json!({"suggest": false})), json!(true));
+    assert_eq!(fx.ok("settings_view", json!({}))["listing"]["suggest"], false);
+    assert!(fs::read_to_string(&config).unwrap().contains("[listing]\nsuggest = false"));
+    fs::write(&config, "[sources] # hosts\ngithub = \"https://git.example.com\" # ours\n").unwrap();
     assert_eq!(view["sources"]["gitlabInForce"], "https://gitlab.com");
     assert_eq!(view["sources"]["checkEverySecs"], 86_400);
 

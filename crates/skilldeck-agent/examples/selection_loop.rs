@@ -8,7 +8,14 @@
 //! corpus as for the core's `selection` example; `$SKILLDECK_SELECTION_CORPUS` works too).
 //! With `--base-url` the turns go to that OpenAI-compatible server instead of the offline
 //! router (a real model choosing from the listing and `find_skills`: slow, so `--limit N` takes
-//! every k-th request for N of each split).
+//! every k-th request for N of each split). `--model DIR` ranks by meaning too, with the
+//! sentence-embedding model in DIR (vectors computed before the turns and kept where the core's
+//! example keeps them). `--requests FILE` replaces the labelled requests with FILE's (the same
+//! columns: request, skill, split); a store smaller than the labelled set then holds the skills
+//! FILE names first (`bench/selection/natural.tsv` with `--sizes 10`: six requests that never
+//! mention skills, over ten skills all listed in full). `--suggest` / `--no-suggest` turn on or
+//! off the system prompt's naming of the closest skills (`[listing] suggest`); `--show` prints
+//! what the model did in each turn (its calls and the start of its answer).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 #[allow(dead_code)] // the core example uses all of it
@@ -21,6 +28,7 @@ use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion, Writ
 use skilldeck_agent::message::Message;
 use skilldeck_agent::session::{Session, SessionOptions};
 use skilldeck_core::files::SkillFiles;
+use skilldeck_core::semantic::Semantic;
 use skilldeck_core::{FsStorage, RelPath, Scope, SkillName, SkillRegistry, SkilldeckHome};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -55,6 +63,22 @@ fn mounted(history: &[Message]) -> Option<String> {
     })
 }
 
+/// What the model did in a turn, one short line a step (for `--show`).
+fn steps(history: &[Message]) -> Vec<String> {
+    history
+        .iter()
+        .filter_map(|m| match m {
+            Message::Assistant { content, tool_calls } => {
+                let calls: Vec<String> =
+                    tool_calls.iter().map(|c| format!("{}({})", c.name, c.arguments_text())).collect();
+                let text: String = content.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(160).collect();
+                Some(format!("{} {}", calls.join(" "), text).trim().to_owned())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 fn searched(history: &[Message]) -> bool {
     history.iter().any(|m| matches!(m, Message::Tool { name, .. } if name == "find_skills"))
 }
@@ -64,11 +88,17 @@ async fn main() {
     let mut args = std::env::args().skip(1);
     let (mut dir, mut corpus, mut sizes) = (PathBuf::from("bench/selection"), None, vec![50, 200, 1000, 5000]);
     let (mut base_url, mut model, mut limit) = (None, None, usize::MAX);
+    let (mut embedder, mut requests, mut suggest, mut show) = (None, None, None, false);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--corpus" => corpus = Some(PathBuf::from(args.next().expect("--corpus DIR"))),
             "--base-url" => base_url = Some(args.next().expect("--base-url URL")),
             "--model" => model = Some(args.next().expect("--model NAME")),
+            "--model-dir" | "--embedder" => embedder = Some(PathBuf::from(args.next().expect("--embedder DIR"))),
+            "--suggest" => suggest = Some(true),
+            "--show" => show = true,
+            "--no-suggest" => suggest = Some(false),
+            "--requests" => requests = Some(PathBuf::from(args.next().expect("--requests FILE"))),
             "--limit" => limit = args.next().expect("--limit N").parse().expect("a number"),
             "--sizes" => {
                 sizes = args.next().expect("--sizes 50,200").split(',').map(|s| s.parse().expect("a size")).collect()
@@ -77,7 +107,14 @@ async fn main() {
         }
     }
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let bench = Bench::load(&dir, corpus, &repo);
+    let mut bench = Bench::load(&dir, corpus, &repo);
+    if let Some(file) = &requests {
+        bench.requests = data::read_tsv(file)
+            .into_iter()
+            .map(|r| data::Request { text: r[0].clone(), expected: r[1].clone(), split: r[2].clone() })
+            .collect();
+    }
+    let wanted: BTreeSet<String> = bench.requests.iter().map(|r| r.expected.clone()).collect();
     match &bench.pool.corpus {
         Some(c) => {
             println!("distractors: {} real skills from {}; the rest generated", bench.pool.real.len(), c.display())
@@ -96,6 +133,9 @@ async fn main() {
         },
     };
     let mut options = SessionOptions::from_config(&Config::default(), &provider);
+    if let Some(on) = suggest {
+        options.suggest = on;
+    }
     if base_url.is_some() {
         // Enough calls to search, load and answer; a small model may wander otherwise.
         options.max_steps = 4;
@@ -106,10 +146,26 @@ async fn main() {
     for size in sizes {
         let tmp = tempfile::tempdir().unwrap();
         let home = SkilldeckHome::new(tmp.path().join("home"));
-        let registry = Arc::new(SkillRegistry::new(FsStorage::open(home.clone()).unwrap()));
+        let mut registry = SkillRegistry::new(FsStorage::open(home.clone()).unwrap());
+        let semantic = embedder.as_ref().map(|dir| {
+            Arc::new(Semantic::with_model(&std::env::temp_dir().join("skilldeck-selection-vectors"), Some(dir.clone())))
+        });
+        if let Some(s) = &semantic {
+            registry = registry.with_semantic(Arc::clone(s));
+        }
+        let registry = Arc::new(registry);
         let t = Instant::now();
         let mut names = BTreeSet::new();
-        for s in bench.store(size) {
+        let mut store = bench.store(size);
+        if requests.is_some() && size < bench.labelled.len() {
+            // The skills the requests name, then the other labelled ones in the usual order.
+            let mut first: Vec<_> = bench.labelled.iter().filter(|s| wanted.contains(&s.name)).cloned().collect();
+            let rest = bench.store(bench.labelled.len()).into_iter().filter(|s| !wanted.contains(&s.name));
+            first.extend(rest);
+            first.truncate(size);
+            store = first;
+        }
+        for s in store {
             let mut files = SkillFiles::new();
             files.insert(RelPath::parse("SKILL.md").unwrap(), s.skill_md.clone());
             let name = SkillName::parse(&s.name).unwrap();
@@ -121,7 +177,14 @@ async fn main() {
             }
         }
         let written = t.elapsed();
-        for split in ["tune", "holdout"] {
+        if let Some(s) = &semantic {
+            let t = Instant::now();
+            let set = registry.ranked_set(&[Scope::User]).unwrap();
+            s.index(&set, |_, _| {}).expect("the model runs");
+            eprintln!("{size} skills: vectors ready in {:.1} s", t.elapsed().as_secs_f64());
+        }
+        let splits: BTreeSet<&str> = bench.requests.iter().map(|r| r.split.as_str()).collect();
+        for split in splits {
             let all: Vec<_> =
                 bench.requests.iter().filter(|r| r.split == split && names.contains(&r.expected)).collect();
             let step = all.len().div_ceil(limit.max(1)).max(1);
@@ -148,6 +211,11 @@ async fn main() {
                 if base_url.is_some() {
                     let how = if searched(session.history()) { "searched, " } else { "" };
                     println!("  {:?} wants {}: {how}loaded {got:?}", r.text, r.expected);
+                    if show {
+                        for step in steps(session.history()) {
+                            println!("      > {step}");
+                        }
+                    }
                 }
                 none += usize::from(got.is_none());
                 search += usize::from(searched(session.history()));

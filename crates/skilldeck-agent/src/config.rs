@@ -234,13 +234,27 @@ pub struct ListingConfig {
     /// Skills pinned by name: always listed with their full description, whatever the request.
     #[serde(skip_serializing_if = "BTreeSet::is_empty")]
     pub pinned: BTreeSet<String>,
+    /// Whether each turn names to the model the few skills the ranker finds closest to the
+    /// request, in a note beside it, so a model that would answer from its own knowledge loads
+    /// one instead.
+    pub suggest: bool,
 }
 
 impl Default for ListingConfig {
     fn default() -> Self {
-        Self { budget_tokens: DEFAULT_BUDGET_TOKENS, disabled: BTreeSet::new(), pinned: BTreeSet::new() }
+        Self {
+            budget_tokens: DEFAULT_BUDGET_TOKENS,
+            disabled: BTreeSet::new(),
+            pinned: BTreeSet::new(),
+            suggest: DEFAULT_SUGGEST,
+        }
     }
 }
+
+/// Whether turns name the closest skills unless `[listing] suggest` says otherwise: on, since a
+/// small local model loaded the right skill for 6 of 6 natural requests with the note and for
+/// none without it (bench/selection/README.md).
+pub const DEFAULT_SUGGEST: bool = true;
 
 /// `[audit]`: what the audit of incoming skills holds back.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

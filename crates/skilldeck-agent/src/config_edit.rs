@@ -90,6 +90,19 @@ pub fn set_budget_tokens(path: &Path, tokens: usize) -> Result<bool, ConfigError
     )
 }
 
+/// Sets `[listing] suggest`: whether each turn names the closest skills to the model. Returns
+/// whether the file changed.
+pub fn set_listing_suggest(path: &Path, suggest: bool) -> Result<bool, ConfigError> {
+    edit(
+        path,
+        |before| before.listing.suggest != suggest,
+        |doc, shown| {
+            listing_table(doc, shown)?.insert("suggest", Item::Value(Value::from(suggest)));
+            Ok(())
+        },
+    )
+}
+
 /// A provider as the Settings form edits it: the keys people set; any other key of its table
 /// (`context_window`, `idle_timeout_secs`, …) is kept as written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -19,8 +19,9 @@ use skilldeck_core::listing::ListingOptions;
 use skilldeck_core::ranker::Query;
 use skilldeck_core::sandbox::{Sandbox, SandboxError};
 use skilldeck_core::trust::Trust;
+use skilldeck_core::view_result::ViewResult;
 use skilldeck_core::view_skill::ToolSpec;
-use skilldeck_core::view_skill::{SELF_HEAL_RULE, Turn};
+use skilldeck_core::view_skill::{SELF_HEAL_RULE, TOOL_NAME, Turn};
 use skilldeck_core::workspace_guard::Guard;
 use skilldeck_core::{SkillRegistry, SkilldeckHome, StorageError};
 use std::collections::BTreeSet;
@@ -71,6 +72,9 @@ pub struct SessionOptions {
     pub shell: ShellLimits,
     /// The shell's sandbox.
     pub sandbox: SandboxSettings,
+    /// Whether each turn names to the model the skills closest to the request, in a note after
+    /// it (the ranker's first few, which join the listing so they can be loaded).
+    pub suggest: bool,
 }
 
 impl Default for SessionOptions {
@@ -104,6 +108,7 @@ impl SessionOptions {
             compact_at: config.compact_at,
             shell: config.shell.limits(),
             sandbox: config.shell.sandbox(),
+            suggest: config.listing.suggest,
         }
     }
 }
@@ -135,6 +140,58 @@ pub fn system_prompt_with_search(workspace: &Path, listing_text: &str, view_skil
         s.push_str(SELF_HEAL_RULE);
     }
     s
+}
+
+/// How many of the closest skills a turn names.
+pub const SUGGESTED: usize = 3;
+
+/// The note a turn adds to the request as the model receives it, naming the skills closest to
+/// it, best first; empty for none. It goes with the request, not into the system prompt: a
+/// small local model ignored it in the system prompt and followed it beside the request
+/// (bench/selection/README.md). It spells out the call, which such a model copies more
+/// readily than it composes one.
+pub fn suggestion(names: &[String]) -> String {
+    let Some((first, rest)) = names.split_first() else {
+        return String::new();
+    };
+    let mut s = format!(
+        "For this request, first call view_skill with {{\"name\": \"{first}\"}}: it is the skill closest to \
+         the request. Then follow its instructions."
+    );
+    if !rest.is_empty() {
+        let others: Vec<String> = rest.iter().map(|n| format!("`{n}`")).collect();
+        s.push_str(&format!(
+            " If it plainly does not fit, load the next closest instead ({}), and answer without a skill only when \
+             none fits.",
+            others.join(", then ")
+        ));
+    }
+    s
+}
+
+/// `history` as the model receives it: the request at `at` (this turn's) followed by the note
+/// naming `suggested`. The history itself keeps the user's words alone.
+fn with_suggestion(history: &[Message], at: usize, suggested: &[String]) -> Vec<Message> {
+    let mut messages = history.to_vec();
+    if let (false, Some(Message::User { content })) = (suggested.is_empty(), messages.get_mut(at)) {
+        content.push_str("\n\n");
+        content.push_str(&suggestion(suggested));
+    }
+    messages
+}
+
+/// The skills whose instructions a `view_skill` call of `history` returned.
+fn loaded_skills(history: &[Message]) -> BTreeSet<String> {
+    history
+        .iter()
+        .filter_map(|m| match m {
+            Message::Tool { name, content, .. } if name == TOOL_NAME => match serde_json::from_str(content) {
+                Ok(ViewResult::Ok(ok)) if ok.path.is_none() => Some(ok.skill_name),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 /// How many earlier messages rank the listing besides the latest request.
@@ -186,6 +243,8 @@ pub struct Session {
     shell_sandbox: ShellSandbox,
     last_listing: Option<Vec<ListedRef>>,
     found: Vec<String>,
+    /// The skills this turn names to the model as closest to the request.
+    suggested: Vec<String>,
 }
 
 impl std::fmt::Debug for Session {
@@ -257,6 +316,7 @@ impl Session {
             shell_sandbox,
             last_listing: None,
             found: Vec::new(),
+            suggested: Vec::new(),
         })
     }
 
@@ -301,6 +361,7 @@ impl Session {
             shell_sandbox,
             last_listing,
             found,
+            suggested: Vec::new(),
         })
     }
 
@@ -372,6 +433,7 @@ impl Session {
         let trust = Trust::load(&self.home).unwrap_or_default();
         let turn_id = format!("{}-t{}", self.id, self.turns);
         let query = turn_query(&self.history, prompt);
+        self.suggested = self.closest(prompt)?;
         let mut turn = Turn::new(turn_id.clone(), self.listing(&query)?);
         let listing: Vec<ListedRef> = turn
             .listing()
@@ -384,6 +446,7 @@ impl Session {
             turn: turn_id.clone(),
             at: transcript::now(),
             listing: changed.then(|| listing.clone()),
+            suggested: self.suggested.clone(),
         })?;
         self.last_listing = Some(listing);
         host.event(&AgentEvent::TurnStarted {
@@ -408,7 +471,11 @@ impl Session {
                     host.event(&AgentEvent::Compacted { results: n });
                 }
             }
-            let request = ModelRequest { system: system.clone(), messages: self.history.clone(), tools: tools.clone() };
+            let request = ModelRequest {
+                system: system.clone(),
+                messages: with_suggestion(&self.history, keep_from, &self.suggested),
+                tools: tools.clone(),
+            };
             let (text, calls, failure) = self.stream_reply(&request, host, cancel).await;
             if let Some(e) = failure {
                 if !text.is_empty() {
@@ -485,10 +552,32 @@ impl Session {
         self.end(host, &turn_id, TurnEnd::StepLimit { steps })
     }
 
-    /// The listing for `query`, with what `find_skills` found this session.
+    /// The listing for `query`, with what `find_skills` found this session and the skills this
+    /// turn suggests.
     fn listing(&self, query: &Query) -> Result<skilldeck_core::listing::Listing, AgentError> {
-        let opts = ListingOptions { found: self.found.clone(), ..self.opts.listing.clone() };
+        let mut found = self.found.clone();
+        found.extend(self.suggested.iter().filter(|n| !self.found.contains(n)).cloned());
+        let opts = ListingOptions { found, ..self.opts.listing.clone() };
         Ok(self.registry.listing_for(&opts, query)?)
+    }
+
+    /// The skills closest to `request` when the session suggests them, best first. Not for the
+    /// offline router, which ranks the skills itself. None when the closest was loaded earlier
+    /// in the session (a follow-up: its instructions are already in the history); others loaded
+    /// earlier are left out.
+    fn closest(&self, request: &str) -> Result<Vec<String>, AgentError> {
+        if !self.opts.suggest
+            || !self.opts.tools.contains(&ToolKind::ViewSkill)
+            || self.provider.info().kind == "offline"
+        {
+            return Ok(Vec::new());
+        }
+        let found = self.registry.find_skills(&self.opts.listing, request, SUGGESTED)?;
+        let loaded = loaded_skills(&self.history);
+        if found.first().is_some_and(|f| loaded.contains(&f.name)) {
+            return Ok(Vec::new());
+        }
+        Ok(found.into_iter().map(|f| f.name).filter(|n| !loaded.contains(n)).collect())
     }
 
     /// The system prompt and tools of a model call over `turn`'s listing: `find_skills` only

@@ -107,6 +107,10 @@ pub enum Record {
         /// so a long session with many skills does not repeat the listing every turn.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         listing: Option<Vec<ListedRef>>,
+        /// The skills the turn named to the model as closest to the request, best first
+        /// (`[listing] suggest`; absent: none).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        suggested: Vec<String>,
     },
     /// A message of the conversation, as the model sees it.
     Message {

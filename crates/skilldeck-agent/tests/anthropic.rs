@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use skilldeck_agent::message::Message;
 use skilldeck_agent::provider::anthropic::AnthropicProvider;
 use skilldeck_agent::provider::http::HttpPolicy;
-use skilldeck_agent::session::{Session, SessionOptions};
+use skilldeck_agent::session::{Session, SessionOptions, suggestion};
 use skilldeck_agent::transcript::{self, TurnEnd};
 use skilldeck_core::Catalogue;
 use skilldeck_core::listing::ListingOptions;
@@ -83,7 +83,9 @@ async fn requests_carry_the_listing_the_spec_and_the_exact_tool_results() {
 
     let msgs = reqs[1].body["messages"].as_array().unwrap();
     assert_eq!(msgs.len(), 3);
-    assert_eq!(msgs[0], json!({"role": "user", "content": [{"type": "text", "text": "pdf tables"}]}));
+    // The request, with the note naming the closest skill (`[listing] suggest`, on by default).
+    let text = format!("pdf tables\n\n{}", suggestion(&["pdf".to_owned()]));
+    assert_eq!(msgs[0], json!({"role": "user", "content": [{"type": "text", "text": text}]}));
     assert_eq!(
         msgs[1],
         json!({"role": "assistant", "content": [

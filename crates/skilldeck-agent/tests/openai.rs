@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use skilldeck_agent::message::Message;
 use skilldeck_agent::provider::http::HttpPolicy;
 use skilldeck_agent::provider::openai::OpenAiProvider;
-use skilldeck_agent::session::{Session, SessionOptions};
+use skilldeck_agent::session::{Session, SessionOptions, suggestion};
 use skilldeck_agent::transcript::{self, TurnEnd};
 use skilldeck_core::Catalogue;
 use skilldeck_core::listing::ListingOptions;
@@ -101,7 +101,9 @@ async fn requests_carry_the_listing_the_spec_and_the_exact_tool_result() {
     // The second request replays the call and sends back DESIGN §4's result JSON.
     let msgs = reqs[1].body["messages"].as_array().unwrap();
     assert_eq!(msgs.len(), 4);
-    assert_eq!(msgs[1], json!({"role": "user", "content": "extract tables from report.pdf"}));
+    // The request, with the note naming the closest skill (`[listing] suggest`, on by default).
+    let note = suggestion(&["pdf".to_owned()]);
+    assert_eq!(msgs[1], json!({"role": "user", "content": format!("extract tables from report.pdf\n\n{note}")}));
     assert_eq!(
         msgs[2],
         json!({"role": "assistant", "content": null, "tool_calls": [{"id": "call_1", "type": "function",

@@ -8,13 +8,14 @@ mod common;
 use common::loopback::{Loopback, Reply, anthropic_text, anthropic_tools, openai_text, openai_tools};
 use common::{Fixture, Recorder};
 use serde_json::{Value, json};
+use skilldeck_agent::message::Message;
 use skilldeck_agent::provider::Provider;
 use skilldeck_agent::provider::anthropic::AnthropicProvider;
 use skilldeck_agent::provider::http::HttpPolicy;
 use skilldeck_agent::provider::offline::OfflineProvider;
 use skilldeck_agent::provider::openai::OpenAiProvider;
 use skilldeck_agent::session::SessionOptions;
-use skilldeck_agent::transcript::TurnEnd;
+use skilldeck_agent::transcript::{self, Record, TurnEnd};
 use skilldeck_core::find::WHEN_TO_SEARCH;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -253,4 +254,54 @@ async fn a_workspace_profile_narrows_the_listing_and_search() {
     .unwrap_err()
     .to_string();
     assert!(err.contains(".skilldeck.toml is not a valid profile") && err.contains("delete it"), "{err}");
+}
+
+#[tokio::test]
+async fn a_suggesting_session_names_the_closest_skill_beside_the_request_and_lets_it_be_loaded_at_once() {
+    let fx = store();
+    let server = Loopback::start().await;
+    server.push(Reply::sse(openai_tools(&[("c1", "view_skill", json!({"name": HIDDEN}))])));
+    server.push(Reply::sse(openai_text("Fixed.")));
+    let provider =
+        Arc::new(OpenAiProvider::new(format!("{}/v1", server.url), "m", Some("k".into()), policy()).unwrap());
+    let mut session = fx.session(provider, SessionOptions { suggest: true, ..opts() });
+    let request = "the parser reports wrong line numbers";
+    let end = session.run_turn(request, &Recorder::new(true), &CancellationToken::new()).await.unwrap();
+    assert_eq!(end, TurnEnd::Answered);
+    let reqs = server.requests();
+    // Every call of the turn carries the note after the user's words; the skill it names is
+    // listed in full and in the enum.
+    let note = format!("first call view_skill with {{\"name\": \"{HIDDEN}\"}}: it is the skill closest");
+    for r in &reqs {
+        let user = r.body["messages"][1]["content"].as_str().unwrap();
+        assert!(user.starts_with(&format!("{request}\n\n")) && user.contains(&note), "{user}");
+    }
+    let (system, _, enum_) = parts(Wire::OpenAi, &reqs[0].body);
+    assert!(!system.contains(&note), "{system}");
+    assert!(enum_.contains(&HIDDEN.to_owned()), "{enum_:?}");
+    assert!(system.contains(&format!("- **{HIDDEN}** (v:1): Debug recursive-descent parsers")), "{system}");
+    assert!(fx.workspace().join(".skills/parser-debugging/SKILL.md").is_file());
+    // The history and the transcript keep the user's words alone, and the transcript names the
+    // suggestion.
+    assert!(session.history().iter().any(|m| matches!(m, Message::User { content } if content == request)));
+    let records = transcript::read(session.transcript_path()).unwrap();
+    assert!(records.iter().any(
+        |r| matches!(r, Record::TurnStarted { suggested, .. } if suggested.first().map(String::as_str) == Some(HIDDEN))
+    ));
+    // A follow-up whose closest skill was loaded already: its instructions are in the history,
+    // so the turn names nothing.
+    server.push(Reply::sse(openai_text("Still fixed.")));
+    let follow_up = "the parser still reports wrong line numbers";
+    session.run_turn(follow_up, &Recorder::new(true), &CancellationToken::new()).await.unwrap();
+    let last = server.requests().last().unwrap().body["messages"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["content"], follow_up);
+
+    // A session that does not suggest says nothing of the kind.
+    let server = Loopback::start().await;
+    server.push(Reply::sse(openai_text("Done.")));
+    let provider =
+        Arc::new(OpenAiProvider::new(format!("{}/v1", server.url), "m", Some("k".into()), policy()).unwrap());
+    let mut plain = fx.session(provider, SessionOptions { suggest: false, ..opts() });
+    plain.run_turn(request, &Recorder::new(true), &CancellationToken::new()).await.unwrap();
+    assert_eq!(server.requests()[0].body["messages"][1]["content"], request);
 }

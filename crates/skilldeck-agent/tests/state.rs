@@ -414,6 +414,17 @@ fn the_per_skill_switch_edits_config_toml_in_place() {
     let err = config_edit::set_budget_tokens(&path, 5).unwrap_err().to_string();
     assert!(err.contains("out of range; choose 100 to 200000"), "{err}");
 
+    // Naming the closest skills: on by default, switched off and on again, comments kept.
+    assert!(config.listing.suggest);
+    assert!(config_edit::set_listing_suggest(&path, false).unwrap());
+    assert!(!config_edit::set_listing_suggest(&path, false).unwrap(), "unchanged: nothing to write");
+    let config = Config::load(&path).unwrap();
+    assert!(!config.listing.suggest && !SessionOptions::from_config(&config, &ProviderConfig::offline()).suggest);
+    assert_eq!(config.listing.budget_tokens, 3000);
+    assert!(std::fs::read_to_string(&path).unwrap().starts_with("# my settings"));
+    assert!(config_edit::set_listing_suggest(&path, true).unwrap());
+    assert!(Config::load(&path).unwrap().listing.suggest);
+
     // A broken file is reported and left exactly as it was.
     let broken = "[listing]\nbudget_tokens = \"lots\"\n";
     std::fs::write(&path, broken).unwrap();

@@ -323,6 +323,12 @@ enum Command {
         /// The new budget in tokens; omit it to print the current one.
         tokens: Option<usize>,
     },
+    /// Print whether each agent turn names the skills closest to the request, or switch it.
+    Suggest {
+        /// `on` or `off`; omit it to print the current setting.
+        #[arg(value_parser = ["on", "off"])]
+        state: Option<String>,
+    },
     /// Approve a skill's allowed-tools: its shell grants pre-approve commands (in the sandbox).
     Trust {
         /// The skill.
@@ -483,6 +489,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::View { name, path, workspace, turn } => view::view(&name, path.as_deref(), &workspace, turn),
         Command::ToolSpec { json } => view::tool_spec(json),
         Command::Budget { tokens } => switch::budget(tokens),
+        Command::Suggest { state } => switch::suggest(state.as_deref().map(|s| s == "on")),
         Command::Trust { name, scope } => trust::set(&name, scope, true),
         Command::Untrust { name, scope } => trust::set(&name, scope, false),
         Command::Agent(args) => agent::run(args),

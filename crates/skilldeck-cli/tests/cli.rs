@@ -754,4 +754,13 @@ fn a_pinned_skill_stays_in_full_for_any_request_and_config_keeps_its_comments() 
     assert!(env.expect(&["pin", "--off", "skill-authoring"], 0).contains("no longer pinned"));
     assert_eq!(shown(&env), before);
     assert!(fs::read_to_string(env.home().join("config.toml")).unwrap().contains("# small on purpose\n"));
+
+    // Naming the closest skills in each agent turn: on by default, switched in config.toml.
+    assert!(env.expect(&["suggest"], 0).contains("in each turn is on"));
+    assert!(env.expect(&["suggest", "off"], 0).contains("is now off"));
+    assert!(env.expect(&["suggest", "off"], 0).contains("was already off"));
+    assert!(env.expect(&["suggest"], 0).contains("in each turn is off"));
+    let config = fs::read_to_string(env.home().join("config.toml")).unwrap();
+    assert!(config.starts_with(mine.trim_end()) && config.contains("suggest = false"), "{config}");
+    env.expect(&["suggest", "maybe"], 2);
 }

@@ -185,6 +185,14 @@ pub async fn set_listing_budget(state: State<'_, AppState>, tokens: usize) -> Ap
         .map_err(|e| crate::error::ApiError::new("config_invalid", e.to_string()))
 }
 
+/// Switches whether agent turns name the closest skills to the model (`[listing] suggest`, as
+/// `skilldeck suggest` does); returns whether anything changed.
+#[tauri::command]
+pub async fn set_listing_suggest(state: State<'_, AppState>, suggest: bool) -> ApiResult<bool> {
+    skilldeck_agent::config_edit::set_listing_suggest(&state.storage().home().config_path(), suggest)
+        .map_err(|e| crate::error::ApiError::new("config_invalid", e.to_string()))
+}
+
 /// Switches a skill on or off for agents (kept in config.toml); returns whether anything changed.
 #[tauri::command]
 pub async fn set_skill_enabled(state: State<'_, AppState>, name: String, enabled: bool) -> ApiResult<bool> {

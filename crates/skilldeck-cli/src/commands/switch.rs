@@ -70,3 +70,28 @@ pub fn budget(tokens: Option<usize>) -> anyhow::Result<Outcome> {
     }
     Ok(Outcome::Ok)
 }
+
+/// Prints whether agent turns name the closest skills (`[listing] suggest`), or sets it.
+pub fn suggest(on: Option<bool>) -> anyhow::Result<Outcome> {
+    let ctx = Ctx::open()?;
+    let path = ctx.storage().home().config_path();
+    let word = |on: bool| if on { "on" } else { "off" };
+    match on {
+        None => crate::output::outln!(
+            "Naming the closest skills to the model in each turn is {} ({}).",
+            word(ctx.config()?.listing.suggest),
+            path.display()
+        ),
+        Some(on) => {
+            let changed = config_edit::set_listing_suggest(&path, on)
+                .with_context(|| format!("could not update {}", path.display()))?;
+            let what = if changed { "is now" } else { "was already" };
+            crate::output::outln!(
+                "Naming the closest skills to the model in each turn {what} {} ({}).",
+                word(on),
+                path.display()
+            );
+        }
+    }
+    Ok(Outcome::Ok)
+}
