@@ -37,12 +37,13 @@ pub struct AppState {
 impl AppState {
     /// Opens the store at `home`, recovering from any crash and installing the bundled skills.
     pub fn open(home: SkilldeckHome) -> Result<Self, ApiError> {
-        let semantic = Arc::new(skilldeck_core::semantic::Semantic::for_home(home.root()));
+        // config.toml's `[audit] hold`; one that cannot be read holds at the default, never less.
+        let config = skilldeck_agent::config::Config::load(&home.config_path()).ok();
+        let hold = config.as_ref().map_or(skilldeck_agent::config::HoldAt::High, |c| c.audit.hold);
+        let chosen = config.as_ref().and_then(|c| c.listing.model.as_deref());
+        let semantic = Arc::new(skilldeck_core::semantic::Semantic::for_home(home.root(), chosen));
         let storage = FsStorage::open(home)?;
         bundled::install(&storage)?;
-        // config.toml's `[audit] hold`; one that cannot be read holds at the default, never less.
-        let hold = skilldeck_agent::config::Config::load(&storage.home().config_path())
-            .map_or(skilldeck_agent::config::HoldAt::High, |c| c.audit.hold);
         Ok(Self {
             registry: Arc::new(SkillRegistry::new(storage).with_hold(hold.level()).with_semantic(semantic)),
             agent: AgentPanel::default(),

@@ -238,6 +238,11 @@ pub struct ListingConfig {
     /// request, in a note beside it, so a model that would answer from its own knowledge loads
     /// one instead.
     pub suggest: bool,
+    /// The sentence-embedding model that ranks by meaning, by id: a Hugging Face hub id
+    /// installed with `skilldeck model install` (in `$SKILLDECK_HOME/models/<owner>--<name>/`),
+    /// or none for the shipped multilingual-e5-small.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
 }
 
 impl Default for ListingConfig {
@@ -247,6 +252,7 @@ impl Default for ListingConfig {
             disabled: BTreeSet::new(),
             pinned: BTreeSet::new(),
             suggest: DEFAULT_SUGGEST,
+            model: None,
         }
     }
 }

@@ -103,6 +103,27 @@ pub fn set_listing_suggest(path: &Path, suggest: bool) -> Result<bool, ConfigErr
     )
 }
 
+/// Sets `[listing] model`, the sentence-embedding model that ranks by meaning (`None`: the
+/// shipped one, and the key is removed). Returns whether the file changed.
+pub fn set_listing_model(path: &Path, model: Option<&str>) -> Result<bool, ConfigError> {
+    edit(
+        path,
+        |before| before.listing.model.as_deref() != model,
+        |doc, shown| {
+            let table = listing_table(doc, shown)?;
+            match model {
+                Some(id) => {
+                    table.insert("model", Item::Value(Value::from(id)));
+                }
+                None => {
+                    table.remove("model");
+                }
+            }
+            Ok(())
+        },
+    )
+}
+
 /// A provider as the Settings form edits it: the keys people set; any other key of its table
 /// (`context_window`, `idle_timeout_secs`, …) is kept as written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -30,8 +30,10 @@ impl Ctx {
             .with_context(|| format!("could not open the skill store in {}", home.root().display()))?;
         bundled::install(&storage).context("could not install the bundled skills")?;
         // A config.toml that cannot be read holds at the default (`high`): never less.
-        let hold = Config::load(&home.config_path()).map_or(HoldAt::High, |c| c.audit.hold);
-        let semantic = std::sync::Arc::new(Semantic::for_home(home.root()));
+        let config = Config::load(&home.config_path()).ok();
+        let hold = config.as_ref().map_or(HoldAt::High, |c| c.audit.hold);
+        let chosen = config.as_ref().and_then(|c| c.listing.model.as_deref());
+        let semantic = std::sync::Arc::new(Semantic::for_home(home.root(), chosen));
         Ok(Self { registry: SkillRegistry::new(storage).with_hold(hold.level()).with_semantic(semantic) })
     }
 

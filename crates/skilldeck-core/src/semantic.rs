@@ -47,6 +47,8 @@ pub struct Semantic {
     root: PathBuf,
     model_dir: Option<PathBuf>,
     model_id: String,
+    /// Why the model chosen in config.toml cannot be used, when it is not installed.
+    not_installed: Option<String>,
     model: OnceLock<Result<Arc<Model>, String>>,
     cache: Mutex<Option<Vectors>>,
     /// Serialises indexing, so two callers never run the model over the same skills at once.
@@ -98,9 +100,26 @@ pub fn shipped_dirs() -> Vec<PathBuf> {
 }
 
 impl Semantic {
-    /// Ranking by meaning for the home at `root`: the model in `$SKILLDECK_HOME/models/<id>/`,
-    /// else in a shipped folder ([`shipped_dirs`]); off when there is none.
-    pub fn for_home(root: &Path) -> Self {
+    /// Ranking by meaning for the home at `root` with the model `chosen` in config.toml
+    /// (`[listing] model`, a hub id installed in `$SKILLDECK_HOME/models/<owner>--<name>/`);
+    /// without one, the shipped model in `$SKILLDECK_HOME/models/<id>/`, else in a shipped
+    /// folder ([`shipped_dirs`]); off when there is none, or when the chosen one is not there.
+    pub fn for_home(root: &Path, chosen: Option<&str>) -> Self {
+        if let Some(id) = chosen.filter(|id| *id != skilldeck_embed::DEFAULT_MODEL_ID) {
+            let dir = root.join("models").join(skilldeck_embed::folder_name(id));
+            if skilldeck_embed::is_model_dir(&dir) {
+                return Self::with_model(root, Some(dir));
+            }
+            let mut off = Self::with_model(root, None);
+            off.model_id = skilldeck_embed::folder_name(id);
+            off.not_installed = Some(format!(
+                "ranking by meaning is off: the model {id} chosen by `[listing] model` in config.toml is not \
+                 installed in {}; run `skilldeck model install {id}`, or `skilldeck model use default` for the \
+                 shipped model",
+                dir.display()
+            ));
+            return off;
+        }
         let model_dir = std::iter::once(None)
             .chain(shipped_dirs().into_iter().map(Some))
             .find_map(|shipped| skilldeck_embed::locate(root, shipped.as_deref()));
@@ -118,6 +137,7 @@ impl Semantic {
             root: root.to_path_buf(),
             model_dir,
             model_id,
+            not_installed: None,
             model: OnceLock::new(),
             cache: Mutex::new(None),
             indexing: Mutex::new(()),
@@ -137,6 +157,9 @@ impl Semantic {
     /// Why ranking by meaning is off, in words a user can act on; `None` when a model is there
     /// (it may still fail to load: [`prepare`](Self::prepare) says so).
     pub fn off_reason(&self) -> Option<String> {
+        if let Some(reason) = &self.not_installed {
+            return Some(reason.clone());
+        }
         if self.model_dir.is_some() {
             return None;
         }

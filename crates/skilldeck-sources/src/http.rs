@@ -132,6 +132,18 @@ impl HttpClient {
     /// larger body is refused: before reading when its announced length says so, else as soon
     /// as reading passes the cap.
     pub fn get_capped(&self, url: &Url, cap: u64) -> Result<Fetched, HttpError> {
+        self.get_with_progress(url, cap, &mut |_, _| {})
+    }
+
+    /// [`get_capped`](Self::get_capped), calling `progress(read, announced)` after each read
+    /// of the body with the bytes read so far and the length the server announced, if any (for
+    /// a progress bar on a large download).
+    pub fn get_with_progress(
+        &self,
+        url: &Url,
+        cap: u64,
+        progress: &mut dyn FnMut(u64, Option<u64>),
+    ) -> Result<Fetched, HttpError> {
         let cap = cap.min(self.options.max_body_bytes);
         let shown = shown_url(url);
         scheme_allowed(url, self.options.allow_plain_http)
@@ -156,6 +168,7 @@ impl HttpClient {
             .and_then(|v| v.split(';').next())
             .map(|v| v.trim().to_ascii_lowercase())
             .filter(|v| !v.is_empty());
+        let announced = response.content_length();
         let initial = response.content_length().unwrap_or(0).min(1 << 20);
         let mut bytes = Vec::with_capacity(usize::try_from(initial).unwrap_or(0));
         let mut body = response.take(cap.saturating_add(1));
@@ -168,6 +181,7 @@ impl HttpClient {
                 Err(e) => return Err(self.read_error(&shown, e, started)),
             };
             bytes.extend_from_slice(&buf[..n]);
+            progress(bytes.len() as u64, announced);
             if started.elapsed() > self.options.total_timeout {
                 let after = self.options.total_timeout;
                 return Err(HttpError::TimedOut { url: shown, stage: TimeoutStage::Total, after });

@@ -13,6 +13,7 @@ pub mod list;
 pub mod mcp;
 pub mod mcp_install;
 pub mod model;
+pub mod model_hub;
 pub mod model_install;
 pub mod prompt;
 pub mod remote;

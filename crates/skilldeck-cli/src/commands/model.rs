@@ -25,6 +25,7 @@ pub fn status(json: bool) -> anyhow::Result<Outcome> {
     let opts = ctx.listing_options()?;
     let Some(semantic) = ctx.registry.semantic() else { bail!("ranking by meaning is not set up for this store") };
     let readiness = ctx.registry.meaning(&opts.scopes)?.unwrap_or(Readiness::Off(String::new()));
+    let installed = super::model_hub::installed(ctx.storage().home().root());
     let state = match &readiness {
         Readiness::Ready => "ready",
         Readiness::Pending { .. } => "pending",
@@ -46,6 +47,7 @@ pub fn status(json: bool) -> anyhow::Result<Outcome> {
             "missing": missing,
             "total": total,
             "reason": reason,
+            "installed": installed,
         }))?;
         return Ok(Outcome::Ok);
     }
@@ -56,6 +58,9 @@ pub fn status(json: bool) -> anyhow::Result<Outcome> {
     match note(&readiness) {
         None => outln!("ranking by meaning: on, every listed skill has its vector"),
         Some(line) => outln!("{}", line.trim_start_matches("note: ")),
+    }
+    if !installed.is_empty() {
+        outln!("installed in {}: {}", ctx.storage().home().root().join("models").display(), installed.join(", "));
     }
     Ok(Outcome::Ok)
 }

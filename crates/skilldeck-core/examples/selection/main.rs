@@ -5,7 +5,7 @@
 //! [bench/selection]` reads `skills.tsv` (the labelled skills) and `requests.tsv` (request,
 //! expected skill, split) and fills each store with real skills from the corpus folder
 //! (`--corpus`, else `$SKILLDECK_SELECTION_CORPUS`; see `scripts/selection-corpus`), then with
-//! generated ones. For tuning, on the tune split only: `--misses SIZE` lists its misses at that
+//! generated ones. For tuning, on the tune split only: `--misses SIZE` lists the requests whose skill is not first at that
 //! size, `--tune SIZE` runs a coordinate search over the ranker's parameters (with
 //! `SELECTION_BODY_WORDS=N`, what ranking the body's first N words would add); `--shared` lists
 //! the requests sharing a word with their skill. `--model DIR` ranks by meaning too, with the
@@ -172,8 +172,8 @@ fn main() {
                 let found = find::find(&store, &opts, &r.text, find::DEFAULT_LIMIT);
                 find5 += usize::from(found.iter().any(|f| f.name == r.expected));
                 find1 += usize::from(found.first().is_some_and(|f| f.name == r.expected));
-                if misses == Some(size) && split == "tune" && at.is_none_or(|i| i >= 5) {
-                    let top: Vec<&str> = ranking.iter().take(3).map(|x| set.entries()[x.pos].name.as_str()).collect();
+                if misses == Some(size) && split == "tune" && at != Some(0) {
+                    let top: Vec<&str> = ranking.iter().take(5).map(|x| set.entries()[x.pos].name.as_str()).collect();
                     println!("  miss: {:?} wants {} at {:?}; top {:?}", r.text, r.expected, at.map(|i| i + 1), top);
                 }
             }
