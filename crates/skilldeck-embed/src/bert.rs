@@ -32,7 +32,10 @@ pub(crate) enum Pooling {
     Cls,
 }
 
-/// A linear layer with its weight stored as `[in, out]`, ready for `x · W`.
+/// Below this many rows, a linear layer multiplies as W · xᵀ.
+const SMALL: usize = 64;
+
+/// A linear layer with its weight stored as `[out, in]`, as the checkpoint has it.
 struct Linear {
     w: Tensor,
     b: Tensor,
@@ -40,7 +43,10 @@ struct Linear {
 
 impl Linear {
     fn forward(&self, x: &Tensor) -> Result<Tensor, EmbedError> {
-        Ok(x.matmul(&self.w)?.broadcast_add(&self.b)?)
+        // `w` is `[out, in]`. For few rows, W · xᵀ keeps gemm's wide side on the weights.
+        let rows = x.dim(0)?;
+        let y = if rows < SMALL { self.w.matmul(&x.t()?)?.t()? } else { x.matmul(&self.w.t()?)? };
+        Ok(y.broadcast_add(&self.b)?)
     }
 }
 
@@ -79,10 +85,10 @@ pub(crate) struct Bert {
     layers: Vec<Layer>,
 }
 
-/// `[rows, cols]` f32 weights from the file, transposed to `[cols, rows]` for `x · W`.
+/// `[rows, cols]` f32 weights from the file.
 fn weight_t(f: &dyn Source, name: &str, rows: usize, cols: usize) -> Result<Tensor, EmbedError> {
     let v = f.tensor(name, rows * cols)?;
-    Ok(Tensor::from_vec(v, (rows, cols), &Device::Cpu)?.t()?.contiguous()?)
+    Ok(Tensor::from_vec(v, (rows, cols), &Device::Cpu)?)
 }
 
 fn vector(f: &dyn Source, name: &str, n: usize) -> Result<Tensor, EmbedError> {
@@ -108,7 +114,7 @@ impl Bert {
             let q = weight_t(file, &n("q.w"), h, h)?;
             let k = weight_t(file, &n("k.w"), h, h)?;
             let v = weight_t(file, &n("v.w"), h, h)?;
-            let qkv_w = Tensor::cat(&[&q, &k, &v], 1)?.contiguous()?;
+            let qkv_w = Tensor::cat(&[&q, &k, &v], 0)?.contiguous()?;
             let qkv_b = Tensor::cat(
                 &[vector(file, &n("q.b"), h)?, vector(file, &n("k.b"), h)?, vector(file, &n("v.b"), h)?],
                 0,
