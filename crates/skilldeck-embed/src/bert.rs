@@ -6,31 +6,7 @@
 use candle_core::{Device, Tensor};
 
 use crate::error::EmbedError;
-use crate::format::Dims;
-
-/// Where a model's weights come from, named as in the E5S1 file (`emb.word`, `l3.q.w`, ...):
-/// linear weights are `[out, in]`, as PyTorch stores them.
-pub(crate) trait Source {
-    /// The model's shape.
-    fn dims(&self) -> Dims;
-    /// Tensor `name`, which must hold `elements` values, as f32.
-    fn tensor(&self, name: &str, elements: usize) -> Result<Vec<f32>, EmbedError>;
-}
-
-/// The word-embedding table, read a row at a time.
-pub(crate) trait WordTable: Send + Sync {
-    /// Adds row `id` (already checked to be in the vocabulary) into `dst`.
-    fn add_row(&self, id: usize, dst: &mut [f32]) -> Result<(), EmbedError>;
-}
-
-/// How a sequence's token vectors become one vector.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Pooling {
-    /// The mean over the sequence's tokens (e5, MiniLM).
-    Mean,
-    /// The first token's vector (`[CLS]`; bge).
-    Cls,
-}
+use crate::weights::{Dims, Pooling, Source, WordTable};
 
 /// Below this many rows, a linear layer multiplies as W · xᵀ.
 const SMALL: usize = 64;

@@ -41,32 +41,6 @@ fn tensor_names(f: &ModelFile) -> Vec<(String, usize, usize)> {
     out
 }
 
-/// The Hugging Face name of an E5S1 tensor name.
-fn hf_name(name: &str) -> String {
-    let (base, last) = name.rsplit_once('.').unwrap_or((name, ""));
-    let suffix = if last == "w" { "weight" } else { "bias" };
-    match (base, last) {
-        ("emb", "word") => "embeddings.word_embeddings.weight".to_owned(),
-        ("emb", "pos") => "embeddings.position_embeddings.weight".to_owned(),
-        ("emb", "type") => "embeddings.token_type_embeddings.weight".to_owned(),
-        ("emb.ln", _) => format!("embeddings.LayerNorm.{suffix}"),
-        (layer, _) => {
-            let (l, part) = layer.split_once('.').unwrap_or((layer, ""));
-            let part = match part {
-                "q" => "attention.self.query",
-                "k" => "attention.self.key",
-                "v" => "attention.self.value",
-                "ao" => "attention.output.dense",
-                "aln" => "attention.output.LayerNorm",
-                "fi" => "intermediate.dense",
-                "fo" => "output.dense",
-                _ => "output.LayerNorm",
-            };
-            format!("encoder.layer.{}.{part}.{suffix}", l.trim_start_matches('l'))
-        }
-    }
-}
-
 fn io(path: &Path) -> impl Fn(std::io::Error) -> EmbedError + '_ {
     move |source| EmbedError::Io { path: path.to_path_buf(), source }
 }
@@ -104,7 +78,8 @@ pub fn write_hf_folder(src: &Path, dest: &Path) -> Result<(), EmbedError> {
         let values = file.tensor_f32(&name, n)?;
         let bytes: Vec<u8> = values.iter().flat_map(|&v| half::f16::from_f32(v).to_bits().to_le_bytes()).collect();
         let shape = if cols == 0 { vec![rows] } else { vec![rows, cols] };
-        data.push((hf_name(&name), shape, bytes));
+        let hf_name = hf::tensor_name(&name).ok_or_else(|| failed("a tensor", format!("{name} has no name")))?;
+        data.push((hf_name, shape, bytes));
     }
     let views = data
         .iter()
@@ -136,17 +111,4 @@ pub fn write_hf_folder(src: &Path, dest: &Path) -> Result<(), EmbedError> {
     tokenizer.with_post_processor(Some(post));
     tokenizer.save(dest.join(hf::TOKENIZER_FILE), false).map_err(|e| failed("the tokenizer", e))?;
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_map_to_the_hugging_face_layout() {
-        assert_eq!(hf_name("l3.q.w"), "encoder.layer.3.attention.self.query.weight");
-        assert_eq!(hf_name("l11.oln.b"), "encoder.layer.11.output.LayerNorm.bias");
-        assert_eq!(hf_name("emb.ln.w"), "embeddings.LayerNorm.weight");
-        assert_eq!(hf_name("emb.word"), "embeddings.word_embeddings.weight");
-    }
 }

@@ -15,24 +15,12 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::EmbedError;
+use crate::weights::{Dims, Source, WordTable};
 
 /// Weights per Q4_0 block: one f16 scale and 16 bytes of 4-bit values.
 pub(crate) const QK: usize = 32;
 /// Bytes per Q4_0 block.
 pub(crate) const Q4_BLOCK_BYTES: usize = 2 + QK / 2;
-
-/// The model's shape, from the header.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Dims {
-    pub hidden: usize,
-    pub layers: usize,
-    pub heads: usize,
-    pub ff: usize,
-    pub vocab: usize,
-    pub max_pos: usize,
-    pub type_vocab: usize,
-    pub eps: f32,
-}
 
 /// The tokenizer's tables as stored.
 pub(crate) struct Vocab {
@@ -264,7 +252,7 @@ impl ModelFile {
     }
 }
 
-impl crate::bert::Source for ModelFile {
+impl Source for ModelFile {
     fn dims(&self) -> Dims {
         self.dims
     }
@@ -291,7 +279,7 @@ impl E5Words {
     }
 }
 
-impl crate::bert::WordTable for E5Words {
+impl WordTable for E5Words {
     fn add_row(&self, id: usize, dst: &mut [f32]) -> Result<(), EmbedError> {
         let h = self.hidden;
         let row = match self.entry.storage {

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use safetensors::Dtype;
 use serde::Deserialize;
 
-use crate::bert::{Pooling, Source, WordTable};
 use crate::error::EmbedError;
-use crate::format::{Dims, f16_to_f32, read_at};
+use crate::format::{f16_to_f32, read_at};
+use crate::weights::{Dims, Pooling, Source, WordTable};
 
 /// The model's configuration file.
 pub const CONFIG_FILE: &str = "config.json";
@@ -209,6 +209,46 @@ impl Entry {
     }
 }
 
+/// The Hugging Face name of the E5S1 tensor name `name` (`l3.q.w` →
+/// `encoder.layer.3.attention.self.query.weight`), without a checkpoint's model prefix.
+pub(crate) fn tensor_name(name: &str) -> Option<String> {
+    let (base, last) = name.rsplit_once('.')?;
+    if base == "emb" {
+        let table = match last {
+            "word" => "word_embeddings",
+            "pos" => "position_embeddings",
+            "type" => "token_type_embeddings",
+            _ => return None,
+        };
+        return Some(format!("embeddings.{table}.weight"));
+    }
+    let suffix = match last {
+        "w" => "weight",
+        "b" => "bias",
+        _ => return None,
+    };
+    let module = match base {
+        "emb.ln" => "embeddings.LayerNorm".to_owned(),
+        layer => {
+            let (l, part) = layer.split_once('.')?;
+            let l: usize = l.strip_prefix('l')?.parse().ok()?;
+            let part = match part {
+                "q" => "attention.self.query",
+                "k" => "attention.self.key",
+                "v" => "attention.self.value",
+                "ao" => "attention.output.dense",
+                "aln" => "attention.output.LayerNorm",
+                "fi" => "intermediate.dense",
+                "fo" => "output.dense",
+                "oln" => "output.LayerNorm",
+                _ => return None,
+            };
+            format!("encoder.layer.{l}.{part}")
+        }
+    };
+    Some(format!("{module}.{suffix}"))
+}
+
 /// `model.safetensors`: its directory, read with the safetensors crate, and the open file.
 pub(crate) struct Weights {
     path: PathBuf,
@@ -267,49 +307,11 @@ impl Weights {
         Ok(Weights { path, file, dims, tensors, prefix })
     }
 
-    /// The checkpoint's name for the E5S1 name `name` (`l3.q.w` →
-    /// `encoder.layer.3.attention.self.query.weight`).
-    fn hf_name(&self, name: &str) -> Option<String> {
-        let (base, last) = name.rsplit_once('.')?;
-        if base == "emb" {
-            let table = match last {
-                "word" => "word_embeddings",
-                "pos" => "position_embeddings",
-                "type" => "token_type_embeddings",
-                _ => return None,
-            };
-            return Some(format!("{}embeddings.{table}.weight", self.prefix));
-        }
-        let suffix = match last {
-            "w" => "weight",
-            "b" => "bias",
-            _ => return None,
-        };
-        let mapped = match base {
-            "emb.ln" => "embeddings.LayerNorm".to_owned(),
-            layer => {
-                let (l, part) = layer.split_once('.')?;
-                let l: usize = l.strip_prefix('l')?.parse().ok()?;
-                let part = match part {
-                    "q" => "attention.self.query",
-                    "k" => "attention.self.key",
-                    "v" => "attention.self.value",
-                    "ao" => "attention.output.dense",
-                    "aln" => "attention.output.LayerNorm",
-                    "fi" => "intermediate.dense",
-                    "fo" => "output.dense",
-                    "oln" => "output.LayerNorm",
-                    _ => return None,
-                };
-                format!("encoder.layer.{l}.{part}")
-            }
-        };
-        Some(format!("{}{mapped}.{suffix}", self.prefix))
-    }
-
     /// The entry for E5S1 name `name`, holding `elements` values of a float type.
     fn entry(&self, name: &str, elements: usize) -> Result<Entry, EmbedError> {
-        let hf = self.hf_name(name).ok_or_else(|| EmbedError::Compute(format!("no tensor is named {name}")))?;
+        let hf = tensor_name(name)
+            .map(|n| format!("{}{n}", self.prefix))
+            .ok_or_else(|| EmbedError::Compute(format!("no tensor is named {name}")))?;
         let e = self.tensors.get(&hf).ok_or_else(|| corrupt(&self.path, format!("tensor {hf} is missing")))?;
         if e.elements != elements {
             return Err(corrupt(&self.path, format!("tensor {hf} has {} values, expected {elements}", e.elements)));
@@ -396,5 +398,20 @@ impl HfTokenizer {
             }
         }
         Ok(ids)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn e5s1_names_map_to_the_hugging_face_layout() {
+        assert_eq!(tensor_name("l3.q.w").as_deref(), Some("encoder.layer.3.attention.self.query.weight"));
+        assert_eq!(tensor_name("l11.oln.b").as_deref(), Some("encoder.layer.11.output.LayerNorm.bias"));
+        assert_eq!(tensor_name("emb.ln.w").as_deref(), Some("embeddings.LayerNorm.weight"));
+        assert_eq!(tensor_name("emb.word").as_deref(), Some("embeddings.word_embeddings.weight"));
+        assert_eq!(tensor_name("l1.zz.w"), None);
+        assert_eq!(tensor_name("emb.other"), None);
     }
 }

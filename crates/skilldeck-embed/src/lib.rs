@@ -32,6 +32,7 @@ mod export;
 mod format;
 pub mod hf;
 mod tokenizer;
+mod weights;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -39,10 +40,11 @@ use std::path::{Path, PathBuf};
 pub use error::EmbedError;
 pub use export::write_hf_folder;
 
-use bert::{Bert, Pooling, Source as _};
+use bert::Bert;
 use format::{E5Words, ModelFile};
 use hf::{HfTokenizer, Weights};
 use tokenizer::Tokenizer;
+use weights::{Pooling, Source as _};
 
 /// The id of the model this crate runs, the name of its folder under `$SKILLDECK_HOME/models/`.
 pub const DEFAULT_MODEL_ID: &str = "multilingual-e5-small-q4";
