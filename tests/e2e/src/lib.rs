@@ -265,11 +265,28 @@ impl Session {
         }
     }
 
-    /// Types into an input after clearing it.
+    /// Types into an input after clearing it. A section that re-renders after a save can
+    /// replace the input between finding it and typing (WebKit: "stale element"): it is then
+    /// found again and typed into anew, up to 10 s.
     pub async fn type_into(&self, css: &str, text: &str) {
-        let e = self.wait_for(css).await;
-        e.clear().await.unwrap();
-        e.send_keys(text).await.unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let e = self.wait_for(css).await;
+            let typed = match e.clear().await {
+                Ok(()) => e.send_keys(text).await,
+                Err(err) => Err(err),
+            };
+            match typed {
+                Ok(()) => return,
+                Err(fantoccini::error::CmdError::Standard(w))
+                    if w.error == fantoccini::error::ErrorStatus::StaleElementReference
+                        && Instant::now() < deadline =>
+                {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(err) => panic!("{}: could not type into {css}: {err}", self.name),
+            }
+        }
     }
 
     /// Switches the window's language (`en`, `zh`) as the language menu does. The choice is
