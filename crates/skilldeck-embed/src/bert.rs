@@ -114,7 +114,7 @@ impl Bert {
 
     /// The most tokens one input may have (the position table's length).
     pub fn max_positions(&self) -> usize {
-        self.dims.max_pos
+        self.dims.positions()
     }
 
     /// Word-embedding row `id`, read from the table, added into `dst`.
@@ -136,15 +136,16 @@ impl Bert {
         if b == 0 || t == 0 {
             return Ok(vec![Vec::new(); b]);
         }
-        if t > d.max_pos {
-            return Err(EmbedError::Compute(format!("{t} tokens exceed the model's {} positions", d.max_pos)));
+        if t > d.positions() {
+            return Err(EmbedError::Compute(format!("{t} tokens exceed the model's {} positions", d.positions())));
         }
         // Embeddings: word + position + token type 0, padding rows left at zero.
         let mut x = vec![0f32; b * t * h];
         for (s, ids) in seqs.iter().enumerate() {
             for (p, &id) in ids.iter().enumerate() {
                 let dst = &mut x[(s * t + p) * h..(s * t + p + 1) * h];
-                let pos = &self.pos[p * h..(p + 1) * h];
+                let row = p + d.pos_offset;
+                let pos = &self.pos[row * h..(row + 1) * h];
                 for ((o, &pv), &tv) in dst.iter_mut().zip(pos).zip(&self.type0) {
                     *o = pv + tv;
                 }

@@ -153,6 +153,7 @@ impl ModelFile {
             ff: count(path, "the feed-forward size", hd[3], 16384)?,
             vocab: count(path, "the vocabulary size", hd[4], 1 << 22)?,
             max_pos: count(path, "the position count", hd[5], 1 << 16)?,
+            pos_offset: 0,
             type_vocab: count(path, "the token-type count", hd[6], 16)?,
             eps,
         };

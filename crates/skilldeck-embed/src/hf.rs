@@ -1,5 +1,6 @@
 //! A BERT sentence-embedding model in the Hugging Face layout, as `skilldeck model install
-//! <hub id>` fetches it: `config.json` (a `bert` model with erf-GELU), `model.safetensors`
+//! <hub id>` fetches it: `config.json` (a `bert`, `roberta` or `xlm-roberta` encoder with
+//! erf-GELU; the last two number positions from after the padding id), `model.safetensors`
 //! (f32, f16 or bf16), `tokenizer.json` (read by the `tokenizers` crate), and the
 //! sentence-transformers files that say how to use it, when present: `1_Pooling/config.json`
 //! (mean or `[CLS]` pooling), `config_sentence_transformers.json` (the query and passage
@@ -52,6 +53,8 @@ struct Config {
     hidden_act: String,
     #[serde(default = "absolute")]
     position_embedding_type: String,
+    #[serde(default)]
+    pad_token_id: Option<usize>,
 }
 
 fn two() -> usize {
@@ -132,12 +135,20 @@ fn dims(dir: &Path) -> Result<Dims, EmbedError> {
     let path = dir.join(CONFIG_FILE);
     let c: Config = serde_json::from_str(&read_text(&path)?)
         .map_err(|e| corrupt(&path, format!("it is not a model configuration this engine reads: {e}")))?;
-    if c.model_type != "bert" {
-        return Err(corrupt(
-            &path,
-            format!("its model_type is `{}`; this engine runs BERT encoders (model_type `bert`) only", c.model_type),
-        ));
-    }
+    // RoBERTa's positions start after its padding id (create_position_ids_from_input_ids).
+    let pos_offset = match c.model_type.as_str() {
+        "bert" => 0,
+        "roberta" | "xlm-roberta" => c.pad_token_id.unwrap_or(1) + 1,
+        other => {
+            return Err(corrupt(
+                &path,
+                format!(
+                    "its model_type is `{other}`; this engine runs BERT encoders (model_type `bert`, `roberta` or \
+                     `xlm-roberta`) only"
+                ),
+            ));
+        }
+    };
     if c.hidden_act != "gelu" || c.position_embedding_type != "absolute" {
         return Err(corrupt(
             &path,
@@ -155,7 +166,8 @@ fn dims(dir: &Path) -> Result<Dims, EmbedError> {
         && ok(c.vocab_size, 1 << 22)
         && ok(c.max_position_embeddings, 1 << 16)
         && ok(c.type_vocab_size, 16)
-        && c.hidden_size.is_multiple_of(c.num_attention_heads))
+        && c.hidden_size.is_multiple_of(c.num_attention_heads)
+        && pos_offset + 3 <= c.max_position_embeddings)
     {
         return Err(corrupt(&path, "its sizes are out of range or the hidden size does not divide into heads"));
     }
@@ -166,6 +178,7 @@ fn dims(dir: &Path) -> Result<Dims, EmbedError> {
         ff: c.intermediate_size,
         vocab: c.vocab_size,
         max_pos: c.max_position_embeddings,
+        pos_offset,
         type_vocab: c.type_vocab_size,
         eps: c.layer_norm_eps as f32,
     })
@@ -255,7 +268,7 @@ pub(crate) struct Weights {
     file: File,
     dims: Dims,
     tensors: HashMap<String, Entry>,
-    /// `bert.` when the checkpoint names its tensors under the model's prefix.
+    /// `bert.` or `roberta.` when the checkpoint names its tensors under the model's prefix.
     prefix: &'static str,
 }
 
@@ -303,7 +316,10 @@ impl Weights {
             let offset = data_start + info.data_offsets.0 as u64;
             tensors.insert(name, Entry { dtype: info.dtype, elements, offset });
         }
-        let prefix = if tensors.contains_key("bert.embeddings.word_embeddings.weight") { "bert." } else { "" };
+        let prefix = ["bert.", "roberta."]
+            .into_iter()
+            .find(|p| tensors.contains_key(&format!("{p}embeddings.word_embeddings.weight")))
+            .unwrap_or("");
         Ok(Weights { path, file, dims, tensors, prefix })
     }
 

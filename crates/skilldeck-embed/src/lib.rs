@@ -174,7 +174,7 @@ impl Embedder {
             }
         }
         let weights = Weights::open(dir)?;
-        let usage = hf::usage(dir, weights.dims().max_pos)?;
+        let usage = hf::usage(dir, weights.dims().positions())?;
         let bert = Bert::load(&weights, Box::new(weights.words()?), usage.pooling)?;
         let tokenizer = Tokens::Hf(Box::new(HfTokenizer::open(dir)?));
         let id = dir.file_name().map_or_else(|| "model".to_owned(), |n| n.to_string_lossy().into_owned());

@@ -13,9 +13,20 @@ pub(crate) struct Dims {
     pub heads: usize,
     pub ff: usize,
     pub vocab: usize,
+    /// Rows of the position table.
     pub max_pos: usize,
+    /// The position row of a sequence's first token: 0 for BERT; RoBERTa and XLM-R start after
+    /// the padding id (`pad_token_id + 1`), so their inputs have that many fewer positions.
+    pub pos_offset: usize,
     pub type_vocab: usize,
     pub eps: f32,
+}
+
+impl Dims {
+    /// The most tokens one input may have.
+    pub fn positions(&self) -> usize {
+        self.max_pos.saturating_sub(self.pos_offset)
+    }
 }
 
 /// Where a model's weights come from, named as in the E5S1 file (`emb.word`, `l3.q.w`, ...):

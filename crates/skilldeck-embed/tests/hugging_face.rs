@@ -101,12 +101,12 @@ fn load_err(dir: &Path) -> String {
 
 #[test]
 fn a_model_this_engine_cannot_run_says_what_is_wrong() {
-    let roberta = edited(|d| {
-        let c = std::fs::read_to_string(d.join("config.json")).unwrap().replace("\"bert\"", "\"xlm-roberta\"");
+    let deberta = edited(|d| {
+        let c = std::fs::read_to_string(d.join("config.json")).unwrap().replace("\"bert\"", "\"deberta-v2\"");
         std::fs::write(d.join("config.json"), c).unwrap();
     });
-    let msg = load_err(roberta.path());
-    assert!(msg.contains("xlm-roberta") && msg.contains("BERT encoders"), "{msg}");
+    let msg = load_err(deberta.path());
+    assert!(msg.contains("deberta-v2") && msg.contains("BERT encoders"), "{msg}");
 
     let no_tokenizer = edited(|d| std::fs::remove_file(d.join("tokenizer.json")).unwrap());
     assert!(!is_model_dir(no_tokenizer.path()));
@@ -139,4 +139,48 @@ fn truncated_weights_are_refused_not_read_past_their_end() {
         Err(e) => panic!("expected Truncated, got {e}"),
         Ok(_) => panic!("half a weights file loaded"),
     }
+}
+
+#[test]
+fn an_xlm_roberta_checkpoint_numbers_positions_from_after_its_padding_id() {
+    // The same weights as XLM-R stores them: tensors under `roberta.`, two more position rows
+    // in front (padding id 1: its first token is at row 2), the first two filled with values
+    // that would spoil every vector if they were read.
+    let tmp = edited(|d| {
+        std::fs::remove_file(d.join("model.safetensors")).unwrap();
+        let bytes = std::fs::read(hf_dir().join("model.safetensors")).unwrap();
+        let st = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+        let mut owned: Vec<(String, Vec<usize>, Vec<u8>)> = Vec::new();
+        for (name, view) in st.tensors() {
+            let (mut shape, mut data) = (view.shape().to_vec(), view.data().to_vec());
+            if name == "embeddings.position_embeddings.weight" {
+                let junk: Vec<u8> = (0..2 * shape[1]).flat_map(|_| half::f16::from_f32(9.0).to_le_bytes()).collect();
+                data = [junk, data].concat();
+                shape[0] += 2;
+            }
+            owned.push((format!("roberta.{name}"), shape, data));
+        }
+        let views: Vec<(String, safetensors::tensor::TensorView<'_>)> = owned
+            .iter()
+            .map(|(n, shape, data)| {
+                (n.clone(), safetensors::tensor::TensorView::new(safetensors::Dtype::F16, shape.clone(), data).unwrap())
+            })
+            .collect();
+        safetensors::serialize_to_file(views, None, &d.join("model.safetensors")).unwrap();
+        let mut config: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("config.json")).unwrap()).unwrap();
+        config["model_type"] = "xlm-roberta".into();
+        config["pad_token_id"] = 1.into();
+        config["max_position_embeddings"] = 514.into();
+        std::fs::write(d.join("config.json"), config.to_string()).unwrap();
+    });
+    let xlmr = Embedder::load(tmp.path()).unwrap();
+    let e5 = embedder();
+    for text in TEXTS {
+        let (a, b) = (xlmr.embed_query(text).unwrap(), e5.embed_query(text).unwrap());
+        assert!(dot(&a, &b) > 0.9995, "{text:?}: cosine {}", dot(&a, &b));
+    }
+    // 514 rows, two before the first token: inputs keep at most 512 tokens, as with BERT's 512.
+    let long = TEXTS.join(" ").repeat(40);
+    assert_eq!(xlmr.with_max_passage_tokens(10_000).passage_tokens(&long).unwrap().len(), 512);
 }
