@@ -56,6 +56,17 @@ impl Default for HttpOptions {
     }
 }
 
+/// A body streamed into a caller's sink by [`HttpClient::get_into`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Streamed {
+    /// The URL it came from, after redirects.
+    pub url: Url,
+    /// Its `Content-Type` without parameters, lower-cased, when the server gave one.
+    pub content_type: Option<String>,
+    /// Its length in bytes.
+    pub len: u64,
+}
+
 /// A body fetched whole.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fetched {
@@ -144,6 +155,22 @@ impl HttpClient {
         cap: u64,
         progress: &mut dyn FnMut(u64, Option<u64>),
     ) -> Result<Fetched, HttpError> {
+        let mut bytes = Vec::new();
+        let streamed = self.get_into(url, cap, &mut bytes, progress)?;
+        Ok(Fetched { url: streamed.url, content_type: streamed.content_type, bytes })
+    }
+
+    /// GETs `url` into `sink` as it arrives, up to `cap` bytes (and never past
+    /// [`HttpOptions::max_body_bytes`]), calling `progress` as
+    /// [`get_with_progress`](Self::get_with_progress) does: a large body never has to fit in
+    /// memory. On an error, `sink` may hold part of the body.
+    pub fn get_into(
+        &self,
+        url: &Url,
+        cap: u64,
+        sink: &mut dyn std::io::Write,
+        progress: &mut dyn FnMut(u64, Option<u64>),
+    ) -> Result<Streamed, HttpError> {
         let cap = cap.min(self.options.max_body_bytes);
         let shown = shown_url(url);
         scheme_allowed(url, self.options.allow_plain_http)
@@ -169,10 +196,9 @@ impl HttpClient {
             .map(|v| v.trim().to_ascii_lowercase())
             .filter(|v| !v.is_empty());
         let announced = response.content_length();
-        let initial = response.content_length().unwrap_or(0).min(1 << 20);
-        let mut bytes = Vec::with_capacity(usize::try_from(initial).unwrap_or(0));
         let mut body = response.take(cap.saturating_add(1));
         let mut buf = vec![0u8; 64 * 1024];
+        let mut read = 0u64;
         loop {
             let n = match body.read(&mut buf) {
                 Ok(0) => break,
@@ -180,18 +206,18 @@ impl HttpClient {
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(self.read_error(&shown, e, started)),
             };
-            bytes.extend_from_slice(&buf[..n]);
-            progress(bytes.len() as u64, announced);
+            read += n as u64;
+            if read > cap {
+                return Err(HttpError::TooBig { url: shown, limit: cap, size: BodySize::AtLeast(read) });
+            }
+            sink.write_all(&buf[..n]).map_err(|e| HttpError::Keep { url: shown.clone(), reason: e.to_string() })?;
+            progress(read, announced);
             if started.elapsed() > self.options.total_timeout {
                 let after = self.options.total_timeout;
                 return Err(HttpError::TimedOut { url: shown, stage: TimeoutStage::Total, after });
             }
         }
-        let read = bytes.len() as u64;
-        if read > cap {
-            return Err(HttpError::TooBig { url: shown, limit: cap, size: BodySize::AtLeast(read) });
-        }
-        Ok(Fetched { url: final_url, content_type, bytes })
+        Ok(Streamed { url: final_url, content_type, len: read })
     }
 
     fn send_error(&self, shown: &str, e: reqwest_blocking::Error, started: Instant) -> HttpError {

@@ -647,3 +647,41 @@ fn a_direct_skill_md_url_lands_in_a_folder_named_by_its_frontmatter_or_its_url()
     assert_eq!(got.name.as_str(), "docx");
     assert_eq!(tree(&got.dir), owned(&[("SKILL.md", "# No frontmatter\n")]));
 }
+
+#[test]
+fn a_large_body_streams_into_a_sink_with_progress_and_a_sink_that_fails_says_so() {
+    let site = Site::new();
+    let client = client();
+    let body: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    site.put("weights.bin", &body);
+    let url = Url::parse(&site.server.url("/weights.bin")).unwrap();
+    let mut sink = Vec::new();
+    let mut seen: Vec<(u64, Option<u64>)> = Vec::new();
+    let streamed = client.get_into(&url, 1 << 20, &mut sink, &mut |read, total| seen.push((read, total))).unwrap();
+    assert_eq!(streamed.len, body.len() as u64);
+    assert_eq!(sink, body);
+    assert!(seen.len() > 1, "progress came once per read: {seen:?}");
+    assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "{seen:?}");
+    assert_eq!(seen.last(), Some(&(body.len() as u64, Some(body.len() as u64))));
+
+    // A cap below the size is refused before anything is written.
+    let mut sink = Vec::new();
+    let got = client.get_into(&url, 1000, &mut sink, &mut |_, _| {});
+    assert!(matches!(got, Err(HttpError::TooBig { .. })), "{got:?}");
+    assert!(sink.is_empty());
+
+    // A full disk: the error names the URL and what the system said.
+    struct Full;
+    impl Write for Full {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::new(std::io::ErrorKind::StorageFull, "no space left on device"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let err = client.get_into(&url, 1 << 20, &mut Full, &mut |_, _| {}).unwrap_err();
+    assert_eq!(err.code(), "http_keep");
+    let msg = err.to_string();
+    assert!(msg.contains("weights.bin") && msg.contains("no space left") && msg.contains("free space"), "{msg}");
+}

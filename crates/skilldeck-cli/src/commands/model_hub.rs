@@ -22,7 +22,8 @@ use std::time::Duration;
 /// The Hub's address when `$HF_ENDPOINT` does not name a mirror.
 pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
 
-/// Largest file fetched: a base-size encoder's f32 weights are about 1.1 GB.
+/// Largest file fetched: a base-size encoder's f32 weights are about 1.1 GB. Files are
+/// streamed to disk, never held in memory.
 const MAX_FILE_BYTES: u64 = 2 << 30;
 
 /// What the Hub says of one revision of a model repository.
@@ -102,8 +103,22 @@ fn bar(file: &str) -> indicatif::ProgressBar {
     bar
 }
 
-fn hex(bytes: &[u8]) -> String {
-    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+/// A file being downloaded, hashed as it is written.
+struct Hashing<W> {
+    out: W,
+    hash: sha2::Sha256,
+}
+
+impl<W: std::io::Write> std::io::Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.out.write(buf)?;
+        self.hash.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// Installs `hub` into `$SKILLDECK_HOME/models/<owner>--<name>/` and makes it the model that
@@ -184,9 +199,15 @@ fn fetch_into(
     let mut digests = serde_json::Map::new();
     for file in files {
         let from = url(&format!("{ep}/{}/resolve/{commit}/{file}", hub.id))?;
+        let path = staging.join(file);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).with_context(|| format!("could not create {}", parent.display()))?;
+        }
+        let out = std::fs::File::create(&path).with_context(|| format!("could not create {}", path.display()))?;
+        let mut sink = Hashing { out: std::io::BufWriter::new(out), hash: sha2::Sha256::new() };
         let bar = bar(file);
-        let fetched = client
-            .get_with_progress(&from, MAX_FILE_BYTES, &mut |read, total| {
+        client
+            .get_into(&from, MAX_FILE_BYTES, &mut sink, &mut |read, total| {
                 if let Some(total) = total {
                     bar.set_length(total);
                 }
@@ -194,12 +215,9 @@ fn fetch_into(
             })
             .with_context(|| format!("could not download {file} of {}", hub.id))?;
         bar.finish_and_clear();
-        let path = staging.join(file);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).with_context(|| format!("could not create {}", parent.display()))?;
-        }
-        std::fs::write(&path, &fetched.bytes).with_context(|| format!("could not write {}", path.display()))?;
-        digests.insert((*file).to_owned(), hex(&fetched.bytes).into());
+        std::io::Write::flush(&mut sink.out).with_context(|| format!("could not write {}", path.display()))?;
+        let digest: String = sink.hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        digests.insert((*file).to_owned(), digest.into());
     }
     let source = serde_json::json!({
         "hub": hub.id,

@@ -103,6 +103,15 @@ pub enum HttpError {
         /// The underlying cause.
         reason: String,
     },
+    /// What was read could not be kept where the caller streams it (a full disk, a file that
+    /// cannot be written).
+    #[error("the body of {url} could not be kept: {reason}; check the free space and the folder's permissions")]
+    Keep {
+        /// The URL as shown.
+        url: String,
+        /// What the operating system said.
+        reason: String,
+    },
     /// The HTTP client could not be set up (its TLS roots, its runtime).
     #[error("the HTTP client could not be set up: {reason}")]
     Client {
@@ -124,6 +133,7 @@ impl HttpError {
             Self::TooBig { .. } => "http_too_big",
             Self::Redirect { .. } => "http_redirect",
             Self::Failed { .. } => "http_failed",
+            Self::Keep { .. } => "http_keep",
             Self::Client { .. } => "http_client",
         }
     }
