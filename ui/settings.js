@@ -745,12 +745,36 @@ function storage(d) {
 
 function modelFacts(s) {
   if (!s) return [st("measuring")];
-  if (!s.model) return [el("p", { class: "hint", text: s.modelOff || st("modelNone") })];
-  return [
+  const facts = !s.model ? [el("p", { class: "hint", text: s.modelOff || st("modelNone") })] : [
     el("p", {}, el("strong", { text: s.model.id }), ` · ${size(s.model.bytes)}`),
     el("p", {}, el("code", { text: s.model.dir })),
     el("p", { class: "hint", text: st(`modelFrom_${s.model.foundIn}`) }),
   ];
+  return [...facts, modelChoice(s)];
+}
+
+/** The installed models to choose from: the shipped one (value "") and each one from the Hub. */
+function modelChoice(s) {
+  const hub = (s.installed || []).filter((id) => id.includes("/"));
+  const choice = el("select", { id: "settings-model-choice", "aria-label": st("modelChoose") },
+    el("option", { value: "", text: st("modelShipped") }),
+    ...hub.map((id) => el("option", { value: id, text: id })));
+  choice.value = s.chosen && hub.includes(s.chosen) ? s.chosen : "";
+  const use = el("button", { type: "button", id: "settings-model-use", disabled: true, text: st("modelUse"), onclick: () => useModel(choice.value) });
+  choice.addEventListener("change", () => { use.disabled = choice.value === (s.chosen || ""); });
+  return el("div", {},
+    el("div", { class: "row" }, choice, use),
+    el("p", { class: "hint", text: st("modelChoiceHint") }));
+}
+
+async function useModel(id) {
+  try {
+    view.storage = await invoke("settings_use_model", { id: id || null });
+    toast(st("modelSwitched", id || st("modelShipped")));
+    render();
+  } catch (e) {
+    showError(e);
+  }
 }
 
 function meaningLine(m) {

@@ -124,6 +124,7 @@ macro_rules! handlers {
             $crate::commands::settings::settings_set_audit_hold,
             $crate::commands::settings::settings_save_sources,
             $crate::commands::settings::settings_clear_vector_cache,
+            $crate::commands::settings::settings_use_model,
             $crate::commands::team::team_set_refresh,
         ]
     };

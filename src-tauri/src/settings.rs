@@ -24,6 +24,21 @@ pub fn config_changed(state: &AppState) -> bool {
     changed
 }
 
+/// Takes config.toml's `[listing] model` into the running app when it names another model
+/// than the one ranking (chosen in Settings, or by `skilldeck model use` while the app runs);
+/// returns whether it switched. The caller starts computing the new model's vectors.
+pub fn follow_model(state: &AppState) -> bool {
+    let home = state.storage().home();
+    let chosen = Config::load(&home.config_path()).ok().and_then(|c| c.listing.model);
+    let want = skilldeck_core::semantic::Semantic::for_home(home.root(), chosen.as_deref());
+    let current = state.registry.semantic();
+    if current.is_some_and(|s| s.model_id() == want.model_id() && s.model_dir() == want.model_dir()) {
+        return false;
+    }
+    state.registry.set_semantic(std::sync::Arc::new(want));
+    true
+}
+
 /// One `[providers.NAME]` as the Models section lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -209,6 +224,10 @@ pub struct StorageView {
     pub vector_cache_bytes: u64,
     /// Where ranking by meaning stands for the listed skills (vectors computed or missing).
     pub meaning: Option<crate::meaning::MeaningView>,
+    /// The models installed in `$SKILLDECK_HOME/models/`, by id.
+    pub installed: Vec<String>,
+    /// The model config.toml's `[listing] model` chooses (`None`: the shipped one).
+    pub chosen: Option<String>,
 }
 
 /// The embedding model as found at start.
@@ -264,6 +283,7 @@ pub fn storage(state: &AppState) -> StorageView {
     let root = home.root();
     let (home_bytes, home_files) = usage(root);
     let semantic = state.registry.semantic();
+    let semantic = semantic.as_deref();
     let vector_cache = semantic.map_or_else(
         || skilldeck_core::vector_cache::path(root, skilldeck_core::embed::DEFAULT_MODEL_ID),
         |s| s.vector_cache_path(),
@@ -279,6 +299,8 @@ pub fn storage(state: &AppState) -> StorageView {
         vector_cache_bytes: std::fs::metadata(&vector_cache).map_or(0, |m| m.len()),
         vector_cache,
         meaning: crate::meaning::status(state),
+        installed: skilldeck_core::semantic::installed_models(root),
+        chosen: Config::load(&home.config_path()).ok().and_then(|c| c.listing.model),
     }
 }
 

@@ -28,13 +28,16 @@ pub fn start<R: tauri::Runtime>(state: &AppState, app: tauri::AppHandle<R>) -> R
             }
             state.registry.invalidate(c.scope, c.name.as_deref());
         }
+        let mut new_model = false;
         if changes.contains(&StoreChange::Config) {
-            // The audit's hold and the background intervals follow the file at once.
+            // The audit's hold, the background intervals and the ranking model follow the file
+            // at once.
             crate::settings::config_changed(&state);
+            new_model = crate::settings::follow_model(&state);
         }
         let _ = app.emit(CHANGED, &changes);
         auto_sync(&state, &app);
-        if changes.iter().any(|c| matches!(c, StoreChange::Skill(_))) {
+        if new_model || changes.iter().any(|c| matches!(c, StoreChange::Skill(_))) {
             crate::meaning::index_in_background(app.clone());
         }
     })

@@ -53,7 +53,8 @@ pub struct SkillRegistry {
     /// registry follows config.toml's `[audit] hold` without being rebuilt.
     hold: RwLock<Option<RiskLevel>>,
     trust: RwLock<Option<(TrustStamp, Arc<Trust>)>>,
-    semantic: Option<Arc<crate::semantic::Semantic>>,
+    /// Replaced by [`SkillRegistry::set_semantic`] (the app's Settings choosing another model).
+    semantic: RwLock<Option<Arc<crate::semantic::Semantic>>>,
 }
 
 /// How many more skills' line costs a listing that loaded the tokenizer counts for the parse
@@ -98,20 +99,26 @@ impl SkillRegistry {
             cache: RwLock::new(HashMap::new()),
             hold: RwLock::new(Some(RiskLevel::High)),
             trust: RwLock::new(None),
-            semantic: None,
+            semantic: RwLock::new(None),
         }
     }
 
     /// The same registry ranking by meaning too, with `semantic`'s model and vectors, in its
     /// ranked listings and `find_skills`.
-    pub fn with_semantic(mut self, semantic: Arc<crate::semantic::Semantic>) -> Self {
-        self.semantic = Some(semantic);
+    pub fn with_semantic(self, semantic: Arc<crate::semantic::Semantic>) -> Self {
+        self.set_semantic(semantic);
         self
     }
 
+    /// Ranks by meaning with `semantic` from now on (another model chosen), in place, so a
+    /// shared registry follows config.toml's `[listing] model` without being rebuilt.
+    pub fn set_semantic(&self, semantic: Arc<crate::semantic::Semantic>) {
+        *self.semantic.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(semantic);
+    }
+
     /// Its ranking by meaning, when it has one.
-    pub fn semantic(&self) -> Option<&Arc<crate::semantic::Semantic>> {
-        self.semantic.as_ref()
+    pub fn semantic(&self) -> Option<Arc<crate::semantic::Semantic>> {
+        self.semantic.read().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// The same registry holding back skills with an unapproved audit finding at `hold` or

@@ -99,6 +99,23 @@ pub fn shipped_dirs() -> Vec<PathBuf> {
     dirs
 }
 
+/// The models installed in `root/models/` by id, sorted: [`DEFAULT_MODEL_ID`] for the shipped
+/// one, a hub id (`owner/name`) for a folder `owner--name` (staging folders left out).
+///
+/// [`DEFAULT_MODEL_ID`]: skilldeck_embed::DEFAULT_MODEL_ID
+pub fn installed_models(root: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(root.join("models")) else { return Vec::new() };
+    let mut ids: Vec<String> = entries
+        .flatten()
+        .filter(|e| skilldeck_embed::is_model_dir(&e.path()))
+        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+        .filter(|n| !n.starts_with('.'))
+        .map(|n| if n == skilldeck_embed::DEFAULT_MODEL_ID { n } else { n.replacen("--", "/", 1) })
+        .collect();
+    ids.sort();
+    ids
+}
+
 impl Semantic {
     /// Ranking by meaning for the home at `root` with the model `chosen` in config.toml
     /// (`[listing] model`, a hub id installed in `$SKILLDECK_HOME/models/<owner>--<name>/`);

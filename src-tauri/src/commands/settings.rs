@@ -123,6 +123,37 @@ pub async fn settings_clear_vector_cache<R: Runtime>(app: AppHandle<R>) -> ApiRe
     Ok(freed)
 }
 
+/// Chooses the installed embedding model that ranks by meaning (`None` or the shipped id: the
+/// shipped model): written to config.toml's `[listing] model` as `skilldeck model use` writes
+/// it, taken by the running app at once, and the skills' vectors for it computed in the
+/// background. Returns the Storage section's figures with the new model.
+#[tauri::command]
+pub async fn settings_use_model<R: Runtime>(app: AppHandle<R>, id: Option<String>) -> ApiResult<StorageView> {
+    let worker = app.clone();
+    let view = tauri::async_runtime::spawn_blocking(move || -> ApiResult<StorageView> {
+        let state = worker.state::<AppState>();
+        let home = state.storage().home();
+        let chosen = id.filter(|i| !i.is_empty() && i != skilldeck_core::embed::DEFAULT_MODEL_ID);
+        if let Some(id) =
+            chosen.as_ref().filter(|id| !skilldeck_core::semantic::installed_models(home.root()).contains(id))
+        {
+            return Err(ApiError::new(
+                "model_not_installed",
+                format!("{id} is not installed; run `skilldeck model install {id}` first"),
+            )
+            .arg("id", id));
+        }
+        config_edit::set_listing_model(&home.config_path(), chosen.as_deref()).map_err(config_error)?;
+        settings::follow_model(&state);
+        settings::config_changed(&state);
+        Ok(settings::storage(&state))
+    })
+    .await
+    .map_err(|e| ApiError::new("io_error", format!("could not switch the model: {e}")))??;
+    crate::meaning::index_in_background(app);
+    Ok(view)
+}
+
 /// Removes the parse cache; the next listing parses every skill again. Returns the bytes freed.
 #[tauri::command]
 pub async fn settings_clear_parse_cache(state: State<'_, AppState>) -> ApiResult<u64> {

@@ -561,6 +561,40 @@ async fn settings_audit_sources_and_storage_take_effect_in_the_running_app() {
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
 
+    // Another model, installed from the Hub in its layout (here the shipped weights written out
+    // that way), chosen in Storage: config.toml says so as `skilldeck model use` writes it, the
+    // running app ranks with it and computes its vectors; then back to the shipped one.
+    let hub = s.home().join("models/intfloat--multilingual-e5-small");
+    skilldeck_embed::write_hf_folder(&models.join("multilingual-e5-small-q4"), &hub).unwrap();
+    section(&s, "audit").await;
+    section(&s, "storage").await;
+    s.wait_for("#settings-model-choice option[value='intfloat/multilingual-e5-small']").await;
+    let choose = "const c = document.querySelector('#settings-model-choice'); c.value = arguments[0]; \
+                  c.dispatchEvent(new Event('change'));";
+    s.client.execute(choose, vec![serde_json::json!("intfloat/multilingual-e5-small")]).await.unwrap();
+    s.click("#settings-model-use").await;
+    s.wait_text("#toast", 10, |t| t.contains("now uses intfloat/multilingual-e5-small")).await;
+    s.wait_text("#settings-model", 10, |t| t.contains("intfloat--multilingual-e5-small")).await;
+    assert!(
+        fs::read_to_string(&config).unwrap().contains("model = \"intfloat/multilingual-e5-small\""),
+        "{}",
+        fs::read_to_string(&config).unwrap()
+    );
+    kept(&fs::read_to_string(&config).unwrap());
+    let hub_vectors = s.home().join("cache/vectors-intfloat--multilingual-e5-small.bin");
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while !hub_vectors.is_file() {
+        assert!(Instant::now() < deadline, "the chosen model's vectors were never written");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    s.screenshot("storage-hub-model").await;
+    s.client.execute(choose, vec![serde_json::json!("")]).await.unwrap();
+    s.click("#settings-model-use").await;
+    s.wait_text("#settings-model", 10, |t| t.contains("multilingual-e5-small-q4")).await;
+    assert!(!fs::read_to_string(&config).unwrap().contains("model = "), "{}", fs::read_to_string(&config).unwrap());
+    // Its toast would cover the buttons below until it goes.
+    s.wait_until("the toast is gone", "return document.querySelector('#toast').hidden === true;").await;
+
     // Chinese: the sections and a backend error, keyed by its code with the English beneath.
     s.set_language("zh").await;
     section(&s, "sources").await;

@@ -25,7 +25,7 @@ pub fn status(json: bool) -> anyhow::Result<Outcome> {
     let opts = ctx.listing_options()?;
     let Some(semantic) = ctx.registry.semantic() else { bail!("ranking by meaning is not set up for this store") };
     let readiness = ctx.registry.meaning(&opts.scopes)?.unwrap_or(Readiness::Off(String::new()));
-    let installed = super::model_hub::installed(ctx.storage().home().root());
+    let installed = skilldeck_core::semantic::installed_models(ctx.storage().home().root());
     let state = match &readiness {
         Readiness::Ready => "ready",
         Readiness::Pending { .. } => "pending",

@@ -239,20 +239,6 @@ fn check(staging: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The ids of the models installed in `$SKILLDECK_HOME/models/` (hub ids with their `/`).
-pub fn installed(home: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(home.join("models")) else { return Vec::new() };
-    let mut ids: Vec<String> = entries
-        .flatten()
-        .filter(|e| embed::is_model_dir(&e.path()))
-        .filter_map(|e| e.file_name().to_str().map(str::to_owned))
-        .filter(|n| !n.starts_with('.'))
-        .map(|n| if n == DEFAULT_MODEL_ID { n } else { n.replacen("--", "/", 1) })
-        .collect();
-    ids.sort();
-    ids
-}
-
 /// `skilldeck model use ID|default`: the model that ranks by meaning, which must be installed.
 pub fn use_model(id: &str) -> anyhow::Result<Outcome> {
     let home = skilldeck_core::SkilldeckHome::from_env()?;
@@ -260,7 +246,7 @@ pub fn use_model(id: &str) -> anyhow::Result<Outcome> {
     if let Some(id) = chosen {
         let dir: PathBuf = home.root().join("models").join(embed::folder_name(id));
         if !embed::is_model_dir(&dir) {
-            let have = installed(home.root());
+            let have = skilldeck_core::semantic::installed_models(home.root());
             bail!(
                 "{id} is not installed in {}; run `skilldeck model install {id}` first (installed: {})",
                 dir.display(),
