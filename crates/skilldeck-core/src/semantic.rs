@@ -182,7 +182,8 @@ impl Semantic {
         }
         Some(format!(
             "ranking by meaning is off: no embedding model in {} or beside the program; run ./scripts/setup (which \
-             unpacks one into .tools/models) and set SKILLDECK_MODELS_DIR to that folder, or `skilldeck model install PATH`",
+             unpacks one into .tools/models) and set SKILLDECK_MODELS_DIR to that folder, or `skilldeck model install PATH` \
+             (or OWNER/NAME, a model from the Hugging Face Hub)",
             self.root.join("models").display()
         ))
     }
