@@ -327,6 +327,7 @@ fn a_hub_id_that_is_not_there_or_has_no_safetensors_installs_nothing() {
     assert!(!out.status.success());
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("has no model nobody/no-such-model at revision main"), "{e}");
+    assert!(e.contains("if you meant a folder or file here, there is none at nobody/no-such-model"), "{e}");
     assert!(!env.home().join("models").exists() || fs::read_dir(env.home().join("models")).unwrap().next().is_none());
     assert!(!env.config().contains("model ="), "{}", env.config());
 }

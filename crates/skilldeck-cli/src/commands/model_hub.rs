@@ -137,7 +137,7 @@ pub fn install(hub: &HubRef) -> anyhow::Result<Outcome> {
     let fetched = client.get_capped(&info_url, 16 << 20).map_err(|e| match e {
         skilldeck_sources::http::HttpError::NotFound { .. } => anyhow::anyhow!(
             "{ep} has no model {id} at revision {revision}: check the id (owner/name, as on the model's page) and \
-             the revision"
+             the revision; if you meant a folder or file here, there is none at {id}"
         ),
         skilldeck_sources::http::HttpError::NeedsCredentials { .. } => anyhow::anyhow!(
             "{ep} asks for credentials for {id}: it is private or gated, and Skilldeck fetches public models only; \
