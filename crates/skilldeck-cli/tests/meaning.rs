@@ -328,6 +328,20 @@ fn a_hub_id_that_is_not_there_or_has_no_safetensors_installs_nothing() {
     let e = String::from_utf8_lossy(&out.stderr);
     assert!(e.contains("has no model nobody/no-such-model at revision main"), "{e}");
     assert!(e.contains("if you meant a folder or file here, there is none at nobody/no-such-model"), "{e}");
+    // An answer that is not the Hub's, or names a commit that is not one, fetches no file.
+    let api = hub._root.path().join("api/models").join(HUB_ID).join("revision/main");
+    for (answer, said) in [
+        ("<html>maintenance</html>".to_owned(), "did not answer with the Hub's model information"),
+        (serde_json::json!({ "sha": "../../../etc", "siblings": [] }).to_string(), "which is not one"),
+    ] {
+        fs::write(&api, answer).unwrap();
+        let before = hub.server.requests().len();
+        let out = env.hub(&hub, &["model", "install", HUB_ID]);
+        assert!(!out.status.success());
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(e.contains(said), "{e}");
+        assert_eq!(hub.server.requests().len(), before + 1, "only the API was asked");
+    }
     assert!(!env.home().join("models").exists() || fs::read_dir(env.home().join("models")).unwrap().next().is_none());
     assert!(!env.config().contains("model ="), "{}", env.config());
 }

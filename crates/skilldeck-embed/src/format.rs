@@ -117,17 +117,24 @@ pub(crate) fn f32s(b: &[u8]) -> Vec<f32> {
     b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
+/// Opens a model's weights file and reads its length: a file that is not there is `Missing`.
+pub(crate) fn open_weights(path: &Path) -> Result<(File, u64), EmbedError> {
+    let io = |source| EmbedError::Io { path: path.to_path_buf(), source };
+    let file = File::open(path).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            EmbedError::Missing { path: path.to_path_buf() }
+        } else {
+            io(source)
+        }
+    })?;
+    let len = file.metadata().map_err(io)?.len();
+    Ok((file, len))
+}
+
 impl ModelFile {
     /// Opens `path` and reads everything but the tensors' data.
     pub fn open(path: &Path) -> Result<(ModelFile, Vocab), EmbedError> {
-        let file = File::open(path).map_err(|source| {
-            if source.kind() == std::io::ErrorKind::NotFound {
-                EmbedError::Missing { path: path.to_path_buf() }
-            } else {
-                EmbedError::Io { path: path.to_path_buf(), source }
-            }
-        })?;
-        let len = file.metadata().map_err(|source| EmbedError::Io { path: path.to_path_buf(), source })?.len();
+        let (file, len) = open_weights(path)?;
         let mut h = Head { r: BufReader::with_capacity(1 << 16, &file), path };
         let magic = h.bytes(4, "the magic").map_err(|e| match e {
             EmbedError::Truncated { .. } => EmbedError::BadMagic { path: path.to_path_buf() },

@@ -17,7 +17,7 @@ use safetensors::Dtype;
 use serde::Deserialize;
 
 use crate::error::EmbedError;
-use crate::format::{f16_to_f32, read_at};
+use crate::format::{f16_to_f32, open_weights, read_at};
 use crate::weights::{Dims, Pooling, Source, WordTable};
 
 /// The model's configuration file.
@@ -288,14 +288,7 @@ impl Weights {
     pub fn open(dir: &Path) -> Result<Weights, EmbedError> {
         let dims = dims(dir)?;
         let path = dir.join(WEIGHTS_FILE);
-        let file = File::open(&path).map_err(|source| {
-            if source.kind() == std::io::ErrorKind::NotFound {
-                EmbedError::Missing { path: path.clone() }
-            } else {
-                EmbedError::Io { path: path.clone(), source }
-            }
-        })?;
-        let len = file.metadata().map_err(|source| EmbedError::Io { path: path.clone(), source })?.len();
+        let (file, len) = open_weights(&path)?;
         let mut n = [0u8; 8];
         read_at(&file, &path, 0, &mut n)?;
         let n = u64::from_le_bytes(n);
@@ -312,6 +305,8 @@ impl Weights {
         }
         let mut tensors = HashMap::new();
         for (name, info) in meta.tensors() {
+            // The crate checked each tensor's bytes against its shape and dtype, and the spans
+            // end within `data_len`, checked against the file above.
             let elements = info.shape.iter().product();
             let offset = data_start + info.data_offsets.0 as u64;
             tensors.insert(name, Entry { dtype: info.dtype, elements, offset });

@@ -184,3 +184,20 @@ fn an_xlm_roberta_checkpoint_numbers_positions_from_after_its_padding_id() {
     let long = TEXTS.join(" ").repeat(40);
     assert_eq!(xlmr.with_max_passage_tokens(10_000).passage_tokens(&long).unwrap().len(), 512);
 }
+
+#[test]
+fn a_header_whose_shape_says_more_than_its_bytes_is_refused() {
+    // The word table claims 250,037 × 384 f16 values but owns 16 bytes: reading a row would
+    // run into whatever follows.
+    let tmp = edited(|d| {
+        std::fs::remove_file(d.join("model.safetensors")).unwrap();
+        let header =
+            r#"{"embeddings.word_embeddings.weight":{"dtype":"F16","shape":[250037,384],"data_offsets":[0,16]}}"#;
+        let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+        bytes.extend_from_slice(header.as_bytes());
+        bytes.extend_from_slice(&[0u8; 16]);
+        std::fs::write(d.join("model.safetensors"), bytes).unwrap();
+    });
+    let msg = load_err(tmp.path());
+    assert!(msg.contains("model.safetensors") && msg.contains("safetensors header is not valid"), "{msg}");
+}
