@@ -121,3 +121,17 @@ pub fn error_text(e: &anyhow::Error) -> String {
     }
     line
 }
+
+/// A progress bar drawn on stderr in `template` when stderr is a terminal, hidden otherwise
+/// (so piped output and tests get no control characters).
+pub fn stderr_bar(template: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::hidden();
+    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(template)
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+    }
+    bar
+}

@@ -74,14 +74,7 @@ pub fn index() -> anyhow::Result<Outcome> {
         bail!("{reason}");
     }
     let set = ctx.registry.ranked_set(&opts.scopes)?;
-    let bar = indicatif::ProgressBar::hidden();
-    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} skills, {per_sec}, {eta} left")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-    }
+    let bar = output::stderr_bar("{bar:30} {pos}/{len} skills, {per_sec}, {eta} left");
     let started = std::time::Instant::now();
     let mut computed = 0;
     semantic.index_keeping(

@@ -87,22 +87,6 @@ fn url(s: &str) -> anyhow::Result<url::Url> {
     url::Url::parse(s).with_context(|| format!("{s} is not a URL; check $HF_ENDPOINT"))
 }
 
-/// A progress bar on a terminal, hidden otherwise.
-fn bar(file: &str) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::hidden();
-    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{msg} {bar:30} {bytes}/{total_bytes}, {bytes_per_sec}, {eta} left",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar.set_message(file.to_owned());
-    }
-    bar
-}
-
 /// A file being downloaded, hashed as it is written.
 struct Hashing<W> {
     out: W,
@@ -205,7 +189,8 @@ fn fetch_into(
         }
         let out = std::fs::File::create(&path).with_context(|| format!("could not create {}", path.display()))?;
         let mut sink = Hashing { out: std::io::BufWriter::new(out), hash: sha2::Sha256::new() };
-        let bar = bar(file);
+        let bar = crate::output::stderr_bar("{msg} {bar:30} {bytes}/{total_bytes}, {bytes_per_sec}, {eta} left");
+        bar.set_message((*file).to_owned());
         client
             .get_into(&from, MAX_FILE_BYTES, &mut sink, &mut |read, total| {
                 if let Some(total) = total {
