@@ -11,10 +11,12 @@
 //! the requests sharing a word with their skill. `--model DIR` ranks by meaning too, with the
 //! sentence-embedding model in DIR (vectors kept in `$TMPDIR/skilldeck-selection-vectors`, so a
 //! second run reuses them); with it, `--tune-fusion 1000,5000` searches the fusion's parameters
-//! on the tune split of those stores together.
+//! on the tune split of those stores together, and `--explore-fusion 1000,5000 [--also-model DIR]`
+//! compares other fusion functions (and a second model beside the first) the same way.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod data;
+mod explore;
 
 use data::Bench;
 use skilldeck_core::find;
@@ -50,9 +52,20 @@ fn main() {
     let (mut dir, mut corpus, mut misses, mut tune) = (PathBuf::from("bench/selection"), None, None, None);
     let mut shared = false;
     let (mut model, mut tune_fusion) = (None, None);
+    let (mut more_models, mut explore) = (Vec::new(), None);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--model" => model = Some(PathBuf::from(args.next().expect("--model DIR"))),
+            "--also-model" => more_models.push(PathBuf::from(args.next().expect("--also-model DIR"))),
+            "--explore-fusion" => {
+                explore = Some(
+                    args.next()
+                        .expect("--explore-fusion SIZES")
+                        .split(',')
+                        .map(|s| s.parse::<usize>().expect("a size"))
+                        .collect::<Vec<_>>(),
+                )
+            }
             "--tune-fusion" => {
                 tune_fusion = Some(
                     args.next()
@@ -95,6 +108,13 @@ fn main() {
         let root = std::env::temp_dir().join("skilldeck-selection-vectors");
         Semantic::with_model(&root, Some(dir))
     });
+    if let (Some(sizes), Some(semantic)) = (&explore, &semantic) {
+        let root = std::env::temp_dir().join("skilldeck-selection-vectors");
+        let mut all = vec![semantic];
+        let more: Vec<Semantic> = more_models.into_iter().map(|d| Semantic::with_model(&root, Some(d))).collect();
+        all.extend(more.iter());
+        return explore::run(&bench, &all, sizes);
+    }
     if let (Some(sizes), Some(semantic)) = (&tune_fusion, &semantic) {
         return grid_fusion(&bench, semantic, sizes);
     }
@@ -339,21 +359,18 @@ fn grid_fusion(bench: &Bench, semantic: &Semantic, sizes: &[usize]) {
     let mut best = Fusion::default();
     let mut best_score = score(best, "tune");
     println!("sizes {sizes:?}, (top-1, top-5) on tune; default {best:?}: {best_score:?}");
-    for k in [2.0, 5.0, 10.0, 20.0, 60.0] {
-        for dense in [0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0] {
-            for depth in [5, 10, 20, 50, 100] {
-                let f = Fusion { k, lexical: 1.0, dense, depth };
-                let sc = score(f, "tune");
-                if key(&sc) > key(&best_score) {
-                    best = f;
-                    best_score = sc;
-                    println!("better {best:?}: {best_score:?}");
-                }
-            }
+    for dense in [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.8, 1.0] {
+        let f = Fusion { lexical: 1.0, dense };
+        let sc = score(f, "tune");
+        println!("  {f:?}: {sc:?}");
+        if key(&sc) > key(&best_score) {
+            best = f;
+            best_score = sc;
         }
     }
+    println!("best {best:?}: {best_score:?}");
     let lexical_only = Fusion { dense: 0.0, ..best };
-    let meaning_only = Fusion { lexical: 0.0, depth: usize::MAX, ..best };
+    let meaning_only = Fusion { lexical: 0.0, ..best };
     println!("tune, words only: {:?}; meaning only: {:?}", score(lexical_only, "tune"), score(meaning_only, "tune"));
     // Looked at only after the search, never during it.
     println!(

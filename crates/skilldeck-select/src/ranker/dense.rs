@@ -73,52 +73,48 @@ pub fn passage(e: &SkillEntry) -> String {
     text
 }
 
-/// How the two rankings are fused: reciprocal rank fusion, each skill scoring
-/// `lexical / (k + its BM25 rank) + dense / (k + its meaning rank)`, where only skills some
-/// query word matched have a BM25 rank and only the `depth` nearest in meaning a meaning rank.
+/// How the two rankings are fused: a mix of the two scores, each made comparable first. A
+/// skill scores `lexical × its BM25 score / the best BM25 score + dense × max(0, z)`, where
+/// `z` is how many standard deviations its cosine to the request lies above the mean cosine of
+/// the skills being ranked: so the best word match counts 1, a skill only as close in meaning
+/// as an average one adds nothing, and one far closer than the rest adds in proportion.
 /// The defaults were chosen on the tune split of the selection benchmark, never its holdout.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fusion {
-    /// RRF's constant: larger flattens the difference between neighbouring ranks.
-    pub k: f32,
-    /// The weight of the BM25 ranking.
+    /// The weight of the BM25 score (as a share of the best one).
     pub lexical: f32,
-    /// The weight of the meaning ranking.
+    /// The weight of one standard deviation of closeness in meaning above the mean.
     pub dense: f32,
-    /// How many of the nearest skills in meaning take part.
-    pub depth: usize,
 }
 
 impl Default for Fusion {
     fn default() -> Self {
-        // Chosen by the selection example's `--tune-fusion 1000,5000` on the tune split, top-1
-        // plus top-5 summed over both stores: (top-1, top-5) of 252 were (117, 168) at 1,000 and
-        // (105, 153) at 5,000, against (112, 170) and (99, 146) for the earlier k = 5, meaning
-        // 1.5, depth 50 (tuned at 1,000 alone, it let look-alikes close in meaning take the first
-        // place at 5,000) and (105, 153) and (95, 139) for words alone. A small k lets each
-        // ranking's first places lead; only the five nearest in meaning take part.
-        Self { k: 2.0, lexical: 1.0, dense: 0.75, depth: 5 }
+        // Chosen by the selection example's `--tune-fusion 200,1000,5000` on the tune split,
+        // top-1 plus top-5 summed over the three stores: (top-1, top-5) of 252 were (147, 183),
+        // (126, 171) and (111, 155), against (137, 185), (117, 168) and (105, 153) for the
+        // reciprocal rank fusion it replaced (k 2, meaning 0.75, the 5 nearest), which used
+        // each skill's place in the two rankings but not by how much it led them.
+        Self { lexical: 1.0, dense: 0.35 }
     }
 }
 
 /// The skills at `positions`, best first by the fusion of `lexical` (BM25 scores by position,
-/// 0 for no match; may be empty) and `similar` (cosines by position): those either ranking
-/// placed, by fused score, then the rest by position (name order).
+/// 0 for no match; may be empty) and `similar` (cosines by position): those some query word
+/// matched or closer in meaning than the average, by fused score, then the rest by position
+/// (name order).
 pub fn fuse(lexical: &[f32], similar: &[f32], positions: &[usize], f: Fusion) -> Vec<Ranked> {
     let score = |s: &[f32], pos: usize| s.get(pos).copied().unwrap_or(0.0);
-    let mut fused = vec![0f32; positions.len()];
-    let mut by_lexical: Vec<usize> = (0..positions.len()).filter(|&i| score(lexical, positions[i]) > 0.0).collect();
-    by_lexical.sort_by(|&a, &b| score(lexical, positions[b]).total_cmp(&score(lexical, positions[a])));
-    for (rank, &i) in by_lexical.iter().enumerate() {
-        fused[i] += f.lexical / (f.k + rank as f32 + 1.0);
-    }
-    let mut by_meaning: Vec<usize> = (0..positions.len()).collect();
-    by_meaning.sort_by(|&a, &b| score(similar, positions[b]).total_cmp(&score(similar, positions[a])));
-    for (rank, &i) in by_meaning.iter().take(f.depth).enumerate() {
-        fused[i] += f.dense / (f.k + rank as f32 + 1.0);
-    }
+    let n = positions.len().max(1) as f32;
+    let best = positions.iter().map(|&p| score(lexical, p)).fold(0f32, f32::max);
+    let mean = positions.iter().map(|&p| score(similar, p)).sum::<f32>() / n;
+    let sd = (positions.iter().map(|&p| (score(similar, p) - mean).powi(2)).sum::<f32>() / n).sqrt();
+    let fused = |pos: usize| {
+        let words = if best > 0.0 { f.lexical * score(lexical, pos) / best } else { 0.0 };
+        let meaning = if sd > f32::EPSILON { f.dense * ((score(similar, pos) - mean) / sd).max(0.0) } else { 0.0 };
+        words + meaning
+    };
     let (mut hits, rest): (Vec<Ranked>, Vec<Ranked>) =
-        positions.iter().zip(&fused).map(|(&pos, &score)| Ranked { pos, score }).partition(|r| r.score > 0.0);
+        positions.iter().map(|&pos| Ranked { pos, score: fused(pos) }).partition(|r| r.score > 0.0);
     hits.sort_by(|a, b| b.score.total_cmp(&a.score));
     hits.extend(rest);
     hits
@@ -134,11 +130,28 @@ mod tests {
         // matched a word; position 1 neither and is far in meaning.
         let lexical = [2.0, 0.0, 0.0];
         let similar = [0.70, 0.10, 0.90];
-        let f = Fusion { depth: 2, ..Fusion::default() };
+        let f = Fusion::default();
         let ranked: Vec<usize> = fuse(&lexical, &similar, &[0, 1, 2], f).iter().map(|r| r.pos).collect();
         assert_eq!(ranked, vec![0, 2, 1]);
         let scores: Vec<f32> = fuse(&lexical, &similar, &[0, 1, 2], f).iter().map(|r| r.score).collect();
         assert!(scores[0] > scores[1] && scores[1] > 0.0 && scores[2] == 0.0, "{scores:?}");
+    }
+
+    #[test]
+    fn a_skill_far_closer_in_meaning_passes_a_slightly_better_word_match() {
+        // Positions 0 and 1 both matched words, 0 a little better; 1 is far closer in meaning
+        // than every other skill, 0 only as close as the rest.
+        let lexical = [1.0, 0.9, 0.0, 0.0, 0.0, 0.0];
+        let similar = [0.40, 0.90, 0.40, 0.60, 0.35, 0.40];
+        let all = [0, 1, 2, 3, 4, 5];
+        let ranked: Vec<usize> = fuse(&lexical, &similar, &all, Fusion::default()).iter().map(|r| r.pos).collect();
+        assert_eq!(ranked[..2], [1, 0]);
+        // Words alone keep BM25's order; meaning alone puts the closest first.
+        let words = Fusion { dense: 0.0, ..Fusion::default() };
+        assert_eq!(fuse(&lexical, &similar, &all, words)[0].pos, 0);
+        let meaning = Fusion { lexical: 0.0, ..Fusion::default() };
+        let ranked: Vec<usize> = fuse(&lexical, &similar, &all, meaning).iter().map(|r| r.pos).collect();
+        assert_eq!(ranked[..2], [1, 3]);
     }
 
     #[test]

@@ -115,9 +115,14 @@ impl SkillSet {
         self.rank_with(q, positions, Fusion::default())
     }
 
+    /// Every skill's BM25 score for `q` by position (0 for no match; empty for an empty query).
+    pub fn lexical_scores(&self, q: &Query) -> Vec<f32> {
+        if q.is_empty() { Vec::new() } else { self.index().scores(q) }
+    }
+
     /// [`rank`](Self::rank) with other fusion parameters (for tuning them).
     pub fn rank_with(&self, q: &Query, positions: &[usize], fusion: Fusion) -> Vec<Ranked> {
-        let scores = if q.is_empty() { Vec::new() } else { self.index().scores(q) };
+        let scores = self.lexical_scores(q);
         if let Some(d) = self.dense.get()
             && !q.text().is_empty()
             && let Some(similar) = d.similarities(q.text())

@@ -1,0 +1,221 @@
+//! `--explore-fusion SIZES [--also-model DIR]`: fusion functions other than the ranker's, each
+//! family's parameters searched on the tune split only (top-1 plus top-5 summed over the
+//! stores), its best then shown on holdout: reciprocal rank fusion (the ranker's fusion before
+//! 2026-12-04) and a mix of normalised scores (z-score, min-max, or the gap to the `depth`-th
+//! nearest), over the `--model` and optionally a second model's rankings as well.
+
+use crate::data::Bench;
+use skilldeck_core::ranker::{Query, SkillSet};
+use skilldeck_core::registry::ListedEntry;
+use skilldeck_core::semantic::Semantic;
+use std::sync::Arc;
+
+struct Case {
+    tune: bool,
+    expected: usize,
+    lex: Vec<f32>,
+    sims: Vec<Vec<f32>>,
+    lex_order: Vec<usize>,
+    sim_orders: Vec<Vec<usize>>,
+    stats: Vec<(f32, f32)>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Fn {
+    /// RRF: k, lexical weight, per-model weights (up to 2), depth.
+    Rrf { k: f32, w: [f32; 2], depth: usize },
+    /// lexical/max + Σ w · z-score of the cosine (over the store), only the `depth` nearest.
+    Cc { w: [f32; 2], norm: Norm, depth: usize },
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Norm {
+    Z,
+    ZPos,
+    MinMax,
+    TopGap,
+}
+
+fn ranks_of(scores: &[f32], pos: usize) -> usize {
+    let e = scores[pos];
+    scores.iter().enumerate().filter(|&(i, &s)| s > e || (s == e && i < pos)).count()
+}
+
+fn order(s: &[f32]) -> Vec<usize> {
+    let mut o: Vec<usize> = (0..s.len()).collect();
+    o.sort_by(|&a, &b| s[b].total_cmp(&s[a]));
+    o
+}
+
+fn fused(c: &Case, f: Fn) -> Vec<f32> {
+    let n = c.sims[0].len();
+    let mut out = vec![0f32; n];
+    match f {
+        Fn::Rrf { k, w, depth } => {
+            for (r, &i) in
+                c.lex_order.iter().enumerate().take_while(|(_, i)| c.lex.get(**i).copied().unwrap_or(0.0) > 0.0)
+            {
+                out[i] += 1.0 / (k + r as f32 + 1.0);
+            }
+            for (m, by_meaning) in c.sim_orders.iter().enumerate() {
+                for (r, &i) in by_meaning.iter().take(depth).enumerate() {
+                    out[i] += w[m] / (k + r as f32 + 1.0);
+                }
+            }
+        }
+        Fn::Cc { w, norm, depth } => {
+            let max = c.lex.iter().copied().fold(0f32, f32::max);
+            if max > 0.0 {
+                for (o, l) in out.iter_mut().zip(&c.lex) {
+                    *o += l / max;
+                }
+            }
+            for (m, s) in c.sims.iter().enumerate() {
+                let o = &c.sim_orders[m];
+                let (mean, sd) = c.stats[m];
+                let (top, min) = (s[o[0]], s[o[n - 1]]);
+                let floor = s[o[depth.min(n - 1)]];
+                for &i in o.iter().take(depth) {
+                    let v = match norm {
+                        Norm::Z => (s[i] - mean) / sd,
+                        Norm::ZPos => ((s[i] - mean) / sd).max(0.0),
+                        Norm::MinMax => (s[i] - min) / (top - min).max(1e-6),
+                        Norm::TopGap => (s[i] - floor) / (top - floor).max(1e-6),
+                    };
+                    out[i] += w[m] * v;
+                }
+            }
+        }
+    }
+    out
+}
+
+fn score(cases: &[Vec<Case>], f: Fn, tune: bool) -> Vec<(usize, usize)> {
+    cases
+        .iter()
+        .map(|cs| {
+            let (mut t1, mut t5) = (0, 0);
+            for c in cs.iter().filter(|c| c.tune == tune) {
+                let r = ranks_of(&fused(c, f), c.expected);
+                t1 += usize::from(r == 0);
+                t5 += usize::from(r < 5);
+            }
+            (t1, t5)
+        })
+        .collect()
+}
+
+pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
+    let cases: Vec<Vec<Case>> = sizes
+        .iter()
+        .map(|&size| {
+            let store: Vec<ListedEntry> =
+                bench.store(size).iter().map(|s| ListedEntry { entry: Arc::new(s.entry()), shadowed: false }).collect();
+            let first = SkillSet::of(&store);
+            let sets: Vec<SkillSet> = semantics
+                .iter()
+                .map(|sem| {
+                    let set = SkillSet::build(first.entries().to_vec());
+                    sem.index(&set, |_, _| {}).expect("the model runs");
+                    set
+                })
+                .collect();
+            bench
+                .requests
+                .iter()
+                .filter_map(|r| {
+                    let expected = first.entries().iter().position(|e| e.name == r.expected)?;
+                    let q = Query::new(&r.text);
+                    let mut lex = first.lexical_scores(&q);
+                    lex.resize(first.entries().len(), 0.0);
+                    let sims = sets.iter().map(|s| s.dense().unwrap().similarities(&r.text).unwrap()).collect();
+                    let sims: Vec<Vec<f32>> = sims;
+                    let n = lex.len() as f32;
+                    let stats = sims
+                        .iter()
+                        .map(|s| {
+                            let mean = s.iter().sum::<f32>() / n;
+                            (mean, (s.iter().map(|x| (x - mean).powi(2)).sum::<f32>() / n).sqrt().max(1e-6))
+                        })
+                        .collect();
+                    Some(Case {
+                        tune: r.split == "tune",
+                        expected,
+                        lex_order: order(&lex),
+                        sim_orders: sims.iter().map(|s| order(s)).collect(),
+                        stats,
+                        lex,
+                        sims,
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let models = semantics.len();
+    let key = |s: &[(usize, usize)]| s.iter().map(|(a, b)| a + b).sum::<usize>();
+    let mut fams: Vec<(&str, Vec<Fn>)> = Vec::new();
+    let ws: Vec<f32> = vec![0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0];
+    let pairs: Vec<[f32; 2]> = ws
+        .iter()
+        .flat_map(|&a| ws.iter().map(move |&b| [a, b]))
+        .filter(|w| models == 2 || w[1] == 0.0)
+        .filter(|w| w[0] + w[1] > 0.0)
+        .collect();
+    let mut rrf = Vec::new();
+    for k in [1.0, 2.0, 5.0, 10.0, 60.0] {
+        for &w in &pairs {
+            for depth in [5, 10, 20, 50, 100] {
+                rrf.push(Fn::Rrf { k, w, depth });
+            }
+        }
+    }
+    fams.push(("rrf", rrf));
+    let only_z = std::env::var("EXPLORE_Z").is_ok();
+    if only_z {
+        fams.clear();
+    }
+    for (name, norm) in
+        [("cc-z", Norm::Z), ("cc-zpos", Norm::ZPos), ("cc-minmax", Norm::MinMax), ("cc-topgap", Norm::TopGap)]
+    {
+        if only_z && !matches!(norm, Norm::Z | Norm::ZPos) {
+            continue;
+        }
+        let cw: Vec<f32> = match norm {
+            Norm::Z | Norm::ZPos => vec![0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6],
+            _ => vec![0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0],
+        };
+        let mut v = Vec::new();
+        for &a in &cw {
+            for &b in &cw {
+                if (models == 1 && b != 0.0) || a + b == 0.0 {
+                    continue;
+                }
+                for depth in [5, 10, 20, 50, 100, 1000, usize::MAX] {
+                    v.push(Fn::Cc { w: [a, b], norm, depth });
+                }
+            }
+        }
+        fams.push((name, v));
+    }
+    for (name, fs) in fams {
+        let mut best = (fs[0], score(&cases, fs[0], true));
+        for &f in &fs[1..] {
+            let s = score(&cases, f, true);
+            if key(&s) > key(&best.1) {
+                best = (f, s);
+            }
+        }
+        println!("{name}: best on tune {:?} {:?}; holdout {:?}", best.0, best.1, score(&cases, best.0, false));
+        if only_z {
+            for &f in &fs {
+                if let Fn::Cc { depth: usize::MAX, .. } = f {
+                    println!("  {f:?}: tune {:?} holdout {:?}", score(&cases, f, true), score(&cases, f, false));
+                }
+            }
+        }
+    }
+    let lexical = Fn::Cc { w: [0.0, 0.0], norm: Norm::Z, depth: 1 };
+    println!("words alone: tune {:?}; holdout {:?}", score(&cases, lexical, true), score(&cases, lexical, false));
+    let ours = Fn::Rrf { k: 2.0, w: [0.75, 0.0], depth: 5 };
+    println!("the default: tune {:?}; holdout {:?}", score(&cases, ours, true), score(&cases, ours, false));
+}
