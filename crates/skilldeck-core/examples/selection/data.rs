@@ -2,7 +2,7 @@
 //! the distractors that fill a store to a size (real skills from a corpus folder, else generated).
 //! Shared by the core's `selection` example and the agent's `selection_loop` example.
 
-use skilldeck_core::registry::SkillEntry;
+use skilldeck_core::registry::{ListedEntry, SkillEntry};
 use skilldeck_core::storage::Summary;
 use skilldeck_core::{Revision, Scope};
 use std::collections::{BTreeMap, BTreeSet};
@@ -199,6 +199,14 @@ impl Bench {
         let made = want.saturating_sub(self.pool.real.len());
         out.extend(generated(made));
         out
+    }
+
+    /// [`store`](Self::store) as the registry lists it: every skill valid, none shadowed.
+    pub fn listed(&self, size: usize) -> Vec<ListedEntry> {
+        self.store(size)
+            .iter()
+            .map(|s| ListedEntry { entry: std::sync::Arc::new(s.entry()), shadowed: false })
+            .collect()
     }
 
     /// How many of a store of `size` are real skills from the corpus, and how many generated.

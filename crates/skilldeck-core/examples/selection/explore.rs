@@ -6,9 +6,7 @@
 
 use crate::data::Bench;
 use skilldeck_core::ranker::{Query, SkillSet};
-use skilldeck_core::registry::ListedEntry;
 use skilldeck_core::semantic::Semantic;
-use std::sync::Arc;
 
 struct Case {
     tune: bool,
@@ -109,8 +107,7 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
     let cases: Vec<Vec<Case>> = sizes
         .iter()
         .map(|&size| {
-            let store: Vec<ListedEntry> =
-                bench.store(size).iter().map(|s| ListedEntry { entry: Arc::new(s.entry()), shadowed: false }).collect();
+            let store = bench.listed(size);
             let first = SkillSet::of(&store);
             let sets: Vec<SkillSet> = semantics
                 .iter()

@@ -24,7 +24,6 @@ use skilldeck_core::listing::{self, ListingOptions, Shown};
 use skilldeck_core::ranker::Fusion;
 use skilldeck_core::ranker::analyze::terms;
 use skilldeck_core::ranker::{DocText, Index, Params, Query, SkillSet};
-use skilldeck_core::registry::ListedEntry;
 use skilldeck_core::semantic::Semantic;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -42,6 +41,11 @@ fn quantile(sorted: &[Duration], q: f64) -> f64 {
     sorted.get(i).map_or(0.0, |d| d.as_secs_f64() * 1e6)
 }
 
+/// `1000,5000` as sizes.
+fn sizes(list: String) -> Vec<usize> {
+    list.split(',').map(|s| s.parse::<usize>().expect("a size")).collect()
+}
+
 /// Whether a request is written in Chinese (holds a CJK unified ideograph).
 fn is_chinese(text: &str) -> bool {
     text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
@@ -57,24 +61,8 @@ fn main() {
         match a.as_str() {
             "--model" => model = Some(PathBuf::from(args.next().expect("--model DIR"))),
             "--also-model" => more_models.push(PathBuf::from(args.next().expect("--also-model DIR"))),
-            "--explore-fusion" => {
-                explore = Some(
-                    args.next()
-                        .expect("--explore-fusion SIZES")
-                        .split(',')
-                        .map(|s| s.parse::<usize>().expect("a size"))
-                        .collect::<Vec<_>>(),
-                )
-            }
-            "--tune-fusion" => {
-                tune_fusion = Some(
-                    args.next()
-                        .expect("--tune-fusion SIZES")
-                        .split(',')
-                        .map(|s| s.parse::<usize>().expect("a size"))
-                        .collect::<Vec<_>>(),
-                )
-            }
+            "--explore-fusion" => explore = Some(sizes(args.next().expect("--explore-fusion SIZES"))),
+            "--tune-fusion" => tune_fusion = Some(sizes(args.next().expect("--tune-fusion SIZES"))),
             "--corpus" => corpus = Some(PathBuf::from(args.next().expect("--corpus DIR"))),
             "--shared" => shared = true,
             "--tune" => tune = Some(args.next().expect("--tune SIZE").parse::<usize>().expect("a size")),
@@ -146,8 +134,7 @@ fn main() {
         "skills (real+made)  split    reqs  top-1   top-5  in-full  find@5  find@1  tokens(max) over  rank p50/p95 (µs)  listing p50/p95 (µs)"
     );
     for size in SIZES {
-        let store: Vec<ListedEntry> =
-            bench.store(size).iter().map(|s| ListedEntry { entry: Arc::new(s.entry()), shadowed: false }).collect();
+        let store = bench.listed(size);
         let set = SkillSet::of(&store);
         if let Some(semantic) = &semantic {
             let t = Instant::now();
@@ -331,8 +318,7 @@ fn grid_fusion(bench: &Bench, semantic: &Semantic, sizes: &[usize]) {
     let stores: Vec<Arc<SkillSet>> = sizes
         .iter()
         .map(|&size| {
-            let store: Vec<ListedEntry> =
-                bench.store(size).iter().map(|s| ListedEntry { entry: Arc::new(s.entry()), shadowed: false }).collect();
+            let store = bench.listed(size);
             let set = SkillSet::of(&store);
             semantic.index(&set, |_, _| {}).expect("the model runs");
             set
