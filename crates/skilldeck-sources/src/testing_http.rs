@@ -28,6 +28,10 @@ pub enum Route {
     Redirect(String),
     /// Serves the file with this `Content-Type` instead of the one its name gives.
     ContentType(String),
+    /// Serves the file only to a request carrying `Authorization: Bearer <token>`; answers
+    /// `401` to one without it and `403` to one with another token (as the Hugging Face Hub
+    /// answers for a gated model).
+    NeedsToken(String),
 }
 
 /// One request the server received.
@@ -39,6 +43,8 @@ pub struct Request {
     pub path: String,
     /// The `User-Agent` header, when sent.
     pub user_agent: Option<String>,
+    /// The `Authorization` header, when sent.
+    pub authorization: Option<String>,
 }
 
 struct Shared {
@@ -122,14 +128,16 @@ fn serve(shared: &Shared, mut stream: TcpStream) -> std::io::Result<()> {
     let mut first = lines.next().unwrap_or_default().split(' ');
     let method = first.next().unwrap_or_default().to_owned();
     let path = first.next().unwrap_or_default().to_owned();
-    let user_agent = lines
-        .filter_map(|l| l.split_once(':'))
-        .find(|(k, _)| k.trim().eq_ignore_ascii_case("user-agent"))
-        .map(|(_, v)| v.trim().to_owned());
+    let headers: Vec<(&str, &str)> = lines.filter_map(|l| l.split_once(':')).collect();
+    let header = |name: &str| {
+        headers.iter().find(|(k, _)| k.trim().eq_ignore_ascii_case(name)).map(|(_, v)| v.trim().to_owned())
+    };
+    let (user_agent, authorization) = (header("user-agent"), header("authorization"));
     shared.requests.lock().unwrap_or_else(PoisonError::into_inner).push(Request {
         method: method.clone(),
         path: path.clone(),
         user_agent,
+        authorization: authorization.clone(),
     });
     let route = shared.routes.lock().unwrap_or_else(PoisonError::into_inner).get(&path).cloned();
     let file = file_under(&shared.root, &path);
@@ -157,14 +165,20 @@ fn serve(shared: &Shared, mut stream: TcpStream) -> std::io::Result<()> {
             stall(shared);
             Ok(())
         }
+        Some(Route::NeedsToken(token)) if authorization.as_deref() != Some(&format!("Bearer {token}")) => {
+            let status = if authorization.is_some() { 403 } else { 401 };
+            respond(&mut stream, status, "text/plain", &[], b"access to this model is restricted", head_only)
+        }
         Some(Route::ContentType(content_type)) => match file.and_then(|f| std::fs::read(f).ok()) {
             Some(body) => respond(&mut stream, 200, &content_type, &[], &body, head_only),
             None => respond(&mut stream, 404, "text/plain", &[], b"not found", head_only),
         },
-        None => match file.and_then(|f| std::fs::read(&f).ok().map(|b| (content_type_of(&f), b))) {
-            Some((content_type, body)) => respond(&mut stream, 200, content_type, &[], &body, head_only),
-            None => respond(&mut stream, 404, "text/plain", &[], b"not found", head_only),
-        },
+        None | Some(Route::NeedsToken(_)) => {
+            match file.and_then(|f| std::fs::read(&f).ok().map(|b| (content_type_of(&f), b))) {
+                Some((content_type, body)) => respond(&mut stream, 200, content_type, &[], &body, head_only),
+                None => respond(&mut stream, 404, "text/plain", &[], b"not found", head_only),
+            }
+        }
     }
 }
 

@@ -9,13 +9,15 @@
 //! folder, the model must load and embed a sentence there, and only then does it replace
 //! `$SKILLDECK_HOME/models/<owner>--<name>/` and become `[listing] model` in config.toml.
 //! `SOURCE.json` beside the files records where they came from and their SHA-256.
+//! `$HF_TOKEN`, when set, is sent as a bearer token to the Hub (never to the CDN it redirects
+//! large files to, and never written down), for private and gated models.
 
 use crate::output::{Outcome, outln};
 use anyhow::{Context as _, bail};
 use serde::Deserialize;
 use sha2::Digest as _;
 use skilldeck_core::embed::{self, DEFAULT_MODEL_ID, Embedder, hf};
-use skilldeck_sources::http::{HttpClient, HttpOptions};
+use skilldeck_sources::http::{BearerToken, HttpClient, HttpOptions};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -110,12 +112,22 @@ impl<W: std::io::Write> std::io::Write for Hashing<W> {
 pub fn install(hub: &HubRef) -> anyhow::Result<Outcome> {
     let home = skilldeck_core::SkilldeckHome::from_env()?;
     let ep = endpoint();
+    let token = std::env::var("HF_TOKEN").ok().filter(|t| !t.trim().is_empty());
+    let bearer_token = match token.as_deref().map(BearerToken::new) {
+        None => None,
+        Some(Some(t)) => Some(t),
+        Some(None) => bail!(
+            "$HF_TOKEN is not a Hugging Face access token (it holds spaces or other characters a token has not); set it to the token as the Hub shows it, or unset it"
+        ),
+    };
     let options = HttpOptions {
         max_body_bytes: MAX_FILE_BYTES,
         total_timeout: Duration::from_secs(3600),
+        bearer_token,
         ..HttpOptions::default()
     };
     let client = HttpClient::new(options)?;
+    let with_token = client.options().bearer_token.is_some();
     let HubRef { id, revision } = hub;
     let info_url = url(&format!("{ep}/api/models/{id}/revision/{revision}"))?;
     let fetched = client.get_capped(&info_url, 16 << 20).map_err(|e| match e {
@@ -123,10 +135,7 @@ pub fn install(hub: &HubRef) -> anyhow::Result<Outcome> {
             "{ep} has no model {id} at revision {revision}: check the id (owner/name, as on the model's page) and \
              the revision; if you meant a folder or file here, there is none at {id}"
         ),
-        skilldeck_sources::http::HttpError::NeedsCredentials { .. } => anyhow::anyhow!(
-            "{ep} asks for credentials for {id}: it is private or gated, and Skilldeck fetches public models only; \
-             download it yourself and run `skilldeck model install FOLDER`"
-        ),
+        skilldeck_sources::http::HttpError::NeedsCredentials { status, .. } => refused(&ep, id, status, with_token),
         e => anyhow::Error::from(e).context(format!("could not ask {ep} about {id}")),
     })?;
     let info: RevisionInfo = serde_json::from_slice(&fetched.bytes)
@@ -171,6 +180,22 @@ pub fn install(hub: &HubRef) -> anyhow::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
+/// The Hub's 401 or 403 for `id`, said with what to do about it.
+fn refused(ep: &str, id: &str, status: u16, with_token: bool) -> anyhow::Error {
+    if with_token {
+        anyhow::anyhow!(
+            "{ep} refused the token in $HF_TOKEN for {id} (status {status}): accept the model's conditions on its \
+             page with the account the token belongs to, or make a token that may read it"
+        )
+    } else {
+        anyhow::anyhow!(
+            "{ep} asks for credentials for {id} (status {status}): it is private or gated; set $HF_TOKEN to a \
+             Hugging Face access token of an account that may read it (after accepting its conditions on the \
+             model's page), or download it yourself and run `skilldeck model install FOLDER`"
+        )
+    }
+}
+
 /// Fetches `files` of `hub` at `commit` into `staging`, with `SOURCE.json`.
 fn fetch_into(
     client: &HttpClient,
@@ -197,6 +222,12 @@ fn fetch_into(
                     bar.set_length(total);
                 }
                 bar.set_position(read);
+            })
+            .map_err(|e| match e {
+                skilldeck_sources::http::HttpError::NeedsCredentials { status, .. } => {
+                    refused(ep, &hub.id, status, client.options().bearer_token.is_some())
+                }
+                e => anyhow::Error::from(e),
             })
             .with_context(|| format!("could not download {file} of {}", hub.id))?;
         bar.finish_and_clear();
