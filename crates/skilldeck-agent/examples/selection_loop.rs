@@ -208,7 +208,7 @@ async fn main() {
                     assert!(ws.join(".skills").join(g).join("SKILL.md").is_file(), "{g} not mounted");
                 }
                 right += usize::from(got.as_deref() == Some(r.expected.as_str()));
-                if base_url.is_some() {
+                if base_url.is_some() || show {
                     let how = if searched(session.history()) { "searched, " } else { "" };
                     println!("  {:?} wants {}: {how}loaded {got:?}", r.text, r.expected);
                     if show {

@@ -30,6 +30,9 @@ enum Fn {
 enum Norm {
     Z,
     ZPos,
+    /// The positive z-score divided by √(2 ln n), about the largest z-score among n skills,
+    /// so meaning weighs alike in a small store and a large one.
+    ZScaled,
     MinMax,
     TopGap,
 }
@@ -77,6 +80,7 @@ fn fused(c: &Case, f: Fn) -> Vec<f32> {
                     let v = match norm {
                         Norm::Z => (s[i] - mean) / sd,
                         Norm::ZPos => ((s[i] - mean) / sd).max(0.0),
+                        Norm::ZScaled => ((s[i] - mean) / sd).max(0.0) / (2.0 * (n as f32).ln()).sqrt().max(1.0),
                         Norm::MinMax => (s[i] - min) / (top - min).max(1e-6),
                         Norm::TopGap => (s[i] - floor) / (top - floor).max(1e-6),
                     };
@@ -171,14 +175,19 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
     if only_z {
         fams.clear();
     }
-    for (name, norm) in
-        [("cc-z", Norm::Z), ("cc-zpos", Norm::ZPos), ("cc-minmax", Norm::MinMax), ("cc-topgap", Norm::TopGap)]
-    {
-        if only_z && !matches!(norm, Norm::Z | Norm::ZPos) {
+    for (name, norm) in [
+        ("cc-z", Norm::Z),
+        ("cc-zpos", Norm::ZPos),
+        ("cc-zscaled", Norm::ZScaled),
+        ("cc-minmax", Norm::MinMax),
+        ("cc-topgap", Norm::TopGap),
+    ] {
+        if only_z && !matches!(norm, Norm::ZPos | Norm::ZScaled) {
             continue;
         }
         let cw: Vec<f32> = match norm {
             Norm::Z | Norm::ZPos => vec![0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6],
+            Norm::ZScaled => vec![0.0, 0.5, 0.75, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.75, 2.0, 2.5],
             _ => vec![0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0],
         };
         let mut v = Vec::new();

@@ -345,7 +345,7 @@ fn grid_fusion(bench: &Bench, semantic: &Semantic, sizes: &[usize]) {
     let mut best = Fusion::default();
     let mut best_score = score(best, "tune");
     println!("sizes {sizes:?}, (top-1, top-5) on tune; default {best:?}: {best_score:?}");
-    for dense in [0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.8, 1.0] {
+    for dense in [0.5, 0.75, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.75, 2.0, 2.5] {
         let f = Fusion { lexical: 1.0, dense };
         let sc = score(f, "tune");
         println!("  {f:?}: {sc:?}");
