@@ -30,6 +30,16 @@ fn assert_comments(path: &Path) -> String {
     text
 }
 
+/// Waits up to 10 s for the file at `path` to hold `needle` (the app writes it once the save's
+/// round trip ends, which the page may show before).
+async fn wait_file(path: &Path, needle: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !fs::read_to_string(path).is_ok_and(|t| t.contains(needle)) {
+        assert!(Instant::now() < deadline, "{} never held {needle}", path.display());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 /// An OpenAI-compatible server on loopback answering every chat request with `answer`,
 /// streamed as the real API does; returns its base URL.
 async fn model_server(answer: &'static str) -> String {
@@ -212,6 +222,8 @@ async fn settings_edit_config_toml_like_the_cli_and_keep_every_comment() {
     s.type_into("#settings-max_memory_mib", "2048").await;
     s.click("#settings-shell-save").await;
     s.wait_until("saved", "return document.querySelector('#settings-shell-error').textContent === '' && document.querySelector('#settings-network').checked;").await;
+    // Both hold before the save's round trip ends too: wait for the file itself.
+    wait_file(&config, "max_memory_mib = 2048").await;
     let text = assert_comments(&config);
     for line in [
         "network = true",
