@@ -112,14 +112,17 @@ impl<W: std::io::Write> std::io::Write for Hashing<W> {
 pub fn install(hub: &HubRef) -> anyhow::Result<Outcome> {
     let home = skilldeck_core::SkilldeckHome::from_env()?;
     let ep = endpoint();
-    let token = std::env::var("HF_TOKEN").ok().filter(|t| !t.trim().is_empty());
-    let bearer_token = match token.as_deref().map(BearerToken::new) {
-        None => None,
-        Some(Some(t)) => Some(t),
-        Some(None) => bail!(
-            "$HF_TOKEN is not a Hugging Face access token (it holds spaces or other characters a token has not); set it to the token as the Hub shows it, or unset it"
-        ),
-    };
+    // A blank $HF_TOKEN is no token; one that cannot be a token is refused before any request.
+    let bearer_token = std::env::var("HF_TOKEN")
+        .ok()
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| {
+            BearerToken::new(&t).context(
+                "$HF_TOKEN is not a Hugging Face access token (it holds spaces or other characters a token has \
+                 not); set it to the token as the Hub shows it, or unset it",
+            )
+        })
+        .transpose()?;
     let options = HttpOptions {
         max_body_bytes: MAX_FILE_BYTES,
         total_timeout: Duration::from_secs(3600),
@@ -127,7 +130,6 @@ pub fn install(hub: &HubRef) -> anyhow::Result<Outcome> {
         ..HttpOptions::default()
     };
     let client = HttpClient::new(options)?;
-    let with_token = client.options().bearer_token.is_some();
     let HubRef { id, revision } = hub;
     let info_url = url(&format!("{ep}/api/models/{id}/revision/{revision}"))?;
     let fetched = client.get_capped(&info_url, 16 << 20).map_err(|e| match e {
@@ -135,7 +137,7 @@ pub fn install(hub: &HubRef) -> anyhow::Result<Outcome> {
             "{ep} has no model {id} at revision {revision}: check the id (owner/name, as on the model's page) and \
              the revision; if you meant a folder or file here, there is none at {id}"
         ),
-        skilldeck_sources::http::HttpError::NeedsCredentials { status, .. } => refused(&ep, id, status, with_token),
+        skilldeck_sources::http::HttpError::NeedsCredentials { status, .. } => refused(&client, &ep, id, status),
         e => anyhow::Error::from(e).context(format!("could not ask {ep} about {id}")),
     })?;
     let info: RevisionInfo = serde_json::from_slice(&fetched.bytes)
@@ -180,9 +182,9 @@ pub fn install(hub: &HubRef) -> anyhow::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-/// The Hub's 401 or 403 for `id`, said with what to do about it.
-fn refused(ep: &str, id: &str, status: u16, with_token: bool) -> anyhow::Error {
-    if with_token {
+/// The Hub's 401 or 403 for `id` to `client`, said with what to do about it.
+fn refused(client: &HttpClient, ep: &str, id: &str, status: u16) -> anyhow::Error {
+    if client.options().bearer_token.is_some() {
         anyhow::anyhow!(
             "{ep} refused the token in $HF_TOKEN for {id} (status {status}): accept the model's conditions on its \
              page with the account the token belongs to, or make a token that may read it"
@@ -225,7 +227,7 @@ fn fetch_into(
             })
             .map_err(|e| match e {
                 skilldeck_sources::http::HttpError::NeedsCredentials { status, .. } => {
-                    refused(ep, &hub.id, status, client.options().bearer_token.is_some())
+                    refused(client, ep, &hub.id, status)
                 }
                 e => anyhow::Error::from(e),
             })

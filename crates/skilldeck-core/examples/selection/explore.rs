@@ -222,6 +222,10 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
     }
     let lexical = Fn::Cc { w: [0.0, 0.0], norm: Norm::Z, depth: 1 };
     println!("words alone: tune {:?}; holdout {:?}", score(&cases, lexical, true), score(&cases, lexical, false));
-    let ours = Fn::Rrf { k: 2.0, w: [0.75, 0.0], depth: 5 };
-    println!("the default: tune {:?}; holdout {:?}", score(&cases, ours, true), score(&cases, ours, false));
+    let former = Fn::Rrf { k: 2.0, w: [0.75, 0.0], depth: 5 };
+    println!(
+        "the former rank fusion: tune {:?}; holdout {:?}",
+        score(&cases, former, true),
+        score(&cases, former, false)
+    );
 }

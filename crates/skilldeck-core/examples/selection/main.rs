@@ -92,12 +92,9 @@ fn main() {
     if let Some(size) = tune {
         return grid(&bench, size);
     }
-    let semantic = model.map(|dir| {
-        let root = std::env::temp_dir().join("skilldeck-selection-vectors");
-        Semantic::with_model(&root, Some(dir))
-    });
+    let root = std::env::temp_dir().join("skilldeck-selection-vectors");
+    let semantic = model.map(|dir| Semantic::with_model(&root, Some(dir)));
     if let (Some(sizes), Some(semantic)) = (&explore, &semantic) {
-        let root = std::env::temp_dir().join("skilldeck-selection-vectors");
         let mut all = vec![semantic];
         let more: Vec<Semantic> = more_models.into_iter().map(|d| Semantic::with_model(&root, Some(d))).collect();
         all.extend(more.iter());
