@@ -99,3 +99,22 @@ fn a_document_without_when_to_use_scores_as_before() {
     assert!(after[0] > 0.0);
     assert_eq!(with.why(1, &Query::new("exported")), vec![("exported".to_owned(), vec![Field::WhenToUse])]);
 }
+
+#[test]
+fn the_model_reads_the_name_description_and_when_to_use_but_not_the_chinese_or_the_headings() {
+    let e = entry(
+        "invoice-organizer",
+        "description: Sort receipts and invoices into folders.\ndescription_zh: \"整理发票和收据\"\nwhen_to_use: Before the accountant asks for them.\n",
+    );
+    let text = skilldeck_select::ranker::dense::passage(&e.entry);
+    // The parts are joined as they always were (a description's own full stop kept), so a
+    // skill without `description_zh` keeps the vector cached for it.
+    assert_eq!(
+        text,
+        "invoice organizer. Sort receipts and invoices into folders.. Before the accountant asks for them."
+    );
+    assert!(!text.contains("发票") && !text.contains("Steps"), "{text}");
+    // BM25 still reads the Chinese description: its words find the skill.
+    let found = find::find(&[e], &ListingOptions::default(), "整理发票", find::DEFAULT_LIMIT);
+    assert_eq!(found.first().map(|f| f.name.as_str()), Some("invoice-organizer"));
+}

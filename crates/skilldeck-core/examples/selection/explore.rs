@@ -2,14 +2,20 @@
 //! family's parameters searched on the tune split only (top-1 plus top-5 summed over the
 //! stores), its best then shown on holdout: reciprocal rank fusion (the ranker's fusion before
 //! 2026-12-04) and a mix of normalised scores (z-score, min-max, or the gap to the `depth`-th
-//! nearest), over the `--model` and optionally a second model's rankings as well.
+//! nearest), over the `--model` and optionally a second model's rankings as well. Each
+//! family's lines also give the Chinese requests alone (`zh`). `EXPLORE_Z=1` keeps to the
+//! z-score families and prints each weight; `EXPLORE_PASSAGE` changes the text the model reads
+//! (see [`passage_variant`]).
 
 use crate::data::Bench;
+use skilldeck_core::entry::SkillEntry;
 use skilldeck_core::ranker::{Query, SkillSet};
 use skilldeck_core::semantic::Semantic;
+use std::sync::Arc;
 
 struct Case {
     tune: bool,
+    zh: bool,
     expected: usize,
     lex: Vec<f32>,
     sims: Vec<Vec<f32>>,
@@ -93,11 +99,15 @@ fn fused(c: &Case, f: Fn) -> Vec<f32> {
 }
 
 fn score(cases: &[Vec<Case>], f: Fn, tune: bool) -> Vec<(usize, usize)> {
+    score_where(cases, f, |c| c.tune == tune)
+}
+
+fn score_where(cases: &[Vec<Case>], f: Fn, keep: impl std::ops::Fn(&Case) -> bool) -> Vec<(usize, usize)> {
     cases
         .iter()
         .map(|cs| {
             let (mut t1, mut t5) = (0, 0);
-            for c in cs.iter().filter(|c| c.tune == tune) {
+            for c in cs.iter().filter(|c| keep(c)) {
                 let r = ranks_of(&fused(c, f), c.expected);
                 t1 += usize::from(r == 0);
                 t5 += usize::from(r < 5);
@@ -105,6 +115,36 @@ fn score(cases: &[Vec<Case>], f: Fn, tune: bool) -> Vec<(usize, usize)> {
             (t1, t5)
         })
         .collect()
+}
+
+/// `EXPLORE_PASSAGE`: what the model reads of each skill, to measure which text helps: unset,
+/// the ranker's own passage; `zh`, with `description_zh` after the description (the passage
+/// before 2026-12-04); `maxzh`, a second vector of `description_zh` alone, a skill's closeness
+/// the nearer of its two; `headings` or `headingsN`, with all or the first N headings of
+/// SKILL.md; `noname`, without the name.
+fn passage_variant(e: &Arc<SkillEntry>) -> Arc<SkillEntry> {
+    passage_as(e, &std::env::var("EXPLORE_PASSAGE").unwrap_or_default())
+}
+
+fn passage_as(e: &Arc<SkillEntry>, variant: &str) -> Arc<SkillEntry> {
+    let mut x = (**e).clone();
+    let desc = x.listing_description().to_owned();
+    let zh = x.meta.description_zh.clone().filter(|z| !z.trim().is_empty());
+    match variant {
+        "" | "maxzh" => return e.clone(),
+        "zh" => x.one_line = zh.map(|zh| format!("{desc}. {zh}")).or(Some(desc)),
+        "zhonly" => x.one_line = zh.or(Some(desc)),
+        "noname" => x.name = String::new(),
+        v if v.starts_with("headings") => {
+            let n: usize = v.trim_start_matches("headings").parse().unwrap_or(usize::MAX);
+            let h: Vec<&str> = x.headings.iter().take(n).map(String::as_str).collect();
+            if !h.is_empty() {
+                x.one_line = Some(format!("{desc}. {}", h.join(". ")));
+            }
+        }
+        other => panic!("EXPLORE_PASSAGE={other}: one of zh, maxzh, headings, headingsN, noname"),
+    }
+    Arc::new(x)
 }
 
 pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
@@ -116,11 +156,25 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
             let sets: Vec<SkillSet> = semantics
                 .iter()
                 .map(|sem| {
-                    let set = SkillSet::build(first.entries().to_vec());
+                    let set = SkillSet::build(first.entries().iter().map(passage_variant).collect());
                     sem.index(&set, |_, _| {}).expect("the model runs");
                     set
                 })
                 .collect();
+            // `maxzh`: a second vector of the Chinese description alone; a skill's closeness
+            // is the nearer of its two.
+            let zh_sets: Option<Vec<SkillSet>> =
+                (std::env::var("EXPLORE_PASSAGE").as_deref() == Ok("maxzh")).then(|| {
+                    semantics
+                        .iter()
+                        .map(|sem| {
+                            let set =
+                                SkillSet::build(first.entries().iter().map(|e| passage_as(e, "zhonly")).collect());
+                            sem.index(&set, |_, _| {}).expect("the model runs");
+                            set
+                        })
+                        .collect()
+                });
             bench
                 .requests
                 .iter()
@@ -129,8 +183,14 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
                     let q = Query::new(&r.text);
                     let mut lex = first.lexical_scores(&q);
                     lex.resize(first.entries().len(), 0.0);
-                    let sims = sets.iter().map(|s| s.dense().unwrap().similarities(&r.text).unwrap()).collect();
-                    let sims: Vec<Vec<f32>> = sims;
+                    let mut sims: Vec<Vec<f32>> =
+                        sets.iter().map(|s| s.dense().unwrap().similarities(&r.text).unwrap()).collect();
+                    if let Some(zs) = &zh_sets {
+                        for (s, z) in sims.iter_mut().zip(zs) {
+                            let zv = z.dense().unwrap().similarities(&r.text).unwrap();
+                            s.iter_mut().zip(zv).for_each(|(a, b)| *a = a.max(b));
+                        }
+                    }
                     let n = lex.len() as f32;
                     let stats = sims
                         .iter()
@@ -141,6 +201,7 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
                         .collect();
                     Some(Case {
                         tune: r.split == "tune",
+                        zh: r.text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
                         expected,
                         lex_order: order(&lex),
                         sim_orders: sims.iter().map(|s| order(s)).collect(),
@@ -216,12 +277,22 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
             for &f in &fs {
                 if let Fn::Cc { depth: usize::MAX, .. } = f {
                     println!("  {f:?}: tune {:?} holdout {:?}", score(&cases, f, true), score(&cases, f, false));
+                    println!(
+                        "    zh: tune {:?} holdout {:?}",
+                        score_where(&cases, f, |c| c.tune && c.zh),
+                        score_where(&cases, f, |c| !c.tune && c.zh)
+                    );
                 }
             }
         }
     }
     let lexical = Fn::Cc { w: [0.0, 0.0], norm: Norm::Z, depth: 1 };
     println!("words alone: tune {:?}; holdout {:?}", score(&cases, lexical, true), score(&cases, lexical, false));
+    println!(
+        "  zh: tune {:?} holdout {:?}",
+        score_where(&cases, lexical, |c| c.tune && c.zh),
+        score_where(&cases, lexical, |c| !c.tune && c.zh)
+    );
     let former = Fn::Rrf { k: 2.0, w: [0.75, 0.0], depth: 5 };
     println!(
         "the former rank fusion: tune {:?}; holdout {:?}",
