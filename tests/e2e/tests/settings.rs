@@ -259,11 +259,7 @@ async fn settings_edit_config_toml_like_the_cli_and_keep_every_comment() {
     s.wait_until("suggestions are on", "return document.querySelector('#settings-suggest').checked === true;").await;
     s.click("#settings-suggest").await;
     s.wait_until("suggestions are off", "return document.querySelector('#settings-suggest').checked === false;").await;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !fs::read_to_string(&config).unwrap().contains("suggest = false") {
-        assert!(Instant::now() < deadline, "suggest = false was not written");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    wait_file(&config, "suggest = false").await;
     let text = assert_comments(&config);
     assert!(text.contains("budget_tokens = 3000") && text.contains("pinned = [\"pdf\"]"), "{text}");
     assert!(s.text_of("#settings-tier").await.contains("lab is ultra"));

@@ -5,7 +5,7 @@
 //! nearest), over the `--model` and optionally a second model's rankings as well. Each
 //! family's lines also give the Chinese requests alone (`zh`). `EXPLORE_Z=1` keeps to the
 //! z-score families and prints each weight; `EXPLORE_PASSAGE` changes the text the model reads
-//! (see [`passage_variant`]).
+//! (see [`passage_as`]).
 
 use crate::data::Bench;
 use skilldeck_core::entry::SkillEntry;
@@ -117,15 +117,12 @@ fn score_where(cases: &[Vec<Case>], f: Fn, keep: impl std::ops::Fn(&Case) -> boo
         .collect()
 }
 
-/// `EXPLORE_PASSAGE`: what the model reads of each skill, to measure which text helps: unset,
+/// Skill `e` as the model reads it under `EXPLORE_PASSAGE` (`variant`), to measure which text
+/// helps: unset,
 /// the ranker's own passage; `zh`, with `description_zh` after the description (the passage
 /// before 2026-12-04); `maxzh`, a second vector of `description_zh` alone, a skill's closeness
 /// the nearer of its two; `headings` or `headingsN`, with all or the first N headings of
 /// SKILL.md; `noname`, without the name.
-fn passage_variant(e: &Arc<SkillEntry>) -> Arc<SkillEntry> {
-    passage_as(e, &std::env::var("EXPLORE_PASSAGE").unwrap_or_default())
-}
-
 fn passage_as(e: &Arc<SkillEntry>, variant: &str) -> Arc<SkillEntry> {
     let mut x = (**e).clone();
     let desc = x.listing_description().to_owned();
@@ -148,33 +145,27 @@ fn passage_as(e: &Arc<SkillEntry>, variant: &str) -> Arc<SkillEntry> {
 }
 
 pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
+    let variant = std::env::var("EXPLORE_PASSAGE").unwrap_or_default();
     let cases: Vec<Vec<Case>> = sizes
         .iter()
         .map(|&size| {
             let store = bench.listed(size);
             let first = SkillSet::of(&store);
-            let sets: Vec<SkillSet> = semantics
-                .iter()
-                .map(|sem| {
-                    let set = SkillSet::build(first.entries().iter().map(passage_variant).collect());
-                    sem.index(&set, |_, _| {}).expect("the model runs");
-                    set
-                })
-                .collect();
+            // Each model's vectors of the skills as `variant` has them.
+            let indexed = |variant: &str| -> Vec<SkillSet> {
+                semantics
+                    .iter()
+                    .map(|sem| {
+                        let set = SkillSet::build(first.entries().iter().map(|e| passage_as(e, variant)).collect());
+                        sem.index(&set, |_, _| {}).expect("the model runs");
+                        set
+                    })
+                    .collect()
+            };
+            let sets = indexed(&variant);
             // `maxzh`: a second vector of the Chinese description alone; a skill's closeness
             // is the nearer of its two.
-            let zh_sets: Option<Vec<SkillSet>> =
-                (std::env::var("EXPLORE_PASSAGE").as_deref() == Ok("maxzh")).then(|| {
-                    semantics
-                        .iter()
-                        .map(|sem| {
-                            let set =
-                                SkillSet::build(first.entries().iter().map(|e| passage_as(e, "zhonly")).collect());
-                            sem.index(&set, |_, _| {}).expect("the model runs");
-                            set
-                        })
-                        .collect()
-                });
+            let zh_sets = (variant == "maxzh").then(|| indexed("zhonly"));
             bench
                 .requests
                 .iter()
@@ -201,7 +192,7 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
                         .collect();
                     Some(Case {
                         tune: r.split == "tune",
-                        zh: r.text.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                        zh: crate::is_chinese(&r.text),
                         expected,
                         lex_order: order(&lex),
                         sim_orders: sims.iter().map(|s| order(s)).collect(),
