@@ -1,51 +1,48 @@
-//! The encoder: BERT with post-layer-norm blocks and erf-GELU, run in f32 on candle's CPU
-//! backend. The layers' weights are read (and dequantized) once, at load, from a [`Source`];
-//! the word-embedding table stays in the file ([`WordTable`]) and only the rows of the tokens
-//! being embedded are read.
+//! The encoder: BERT with post-layer-norm blocks and erf-GELU (`vector.rs`), one sequence at a time, in f32
+//! with the linear layers' weights in bfloat16 ([`Packed`]). The layers' weights are read (and
+//! dequantized) once, at load, from a [`Source`]; the word-embedding table stays in the file
+//! ([`WordTable`]) and only the rows of the tokens being embedded are read.
+//!
+//! A request runs on the calling thread, its linear layers split across the cores; a batch of
+//! passages runs one sequence per core. One sequence at a time needs no padding and no mask.
 
-use candle_core::{Device, Tensor};
+use pulp::{Arch, Simd, WithSimd};
+use rayon::prelude::*;
 
 use crate::error::EmbedError;
+use crate::linear::Packed;
+use crate::vector::{axpy, dot, gelu};
 use crate::weights::{Dims, Pooling, Source, WordTable};
-
-/// Below this many rows, a linear layer multiplies as W · xᵀ.
-const SMALL: usize = 64;
-
-/// A linear layer with its weight stored as `[out, in]`, as the checkpoint has it.
-struct Linear {
-    w: Tensor,
-    b: Tensor,
-}
-
-impl Linear {
-    fn forward(&self, x: &Tensor) -> Result<Tensor, EmbedError> {
-        // `w` is `[out, in]`. For few rows, W · xᵀ keeps gemm's wide side on the weights.
-        let rows = x.dim(0)?;
-        let y = if rows < SMALL { self.w.matmul(&x.t()?)?.t()? } else { x.matmul(&self.w.t()?)? };
-        Ok(y.broadcast_add(&self.b)?)
-    }
-}
 
 /// A layer norm's scale and shift.
 struct Norm {
-    w: Tensor,
-    b: Tensor,
+    w: Vec<f32>,
+    b: Vec<f32>,
 }
 
 impl Norm {
-    fn forward(&self, x: &Tensor, eps: f32) -> Result<Tensor, EmbedError> {
-        Ok(candle_nn::ops::layer_norm(x, &self.w, &self.b, eps)?)
+    /// Normalises each row of `x` (rows of `w.len()` values) in place.
+    fn apply(&self, x: &mut [f32], eps: f32) {
+        let h = self.w.len() as f32;
+        for row in x.chunks_exact_mut(self.w.len()) {
+            let mean = row.iter().sum::<f32>() / h;
+            let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / h;
+            let inv = 1.0 / (var + eps).sqrt();
+            for ((v, w), b) in row.iter_mut().zip(&self.w).zip(&self.b) {
+                *v = (*v - mean) * inv * w + b;
+            }
+        }
     }
 }
 
 /// One encoder block.
 struct Layer {
-    /// Query, key and value projections side by side: one matmul for the three.
-    qkv: Linear,
-    attn_out: Linear,
+    /// Query, key and value projections side by side: one product for the three.
+    qkv: Packed,
+    attn_out: Packed,
     attn_norm: Norm,
-    ff_in: Linear,
-    ff_out: Linear,
+    ff_in: Packed,
+    ff_out: Packed,
     out_norm: Norm,
 }
 
@@ -54,25 +51,21 @@ pub(crate) struct Bert {
     words: Box<dyn WordTable>,
     dims: Dims,
     pooling: Pooling,
-    /// Position embeddings then the token-type-0 embedding, `max_pos × hidden` + `hidden`.
+    /// Position embeddings, `max_pos × hidden`.
     pos: Vec<f32>,
+    /// The token-type-0 embedding, `hidden`.
     type0: Vec<f32>,
     emb_norm: Norm,
     layers: Vec<Layer>,
 }
 
-/// `[rows, cols]` f32 weights from the file.
-fn weight_t(f: &dyn Source, name: &str, rows: usize, cols: usize) -> Result<Tensor, EmbedError> {
-    let v = f.tensor(name, rows * cols)?;
-    Ok(Tensor::from_vec(v, (rows, cols), &Device::Cpu)?)
-}
-
-fn vector(f: &dyn Source, name: &str, n: usize) -> Result<Tensor, EmbedError> {
-    Ok(Tensor::from_vec(f.tensor(name, n)?, n, &Device::Cpu)?)
-}
-
 fn norm(f: &dyn Source, prefix: &str, h: usize) -> Result<Norm, EmbedError> {
-    Ok(Norm { w: vector(f, &format!("{prefix}.w"), h)?, b: vector(f, &format!("{prefix}.b"), h)? })
+    Ok(Norm { w: f.tensor(&format!("{prefix}.w"), h)?, b: f.tensor(&format!("{prefix}.b"), h)? })
+}
+
+/// The linear layer `{prefix}.w` (`[out, inp]`) and `{prefix}.b` from the file.
+fn linear(f: &dyn Source, prefix: &str, out: usize, inp: usize) -> Result<Packed, EmbedError> {
+    Ok(Packed::new(&f.tensor(&format!("{prefix}.w"), out * inp)?, f.tensor(&format!("{prefix}.b"), out)?, out, inp))
 }
 
 impl Bert {
@@ -80,27 +73,28 @@ impl Bert {
     pub fn load(file: &dyn Source, words: Box<dyn WordTable>, pooling: Pooling) -> Result<Bert, EmbedError> {
         let d = file.dims();
         let (h, ff) = (d.hidden, d.ff);
+        if h == 0 || d.heads == 0 || h % d.heads != 0 {
+            return Err(EmbedError::Compute(format!("a hidden size of {h} does not split into {} heads", d.heads)));
+        }
         let pos = file.tensor("emb.pos", d.max_pos * h)?;
         let types = file.tensor("emb.type", d.type_vocab * h)?;
-        let type0 = types[..h].to_vec();
+        let type0 = types.get(..h).map(<[f32]>::to_vec).unwrap_or_else(|| vec![0.0; h]);
         let emb_norm = norm(file, "emb.ln", h)?;
         let mut layers = Vec::with_capacity(d.layers);
         for l in 0..d.layers {
             let n = |s: &str| format!("l{l}.{s}");
-            let q = weight_t(file, &n("q.w"), h, h)?;
-            let k = weight_t(file, &n("k.w"), h, h)?;
-            let v = weight_t(file, &n("v.w"), h, h)?;
-            let qkv_w = Tensor::cat(&[&q, &k, &v], 0)?.contiguous()?;
-            let qkv_b = Tensor::cat(
-                &[vector(file, &n("q.b"), h)?, vector(file, &n("k.b"), h)?, vector(file, &n("v.b"), h)?],
-                0,
-            )?;
+            let mut qkv_w = file.tensor(&n("q.w"), h * h)?;
+            qkv_w.extend(file.tensor(&n("k.w"), h * h)?);
+            qkv_w.extend(file.tensor(&n("v.w"), h * h)?);
+            let mut qkv_b = file.tensor(&n("q.b"), h)?;
+            qkv_b.extend(file.tensor(&n("k.b"), h)?);
+            qkv_b.extend(file.tensor(&n("v.b"), h)?);
             layers.push(Layer {
-                qkv: Linear { w: qkv_w, b: qkv_b },
-                attn_out: Linear { w: weight_t(file, &n("ao.w"), h, h)?, b: vector(file, &n("ao.b"), h)? },
+                qkv: Packed::new(&qkv_w, qkv_b, 3 * h, h),
+                attn_out: linear(file, &n("ao"), h, h)?,
                 attn_norm: norm(file, &n("aln"), h)?,
-                ff_in: Linear { w: weight_t(file, &n("fi.w"), ff, h)?, b: vector(file, &n("fi.b"), ff)? },
-                ff_out: Linear { w: weight_t(file, &n("fo.w"), h, ff)?, b: vector(file, &n("fo.b"), h)? },
+                ff_in: linear(file, &n("fi"), ff, h)?,
+                ff_out: linear(file, &n("fo"), h, ff)?,
                 out_norm: norm(file, &n("oln"), h)?,
             });
         }
@@ -117,88 +111,112 @@ impl Bert {
         self.dims.positions()
     }
 
-    /// Word-embedding row `id`, read from the table, added into `dst`.
-    fn add_word_row(&self, id: u32, dst: &mut [f32]) -> Result<(), EmbedError> {
-        let id = id as usize;
-        if id >= self.dims.vocab {
-            return Err(EmbedError::Compute(format!("token id {id} is outside the vocabulary")));
+    /// Pooled, L2-normalised embeddings of token sequences, in order: one sequence on this
+    /// thread with its products split across the cores, several one per core.
+    pub fn embed_batch(&self, seqs: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        match seqs {
+            [one] => Ok(vec![self.embed(one, true)?]),
+            _ => seqs.par_iter().map(|s| self.embed(s, false)).collect(),
         }
-        self.words.add_row(id, dst)
     }
 
-    /// Pooled, L2-normalised embeddings of token sequences run as one padded batch. Each
-    /// sequence has at most `max_positions()` ids.
-    pub fn embed_batch(&self, seqs: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedError> {
+    /// The pooled, unit-length embedding of one sequence of at most `max_positions()` ids.
+    fn embed(&self, ids: &[u32], split: bool) -> Result<Vec<f32>, EmbedError> {
         let d = self.dims;
         let h = d.hidden;
-        let b = seqs.len();
-        let t = seqs.iter().map(Vec::len).max().unwrap_or(0);
-        if b == 0 || t == 0 {
-            return Ok(vec![Vec::new(); b]);
+        let t = ids.len();
+        if t == 0 {
+            return Ok(Vec::new());
         }
         if t > d.positions() {
             return Err(EmbedError::Compute(format!("{t} tokens exceed the model's {} positions", d.positions())));
         }
-        // Embeddings: word + position + token type 0, padding rows left at zero.
-        let mut x = vec![0f32; b * t * h];
-        for (s, ids) in seqs.iter().enumerate() {
-            for (p, &id) in ids.iter().enumerate() {
-                let dst = &mut x[(s * t + p) * h..(s * t + p + 1) * h];
-                let row = p + d.pos_offset;
-                let pos = &self.pos[row * h..(row + 1) * h];
-                for ((o, &pv), &tv) in dst.iter_mut().zip(pos).zip(&self.type0) {
-                    *o = pv + tv;
-                }
-                self.add_word_row(id, dst)?;
+        // Embeddings: word + position + token type 0.
+        let mut x = vec![0f32; t * h];
+        for (p, (&id, dst)) in ids.iter().zip(x.chunks_exact_mut(h)).enumerate() {
+            let row = p + d.pos_offset;
+            let pos = &self.pos[row * h..(row + 1) * h];
+            for ((o, &pv), &tv) in dst.iter_mut().zip(pos).zip(&self.type0) {
+                *o = pv + tv;
             }
+            let id = id as usize;
+            if id >= d.vocab {
+                return Err(EmbedError::Compute(format!("token id {id} is outside the vocabulary")));
+            }
+            self.words.add_row(id, dst)?;
         }
-        let mut x = Tensor::from_vec(x, (b * t, h), &Device::Cpu)?;
-        x = self.emb_norm.forward(&x, d.eps)?;
-        // Padded keys get a large negative score so no real token attends to them.
-        let mask = if seqs.iter().all(|s| s.len() == t) {
-            None
-        } else {
-            let m: Vec<f32> =
-                seqs.iter().flat_map(|s| (0..t).map(move |p| if p < s.len() { 0.0 } else { -1e9 })).collect();
-            Some(Tensor::from_vec(m, (b, 1, 1, t), &Device::Cpu)?)
-        };
-        let (nh, hd) = (d.heads, h / d.heads);
-        let scale = 1.0 / (hd as f64).sqrt();
+        self.emb_norm.apply(&mut x, d.eps);
+        let arch = Arch::new();
         for l in &self.layers {
-            let qkv = l.qkv.forward(&x)?.reshape((b, t, 3, nh, hd))?.permute((2, 0, 3, 1, 4))?.contiguous()?;
-            let q = (qkv.get(0)? * scale)?;
-            let k = qkv.get(1)?;
-            let v = qkv.get(2)?;
-            let mut scores = q.matmul(&k.t()?)?;
-            if let Some(m) = &mask {
-                scores = scores.broadcast_add(m)?;
-            }
-            let att = candle_nn::ops::softmax_last_dim(&scores)?;
-            let ctx = att.matmul(&v)?.transpose(1, 2)?.reshape((b * t, h))?;
-            x = l.attn_norm.forward(&(x + l.attn_out.forward(&ctx)?)?, d.eps)?;
-            let ff = l.ff_out.forward(&l.ff_in.forward(&x)?.gelu_erf()?)?;
-            x = l.out_norm.forward(&(x + ff)?, d.eps)?;
+            let qkv = l.qkv.forward(&x, split);
+            let mut ctx = vec![0f32; t * h];
+            arch.dispatch(Attention { qkv: &qkv, ctx: &mut ctx, tokens: t, hidden: h, heads: d.heads });
+            add(&mut x, &l.attn_out.forward(&ctx, split));
+            l.attn_norm.apply(&mut x, d.eps);
+            let mut ff = l.ff_in.forward(&x, split);
+            gelu(&mut ff, split);
+            add(&mut x, &l.ff_out.forward(&ff, split));
+            l.out_norm.apply(&mut x, d.eps);
         }
-        // Mean over each sequence's own tokens (or its first token), then unit length.
-        let x = x.reshape((b, t, h))?;
-        let all = x.flatten_all()?.to_vec1::<f32>()?;
-        let mut out = Vec::with_capacity(b);
-        for (s, ids) in seqs.iter().enumerate() {
-            let mut v = vec![0f32; h];
-            let pooled = match self.pooling {
-                Pooling::Mean => ids.len(),
-                Pooling::Cls => 1,
-            };
-            for p in 0..pooled {
-                let row = &all[(s * t + p) * h..(s * t + p + 1) * h];
-                v.iter_mut().zip(row).for_each(|(a, r)| *a += r);
-            }
-            let n = pooled.max(1) as f32;
-            v.iter_mut().for_each(|a| *a /= n);
-            let norm = v.iter().map(|a| a * a).sum::<f32>().sqrt().max(1e-12);
-            v.iter_mut().for_each(|a| *a /= norm);
-            out.push(v);
+        // Mean over the tokens (or the first token), then unit length.
+        let pooled = match self.pooling {
+            Pooling::Mean => t,
+            Pooling::Cls => 1,
+        };
+        let mut v = vec![0f32; h];
+        for row in x.chunks_exact(h).take(pooled) {
+            v.iter_mut().zip(row).for_each(|(a, r)| *a += r);
         }
-        Ok(out)
+        let n = v.iter().map(|a| a * a).sum::<f32>().sqrt().max(1e-12);
+        v.iter_mut().for_each(|a| *a /= n);
+        Ok(v)
+    }
+}
+
+/// `x += y`, element by element.
+fn add(x: &mut [f32], y: &[f32]) {
+    x.iter_mut().zip(y).for_each(|(a, b)| *a += b);
+}
+
+/// Scaled dot-product attention over every head of one sequence: `qkv` holds each token's
+/// query, key and value side by side (`tokens × 3·hidden`); the result goes into `ctx`
+/// (`tokens × hidden`).
+struct Attention<'a> {
+    qkv: &'a [f32],
+    ctx: &'a mut [f32],
+    tokens: usize,
+    hidden: usize,
+    heads: usize,
+}
+
+impl WithSimd for Attention<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        let (t, h) = (self.tokens, self.hidden);
+        let hd = h / self.heads;
+        let scale = 1.0 / (hd as f32).sqrt();
+        let row = |i: usize, part: usize, head: usize| &self.qkv[i * 3 * h + part * h + head * hd..][..hd];
+        let mut scores = vec![0f32; t];
+        for head in 0..self.heads {
+            for (i, out) in self.ctx.chunks_exact_mut(h).enumerate() {
+                let q = row(i, 0, head);
+                let mut max = f32::NEG_INFINITY;
+                for (j, s) in scores.iter_mut().enumerate() {
+                    *s = dot(simd, q, row(j, 1, head)) * scale;
+                    max = max.max(*s);
+                }
+                let mut sum = 0.0;
+                for s in scores.iter_mut() {
+                    *s = (*s - max).exp();
+                    sum += *s;
+                }
+                let out = &mut out[head * hd..(head + 1) * hd];
+                for (j, s) in scores.iter().enumerate() {
+                    axpy(simd, s / sum, row(j, 2, head), out);
+                }
+            }
+        }
     }
 }

@@ -58,13 +58,8 @@ pub enum EmbedError {
         /// The digest of the file as read (hex).
         actual: String,
     },
-    /// The tensor library failed while running the model (a bug, or out of memory).
+    /// The model could not be run on this input (a shape the weights do not fit, a token
+    /// outside the vocabulary), or an export could not be written.
     #[error("the embedding model failed while computing: {0}")]
     Compute(String),
-}
-
-impl From<candle_core::Error> for EmbedError {
-    fn from(e: candle_core::Error) -> Self {
-        EmbedError::Compute(e.to_string())
-    }
 }

