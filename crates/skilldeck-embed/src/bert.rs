@@ -154,7 +154,7 @@ impl Bert {
             add(&mut x, &l.attn_out.forward(&ctx, split));
             l.attn_norm.apply(&mut x, d.eps);
             let mut ff = l.ff_in.forward(&x, split);
-            gelu(&mut ff, split);
+            gelu(&mut ff);
             add(&mut x, &l.ff_out.forward(&ff, split));
             l.out_norm.apply(&mut x, d.eps);
         }

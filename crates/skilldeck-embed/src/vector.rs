@@ -3,7 +3,6 @@
 //! GELU with a rational approximation of erf.
 
 use pulp::{Arch, Simd, WithSimd};
-use rayon::prelude::*;
 
 /// `a · b`.
 #[inline(always)]
@@ -81,14 +80,10 @@ impl WithSimd for Gelu<'_> {
     }
 }
 
-/// GELU in place; a large block is split across the cores when `split`.
-pub(crate) fn gelu(x: &mut [f32], split: bool) {
-    let arch = Arch::new();
-    if split && x.len() >= 8192 {
-        x.par_chunks_mut(x.len().div_ceil(2)).for_each(|c| arch.dispatch(Gelu(c)));
-    } else {
-        arch.dispatch(Gelu(x));
-    }
+/// GELU in place. (Splitting a request's block between the cores cost more in waking the other
+/// thread than it saved.)
+pub(crate) fn gelu(x: &mut [f32]) {
+    Arch::new().dispatch(Gelu(x));
 }
 
 #[cfg(test)]
@@ -100,7 +95,7 @@ mod tests {
         // Every 1/1000 from -10 to 10, through the vector path and its scalar tail (1 value).
         let xs: Vec<f32> = (-10_000..=10_000).map(|i| i as f32 / 1000.0).collect();
         let mut got = xs.clone();
-        gelu(&mut got, false);
+        gelu(&mut got);
         let mut worst = 0f32;
         for (x, g) in xs.iter().zip(&got) {
             let exact = 0.5 * x * (1.0 + libm::erff(x * std::f32::consts::FRAC_1_SQRT_2));
