@@ -63,7 +63,7 @@ pub const MODEL_SHA256: &str = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc67394
 /// indexing speed: a skill's name and description fit, and the cost grows with the length.
 pub const DEFAULT_MAX_PASSAGE_TOKENS: usize = 128;
 
-/// A loaded embedding model. Loading costs about 0.16 s and 55 MB of memory; embedding
+/// A loaded embedding model. Loading costs about 65 ms and 55 MB of memory; embedding
 /// takes `&self`, so one `Embedder` can be shared between threads.
 pub struct Embedder {
     tokenizer: Tokens,

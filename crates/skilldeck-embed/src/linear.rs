@@ -10,7 +10,6 @@
 //! sums stay in f32; bfloat16 keeps 8 bits of each weight's mantissa, finer than the 4-bit
 //! shipped model it came from.
 
-use half::bf16;
 use pulp::{Arch, Simd, WithSimd};
 use rayon::prelude::*;
 
@@ -55,17 +54,15 @@ impl Packed {
     /// values; missing ones count as zero).
     pub fn new(weight: &[f32], mut bias: Vec<f32>, outputs: usize, inputs: usize) -> Packed {
         let (pi, po) = (inputs.next_multiple_of(2), outputs.next_multiple_of(LANES));
-        let w = |o: usize, k: usize| {
-            if o < outputs && k < inputs { weight.get(o * inputs + k).copied().unwrap_or(0.0) } else { 0.0 }
-        };
-        let bf16 = |v: f32| u32::from(bf16::from_f32(v).to_bits());
         let mut panels = vec![0u32; po * pi / 2];
-        for (p, panel) in panels.chunks_exact_mut(pi / 2 * LANES).enumerate() {
-            for (k, lane) in panel.chunks_exact_mut(LANES).enumerate() {
-                for (j, v) in lane.iter_mut().enumerate() {
-                    let o = p * LANES + j;
-                    *v = bf16(w(o, 2 * k)) | bf16(w(o, 2 * k + 1)) << 16;
-                }
+        // Row by row of the weight as stored (its reads in order), each output's lane of its
+        // panel filled; the padding stays zero.
+        let mut row16 = vec![0u32; pi];
+        for (o, row) in weight.chunks_exact(inputs.max(1)).take(outputs).enumerate() {
+            row16.iter_mut().zip(row).for_each(|(b, &v)| *b = to_bf16(v));
+            let panel = &mut panels[o / LANES * (pi / 2 * LANES)..][..pi / 2 * LANES];
+            for (lane, pair) in panel.iter_mut().skip(o % LANES).step_by(LANES).zip(row16.chunks_exact(2)) {
+                *lane = pair[0] | pair[1] << 16;
             }
         }
         bias.resize(po, 0.0);
@@ -114,6 +111,13 @@ impl Packed {
         }
         y
     }
+}
+
+/// The bits of `v` rounded to the nearest bfloat16 (ties to even), in the low half. No branch, so
+/// a row converts in vector instructions; a NaN weight, which no model has, is not kept apart.
+fn to_bf16(v: f32) -> u32 {
+    let b = v.to_bits();
+    b.wrapping_add(0x7fff + ((b >> 16) & 1)) >> 16
 }
 
 /// One call of the kernel, for `pulp` to compile and run with the processor's instructions:
@@ -220,6 +224,7 @@ fn tile<S: Simd, const V: usize, const N: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use half::bf16;
 
     /// The plain product, in f64, of the weights rounded to bfloat16 as the layer keeps them.
     fn reference(w: &[f32], b: &[f32], x: &[f32], outputs: usize, inputs: usize) -> Vec<f32> {
@@ -292,6 +297,15 @@ mod tests {
         }
         for (name, got) in got {
             assert_close(&got, &want, name);
+        }
+    }
+
+    #[test]
+    fn rounds_to_bfloat16_as_the_half_crate_does() {
+        for v in
+            values(10_000, 13).into_iter().chain([0.0, -0.0, 1e-40, 3.4e38, -3.4e38, f32::INFINITY, 1.0 + 1.0 / 256.0])
+        {
+            assert_eq!(to_bf16(v), u32::from(bf16::from_f32(v).to_bits()), "{v}");
         }
     }
 
