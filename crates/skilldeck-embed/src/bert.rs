@@ -1,7 +1,7 @@
-//! The encoder: BERT with post-layer-norm blocks and erf-GELU (`vector.rs`), one sequence at a time, in f32
-//! with the linear layers' weights in bfloat16 ([`Packed`]). The layers' weights are read (and
-//! dequantized) once, at load, from a [`Source`]; the word-embedding table stays in the file
-//! ([`WordTable`]) and only the rows of the tokens being embedded are read.
+//! The encoder: BERT with post-layer-norm blocks and erf-GELU (`vector.rs`), one sequence at a
+//! time, in f32 with the linear layers' weights in bfloat16 ([`Packed`]). The layers' weights are
+//! read (and dequantized) once, at load, from a [`Source`]; the word-embedding table stays in the
+//! file ([`WordTable`]) and only the rows of the tokens being embedded are read.
 //!
 //! A request runs on the calling thread, its linear layers split across the cores; a batch of
 //! passages runs one sequence per core. One sequence at a time needs no padding and no mask.

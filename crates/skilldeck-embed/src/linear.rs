@@ -1,7 +1,7 @@
 //! The encoder's linear layers: `y = x · Wᵀ + b` with `W` rounded to bfloat16 and packed once, at
-//! load, into panels of [`LANES`] outputs, and a kernel the compiler vectorizes for the processor found at run time
-//! (AVX-512, AVX2 with FMA, NEON, or plain code: `pulp` picks at run time and runs the same safe
-//! code compiled for it).
+//! load, into panels of [`LANES`] outputs, and a kernel written once against `pulp`'s `Simd`
+//! trait: pulp picks AVX-512, AVX2 with FMA, NEON or plain code at run time and runs the same
+//! safe code compiled for it.
 //!
 //! Why not candle's f32 matrix product: for a request of a dozen tokens the arithmetic is small and
 //! the time goes into reading the weights from memory (85 MB in f32, every call). In bfloat16
