@@ -43,8 +43,6 @@ const PARALLEL_ROWS: usize = 96;
 pub(crate) struct Packed {
     inputs: usize,
     outputs: usize,
-    /// `inputs` rounded up to even, `outputs` up to a multiple of [`LANES`].
-    padded: (usize, usize),
     panels: Vec<u32>,
     bias: Vec<f32>,
 }
@@ -66,13 +64,18 @@ impl Packed {
             }
         }
         bias.resize(po, 0.0);
-        Packed { inputs, outputs, padded: (pi, po), panels, bias }
+        Packed { inputs, outputs, panels, bias }
+    }
+
+    /// `inputs` rounded up to even and `outputs` up to a multiple of [`LANES`]: the panels' shape.
+    fn padded(&self) -> (usize, usize) {
+        (self.inputs.next_multiple_of(2), self.outputs.next_multiple_of(LANES))
     }
 
     /// `x · Wᵀ + b` for `x` holding whole rows of `inputs` values: `rows × outputs`. With
     /// `split`, a few rows' panels are shared out between two threads.
     pub fn forward(&self, x: &[f32], split: bool) -> Vec<f32> {
-        let (pi, po) = self.padded;
+        let (pi, po) = self.padded();
         let rows = x.len() / self.inputs.max(1);
         let padded_x;
         let x = if pi == self.inputs {
@@ -151,7 +154,7 @@ impl Kernel<'_> {
     /// Every row, panel by panel, [`tile_rows`] rows at a time; a panel row is `V` vectors of `S`.
     #[inline(always)]
     fn rows<S: Simd, const V: usize>(self, simd: S) {
-        let inputs = self.layer.padded.0;
+        let inputs = self.layer.padded().0;
         let stride = self.count * LANES;
         let rows = self.x.len() / inputs;
         let panels = self.layer.panels.chunks_exact(inputs / 2 * LANES).skip(self.first).take(self.count);
@@ -276,7 +279,7 @@ mod tests {
 
     /// Every panel of `layer` times `x` with the instructions of `simd`.
     fn on<S: Simd>(simd: S, layer: &Packed, x: &[f32]) -> Vec<f32> {
-        let (pi, po) = layer.padded;
+        let (pi, po) = layer.padded();
         let mut y = vec![0f32; x.len() / pi * po];
         simd.vectorize(Kernel { layer, first: 0, count: po / LANES, x, y: &mut y });
         y
