@@ -25,6 +25,13 @@ const SAVE_EVERY: usize = 256;
 /// How many requests' vectors a process keeps.
 const QUERY_MEMO: usize = 256;
 
+/// The cache key of a skill's vector: the model, and the text it read with the side it was read
+/// on. Skills are embedded as peers of the request ([`Embedder::embed_peers`]) since
+/// 2026-12-05; the side in the key keeps vectors embedded as passages before from being reused.
+fn vector_key(model_id: &str, e: &skilldeck_skill::entry::SkillEntry) -> Key {
+    vector_cache::key(model_id, &format!("peer\0{}", dense::passage(e)))
+}
+
 /// Where ranking by meaning stands for a set of skills.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Readiness {
@@ -233,8 +240,7 @@ impl Semantic {
 
     /// The set's keys, and those the cache has no vector for.
     fn keys(&self, set: &SkillSet) -> (Vec<Key>, Vec<usize>) {
-        let keys: Vec<Key> =
-            set.entries().iter().map(|e| vector_cache::key(&self.model_id, &dense::passage(e))).collect();
+        let keys: Vec<Key> = set.entries().iter().map(|e| vector_key(&self.model_id, e)).collect();
         let mut cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let dim = self.model().map_or(0, |m| m.embedder.dim());
         let vectors = cache.get_or_insert_with(|| vector_cache::read(&self.cache_path(), &self.model_id, dim));
@@ -297,7 +303,7 @@ impl Semantic {
             kept.get_or_insert_with(|| {
                 let mut all = keys.to_vec();
                 if let Some(other) = stored.take().and_then(|f| f()) {
-                    all.extend(other.entries().iter().map(|e| vector_cache::key(&self.model_id, &dense::passage(e))));
+                    all.extend(other.entries().iter().map(|e| vector_key(&self.model_id, e)));
                     all.sort_unstable();
                     all.dedup();
                 }
@@ -311,7 +317,7 @@ impl Semantic {
         progress(0, missing.len());
         for (chunk, texts) in missing.chunks(BATCH).zip(passages.chunks(BATCH)) {
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-            let vectors = model.embedder.embed_passages(&refs)?;
+            let vectors = model.embedder.embed_peers(&refs)?;
             let mut cache = self.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             let cached = cache.get_or_insert_with(Vectors::new);
             for (&i, v) in chunk.iter().zip(vectors) {

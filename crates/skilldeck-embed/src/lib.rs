@@ -7,7 +7,10 @@
 //! dequantized when it is embedded. The forward pass is BERT in plain Rust, its products
 //! vectorized for the processor found at run time (`linear.rs`); a request's products are split
 //! across the cores, a batch of passages runs a passage per core.
-//! Queries and passages get the `query: ` / `passage: ` prefixes the model was trained with.
+//! Queries and passages get the `query: ` / `passage: ` prefixes the model was trained with;
+//! [`Embedder::embed_peers`] embeds short texts that a query is compared with as an equal (a
+//! skill's statement of its task) with the query prefix, as e5's authors advise for symmetric
+//! tasks.
 //!
 //! A folder in the Hugging Face layout (a BERT `config.json`, `model.safetensors`,
 //! `tokenizer.json`, and the sentence-transformers files when present: see [`hf`]) loads the
@@ -235,10 +238,23 @@ impl Embedder {
         v.pop().ok_or_else(|| EmbedError::Compute("no vector came out".into()))
     }
 
-    /// The unit-length embeddings of texts to be searched (skill descriptions), in order, a text
-    /// per core at a time.
+    /// The unit-length embeddings of texts to be searched (documents), in order, a text per
+    /// core at a time.
     pub fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
         let seqs: Vec<Vec<u32>> = texts.iter().map(|t| self.passage_tokens(t)).collect::<Result<_, _>>()?;
+        self.bert.embed_batch(&seqs)
+    }
+
+    /// The unit-length embeddings of short texts that queries are compared with as equals, not
+    /// searched as documents: each gets the query prefix, and its head is cut to the passage
+    /// limit. e5's authors advise `query: ` on both sides for such symmetric tasks; a skill's
+    /// name and description state a task as a request does, and on the selection benchmark's
+    /// tune split this found more requests' skills first than the passage prefix did.
+    pub fn embed_peers(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let seqs: Vec<Vec<u32>> = texts
+            .iter()
+            .map(|t| self.encode(&format!("{}{t}", self.query_prefix), self.max_passage_tokens))
+            .collect::<Result<_, _>>()?;
         self.bert.embed_batch(&seqs)
     }
 }

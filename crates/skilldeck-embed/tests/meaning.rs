@@ -48,3 +48,20 @@ fn the_embedder_is_shared_between_threads() {
         assert_eq!(v, single, "the same text gives the same vector");
     }
 }
+
+#[test]
+fn peers_are_embedded_on_the_query_side_and_cut_to_the_passage_limit() {
+    let e = embedder();
+    let text = "stripe-billing: subscriptions, recurring billing and checkout sessions.";
+    let peer = e.embed_peers(&[text]).unwrap().pop().unwrap();
+    let query = e.embed_query(text).unwrap();
+    let passage = e.embed_passages(&[text]).unwrap().pop().unwrap();
+    assert!(dot(&peer, &query) > 0.9999, "a short peer is the query's vector");
+    assert!(dot(&peer, &passage) < 0.999, "and not the passage's: the prefix differs");
+    // A long text keeps only the passage limit's head, as a passage does.
+    let short = skilldeck_embed::Embedder::load(&common::model_dir()).unwrap().with_max_passage_tokens(8);
+    let long = format!("{text} {}", "and much more about invoices ".repeat(20));
+    let head = short.embed_peers(&[&long]).unwrap().pop().unwrap();
+    let more = short.embed_peers(&[&format!("{long} and refunds")]).unwrap().pop().unwrap();
+    assert_eq!(head, more, "what lies past the limit is not read");
+}

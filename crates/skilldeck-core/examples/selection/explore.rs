@@ -5,7 +5,8 @@
 //! nearest), over the `--model` and optionally a second model's rankings as well. Each
 //! family's lines also give the Chinese requests alone (`zh`). `EXPLORE_Z=1` keeps to the
 //! z-score families and prints each weight; `EXPLORE_PASSAGE` changes the text the model reads
-//! (see [`passage_as`]).
+//! (see [`passage_as`]); `EXPLORE_BODY=N` adds a second vector per skill, of the body's opening
+//! prose cut to N characters, as one more column in the weight search (see [`body_text`]).
 
 use crate::data::Bench;
 use skilldeck_core::entry::SkillEntry;
@@ -144,8 +145,35 @@ fn passage_as(e: &Arc<SkillEntry>, variant: &str) -> Arc<SkillEntry> {
     Arc::new(x)
 }
 
+/// The opening prose of a skill's body, markdown marks and code blocks out, cut to `chars`:
+/// under `EXPLORE_BODY=N`, a second vector per skill (an extra column in the weight search).
+fn body_text(skill_md: &[u8], chars: usize) -> String {
+    let text = String::from_utf8_lossy(skill_md);
+    let body = skilldeck_core::frontmatter::strip(&text);
+    let mut out = String::new();
+    let mut fence = false;
+    for line in body.lines() {
+        let t = line.trim();
+        if t.starts_with("```") {
+            fence = !fence;
+            continue;
+        }
+        if fence || t.is_empty() || t.starts_with('|') || t.starts_with("---") {
+            continue;
+        }
+        let t = t.trim_start_matches(['#', '-', '*', '>', ' ']).replace(['*', '`', '_'], "");
+        if out.len() + t.len() > chars {
+            break;
+        }
+        out.push_str(&t);
+        out.push_str(if t.ends_with(['.', ':', '!', '?']) { " " } else { ". " });
+    }
+    out
+}
+
 pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
     let variant = std::env::var("EXPLORE_PASSAGE").unwrap_or_default();
+    let body_chars: Option<usize> = std::env::var("EXPLORE_BODY").ok().map(|v| v.parse().expect("EXPLORE_BODY=chars"));
     let cases: Vec<Vec<Case>> = sizes
         .iter()
         .map(|&size| {
@@ -166,6 +194,31 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
             // `maxzh`: a second vector of the Chinese description alone; a skill's closeness
             // is the nearer of its two.
             let zh_sets = (variant == "maxzh").then(|| indexed("zhonly"));
+            // `EXPLORE_BODY`: each model's vectors of the name and the body's opening.
+            let body_sets: Vec<SkillSet> = body_chars.map_or_else(Vec::new, |chars| {
+                let md: std::collections::HashMap<String, Vec<u8>> =
+                    bench.store(size).into_iter().map(|s| (s.name, s.skill_md)).collect();
+                semantics
+                    .iter()
+                    .map(|sem| {
+                        let set = SkillSet::build(
+                            first
+                                .entries()
+                                .iter()
+                                .map(|e| {
+                                    let mut x = (**e).clone();
+                                    let b = md.get(&e.name).map(|m| body_text(m, chars)).unwrap_or_default();
+                                    x.one_line =
+                                        Some(if b.is_empty() { x.listing_description().to_owned() } else { b });
+                                    Arc::new(x)
+                                })
+                                .collect(),
+                        );
+                        sem.index(&set, |_, _| {}).expect("the model runs");
+                        set
+                    })
+                    .collect()
+            });
             bench
                 .requests
                 .iter()
@@ -181,6 +234,9 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
                             let zv = z.dense().unwrap().similarities(&r.text).unwrap();
                             s.iter_mut().zip(zv).for_each(|(a, b)| *a = a.max(b));
                         }
+                    }
+                    for b in &body_sets {
+                        sims.push(b.dense().unwrap().similarities(&r.text).unwrap());
                     }
                     let n = lex.len() as f32;
                     let stats = sims
@@ -204,7 +260,7 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
                 .collect()
         })
         .collect();
-    let models = semantics.len();
+    let models = semantics.len() * if body_chars.is_some() { 2 } else { 1 };
     let key = |s: &[(usize, usize)]| s.iter().map(|(a, b)| a + b).sum::<usize>();
     let mut fams: Vec<(&str, Vec<Fn>)> = Vec::new();
     let ws: Vec<f32> = vec![0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0];
