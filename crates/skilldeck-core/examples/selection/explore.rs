@@ -6,7 +6,10 @@
 //! family's lines also give the Chinese requests alone (`zh`). `EXPLORE_Z=1` keeps to the
 //! z-score families and prints each weight; `EXPLORE_PASSAGE` changes the text the model reads
 //! (see [`passage_as`]); `EXPLORE_BODY=N` adds a second vector per skill, of the body's opening
-//! prose cut to N characters, as one more column in the weight search (see [`body_text`]).
+//! prose cut to N characters, as one more column in the weight search (see [`body_text`]);
+//! `EXPLORE_LEX` changes how BM25's score is made comparable: unset, a share of the best one;
+//! `z`, its positive z-score over √(2 ln n) as meaning's is; `floorK`, a share of the best one or
+//! of K when the best is weaker; `satK`, `score / (score + K)`.
 
 use crate::data::Bench;
 use skilldeck_core::entry::SkillEntry;
@@ -73,9 +76,27 @@ fn fused(c: &Case, f: Fn) -> Vec<f32> {
         }
         Fn::Cc { w, norm, depth } => {
             let max = c.lex.iter().copied().fold(0f32, f32::max);
+            static LEX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+            let lex = LEX.get_or_init(|| std::env::var("EXPLORE_LEX").unwrap_or_default());
             if max > 0.0 {
-                for (o, l) in out.iter_mut().zip(&c.lex) {
-                    *o += l / max;
+                match lex.as_str() {
+                    "" => out.iter_mut().zip(&c.lex).for_each(|(o, l)| *o += l / max),
+                    "z" => {
+                        let n = c.lex.len() as f32;
+                        let mean = c.lex.iter().sum::<f32>() / n;
+                        let sd = (c.lex.iter().map(|x| (x - mean).powi(2)).sum::<f32>() / n).sqrt().max(1e-6);
+                        let scale = (2.0 * n.ln()).sqrt().max(1.0);
+                        out.iter_mut().zip(&c.lex).for_each(|(o, l)| *o += ((l - mean) / sd).max(0.0) / scale);
+                    }
+                    v if v.starts_with("sat") => {
+                        let k: f32 = v[3..].parse().expect("EXPLORE_LEX=satK");
+                        out.iter_mut().zip(&c.lex).for_each(|(o, l)| *o += l / (l + k));
+                    }
+                    v if v.starts_with("floor") => {
+                        let k: f32 = v[5..].parse().expect("EXPLORE_LEX=floorK");
+                        out.iter_mut().zip(&c.lex).for_each(|(o, l)| *o += l / max.max(k));
+                    }
+                    other => panic!("EXPLORE_LEX={other}: z, satK or floorK"),
                 }
             }
             for (m, s) in c.sims.iter().enumerate() {
