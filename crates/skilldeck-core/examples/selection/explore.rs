@@ -9,7 +9,8 @@
 //! prose cut to N characters, as one more column in the weight search (see [`body_text`]);
 //! `EXPLORE_LEX` changes how BM25's score is made comparable: unset, a share of the best one;
 //! `z`, its positive z-score over √(2 ln n) as meaning's is; `floorK`, a share of the best one or
-//! of K when the best is weaker; `satK`, `score / (score + K)`.
+//! of K when the best is weaker; `satK`, `score / (score + K)`. `EXPLORE_SECOND_EN=1` gives the
+//! `--also-model` no say on a Chinese request (for an English-only second model).
 
 use crate::data::Bench;
 use skilldeck_core::entry::SkillEntry;
@@ -194,6 +195,7 @@ fn body_text(skill_md: &[u8], chars: usize) -> String {
 
 pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
     let variant = std::env::var("EXPLORE_PASSAGE").unwrap_or_default();
+    let english_second = std::env::var("EXPLORE_SECOND_EN").is_ok();
     let body_chars: Option<usize> = std::env::var("EXPLORE_BODY").ok().map(|v| v.parse().expect("EXPLORE_BODY=chars"));
     let cases: Vec<Vec<Case>> = sizes
         .iter()
@@ -258,6 +260,13 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
                     }
                     for b in &body_sets {
                         sims.push(b.dense().unwrap().similarities(&r.text).unwrap());
+                    }
+                    // `EXPLORE_SECOND_EN=1`: the second model reads English only, so it has no
+                    // say on a Chinese request.
+                    if english_second && crate::is_chinese(&r.text) {
+                        if let Some(s) = sims.get_mut(1) {
+                            s.iter_mut().for_each(|x| *x = 0.0);
+                        }
                     }
                     let n = lex.len() as f32;
                     let stats = sims
