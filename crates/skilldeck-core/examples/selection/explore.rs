@@ -263,10 +263,11 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
                     }
                     // `EXPLORE_SECOND_EN=1`: the second model reads English only, so it has no
                     // say on a Chinese request.
-                    if english_second && crate::is_chinese(&r.text) {
-                        if let Some(s) = sims.get_mut(1) {
-                            s.iter_mut().for_each(|x| *x = 0.0);
-                        }
+                    if english_second
+                        && crate::is_chinese(&r.text)
+                        && let Some(s) = sims.get_mut(1)
+                    {
+                        s.iter_mut().for_each(|x| *x = 0.0);
                     }
                     let n = lex.len() as f32;
                     let stats = sims
