@@ -325,7 +325,7 @@ fn grid_fusion(bench: &Bench, semantic: &Semantic, sizes: &[usize]) {
         .map(|&size| {
             let store = bench.listed(size);
             let set = SkillSet::of(&store);
-            semantic.index_keeping(&set, || Some(largest(&bench)), |_, _| {}).expect("the model runs");
+            semantic.index_keeping(&set, || Some(largest(bench)), |_, _| {}).expect("the model runs");
             set
         })
         .collect();
