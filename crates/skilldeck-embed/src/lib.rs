@@ -232,7 +232,12 @@ impl Embedder {
     /// The token ids a passage is embedded from (the model's special tokens, its passage prefix
     /// and the head of the text; at most the passage limit).
     pub fn passage_tokens(&self, text: &str) -> Result<Vec<u32>, EmbedError> {
-        self.encode(&format!("{}{text}", self.passage_prefix), self.max_passage_tokens)
+        self.head_tokens(&self.passage_prefix, text)
+    }
+
+    /// The token ids of `text` after `prefix`, its head cut to the passage limit.
+    fn head_tokens(&self, prefix: &str, text: &str) -> Result<Vec<u32>, EmbedError> {
+        self.encode(&format!("{prefix}{text}"), self.max_passage_tokens)
     }
 
     /// The unit-length embedding of a search request.
@@ -244,8 +249,7 @@ impl Embedder {
     /// The unit-length embeddings of texts to be searched (documents), in order, a text per
     /// core at a time.
     pub fn embed_passages(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let seqs: Vec<Vec<u32>> = texts.iter().map(|t| self.passage_tokens(t)).collect::<Result<_, _>>()?;
-        self.bert.embed_batch(&seqs)
+        self.embed_heads(&self.passage_prefix, texts)
     }
 
     /// The unit-length embeddings of short texts that queries are compared with as equals, not
@@ -255,11 +259,12 @@ impl Embedder {
     /// this found more requests' skills first than the passage prefix did. See
     /// [`peer_prefix`](Self::peer_prefix) for other models.
     pub fn embed_peers(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let prefix = self.peer_prefix();
-        let seqs: Vec<Vec<u32>> = texts
-            .iter()
-            .map(|t| self.encode(&format!("{prefix}{t}"), self.max_passage_tokens))
-            .collect::<Result<_, _>>()?;
+        self.embed_heads(self.peer_prefix(), texts)
+    }
+
+    /// Each text after `prefix`, its head cut to the passage limit, a text per core at a time.
+    fn embed_heads(&self, prefix: &str, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
+        let seqs: Vec<Vec<u32>> = texts.iter().map(|t| self.head_tokens(prefix, t)).collect::<Result<_, _>>()?;
         self.bert.embed_batch(&seqs)
     }
 

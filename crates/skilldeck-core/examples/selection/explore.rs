@@ -59,6 +59,35 @@ fn order(s: &[f32]) -> Vec<usize> {
     o
 }
 
+/// How BM25's score is made comparable (`EXPLORE_LEX`).
+enum LexScale {
+    /// A share of the best score (the ranker's).
+    Best,
+    /// Its positive z-score over √(2 ln n), as meaning's is.
+    Z,
+    /// `score / (score + K)`.
+    Saturated(f32),
+    /// A share of the best score, or of K when the best is weaker.
+    Floor(f32),
+}
+
+/// `EXPLORE_LEX`, read once.
+fn lex_scale() -> &'static LexScale {
+    static LEX: std::sync::OnceLock<LexScale> = std::sync::OnceLock::new();
+    LEX.get_or_init(|| {
+        let v = std::env::var("EXPLORE_LEX").unwrap_or_default();
+        let k = |prefix: &str| v.strip_prefix(prefix).map(|k| k.parse::<f32>().expect("EXPLORE_LEX=satK or floorK"));
+        match v.as_str() {
+            "" => LexScale::Best,
+            "z" => LexScale::Z,
+            _ => k("sat")
+                .map(LexScale::Saturated)
+                .or_else(|| k("floor").map(LexScale::Floor))
+                .unwrap_or_else(|| panic!("EXPLORE_LEX={v}: z, satK or floorK")),
+        }
+    })
+}
+
 fn fused(c: &Case, f: Fn) -> Vec<f32> {
     let n = c.sims[0].len();
     let mut out = vec![0f32; n];
@@ -77,27 +106,18 @@ fn fused(c: &Case, f: Fn) -> Vec<f32> {
         }
         Fn::Cc { w, norm, depth } => {
             let max = c.lex.iter().copied().fold(0f32, f32::max);
-            static LEX: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-            let lex = LEX.get_or_init(|| std::env::var("EXPLORE_LEX").unwrap_or_default());
             if max > 0.0 {
-                match lex.as_str() {
-                    "" => out.iter_mut().zip(&c.lex).for_each(|(o, l)| *o += l / max),
-                    "z" => {
+                match *lex_scale() {
+                    LexScale::Best => out.iter_mut().zip(&c.lex).for_each(|(o, l)| *o += l / max),
+                    LexScale::Z => {
                         let n = c.lex.len() as f32;
                         let mean = c.lex.iter().sum::<f32>() / n;
                         let sd = (c.lex.iter().map(|x| (x - mean).powi(2)).sum::<f32>() / n).sqrt().max(1e-6);
                         let scale = (2.0 * n.ln()).sqrt().max(1.0);
                         out.iter_mut().zip(&c.lex).for_each(|(o, l)| *o += ((l - mean) / sd).max(0.0) / scale);
                     }
-                    v if v.starts_with("sat") => {
-                        let k: f32 = v[3..].parse().expect("EXPLORE_LEX=satK");
-                        out.iter_mut().zip(&c.lex).for_each(|(o, l)| *o += l / (l + k));
-                    }
-                    v if v.starts_with("floor") => {
-                        let k: f32 = v[5..].parse().expect("EXPLORE_LEX=floorK");
-                        out.iter_mut().zip(&c.lex).for_each(|(o, l)| *o += l / max.max(k));
-                    }
-                    other => panic!("EXPLORE_LEX={other}: z, satK or floorK"),
+                    LexScale::Saturated(k) => out.iter_mut().zip(&c.lex).for_each(|(o, l)| *o += l / (l + k)),
+                    LexScale::Floor(k) => out.iter_mut().zip(&c.lex).for_each(|(o, l)| *o += l / max.max(k)),
                 }
             }
             for (m, s) in c.sims.iter().enumerate() {
@@ -203,16 +223,18 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
             let store = bench.listed(size);
             let first = SkillSet::of(&store);
             // Each model's vectors of the skills as `variant` has them.
-            let indexed = |variant: &str| -> Vec<SkillSet> {
+            // Each model's vectors of the skills as `text` gives them.
+            let indexed_as = |text: &dyn std::ops::Fn(&Arc<SkillEntry>) -> Arc<SkillEntry>| -> Vec<SkillSet> {
                 semantics
                     .iter()
                     .map(|sem| {
-                        let set = SkillSet::build(first.entries().iter().map(|e| passage_as(e, variant)).collect());
+                        let set = SkillSet::build(first.entries().iter().map(text).collect());
                         sem.index(&set, |_, _| {}).expect("the model runs");
                         set
                     })
                     .collect()
             };
+            let indexed = |variant: &str| indexed_as(&|e| passage_as(e, variant));
             let sets = indexed(&variant);
             // `maxzh`: a second vector of the Chinese description alone; a skill's closeness
             // is the nearer of its two.
@@ -221,26 +243,12 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
             let body_sets: Vec<SkillSet> = body_chars.map_or_else(Vec::new, |chars| {
                 let md: std::collections::HashMap<String, Vec<u8>> =
                     bench.store(size).into_iter().map(|s| (s.name, s.skill_md)).collect();
-                semantics
-                    .iter()
-                    .map(|sem| {
-                        let set = SkillSet::build(
-                            first
-                                .entries()
-                                .iter()
-                                .map(|e| {
-                                    let mut x = (**e).clone();
-                                    let b = md.get(&e.name).map(|m| body_text(m, chars)).unwrap_or_default();
-                                    x.one_line =
-                                        Some(if b.is_empty() { x.listing_description().to_owned() } else { b });
-                                    Arc::new(x)
-                                })
-                                .collect(),
-                        );
-                        sem.index(&set, |_, _| {}).expect("the model runs");
-                        set
-                    })
-                    .collect()
+                indexed_as(&|e| {
+                    let mut x = (**e).clone();
+                    let b = md.get(&e.name).map(|m| body_text(m, chars)).unwrap_or_default();
+                    x.one_line = Some(if b.is_empty() { x.listing_description().to_owned() } else { b });
+                    Arc::new(x)
+                })
             });
             bench
                 .requests

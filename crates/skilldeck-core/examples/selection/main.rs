@@ -136,15 +136,14 @@ fn main() {
     println!(
         "skills (real+made)  split    reqs  top-1   top-5  in-full  find@5  find@1  tokens(max) over  rank p50/p95 (µs)  listing p50/p95 (µs)"
     );
+    let every = semantic.as_ref().map(|_| largest(&bench));
     for size in SIZES {
         let store = bench.listed(size);
         let set = SkillSet::of(&store);
         if let Some(semantic) = &semantic {
             let t = Instant::now();
             let mut computed = 0;
-            semantic
-                .index_keeping(&set, || Some(largest(&bench)), |_, total| computed = total)
-                .expect("the model runs");
+            semantic.index_keeping(&set, || every.clone(), |_, total| computed = total).expect("the model runs");
             eprintln!("{size} skills: {computed} vectors computed in {:.1} s", t.elapsed().as_secs_f64());
         }
         let in_store: BTreeSet<&str> = store.iter().map(|e| e.entry.name.as_str()).collect();
@@ -320,12 +319,13 @@ fn grid(bench: &Bench, size: usize) {
 /// router loads, top-5 what the listing shows in full), so a setting that helps the store of
 /// 1,000 but hurts the first place at 5,000 loses.
 fn grid_fusion(bench: &Bench, semantic: &Semantic, sizes: &[usize]) {
+    let every = largest(bench);
     let stores: Vec<Arc<SkillSet>> = sizes
         .iter()
         .map(|&size| {
             let store = bench.listed(size);
             let set = SkillSet::of(&store);
-            semantic.index_keeping(&set, || Some(largest(bench)), |_, _| {}).expect("the model runs");
+            semantic.index_keeping(&set, || Some(every.clone()), |_, _| {}).expect("the model runs");
             set
         })
         .collect();
