@@ -40,6 +40,9 @@ pub(crate) struct Shared {
     pub(crate) live: std::sync::atomic::AtomicBool,
     workspaces: tokio::sync::Mutex<Workspaces>,
     mounts: Mutex<Mounts>,
+    /// Set, under the `mounts` lock, when the session is over: a call still queued then mounts
+    /// nothing, so the process can exit without leaving a half-made copy in the workspace.
+    closed: std::sync::atomic::AtomicBool,
     pub(crate) peer: OnceLock<Peer<RoleServer>>,
     /// The resources the client subscribed to (`resources/subscribe`).
     pub(crate) subscribed: Mutex<std::collections::BTreeSet<String>>,
@@ -99,6 +102,19 @@ fn session_id() -> String {
 }
 
 impl Shared {
+    /// Ends the session's mounting: waits for a copy under way to finish (its staging swapped
+    /// in or removed), and makes every later call mount nothing. Blocks; call it off the async
+    /// workers.
+    pub(crate) fn close_mounts(&self) {
+        let _mounts = self.lock_mounts();
+        self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// The session's mounts, one call at a time (a call that panicked leaves them usable).
+    fn lock_mounts(&self) -> std::sync::MutexGuard<'_, Mounts> {
+        self.mounts.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// The listing options now: the settings, narrowed to the served scopes, with what this
     /// session found.
     pub(crate) fn listing_options(&self) -> Result<ListingOptions, McpError> {
@@ -184,6 +200,7 @@ impl SkilldeckServer {
             live: std::sync::atomic::AtomicBool::new(false),
             workspaces: tokio::sync::Mutex::new(workspaces),
             mounts: Mutex::new(Mounts::new(session_id())),
+            closed: std::sync::atomic::AtomicBool::new(false),
             peer: OnceLock::new(),
             subscribed: Mutex::new(std::collections::BTreeSet::new()),
             watcher: Mutex::new(None),
@@ -258,11 +275,13 @@ impl SkilldeckServer {
         };
         let shared = Arc::clone(&self.shared);
         let listing = self.listing();
+        let (asked, asked_path) = (name.clone(), path.clone());
         let ran = tokio::task::spawn_blocking(move || {
-            let mut mounts = match shared.mounts.lock() {
-                Ok(m) => m,
-                Err(poisoned) => poisoned.into_inner(),
-            };
+            let mut mounts = shared.lock_mounts();
+            if shared.closed.load(std::sync::atomic::Ordering::SeqCst) {
+                let message = "The session ended before the skill was copied; call view_skill again.".to_owned();
+                return ViewResult::error(&asked, asked_path.as_deref(), ViewErrorCode::SkillCopyFailed, message);
+            }
             mounts.view(&shared.registry, &sandbox, &listing, &input)
         })
         .await;
