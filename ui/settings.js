@@ -750,7 +750,12 @@ function modelFacts(s) {
     el("p", {}, el("code", { text: s.model.dir })),
     el("p", { class: "hint", text: st(`modelFrom_${s.model.foundIn}`) }),
   ];
-  return [...facts, modelChoice(s)];
+  const c = s.model && s.companion;
+  const companion = !c ? [] : [
+    el("p", { id: "settings-companion" }, el("strong", { text: c.id }), ` · ${size(c.bytes)} · ${st("companionRole")}`),
+    el("p", { class: c.error ? "error-text" : "hint", text: c.error ? st("companionLeftOut", c.error) : st("companionHint") }),
+  ];
+  return [...facts, ...companion, modelChoice(s)];
 }
 
 /** The installed models to choose from: the shipped one (value "") and each one from the Hub. */

@@ -26,7 +26,7 @@ static AGAIN: AtomicBool = AtomicBool::new(false);
 pub struct MeaningView {
     /// `ready`, `indexing`, `pending` or `off`.
     pub state: &'static str,
-    /// The model's id, when there is a model.
+    /// The models' ids (the main one's, and its companion's), when there is a model.
     pub model: Option<String>,
     /// Vectors computed so far (while indexing).
     pub done: usize,
@@ -56,7 +56,7 @@ pub fn status(state: &AppState) -> Option<MeaningView> {
     let semantic = state.registry.semantic()?;
     let opts = state.listing_options().ok()?;
     let readiness = state.registry.meaning(&opts.scopes).ok()??;
-    Some(MeaningView::of(&readiness, semantic.model_dir().map(|_| semantic.model_id().to_owned())))
+    Some(MeaningView::of(&readiness, semantic.model_dir().map(|_| semantic.label())))
 }
 
 /// Computes the missing vectors of the listed skills on a thread of its own, sending
@@ -95,7 +95,7 @@ fn run<R: tauri::Runtime>(state: &AppState, app: &tauri::AppHandle<R>) {
     }
     let Ok(opts) = state.listing_options() else { return };
     let Ok(set) = state.registry.ranked_set(&opts.scopes) else { return };
-    let model = Some(semantic.model_id().to_owned());
+    let model = Some(semantic.label());
     let mut last = std::time::Instant::now();
     let indexed = semantic.index_keeping(
         &set,

@@ -216,11 +216,14 @@ pub struct StorageView {
     pub parse_cache_bytes: u64,
     /// The sentence-embedding model ranking by meaning uses, when one was found.
     pub model: Option<ModelView>,
+    /// The English companion ranking requests in English beside it, when one was found.
+    pub companion: Option<CompanionView>,
     /// Why ranking by meaning is off, when it is.
     pub model_off: Option<String>,
     /// The vector cache's file (`cache/vectors-<model>.bin`).
     pub vector_cache: PathBuf,
-    /// Its size in bytes (0 when there is none).
+    /// The size in bytes of every model's vector cache file, the companion's too (0 when there
+    /// is none).
     pub vector_cache_bytes: u64,
     /// Where ranking by meaning stands for the listed skills (vectors computed or missing).
     pub meaning: Option<crate::meaning::MeaningView>,
@@ -243,6 +246,26 @@ pub struct ModelView {
     pub found_in: &'static str,
     /// Bytes of its files.
     pub bytes: u64,
+}
+
+/// The English companion model as found at start.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompanionView {
+    /// Its id (its folder's name).
+    pub id: String,
+    /// Its folder.
+    pub dir: PathBuf,
+    /// Bytes of its files.
+    pub bytes: u64,
+    /// Why it is left out, when it did not load.
+    pub error: Option<String>,
+}
+
+fn companion_view(semantic: &Semantic) -> Option<CompanionView> {
+    let (id, dir) = semantic.companion()?;
+    let error = semantic.companion_error();
+    Some(CompanionView { id: id.to_owned(), dir: dir.to_path_buf(), bytes: usage(dir).0, error })
 }
 
 fn model_view(root: &Path, semantic: &Semantic) -> Option<ModelView> {
@@ -295,8 +318,13 @@ pub fn storage(state: &AppState) -> StorageView {
         home_files,
         parse_cache_bytes: skilldeck_core::parse_cache::size(root),
         model: semantic.and_then(|s| model_view(root, s)),
+        companion: semantic.and_then(companion_view),
         model_off: semantic.and_then(|s| s.off_reason()),
-        vector_cache_bytes: std::fs::metadata(&vector_cache).map_or(0, |m| m.len()),
+        vector_cache_bytes: semantic
+            .map_or_else(|| vec![vector_cache.clone()], Semantic::vector_cache_paths)
+            .iter()
+            .map(|p| std::fs::metadata(p).map_or(0, |m| m.len()))
+            .sum(),
         vector_cache,
         meaning: crate::meaning::status(state),
         installed: skilldeck_core::semantic::installed_models(root),

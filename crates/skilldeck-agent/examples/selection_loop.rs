@@ -10,7 +10,8 @@
 //! router (a real model choosing from the listing and `find_skills`: slow, so `--limit N` takes
 //! every k-th request for N of each split). `--model DIR` ranks by meaning too, with the
 //! sentence-embedding model in DIR (vectors computed before the turns and kept where the core's
-//! example keeps them). `--requests FILE` replaces the labelled requests with FILE's (the same
+//! example keeps them); `--companion DIR` adds an English companion model beside it, as
+//! shipped. `--requests FILE` replaces the labelled requests with FILE's (the same
 //! columns: request, skill, split); a store smaller than the labelled set then holds the skills
 //! FILE names first (`bench/selection/natural.tsv` with `--sizes 10`: six requests that never
 //! mention skills, over ten skills all listed in full). `--suggest` / `--no-suggest` turn on or
@@ -89,12 +90,14 @@ async fn main() {
     let (mut dir, mut corpus, mut sizes) = (PathBuf::from("bench/selection"), None, vec![50, 200, 1000, 5000]);
     let (mut base_url, mut model, mut limit) = (None, None, usize::MAX);
     let (mut embedder, mut requests, mut suggest, mut show) = (None, None, None, false);
+    let mut companion: Option<PathBuf> = None;
     while let Some(a) = args.next() {
         match a.as_str() {
             "--corpus" => corpus = Some(PathBuf::from(args.next().expect("--corpus DIR"))),
             "--base-url" => base_url = Some(args.next().expect("--base-url URL")),
             "--model" => model = Some(args.next().expect("--model NAME")),
             "--model-dir" | "--embedder" => embedder = Some(PathBuf::from(args.next().expect("--embedder DIR"))),
+            "--companion" => companion = Some(PathBuf::from(args.next().expect("--companion DIR"))),
             "--suggest" => suggest = Some(true),
             "--show" => show = true,
             "--no-suggest" => suggest = Some(false),
@@ -148,7 +151,8 @@ async fn main() {
         let home = SkilldeckHome::new(tmp.path().join("home"));
         let mut registry = SkillRegistry::new(FsStorage::open(home.clone()).unwrap());
         let semantic = embedder.as_ref().map(|dir| {
-            Arc::new(Semantic::with_model(&std::env::temp_dir().join("skilldeck-selection-vectors"), Some(dir.clone())))
+            let vectors = std::env::temp_dir().join("skilldeck-selection-vectors");
+            Arc::new(Semantic::with_model(&vectors, Some(dir.clone())).with_companion(companion.clone()))
         });
         if let Some(s) = &semantic {
             registry = registry.with_semantic(Arc::clone(s));

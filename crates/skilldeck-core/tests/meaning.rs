@@ -226,3 +226,83 @@ fn without_a_model_it_says_how_to_turn_it_on() {
     // Ranking still works, by words.
     assert_eq!(r.find_skills(&opts(), "stripe subscriptions", 5).unwrap()[0].name, "stripe-billing");
 }
+
+/// The English companion `scripts/setup` unpacks beside the shipped model.
+fn companion_dir() -> PathBuf {
+    let dir = model_dir().with_file_name(skilldeck_core::semantic::COMPANION_MODEL_ID);
+    assert!(dir.is_dir(), "no companion model in {}: run ./scripts/setup (it unpacks one there)", dir.display());
+    dir
+}
+
+#[test]
+fn the_companion_indexes_beside_the_shipped_model_and_a_new_process_computes_none() {
+    let s = store();
+    let with_companion =
+        || Arc::new(Semantic::with_model(&s.home, Some(model_dir())).with_companion(Some(companion_dir())));
+    let r = SkillRegistry::new(s.storage.clone()).with_settle_window(Duration::ZERO).with_semantic(with_companion());
+    let set = r.ranked_set(&[Scope::User]).unwrap();
+    let mut seen = Vec::new();
+    r.semantic().unwrap().index(&set, |done, of| seen.push((done, of))).unwrap();
+    assert_eq!(seen.last(), Some(&(SKILLS.len(), SKILLS.len())), "progress counts skills: {seen:?}");
+    let dense = set.dense().expect("the set ranks by meaning");
+    assert_eq!(dense.model_ids(), [skilldeck_core::embed::DEFAULT_MODEL_ID, "all-MiniLM-L6-v2"]);
+    let semantic = r.semantic().unwrap();
+    let files = semantic.vector_cache_paths();
+    assert_eq!(files.len(), 2);
+    for (file, (id, dim)) in
+        files.iter().zip([(skilldeck_core::embed::DEFAULT_MODEL_ID, 384), ("all-MiniLM-L6-v2", 384)])
+    {
+        assert_eq!(skilldeck_core::vector_cache::read(file, id, dim).len(), SKILLS.len(), "{}", file.display());
+    }
+    // English and Chinese requests still find their skills with both models.
+    for (request, want) in REQUESTS {
+        let found = r.find_skills(&opts(), request, 5).unwrap();
+        assert_eq!(found.first().map(|f| f.name.as_str()), Some(*want), "{request}: {found:?}");
+    }
+    // A new process finds every vector of both models.
+    let fresh =
+        SkillRegistry::new(s.storage.clone()).with_settle_window(Duration::ZERO).with_semantic(with_companion());
+    let set = fresh.ranked_set(&[Scope::User]).unwrap();
+    let mut computed = usize::MAX;
+    fresh.semantic().unwrap().index(&set, |_, of| computed = of).unwrap();
+    assert_eq!(computed, 0);
+    // Clearing the vectors clears both models'.
+    let sizes: u64 = files.iter().map(|f| fs::metadata(f).unwrap().len()).sum();
+    assert_eq!(semantic.clear_vectors().unwrap(), sizes);
+    assert!(files.iter().all(|f| !f.exists()));
+}
+
+#[test]
+fn a_companion_that_does_not_load_leaves_the_shipped_model_ranking_alone() {
+    let s = store();
+    let broken = s._tmp.path().join("models").join(skilldeck_core::semantic::COMPANION_MODEL_ID);
+    fs::create_dir_all(&broken).unwrap();
+    for f in ["config.json", "model.safetensors", "tokenizer.json"] {
+        fs::write(broken.join(f), "not a model").unwrap();
+    }
+    let semantic = Arc::new(Semantic::with_model(&s.home, Some(model_dir())).with_companion(Some(broken)));
+    let r = SkillRegistry::new(s.storage.clone()).with_settle_window(Duration::ZERO).with_semantic(semantic);
+    assert_eq!(r.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready));
+    let set = r.ranked_set(&[Scope::User]).unwrap();
+    assert_eq!(set.dense().unwrap().model_ids(), [skilldeck_core::embed::DEFAULT_MODEL_ID]);
+    let why = r.semantic().unwrap().companion_error().expect("it says why the companion is left out");
+    assert!(why.contains("config.json") || why.contains("model"), "{why}");
+    let found = r.find_skills(&opts(), "let customers pay monthly with a card", 5).unwrap();
+    assert_eq!(found[0].name, "stripe-billing");
+}
+
+#[test]
+fn the_home_finds_the_companion_beside_the_shipped_model_but_not_beside_a_chosen_one() {
+    let s = store();
+    let models = s.home.join("models");
+    fs::create_dir_all(&models).unwrap();
+    std::os::unix::fs::symlink(model_dir(), models.join(skilldeck_core::embed::DEFAULT_MODEL_ID)).unwrap();
+    std::os::unix::fs::symlink(companion_dir(), models.join(skilldeck_core::semantic::COMPANION_MODEL_ID)).unwrap();
+    let home = Semantic::for_home(&s.home, None);
+    assert_eq!(home.model_id(), skilldeck_core::embed::DEFAULT_MODEL_ID);
+    assert_eq!(home.companion().map(|(id, _)| id), Some("all-MiniLM-L6-v2"));
+    // A model chosen in config.toml ranks alone: the fusion's weights were chosen for the pair.
+    std::os::unix::fs::symlink(companion_dir(), models.join("sentence-transformers--all-MiniLM-L6-v2")).unwrap();
+    let chosen = Semantic::for_home(&s.home, Some("sentence-transformers/all-MiniLM-L6-v2"));
+    assert!(chosen.companion().is_none());
+}

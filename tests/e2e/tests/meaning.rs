@@ -44,7 +44,11 @@ async fn a_request_worded_otherwise_ranks_its_skill_first_once_indexed() {
     s.wait_until("the preview opens", "return document.querySelector('#listing-dialog').open;").await;
     // The background indexing ends with the line saying the ranking uses meaning.
     s.type_into("#listing-request", "let customers pay monthly with a card").await;
-    let line = s.wait_text("#listing-meaning", 120, |t| t.contains("by meaning (multilingual-e5-small-q4)")).await;
+    let line = s
+        .wait_text("#listing-meaning", 120, |t| {
+            t.contains("by meaning (multilingual-e5-small-q4 and all-MiniLM-L6-v2)")
+        })
+        .await;
     assert!(line.starts_with("Ranked by words and by meaning"), "{line}");
     // A new preview once the vectors are in: the billing skill first, in full.
     s.type_into("#listing-request", "let customers pay monthly with a card ").await;

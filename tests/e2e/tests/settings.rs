@@ -549,9 +549,14 @@ async fn settings_audit_sources_and_storage_take_effect_in_the_running_app() {
     section(&s, "storage").await;
     let model = s.wait_text("#settings-model", 10, |t| t.contains("multilingual-e5-small-q4")).await;
     assert!(model.contains("SKILLDECK_MODELS_DIR") && model.contains("MiB"), "{model}");
+    // The English companion scripts/setup unpacks beside it, found in the same folder, with
+    // its own vectors.
+    let companion = s.wait_text("#settings-companion", 10, |t| t.contains("all-MiniLM-L6-v2")).await;
+    assert!(companion.contains("English companion") && companion.contains("MiB"), "{companion}");
     let vectors = s.home().join("cache/vectors-multilingual-e5-small-q4.bin");
+    let companion_vectors = s.home().join("cache/vectors-all-MiniLM-L6-v2.bin");
     let deadline = Instant::now() + Duration::from_secs(90);
-    while !vectors.is_file() {
+    while !vectors.is_file() || !companion_vectors.is_file() {
         assert!(Instant::now() < deadline, "the vectors were never written");
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
@@ -583,6 +588,8 @@ async fn settings_audit_sources_and_storage_take_effect_in_the_running_app() {
     s.click("#settings-model-use").await;
     s.wait_text("#toast", 10, |t| t.contains("now uses intfloat/multilingual-e5-small")).await;
     s.wait_text("#settings-model", 10, |t| t.contains("intfloat--multilingual-e5-small")).await;
+    let alone = "return !document.querySelector('#settings-companion');";
+    s.wait_until("a chosen model ranks without the companion", alone).await;
     assert!(
         fs::read_to_string(&config).unwrap().contains("model = \"intfloat/multilingual-e5-small\""),
         "{}",

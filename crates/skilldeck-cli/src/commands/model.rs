@@ -40,10 +40,14 @@ pub fn status(json: bool) -> anyhow::Result<Outcome> {
             Readiness::Off(r) => Some(r.clone()),
             _ => None,
         };
+        let companion = semantic
+            .companion()
+            .map(|(id, path)| serde_json::json!({ "model": id, "path": path, "error": semantic.companion_error() }));
         output::json(&serde_json::json!({
             "state": state,
             "model": semantic.model_id(),
             "path": semantic.model_dir(),
+            "companion": companion,
             "missing": missing,
             "total": total,
             "reason": reason,
@@ -54,6 +58,12 @@ pub fn status(json: bool) -> anyhow::Result<Outcome> {
     match semantic.model_dir() {
         Some(dir) => outln!("model: {} ({})", semantic.model_id(), dir.display()),
         None => outln!("model: none"),
+    }
+    if let Some((id, dir)) = semantic.companion() {
+        match semantic.companion_error() {
+            None => outln!("companion: {id} ({}), for requests in English", dir.display()),
+            Some(why) => outln!("companion: {id} ({}) left out: {why}", dir.display()),
+        }
     }
     match note(&readiness) {
         None => outln!("ranking by meaning: on, every listed skill has its vector"),
@@ -87,10 +97,10 @@ pub fn index() -> anyhow::Result<Outcome> {
         },
     )?;
     bar.finish_and_clear();
+    let models = semantic.label();
     outln!(
-        "{} skills ranked by meaning with {}; {computed} vectors computed in {:.1} s",
+        "{} skills ranked by meaning with {models}; {computed} skills embedded in {:.1} s",
         set.entries().len(),
-        semantic.model_id(),
         started.elapsed().as_secs_f64()
     );
     Ok(Outcome::Ok)

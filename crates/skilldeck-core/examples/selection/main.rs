@@ -10,7 +10,8 @@
 //! `SELECTION_BODY_WORDS=N`, what ranking the body's first N words would add); `--shared` lists
 //! the requests sharing a word with their skill. `--model DIR` ranks by meaning too, with the
 //! sentence-embedding model in DIR (vectors kept in `$TMPDIR/skilldeck-selection-vectors`, so a
-//! second run reuses them); with it, `--tune-fusion 1000,5000` searches the fusion's parameters
+//! second run reuses them), and `--companion DIR` with an English companion model beside it (as
+//! shipped: `scripts/bench-selection` passes both); with it, `--tune-fusion 1000,5000` searches the fusion's parameters
 //! on the tune split of those stores together, and `--explore-fusion 1000,5000 [--also-model DIR]`
 //! compares other fusion functions (and a second model beside the first) the same way.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
@@ -62,10 +63,11 @@ fn main() {
     let (mut dir, mut corpus, mut misses, mut tune) = (PathBuf::from("bench/selection"), None, None, None);
     let mut shared = false;
     let (mut model, mut tune_fusion) = (None, None);
-    let (mut more_models, mut explore) = (Vec::new(), None);
+    let (mut more_models, mut explore, mut companion) = (Vec::new(), None, None);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--model" => model = Some(PathBuf::from(args.next().expect("--model DIR"))),
+            "--companion" => companion = Some(PathBuf::from(args.next().expect("--companion DIR"))),
             "--also-model" => more_models.push(PathBuf::from(args.next().expect("--also-model DIR"))),
             "--explore-fusion" => explore = Some(sizes(args.next().expect("--explore-fusion SIZES"))),
             "--tune-fusion" => tune_fusion = Some(sizes(args.next().expect("--tune-fusion SIZES"))),
@@ -99,7 +101,7 @@ fn main() {
         return grid(&bench, size);
     }
     let root = std::env::temp_dir().join("skilldeck-selection-vectors");
-    let semantic = model.map(|dir| Semantic::with_model(&root, Some(dir)));
+    let semantic = model.map(|dir| Semantic::with_model(&root, Some(dir)).with_companion(companion));
     if let (Some(sizes), Some(semantic)) = (&explore, &semantic) {
         let mut all = vec![semantic];
         let more: Vec<Semantic> = more_models.into_iter().map(|d| Semantic::with_model(&root, Some(d))).collect();
@@ -350,17 +352,22 @@ fn grid_fusion(bench: &Bench, semantic: &Semantic, sizes: &[usize]) {
     let mut best = Fusion::default();
     let mut best_score = score(best, "tune");
     println!("sizes {sizes:?}, (top-1, top-5) on tune; default {best:?}: {best_score:?}");
-    for dense in [0.5, 0.75, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.75, 2.0, 2.5] {
-        let f = Fusion { lexical: 1.0, dense };
-        let sc = score(f, "tune");
-        println!("  {f:?}: {sc:?}");
-        if key(&sc) > key(&best_score) {
-            best = f;
-            best_score = sc;
+    let weights = [0.5, 0.75, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.75, 2.0, 2.5];
+    let companions: &[f32] =
+        if semantic.companion().is_some() { &[0.0, 1.0, 1.5, 1.75, 2.0, 2.5, 3.0] } else { &[0.0] };
+    for dense in weights {
+        for &companion in companions {
+            let f = Fusion { lexical: 1.0, dense, companion };
+            let sc = score(f, "tune");
+            println!("  {f:?}: {sc:?}");
+            if key(&sc) > key(&best_score) {
+                best = f;
+                best_score = sc;
+            }
         }
     }
     println!("best {best:?}: {best_score:?}");
-    let lexical_only = Fusion { dense: 0.0, ..best };
+    let lexical_only = Fusion { dense: 0.0, companion: 0.0, ..best };
     let meaning_only = Fusion { lexical: 0.0, ..best };
     println!("tune, words only: {:?}; meaning only: {:?}", score(lexical_only, "tune"), score(meaning_only, "tune"));
     // Looked at only after the search, never during it.

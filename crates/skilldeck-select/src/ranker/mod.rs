@@ -125,7 +125,7 @@ impl SkillSet {
         let scores = self.lexical_scores(q);
         if let Some(d) = self.dense.get()
             && !q.text().is_empty()
-            && let Some(similar) = d.similarities(q.text())
+            && let Some(similar) = d.all_similarities(q.text())
         {
             return dense::fuse(&scores, &similar, positions, fusion);
         }
