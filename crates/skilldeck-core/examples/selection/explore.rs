@@ -11,6 +11,7 @@
 //! `z`, its positive z-score over √(2 ln n) as meaning's is; `floorK`, a share of the best one or
 //! of K when the best is weaker; `satK`, `score / (score + K)`. `EXPLORE_SECOND_EN=1` gives the
 //! `--also-model` no say on a Chinese request (for an English-only second model).
+//! `EXPLORE_PRF=1` measures pseudo-relevance feedback in meaning instead (see [`prf`]).
 
 use crate::data::Bench;
 use skilldeck_core::entry::SkillEntry;
@@ -18,7 +19,10 @@ use skilldeck_core::ranker::{Query, SkillSet};
 use skilldeck_core::semantic::Semantic;
 use std::sync::Arc;
 
+#[derive(Clone)]
 struct Case {
+    /// Each model's vectors of the store's skills (for `EXPLORE_PRF`).
+    vecs: Arc<Vec<Vec<Arc<[f32]>>>>,
     tune: bool,
     zh: bool,
     expected: usize,
@@ -250,6 +254,8 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
                     Arc::new(x)
                 })
             });
+            let vecs: Arc<Vec<Vec<Arc<[f32]>>>> =
+                Arc::new(sets.iter().map(|s| s.dense().unwrap().vectors(0).unwrap().to_vec()).collect());
             bench
                 .requests
                 .iter()
@@ -286,6 +292,7 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
                         })
                         .collect();
                     Some(Case {
+                        vecs: Arc::clone(&vecs),
                         tune: r.split == "tune",
                         zh: crate::is_chinese(&r.text),
                         expected,
@@ -299,6 +306,10 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
                 .collect()
         })
         .collect();
+    if std::env::var("EXPLORE_PRF").is_ok() {
+        prf(&cases);
+        return;
+    }
     let models = semantics.len() * if body_chars.is_some() { 2 } else { 1 };
     let key = |s: &[(usize, usize)]| s.iter().map(|(a, b)| a + b).sum::<usize>();
     let mut fams: Vec<(&str, Vec<Fn>)> = Vec::new();
@@ -385,4 +396,67 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
         score(&cases, former, true),
         score(&cases, former, false)
     );
+}
+
+/// `EXPLORE_PRF=1`: pseudo-relevance feedback. The request's closeness to each skill gains `a`
+/// times the skill's mean closeness to the `k` first skills of the shipped fusion (each model
+/// on its own vectors), then the fusion ranks again. Searched on tune; the best then on holdout.
+fn prf(cases: &[Vec<Case>]) {
+    let base = Fn::Cc { w: [1.75, 2.0], norm: Norm::ZScaled, depth: usize::MAX };
+    let feedback = |c: &Case, k: usize| -> Vec<Vec<f32>> {
+        let f = fused(c, base);
+        let top: Vec<usize> = order(&f).into_iter().take(k).collect();
+        c.vecs
+            .iter()
+            .enumerate()
+            .map(|(m, vs)| {
+                if c.sims[m].iter().all(|&x| x == 0.0) {
+                    return vec![0.0; vs.len()];
+                }
+                vs.iter()
+                    .map(|v| top.iter().map(|&j| skilldeck_core::ranker::dense::dot(&vs[j], v)).sum::<f32>() / k as f32)
+                    .collect()
+            })
+            .collect()
+    };
+    let with = |c: &Case, fb: &[Vec<f32>], a: f32| -> Case {
+        let mut c = c.clone();
+        for (s, f) in c.sims.iter_mut().zip(fb) {
+            s.iter_mut().zip(f).for_each(|(x, y)| *x += a * y);
+        }
+        let n = c.lex.len() as f32;
+        c.stats = c
+            .sims
+            .iter()
+            .map(|s| {
+                let mean = s.iter().sum::<f32>() / n;
+                (mean, (s.iter().map(|x| (x - mean).powi(2)).sum::<f32>() / n).sqrt().max(1e-6))
+            })
+            .collect();
+        c.sim_orders = c.sims.iter().map(|s| order(s)).collect();
+        c
+    };
+    let key = |s: &[(usize, usize)]| s.iter().map(|(a, b)| a + b).sum::<usize>();
+    println!("no feedback: tune {:?} holdout {:?}", score(cases, base, true), score(cases, base, false));
+    let mut best: Option<(usize, f32, usize)> = None;
+    for k in [1, 2, 3, 5, 10] {
+        let fbs: Vec<Vec<Vec<Vec<f32>>>> = cases.iter().map(|cs| cs.iter().map(|c| feedback(c, k)).collect()).collect();
+        for a in [0.1, 0.2, 0.3, 0.5, 0.75, 1.0] {
+            let moved: Vec<Vec<Case>> = cases
+                .iter()
+                .zip(&fbs)
+                .map(|(cs, fs)| cs.iter().zip(fs).map(|(c, f)| with(c, f, a)).collect())
+                .collect();
+            let t = score(&moved, base, true);
+            println!("k {k} a {a}: tune {t:?} ({})", key(&t));
+            if best.is_none_or(|b| key(&t) > b.2) {
+                best = Some((k, a, key(&t)));
+            }
+        }
+    }
+    if let Some((k, a, _)) = best {
+        let moved: Vec<Vec<Case>> =
+            cases.iter().map(|cs| cs.iter().map(|c| with(c, &feedback(c, k), a)).collect()).collect();
+        println!("best on tune, k {k} a {a}: holdout {:?}", score(&moved, base, false));
+    }
 }

@@ -67,6 +67,11 @@ impl Dense {
         self.models[0].0.model_id()
     }
 
+    /// The vectors model `m` made (0 the main model, then its companions), one per skill.
+    pub fn vectors(&self, m: usize) -> Option<&[Arc<[f32]>]> {
+        self.models.get(m).map(|(_, v)| v.as_slice())
+    }
+
     /// The ids of every model, the main one first.
     pub fn model_ids(&self) -> Vec<&str> {
         self.models.iter().map(|(e, _)| e.model_id()).collect()
@@ -101,7 +106,7 @@ impl Dense {
 
 /// The dot product, in eight running sums so the compiler can keep them in one vector register
 /// (a single sum must be added in order, one product at a time).
-fn dot(a: &[f32], b: &[f32]) -> f32 {
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
     let mut sums = [0f32; 8];
     let (a8, b8) = (a.chunks_exact(8), b.chunks_exact(8));
     let tail: f32 = a8.remainder().iter().zip(b8.remainder()).map(|(x, y)| x * y).sum();
