@@ -41,10 +41,10 @@ impl MeaningView {
     pub fn of(readiness: &Readiness, model: Option<String>) -> Self {
         let (state, done, total, reason) = match readiness {
             Readiness::Ready => ("ready", 0, 0, None),
-            Readiness::Pending { missing, total } if RUNNING.load(Ordering::Relaxed) => {
+            Readiness::Pending { missing, total, .. } if RUNNING.load(Ordering::Relaxed) => {
                 ("indexing", total - missing, *total, None)
             }
-            Readiness::Pending { missing, total } => ("pending", total - missing, *total, None),
+            Readiness::Pending { missing, total, .. } => ("pending", total - missing, *total, None),
             Readiness::Off(r) => ("off", 0, 0, Some(r.clone())),
         };
         Self { state, model, done, total, reason }

@@ -47,12 +47,17 @@ pub const COMPANION_MODEL_ID: &str = "all-MiniLM-L6-v2";
 pub enum Readiness {
     /// Every skill has its vector: rankings fuse words and meaning.
     Ready,
-    /// `missing` of `total` skills have no vector yet: rankings use words only until they do.
+    /// `missing` of `total` skills lack a vector from some model: until they have them, rankings
+    /// use words only, or words and the main model when only the companion's are missing.
     Pending {
-        /// Skills without a vector.
+        /// Skills without a vector from some model.
         missing: usize,
         /// Skills in the set.
         total: usize,
+        /// Whether rankings already fuse meaning meanwhile: every skill has the main model's
+        /// vector and only the companion's are being computed (after an upgrade that brought
+        /// the companion, say).
+        by_meaning: bool,
     },
     /// No model: rankings use words only.
     Off(String),
@@ -409,21 +414,34 @@ impl Semantic {
     /// [`prepare`](Self::prepare), keeping in the vector cache the vectors of `stored` too
     /// (see [`index_keeping`](Self::index_keeping)).
     pub fn prepare_keeping(&self, set: &SkillSet, stored: impl FnOnce() -> Option<Arc<SkillSet>>) -> Readiness {
-        if set.dense().is_some() {
-            return Readiness::Ready;
-        }
         let members = match self.members() {
             Ok(m) => m,
             Err(e) => return Readiness::Off(e),
         };
-        let missing = lacking_any(&self.plans(&members, set));
+        if set.dense().is_some_and(|d| d.model_ids().len() >= members.len()) {
+            return Readiness::Ready;
+        }
+        let plans = self.plans(&members, set);
+        let missing = lacking_any(&plans);
         if missing.len() > INLINE_LIMIT {
-            return Readiness::Pending { missing: missing.len(), total: set.entries().len() };
+            let by_meaning = set.dense().is_some() || Self::attach_main(&members, &plans, set);
+            return Readiness::Pending { missing: missing.len(), total: set.entries().len(), by_meaning };
         }
         match self.index_keeping(set, stored, |_, _| {}) {
             Ok(()) => Readiness::Ready,
             Err(e) => Readiness::Off(format!("ranking by meaning is off: {e}")),
         }
+    }
+
+    /// Gives `set` the main model's vectors alone when its cache has every one (only a
+    /// companion's are missing), so rankings fuse meaning while the companion's are computed.
+    fn attach_main(members: &[(&Member, Arc<Model>)], plans: &[(Vec<Key>, Vec<usize>)], set: &SkillSet) -> bool {
+        let (Some((member, model)), Some((keys, missing))) = (members.first(), plans.first()) else { return false };
+        if !missing.is_empty() {
+            return false;
+        }
+        let encoder: Arc<dyn Encoder> = Arc::clone(model) as Arc<dyn Encoder>;
+        member.vectors(keys).is_some_and(|vectors| set.attach(Dense::new(encoder, vectors)))
     }
 
     /// Computes every missing vector of `set` with each model (telling `progress` how many of

@@ -153,7 +153,10 @@ fn many_missing_vectors_leave_ranking_to_words_until_indexed() {
     }
     let r = registry(&s);
     let total = SKILLS.len() + skilldeck_core::semantic::INLINE_LIMIT;
-    assert_eq!(r.meaning(&[Scope::User]).unwrap(), Some(Readiness::Pending { missing: total, total }));
+    assert_eq!(
+        r.meaning(&[Scope::User]).unwrap(),
+        Some(Readiness::Pending { missing: total, total, by_meaning: false })
+    );
     assert!(r.find_skills(&opts(), "let customers pay monthly with a card", 5).unwrap().is_empty(), "words only");
     let set = r.ranked_set(&[Scope::User]).unwrap();
     let mut seen = Vec::new();
@@ -270,6 +273,39 @@ fn the_companion_indexes_beside_the_shipped_model_and_a_new_process_computes_non
     let sizes: u64 = files.iter().map(|f| fs::metadata(f).unwrap().len()).sum();
     assert_eq!(semantic.clear_vectors().unwrap(), sizes);
     assert!(files.iter().all(|f| !f.exists()));
+}
+
+#[test]
+fn after_an_upgrade_brings_the_companion_the_main_model_ranks_until_its_vectors_are_computed() {
+    let s = store();
+    for i in 0..skilldeck_core::semantic::INLINE_LIMIT {
+        add(
+            &s.storage,
+            s._tmp.path(),
+            &format!("extra-{i}"),
+            &format!("An unrelated skill number {i} about gardening."),
+        );
+    }
+    let total = SKILLS.len() + skilldeck_core::semantic::INLINE_LIMIT;
+    // Before the upgrade: the shipped model alone, every vector computed.
+    let before = registry(&s);
+    before.semantic().unwrap().index(&before.ranked_set(&[Scope::User]).unwrap(), |_, _| {}).unwrap();
+    // After it, a new process with the companion beside the model: too many of the companion's
+    // vectors are missing to compute on the spot, but the main model's are all there.
+    let semantic = Arc::new(Semantic::with_model(&s.home, Some(model_dir())).with_companion(Some(companion_dir())));
+    let after = SkillRegistry::new(s.storage.clone()).with_settle_window(Duration::ZERO).with_semantic(semantic);
+    let pending = Readiness::Pending { missing: total, total, by_meaning: true };
+    assert_eq!(after.meaning(&[Scope::User]).unwrap(), Some(pending));
+    let set = after.ranked_set(&[Scope::User]).unwrap();
+    assert_eq!(set.dense().unwrap().model_ids(), [skilldeck_core::embed::DEFAULT_MODEL_ID]);
+    let found = after.find_skills(&opts(), "let customers pay monthly with a card", 5).unwrap();
+    assert_eq!(found.first().map(|f| f.name.as_str()), Some("stripe-billing"), "meaning ranks meanwhile: {found:?}");
+    // Once the companion's vectors are computed, both models rank.
+    let mut computed = 0;
+    after.semantic().unwrap().index(&set, |_, of| computed = of).unwrap();
+    assert_eq!(computed, total);
+    assert_eq!(after.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready));
+    assert_eq!(set.dense().unwrap().model_ids(), [skilldeck_core::embed::DEFAULT_MODEL_ID, "all-MiniLM-L6-v2"]);
 }
 
 #[test]

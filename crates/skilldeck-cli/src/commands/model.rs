@@ -12,9 +12,13 @@ pub fn note(readiness: &Readiness) -> Option<String> {
     match readiness {
         Readiness::Ready => None,
         Readiness::Off(reason) => Some(format!("note: {reason}")),
-        Readiness::Pending { missing, total } => Some(format!(
+        Readiness::Pending { missing, total, by_meaning: false } => Some(format!(
             "note: {missing} of {total} skills have no meaning vector yet, so ranking is by words only; \
              `skilldeck model index` computes them (about 20 a second)"
+        )),
+        Readiness::Pending { missing, total, by_meaning: true } => Some(format!(
+            "note: {missing} of {total} skills have no vector from the English companion model yet, so \
+             ranking is by words and the main model only; `skilldeck model index` computes them"
         )),
     }
 }
@@ -33,7 +37,7 @@ pub fn status(json: bool) -> anyhow::Result<Outcome> {
     };
     if json {
         let (missing, total) = match readiness {
-            Readiness::Pending { missing, total } => (Some(missing), Some(total)),
+            Readiness::Pending { missing, total, .. } => (Some(missing), Some(total)),
             _ => (None, None),
         };
         let reason = match &readiness {
@@ -45,6 +49,7 @@ pub fn status(json: bool) -> anyhow::Result<Outcome> {
             .map(|(id, path)| serde_json::json!({ "model": id, "path": path, "error": semantic.companion_error() }));
         output::json(&serde_json::json!({
             "state": state,
+            "by_meaning": matches!(readiness, Readiness::Ready | Readiness::Pending { by_meaning: true, .. }),
             "model": semantic.model_id(),
             "path": semantic.model_dir(),
             "companion": companion,

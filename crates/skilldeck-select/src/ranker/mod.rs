@@ -31,6 +31,9 @@ pub struct SkillSet {
     entries: Vec<Arc<SkillEntry>>,
     index: OnceLock<Index>,
     dense: OnceLock<Dense>,
+    /// Vectors from more models than `dense`'s, attached later: the main model's alone rank
+    /// while a companion's are still being computed, then these take over.
+    fuller: OnceLock<Dense>,
 }
 
 /// How many sets the cache keeps (a process rarely lists more than one store at a time).
@@ -71,7 +74,7 @@ impl SkillSet {
     /// The set of `entries` (sorted by name) without the cache; its index is built the first
     /// time a query needs it (a listing that fits whole, or ranks by name, never does).
     pub fn build(entries: Vec<Arc<SkillEntry>>) -> Self {
-        Self { key: Vec::new(), entries, index: OnceLock::new(), dense: OnceLock::new() }
+        Self { key: Vec::new(), entries, index: OnceLock::new(), dense: OnceLock::new(), fuller: OnceLock::new() }
     }
 
     /// The BM25 index of the skills, built on first use.
@@ -96,15 +99,27 @@ impl SkillSet {
     }
 
     /// Gives the set its skills' vectors (one per skill, in the set's order); false when the
-    /// count does not match or it has some already. From then on [`rank`](Self::rank) fuses
-    /// BM25 with meaning.
+    /// count does not match or it has some already from as many models. From then on
+    /// [`rank`](Self::rank) fuses BM25 with meaning. Vectors from more models than those
+    /// attached before (a companion's, computed after the main model's) take over from them,
+    /// once.
     pub fn attach(&self, dense: Dense) -> bool {
-        dense.len() == self.entries.len() && self.dense.set(dense).is_ok()
+        if dense.len() != self.entries.len() {
+            return false;
+        }
+        match self.dense.set(dense) {
+            Ok(()) => true,
+            Err(dense) => {
+                let had = self.dense.get().map_or(0, |d| d.model_ids().len());
+                dense.model_ids().len() > had && self.fuller.set(dense).is_ok()
+            }
+        }
     }
 
-    /// The vectors the set ranks by meaning with, once attached.
+    /// The vectors the set ranks by meaning with, once attached (the fuller ones, when vectors
+    /// from more models came later).
     pub fn dense(&self) -> Option<&Dense> {
-        self.dense.get()
+        self.fuller.get().or_else(|| self.dense.get())
     }
 
     /// The skills at `positions` (ascending), best first for `q`. Lexical: those some query
@@ -123,7 +138,7 @@ impl SkillSet {
     /// [`rank`](Self::rank) with other fusion parameters (for tuning them).
     pub fn rank_with(&self, q: &Query, positions: &[usize], fusion: Fusion) -> Vec<Ranked> {
         let scores = self.lexical_scores(q);
-        if let Some(d) = self.dense.get()
+        if let Some(d) = self.dense()
             && !q.text().is_empty()
             && let Some(similar) = d.all_similarities(q.text())
         {
