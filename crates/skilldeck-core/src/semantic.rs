@@ -418,7 +418,7 @@ impl Semantic {
             Ok(m) => m,
             Err(e) => return Readiness::Off(e),
         };
-        if set.dense().is_some_and(|d| d.model_ids().len() >= members.len()) {
+        if set.dense().is_some_and(|d| d.model_count() >= members.len()) {
             return Readiness::Ready;
         }
         let plans = self.plans(&members, set);

@@ -63,6 +63,20 @@ fn add_in(storage: &FsStorage, tmp: &Path, scope: Scope, name: &str, description
     import::store(storage, scope, &loaded).unwrap();
 }
 
+/// Adds as many unrelated skills as are computed on the spot, so that with none of their
+/// vectors too many are missing to compute inline; returns how many skills the store holds.
+fn add_unrelated(s: &Store) -> usize {
+    for i in 0..skilldeck_core::semantic::INLINE_LIMIT {
+        add(
+            &s.storage,
+            s._tmp.path(),
+            &format!("extra-{i}"),
+            &format!("An unrelated skill number {i} about gardening."),
+        );
+    }
+    SKILLS.len() + skilldeck_core::semantic::INLINE_LIMIT
+}
+
 fn registry(s: &Store) -> SkillRegistry {
     SkillRegistry::new(s.storage.clone())
         .with_settle_window(Duration::ZERO)
@@ -143,16 +157,8 @@ fn vectors_are_kept_dropped_with_their_skill_and_rebuilt_when_corrupt() {
 #[test]
 fn many_missing_vectors_leave_ranking_to_words_until_indexed() {
     let s = store();
-    for i in 0..skilldeck_core::semantic::INLINE_LIMIT {
-        add(
-            &s.storage,
-            s._tmp.path(),
-            &format!("extra-{i}"),
-            &format!("An unrelated skill number {i} about gardening."),
-        );
-    }
+    let total = add_unrelated(&s);
     let r = registry(&s);
-    let total = SKILLS.len() + skilldeck_core::semantic::INLINE_LIMIT;
     assert_eq!(
         r.meaning(&[Scope::User]).unwrap(),
         Some(Readiness::Pending { missing: total, total, by_meaning: false })
@@ -278,15 +284,7 @@ fn the_companion_indexes_beside_the_shipped_model_and_a_new_process_computes_non
 #[test]
 fn after_an_upgrade_brings_the_companion_the_main_model_ranks_until_its_vectors_are_computed() {
     let s = store();
-    for i in 0..skilldeck_core::semantic::INLINE_LIMIT {
-        add(
-            &s.storage,
-            s._tmp.path(),
-            &format!("extra-{i}"),
-            &format!("An unrelated skill number {i} about gardening."),
-        );
-    }
-    let total = SKILLS.len() + skilldeck_core::semantic::INLINE_LIMIT;
+    let total = add_unrelated(&s);
     // Before the upgrade: the shipped model alone, every vector computed.
     let before = registry(&s);
     before.semantic().unwrap().index(&before.ranked_set(&[Scope::User]).unwrap(), |_, _| {}).unwrap();

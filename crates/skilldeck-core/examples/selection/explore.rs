@@ -52,6 +52,13 @@ enum Norm {
     TopGap,
 }
 
+/// The mean and standard deviation (at least 1e-6) of `s`.
+fn mean_sd(s: &[f32]) -> (f32, f32) {
+    let n = s.len() as f32;
+    let mean = s.iter().sum::<f32>() / n;
+    (mean, (s.iter().map(|x| (x - mean).powi(2)).sum::<f32>() / n).sqrt().max(1e-6))
+}
+
 fn ranks_of(scores: &[f32], pos: usize) -> usize {
     let e = scores[pos];
     scores.iter().enumerate().filter(|&(i, &s)| s > e || (s == e && i < pos)).count()
@@ -115,8 +122,7 @@ fn fused(c: &Case, f: Fn) -> Vec<f32> {
                     LexScale::Best => out.iter_mut().zip(&c.lex).for_each(|(o, l)| *o += l / max),
                     LexScale::Z => {
                         let n = c.lex.len() as f32;
-                        let mean = c.lex.iter().sum::<f32>() / n;
-                        let sd = (c.lex.iter().map(|x| (x - mean).powi(2)).sum::<f32>() / n).sqrt().max(1e-6);
+                        let (mean, sd) = mean_sd(&c.lex);
                         let scale = (2.0 * n.ln()).sqrt().max(1.0);
                         out.iter_mut().zip(&c.lex).for_each(|(o, l)| *o += ((l - mean) / sd).max(0.0) / scale);
                     }
@@ -283,14 +289,7 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
                     {
                         s.iter_mut().for_each(|x| *x = 0.0);
                     }
-                    let n = lex.len() as f32;
-                    let stats = sims
-                        .iter()
-                        .map(|s| {
-                            let mean = s.iter().sum::<f32>() / n;
-                            (mean, (s.iter().map(|x| (x - mean).powi(2)).sum::<f32>() / n).sqrt().max(1e-6))
-                        })
-                        .collect();
+                    let stats = sims.iter().map(|s| mean_sd(s)).collect();
                     Some(Case {
                         vecs: Arc::clone(&vecs),
                         tune: r.split == "tune",
@@ -424,15 +423,7 @@ fn prf(cases: &[Vec<Case>]) {
         for (s, f) in c.sims.iter_mut().zip(fb) {
             s.iter_mut().zip(f).for_each(|(x, y)| *x += a * y);
         }
-        let n = c.lex.len() as f32;
-        c.stats = c
-            .sims
-            .iter()
-            .map(|s| {
-                let mean = s.iter().sum::<f32>() / n;
-                (mean, (s.iter().map(|x| (x - mean).powi(2)).sum::<f32>() / n).sqrt().max(1e-6))
-            })
-            .collect();
+        c.stats = c.sims.iter().map(|s| mean_sd(s)).collect();
         c.sim_orders = c.sims.iter().map(|s| order(s)).collect();
         c
     };

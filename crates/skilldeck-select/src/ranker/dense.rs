@@ -72,6 +72,11 @@ impl Dense {
         self.models.get(m).map(|(_, v)| v.as_slice())
     }
 
+    /// How many models made vectors (the main one and its companions).
+    pub fn model_count(&self) -> usize {
+        self.models.len()
+    }
+
     /// The ids of every model, the main one first.
     pub fn model_ids(&self) -> Vec<&str> {
         self.models.iter().map(|(e, _)| e.model_id()).collect()

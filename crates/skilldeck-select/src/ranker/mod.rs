@@ -110,8 +110,8 @@ impl SkillSet {
         match self.dense.set(dense) {
             Ok(()) => true,
             Err(dense) => {
-                let had = self.dense.get().map_or(0, |d| d.model_ids().len());
-                dense.model_ids().len() > had && self.fuller.set(dense).is_ok()
+                let had = self.dense.get().map_or(0, Dense::model_count);
+                dense.model_count() > had && self.fuller.set(dense).is_ok()
             }
         }
     }
