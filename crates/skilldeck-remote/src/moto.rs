@@ -48,10 +48,48 @@ fn free_port() -> io::Result<u16> {
     Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
 }
 
+/// Whether an HTTP server answers on `port`. A bare TCP connect is not enough: a port in the
+/// ephemeral range with nothing listening can connect to itself (TCP simultaneous open).
+fn answers_http(port: u16) -> bool {
+    use std::io::{Read as _, Write as _};
+    let Ok(mut sock) =
+        TcpStream::connect_timeout(&(std::net::Ipv4Addr::LOCALHOST, port).into(), Duration::from_secs(1))
+    else {
+        return false;
+    };
+    if sock.local_addr().ok() == sock.peer_addr().ok() {
+        return false;
+    }
+    let _ = sock.set_read_timeout(Some(Duration::from_secs(5)));
+    let probe = format!("GET /moto-api/ HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    let mut head = [0u8; 5];
+    sock.write_all(probe.as_bytes()).is_ok() && sock.read_exact(&mut head).is_ok() && &head == b"HTTP/"
+}
+
 impl MotoServer {
     /// Starts `server` on a free loopback port, logging its requests to `log`, and waits
-    /// until it answers.
+    /// until it answers HTTP. The port is free when picked but not held until moto binds it, so
+    /// another process can take it meanwhile: a server that exits before answering is started
+    /// again on a new port (three tries).
     pub fn start(server: &Path, log: &Path) -> io::Result<Self> {
+        let mut last = None;
+        for _ in 0..3 {
+            match Self::start_once(server, log)? {
+                Ok(me) => return Ok(me),
+                Err(exited) => last = Some(exited),
+            }
+        }
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        let tail = lines[lines.len().saturating_sub(5)..].join("\n");
+        Err(io::Error::other(format!(
+            "moto_server exited before answering, three times (last: {}); its log ends:\n{tail}",
+            last.map(|s| s.to_string()).unwrap_or_default()
+        )))
+    }
+
+    /// One try: `Ok(Err(status))` when the server exited before it answered.
+    fn start_once(server: &Path, log: &Path) -> io::Result<Result<Self, std::process::ExitStatus>> {
         let port = free_port()?;
         let out = std::fs::File::create(log)?;
         let child = Command::new(server)
@@ -61,15 +99,19 @@ impl MotoServer {
             .stdout(out.try_clone()?)
             .stderr(out)
             .spawn()?;
-        let me = Self { child: Some(child), port, log: log.to_owned() };
+        let mut me = Self { child: Some(child), port, log: log.to_owned() };
         let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        while !answers_http(port) {
+            if let Some(status) = me.child.as_mut().map(Child::try_wait).transpose()?.flatten() {
+                me.child = None;
+                return Ok(Err(status));
+            }
             if Instant::now() > deadline {
                 return Err(io::Error::new(io::ErrorKind::TimedOut, "moto_server did not start in 30 s"));
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        Ok(me)
+        Ok(Ok(me))
     }
 
     /// Its port.
@@ -206,4 +248,33 @@ impl Drop for MotoServer {
 async fn succeeded(req: reqwest::RequestBuilder, doing: &str) -> io::Result<()> {
     let res = req.send().await.map_err(io::Error::other)?;
     if res.status().is_success() { Ok(()) } else { Err(io::Error::other(format!("{doing}: {}", res.status()))) }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_that_exits_before_answering_is_tried_three_times_then_explained() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("moto_server");
+        let count = dir.path().join("starts");
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\necho start >> {}\necho 'Address already in use' >&2\nexit 1\n", count.display()),
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+        let err = MotoServer::start(&script, &dir.path().join("log")).unwrap_err().to_string();
+        assert!(err.contains("exited before answering, three times"), "{err}");
+        assert!(err.contains("Address already in use"), "{err}");
+        assert_eq!(std::fs::read_to_string(&count).unwrap().lines().count(), 3);
+    }
+
+    #[test]
+    fn a_port_with_nothing_listening_does_not_answer() {
+        let port = free_port().unwrap();
+        assert!(!answers_http(port));
+    }
 }
