@@ -14,6 +14,8 @@
 //! shipped: `scripts/bench-selection` passes both); with it, `--tune-fusion 1000,5000` searches the fusion's parameters
 //! on the tune split of those stores together, and `--explore-fusion 1000,5000 [--also-model DIR]`
 //! compares other fusion functions (and a second model beside the first) the same way.
+//! `SELECTION_DUMP=FILE` writes each request's first 30 skills as ranked, with the text the
+//! models read, as JSON lines (for `bench/selection/experiments/rerank.py`).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod data;
@@ -27,6 +29,7 @@ use skilldeck_core::ranker::analyze::terms;
 use skilldeck_core::ranker::{DocText, Index, Params, Query, SkillSet};
 use skilldeck_core::semantic::Semantic;
 use std::collections::BTreeSet;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -139,6 +142,10 @@ fn main() {
         "skills (real+made)  split    reqs  top-1   top-5  in-full  find@5  find@1  tokens(max) over  rank p50/p95 (µs)  listing p50/p95 (µs)"
     );
     let every = semantic.as_ref().map(|_| largest(&bench));
+    // `SELECTION_DUMP=FILE`: each request's first 30 skills as ranked (JSON lines, with the text
+    // the models read), to measure a reranker outside.
+    let mut dump = std::env::var_os("SELECTION_DUMP")
+        .map(|p| std::io::BufWriter::new(std::fs::File::create(p).expect("the dump file is created")));
     for size in SIZES {
         let store = bench.listed(size);
         let set = SkillSet::of(&store);
@@ -185,6 +192,19 @@ fn main() {
                 let found = find::find(&store, &opts, &r.text, find::DEFAULT_LIMIT);
                 find5 += usize::from(found.iter().any(|f| f.name == r.expected));
                 find1 += usize::from(found.first().is_some_and(|f| f.name == r.expected));
+                if let Some(out) = &mut dump {
+                    let cands: Vec<serde_json::Value> = ranking
+                        .iter()
+                        .take(30)
+                        .map(|x| {
+                            let e = &set.entries()[x.pos];
+                            serde_json::json!({"name": e.name, "text": skilldeck_core::ranker::dense::passage(e)})
+                        })
+                        .collect();
+                    let line = serde_json::json!({"size": size, "split": split, "text": r.text,
+                        "expected": r.expected, "zh": is_chinese(&r.text), "cands": cands});
+                    writeln!(out, "{line}").expect("the dump is written");
+                }
                 if misses == Some(size) && split == "tune" && at != Some(0) {
                     let top: Vec<&str> = ranking.iter().take(5).map(|x| set.entries()[x.pos].name.as_str()).collect();
                     println!("  miss: {:?} wants {} at {:?}; top {:?}", r.text, r.expected, at.map(|i| i + 1), top);
