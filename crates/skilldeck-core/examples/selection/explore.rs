@@ -1,4 +1,4 @@
-//! `--explore-fusion SIZES [--also-model DIR]`: fusion functions other than the ranker's, each
+//! `--explore-fusion SIZES [--also-model DIR]…`: fusion functions other than the ranker's, each
 //! family's parameters searched on the tune split only (top-1 plus top-5 summed over the
 //! stores), its best then shown on holdout: reciprocal rank fusion (the ranker's fusion before
 //! 2026-12-04) and a mix of normalised scores (z-score, min-max, or the gap to the `depth`-th
@@ -10,7 +10,8 @@
 //! `EXPLORE_LEX` changes how BM25's score is made comparable: unset, a share of the best one;
 //! `z`, its positive z-score over √(2 ln n) as meaning's is; `floorK`, a share of the best one or
 //! of K when the best is weaker; `satK`, `score / (score + K)`. `EXPLORE_SECOND_EN=1` gives the
-//! `--also-model` no say on a Chinese request (for an English-only second model).
+//! `--also-model`s no say on a Chinese request (for English-only models). With two of them, the
+//! third model's weight is searched for the scaled z-score over every skill only.
 //! `EXPLORE_PRF=1` measures pseudo-relevance feedback in meaning instead (see [`prf`]).
 
 use crate::data::Bench;
@@ -35,13 +36,13 @@ struct Case {
 
 #[derive(Debug, Clone, Copy)]
 enum Fn {
-    /// RRF: k, lexical weight, per-model weights (up to 2), depth.
-    Rrf { k: f32, w: [f32; 2], depth: usize },
+    /// RRF: k, lexical weight, per-model weights (up to 3), depth.
+    Rrf { k: f32, w: [f32; 3], depth: usize },
     /// lexical/max + Σ w · z-score of the cosine (over the store), only the `depth` nearest.
-    Cc { w: [f32; 2], norm: Norm, depth: usize },
+    Cc { w: [f32; 3], norm: Norm, depth: usize },
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 enum Norm {
     Z,
     ZPos,
@@ -281,13 +282,11 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
                     for b in &body_sets {
                         sims.push(b.dense().unwrap().similarities(&r.text).unwrap());
                     }
-                    // `EXPLORE_SECOND_EN=1`: the second model reads English only, so it has no
+                    // `EXPLORE_SECOND_EN=1`: the other models read English only, so they have no
                     // say on a Chinese request.
-                    if english_second
-                        && crate::is_chinese(&r.text)
-                        && let Some(s) = sims.get_mut(1)
-                    {
-                        s.iter_mut().for_each(|x| *x = 0.0);
+                    if english_second && crate::is_chinese(&r.text) {
+                        let others = semantics.len().saturating_sub(1);
+                        sims.iter_mut().skip(1).take(others).flatten().for_each(|x| *x = 0.0);
                     }
                     let stats = sims.iter().map(|s| mean_sd(s)).collect();
                     Some(Case {
@@ -313,10 +312,10 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
     let key = |s: &[(usize, usize)]| s.iter().map(|(a, b)| a + b).sum::<usize>();
     let mut fams: Vec<(&str, Vec<Fn>)> = Vec::new();
     let ws: Vec<f32> = vec![0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0];
-    let pairs: Vec<[f32; 2]> = ws
+    let pairs: Vec<[f32; 3]> = ws
         .iter()
-        .flat_map(|&a| ws.iter().map(move |&b| [a, b]))
-        .filter(|w| models == 2 || w[1] == 0.0)
+        .flat_map(|&a| ws.iter().map(move |&b| [a, b, 0.0]))
+        .filter(|w| models >= 2 || w[1] == 0.0)
         .filter(|w| w[0] + w[1] > 0.0)
         .collect();
     let mut rrf = Vec::new();
@@ -348,13 +347,20 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
             _ => vec![0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0],
         };
         let mut v = Vec::new();
+        // A third model's weight is searched with every skill counted (depth) only, and with
+        // the scaled z-score only, to keep the grid small.
+        let thirds: Vec<f32> = if models == 3 && norm == Norm::ZScaled { cw.clone() } else { vec![0.0] };
         for &a in &cw {
             for &b in &cw {
-                if (models == 1 && b != 0.0) || a + b == 0.0 {
-                    continue;
-                }
-                for depth in [5, 10, 20, 50, 100, 1000, usize::MAX] {
-                    v.push(Fn::Cc { w: [a, b], norm, depth });
+                for &c in &thirds {
+                    if (models == 1 && b != 0.0) || a + b + c == 0.0 {
+                        continue;
+                    }
+                    let depths: &[usize] =
+                        if c == 0.0 { &[5, 10, 20, 50, 100, 1000, usize::MAX] } else { &[usize::MAX] };
+                    for &depth in depths {
+                        v.push(Fn::Cc { w: [a, b, c], norm, depth });
+                    }
                 }
             }
         }
@@ -382,14 +388,14 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
             }
         }
     }
-    let lexical = Fn::Cc { w: [0.0, 0.0], norm: Norm::Z, depth: 1 };
+    let lexical = Fn::Cc { w: [0.0; 3], norm: Norm::Z, depth: 1 };
     println!("words alone: tune {:?}; holdout {:?}", score(&cases, lexical, true), score(&cases, lexical, false));
     println!(
         "  zh: tune {:?} holdout {:?}",
         score_where(&cases, lexical, |c| c.tune && c.zh),
         score_where(&cases, lexical, |c| !c.tune && c.zh)
     );
-    let former = Fn::Rrf { k: 2.0, w: [0.75, 0.0], depth: 5 };
+    let former = Fn::Rrf { k: 2.0, w: [0.75, 0.0, 0.0], depth: 5 };
     println!(
         "the former rank fusion: tune {:?}; holdout {:?}",
         score(&cases, former, true),
@@ -401,7 +407,7 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
 /// times the skill's mean closeness to the `k` first skills of the shipped fusion (each model
 /// on its own vectors), then the fusion ranks again. Searched on tune; the best then on holdout.
 fn prf(cases: &[Vec<Case>]) {
-    let base = Fn::Cc { w: [1.75, 2.0], norm: Norm::ZScaled, depth: usize::MAX };
+    let base = Fn::Cc { w: [1.75, 2.0, 0.0], norm: Norm::ZScaled, depth: usize::MAX };
     let feedback = |c: &Case, k: usize| -> Vec<Vec<f32>> {
         let f = fused(c, base);
         let top: Vec<usize> = order(&f).into_iter().take(k).collect();
