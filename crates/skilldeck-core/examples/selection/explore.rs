@@ -309,6 +309,11 @@ pub fn run(bench: &Bench, semantics: &[&Semantic], sizes: &[usize]) {
         return;
     }
     let models = semantics.len() * if body_chars.is_some() { 2 } else { 1 };
+    assert!(
+        models <= 3,
+        "the weight search takes at most three columns of vectors ({models} here: each --model and \
+         --also-model, twice with EXPLORE_BODY)"
+    );
     let key = |s: &[(usize, usize)]| s.iter().map(|(a, b)| a + b).sum::<usize>();
     let mut fams: Vec<(&str, Vec<Fn>)> = Vec::new();
     let ws: Vec<f32> = vec![0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0];
