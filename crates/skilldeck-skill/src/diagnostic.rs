@@ -64,6 +64,10 @@ pub enum DiagCode {
     DescriptionMissing,
     /// `description` is longer than 1,024 characters.
     DescriptionTooLong,
+    /// `description` (or `description_zh`) holds a control character (ESC, BEL, a C1 control…)
+    /// that a terminal would act on: an error in strict mode, a warning otherwise; every screen
+    /// shows it escaped.
+    DescriptionControlChars,
     /// `description` looks Chinese; it should be English, with Chinese in `description_zh`.
     DescriptionNotEnglish,
     /// `version` is longer than 32 characters.
@@ -128,6 +132,7 @@ impl DiagCode {
             Self::NameDirMismatch => "name_dir_mismatch",
             Self::DescriptionMissing => "description_missing",
             Self::DescriptionTooLong => "description_too_long",
+            Self::DescriptionControlChars => "description_control_chars",
             Self::DescriptionNotEnglish => "description_not_english",
             Self::VersionTooLong => "version_too_long",
             Self::CompatibilityTooLong => "compatibility_too_long",
@@ -183,6 +188,10 @@ impl DiagCode {
             Self::NameDirMismatch => "Make `name` and the folder's name the same.",
             Self::DescriptionMissing => "Add `description:` saying what the skill does and when to use it.",
             Self::DescriptionTooLong => "Shorten the description to 1,024 characters or fewer.",
+            Self::DescriptionControlChars => {
+                "Remove the control character: a description is plain text (in a double-quoted value, escapes \
+                 such as `\\e`, `\\a` or `\\x1b` write one)."
+            }
             Self::DescriptionNotEnglish => {
                 "Write `description` in English and put the Chinese text in `description_zh`."
             }

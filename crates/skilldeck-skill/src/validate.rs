@@ -8,6 +8,7 @@ use crate::frontmatter::{self, ParsedYaml, kind_of, kind_token};
 use crate::meta::{Dependencies, JsonText, SkillMeta, Tier};
 use crate::name::{NameError, SkillName};
 use crate::spec;
+use crate::visible;
 use serde_yaml_ng::Value;
 
 pub use crate::spec::{MAX_COMPATIBILITY_LEN, MAX_DESCRIPTION_LEN, SKILLDECK_FIELDS};
@@ -194,6 +195,29 @@ impl Ctx<'_, '_> {
         }
     }
 
+    /// Says so when `text`, the value of `key`, holds a control character a terminal acts on
+    /// (`visible::first_control`): an error when `strict`, else a warning. Every screen shows
+    /// such a character escaped; this tells the author before a reader sees `\e]52;…`.
+    fn control_chars(&mut self, key: &str, text: &str, strict: bool) {
+        let Some((at, c)) = visible::first_control(text) else { return };
+        let more = match visible::controls(text).count() {
+            0 | 1 => String::new(),
+            n => format!(" and {} more", n - 1),
+        };
+        let msg = format!(
+            "`{key}` holds the control character {}{more} at character {} of its value; a terminal acts on \
+             control characters (moving the cursor, writing the clipboard) instead of showing them",
+            visible::control_name(c),
+            at + 1
+        );
+        let args = [("char", format!("U+{:04X}", u32::from(c))), ("position", (at + 1).to_string())];
+        if strict {
+            self.error_with(DiagCode::DescriptionControlChars, key, msg, &args);
+        } else {
+            self.warn_with(DiagCode::DescriptionControlChars, key, msg, &args);
+        }
+    }
+
     /// The value of a top-level key exactly as written on its line.
     fn raw_value(&self, key: &str) -> Option<String> {
         let line = self.line(key)?;
@@ -204,9 +228,11 @@ impl Ctx<'_, '_> {
 }
 
 fn read_fields(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> SkillMeta {
-    let mut meta = SkillMeta { name: read_name(ctx, opts), description: read_description(ctx), ..SkillMeta::default() };
+    let mut meta =
+        SkillMeta { name: read_name(ctx, opts), description: read_description(ctx, opts), ..SkillMeta::default() };
     meta.description_zh = ctx.text("description_zh", false);
     if let Some(zh) = &meta.description_zh {
+        ctx.control_chars("description_zh", zh, opts.strict);
         let len = zh.chars().count();
         if len > MAX_DESCRIPTION_LEN {
             ctx.warn_with(
@@ -294,9 +320,10 @@ fn read_name(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> Option<String>
                 NameError::EdgeHyphen => "edge_hyphen",
                 NameError::DoubleHyphen => "double_hyphen",
             };
-            let mut args = vec![("value", name.clone()), ("reason", reason.to_owned())];
+            // The arguments fill a template a UI shows: a control character in them is escaped.
+            let mut args = vec![("value", visible::visible_line(&name).into_owned()), ("reason", reason.to_owned())];
             if let NameError::BadChar(c) = e {
-                args.push(("char", c.to_string()));
+                args.push(("char", visible::visible_line(&c.to_string()).into_owned()));
             }
             ctx.error_with(DiagCode::NameInvalid, "name", format!("`name` {name:?}: {e}"), &args);
         }
@@ -308,13 +335,16 @@ fn read_name(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> Option<String>
             DiagCode::NameDirMismatch,
             "name",
             format!("`name` is {name:?} but the folder is {dir:?}"),
-            &[("value", name.clone()), ("folder", dir.to_owned())],
+            &[
+                ("value", visible::visible_line(&name).into_owned()),
+                ("folder", visible::visible_line(dir).into_owned()),
+            ],
         );
     }
     Some(name)
 }
 
-fn read_description(ctx: &mut Ctx<'_, '_>) -> Option<String> {
+fn read_description(ctx: &mut Ctx<'_, '_>, opts: ValidateOptions<'_>) -> Option<String> {
     if ctx.get("description").is_none() {
         let line = ctx.line("description").or(Some(ctx.first_line));
         let msg = if ctx.line("description").is_some() {
@@ -339,6 +369,7 @@ fn read_description(ctx: &mut Ctx<'_, '_>) -> Option<String> {
             &[("length", len.to_string()), ("limit", MAX_DESCRIPTION_LEN.to_string())],
         );
     }
+    ctx.control_chars("description", &d, opts.strict);
     let cjk = d.chars().filter(|c| is_cjk(*c)).count();
     if cjk * 3 > len {
         ctx.warn(

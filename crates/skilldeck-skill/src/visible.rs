@@ -2,7 +2,8 @@
 //! nothing, are written as visible escapes (`\e`, `\r`, `\u{202E}`), so what people read is
 //! what the text holds. Holds the classification of those characters and the two display forms;
 //! no I/O. Used wherever a command, a path or model- or skill-written text reaches a screen, and
-//! reusable to find hidden text (`first_hidden`).
+//! reusable to find hidden text (`first_hidden`) and the control characters validation refuses
+//! in a field shown on one line (`first_control`, `control_name`).
 //!
 //! What is shown as an escape, and why:
 //! - C0 controls (U+0000–U+001F) and DEL: ESC starts terminal sequences (clear a line, set a
@@ -107,6 +108,55 @@ fn classify(c: char, shown_before: bool, lines: Lines) -> Option<Hidden> {
         '\n' | '\t' if lines == Lines::Multi => None,
         c if is_basic_selector(c) => (!shown_before).then_some(Hidden::VariationSelector),
         c => hidden(c),
+    }
+}
+
+/// The control characters of `text` that a terminal or renderer acts on, with their positions
+/// in characters: C0 controls but tab and line feed (a `\r` right before `\n` is a line end, not
+/// a control), DEL and C1 controls. What validation refuses in a field shown on one line
+/// (`description`), where `visible` and `visible_line` show them escaped.
+pub fn controls(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let mut chars = text.chars().enumerate().peekable();
+    std::iter::from_fn(move || {
+        while let Some((i, c)) = chars.next() {
+            let line_end = matches!(c, '\n' | '\t') || (c == '\r' && chars.peek().is_some_and(|&(_, n)| n == '\n'));
+            if !line_end && hidden(c) == Some(Hidden::Control) {
+                return Some((i, c));
+            }
+        }
+        None
+    })
+}
+
+/// The first of `controls(text)`.
+pub fn first_control(text: &str) -> Option<(usize, char)> {
+    controls(text).next()
+}
+
+/// A control character named for people: its common name where it has one and its code point,
+/// with the escape `visible` shows it as (`ESC (U+001B, shown as \e)`).
+pub fn control_name(c: char) -> String {
+    let name = match c {
+        '\u{0}' => "NUL",
+        '\u{7}' => "BEL",
+        '\u{8}' => "backspace",
+        '\u{9}' => "tab",
+        '\u{a}' => "line feed",
+        '\u{b}' => "vertical tab",
+        '\u{c}' => "form feed",
+        '\u{d}' => "carriage return",
+        '\u{1b}' => "ESC",
+        '\u{7f}' => "DEL",
+        '\u{9b}' => "CSI",
+        '\u{9d}' => "OSC",
+        _ => "",
+    };
+    let code = u32::from(c);
+    let shown = visible_line(&c.to_string()).into_owned();
+    if name.is_empty() {
+        format!("U+{code:04X} (shown as {shown})")
+    } else {
+        format!("{name} (U+{code:04X}, shown as {shown})")
     }
 }
 
@@ -231,6 +281,24 @@ mod tests {
             first_hidden("a\u{FE0F}\u{FE0F}", true).map(|(i, _, k)| (i, k)),
             Some((4, Hidden::VariationSelector))
         );
+    }
+
+    #[test]
+    fn first_control_skips_line_ends_and_names_the_character() {
+        assert_eq!(first_control("plain\ttext\r\nmore\n"), None);
+        assert_eq!(first_control("bidi \u{202E} is not a control"), None);
+        assert_eq!(first_control("x\u{1b}]52;c;QQ==\u{7}"), Some((1, '\u{1b}')));
+        assert_eq!(first_control("é\u{7}"), Some((1, '\u{7}')));
+        assert_eq!(first_control("a\rb"), Some((1, '\r')));
+        assert_eq!(first_control("\u{9b}2K"), Some((0, '\u{9b}')));
+        assert_eq!(
+            controls("\u{1b}[2K\r\n\u{7}\u{7f}").collect::<Vec<_>>(),
+            [(0, '\u{1b}'), (6, '\u{7}'), (7, '\u{7f}')]
+        );
+        assert_eq!(control_name('\u{1b}'), "ESC (U+001B, shown as \\e)");
+        assert_eq!(control_name('\u{7}'), "BEL (U+0007, shown as \\x07)");
+        assert_eq!(control_name('\u{9b}'), "CSI (U+009B, shown as \\u{9B})");
+        assert_eq!(control_name('\u{1}'), "U+0001 (shown as \\x01)");
     }
 
     #[test]

@@ -849,3 +849,48 @@ fn diagnostics_carry_args_for_translated_templates() {
     let back: skilldeck_skill::Diagnostic = serde_json::from_value(serde_json::to_value(&d).unwrap()).unwrap();
     assert_eq!(back, d);
 }
+
+/// Issue 42, item 4: a description written with YAML escapes holds ESC, BEL or a C1 control
+/// that a terminal acts on (`\e]52;c;…\a` writes the clipboard). Strict validation refuses it,
+/// naming the character and the line; lenient validation warns; tab and line ends are text.
+#[test]
+fn control_characters_in_the_description_are_refused_in_strict_mode() {
+    let osc52 = doc("name: pdf\ndescription: \"x\\e]52;c;QkFTRTY0\\a\"\n");
+    check("pdf", &osc52, true, &[(DescriptionControlChars, Error, Some(3))]);
+    check("pdf", &osc52, false, &[(DescriptionControlChars, Warning, Some(3))]);
+    let d = run("pdf", &osc52, true).diagnostics.remove(0);
+    assert_eq!(d.message.matches("ESC (U+001B, shown as \\e)").count(), 1, "{}", d.message);
+    assert!(d.message.contains("at character 2") && d.message.contains("and 1 more"), "{}", d.message);
+    assert!(d.message.is_ascii() && !d.message.contains(['\u{1b}', '\u{7}']), "{}", d.message);
+    let args: Vec<_> = d.args_map().into_iter().collect();
+    let s = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect::<Vec<_>>();
+    assert_eq!(args, s(&[("char", "U+001B"), ("field", "description"), ("line", "3"), ("position", "2")]));
+    assert!(DescriptionControlChars.fix().contains("Remove the control character"));
+    assert_eq!(DescriptionControlChars.as_str(), "description_control_chars");
+    // CSI as one C1 character, a BEL, a DEL, a carriage return alone, a NUL: each refused.
+    for escape in ["\\x9b2K", "\\a", "\\x7f", "a\\rb", "\\0", "\\x1b[1A\\x1b[2K"] {
+        let text = doc(&format!("name: pdf\ndescription: \"Use it {escape}\"\n"));
+        check("pdf", &text, true, &[(DescriptionControlChars, Error, Some(3))]);
+    }
+    // On a later line of a multi-line value, in `description_zh`, and nowhere else.
+    let zh = doc("name: pdf\ndescription: Extract text\ndescription_zh: \"提取\\e[2K\"\n");
+    check("pdf", &zh, false, &[(DescriptionControlChars, Warning, Some(4))]);
+    // Tabs, line ends (a folded or literal block, CRLF) and non-control Unicode stay valid.
+    for fine in [
+        "name: pdf\ndescription: \"Tab\\tseparated\\nlines\\r\\nend\"\n",
+        "name: pdf\ndescription: |\n  Two\n  lines\n",
+        "name: pdf\ndescription: Naïve café ❤️ 日本語 and ünïcödé\n",
+    ] {
+        check("pdf", &doc(fine), true, &[]);
+        check("pdf", &doc(fine), false, &[]);
+    }
+    // A control character in `name` was refused already, by the name's own rule.
+    let name = doc("name: \"p\\edf\"\ndescription: x\n");
+    let v = run("p\u{1b}df", &name, true);
+    assert!(v.diagnostics.iter().any(|d| d.code == NameInvalid && d.line == Some(2) && d.is_error()));
+    for d in &v.diagnostics {
+        let shown = format!("{} {:?}", d.message, d.args_map());
+        assert!(!d.message.contains('\u{1b}'), "{shown}");
+        assert!(d.args.iter().all(|(_, v)| !v.contains('\u{1b}')), "args show the character escaped: {shown}");
+    }
+}
