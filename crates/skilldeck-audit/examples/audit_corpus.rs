@@ -42,6 +42,10 @@ fn main() -> std::io::Result<()> {
         dump(&names, &skills);
         return Ok(());
     }
+    if std::env::var_os("HELD").is_some() {
+        held(&names, &skills);
+        return Ok(());
+    }
     if std::env::var_os("AC_PASS").is_some() {
         ac_pass(&skills);
     }
@@ -137,5 +141,37 @@ fn dump(names: &[String], skills: &[Vec<(String, Vec<u8>)>]) {
         for f in skilldeck_audit::audit(skill.iter().map(|(p, b)| (p.as_str(), b.as_slice()))).findings {
             println!("{name}\t{}\t{}:{}", f.rule, f.file, f.line.unwrap_or(0));
         }
+    }
+}
+
+/// With HELD set: the share of skills with a high or critical finding (what the registry holds
+/// at the default `[audit] hold`), and the rules behind them, most frequent first; with
+/// HELD_SHOW=RULE, each skill RULE makes high or critical, with the file, line and evidence.
+fn held(names: &[String], skills: &[Vec<(String, Vec<u8>)>]) {
+    use skilldeck_audit::RiskLevel;
+    let show = std::env::var("HELD_SHOW").unwrap_or_default();
+    let mut n = 0usize;
+    let mut rules: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for (name, skill) in names.iter().zip(skills) {
+        let report = skilldeck_audit::audit(skill.iter().map(|(p, b)| (p.as_str(), b.as_slice())));
+        let serious: Vec<_> = report.findings.iter().filter(|f| f.severity >= RiskLevel::High).collect();
+        if serious.is_empty() {
+            continue;
+        }
+        n += 1;
+        let ids: std::collections::BTreeSet<&str> = serious.iter().map(|f| f.rule).collect();
+        for id in ids {
+            *rules.entry(id).or_default() += 1;
+        }
+        for f in serious.iter().filter(|f| f.rule == show) {
+            println!("  {name} {}:{} {}", f.file, f.line.unwrap_or(0), f.evidence);
+        }
+    }
+    let total = skills.len().max(1);
+    println!("{n} of {} skills held at high: {:.2}%", skills.len(), 100.0 * n as f64 / total as f64);
+    let mut by: Vec<_> = rules.into_iter().collect();
+    by.sort_by_key(|b| std::cmp::Reverse(b.1));
+    for (id, c) in by {
+        println!("  {c:6}  {id}");
     }
 }

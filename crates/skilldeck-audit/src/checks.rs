@@ -48,9 +48,9 @@ pub fn text(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String,
     if may_hide(bytes) {
         invisible(bytes, report);
     }
-    if f.kind == Kind::Markdown && text::find(bytes, b"<!--", 0).is_some() {
+    if f.kind == Kind::Markdown && text::find(&f.view, b"<!--", 0).is_some() {
         for c in &f.regions().comments {
-            let body = bytes.get(c.clone()).unwrap_or_default();
+            let body = f.view.get(c.clone()).unwrap_or_default();
             let inner = String::from_utf8_lossy(body);
             let inner = inner.trim_start_matches("<!--").trim_end_matches("-->");
             let inner = skilldeck_skill::entry::one_line(inner);
@@ -61,8 +61,9 @@ pub fn text(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String,
             }
         }
     }
-    if matches!(f.kind, Kind::Script | Kind::Markdown) {
+    if f.kind != Kind::Binary {
         secrets(f, report);
+        env_exfil(f, report);
     }
     blob(f, report);
     if f.kind == Kind::Script {
@@ -79,7 +80,9 @@ fn may_hide(bytes: &[u8]) -> bool {
     let hides = |at: usize| {
         let len = if bytes.get(at) == Some(&0xF3) { 4 } else { 3 };
         let c = bytes.get(at..at + len).and_then(|b| std::str::from_utf8(b).ok()).and_then(|s| s.chars().next());
-        c.is_some_and(|c| text::is_tag(c) || text::is_zero_width(c) || text::is_bidi(c))
+        c.is_some_and(|c| {
+            text::is_tag(c) || text::is_zero_width(c) || text::is_bidi(c) || crate::norm::is_variation_selector(c)
+        })
     };
     memchr::memchr3_iter(0xE1, 0xE2, 0xEF, bytes).any(hides) || memchr::memchr_iter(0xF3, bytes).any(hides)
 }
@@ -131,6 +134,30 @@ fn invisible(bytes: &[u8], report: &mut dyn FnMut(Check, Option<u32>, String, Op
             i += run;
             continue;
         }
+        if crate::norm::is_variation_selector(c) {
+            let run: Vec<char> = chars
+                .get(i..)
+                .unwrap_or_default()
+                .iter()
+                .map(|p| p.1)
+                .take_while(|c| crate::norm::is_variation_selector(*c))
+                .collect();
+            // One selector picks an emoji or ideograph's form; a run of them carries bytes.
+            if run.len() >= 4 && reported_tags.insert(lines.number(at)) && reported_tags.len() <= 10 {
+                let bytes: Vec<u8> = run
+                    .iter()
+                    .filter_map(|c| match u32::from(*c) {
+                        v @ 0xFE00..=0xFE0F => u8::try_from(v - 0xFE00).ok(),
+                        v => u8::try_from(v - 0xE0100 + 16).ok(),
+                    })
+                    .collect();
+                let decoded: String = String::from_utf8_lossy(&bytes).chars().filter(|c| !c.is_control()).collect();
+                let (n, ev) = shown(at);
+                report(Check::TagChars, Some(n), ev, Some(format!("{} variation selectors: {decoded}", run.len())));
+            }
+            i += run.len();
+            continue;
+        }
         if text::is_bidi(c) && reported_bidi.len() < 10 && reported_bidi.insert(lines.number(at)) {
             let r = lines.range(text.as_bytes(), lines.number(at));
             if !text.get(r).unwrap_or_default().chars().any(text::is_rtl_letter) {
@@ -176,7 +203,7 @@ fn network_send() -> Option<&'static Regex> {
     static RE: OnceLock<Option<Regex>> = OnceLock::new();
     RE.get_or_init(|| {
         RegexBuilder::new(
-            r"(?i)\b(?:curl|wget|nc|ncat|netcat|scp|rsync|sftp|ftp|telnet|socat)\b|\brequests\.(?:post|put|patch)\b|\burllib\.request\b|\bhttp\.client\b|\bhttpx\.(?:post|put)\b|\baiohttp\b|\bfetch\s*\(|\baxios\b|\bXMLHttpRequest\b|\bsocket\.(?:socket|connect|create_connection)\b|\bInvoke-(?:WebRequest|RestMethod)\b|\bNet\.WebClient\b|\bsmtplib\b",
+            r"(?i)\b(?:curl|wget|nc|ncat|netcat|scp|rsync|sftp|ftp|telnet|socat|dig|nslookup|drill)\b|\bhost\s+[\x22']?\$|\b(?:gethostbyname|getaddrinfo)\s*\(|\bdns\.resolver\b|\bhttps?\.request\s*\(|\burlopen\s*\(|\brequests\.get\s*\(|\brequests\.(?:post|put|patch)\b|\burllib\.request\b|\bhttp\.client\b|\bhttpx\.(?:post|put)\b|\baiohttp\b|\bfetch\s*\(|\baxios\b|\bXMLHttpRequest\b|\bsocket\.(?:socket|connect|create_connection)\b|\bInvoke-(?:WebRequest|RestMethod)\b|\bNet\.WebClient\b|\bsmtplib\b",
         )
         .unicode(false)
         .build()
@@ -188,8 +215,11 @@ fn network_send() -> Option<&'static Regex> {
 /// A secret path read from code; in the same script or code block as a network call, a
 /// likely theft.
 fn secrets(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
-    let (Some(re), Some(net), Some(hint)) = (secret_paths(), network_send(), secret_hint()) else { return };
-    let bytes = f.bytes;
+    let (Some(re), Some(net), Some(hint), Some(asks)) = (secret_paths(), network_send(), secret_hint(), asks_to_send())
+    else {
+        return;
+    };
+    let bytes: &[u8] = &f.view;
     if !hint.is_match(bytes) {
         return;
     }
@@ -197,11 +227,25 @@ fn secrets(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, 
     for m in re.find_iter(bytes) {
         let unit = match f.kind {
             Kind::Script => 0..bytes.len(),
-            Kind::Markdown => match f.regions().fence_at(m.start()) {
+            Kind::Markdown | Kind::Data => match f.regions().fence_at(m.start()) {
                 Some(r) => r,
-                None => continue,
+                None => {
+                    // Prose: a credential named in a comment a reader never sees, or in a
+                    // sentence asking for it to be sent or shown, is an instruction to steal it.
+                    let hidden = f.regions().comments.iter().any(|c| c.contains(&m.start()));
+                    let n = f.lines().number(m.start());
+                    let sentence = bytes.get(f.lines().range(bytes, n)).unwrap_or_default();
+                    let warned = warns().is_some_and(|w| w.is_match(sentence));
+                    if hidden || (asks.is_match(sentence) && !warned) {
+                        let line = f.lines().number(m.start());
+                        if seen.insert(line) && seen.len() <= 10 {
+                            report(Check::SecretExfil, Some(line), f.evidence(line, m.start()), None);
+                        }
+                    }
+                    continue;
+                }
             },
-            Kind::Data | Kind::Binary => continue,
+            Kind::Binary => continue,
         };
         let token_end = bytes
             .get(m.start()..)
@@ -315,4 +359,78 @@ pub fn has_public_ipv4(text: &[u8]) -> bool {
     s.split(|c: char| !(c.is_ascii_digit() || c == '.')).filter_map(|w| w.parse::<std::net::Ipv4Addr>().ok()).any(
         |ip| !(ip.is_loopback() || ip.is_private() || ip.is_link_local() || ip.is_unspecified() || ip.is_broadcast()),
     )
+}
+
+/// A sentence that asks for what it names to be sent, shown or put somewhere, not one that
+/// warns against it.
+fn asks_to_send() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| {
+        RegexBuilder::new(
+            r"(?i)\b(?:send|upload|post|transmit|exfiltrate|e-?mail|forward|paste|include|append|attach|embed|encode)\b",
+        )
+        .unicode(false)
+        .build()
+        .ok()
+    })
+    .as_ref()
+}
+
+/// A sentence that warns against what it names.
+fn warns() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| {
+        RegexBuilder::new(r"(?i)\b(?:never|not|don'?t|avoid|must\s+not|without)\b").unicode(false).build().ok()
+    })
+    .as_ref()
+}
+
+/// The names of environment variables that hold secrets.
+macro_rules! secret_var {
+    () => {
+        r"[A-Z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIALS?|SESSION_KEY)[A-Z0-9_]*"
+    };
+}
+
+/// Environment secrets put in what a request sends (its body, a form, an upload, its query, a
+/// DNS name) or the whole environment sent: not a token in an `Authorization` header, which is
+/// how a tool talks to its own API.
+fn env_sent() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| {
+        let re = concat!(
+            r#"(?:\s-d|\s-F|\s-T|--data(?:-binary|-raw|-urlencode|-ascii)?|--form|--upload-file|--json|--post-data)(?:\s+|=)(?:"[^"\n]*|[^\s"']*)\$\{?"#,
+            secret_var!(),
+            r#"\b|https?://[^\s"'|]*[?&][\w.-]+=\$\{?"#,
+            secret_var!(),
+            r#"\b|\b(?:dig|nslookup|drill|host)\b[^\n]*\$\{?"#,
+            secret_var!(),
+            r#"\b|\b(?:env|printenv|set|export\s+-p)\s*\|[^\n]*\b(?:curl|wget|nc|ncat|netcat|socat)\b|/proc/self/environ\b[^\n]*\b(?:curl|wget|nc|ncat|netcat)\b|\b(?:curl|wget)\b[^\n]*@?/proc/self/environ|\b(?:data|json|params|body|files)\s*=\s*(?:dict\s*\(\s*)?os\.environ\b|\b(?:data|json|params)\s*=\s*\{[^}\n]*os\.(?:environ\s*\[|environ\.get\s*\(|getenv\s*\()\s*["']"#,
+            secret_var!(),
+            r#"|\bbody\s*:\s*(?:JSON\.stringify\s*\(\s*)?process\.env\b(?:\s*[),}]|\.)"#,
+        );
+        RegexBuilder::new(re).unicode(false).size_limit(16 << 20).build().ok()
+    })
+    .as_ref()
+}
+
+/// Secrets from the environment sent out, in code (a script or a fenced code block).
+fn env_exfil(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
+    let Some(re) = env_sent() else { return };
+    let view: &[u8] = &f.view;
+    if text::find(view, b"$", 0).is_none() && text::find(view, b"env", 0).is_none() {
+        return;
+    }
+    let mut seen = std::collections::HashSet::new();
+    for m in re.find_iter(view) {
+        let code = match f.kind {
+            Kind::Script => true,
+            Kind::Markdown => f.regions().in_fence(m.start()),
+            Kind::Data | Kind::Binary => false,
+        };
+        let line = f.lines().number(m.start());
+        if code && seen.insert(line) && seen.len() <= 10 {
+            report(Check::SecretExfil, Some(line), f.evidence(line, m.start()), None);
+        }
+    }
 }

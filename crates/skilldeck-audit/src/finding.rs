@@ -34,6 +34,20 @@ impl Finding {
     /// A finding of `rule` in `file`, at the rule's severity, or one level lower in a test or
     /// fixture file ([`is_test_file`]).
     pub fn new(rule: &'static Rule, file: &str, line: Option<u32>, evidence: String, hidden: Option<String>) -> Self {
+        Self::at(rule, rule.severity, file, line, evidence, hidden)
+    }
+
+    /// The same at `level` rather than the rule's own (a rule the table rates higher in a
+    /// script, a check that knows more than its rule's default), one level lower in a test or
+    /// fixture file.
+    pub fn at(
+        rule: &'static Rule,
+        level: RiskLevel,
+        file: &str,
+        line: Option<u32>,
+        evidence: String,
+        hidden: Option<String>,
+    ) -> Self {
         let mut h = Sha256::new();
         for part in [rule.id, file, &evidence] {
             h.update(part.as_bytes());
@@ -42,7 +56,7 @@ impl Finding {
         let fingerprint = h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect();
         Self {
             rule: rule.id,
-            severity: if is_test_file(file) { rule.severity.one_lower() } else { rule.severity },
+            severity: if is_test_file(file) { level.one_lower() } else { level },
             title: rule.title,
             file: file.to_owned(),
             line,

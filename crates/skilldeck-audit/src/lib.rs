@@ -7,6 +7,8 @@
 pub mod anchors;
 pub mod checks;
 pub mod finding;
+pub mod flow;
+pub mod norm;
 pub mod rules;
 pub mod sarif;
 pub mod scan;

@@ -6,10 +6,12 @@
 use crate::anchors::{self, Anchor};
 use crate::checks;
 use crate::finding::{Finding, Report};
+use crate::flow;
 use crate::rules::{Also, Check, Matcher, Place, RULES, Rule};
-use crate::text::{FileText, Kind, Regions};
+use crate::text::{self, FileText, Kind, Regions};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::bytes::{Regex, RegexBuilder};
+use skilldeck_skill::risk::RiskLevel;
 use std::collections::HashSet;
 use std::sync::OnceLock;
 
@@ -77,6 +79,11 @@ pub fn rules_compile() -> bool {
 pub struct Auditor {
     report: Report,
     cap: usize,
+    /// The files binary by their bytes, with what they are.
+    binaries: Vec<(String, &'static str)>,
+    /// Lines of text files that feed something to a shell or interpreter: `(file, line,
+    /// evidence, the logical line)`, to see in `finish` whether one names a binary file.
+    feeds: Vec<(String, u32, String, Vec<u8>)>,
 }
 
 impl Default for Auditor {
@@ -88,7 +95,7 @@ impl Default for Auditor {
 impl Auditor {
     /// An auditor reading at most [`DEFAULT_CAP`] bytes of a file.
     pub fn new() -> Self {
-        Self { report: Report::default(), cap: DEFAULT_CAP }
+        Self { report: Report::default(), cap: DEFAULT_CAP, binaries: Vec::new(), feeds: Vec::new() }
     }
 
     /// The same auditor reading at most `cap` bytes of a file.
@@ -120,9 +127,19 @@ impl Auditor {
         let f = FileText::new(path, bytes);
         let mut found = Vec::new();
         checks::executable(bytes, &mut |check, evidence| found.push((check, None, evidence, None)));
-        if f.kind != Kind::Binary {
+        if f.kind == Kind::Binary {
+            if let Some(what) = text::binary_format(bytes) {
+                self.binaries.push((path.to_owned(), what));
+            }
+        } else {
             self.patterns(&f);
             checks::text(&f, &mut |check, at, evidence, hidden| found.push((check, at, evidence, hidden)));
+            self.flows(&f);
+            if self.feeds.len() < 256 {
+                for (line, at, text) in flow::feeding_lines(&f) {
+                    self.feeds.push((path.to_owned(), line, f.evidence(line, at), text));
+                }
+            }
         }
         for (check, line, evidence, hidden) in found {
             self.push_check(check, path, line, evidence, hidden);
@@ -137,6 +154,18 @@ impl Auditor {
 
     /// The report, most serious findings first.
     pub fn finish(mut self) -> Report {
+        // A binary file (an image, an archive) that a script feeds to a shell or interpreter
+        // holds code that no reader sees.
+        if let Some(rule) = crate::rules::rule("exec.decode-exec") {
+            for (bin, what) in &self.binaries {
+                for (file, line, evidence, text) in &self.feeds {
+                    if flow::feeds_file(text, bin) {
+                        let shown = format!("{evidence} ({bin} is {what})");
+                        self.report.findings.push(Finding::at(rule, RiskLevel::High, file, Some(*line), shown, None));
+                    }
+                }
+            }
+        }
         let lines: HashSet<(String, Option<u32>, &str)> =
             self.report.findings.iter().map(|f| (f.file.clone(), f.line, f.rule)).collect();
         self.report.findings.retain(|f| {
@@ -145,6 +174,20 @@ impl Auditor {
         });
         self.report.sort();
         self.report
+    }
+
+    /// The flows of one file (`flow::flows`), each under its rule, high in a script.
+    fn flows(&mut self, f: &FileText<'_>) {
+        for fl in flow::flows(f) {
+            let Some(rule) = crate::rules::rule(fl.rule) else { continue };
+            let level = if f.kind == Kind::Script { rule.severity.max(RiskLevel::High) } else { rule.severity };
+            let dup =
+                self.report.findings.iter().any(|x| x.rule == rule.id && x.file == f.path && x.line == Some(fl.line));
+            if !dup {
+                let evidence = f.evidence(fl.line, fl.at);
+                self.report.findings.push(Finding::at(rule, level, f.path, Some(fl.line), evidence, None));
+            }
+        }
     }
 
     fn push_check(&mut self, check: Check, path: &str, line: Option<u32>, evidence: String, hidden: Option<String>) {
@@ -156,44 +199,57 @@ impl Auditor {
         }
     }
 
-    /// Every pattern rule over one text file: one pass finds the rules' anchors, and each rule
-    /// then runs its regex on the lines where its anchors are (a rule with none, on the whole
-    /// file). A rule matches within one line, as the table says.
+    /// Every pattern rule over one text file's view (`FileText::view`): one pass finds the
+    /// rules' anchors, and each rule then runs its regex on the logical lines where its anchors
+    /// are (a rule with none, on the whole file), each logical line joined into one. A finding
+    /// names the line where its match starts.
     fn patterns(&mut self, f: &FileText<'_>) {
         let Some(c) = compiled() else { return };
         let looks = |rule: &Rule| match rule.place {
             Place::Files => false,
-            Place::Instructions => f.kind == Kind::Markdown,
+            Place::Instructions => matches!(f.kind, Kind::Markdown | Kind::Data),
             Place::Anywhere | Place::Code => true,
         };
-        // (rule, line) for every anchor found, each pair once.
-        let mut todo: Vec<(usize, u32)> = Vec::new();
-        for m in c.anchors.find_overlapping_iter(f.bytes) {
+        let view: &[u8] = &f.view;
+        // (rule, logical line start) for every anchor found, each pair once.
+        let mut todo: Vec<(usize, usize)> = Vec::new();
+        for m in c.anchors.find_overlapping_iter(view) {
             let Some((i, anchor)) = c.anchor_rules.get(m.pattern().as_usize()) else { continue };
             let i = *i;
-            if RULES.get(i).is_some_and(looks) && anchor.bounded_in(f.bytes, m.start(), m.end()) {
-                todo.push((i, f.lines().number(m.start())));
+            if RULES.get(i).is_some_and(looks) && anchor.bounded_in(view, m.start(), m.end()) {
+                todo.push((i, f.logical_range(m.start()).start));
             }
         }
         todo.sort_unstable();
         todo.dedup();
+        let mut seen: HashSet<(usize, u32)> = HashSet::new();
         let mut found = vec![0usize; RULES.len()];
-        for (i, line) in todo {
+        for (i, from) in todo {
             let (Some(rule), Some(Some(re))) = (RULES.get(i), c.each.get(i)) else { continue };
-            if found.get(i).is_some_and(|n| *n >= PER_RULE_PER_FILE) {
-                continue;
-            }
-            let range = f.lines().range(f.bytes, line);
-            let text = f.bytes.get(range.clone()).unwrap_or_default();
-            let hit = re.find_iter(text).find(|m| {
-                in_place(rule.place, f.kind, f.regions(), range.start + m.start())
-                    && also_holds(rule.also, m.as_bytes())
-            });
-            if let Some(m) = hit {
-                let evidence = f.evidence(line, range.start + m.start());
-                self.report.findings.push(Finding::new(rule, f.path, Some(line), evidence, None));
-                if let Some(n) = found.get_mut(i) {
-                    *n += 1;
+            let range = f.logical_range(from);
+            let text = text::joined(view.get(range.clone()).unwrap_or_default());
+            for m in re.find_iter(&text) {
+                if found.get(i).is_some_and(|n| *n >= PER_RULE_PER_FILE) {
+                    break;
+                }
+                let at = range.start + m.start();
+                if !in_place(rule.place, f.kind, f.regions(), at) || !also_holds(rule.also, m.as_bytes()) {
+                    continue;
+                }
+                let line = f.lines().number(at);
+                if seen.insert((i, line)) {
+                    let evidence = f.evidence(line, at);
+                    self.report.findings.push(Finding::at(
+                        rule,
+                        raise(rule, f.kind),
+                        f.path,
+                        Some(line),
+                        evidence,
+                        None,
+                    ));
+                    if let Some(n) = found.get_mut(i) {
+                        *n += 1;
+                    }
                 }
             }
         }
@@ -203,7 +259,7 @@ impl Auditor {
                 continue;
             }
             let mut seen = HashSet::new();
-            for m in re.find_iter(f.bytes) {
+            for m in re.find_iter(view) {
                 if seen.len() >= PER_RULE_PER_FILE {
                     break;
                 }
@@ -213,10 +269,26 @@ impl Auditor {
                 let line = f.lines().number(m.start());
                 if seen.insert(line) {
                     let evidence = f.evidence(line, m.start());
-                    self.report.findings.push(Finding::new(rule, f.path, Some(line), evidence, None));
+                    self.report.findings.push(Finding::at(
+                        rule,
+                        raise(rule, f.kind),
+                        f.path,
+                        Some(line),
+                        evidence,
+                        None,
+                    ));
                 }
             }
         }
+    }
+}
+
+/// The level of a rule's finding in a file of `kind`: the rule's own, or higher where the table
+/// says so for code a shell or interpreter runs.
+fn raise(rule: &Rule, kind: Kind) -> RiskLevel {
+    match (kind, rule.in_scripts) {
+        (Kind::Script, Some(level)) => level.max(rule.severity),
+        _ => rule.severity,
     }
 }
 
@@ -226,7 +298,8 @@ fn in_place(place: Place, kind: Kind, regions: &Regions, at: usize) -> bool {
         (_, Kind::Binary) | (Place::Files, _) => false,
         (Place::Anywhere, _) => true,
         (Place::Instructions, Kind::Markdown) => !regions.in_fence(at),
-        (Place::Instructions, Kind::Script | Kind::Data) => false,
+        (Place::Instructions, Kind::Data) => true,
+        (Place::Instructions, Kind::Script) => false,
         (Place::Code, Kind::Script) => true,
         (Place::Code, Kind::Markdown) => regions.in_fence(at),
         (Place::Code, Kind::Data) => false,

@@ -2,6 +2,8 @@
 //! fenced code blocks and HTML comments are, its lines, and evidence made safe to show.
 //! Holds no rule.
 
+use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::ops::Range;
 
 /// What a file is, for which places of the rules it has.
@@ -13,7 +15,8 @@ pub enum Kind {
     Script,
     /// Other text: JSON, YAML, HTML, CSV…
     Data,
-    /// Not text (a NUL byte near its start).
+    /// Not text: an image, archive, font, media file, compiled program or database by its
+    /// first bytes (never a file a model reads or a shell runs, whatever it holds).
     Binary,
 }
 
@@ -60,25 +63,90 @@ const SCRIPTS: &[&str] = &[
     "cs",
 ];
 
-/// The kind of the file at `path` holding `bytes`.
+/// The kind of the file at `path` holding `bytes`. What a model reads or a shell could run is
+/// text whatever bytes it holds (a NUL switches nothing off): `SKILL.md`, Markdown and text
+/// files, scripts by extension, everything under `scripts/` or `bin/`, and any file starting
+/// with `#!`. Only a file whose first bytes are those of an image, archive, font, media file,
+/// compiled program or database is binary ([`binary_format`]); every other file is data.
 pub fn kind(path: &str, bytes: &[u8]) -> Kind {
-    let head = bytes.get(..8192).unwrap_or(bytes);
-    if head.contains(&0) {
-        return Kind::Binary;
-    }
     let name = path.rsplit('/').next().unwrap_or(path);
     let ext = name.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
-    if MARKDOWN.contains(&ext.as_str()) {
+    if MARKDOWN.contains(&ext.as_str()) || path == "SKILL.md" {
         Kind::Markdown
     } else if SCRIPTS.contains(&ext.as_str())
         || bytes.starts_with(b"#!")
         || path.starts_with("scripts/")
         || path.starts_with("bin/")
+        || path.contains("/scripts/")
     {
         Kind::Script
+    } else if binary_format(bytes).is_some() {
+        Kind::Binary
     } else {
         Kind::Data
     }
+}
+
+/// What binary format `bytes` start with, by their magic bytes: images, archives and
+/// compressed files, fonts, media, compiled programs, databases. `None` for anything else,
+/// which the audit reads as text.
+pub fn binary_format(bytes: &[u8]) -> Option<&'static str> {
+    const MAGIC: &[(&[u8], &str)] = &[
+        (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+        (b"\xff\xd8\xff", "a JPEG image"),
+        (b"GIF87a", "a GIF image"),
+        (b"GIF89a", "a GIF image"),
+        (b"II*\0", "a TIFF image"),
+        (b"MM\0*", "a TIFF image"),
+        (b"\0\0\x01\0", "an icon"),
+        (b"8BPS", "a Photoshop image"),
+        (b"icns", "an icon"),
+        (b"%PDF-", "a PDF document"),
+        (b"PK\x03\x04", "a ZIP archive"),
+        (b"PK\x05\x06", "a ZIP archive"),
+        (b"\x1f\x8b", "a gzip file"),
+        (b"BZh", "a bzip2 file"),
+        (b"\xfd7zXZ\0", "an xz file"),
+        (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+        (b"\x28\xb5\x2f\xfd", "a zstd file"),
+        (b"Rar!\x1a\x07", "a RAR archive"),
+        (b"wOFF", "a web font"),
+        (b"wOF2", "a web font"),
+        (b"\0\x01\0\0\0", "a TrueType font"),
+        (b"OTTO", "an OpenType font"),
+        (b"OggS", "an Ogg file"),
+        (b"fLaC", "a FLAC file"),
+        (b"ID3", "an MP3 file"),
+        (b"\x1aE\xdf\xa3", "a Matroska or WebM file"),
+        (b"\x7fELF", "an ELF program"),
+        (b"\xfe\xed\xfa\xce", "a Mach-O program"),
+        (b"\xfe\xed\xfa\xcf", "a Mach-O program"),
+        (b"\xce\xfa\xed\xfe", "a Mach-O program"),
+        (b"\xcf\xfa\xed\xfe", "a Mach-O program"),
+        (b"\xca\xfe\xba\xbe", "a Mach-O or Java class file"),
+        (b"\0asm", "a WebAssembly module"),
+        (b"SQLite format 3\0", "an SQLite database"),
+        (b"\x93NUMPY", "a NumPy array"),
+        (b"PAR1", "a Parquet file"),
+        (b"\x89HDF\r\n\x1a\n", "an HDF5 file"),
+    ];
+    if let Some((_, what)) = MAGIC.iter().find(|(m, _)| bytes.starts_with(m)) {
+        return Some(what);
+    }
+    let at = |range: std::ops::Range<usize>| bytes.get(range).unwrap_or_default();
+    if at(0..4) == b"RIFF" && matches!(at(8..12), b"WEBP" | b"WAVE" | b"AVI ") {
+        return Some("a RIFF image or media file");
+    }
+    if at(4..8) == b"ftyp" {
+        return Some("an MP4, MOV or HEIF file");
+    }
+    if at(257..262) == b"ustar" {
+        return Some("a tar archive");
+    }
+    if bytes.starts_with(b"MZ") && bytes.get(..64).is_some_and(|h| h.contains(&0)) {
+        return Some("a Windows program");
+    }
+    None
 }
 
 /// Where a Markdown file's fenced code blocks and HTML comments are (byte ranges).
@@ -169,44 +237,165 @@ pub fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     memchr::memmem::find(hay.get(from..)?, needle).map(|i| i + from)
 }
 
-/// One file being audited: its bytes and kind, with its lines and Markdown regions worked out
-/// only when a finding needs them (most files have none).
+/// One file being audited: its bytes and kind, the view the rules read (`norm`), with its
+/// lines, logical lines and Markdown regions worked out only when a rule needs them.
 #[derive(Debug)]
 pub struct FileText<'a> {
     /// Its path in the skill.
     pub path: &'a str,
-    /// Its bytes, up to the cap.
+    /// Its bytes, up to the cap, as written.
     pub bytes: &'a [u8],
     /// Its kind.
     pub kind: Kind,
-    lines: std::cell::OnceCell<Lines>,
-    regions: std::cell::OnceCell<Regions>,
+    /// What the rules read: `bytes` normalised line for line (`norm::view`); line `n` of it is
+    /// line `n` of `bytes`.
+    pub view: Cow<'a, [u8]>,
+    lines: OnceCell<Lines>,
+    raw_lines: OnceCell<Lines>,
+    regions: OnceCell<Regions>,
+    logical: OnceCell<Vec<usize>>,
 }
 
 impl<'a> FileText<'a> {
     /// The file at `path` holding `bytes`.
     pub fn new(path: &'a str, bytes: &'a [u8]) -> Self {
-        Self { path, bytes, kind: kind(path, bytes), lines: Default::default(), regions: Default::default() }
+        let kind = kind(path, bytes);
+        let view = match kind {
+            Kind::Binary => Cow::Borrowed(&[][..]),
+            Kind::Script => crate::norm::view(bytes, &|_| true),
+            Kind::Data => crate::norm::view(bytes, &|_| false),
+            Kind::Markdown => {
+                let chars = crate::norm::characters(bytes);
+                if memchr::memchr2(b'\'', b'"', &chars).is_none() {
+                    chars
+                } else {
+                    let r = Regions::of_markdown(&chars);
+                    let l = Lines::of(&chars);
+                    let code: Vec<u32> =
+                        r.fences.iter().flat_map(|f| l.number(f.start)..=l.number(f.end.saturating_sub(1))).collect();
+                    match crate::norm::view(&chars, &|n| code.binary_search(&n).is_ok()) {
+                        Cow::Owned(v) => Cow::Owned(v),
+                        Cow::Borrowed(_) => chars,
+                    }
+                }
+            }
+        };
+        Self {
+            path,
+            bytes,
+            kind,
+            view,
+            lines: OnceCell::new(),
+            raw_lines: OnceCell::new(),
+            regions: OnceCell::new(),
+            logical: OnceCell::new(),
+        }
     }
 
-    /// Its lines.
+    /// The lines of the view (the same lines as the file's).
     pub fn lines(&self) -> &Lines {
-        self.lines.get_or_init(|| Lines::of(self.bytes))
+        self.lines.get_or_init(|| Lines::of(&self.view))
     }
 
-    /// Its fenced code blocks and HTML comments (none unless Markdown).
+    /// Its fenced code blocks and HTML comments in the view (none unless Markdown).
     pub fn regions(&self) -> &Regions {
         self.regions.get_or_init(|| {
-            if self.kind == Kind::Markdown { Regions::of_markdown(self.bytes) } else { Regions::default() }
+            if self.kind == Kind::Markdown { Regions::of_markdown(&self.view) } else { Regions::default() }
         })
     }
 
-    /// Line `n` around byte `at`, made safe to show and cut.
-    pub fn evidence(&self, n: u32, at: usize) -> String {
-        let r = self.lines().range(self.bytes, n);
-        let shown = String::from_utf8_lossy(self.bytes.get(r.clone()).unwrap_or_default());
-        visible(&shown, at.saturating_sub(r.start), EVIDENCE_CHARS)
+    /// Where each logical line of the view starts: a paragraph of prose is one (a renderer and
+    /// a model read it as one), and a line of code ending in `\`, `|`, `&&`, `(`, `,`, `+` or
+    /// `=` runs on into the next, as a shell or interpreter reads it. So an instruction or a
+    /// command split over lines is matched whole.
+    pub fn logical_starts(&self) -> &[usize] {
+        self.logical.get_or_init(|| {
+            let text: &[u8] = &self.view;
+            let mut starts = vec![0];
+            let mut at = 0;
+            let lines: Vec<&[u8]> = text.split_inclusive(|b| *b == b'\n').collect();
+            for (i, line) in lines.iter().enumerate() {
+                at += line.len();
+                let Some(next) = lines.get(i + 1) else { break };
+                let code = match self.kind {
+                    Kind::Script => true,
+                    Kind::Markdown => self.regions().in_fence(at - line.len()),
+                    Kind::Data | Kind::Binary => false,
+                };
+                let joins = if code {
+                    continues(line) || starts_as_continuation(next)
+                } else {
+                    !is_blank(line)
+                        && !is_blank(next)
+                        && fence_of(trim_indent(next)).is_none()
+                        && fence_of(trim_indent(line)).is_none()
+                };
+                if !joins {
+                    starts.push(at);
+                }
+            }
+            starts
+        })
     }
+
+    /// The logical line holding byte `at` of the view: its range.
+    pub fn logical_range(&self, at: usize) -> Range<usize> {
+        let starts = self.logical_starts();
+        let i = starts.partition_point(|s| *s <= at).saturating_sub(1);
+        let start = starts.get(i).copied().unwrap_or(0);
+        let end = starts.get(i + 1).copied().unwrap_or(self.view.len());
+        start..end
+    }
+
+    /// Line `n` around byte `at` of the view, shown as the file writes it, made safe to show
+    /// and cut.
+    pub fn evidence(&self, n: u32, at: usize) -> String {
+        let raw = self.raw_lines.get_or_init(|| Lines::of(self.bytes));
+        let r = raw.range(self.bytes, n);
+        let in_line = at.saturating_sub(self.lines().range(&self.view, n).start);
+        let shown = String::from_utf8_lossy(self.bytes.get(r).unwrap_or_default());
+        visible(&shown, in_line, EVIDENCE_CHARS)
+    }
+}
+
+/// A logical line of the view as the rules read it: a shell's `\\` before a line break written
+/// as spaces (the result is as long as the slice). Other line breaks stay: a rule's `\s`
+/// crosses them, and `^` and `$` still mark each line.
+pub fn joined(slice: &[u8]) -> Cow<'_, [u8]> {
+    if memchr::memmem::find(slice, b"\\\n").is_none() && memchr::memmem::find(slice, b"\\\r\n").is_none() {
+        return Cow::Borrowed(slice);
+    }
+    let mut out = slice.to_vec();
+    for i in memchr::memchr_iter(b'\n', slice) {
+        let mut j = i;
+        if j > 0 && slice.get(j - 1) == Some(&b'\r') {
+            j -= 1;
+        }
+        if j > 0 && slice.get(j - 1) == Some(&b'\\') {
+            for k in j - 1..=i {
+                if let Some(b) = out.get_mut(k) {
+                    *b = b' ';
+                }
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
+/// Whether a line of code runs on into the next.
+fn continues(line: &[u8]) -> bool {
+    let t = line.trim_ascii_end();
+    [&b"\\"[..], b"|", b"&&", b"||", b"(", b",", b"+", b"="].iter().any(|e| t.ends_with(e))
+}
+
+/// Whether a line of code carries on the one before it.
+fn starts_as_continuation(line: &[u8]) -> bool {
+    let t = line.trim_ascii_start();
+    [&b"|"[..], b"&&", b"||", b"."].iter().any(|s| t.starts_with(s)) && !t.starts_with(b"./")
 }
 
 /// Where each line of a text starts, for line numbers and showing a line.

@@ -1,0 +1,284 @@
+//! Simple data flow inside one script or fenced code block, line by line in one pass: a
+//! variable assigned a URL, a download or decoded bytes (or a file a download or a decoder
+//! wrote) that a later line hands to a shell, `eval`, `exec` or `source`. And, across a skill's
+//! files, a file that is binary by its bytes (an image, an archive) fed to a shell or
+//! interpreter by a script. Holds no rule table; `scan` reports under the rules' ids.
+
+use crate::text::{FileText, Kind};
+use regex::bytes::{Regex, RegexBuilder};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// What a variable or file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Taint {
+    /// A URL.
+    Url,
+    /// What a download returned.
+    Fetched,
+    /// Decoded bytes (base64, hex, packed).
+    Decoded,
+}
+
+/// A flow found: the rule it is reported under, the line and the byte of the view it is on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flow {
+    /// `exec.download-pipe` (a URL or download run) or `exec.decode-exec` (decoded bytes run).
+    pub rule: &'static str,
+    /// The line, from 1.
+    pub line: u32,
+    /// The byte of the view where the line starts.
+    pub at: usize,
+}
+
+fn re(pattern: &str) -> Option<Regex> {
+    RegexBuilder::new(pattern).unicode(false).size_limit(8 << 20).build().ok()
+}
+
+struct Patterns {
+    assign: Regex,
+    url: Regex,
+    fetch: Regex,
+    decode: Regex,
+    sink: Regex,
+    code_sink: Regex,
+    output: Regex,
+    run_file: Regex,
+    feeds: Regex,
+}
+
+fn patterns() -> Option<&'static Patterns> {
+    static P: OnceLock<Option<Patterns>> = OnceLock::new();
+    P.get_or_init(|| {
+        Some(Patterns {
+            assign: re(
+                r"^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*|const\s+|let\s+|var\s+|my\s+|set\s+)?\$?([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|:=)([^=].*|)$",
+            )?,
+            url: re(r"(?i)\b(?:https?|ftp)://")?,
+            fetch: re(
+                r"(?i)\b(?:curl|wget|urlopen|urlretrieve|axios|Invoke-WebRequest|Invoke-RestMethod|iwr|irm|DownloadString|DownloadFile)\b|\brequests\.(?:get|post)\s*\(|\bhttpx\.(?:get|post|stream)\s*\(|\bfetch\s*\(|\bhttps?\.get\s*\(|\burllib\.request\b",
+            )?,
+            decode: re(
+                r#"(?i)\bbase64\s+(?:-d|--decode|-D)\b|\bb64decode\b|\batob\s*\(|\bBuffer\.from\s*\([^\n)]*["'](?:base64|hex)|\bxxd\s+(?:-p\s+)?-r\b|\bbytes\.fromhex\b|\bunhexlify\b|\bpack\s*\(\s*["']H|\bdecode_base64\b|\bdecode64\b|\bbase64_decode\b|\bFromBase64String\b|\bcodecs\.decode\b|\bzlib\.decompress\b|\bmarshal\.loads\b|\bbase32\s+(?:-d|--decode)\b|\|\s*rev\b"#,
+            )?,
+            sink: re(
+                r#"(?i)\beval\b|\bexec\b|\bsource\b|^\s*\.\s|[;&|]\s*\.\s|\b(?:ba|z|da|k)?sh\s+-c\b|\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh\b|(?:python[0-9.]*|perl|ruby|node)\s*(?:$|[;&|)`"']|-(?:\s|$)))|\b(?:ba|z|da|k)?sh\s+["']?\$|\b(?:ba|z|da|k)?sh\s+<|\bpython[0-9.]*\s+-c\b|\bnode\s+-e\b|\bperl\s+-e\b|\bnew\s+Function\b|\bFunction\s*\(|\bcompile\s*\(|\bos\.system\s*\(|\bos\.popen\s*\(|shell\s*=\s*True|\bexecSync\b|\bchild_process\b|\bInvoke-Expression\b|\biex\b|\brunpy\b"#,
+            )?,
+            code_sink: re(r"(?i)\b(?:exec|eval)\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bInvoke-Expression\b|\biex\b")?,
+            output: re(
+                r#"(?:\s-o\s*|\s-O\s+|--output(?:-document)?[=\s]\s*|[^2&>]>>?\s*|\btee\s+(?:-a\s+)?|\burlretrieve\s*\([^,\n]*,\s*)["']?([~$\w./{}-]+)"#,
+            )?,
+            run_file: re(
+                r#"(?:(?:^|[\s;&|(`])(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|source|python[0-9.]*|perl|ruby|node|chmod\s+(?:[ugoa]*\+x|[0-7]{3,4}))|^\s*\.|[;&|]\s*\.)\s+(?:-\w+\s+)*["']?([~$\w./{}-]+)"#,
+            )?,
+            feeds: re(
+                r"(?i)\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node|source)\b|(?:^|[\s;&|(`])(?:(?:ba|z|da|k)?sh|source|python[0-9.]*|perl|ruby|node)\s+(?:-\w+\s+)*[^\s|;&-]|(?:^|[;&|]\s*)\.\s+\S|\beval\b|\bexec\b",
+            )?,
+        })
+    })
+    .as_ref()
+}
+
+/// Whether `line` names variable `name` (`$name`, `${name}`, or the bare word in code that
+/// names variables without a sigil).
+fn names(line: &[u8], name: &[u8]) -> bool {
+    let word = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
+    memchr::memmem::find_iter(line, name)
+        .any(|i| !word(i.checked_sub(1).and_then(|j| line.get(j))) && !word(line.get(i + name.len())))
+}
+
+/// The flows in one unit of code: `text` (lines of a script, or of one fenced block), the
+/// first line of which is line `first` at byte `base` of the view.
+fn unit(text: &[u8], first: u32, base: usize, out: &mut Vec<Flow>) {
+    let Some(p) = patterns() else { return };
+    let mut vars: HashMap<Vec<u8>, Taint> = HashMap::new();
+    let mut files: HashMap<Vec<u8>, Taint> = HashMap::new();
+    let mut at = base;
+    for (i, whole) in text.split(|b| *b == b'\n').enumerate() {
+        let n = first + u32::try_from(i).unwrap_or(u32::MAX - first);
+        let start = at;
+        at += whole.len() + 1;
+        if whole.len() > 4096 {
+            continue;
+        }
+        for line in statements(whole) {
+            statement(p, line, n, start, &mut vars, &mut files, out);
+        }
+    }
+}
+
+/// A line's commands, split at `;` and `&&` (a rough cut: quotes are not read).
+fn statements(line: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    let mut i = 0;
+    while let Some(&b) = line.get(i) {
+        let cut = if b == b';' {
+            1
+        } else if b == b'&' && line.get(i + 1) == Some(&b'&') {
+            2
+        } else {
+            0
+        };
+        if cut > 0 {
+            out.push(line.get(from..i).unwrap_or_default());
+            from = i + cut;
+            i += cut;
+        } else {
+            i += 1;
+        }
+    }
+    out.push(line.get(from..).unwrap_or_default());
+    out
+}
+
+/// One command: what it runs of what is tainted, then what it taints.
+fn statement(
+    p: &Patterns,
+    line: &[u8],
+    n: u32,
+    start: usize,
+    vars: &mut HashMap<Vec<u8>, Taint>,
+    files: &mut HashMap<Vec<u8>, Taint>,
+    out: &mut Vec<Flow>,
+) {
+    let own = if p.decode.is_match(line) {
+        Some(Taint::Decoded)
+    } else if p.fetch.is_match(line) {
+        Some(Taint::Fetched)
+    } else {
+        None
+    };
+    let inherited = vars.iter().find(|(name, _)| names(line, name)).map(|(_, t)| *t);
+    // Files a download or decoder writes.
+    if let Some(t) = own.or(inherited.filter(|t| *t != Taint::Url)) {
+        for c in p.output.captures_iter(line) {
+            if let Some(path) = c.get(1) {
+                let path = path.as_bytes();
+                if path.len() > 1 && !path.starts_with(b"/dev/") {
+                    files.insert(path.to_vec(), t);
+                }
+            }
+        }
+    }
+    // Sinks: a tainted variable or file handed to a shell or interpreter.
+    let sink = p.sink.is_match(line);
+    let mut hit: Option<Taint> = None;
+    if own == Some(Taint::Fetched) && p.code_sink.is_match(line) {
+        hit = Some(Taint::Fetched);
+    }
+    if sink && hit.is_none() {
+        hit = vars
+            .iter()
+            .filter(|(name, t)| names(line, name) && (**t != Taint::Url || p.fetch.is_match(line)))
+            .map(|(_, t)| *t)
+            .next();
+    }
+    if hit.is_none() {
+        for c in p.run_file.captures_iter(line) {
+            if let Some(t) = c.get(1).and_then(|m| files.get(m.as_bytes())) {
+                hit = Some(*t);
+            }
+        }
+    }
+    if hit.is_none() && !files.is_empty() {
+        // A downloaded file run as a command: `/tmp/x` or `./x` at the start of a command.
+        let cmd = line.trim_ascii_start();
+        hit = files
+            .iter()
+            .find(|(path, _)| {
+                cmd.starts_with(path) && cmd.get(path.len()).is_none_or(|b| b.is_ascii_whitespace() || *b == b';')
+            })
+            .map(|(_, t)| *t);
+    }
+    if let Some(t) = hit {
+        let rule = if t == Taint::Decoded { "exec.decode-exec" } else { "exec.download-pipe" };
+        out.push(Flow { rule, line: n, at: start });
+    }
+    // Assignments: what the variable holds from now on.
+    if let Some(c) = p.assign.captures(line)
+        && let (Some(name), Some(value)) = (c.get(1), c.get(2))
+    {
+        let v = value.as_bytes();
+        let t = if p.decode.is_match(v) {
+            Some(Taint::Decoded)
+        } else if p.fetch.is_match(v) {
+            Some(Taint::Fetched)
+        } else if let Some(t) = vars.iter().find(|(k, _)| names(v, k)).map(|(_, t)| *t) {
+            Some(if t == Taint::Url && p.url.is_match(v) { Taint::Url } else { t })
+        } else if p.url.is_match(v) {
+            Some(Taint::Url)
+        } else {
+            None
+        };
+        match t {
+            Some(t) if vars.len() < 256 => {
+                vars.insert(name.as_bytes().to_vec(), t);
+            }
+            Some(_) => {}
+            None => {
+                vars.remove(name.as_bytes());
+            }
+        }
+    }
+}
+
+/// The flows in a file: a script whole, each fenced code block of Markdown.
+pub fn flows(f: &FileText<'_>) -> Vec<Flow> {
+    let mut out = Vec::new();
+    let view: &[u8] = &f.view;
+    match f.kind {
+        Kind::Script => unit(view, 1, 0, &mut out),
+        Kind::Markdown => {
+            for r in &f.regions().fences {
+                let first = f.lines().number(r.start);
+                unit(view.get(r.clone()).unwrap_or_default(), first, r.start, &mut out);
+            }
+        }
+        Kind::Data | Kind::Binary => {}
+    }
+    out.dedup_by_key(|f| f.line);
+    out.truncate(10);
+    out
+}
+
+/// The lines of a text file that may feed a file to a shell or interpreter, as `(line, byte of
+/// the view)`: kept until every file of the skill is read, to see whether one of them names a
+/// binary file.
+pub fn feeding_lines(f: &FileText<'_>) -> Vec<(u32, usize, Vec<u8>)> {
+    let Some(p) = patterns() else { return Vec::new() };
+    let view: &[u8] = &f.view;
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(m) = p.feeds.find_at(view, from) {
+        // The next search starts inside this match: a match may run on into the next line.
+        from = m.start() + 1;
+        let end = m.end().saturating_sub(1);
+        let r = f.logical_range(end);
+        let line = f.lines().number(end);
+        if out.last().is_some_and(|(l, _, _): &(u32, usize, Vec<u8>)| *l == line) || r.len() > 2048 {
+            continue;
+        }
+        out.push((line, end, crate::text::joined(view.get(r).unwrap_or_default()).into_owned()));
+        if out.len() >= 64 {
+            break;
+        }
+    }
+    out
+}
+
+/// Whether `line` feeds the file named `name` (a binary file's path in the skill) to a shell
+/// or interpreter: piped in after reading its bytes, given as the script to run, or
+/// redirected in.
+pub fn feeds_file(line: &[u8], path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if name.len() < 3 || memchr::memmem::find(line, name.as_bytes()).is_none() {
+        return false;
+    }
+    let n = regex::escape(name);
+    let interp = r"(?:(?:ba|z|da|k)?sh|source|python[0-9.]*|perl|ruby|node|eval)";
+    let pattern = format!(
+        r#"\b(?:cat|tail|head|dd|tac|cut|sed|awk|xxd|strings|openssl|gzip|gunzip|zcat|base64|unzip|bsdtar|tar)\b[^|\n;&]*{n}[^|\n;&]*\|[^\n;&]*?\b{interp}\b|\b{interp}\s+(?:-\w+\s+)*["']?[^\s"']*{n}|(?:^|[;&|]\s*)\.\s+["']?[^\s"']*{n}|\b{interp}\b[^\n|;&]*<\s*["']?[^\s"']*{n}"#
+    );
+    re(&pattern).is_some_and(|r| r.is_match(line))
+}
