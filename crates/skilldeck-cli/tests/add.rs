@@ -329,6 +329,37 @@ fn a_name_taken_by_a_local_skill_is_refused_until_force() {
     assert_eq!(env.sources_json().unwrap()["skills"]["pdf"]["source"]["url"], url.as_str());
 }
 
+/// A source skill named like a bundled one would hide it from every agent: refused, saying so,
+/// until `--force` (or `--as` another name).
+#[test]
+fn a_name_bundled_with_skilldeck_is_refused_until_force() {
+    let repo = GitRepo::new().unwrap();
+    repo.skill("skills/change-review", "change-review").unwrap();
+    repo.skill("skills/pdf", "pdf").unwrap();
+    repo.commit("a skill named like a bundled one").unwrap();
+    let env = Env::new();
+    env.expect(&["list"], 0);
+    assert!(env.home().join("skills/system/change-review/SKILL.md").is_file(), "bundled skills are installed");
+    let url = repo.file_url();
+
+    let (out, _) = env.expect(&["add", &url, "--all"], 2);
+    let line =
+        out.lines().find(|l| l.starts_with("refused    skills/change-review")).unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("bundled with Skilldeck") && line.contains("hide") && line.contains("--force"), "{line}");
+    assert!(out.contains("imported   pdf as v:1"), "{out}");
+    assert!(!env.home().join("skills/user/change-review").exists(), "nothing shadows the bundled skill");
+    let json = env.json(&["add", &url, "--skill", "change-review", "--json"], 2);
+    assert_eq!(json["clashes"][0]["shadows"], "system", "{json}");
+
+    let (out, _) = env.expect(&["add", &url, "--skill", "change-review", "--as", "my-review"], 0);
+    assert!(out.contains("imported   my-review as v:1"), "{out}");
+    let (out, _) = env.expect(&["add", &url, "--skill", "change-review", "--force"], 0);
+    assert!(out.contains("imported   change-review as v:1"), "{out}");
+    // Now it came from there: adding again needs no --force.
+    let (out, _) = env.expect(&["add", &url, "--skill", "change-review"], 0);
+    assert!(out.contains("unchanged  change-review"), "{out}");
+}
+
 #[test]
 fn bad_git_sources_fail_clearly_and_write_nothing() {
     let env = Env::new();
@@ -422,6 +453,98 @@ fn a_token_over_tls_is_sent_accepted_and_never_kept() {
         }
     }
     assert!(leaked.is_empty(), "the token was written to {leaked:?}");
+}
+
+/// `GITHUB_TOKEN` goes to the GitHub host only: when that host redirects to another one that
+/// then asks for credentials, the other host gets none, and the fetch fails naming the need.
+#[test]
+fn a_token_never_follows_a_redirect_to_another_host() {
+    let (repo, _) = two_skills();
+    let root = served_as_owner_repo(&repo);
+    let (elsewhere, elsewhere_cert) = GitHttpServer::start_tls(root.path(), Some(("x-access-token", "other"))).unwrap();
+    let to = elsewhere.url_as_localhost("").trim_end_matches('/').to_owned();
+    let (github, github_cert) = GitHttpServer::start_tls_redirect(&to).unwrap();
+    let base = github.url("").trim_end_matches('/').to_owned();
+    let env = Env::new();
+    let ca = env.tmp.path().join("test-ca.pem");
+    fs::write(&ca, format!("{github_cert}\n{elsewhere_cert}")).unwrap();
+    env.config(&format!("[sources]\ngithub = \"{base}\"\n"));
+
+    let token = "ghp_redirecttoken0123456789abcdef";
+    let vars = [("GITHUB_TOKEN", token), ("SSL_CERT_FILE", ca.to_str().unwrap())];
+    let (out, err) = env.expect_with(&["add", "owner/repo", "--all"], &vars, 2);
+    assert!(!github.received().is_empty(), "the GitHub host was asked: {err}");
+    assert!(!elsewhere.received().is_empty(), "the redirect was followed: {err}");
+    let sent: Vec<_> = elsewhere.received().into_iter().filter(|r| r.authorized).collect();
+    assert!(sent.is_empty(), "the other host was sent credentials: {sent:?}");
+    assert!(!out.contains(token) && !err.contains(token), "{out}{err}");
+    env.assert_nothing_written();
+}
+
+/// A token written into the source (as an HTTP user name, or in an archive URL's query) is used
+/// for that one fetch and said so once; it is in no file Skilldeck wrote, no lockfile, and no
+/// `show`, `outdated`, `history` or `list` output, and later checks use the address without it.
+#[test]
+fn a_token_in_a_source_url_is_used_once_and_never_kept() {
+    let (repo, _) = two_skills();
+    let root = served_as_owner_repo(&repo);
+    let server = GitHttpServer::start(root.path(), None).unwrap();
+    let site = Site::new();
+    site.put("dl/csv.tar.gz", &tar_gz(&[("csv/SKILL.md", &skill_md("csv"))]));
+    let env = Env::new();
+
+    let git_token = "ghp_usernametoken0123456789abcdef";
+    let with_user = server.url("/owner/repo.git").replacen("http://", &format!("http://{git_token}@"), 1);
+    let (out, err) = env.expect(&["add", &with_user, "--all"], 0);
+    assert!(out.contains("imported   pdf as v:1"), "{out}");
+    assert_eq!(err.matches("used for this fetch only").count(), 1, "said once: {err}");
+    assert!(
+        err.contains("the user name") && err.contains("GITHUB_TOKEN") && err.contains("credential helper"),
+        "{err}"
+    );
+
+    let query_token = "glpat-querytoken0123456789";
+    let archive = format!("{}?ref=main&private_token={query_token}", site.server.url("/dl/csv.tar.gz"));
+    let (out, err) = env.expect(&["add", &archive], 0);
+    assert!(out.contains("imported   csv as v:1"), "{out}");
+    assert!(err.contains("the query parameter private_token"), "{err}");
+    assert!(
+        site.server.requests().iter().any(|r| r.path.contains(query_token)),
+        "the fetch itself used the token given"
+    );
+
+    let csv = sourced(&env.history("csv")[0]).clone();
+    assert_eq!(csv["given"], format!("{}?ref=main", site.server.url("/dl/csv.tar.gz")));
+    let pdf = sourced(&env.history("pdf")[0]).clone();
+    assert_eq!(pdf["given"], server.url("/owner/repo.git"));
+    assert_eq!(pdf["url"], server.url("/owner/repo.git"));
+
+    env.expect(&["lock"], 0);
+    let mut shown = String::new();
+    for args in [
+        &["outdated", "--json"][..],
+        &["show", "pdf", "--json"],
+        &["show", "csv", "--json"],
+        &["history", "pdf", "--json"],
+        &["history", "csv", "--json"],
+        &["list", "--json"],
+    ] {
+        let (out, err) = env.expect(args, 0);
+        shown.push_str(&out);
+        shown.push_str(&err);
+    }
+    let json = env.json(&["outdated", "--json"], 0);
+    assert_eq!(names_in(&json, "up_to_date"), ["csv", "docx", "pdf"], "checked without the tokens: {json}");
+    for token in [git_token, query_token] {
+        assert!(!shown.contains(token), "{token} shown: {shown}");
+        let mut files = walk(&env.home());
+        files.push(env.tmp.path().join("skilldeck.lock"));
+        let leaked: Vec<_> = files
+            .into_iter()
+            .filter(|f| fs::read(f).is_ok_and(|b| b.windows(token.len()).any(|w| w == token.as_bytes())))
+            .collect();
+        assert!(leaked.is_empty(), "{token} written to {leaked:?}");
+    }
 }
 
 /// Every file under `dir`.
@@ -711,6 +834,25 @@ fn a_pin_holds_a_local_edit_is_not_overwritten_and_a_lock_restores_the_locked_co
     let (out, _) = env.expect(&["update", "pdf", "--force"], 0);
     assert!(out.contains("imported   pdf"), "{out}");
     assert!(fs::read_to_string(env.home().join("skills/user/pdf/SKILL.md")).unwrap().contains("On main only."));
+
+    // An edit made on disk (no import), then `update --force`: history keeps the edited copy
+    // labelled by its own bytes, not by the source's digest it was installed with.
+    let installed = env.sources_json().unwrap()["skills"]["pdf"]["digest"].clone();
+    let live = env.home().join("skills/user/pdf/SKILL.md");
+    fs::write(&live, format!("{}\nEdited on disk.\n", fs::read_to_string(&live).unwrap())).unwrap();
+    repo.write("skills/pdf/SKILL.md", format!("{}\nOn main, later.\n", skill_md("pdf"))).unwrap();
+    let later = repo.commit("main moves on again").unwrap();
+    let (out, _) = env.expect(&["update", "pdf", "--force"], 0);
+    assert!(out.contains("imported   pdf"), "{out}");
+    let history = env.history("pdf");
+    assert_eq!(sourced(&history[0])["resolved"], later.as_str(), "{history:?}");
+    let edited = &history[1];
+    assert_eq!(edited["event"]["kind"], "external", "the edited copy is labelled an edit: {history:?}");
+    assert_ne!(edited["digest"], installed, "its digest is its own bytes': {history:?}");
+    assert!(
+        history.iter().filter(|h| h["digest"] == installed).all(|h| h["revision"] != edited["revision"]),
+        "{history:?}"
+    );
 
     // A fresh home restores exactly the locked (v1) content, though main moved on; twice is a no-op.
     let fresh = Env::new();

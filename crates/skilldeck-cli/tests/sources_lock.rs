@@ -270,3 +270,43 @@ fn lock_and_install_in_a_project_subfolder_use_the_lockfile_beside_skilldeck_tom
     let (_, err) = fresh.expect(&["install"], 2);
     assert!(err.contains(&p(&fresh.tmp.path().join("skilldeck.lock")).to_owned()), "{err}");
 }
+
+/// A lockfile entry is reviewed by its `given`: one whose `url` leads elsewhere is refused and
+/// nothing is fetched from that url; one whose `name` is no skill name is refused; each failure
+/// names its entry, and the good entries still come in.
+#[test]
+fn a_lock_entry_whose_url_disagrees_with_given_or_whose_name_is_bad_is_refused_by_name() {
+    let (repo, _) = two_skills();
+    let home_root = served_as_owner_repo(&repo);
+    let home = GitHttpServer::start(home_root.path(), None).unwrap();
+    // The same content elsewhere: only the address tells them apart.
+    let evil = GitHttpServer::start(home_root.path(), None).unwrap();
+    let env = Env::new();
+    let url = home.url("/owner/repo.git");
+    env.expect(&["add", &url, "--all"], 0);
+    env.expect(&["lock"], 0);
+    let lock = fs::read_to_string(env.tmp.path().join("skilldeck.lock")).unwrap();
+    assert!(lock.contains(&format!("given = \"{url}\"")), "{lock}");
+
+    // Every url pointed elsewhere, given left as it was.
+    let fresh = Env::new();
+    let moved = fresh.tmp.path().join("moved.lock");
+    let evil_url = evil.url("/owner/repo.git");
+    fs::write(&moved, lock.replace(&format!("url = \"{url}\""), &format!("url = \"{evil_url}\""))).unwrap();
+    let (out, _) = fresh.expect(&["install", "--lock", p(&moved)], 2);
+    for name in ["docx", "pdf"] {
+        let line =
+            out.lines().find(|l| l.starts_with(&format!("failed     {name}:"))).unwrap_or_else(|| panic!("{out}"));
+        assert!(line.contains("is not where its given") && line.contains(&evil_url), "{line}");
+    }
+    assert!(evil.received().is_empty(), "nothing was fetched from the url that disagrees: {:?}", evil.received());
+    assert_eq!(fresh.user_skills(), Vec::<String>::new());
+
+    // A name that is no skill name: refused, named; the other entry comes in.
+    let renamed = fresh.tmp.path().join("renamed.lock");
+    fs::write(&renamed, lock.replace("name = \"pdf\"", "name = \"../pdf\"")).unwrap();
+    let (out, _) = fresh.expect(&["install", "--lock", p(&renamed)], 2);
+    let line = out.lines().find(|l| l.starts_with("failed     ../pdf:")).unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("not a skill name"), "{line}");
+    assert_eq!(fresh.user_skills(), ["docx"]);
+}

@@ -1,12 +1,14 @@
 //! Bringing checked skills up to date, as both front ends do it: which outdated skills an update
 //! takes (one changed here only when the user says so), one import request per skill taken (its
 //! folder as the check fetched it, with the new provenance), and `sources.json` brought in line
-//! after the import. Holds no fetching (that is `check`) and no write to the store (the caller
-//! hands the requests to `import::import_batch`).
+//! after the import. Holds no fetching (that is `check`); its one write to the store is keeping a
+//! local edit as a revision of its own before it is replaced ([`keep_edits`]), the import itself
+//! is the caller's (it hands the requests to `import::import_batch`).
 
 use crate::check::{Check, Checked, Status};
 use crate::installed::InstalledSkills;
 use skilldeck_core::import::{BatchReport, ImportRequest, ImportState};
+use skilldeck_core::{FsStorage, Scope, SkillName, StorageError};
 
 /// The outdated skills of a check, split by whether an update takes them.
 #[derive(Debug, Default)]
@@ -36,6 +38,19 @@ pub fn choose<'a, E>(
         }
     }
     Ok(chosen)
+}
+
+/// Before an update replaces skills changed here (`changed_here`): each edit made on disk that
+/// is not yet a revision of its own becomes one (`edited on disk`, with the digest of its own
+/// bytes), so that history labels the edited copy by what it holds, never by the source's
+/// content it was installed with. Call it just before the import of [`requests`]; a skill that
+/// cannot be kept so is an error, and nothing should replace it.
+pub fn keep_edits(storage: &FsStorage, taken: &[&Check]) -> Result<(), StorageError> {
+    for c in taken.iter().filter(|c| c.changed_here) {
+        let Ok(name) = SkillName::parse(&c.name) else { continue };
+        storage.adopt_external_edit(Scope::User, &name)?;
+    }
+    Ok(())
 }
 
 /// Each taken skill's import request: its folder as fetched, with the new provenance as origin,

@@ -60,20 +60,40 @@ impl RemotePlugin {
     /// repository Skilldeck can fetch. Claude Code's plugin marketplaces documentation names
     /// the shapes: `github` with `repo`, `url` with a Git `url`, each with an optional `ref`
     /// and `sha` (the commit, which wins); `git-subdir` and `npm` are not followed.
-    fn of(name: &str, description: Option<&str>, source: &serde_json::Value) -> Option<Self> {
+    /// A `url` whose scheme a marketplace may not name (anything but `https://` and `http://`:
+    /// `file://` would read this computer's repositories, `ssh://` and `git@host:` would present
+    /// the user's SSH keys to a host the marketplace chose) is `Err` with that URL, credentials
+    /// hidden.
+    fn of(name: &str, description: Option<&str>, source: &serde_json::Value) -> Option<Result<Self, String>> {
         let text =
             |key: &str| source.get(key).and_then(serde_json::Value::as_str).map(str::trim).filter(|v| !v.is_empty());
+        let shorthand = |r: &&str| {
+            let parts: Vec<&str> = r.split('/').collect();
+            parts.len() == 2
+                && parts.iter().all(|p| {
+                    !p.is_empty()
+                        && !p.starts_with('.')
+                        && p.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+                })
+        };
         let repo = match text("source")? {
-            "github" => text("repo").filter(|r| r.split('/').count() == 2)?,
-            "url" => text("url").filter(|u| u.contains("://") || u.starts_with("git@"))?,
+            "github" => text("repo").filter(shorthand)?,
+            "url" => {
+                let url = text("url").filter(|u| u.contains("://") || u.starts_with("git@") || u.contains(':'))?;
+                let scheme = url.split_once("://").map(|(scheme, _)| scheme.to_ascii_lowercase());
+                if !matches!(scheme.as_deref(), Some("https" | "http")) {
+                    return Some(Err(crate::redact::url(url)));
+                }
+                url
+            }
             _ => return None,
         };
-        Some(Self {
+        Some(Ok(Self {
             name: name.to_owned(),
             description: description.map(str::to_owned),
             source: repo.to_owned(),
             reference: text("sha").or_else(|| text("ref")).map(str::to_owned),
-        })
+        }))
     }
 }
 
@@ -123,6 +143,14 @@ pub enum DiscoveryProblemKind {
         plugin: String,
         /// Where it lives, as `skilldeck add` takes it, when that is a Git repository.
         source: Option<String>,
+    },
+    /// A plugin in another repository at an address of a kind a marketplace may not name
+    /// (`file://`, `ssh://`, `git@host:`…; only `https://` and `http://` are followed).
+    SchemeRefused {
+        /// The plugin's name.
+        plugin: String,
+        /// The address it names, credentials hidden.
+        url: String,
     },
     /// A plugin path that climbs out of the tree.
     PathLeavesTree {
@@ -342,10 +370,16 @@ fn marketplace(
                 normalize(&[plugin_root.as_str(), source.as_str()]).filter(|_| !source.contains("://"))
             }
             _ => {
-                let remote = RemotePlugin::of(&plugin.name, plugin.description.as_deref(), &plugin.source);
-                let source = remote.as_ref().map(|r| r.source.clone());
-                elsewhere.extend(remote);
-                problems.push(problem(DiscoveryProblemKind::RemotePlugin { plugin: plugin.name.clone(), source }));
+                let kind = match RemotePlugin::of(&plugin.name, plugin.description.as_deref(), &plugin.source) {
+                    Some(Ok(remote)) => {
+                        let source = Some(remote.source.clone());
+                        elsewhere.push(remote);
+                        DiscoveryProblemKind::RemotePlugin { plugin: plugin.name.clone(), source }
+                    }
+                    Some(Err(url)) => DiscoveryProblemKind::SchemeRefused { plugin: plugin.name.clone(), url },
+                    None => DiscoveryProblemKind::RemotePlugin { plugin: plugin.name.clone(), source: None },
+                };
+                problems.push(problem(kind));
                 continue;
             }
         };

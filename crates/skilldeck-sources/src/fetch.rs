@@ -193,7 +193,7 @@ fn fetch_git(
     let origin = Provenance {
         kind: SourceKind::Git,
         given: git.given.clone(),
-        url: redact::url(&git.url),
+        url: redact::strip(&git.url),
         reference,
         pinned,
         resolved: snapshot.commit.clone(),
@@ -255,6 +255,14 @@ fn partial(origin: Provenance, discovery: Discovery, notes: &mut Vec<Note>) -> P
                 format!("plugin {plugin} lives in another repository; add that repository itself"),
                 false,
             ),
+            DiscoveryProblemKind::SchemeRefused { plugin, url } => (
+                problem.path.clone(),
+                format!(
+                    "plugin {plugin} names {url}, an address a marketplace may not name (only https:// and http://): \
+                     not followed; add that repository yourself if you trust it"
+                ),
+                false,
+            ),
             DiscoveryProblemKind::PathLeavesTree { plugin } => {
                 (problem.path.clone(), format!("plugin {plugin} points out of the repository: ignored"), false)
             }
@@ -312,7 +320,7 @@ fn fetch_http(
     let origin = Provenance {
         kind: SourceKind::Index,
         given: url.given.clone(),
-        url: shown_url(&fetched.index_url),
+        url: recorded(&wellknown::index_url(url.url.as_str()).unwrap_or_else(|_| fetched.index_url.clone())),
         reference: None,
         pinned: false,
         resolved: fetched.index_digest.to_string(),
@@ -339,18 +347,19 @@ fn fetch_http(
 /// An archive (`archive`) or one `SKILL.md` at a URL.
 fn fetch_url(url: &UrlSource, tree: &Path, config: &FetchConfig, archive: bool) -> Result<Partial, FetchSourceError> {
     let client = HttpClient::new(config.http.clone())?;
-    let (kind, digest, fetched_url, root) = if archive {
+    // The URL asked is recorded, not where a redirect led (a signed, short-lived CDN address).
+    let (kind, digest, root) = if archive {
         let e = fetch_archive(&client, &url.url, tree, config.limits())?;
-        (SourceKind::Archive, e.digest, e.url, e.dir)
+        (SourceKind::Archive, e.digest, e.dir)
     } else {
         std::fs::create_dir_all(tree).map_err(FetchSourceError::Scratch)?;
         let f = fetch_skill_md(&client, &url.url, tree, config.limits())?;
-        (SourceKind::SkillMd, f.digest, f.url, tree.to_path_buf())
+        (SourceKind::SkillMd, f.digest, tree.to_path_buf())
     };
     let origin = Provenance {
         kind,
         given: url.given.clone(),
-        url: shown_url(&fetched_url),
+        url: recorded(&url.url),
         reference: None,
         pinned: false,
         resolved: digest.to_string(),
@@ -437,6 +446,30 @@ fn top_name(source: &Source) -> String {
         && name != ".."
         && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c));
     if safe { name } else { "tree".to_owned() }
+}
+
+/// The URL a fetch of `source` records as its provenance's `url` when it turns out to be of
+/// `kind` (an `http(s)` address is probed, and may be Git or an index); `None` when `source`
+/// cannot be of that kind. A lockfile entry whose `url` is not this for its `given` was changed
+/// by hand.
+pub fn recorded_url(source: &Source, kind: SourceKind) -> Option<String> {
+    match (source, kind) {
+        (Source::Git(git), SourceKind::Git) => Some(redact::strip(&git.url)),
+        (Source::Http(url), SourceKind::Git) => Some(redact::strip(url.url.as_str())),
+        (Source::Http(url), SourceKind::Index) => wellknown::index_url(url.url.as_str()).ok().map(|i| recorded(&i)),
+        (Source::Archive(url), SourceKind::Archive) | (Source::SkillFile(url), SourceKind::SkillMd) => {
+            Some(recorded(&url.url))
+        }
+        _ => None,
+    }
+}
+
+/// A fetched URL as its provenance records it: without credentials (a user name, a token in
+/// the query) or fragment, its other query parameters kept so a check can fetch it again.
+fn recorded(url: &url::Url) -> String {
+    let mut url = url.clone();
+    url.set_fragment(None);
+    redact::strip(url.as_str())
 }
 
 fn short(commit: &str) -> &str {

@@ -3,8 +3,11 @@
 //! skill, sorted by name, with no timestamps, so the file only changes when a skill does and a
 //! diff of it reads well in a pull request.
 
+use crate::fetch::recorded_url;
 use crate::installed::InstalledSkills;
+use crate::source::{Hosts, Source};
 use serde::{Deserialize, Serialize};
+use skilldeck_core::SkillName;
 use skilldeck_core::digest::Digest;
 use skilldeck_core::provenance::Provenance;
 use std::path::{Path, PathBuf};
@@ -40,6 +43,37 @@ pub struct LockedSkill {
     /// The name the source gives it, when it is kept under another (`add --as`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub upstream_name: Option<String>,
+}
+
+impl LockedSkill {
+    /// Why this entry cannot be used as written, naming what is wrong: a `name` (or
+    /// `upstream_name`) that is no skill name, a `given` that is no source, or a `url` that is
+    /// not where `given` leads with `hosts` (a lockfile is reviewed by its `given`; a `url` that
+    /// disagrees would fetch from elsewhere). `None` when it can be used.
+    pub fn problem(&self, hosts: &Hosts) -> Option<String> {
+        for (key, name) in [("name", Some(&self.name)), ("upstream_name", self.upstream_name.as_ref())] {
+            if let Some(name) = name
+                && let Err(e) = SkillName::parse(name)
+            {
+                return Some(format!("its {key} {name:?} is not a skill name ({e})"));
+            }
+        }
+        let given = &self.source.given;
+        let source = match Source::parse(given, hosts) {
+            Ok(source) => source,
+            Err(e) => return Some(format!("its given {given:?} is not a source Skilldeck can fetch ({e})")),
+        };
+        let same = |a: &str, b: &str| a.trim_end_matches('/') == b.trim_end_matches('/');
+        match recorded_url(&source, self.source.kind) {
+            Some(expected) if same(&expected, &self.source.url) => None,
+            Some(expected) => Some(format!(
+                "its url {} is not where its given {given:?} leads ({expected}); the lockfile was changed by hand, \
+                 so nothing is fetched for it: write the lockfile again with `skilldeck lock`",
+                self.source.url
+            )),
+            None => Some(format!("its given {given:?} is not a source of kind {:?}", self.source.kind)),
+        }
+    }
 }
 
 /// A lockfile.

@@ -6,7 +6,7 @@
 use crate::fetch::{FetchConfig, Fetched, fetch};
 use crate::lock::{Lock, LockedSkill};
 use crate::rename::{self, Renamed};
-use crate::source::{GitSource, Source, UrlSource};
+use crate::source::{GitSource, Hosts, Source, UrlSource};
 use serde::Serialize;
 use skilldeck_core::digest::Digest;
 use skilldeck_core::provenance::SourceKind;
@@ -42,13 +42,17 @@ pub struct Restored {
 }
 
 /// Fetches what `lock` needs that the store does not hold; `current` gives a skill's current
-/// content digest in the store.
-pub fn restore(lock: &Lock, config: &FetchConfig, current: &dyn Fn(&str) -> Option<Digest>) -> Restored {
+/// content digest in the store. An entry that cannot be used as written (see
+/// [`LockedSkill::problem`]; `given` read against `hosts`) fails, naming why, and nothing is
+/// fetched for it.
+pub fn restore(lock: &Lock, hosts: &Hosts, config: &FetchConfig, current: &dyn Fn(&str) -> Option<Digest>) -> Restored {
     let mut out = Restored::default();
     // The skills to fetch, by what to fetch: one fetch each.
     let mut wanted: BTreeMap<(SourceKind, String, String), Vec<usize>> = BTreeMap::new();
     for (i, skill) in lock.skills.iter().enumerate() {
-        if current(&skill.name) == Some(skill.digest) {
+        if let Some(problem) = skill.problem(hosts) {
+            out.skills.push((skill.clone(), Restore::Failed { reason: format!("refused: {problem}") }));
+        } else if current(&skill.name) == Some(skill.digest) {
             out.skills.push((skill.clone(), Restore::InPlace));
         } else if skill.source.resolved.is_empty() {
             let reason = format!(

@@ -12,8 +12,12 @@ use skilldeck_core::{FsStorage, Scope, SkillName};
 use std::time::Duration;
 
 /// The environment variable that sets how long a fetch waits for a connection and for each next
-/// bytes, in seconds (default 30).
+/// bytes, in seconds (default 30); a whole fetch may take [`TOTAL_TIMES`] that (10 min by default).
 pub const TIMEOUT_VAR: &str = "SKILLDECK_SOURCES_TIMEOUT_SECS";
+
+/// How many times [`TIMEOUT_VAR`]'s wait a whole fetch (Git or HTTP, every request of it) may
+/// take, however steadily the server sends: a byte now and then does not keep it going.
+pub const TOTAL_TIMES: u32 = 20;
 
 /// Why fetching could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -40,9 +44,10 @@ pub fn fetch_config(storage: &FsStorage) -> Result<(Hosts, FetchConfig), SetupEr
     if let Some(timeout) = timeout_from_env()? {
         git.connect_timeout = timeout;
         git.read_timeout = timeout;
+        git.total_timeout = timeout * TOTAL_TIMES;
         fetch.http.connect_timeout = timeout;
         fetch.http.read_timeout = timeout;
-        fetch.http.total_timeout = fetch.http.total_timeout.max(timeout);
+        fetch.http.total_timeout = timeout * TOTAL_TIMES;
     }
     Ok((config.hosts, FetchConfig { git, ..fetch }))
 }
@@ -57,6 +62,22 @@ fn timeout_from_env() -> Result<Option<Duration>, SetupError> {
     }
 }
 
+/// The note both front ends show once when the source as written carries credentials (a token
+/// as an HTTP(S) user name, `?private_token=…`, a signature): they are used for this one fetch and
+/// never recorded, and how to give them so that `outdated`, `update` and `install` can fetch
+/// again. `None` when `given` carries none.
+pub fn credentials_note(given: &str) -> Option<String> {
+    let found = crate::redact::credentials(given.trim());
+    if found.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "note: {} in {} is used for this fetch only and is not recorded: sources.json, history,          `show`, `outdated` and skilldeck.lock keep the address without it. For later checks,          updates and installs, give the credential properly: GITHUB_TOKEN, GH_TOKEN or GITLAB_TOKEN          for the [sources] github and gitlab hosts, or a Git credential helper (git config --global          credential.helper)",
+        found.join(", "),
+        crate::redact::url(given.trim())
+    ))
+}
+
 /// The name the import will store `c` under: its frontmatter's `name` when that is a valid
 /// skill name, else its folder's, as `import` names a skill.
 pub fn stored_name(c: &Candidate) -> Option<SkillName> {
@@ -65,10 +86,62 @@ pub fn stored_name(c: &Candidate) -> Option<SkillName> {
         .or_else(|| c.dir.file_name().and_then(|n| n.to_str()).and_then(|n| SkillName::parse(n).ok()))
 }
 
+/// Who already holds the name a chosen skill would be stored under.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Taken {
+    /// A user skill made or imported here.
+    MadeHere,
+    /// A user skill from another source, or from elsewhere in this one (its short line).
+    OtherSource(String),
+    /// No user skill, but a skill of this scope (`system`: bundled with Skilldeck; `team`), which
+    /// a user skill of the name would hide from every agent.
+    Shadows(Scope),
+}
+
+impl Taken {
+    /// In words, after "a skill named NAME already exists and ": `was made or imported here`,
+    /// `came from …`, `is bundled with Skilldeck (a user skill of that name would hide it)`.
+    pub fn said(&self) -> String {
+        match self {
+            Taken::MadeHere => "was made or imported here".to_owned(),
+            Taken::OtherSource(from) => format!("came from {from}"),
+            Taken::Shadows(Scope::System) => {
+                "is bundled with Skilldeck (a user skill of that name would hide it from every agent)".to_owned()
+            }
+            Taken::Shadows(scope) => {
+                format!("is in the {scope} scope (a user skill of that name would hide it from every agent)")
+            }
+        }
+    }
+}
+
+/// Who holds the name `candidate` would be stored under, when the import would replace or hide a
+/// skill that did not come from the same place in the same source; `None` when there is no clash
+/// (no such skill, or one this source installed).
+pub fn taken(storage: &FsStorage, installed: &InstalledSkills, candidate: &Candidate) -> Option<Taken> {
+    taken_as(storage, installed, candidate, &stored_name(candidate)?)
+}
+
+/// [`taken`] for `candidate` stored under `name` (`add --as NAME`) rather than its own name.
+pub fn taken_as(
+    storage: &FsStorage,
+    installed: &InstalledSkills,
+    candidate: &Candidate,
+    name: &SkillName,
+) -> Option<Taken> {
+    if storage.skill_dir(Scope::User, name).is_dir() {
+        let record = installed.get(name.as_str());
+        let same_source = record
+            .is_some_and(|r| r.source.url == candidate.provenance.url && r.source.path == candidate.provenance.path);
+        return (!same_source).then(|| record.map_or(Taken::MadeHere, |r| Taken::OtherSource(r.source.short())));
+    }
+    [Scope::System, Scope::Team].into_iter().find(|scope| storage.skill_dir(*scope, name).is_dir()).map(Taken::Shadows)
+}
+
 /// Where the user skill that `candidate` would replace came from, when it did not come from the
 /// same place in the same source: `Some(None)` for a skill made or imported here, `Some(Some(s))`
-/// for one from another source (`s` its short line), `None` when there is no clash (no such skill,
-/// or one this source installed).
+/// for one from another source (`s` its short line) or a bundled or team skill it would hide
+/// (`s` says so), `None` when there is no clash. [`taken`] tells these apart.
 pub fn clash(storage: &FsStorage, installed: &InstalledSkills, candidate: &Candidate) -> Option<Option<String>> {
     clash_as(storage, installed, candidate, &stored_name(candidate)?)
 }
@@ -80,11 +153,16 @@ pub fn clash_as(
     candidate: &Candidate,
     name: &SkillName,
 ) -> Option<Option<String>> {
-    let exists = storage.skill_dir(Scope::User, name).is_dir();
-    let record = installed.get(name.as_str());
-    let same_source =
-        record.is_some_and(|r| r.source.url == candidate.provenance.url && r.source.path == candidate.provenance.path);
-    (exists && !same_source).then(|| record.map(|r| r.source.short()))
+    taken_as(storage, installed, candidate, name).map(|taken| match taken {
+        Taken::MadeHere => None,
+        Taken::OtherSource(from) => Some(from),
+        Taken::Shadows(Scope::System) => {
+            Some("Skilldeck itself: it is bundled, and a user skill of that name would hide it".to_owned())
+        }
+        Taken::Shadows(scope) => {
+            Some(format!("the {scope} scope, and a user skill of that name would hide it from every agent"))
+        }
+    })
 }
 
 #[cfg(test)]
@@ -134,6 +212,12 @@ mod tests {
         };
         assert_eq!(as_name("other", "absent"), None);
         assert_eq!(as_name("absent", "made"), Some(None));
+
+        // A name bundled with Skilldeck (or a team's) clashes though no user skill holds it.
+        std::fs::create_dir_all(tmp.path().join("skills/system/change-review")).unwrap();
+        assert_eq!(taken(&storage, &installed, &candidate("change-review", here)), Some(Taken::Shadows(Scope::System)));
+        assert!(check("change-review").is_some_and(|from| from.is_some_and(|f| f.contains("bundled"))));
+        assert_eq!(taken(&storage, &installed, &candidate("made", here)), Some(Taken::MadeHere));
 
         let (hosts, config) = fetch_config(&storage).unwrap();
         assert_eq!(hosts, Hosts::default());

@@ -56,7 +56,7 @@ impl Source {
         parse(text, hosts)
     }
 
-    /// The text as the user gave it.
+    /// The text as the user gave it, without any credential.
     pub fn given(&self) -> &str {
         match self {
             Source::Git(git) => &git.given,
@@ -68,9 +68,10 @@ impl Source {
 /// A Git repository to fetch from, and what to take from it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GitSource {
-    /// The text as the user gave it.
+    /// The text as the user gave it, without any credential (see [`crate::redact::strip`]).
     pub given: String,
-    /// The URL to fetch (`https://…`, `ssh://…`, `git@host:path`, `file://…`), never with a password.
+    /// The URL to fetch (`https://…`, `ssh://…`, `git@host:path`, `file://…`), never with a
+    /// password; a user name given in it is kept for this fetch, never recorded.
     pub url: String,
     /// The branch, tag or commit asked for; `None` fetches the remote's `HEAD`.
     pub reference: Option<String>,
@@ -81,9 +82,9 @@ pub struct GitSource {
 /// A URL that is not (known to be) a Git repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UrlSource {
-    /// The text as the user gave it.
+    /// The text as the user gave it, without any credential (see [`crate::redact::strip`]).
     pub given: String,
-    /// The URL to fetch.
+    /// The URL to fetch, as given: a token in its query is used for this fetch, never recorded.
     pub url: Url,
 }
 
@@ -161,7 +162,10 @@ pub enum SourceError {
 const ARCHIVE_ENDINGS: [&str; 5] = [".zip", ".tar.gz", ".tgz", ".tar", ".skill"];
 
 fn parse(text: &str, hosts: &Hosts) -> Result<Source, SourceError> {
-    let given = text.trim();
+    let raw = text.trim();
+    // What is recorded never holds a credential; the URL fetched keeps it, for this fetch only.
+    let stripped = crate::redact::strip(raw);
+    let given = stripped.as_str();
     if given.is_empty() {
         return Err(SourceError::Empty);
     }
@@ -176,13 +180,13 @@ fn parse(text: &str, hosts: &Hosts) -> Result<Source, SourceError> {
     }
     if let Some((scheme, _)) = given.split_once("://") {
         return match scheme.to_ascii_lowercase().as_str() {
-            "http" | "https" => http(given, hosts),
-            "ssh" | "git" | "file" | "git+ssh" | "ssh+git" => git_url(given).map(Source::Git),
+            "http" | "https" => http(raw, given, hosts),
+            "ssh" | "git" | "file" | "git+ssh" | "ssh+git" => git_url(raw, given).map(Source::Git),
             _ => Err(SourceError::UnknownScheme { scheme: scheme.to_string() }),
         };
     }
     if is_scp_like(given) {
-        return git_url(given).map(Source::Git);
+        return git_url(raw, given).map(Source::Git);
     }
     if let Some((scheme, _)) = given.split_once(':')
         && !scheme.contains('/')
@@ -261,9 +265,10 @@ pub fn is_repository(path: &Path) -> bool {
         || (path.join("HEAD").is_file() && path.join("objects").is_dir() && path.join("refs").is_dir())
 }
 
-/// `ssh://`, `git://`, `file://` or scp-like, with an optional `#ref`.
-fn git_url(given: &str) -> Result<GitSource, SourceError> {
-    let (url, reference) = split_fragment(given)?;
+/// `ssh://`, `git://`, `file://` or scp-like, with an optional `#ref`: `raw` as written, `given`
+/// the same without credentials.
+fn git_url(raw: &str, given: &str) -> Result<GitSource, SourceError> {
+    let (url, reference) = split_fragment(raw)?;
     if url.contains("://") {
         let parsed = Url::parse(url).map_err(|e| bad_url(url, &e))?;
         if parsed.password().is_some() {
@@ -279,8 +284,9 @@ fn is_scp_like(text: &str) -> bool {
     !host.contains('/') && !path.is_empty() && (host.contains('@') || host.contains('.'))
 }
 
-fn http(given: &str, hosts: &Hosts) -> Result<Source, SourceError> {
-    let (text, fragment_ref) = split_fragment(given)?;
+/// An `http(s)://` URL: `raw` as written (fetched), `given` the same without credentials (recorded).
+fn http(raw: &str, given: &str, hosts: &Hosts) -> Result<Source, SourceError> {
+    let (text, fragment_ref) = split_fragment(raw)?;
     let url = Url::parse(text).map_err(|e| bad_url(text, &e))?;
     if url.password().is_some() {
         return Err(SourceError::PasswordInUrl { host: url.host_str().unwrap_or_default().to_string() });

@@ -191,15 +191,30 @@ impl GitHttpServer {
     /// Serves the bare repositories under `root` on `127.0.0.1`, on a free port; with
     /// `basic_auth`, a request without that user and password gets `401`.
     pub fn start(root: &Path, basic_auth: Option<(&str, &str)>) -> std::io::Result<Self> {
-        Self::serve_on(root, basic_auth, None)
+        Self::serve_on(root, basic_auth, None, None)
     }
 
     /// [`GitHttpServer::start`] over HTTPS, with a certificate for `127.0.0.1` made for this
     /// server and signed by itself. Returns the server and that certificate in PEM, for the
     /// client to trust (`SSL_CERT_FILE`).
     pub fn start_tls(root: &Path, basic_auth: Option<(&str, &str)>) -> std::io::Result<(Self, String)> {
-        let certified =
-            rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).map_err(std::io::Error::other)?;
+        let (config, cert_pem) = Self::tls_config()?;
+        Ok((Self::serve_on(root, basic_auth, Some(config), None)?, cert_pem))
+    }
+
+    /// An HTTPS server that answers every request with `302 Found` to the same path and query
+    /// under `to` (e.g. `https://localhost:PORT`), recording each; with its certificate in PEM.
+    pub fn start_tls_redirect(to: &str) -> std::io::Result<(Self, String)> {
+        let (config, cert_pem) = Self::tls_config()?;
+        let root = std::env::temp_dir();
+        Ok((Self::serve_on(&root, None, Some(config), Some(to.trim_end_matches('/').to_owned()))?, cert_pem))
+    }
+
+    /// A TLS configuration with a certificate for `127.0.0.1` and `localhost`, signed by itself;
+    /// and that certificate in PEM.
+    fn tls_config() -> std::io::Result<(Arc<rustls::ServerConfig>, String)> {
+        let certified = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
+            .map_err(std::io::Error::other)?;
         let cert_pem = certified.cert.pem();
         let key = rustls::pki_types::PrivateKeyDer::Pkcs8(certified.signing_key.serialize_der().into());
         let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
@@ -209,13 +224,14 @@ impl GitHttpServer {
             .with_no_client_auth()
             .with_single_cert(vec![certified.cert.der().clone()], key)
             .map_err(std::io::Error::other)?;
-        Ok((Self::serve_on(root, basic_auth, Some(Arc::new(config)))?, cert_pem))
+        Ok((Arc::new(config), cert_pem))
     }
 
     fn serve_on(
         root: &Path,
         basic_auth: Option<(&str, &str)>,
         tls: Option<Arc<rustls::ServerConfig>>,
+        redirect: Option<String>,
     ) -> std::io::Result<Self> {
         let listener = TcpListener::bind("127.0.0.1:0")?;
         let addr = listener.local_addr()?;
@@ -230,14 +246,14 @@ impl GitHttpServer {
                 }
                 let Ok(stream) = stream else { continue };
                 let (root, expected, received, tls) = (root.clone(), expected.clone(), received2.clone(), tls2.clone());
+                let redirect = redirect.clone();
                 std::thread::spawn(move || {
+                    let how = Serve { root: &root, expected: expected.as_deref(), redirect: redirect.as_deref() };
                     let _ = match tls {
-                        Some(config) => {
-                            rustls::ServerConnection::new(config).map_err(std::io::Error::other).and_then(|c| {
-                                serve(rustls::StreamOwned::new(c, stream), &root, expected.as_deref(), &received)
-                            })
-                        }
-                        None => serve(stream, &root, expected.as_deref(), &received),
+                        Some(config) => rustls::ServerConnection::new(config)
+                            .map_err(std::io::Error::other)
+                            .and_then(|c| serve(rustls::StreamOwned::new(c, stream), &how, &received)),
+                        None => serve(stream, &how, &received),
                     };
                 });
             }
@@ -249,6 +265,13 @@ impl GitHttpServer {
     pub fn url(&self, path: &str) -> String {
         let scheme = if self.tls { "https" } else { "http" };
         format!("{scheme}://{}/{}", self.addr, path.trim_start_matches('/'))
+    }
+
+    /// [`GitHttpServer::url`] naming the server `localhost` instead of `127.0.0.1`: another host
+    /// to a client (its certificate names both).
+    pub fn url_as_localhost(&self, path: &str) -> String {
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://localhost:{}/{}", self.addr.port(), path.trim_start_matches('/'))
     }
 
     /// The requests received so far.
@@ -267,12 +290,17 @@ impl Drop for GitHttpServer {
     }
 }
 
-fn serve(
-    stream: impl Read + Write,
-    root: &Path,
-    expected: Option<&str>,
-    received: &Mutex<Vec<Received>>,
-) -> std::io::Result<()> {
+/// How a [`GitHttpServer`] answers.
+struct Serve<'a> {
+    root: &'a Path,
+    /// The `Authorization` header a request must carry, when one must.
+    expected: Option<&'a str>,
+    /// Where every request is redirected to instead, when it is.
+    redirect: Option<&'a str>,
+}
+
+fn serve(stream: impl Read + Write, how: &Serve<'_>, received: &Mutex<Vec<Received>>) -> std::io::Result<()> {
+    let Serve { root, expected, redirect } = *how;
     let mut reader = BufReader::new(stream);
     let mut line = String::new();
     reader.read_line(&mut line)?;
@@ -297,6 +325,13 @@ fn serve(
     }
     // One request a connection: whatever the reader holds past the body is not read.
     let stream = reader.get_mut();
+    if let Some(to) = redirect {
+        write!(
+            stream,
+            "HTTP/1.1 302 Found\r\nLocation: {to}{target}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )?;
+        return stream.flush();
+    }
     if let Some(expected) = expected
         && authorization.as_deref() != Some(expected)
     {

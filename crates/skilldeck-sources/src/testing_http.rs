@@ -24,6 +24,12 @@ pub enum Route {
         /// Bytes sent before stalling.
         sent: usize,
     },
+    /// Sends the headers (announcing the file's full length), then the file one byte at a
+    /// time, one every `every`: a server that never stalls long enough for a read timeout.
+    Trickle {
+        /// The wait between bytes.
+        every: Duration,
+    },
     /// Answers `302 Found` to this location.
     Redirect(String),
     /// Serves the file with this `Content-Type` instead of the one its name gives.
@@ -163,6 +169,23 @@ fn serve(shared: &Shared, mut stream: TcpStream) -> std::io::Result<()> {
             stream.write_all(&body[..sent.min(body.len())])?;
             stream.flush()?;
             stall(shared);
+            Ok(())
+        }
+        Some(Route::Trickle { every }) => {
+            let body = file.and_then(|f| std::fs::read(f).ok()).unwrap_or_default();
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            );
+            stream.write_all(head.as_bytes())?;
+            for byte in body {
+                if shared.stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                std::thread::sleep(every);
+                stream.write_all(&[byte])?;
+                stream.flush()?;
+            }
             Ok(())
         }
         Some(Route::NeedsToken(token)) if authorization.as_deref() != Some(&format!("Bearer {token}")) => {

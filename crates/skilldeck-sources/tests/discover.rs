@@ -220,3 +220,49 @@ fn five_hundred_skills_sorted() {
     assert!(found.skills.windows(2).all(|w| w[0].path < w[1].path));
     assert_eq!(found, discover(dir.path(), &DiscoverOptions::default()), "deterministic");
 }
+
+/// A marketplace (a stranger's file) may point plugins at `https://` and `http://` repositories
+/// only: `file://` would read this computer's repositories, `ssh://` and `git@host:` would offer
+/// the user's SSH keys to a host it chose. Those are refused by name, never followed.
+#[test]
+fn a_marketplace_may_not_name_file_or_ssh_addresses() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".claude-plugin")).unwrap();
+    let market = r#"{"name": "m", "plugins": [
+        {"name": "local", "source": {"source": "url", "url": "file:///home/u/private.git"}},
+        {"name": "keys", "source": {"source": "url", "url": "ssh://git@evil.example/o/r.git"}},
+        {"name": "scp", "source": {"source": "url", "url": "git@evil.example:o/r.git"}},
+        {"name": "plain", "source": {"source": "url", "url": "git://evil.example/o/r.git"}},
+        {"name": "scp-as-github", "source": {"source": "github", "repo": "git@evil.example:o/r"}},
+        {"name": "fine", "source": {"source": "url", "url": "https://git.example.org/t/p.git"}}
+    ]}"#;
+    std::fs::write(root.join(".claude-plugin/marketplace.json"), market).unwrap();
+    let found = discover(root, &DiscoverOptions::default());
+    let followed: Vec<&str> = found.elsewhere.iter().map(|r| r.source.as_str()).collect();
+    assert_eq!(followed, ["https://git.example.org/t/p.git"]);
+    let refused: Vec<(&str, &str)> = found
+        .problems
+        .iter()
+        .filter_map(|p| match &p.kind {
+            DiscoveryProblemKind::SchemeRefused { plugin, url } => Some((plugin.as_str(), url.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        refused,
+        [
+            ("keys", "ssh://git@evil.example/o/r.git"),
+            ("local", "file:///home/u/private.git"),
+            ("plain", "git://evil.example/o/r.git"),
+            ("scp", "git@evil.example:o/r.git"),
+        ]
+    );
+    assert!(
+        found.problems.iter().any(
+            |p| matches!(&p.kind, DiscoveryProblemKind::RemotePlugin { plugin, source: None } if plugin == "scp-as-github")
+        ),
+        "{:?}",
+        found.problems
+    );
+}

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use skilldeck_core::UploadLimits;
 use skilldeck_sources::git::{self, FetchOptions, GitError, HostToken, Problem, ProblemKind, RemoteRef, Tokens};
 use skilldeck_sources::testing::{GitHttpServer, GitRepo, StallServer};
+use skilldeck_sources::testing_http::{Route, StaticServer};
 
 fn opts() -> FetchOptions {
     FetchOptions {
@@ -231,6 +232,34 @@ fn a_server_that_stalls_times_out() {
     assert!(matches!(err, GitError::Timeout { .. }), "{err:?}");
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     assert!(err.to_string().contains("did not answer within 1 s"), "{err}");
+}
+
+/// A server that sends a byte now and then never trips the read timeout; the total time still
+/// ends the listing and the fetch, at once.
+#[test]
+fn a_server_that_trickles_is_given_up_after_the_total_time() {
+    let root = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(root.path().join("o/r.git/info")).unwrap();
+    std::fs::write(root.path().join("o/r.git/info/refs"), vec![b'0'; 200]).unwrap();
+    let server = StaticServer::start(root.path()).unwrap();
+    server.route("/o/r.git/info/refs?service=git-upload-pack", Route::Trickle { every: Duration::from_millis(50) });
+    let options =
+        FetchOptions { read_timeout: Duration::from_secs(1), total_timeout: Duration::from_millis(1500), ..opts() };
+    let url = server.url("/o/r.git");
+    for listing in [true, false] {
+        let started = Instant::now();
+        let dest = tempfile::tempdir().unwrap();
+        let err = if listing {
+            git::remote_refs(&url, &options).unwrap_err()
+        } else {
+            git::fetch(&url, None, None, &dest.path().join("tree"), &options).unwrap_err()
+        };
+        let took = started.elapsed();
+        assert!(matches!(err, GitError::TookTooLong { .. }), "{err:?}");
+        assert!(took < Duration::from_secs(4), "{took:?}");
+        assert!(err.to_string().contains("took longer than 1.5 s in all"), "{err}");
+        assert_eq!(err.code(), "source_timed_out");
+    }
 }
 
 #[test]

@@ -598,6 +598,35 @@ fn unreachable_too_big_redirects_and_plain_http_are_refused_with_reasons() {
     assert!(matches!(client.get(&far), Err(HttpError::Refused { .. })));
 }
 
+/// A bearer token goes to the host asked and nowhere else, after every redirect: not to another
+/// port or host a redirect leads to, nor back on a later hop.
+#[test]
+fn a_bearer_token_stays_with_the_host_asked_across_redirects() {
+    let home = Site::new();
+    let other = Site::new();
+    home.put("final.md", b"# done\n");
+    home.server.route("/start", Route::Redirect(other.server.url("/hop")));
+    other.server.route("/hop", Route::Redirect(home.server.url("/final.md")));
+    home.server.route("/same-host", Route::Redirect("/final.md".to_owned()));
+    let client = HttpClient::new(HttpOptions {
+        bearer_token: skilldeck_sources::http::BearerToken::new("tok-0123456789"),
+        ..HttpOptions::default()
+    })
+    .unwrap();
+    let fetched = client.get(&Url::parse(&home.server.url("/start")).unwrap()).unwrap();
+    assert_eq!(fetched.bytes, b"# done\n");
+    let auth = |site: &Site, path: &str| {
+        site.server.requests().into_iter().filter(|r| r.path == path).map(|r| r.authorization).collect::<Vec<_>>()
+    };
+    assert_eq!(auth(&home, "/start"), [Some("Bearer tok-0123456789".to_owned())], "the host asked gets it");
+    assert_eq!(auth(&other, "/hop"), [None], "another host (port) never does");
+    assert_eq!(auth(&home, "/final.md"), [None], "nor a later hop, once it has left");
+    // Within the host asked, a redirect keeps it.
+    client.get(&Url::parse(&home.server.url("/same-host")).unwrap()).unwrap();
+    let finals = auth(&home, "/final.md");
+    assert_eq!(finals.last(), Some(&Some("Bearer tok-0123456789".to_owned())), "{finals:?}");
+}
+
 // ---- one URL -----------------------------------------------------------------------------------
 
 #[test]

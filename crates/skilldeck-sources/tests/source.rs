@@ -164,6 +164,36 @@ fn credentials_never_taken_from_urls() {
     assert!(!err.to_string().contains("hunter2"), "{err}");
 }
 
+/// A token written as an HTTP(S) user name or in the query is kept for the fetch but never in
+/// `given`, which every record of the source keeps.
+#[test]
+fn a_token_in_a_url_is_fetched_with_but_never_given() {
+    let Source::Git(found) = Source::parse("http://ghp_secret123@127.0.0.1:9/o/r.git#main", &hosts()).unwrap() else {
+        panic!("a .git URL is Git")
+    };
+    assert_eq!(found.given, "http://127.0.0.1:9/o/r.git#main");
+    assert_eq!(found.url, "http://ghp_secret123@127.0.0.1:9/o/r.git", "the fetch may use it");
+    assert_eq!(found.reference.as_deref(), Some("main"));
+
+    let given = "https://host.example/dl/pkg.zip?ref=main&private_token=glpat-secret&sig=abc";
+    let Source::Archive(archive) = Source::parse(given, &hosts()).unwrap() else { panic!("an archive") };
+    assert_eq!(archive.given, "https://host.example/dl/pkg.zip?ref=main");
+    assert!(archive.url.as_str().contains("private_token=glpat-secret"), "the fetch may use it");
+
+    for given in
+        ["https://tok@github.com/o/r", "https://h.example/x/SKILL.md?access_token=t", "https://h.example/?token=t"]
+    {
+        let source = Source::parse(given, &hosts()).unwrap();
+        assert!(!source.given().contains("tok@") && !source.given().contains("=t"), "{given}: {source:?}");
+    }
+    // An SSH user name is no secret.
+    check("git@host.example:o/r.git", Ok(git("git@host.example:o/r.git", "git@host.example:o/r.git", None, None)));
+    check(
+        "ssh://git@host.example/o/r.git",
+        Ok(git("ssh://git@host.example/o/r.git", "ssh://git@host.example/o/r.git", None, None)),
+    );
+}
+
 #[test]
 fn unknown_schemes() {
     check("ftp://x/y", Err(SourceError::UnknownScheme { scheme: "ftp".into() }));

@@ -83,6 +83,9 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let (hosts, config) = fetch_config(&ctx)?;
     let source = Source::parse(&args.source, &hosts)?;
+    if let Some(note) = setup::credentials_note(&args.source) {
+        eprintln!("{note}");
+    }
     if args.reference.is_some() && matches!(source, Source::Archive(_) | Source::SkillFile(_)) {
         anyhow::bail!("--ref names a branch, tag or commit of a Git repository; {} is a file", source.given());
     }
@@ -310,6 +313,10 @@ pub struct Clash {
     pub path: String,
     /// Where the skill of that name came from (`None`: made or imported here).
     pub from: Option<String>,
+    /// The scope (`system`: bundled with Skilldeck; `team`) of the skill of that name that a
+    /// user skill would hide, when no user skill holds the name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shadows: Option<String>,
 }
 
 /// The item's `source` (the scratch folder it was read from) as its path inside the source.
@@ -326,6 +333,15 @@ fn print_head(fetched: &Fetched) -> anyhow::Result<()> {
 
 fn print_rest(clashes: &[Clash], notes: &[&Note]) -> anyhow::Result<()> {
     for c in clashes {
+        if let Some(scope) = &c.shadows {
+            let which = if scope == "system" { "bundled with Skilldeck" } else { "in the team scope" };
+            crate::output::outln!(
+                "refused    {}: a skill named {} is {which}, and a user skill of that name would hide it from every agent; add it under another name with --as NEW-NAME, or with --force to hide that one",
+                c.path,
+                c.name
+            );
+            continue;
+        }
         let from = c.from.as_deref().map_or("was made or imported here".to_owned(), |f| format!("came from {f}"));
         crate::output::outln!(
             "refused    {}: a skill named {} already exists and {from}; add it under another name with --as NEW-NAME, or with --force to make this source's content its next revision",
@@ -553,12 +569,19 @@ fn clashes<'a>(
     let mut clashes = Vec::new();
     for c in chosen {
         let name = rename.cloned().or_else(|| setup::stored_name(c));
-        let clash = name.as_ref().and_then(|n| setup::clash_as(ctx.storage(), installed, c, n));
-        match clash {
-            Some(from) if !force => clashes.push(Clash {
+        let taken = name.as_ref().and_then(|n| setup::taken_as(ctx.storage(), installed, c, n));
+        match taken {
+            Some(taken) if !force => clashes.push(Clash {
                 name: name.map_or_else(|| c.name.clone(), |n| n.as_str().to_owned()),
                 path: c.provenance.path.clone(),
-                from,
+                from: match &taken {
+                    setup::Taken::OtherSource(from) => Some(from.clone()),
+                    setup::Taken::MadeHere | setup::Taken::Shadows(_) => None,
+                },
+                shadows: match taken {
+                    setup::Taken::Shadows(scope) => Some(scope.to_string()),
+                    setup::Taken::MadeHere | setup::Taken::OtherSource(_) => None,
+                },
             }),
             _ => kept.push(c),
         }

@@ -206,6 +206,8 @@ pub fn update(args: &UpdateArgs) -> anyhow::Result<Outcome> {
         }
         return Ok(Outcome::Ok);
     }
+    // An edit made on disk is kept as a revision of its own first, labelled by its own bytes.
+    apply::keep_edits(ctx.storage(), &taken).context("could not keep the local edit before the update")?;
     let requests = apply::requests(&taken);
     let scope = Scope::User;
     let (mut progress, finish) = skill_progress();
@@ -352,10 +354,10 @@ pub fn install(lock_path: Option<&std::path::Path>, json: bool) -> anyhow::Resul
     let ctx = Ctx::open()?;
     let path = lock_path_or_default(lock_path)?;
     let lock = Lock::read(&path)?;
-    let (_, config) = fetch_config(&ctx)?;
+    let (hosts, config) = fetch_config(&ctx)?;
     let storage = ctx.storage();
     let current = |name: &str| storage.digest_dir(Scope::User, name).ok();
-    let restored = restore(&lock, &config, &current);
+    let restored = restore(&lock, &hosts, &config, &current);
     let requests: Vec<ImportRequest> = restored
         .skills
         .iter()

@@ -21,7 +21,32 @@ pub fn export(name: &str, dest: &Path, scope: Option<Scope>) -> anyhow::Result<O
         write_folder(&snap.files, dest)?;
     }
     crate::output::outln!("Exported {name} ({scope}, {} files) to {}", snap.files.len(), dest.display());
+    if let Some(note) = hold_note(&ctx, scope, name.as_str())? {
+        eprintln!("{note}");
+    }
     Ok(Outcome::Ok)
+}
+
+/// The note for a skill the audit holds back: exported all the same (the copy is the user's to
+/// read), but whoever gets it should know why it is held. `None` when it is not held.
+fn hold_note(ctx: &Ctx, scope: Scope, name: &str) -> anyhow::Result<Option<String>> {
+    let Some(entry) = ctx.registry.get(scope, name)? else { return Ok(None) };
+    let held_by = ctx.registry.held_by(&entry);
+    if held_by.is_empty() {
+        return Ok(None);
+    }
+    let findings: Vec<String> = held_by
+        .iter()
+        .map(|m| {
+            let at = m.line.map_or_else(|| m.file.clone(), |l| format!("{}:{l}", m.file));
+            format!("{} {} at {at}", m.severity, m.rule)
+        })
+        .collect();
+    Ok(Some(format!(
+        "note: {name} is HELD by the audit ({}): models, MCP clients and agents' folders do not get it here. \
+         The export holds it as it is; read `skilldeck audit {name}` before anyone uses the copy",
+        findings.join("; ")
+    )))
 }
 
 /// Refuses a destination that is a symbolic link (dangling or not) or lies inside Skilldeck's

@@ -83,8 +83,40 @@ impl Tried {
     }
 }
 
+/// Where a URL points, as far as a credential cares: scheme, lower-case host and port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Authority {
+    scheme: String,
+    host: String,
+    port: Option<u16>,
+}
+
+impl Authority {
+    fn of(url: &gix::Url) -> Option<Self> {
+        Some(Self {
+            scheme: url.scheme.as_str().to_ascii_lowercase(),
+            host: url.host()?.to_ascii_lowercase(),
+            port: url.port_or_default(),
+        })
+    }
+
+    /// The URL a request for credentials is for: its `url`, else its `protocol` and `host`
+    /// (`host` may carry a port). `None` when it names none, which no token answers.
+    fn asked(context: &Context) -> Option<Self> {
+        let url: gix::bstr::BString = match (&context.url, &context.protocol, &context.host) {
+            (Some(url), _, _) => url.clone(),
+            (None, Some(protocol), Some(host)) => format!("{protocol}://{host}/").into(),
+            _ => return None,
+        };
+        gix::url::parse(gix::bstr::BStr::new(url.as_slice())).ok().as_ref().and_then(Self::of)
+    }
+}
+
 /// The authentication callback for one connection: the host's token, else the configured
-/// credential helpers with prompting disabled.
+/// credential helpers with prompting disabled. The token answers only a request for the very
+/// scheme, host and port the connection was made to and the token belongs to: a server that
+/// redirected elsewhere and is asked for credentials there gets none of it (a credential helper
+/// may still answer for that host, as Git's own would).
 pub(crate) fn authenticate(
     repo: &gix::Repository,
     url: &gix::Url,
@@ -92,6 +124,7 @@ pub(crate) fn authenticate(
     tried: Tried,
 ) -> impl FnMut(Action) -> gix::Result<Option<Outcome>> + 'static {
     let token = url.host().and_then(|host| tokens.for_host(host)).cloned();
+    let home = Authority::of(url);
     let helpers = repo.config_snapshot().credential_helpers(url.clone()).ok().map(|(cascade, _, mut prompt)| {
         prompt.mode = gix::prompt::Mode::Disable;
         prompt.askpass = None;
@@ -99,7 +132,7 @@ pub(crate) fn authenticate(
     });
     let mut helpers = helpers;
     move |action| match (&action, &token) {
-        (Action::Get(context), Some(token)) => {
+        (Action::Get(context), Some(token)) if home.is_some() && Authority::asked(context) == home => {
             *tried.0.borrow_mut() = Some(token.origin.clone());
             let next: NextAction = Context { username: Some(token.username.clone()), ..context.clone() }.into();
             Ok(Some(Outcome {
@@ -113,7 +146,7 @@ pub(crate) fn authenticate(
         }
         // A token from the environment is neither stored in nor erased from a helper.
         (Action::Store(_) | Action::Erase(_), Some(_)) => Ok(None),
-        (_, None) => match helpers.as_mut() {
+        (_, _) => match helpers.as_mut() {
             Some((cascade, prompt)) => {
                 let got = cascade.invoke(action, prompt.clone());
                 if matches!(got, Ok(Some(_))) {
@@ -123,5 +156,29 @@ pub(crate) fn authenticate(
             }
             None => Ok(None),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn url(text: &str) -> gix::Url {
+        gix::url::parse(gix::bstr::BStr::new(text)).unwrap()
+    }
+
+    #[test]
+    fn a_request_for_credentials_names_its_own_authority() {
+        let home = Authority::of(&url("https://GitHub.com/o/r.git"));
+        let asked = |text: &str| Authority::asked(&Context::from_url(text, Default::default()));
+        assert_eq!(asked("https://github.com/o/other.git"), home);
+        assert_eq!(asked("https://github.com:443/o/r.git"), home);
+        assert_ne!(asked("https://evil.example/o/r.git"), home);
+        assert_ne!(asked("https://github.com:8443/o/r.git"), home);
+        assert_ne!(asked("http://github.com/o/r.git"), home);
+        let fields = Context { protocol: Some("https".into()), host: Some("github.com".into()), ..Context::default() };
+        assert_eq!(Authority::asked(&fields), home);
+        assert_eq!(Authority::asked(&Context::default()), None);
     }
 }

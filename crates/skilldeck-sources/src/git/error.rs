@@ -39,6 +39,18 @@ pub enum GitError {
         /// The timeout that ran out.
         timeout: Duration,
     },
+    /// The whole fetch or listing took longer than its total time, though the server kept
+    /// sending (too slowly).
+    #[error(
+        "{url} took longer than {} s in all (it kept sending, too slowly); try again later, or raise the timeout",
+        total.as_secs_f32()
+    )]
+    TookTooLong {
+        /// The URL.
+        url: String,
+        /// The total time that ran out.
+        total: Duration,
+    },
     /// No such repository at that URL.
     #[error("{url} is not a Git repository ({detail}); check the URL, or whether it needs credentials")]
     NotARepository {
@@ -131,7 +143,7 @@ impl GitError {
             Self::Unreachable { .. } => "source_unreachable",
             Self::NeedsCredentials { .. } => "source_needs_credentials",
             Self::InsecureCredentials { .. } => "source_insecure_credentials",
-            Self::Timeout { .. } => "source_timed_out",
+            Self::Timeout { .. } | Self::TookTooLong { .. } => "source_timed_out",
             Self::NotARepository { .. } => "source_not_a_repository",
             Self::RefNotFound { .. } => "source_ref_not_found",
             Self::AbbreviatedCommit { .. } => "source_abbreviated_commit",

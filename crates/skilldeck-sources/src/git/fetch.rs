@@ -4,7 +4,7 @@
 
 use std::num::NonZeroU32;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use gix::ObjectId;
@@ -85,16 +85,22 @@ impl Target {
 }
 
 /// The refs of the remote at `url`, as `git ls-remote` lists them (one round trip), sorted by name.
+/// Bounded by [`FetchOptions::total_timeout`] as a whole.
 pub fn remote_refs(url: &str, opts: &FetchOptions) -> Result<Vec<RemoteRef>, GitError> {
-    let target = Target::new(url)?;
-    let scratch = scratch()?;
-    let repo = open_scratch(scratch.path(), &target)?;
-    list(&repo, &target, opts)
+    let (url, opts) = (url.to_owned(), opts.clone());
+    within_total(&url.clone(), opts.total_timeout, move |_| {
+        let target = Target::new(&url)?;
+        let scratch = scratch()?;
+        let repo = open_scratch(scratch.path(), &target)?;
+        list(&repo, &target, &opts)
+    })
 }
 
 /// Fetches `reference` (a branch, tag, `refs/…` name or full commit id; `None` for the remote's
 /// `HEAD`) from `url`, shallow, and writes its tree, or only its folder `subpath`, under `dest`
 /// (created; it must be empty if it exists). The scratch repository is removed afterwards.
+/// Bounded by [`FetchOptions::total_timeout`] as a whole: a server that keeps sending a byte now
+/// and then is given up all the same.
 pub fn fetch(
     url: &str,
     reference: Option<&str>,
@@ -102,19 +108,70 @@ pub fn fetch(
     dest: &Path,
     opts: &FetchOptions,
 ) -> Result<Snapshot, GitError> {
+    let (url, reference, subpath) = (url.to_owned(), reference.map(str::to_owned), subpath.map(str::to_owned));
+    let (dest, opts) = (dest.to_path_buf(), opts.clone());
+    within_total(&url.clone(), opts.total_timeout, move |stop| {
+        fetch_within(&url, reference.as_deref(), subpath.as_deref(), &dest, &opts, &stop)
+    })
+}
+
+/// Runs `work` on a thread of its own and waits for it at most `total`. Past that, `work` is
+/// told to stop (the flag it is handed; gitoxide stops receiving the pack when it is set, and
+/// nothing is written after it) and the caller gets [`GitError::TookTooLong`] at once, whatever
+/// the thread is still waiting on (that wait is bounded by the read timeout).
+fn within_total<T: Send + 'static>(
+    url: &str,
+    total: std::time::Duration,
+    work: impl FnOnce(Arc<AtomicBool>) -> Result<T, GitError> + Send + 'static,
+) -> Result<T, GitError> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let for_work = Arc::clone(&stop);
+    let spawned = std::thread::Builder::new().name("skilldeck-git-fetch".into()).spawn(move || {
+        let _ = sender.send(work(for_work));
+    });
+    let shown = redact::url(url);
+    if let Err(e) = spawned {
+        return Err(GitError::Other { url: shown, detail: format!("could not start the fetch: {e}") });
+    }
+    match receiver.recv_timeout(total) {
+        Ok(result) => result,
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+            stop.store(true, Ordering::SeqCst);
+            Err(GitError::TookTooLong { url: shown, total })
+        }
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+            Err(GitError::Other { url: shown, detail: "the fetch ended without an answer".to_owned() })
+        }
+    }
+}
+
+/// [`fetch`] on its own thread; `stop` says the caller has given up.
+fn fetch_within(
+    url: &str,
+    reference: Option<&str>,
+    subpath: Option<&str>,
+    dest: &Path,
+    opts: &FetchOptions,
+    stop: &AtomicBool,
+) -> Result<Snapshot, GitError> {
     let target = Target::new(url)?;
     let scratch = scratch()?;
     let repo = open_scratch(scratch.path(), &target)?;
     let want = Want::of(reference);
-    let (commit, reference_resolved) = match fetch_want(&repo, &target, &want, opts) {
+    let (commit, reference_resolved) = match fetch_want(&repo, &target, &want, opts, stop) {
         Ok(found) => found,
         Err(Fetched::Git(error)) => return Err(error),
         Err(Fetched::NoMatch) => return Err(no_match(&repo, &target, &want, opts)),
         Err(Fetched::Refused(error)) => match &want {
-            Want::Commit(id) => by_ref_pointing_at(&repo, &target, *id, opts, error)?,
+            Want::Commit(id) => by_ref_pointing_at(&repo, &target, *id, opts, error, stop)?,
             _ => return Err(error),
         },
     };
+    if stop.load(Ordering::SeqCst) {
+        // The caller has given up and may have removed `dest` already: write nothing.
+        return Err(GitError::TookTooLong { url: target.shown.clone(), total: opts.total_timeout });
+    }
     let commit_hex = commit.to_string();
     let tree = repo
         .find_commit(commit)
@@ -141,6 +198,7 @@ fn fetch_want(
     target: &Target,
     want: &Want,
     opts: &FetchOptions,
+    stop: &AtomicBool,
 ) -> Result<(ObjectId, String), Fetched> {
     let tried = Tried::default();
     let fail = |e: gix::Error| Fetched::Git(target.error(&e, opts, &tried));
@@ -164,7 +222,7 @@ fn fetch_want(
     let depth = Shallow::DepthAtRemote(NonZeroU32::MIN);
     prepare
         .with_shallow(depth)
-        .receive(gix::progress::Discard, &AtomicBool::new(false))
+        .receive(gix::progress::Discard, stop)
         .map_err(|e| Fetched::Refused(target.error(&e, opts, &tried)))?;
     let commit = repo
         .find_object(object)
@@ -225,6 +283,7 @@ fn by_ref_pointing_at(
     commit: ObjectId,
     opts: &FetchOptions,
     refused: GitError,
+    stop: &AtomicBool,
 ) -> Result<(ObjectId, String), GitError> {
     if !matches!(refused, GitError::Other { .. } | GitError::NotARepository { .. }) {
         return Err(refused);
@@ -239,7 +298,7 @@ fn by_ref_pointing_at(
     else {
         return Err(GitError::CommitNotServed { url: target.shown.clone(), commit: hex });
     };
-    match fetch_want(repo, target, &Want::Full(name.clone()), opts) {
+    match fetch_want(repo, target, &Want::Full(name.clone()), opts, stop) {
         Ok((found, _)) if found == commit => Ok((commit, hex)),
         Ok(_) | Err(Fetched::NoMatch | Fetched::Refused(_)) => {
             Err(GitError::CommitNotServed { url: target.shown.clone(), commit: hex })

@@ -32,6 +32,9 @@ pub struct FetchOptions {
     pub connect_timeout: Duration,
     /// How long a request may wait for the next bytes before it is abandoned.
     pub read_timeout: Duration,
+    /// The longest a whole fetch or ref listing may take, however steadily the server sends:
+    /// past it the caller gets [`GitError::TookTooLong`] and the transfer is told to stop.
+    pub total_timeout: Duration,
     /// The most the written tree may hold; checked from object headers before anything is written.
     pub limits: UploadLimits,
     /// Tokens for HTTPS hosts, tried before Git's credential helpers.
@@ -39,11 +42,12 @@ pub struct FetchOptions {
 }
 
 impl Default for FetchOptions {
-    /// 30 s to connect, 30 s between reads, the store's upload limits, no tokens.
+    /// 30 s to connect, 30 s between reads, 10 min in all, the store's upload limits, no tokens.
     fn default() -> Self {
         Self {
             connect_timeout: Duration::from_secs(30),
             read_timeout: Duration::from_secs(30),
+            total_timeout: Duration::from_secs(600),
             limits: UploadLimits::default(),
             tokens: Tokens::default(),
         }
