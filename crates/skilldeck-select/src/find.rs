@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use skilldeck_skill::entry::ListedEntry;
 use skilldeck_skill::entry::Scope;
+use skilldeck_skill::visible::visible_line;
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "find_skills";
@@ -75,8 +76,9 @@ pub fn find(entries: &[ListedEntry], opts: &ListingOptions, query: &str, limit: 
             Found {
                 name: e.name.clone(),
                 scope: e.scope,
-                version: e.version.clone(),
-                description: e.listing_description().to_owned(),
+                // Shown as the listing shows them: control characters escaped.
+                version: e.version.as_deref().map(|v| visible_line(v).into_owned()),
+                description: visible_line(e.listing_description()).into_owned(),
                 why: Some(set.why(r.pos, &q)).filter(|w| !w.is_empty()).unwrap_or_else(|| BY_MEANING.to_owned()),
                 score: r.score,
             }

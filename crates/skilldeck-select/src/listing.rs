@@ -7,6 +7,7 @@ use serde::Serialize;
 use skilldeck_skill::entry::{LineTokens, ListedEntry, SkillEntry};
 use skilldeck_skill::entry::{Revision, Scope};
 use skilldeck_skill::meta::Tier;
+use skilldeck_skill::visible::visible_line;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -101,11 +102,12 @@ pub struct ListedSkill {
     pub name: String,
     /// Its scope.
     pub scope: Scope,
-    /// The version tag shown, if any.
+    /// The version tag shown, if any (with any control character escaped, as in the text).
     pub version: Option<String>,
     /// The stored revision, if any: what `view_skill` mounts for this listing.
     pub revision: Option<Revision>,
-    /// The description as shown (maybe shortened, empty when only the name is shown).
+    /// The description as shown (maybe shortened, empty when only the name is shown), with any
+    /// control, bidi or invisible character escaped as in the text.
     pub description: String,
     /// Whether the description was shortened (or left out) to fit the budget.
     pub shortened: bool,
@@ -216,19 +218,23 @@ const SHORT_SHARE: f64 = 0.8;
 const SHORT_CHARS: usize = 100;
 
 /// One listing line: `- **name** (v:N): description`, or `- **name** (v:N)` with no description.
+/// What a skill wrote is shown as `visible_line` shows it: a control, bidi or invisible character
+/// is an escape (`\e`, `\u{202E}`), never itself, so a description cannot hide text from the
+/// people who read a listing, nor act on the terminal that prints it. Text without such a
+/// character is unchanged.
 fn line(e: &SkillEntry, description: Option<&str>) -> String {
     let mut l = String::with_capacity(e.name.len() + 16 + description.map_or(0, str::len));
     l.push_str("- **");
-    l.push_str(&e.name);
+    l.push_str(&visible_line(&e.name));
     l.push_str("**");
     if let Some(v) = &e.version {
         l.push_str(" (v:");
-        l.push_str(v);
+        l.push_str(&visible_line(v));
         l.push(')');
     }
     if let Some(d) = description {
         l.push_str(": ");
-        l.push_str(d);
+        l.push_str(&visible_line(d));
     }
     l
 }
@@ -331,15 +337,16 @@ fn footer_tokens(more: usize, find: bool) -> usize {
 
 fn shown_skill(e: &SkillEntry, shown: Shown, rank: Option<usize>) -> ListedSkill {
     let full = e.listing_description();
+    // Shortened first, then escaped: the cut never falls inside an escape.
     let description = match shown {
-        Shown::Full => full.to_owned(),
-        Shown::Shortened => shorten(full, SHORT_CHARS),
+        Shown::Full => visible_line(full).into_owned(),
+        Shown::Shortened => visible_line(&shorten(full, SHORT_CHARS)).into_owned(),
         Shown::NameOnly => String::new(),
     };
     ListedSkill {
         name: e.name.clone(),
         scope: e.scope,
-        version: e.version.clone(),
+        version: e.version.as_deref().map(|v| visible_line(v).into_owned()),
         revision: e.revision,
         description,
         shortened: shown != Shown::Full,
