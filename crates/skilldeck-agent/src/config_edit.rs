@@ -7,6 +7,7 @@
 use crate::config::{Api, Config, ConfigError, HoldAt, OFFLINE, ShellConfig};
 use serde::{Deserialize, Serialize};
 use skilldeck_core::Tier;
+use skilldeck_core::config_file;
 use std::path::Path;
 use toml_edit::{Array, DocumentMut, Item, Table, TableLike, Value};
 
@@ -508,36 +509,26 @@ fn edit_checked(
     check: impl FnOnce(&str) -> Result<(), String>,
 ) -> Result<bool, ConfigError> {
     let shown = path.display().to_string();
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(source) => return Err(ConfigError::Read { path: shown, source }),
-    };
-    // The file must already be valid: a broken file is reported, not rewritten.
-    let before = Config::parse(&text, &shown)?;
-    if !needed(&before) {
-        return Ok(false);
-    }
-    let mut doc: DocumentMut = text
-        .parse()
-        .map_err(|e: toml_edit::TomlError| ConfigError::Invalid { path: shown.clone(), message: e.to_string() })?;
-    change(&mut doc, &shown)?;
-    let out = doc.to_string();
-    Config::parse(&out, &shown)?;
-    check(&out).map_err(|message| ConfigError::Invalid { path: shown.clone(), message })?;
-    replace(path, &out)?;
-    Ok(true)
+    // Read, changed and written under config.toml's writers' lock (`config_file::edit`).
+    config_file::edit(path, |text| {
+        // The file must already be valid: a broken file is reported, not rewritten.
+        let before = Config::parse(text, &shown)?;
+        if !needed(&before) {
+            return Ok(None);
+        }
+        let mut doc: DocumentMut = text
+            .parse()
+            .map_err(|e: toml_edit::TomlError| ConfigError::Invalid { path: shown.clone(), message: e.to_string() })?;
+        change(&mut doc, &shown)?;
+        let out = doc.to_string();
+        Config::parse(&out, &shown)?;
+        check(&out).map_err(|message| ConfigError::Invalid { path: shown.clone(), message })?;
+        Ok(Some(out))
+    })
 }
 
-/// Writes `text` beside `path` and renames it over, so a reader never sees half a file.
-fn replace(path: &Path, text: &str) -> Result<(), ConfigError> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| write_error(dir, e))?;
+impl From<config_file::ConfigFileError> for ConfigError {
+    fn from(e: config_file::ConfigFileError) -> Self {
+        write_error(&e.path, e.source)
     }
-    let temp = path.with_extension(format!("toml.{}.tmp", std::process::id()));
-    std::fs::write(&temp, text).map_err(|e| write_error(&temp, e))?;
-    std::fs::rename(&temp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        write_error(path, e)
-    })
 }

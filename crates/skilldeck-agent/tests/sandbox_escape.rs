@@ -336,6 +336,63 @@ async fn inner_links() {
     }
 }
 
+// ---- descriptors the process inherited ----
+
+/// Runs test `name` of this binary again from bash, with descriptors 8 (the folder `home`),
+/// 9 and 12 (the file `log`, appending) left open without close-on-exec, as a shell's
+/// `exec 8<~` or a desktop session leaves them.
+fn rerun_with_descriptors(name: &str, home: &Path, log: &Path) {
+    let out = std::process::Command::new("bash")
+        .args(["-c", r#"exec 8<"$1" 9>>"$2" 12>>"$2"; exec "$0" "$3" --exact --nocapture --test-threads=1"#])
+        .arg(std::env::current_exe().unwrap())
+        .arg(home)
+        .arg(log)
+        .arg(name)
+        .env("SKILLDECK_ESCAPE_INNER", "1")
+        .env("ESCAPE_HOME", home)
+        .output()
+        .unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && text.contains("1 passed"), "{text}");
+}
+
+#[test]
+fn no_inherited_descriptor_reaches_a_command() {
+    if !can_sandbox() {
+        return;
+    }
+    let root = scratch();
+    let home = root.path().join("home");
+    write(&home.join(".ssh/id_rsa"), "SECRET-key\n");
+    write(&home.join(".bashrc"), "# rc\n");
+    let log = root.path().join("log");
+    write(&log, "");
+    rerun_with_descriptors("inner_inherited_descriptors", &home, &log);
+    assert_eq!(std::fs::read_to_string(home.join(".bashrc")).unwrap(), "# rc\n");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "", "a command wrote through an inherited descriptor");
+}
+
+#[tokio::test]
+async fn inner_inherited_descriptors() {
+    if !inner() {
+        return;
+    }
+    let home = PathBuf::from(std::env::var_os("ESCAPE_HOME").unwrap());
+    // The descriptors are really there in this process, pointing where the outer test opened them.
+    assert_eq!(std::fs::read_link("/proc/self/fd/8").unwrap(), home);
+    let ws = scratch();
+    let script = "ls /proc/self/fd; cat /proc/self/fd/8/.ssh/id_rsa; echo pwned >> /proc/self/fd/8/.bashrc; \
+                  echo pwned >&9; echo pwned >> /proc/self/fd/12; true";
+    for choice in [SandboxChoice::Auto, SandboxChoice::None] {
+        let settings = SandboxSettings { choice, ..SandboxSettings::default() };
+        let sb = ShellSandbox::new(settings, ws.path(), &ws.path().join("sd"));
+        let out = run(&sb, ws.path(), script).await;
+        assert!(!stdout(&out).contains("SECRET"), "{choice:?}: {out}");
+        let fds: Vec<&str> = stdout(&out).lines().take_while(|l| l.parse::<u32>().is_ok()).collect();
+        assert!(fds.iter().all(|fd| fd.parse::<u32>().unwrap() <= 3), "{choice:?}: descriptors {fds:?} reached it");
+    }
+}
+
 // ---- 6: around the TCP port rule ----
 
 /// A TCP service on 127.0.0.1 answering `pong` to what it reads; what it read, by connection.

@@ -430,8 +430,9 @@ fn the_per_skill_switch_edits_config_toml_in_place() {
     std::fs::write(&path, broken).unwrap();
     assert!(matches!(config_edit::set_skill_enabled(&path, "pdf", false), Err(ConfigError::Invalid { .. })));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
-    let leftovers: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert_eq!(leftovers, ["config.toml"], "no temp file left behind");
+    let mut leftovers: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    leftovers.sort();
+    assert_eq!(leftovers, ["config.toml", "config.toml.lock"], "no temp file left behind");
 }
 
 #[test]

@@ -764,3 +764,45 @@ fn a_pinned_skill_stays_in_full_for_any_request_and_config_keeps_its_comments() 
     assert!(config.starts_with(mine.trim_end()) && config.contains("suggest = false"), "{config}");
     env.expect(&["suggest", "maybe"], 2);
 }
+
+/// Writers of config.toml in parallel processes — pins from two loops, team remotes from a
+/// third — each read what the one before wrote: no edit is lost, and every command says so.
+#[test]
+fn parallel_writers_of_config_toml_lose_no_edit() {
+    let env = Env::new();
+    let names: Vec<String> = (0..40).map(|i| format!("skill-{i:02}")).collect();
+    for n in &names {
+        env.skill(&format!("many/{n}"), &format!("name: {n}\ndescription: Skill {n}\n"), "b");
+    }
+    env.expect(&["import", p(&env.tmp.path().join("src/many"))], 0);
+    let config = env.home().join("config.toml");
+    fs::write(&config, "# mine, kept\n[listing]\nbudget_tokens = 900 # mine too\n").unwrap();
+    std::thread::scope(|s| {
+        for half in names.chunks(20) {
+            let env = &env;
+            s.spawn(move || {
+                for n in half {
+                    env.expect(&["pin", n], 0);
+                }
+            });
+        }
+        let env = &env;
+        s.spawn(move || {
+            for i in 0..15 {
+                let name = format!("team{i}");
+                let url = format!("s3://bucket-{i}");
+                env.expect(&["remote", "add", &name, &url, "--endpoint", "http://127.0.0.1:9"], 0);
+            }
+        });
+    });
+    let text = fs::read_to_string(&config).unwrap();
+    let doc: toml::Table = text.parse().unwrap();
+    let pinned: Vec<&str> =
+        doc["listing"]["pinned"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    for n in &names {
+        assert!(pinned.contains(&n.as_str()), "{n} lost:\n{text}");
+    }
+    assert_eq!(pinned.len(), names.len(), "{text}");
+    assert_eq!(doc["remotes"].as_table().unwrap().len(), 15, "{text}");
+    assert!(text.starts_with("# mine, kept\n") && text.contains("# mine too"), "{text}");
+}

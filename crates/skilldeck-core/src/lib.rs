@@ -21,7 +21,7 @@ pub use skilldeck_skill::{
     meta, name, provenance, relpath, risk, secrets, spec, tool_patterns, visible, yaml_bounds, yaml_explain,
 };
 pub use skilldeck_store::{
-    audits, bundled, entries, home, import, parse_cache, safe_read, storage, trust, vector_cache, watch,
+    audits, bundled, config_file, entries, home, import, parse_cache, safe_read, storage, trust, vector_cache, watch,
 };
 
 /// Validation of a `SKILL.md`: the rules on its text (`skilldeck-skill`) and reading one from

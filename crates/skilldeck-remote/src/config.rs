@@ -3,6 +3,7 @@
 
 use crate::error::{RemoteError, Result};
 use serde::{Deserialize, Serialize};
+use skilldeck_core::config_file;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -120,59 +121,61 @@ pub fn load_remote(config_path: &Path, name: &str) -> Result<RemoteConfig> {
 pub fn add_remote(config_path: &Path, name: &str, remote: &RemoteConfig) -> Result<()> {
     check_remote_name(name)?;
     BucketUrl::parse(name, &remote.url)?;
-    let mut doc = parse_doc(config_path)?;
-    let remotes = doc
-        .entry("remotes")
-        .or_insert_with(|| {
-            let mut t = toml_edit::Table::new();
-            t.set_implicit(true);
-            toml_edit::Item::Table(t)
-        })
-        .as_table_mut()
-        .ok_or_else(|| cfg_err(config_path, "`remotes` is not a table"))?;
-    if remotes.contains_key(name) {
-        return Err(RemoteError::BadConfig {
-            name: name.to_owned(),
-            reason: "already exists; `skilldeck remote remove` it first".to_owned(),
-        });
-    }
-    let mut t = toml_edit::Table::new();
-    t.insert("url", toml_edit::value(remote.url.as_str()));
-    if let Some(e) = &remote.endpoint {
-        t.insert("endpoint", toml_edit::value(e.as_str()));
-    }
-    if let Some(r) = &remote.region {
-        t.insert("region", toml_edit::value(r.as_str()));
-    }
-    if let Some(secs) = remote.refresh_secs {
-        t.insert("refresh_secs", toml_edit::value(i64::try_from(secs).unwrap_or(i64::MAX)));
-    }
-    remotes.insert(name, toml_edit::Item::Table(t));
-    write_doc(config_path, &doc)
+    edit_doc(config_path, |doc| {
+        let remotes = doc
+            .entry("remotes")
+            .or_insert_with(|| {
+                let mut t = toml_edit::Table::new();
+                t.set_implicit(true);
+                toml_edit::Item::Table(t)
+            })
+            .as_table_mut()
+            .ok_or_else(|| cfg_err(config_path, "`remotes` is not a table"))?;
+        if remotes.contains_key(name) {
+            return Err(RemoteError::BadConfig {
+                name: name.to_owned(),
+                reason: "already exists; `skilldeck remote remove` it first".to_owned(),
+            });
+        }
+        let mut t = toml_edit::Table::new();
+        t.insert("url", toml_edit::value(remote.url.as_str()));
+        if let Some(e) = &remote.endpoint {
+            t.insert("endpoint", toml_edit::value(e.as_str()));
+        }
+        if let Some(r) = &remote.region {
+            t.insert("region", toml_edit::value(r.as_str()));
+        }
+        if let Some(secs) = remote.refresh_secs {
+            t.insert("refresh_secs", toml_edit::value(i64::try_from(secs).unwrap_or(i64::MAX)));
+        }
+        remotes.insert(name, toml_edit::Item::Table(t));
+        Ok(true)
+    })
+    .map(|_| ())
 }
 
 /// Removes `[remotes.NAME]`, keeping the rest of the file; false when there was none.
 pub fn remove_remote(config_path: &Path, name: &str) -> Result<bool> {
-    let mut doc = parse_doc(config_path)?;
-    let removed =
-        doc.get_mut("remotes").and_then(toml_edit::Item::as_table_mut).is_some_and(|t| t.remove(name).is_some());
-    if removed {
-        write_doc(config_path, &doc)?;
-    }
-    Ok(removed)
+    edit_doc(config_path, |doc| {
+        Ok(doc.get_mut("remotes").and_then(toml_edit::Item::as_table_mut).is_some_and(|t| t.remove(name).is_some()))
+    })
 }
 
-fn parse_doc(path: &Path) -> Result<toml_edit::DocumentMut> {
-    read_text(path)?.parse().map_err(|e| cfg_err(path, format!("does not parse, nothing changed: {e}")))
+/// Applies `change` to the file's document under config.toml's writers' lock
+/// (`config_file::edit`), writing it when `change` says it changed something. Returns whether
+/// the file was written.
+fn edit_doc(path: &Path, change: impl FnOnce(&mut toml_edit::DocumentMut) -> Result<bool>) -> Result<bool> {
+    config_file::edit(path, |text| {
+        let mut doc: toml_edit::DocumentMut =
+            text.parse().map_err(|e| cfg_err(path, format!("does not parse, nothing changed: {e}")))?;
+        Ok(change(&mut doc)?.then(|| doc.to_string()))
+    })
 }
 
-fn write_doc(path: &Path, doc: &toml_edit::DocumentMut) -> Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| cfg_err(path, e))?;
+impl From<config_file::ConfigFileError> for RemoteError {
+    fn from(e: config_file::ConfigFileError) -> Self {
+        cfg_err(&e.path, format!("could not {}: {}", e.action, e.source))
     }
-    let tmp = path.with_extension("toml.tmp");
-    std::fs::write(&tmp, doc.to_string()).map_err(|e| cfg_err(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| cfg_err(path, e))
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
 //! The skill store: revisions and their records and seals, history, the journal and recovery,
-//! imports, the parse cache, the watcher, trust grants, the audit of what it holds and the bundled
+//! imports, config.toml's one writer, the parse cache, the watcher, trust grants, the audit of what it holds and the bundled
 //! skills, on the file system.
 
 pub mod audits;
 pub mod bundled;
+pub mod config_file;
 pub mod entries;
 mod framed;
 pub mod home;

@@ -6,6 +6,7 @@
 
 use crate::config::TargetsConfig;
 use crate::error::TargetError;
+use skilldeck_core::config_file;
 use std::path::Path;
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 
@@ -89,45 +90,35 @@ fn remove(t: &mut Table, key: &str, skill: &str) {
 fn edit(path: &Path, target: &str, change: impl FnOnce(&mut Table)) -> Result<bool, TargetError> {
     let shown = path.display().to_string();
     let invalid = |message: String| TargetError::Config { path: shown.clone(), message };
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(TargetError::io("read", path)(e)),
-    };
-    TargetsConfig::parse(&text, &shown)?;
-    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| invalid(e.message().to_owned()))?;
-    let targets = doc.entry("targets").or_insert_with(|| {
-        let mut t = Table::new();
-        t.set_implicit(true);
-        Item::Table(t)
-    });
-    let targets = targets.as_table_mut().ok_or_else(|| invalid("`targets` must be a table".to_owned()))?;
-    let table = targets
-        .entry(target)
-        .or_insert_with(|| Item::Table(Table::new()))
-        .as_table_mut()
-        .ok_or_else(|| invalid(format!("`targets.{target}` must be a table")))?;
-    change(table);
-    let out = doc.to_string();
-    if out == text {
-        return Ok(false);
-    }
-    TargetsConfig::parse(&out, &shown)?;
-    replace(path, &out)?;
-    Ok(true)
+    // Read, changed and written under config.toml's writers' lock (`config_file::edit`).
+    config_file::edit(path, |text| {
+        TargetsConfig::parse(text, &shown)?;
+        let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| invalid(e.message().to_owned()))?;
+        let targets = doc.entry("targets").or_insert_with(|| {
+            let mut t = Table::new();
+            t.set_implicit(true);
+            Item::Table(t)
+        });
+        let targets = targets.as_table_mut().ok_or_else(|| invalid("`targets` must be a table".to_owned()))?;
+        let table = targets
+            .entry(target)
+            .or_insert_with(|| Item::Table(Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| invalid(format!("`targets.{target}` must be a table")))?;
+        change(table);
+        let out = doc.to_string();
+        if out == text {
+            return Ok(None);
+        }
+        TargetsConfig::parse(&out, &shown)?;
+        Ok(Some(out))
+    })
 }
 
-/// Writes `text` beside `path` and renames it over, so a reader never sees half a file.
-fn replace(path: &Path, text: &str) -> Result<(), TargetError> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(TargetError::io("create", dir))?;
+impl From<config_file::ConfigFileError> for TargetError {
+    fn from(e: config_file::ConfigFileError) -> Self {
+        TargetError::io(e.action, &e.path)(e.source)
     }
-    let temp = path.with_extension(format!("toml.{}.tmp", std::process::id()));
-    std::fs::write(&temp, text).map_err(TargetError::io("write", &temp))?;
-    std::fs::rename(&temp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
-        TargetError::io("replace", path)(e)
-    })
 }
 
 #[cfg(test)]

@@ -67,6 +67,17 @@ fn kill_group(pid: Option<u32>) {
     }
 }
 
+/// Marks every descriptor from 3 up close-on-exec. Whatever launched Skilldeck (a shell's
+/// `exec 8<~`, a desktop session) may have left descriptors open without close-on-exec; each
+/// would reach a command through bubblewrap, and a directory descriptor on the home folder reads
+/// and writes through `/proc/self/fd/N/` past every mount of the sandbox. Descriptors Skilldeck
+/// opens itself are close-on-exec already (Rust opens them so), so this changes nothing of its
+/// own; it runs before every command, so a descriptor inherited by any front end is covered.
+fn seal_inherited() {
+    #[cfg(target_os = "linux")]
+    close_fds::set_fds_cloexec(3, &[]);
+}
+
 /// What the sandbox refuses shows up in a command's error output as one of these.
 const REFUSALS: &[&str] = &[
     "Read-only file system",
@@ -93,6 +104,8 @@ pub async fn run(
     let start = |e: std::io::Error| {
         ToolError::new(ToolErrorCode::Io, format!("could not start the command ({}): {e}", sandbox.describe()))
     };
+    // No descriptor beyond the three standard ones reaches the command (see `seal_inherited`).
+    seal_inherited();
     // A sandboxed command is also kept from the host's abstract sockets and processes.
     // The sandbox lives while `_parent` does: to the end of this call, or its drop.
     let (mut child, _parent) = if sandbox.is_sandboxed() {
