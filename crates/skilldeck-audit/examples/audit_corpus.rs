@@ -42,6 +42,14 @@ fn main() -> std::io::Result<()> {
         dump(&names, &skills);
         return Ok(());
     }
+    if std::env::var_os("PARTS2").is_some() {
+        parts2(&skills);
+        return Ok(());
+    }
+    if std::env::var_os("PARTS").is_some() {
+        parts(&skills);
+        return Ok(());
+    }
     if std::env::var_os("HELD").is_some() {
         held(&names, &skills);
         return Ok(());
@@ -174,4 +182,38 @@ fn held(names: &[String], skills: &[Vec<(String, Vec<u8>)>]) {
     for (id, c) in by {
         println!("  {c:6}  {id}");
     }
+}
+
+/// With PARTS set: the time of the normalised view and logical lines alone.
+pub fn parts(skills: &[Vec<(String, Vec<u8>)>]) {
+    let t = Instant::now();
+    let mut n = 0usize;
+    for (p, b) in skills.iter().flatten() {
+        let f = skilldeck_audit::text::FileText::new(p, b);
+        n += f.view.len();
+    }
+    println!("view: {:.3} s ({n} bytes)", t.elapsed().as_secs_f64());
+    let t = Instant::now();
+    for (p, b) in skills.iter().flatten() {
+        let f = skilldeck_audit::text::FileText::new(p, b);
+        n += f.logical_starts().len();
+    }
+    println!("view + logical: {:.3} s", t.elapsed().as_secs_f64());
+    let t = Instant::now();
+    for (p, b) in skills.iter().flatten() {
+        let f = skilldeck_audit::text::FileText::new(p, b);
+        n += skilldeck_audit::flow::flows(&f).len() + skilldeck_audit::flow::feeding_lines(&f).len();
+    }
+    println!("view + flows + feeds: {:.3} s {n}", t.elapsed().as_secs_f64());
+}
+
+/// With PARTS2 set: the checks alone on each file's view.
+pub fn parts2(skills: &[Vec<(String, Vec<u8>)>]) {
+    let t = Instant::now();
+    let mut n = 0usize;
+    for (p, b) in skills.iter().flatten() {
+        let f = skilldeck_audit::text::FileText::new(p, b);
+        skilldeck_audit::checks::text(&f, &mut |_, _, _, _| n += 1);
+    }
+    println!("view + checks: {:.3} s ({n})", t.elapsed().as_secs_f64());
 }

@@ -414,11 +414,25 @@ fn env_sent() -> Option<&'static Regex> {
     .as_ref()
 }
 
+/// What every match of [`env_sent`] holds: a literal search first, so most files never run it.
+fn env_hint() -> Option<&'static Regex> {
+    static RE: OnceLock<Option<Regex>> = OnceLock::new();
+    RE.get_or_init(|| {
+        RegexBuilder::new(
+            r"TOKEN|SECRET|PASSW|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL|SESSION_KEY|environ|process\.env|env\s*\|",
+        )
+        .unicode(false)
+        .build()
+        .ok()
+    })
+    .as_ref()
+}
+
 /// Secrets from the environment sent out, in code (a script or a fenced code block).
 fn env_exfil(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
     let Some(re) = env_sent() else { return };
     let view: &[u8] = &f.view;
-    if text::find(view, b"$", 0).is_none() && text::find(view, b"env", 0).is_none() {
+    if !env_hint().is_some_and(|h| h.is_match(view)) {
         return;
     }
     let mut seen = std::collections::HashSet::new();
@@ -429,8 +443,33 @@ fn env_exfil(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String
             Kind::Data | Kind::Binary => false,
         };
         let line = f.lines().number(m.start());
-        if code && seen.insert(line) && seen.len() <= 10 {
+        let sentence = view.get(f.logical_range(m.start())).unwrap_or_default();
+        if code && !to_its_own_service(m.as_bytes(), sentence) && seen.insert(line) && seen.len() <= 10 {
             report(Check::SecretExfil, Some(line), f.evidence(line, m.start()), None);
         }
     }
+}
+
+/// Whether a token sent in a request goes to the service it is named for: `STEAM_API_KEY` to
+/// `api.steampowered.com`, or to a host the script names by a variable (`$WALLABAG_URL`), which
+/// is how a tool signs in to its own API. The whole environment or a DNS name never is.
+fn to_its_own_service(matched: &[u8], line: &[u8]) -> bool {
+    let m = String::from_utf8_lossy(matched);
+    if m.contains("env") && !m.contains('$') || ["dig", "nslookup", "drill", "host "].iter().any(|d| m.starts_with(d)) {
+        return false;
+    }
+    let Some(var) = m.rsplit('$').next() else { return false };
+    let var = var.trim_start_matches('{');
+    let service = var.split('_').next().unwrap_or_default().to_ascii_lowercase();
+    let line = String::from_utf8_lossy(line).to_ascii_lowercase();
+    let hosts: Vec<&str> = line.match_indices("://").filter_map(|(i, _)| line.get(i + 3..)).collect();
+    if hosts.is_empty() {
+        // No literal URL: the request goes wherever a variable says.
+        return true;
+    }
+    hosts.iter().any(|h| {
+        let host: String =
+            h.chars().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '$' | '{' | '_')).collect();
+        host.starts_with('$') || host.starts_with('{') || (service.len() >= 3 && host.contains(&service))
+    })
 }

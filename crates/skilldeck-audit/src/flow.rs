@@ -36,7 +36,10 @@ fn re(pattern: &str) -> Option<Regex> {
 }
 
 struct Patterns {
+    /// Whatever may start a flow: a URL, a download, a decoder (a cheap first look).
+    any: Regex,
     assign: Regex,
+    shell_tool: Regex,
     url: Regex,
     fetch: Regex,
     decode: Regex,
@@ -51,6 +54,10 @@ fn patterns() -> Option<&'static Patterns> {
     static P: OnceLock<Option<Patterns>> = OnceLock::new();
     P.get_or_init(|| {
         Some(Patterns {
+            any: re(
+                r"(?i)://|curl|wget|urlopen|urlretrieve|axios|webrequest|restmethod|iwr|irm|download|requests\.|httpx|fetch|https?\.get|urllib|base64|b64decode|atob|buffer\.from|xxd|fromhex|unhexlify|pack|decode|codecs|zlib|marshal|base32|rev\b",
+            )?,
+            shell_tool: re(r"(?i)\b(?:curl|wget|base64|base32|xxd|openssl|iwr|Invoke-WebRequest|urlretrieve)\b")?,
             assign: re(
                 r"^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*|const\s+|let\s+|var\s+|my\s+|set\s+)?\$?([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|:=)([^=].*|)$",
             )?,
@@ -62,9 +69,9 @@ fn patterns() -> Option<&'static Patterns> {
                 r#"(?i)\bbase64\s+(?:-d|--decode|-D)\b|\bb64decode\b|\batob\s*\(|\bBuffer\.from\s*\([^\n)]*["'](?:base64|hex)|\bxxd\s+(?:-p\s+)?-r\b|\bbytes\.fromhex\b|\bunhexlify\b|\bpack\s*\(\s*["']H|\bdecode_base64\b|\bdecode64\b|\bbase64_decode\b|\bFromBase64String\b|\bcodecs\.decode\b|\bzlib\.decompress\b|\bmarshal\.loads\b|\bbase32\s+(?:-d|--decode)\b|\|\s*rev\b"#,
             )?,
             sink: re(
-                r#"(?i)\beval\b|\bexec\b|\bsource\b|^\s*\.\s|[;&|]\s*\.\s|\b(?:ba|z|da|k)?sh\s+-c\b|\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh\b|(?:python[0-9.]*|perl|ruby|node)\s*(?:$|[;&|)`"']|-(?:\s|$)))|\b(?:ba|z|da|k)?sh\s+["']?\$|\b(?:ba|z|da|k)?sh\s+<|\bpython[0-9.]*\s+-c\b|\bnode\s+-e\b|\bperl\s+-e\b|\bnew\s+Function\b|\bFunction\s*\(|\bcompile\s*\(|\bos\.system\s*\(|\bos\.popen\s*\(|shell\s*=\s*True|\bexecSync\b|\bchild_process\b|\bInvoke-Expression\b|\biex\b|\brunpy\b"#,
+                r#"(?i)(?:^|[^.\w])(?:eval|exec|source)\b|^\s*\.\s|[;&|]\s*\.\s|\b(?:ba|z|da|k)?sh\s+-c\s+["']?\$|\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh\b|(?:python[0-9.]*|perl|ruby|node)\s*(?:$|[;&|)`"']|-(?:\s|$)))|\b(?:ba|z|da|k)?sh\s+["']?\$|\b(?:ba|z|da|k)?sh\s+<|\b(?:python[0-9.]*|node|perl|ruby)\s+-[ce]\s+["']?\$|\bnew\s+Function\b|\bFunction\s*\(|\bcompile\s*\(|\bos\.system\s*\(|\bos\.popen\s*\(|shell\s*=\s*True|\bexecSync\b|\bchild_process\b|\bInvoke-Expression\b|\biex\b|\brunpy\b"#,
             )?,
-            code_sink: re(r"(?i)\b(?:exec|eval)\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bInvoke-Expression\b|\biex\b")?,
+            code_sink: re(r"(?i)(?:^|[^.\w])(?:exec|eval)\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bInvoke-Expression\b|\biex\b")?,
             output: re(
                 r#"(?:\s-o\s*|\s-O\s+|--output(?:-document)?[=\s]\s*|[^2&>]>>?\s*|\btee\s+(?:-a\s+)?|\burlretrieve\s*\([^,\n]*,\s*)["']?([~$\w./{}-]+)"#,
             )?,
@@ -142,6 +149,9 @@ fn statement(
     files: &mut HashMap<Vec<u8>, Taint>,
     out: &mut Vec<Flow>,
 ) {
+    if vars.is_empty() && files.is_empty() && !p.any.is_match(line) {
+        return;
+    }
     let own = if p.decode.is_match(line) {
         Some(Taint::Decoded)
     } else if p.fetch.is_match(line) {
@@ -150,8 +160,9 @@ fn statement(
         None
     };
     let inherited = vars.iter().find(|(name, _)| names(line, name)).map(|(_, t)| *t);
-    // Files a download or decoder writes.
-    if let Some(t) = own.or(inherited.filter(|t| *t != Taint::Url)) {
+    // Files a download or decoder writes (shell tools: a `>` in other code compares).
+    let shell_tool = p.shell_tool.is_match(line);
+    if let Some(t) = own.or(inherited.filter(|t| *t != Taint::Url)).filter(|_| shell_tool) {
         for c in p.output.captures_iter(line) {
             if let Some(path) = c.get(1) {
                 let path = path.as_bytes();
@@ -174,7 +185,7 @@ fn statement(
             .map(|(_, t)| *t)
             .next();
     }
-    if hit.is_none() {
+    if hit.is_none() && !files.is_empty() {
         for c in p.run_file.captures_iter(line) {
             if let Some(t) = c.get(1).and_then(|m| files.get(m.as_bytes())) {
                 hit = Some(*t);
@@ -196,7 +207,8 @@ fn statement(
         out.push(Flow { rule, line: n, at: start });
     }
     // Assignments: what the variable holds from now on.
-    if let Some(c) = p.assign.captures(line)
+    if memchr::memchr(b'=', line).is_some()
+        && let Some(c) = p.assign.captures(line)
         && let (Some(name), Some(value)) = (c.get(1), c.get(2))
     {
         let v = value.as_bytes();
@@ -246,6 +258,9 @@ pub fn flows(f: &FileText<'_>) -> Vec<Flow> {
 /// the view)`: kept until every file of the skill is read, to see whether one of them names a
 /// binary file.
 pub fn feeding_lines(f: &FileText<'_>) -> Vec<(u32, usize, Vec<u8>)> {
+    if memchr::memchr2(b'|', b'<', &f.view).is_none() && memchr::memmem::find(&f.view, b"sh ").is_none() {
+        return Vec::new();
+    }
     let Some(p) = patterns() else { return Vec::new() };
     let view: &[u8] = &f.view;
     let mut out = Vec::new();

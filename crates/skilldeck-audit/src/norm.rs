@@ -13,7 +13,11 @@ use unicode_normalization::UnicodeNormalization as _;
 /// The view of `bytes` the rules read; `code(n)` says whether line `n` (from 1) is code, where
 /// strings built from pieces are joined. Borrowed when nothing needs changing.
 pub fn view<'a>(bytes: &'a [u8], code: &dyn Fn(u32) -> bool) -> Cow<'a, [u8]> {
-    let text = characters(bytes);
+    pieces(characters(bytes), code)
+}
+
+/// [`view`]'s code step on text [`characters`] already gave.
+pub fn pieces<'a>(text: Cow<'a, [u8]>, code: &dyn Fn(u32) -> bool) -> Cow<'a, [u8]> {
     let needs_code = memchr::memchr2(b'\'', b'"', &text).is_some()
         || memchr::memmem::find(&text, b"$IFS").is_some()
         || memchr::memmem::find(&text, b"${IFS").is_some();
@@ -64,10 +68,46 @@ pub fn characters(bytes: &[u8]) -> Cow<'_, [u8]> {
         if line.iter().all(|b| plain(*b)) {
             out.extend_from_slice(line);
         } else {
-            out.extend_from_slice(normalise_str(&String::from_utf8_lossy(line)).as_bytes());
+            normalise_line(line, &mut out);
         }
     }
     Cow::Owned(out)
+}
+
+/// One line normalised onto `out`: character by character where each is stable under NFKC
+/// (most are: ASCII, CJK, Hangul, emoji), the whole line through NFKC when one is not.
+fn normalise_line(line: &[u8], out: &mut Vec<u8>) {
+    let mark = out.len();
+    let mut buf = [0u8; 4];
+    for chunk in line.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_ascii() {
+                if !dropped(c) {
+                    out.push(c as u8);
+                }
+                continue;
+            }
+            if dropped(c) {
+                continue;
+            }
+            if let Some(l) = lookalike(c) {
+                out.push(l as u8);
+                continue;
+            }
+            let stable = matches!(c, '\u{4E00}'..='\u{9FFF}' | '\u{AC00}'..='\u{D7A3}' | '\u{1F300}'..='\u{1FAFF}')
+                || unicode_normalization::is_nfkc_quick(std::iter::once(c)) == unicode_normalization::IsNormalized::Yes
+                    && unicode_normalization::char::canonical_combining_class(c) == 0;
+            if !stable {
+                out.truncate(mark);
+                out.extend_from_slice(normalise_str(&String::from_utf8_lossy(line)).as_bytes());
+                return;
+            }
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+        if !chunk.invalid().is_empty() {
+            out.extend_from_slice("\u{FFFD}".as_bytes());
+        }
+    }
 }
 
 /// One piece of text normalised (its line feeds kept as they are).
@@ -91,8 +131,8 @@ fn normalise_str(s: &str) -> String {
 /// Characters the view leaves out: control characters but tab, line feed and carriage return,
 /// and characters that show as nothing or only change how their neighbours show.
 pub fn dropped(c: char) -> bool {
-    if matches!(c, '\t' | '\n' | '\r') {
-        return false;
+    if c.is_ascii() {
+        return c.is_ascii_control() && !matches!(c, '\t' | '\n' | '\r');
     }
     c.is_control()
         || crate::text::is_invisible(c)

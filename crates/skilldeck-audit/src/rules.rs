@@ -478,12 +478,13 @@ pub static RULES: &[Rule] = &[
     ]),
     pattern(
         "persist.shell-startup",
-        High,
+        Medium,
         Anywhere,
         "Appends to a shell start-up file",
-        "Lines written to ~/.bashrc, ~/.zshrc, ~/.profile or a PowerShell profile run in every new shell, long after the skill was used, and a PATH entry decides which program every later command runs. Tell the user what to add instead.",
+        "Lines written to ~/.bashrc, ~/.zshrc, ~/.profile or a PowerShell profile run in every new shell, long after the skill was used, and a PATH entry decides which program every later command runs. High when a script writes them; as a setup step in documentation, check what is added.",
         r#"(?i)(?:>>?|\btee\s+(?:-a\s+)?|\bsed\s+-i\S*\s[^\n]*?)\s*["']?(?:~|\$HOME|\$\{HOME\}|/home/[\w.-]+|/root)/\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zshenv|zprofile|zlogin|config/fish/config\.fish)\b|\bAdd-Content\b[^\n]*\$PROFILE\b|\bopen\s*\([^\n]{0,100}\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zshenv|zprofile|zlogin)\b[^\n]{0,40},\s*(?:mode\s*=\s*)?["'][aw+]|\.(?:bashrc|bash_profile|profile|zshrc|zshenv|zprofile)["']\s*\)?\s*\.open\s*\(\s*["'][aw]|\b(?:appendFileSync|appendFile|writeFileSync)\s*\([^\n]{0,100}\.(?:bashrc|bash_profile|profile|zshrc|zshenv|zprofile)\b"#,
     )
+    .in_scripts(High)
     .examples(
         &[
             "echo 'export PATH=$HOME/.x/bin:$PATH' >> ~/.bashrc",

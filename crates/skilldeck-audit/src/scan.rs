@@ -18,6 +18,9 @@ use std::sync::OnceLock;
 /// How much of one file is read: 4 MiB. The rest is a finding (`audit.truncated`).
 pub const DEFAULT_CAP: usize = 4 << 20;
 
+/// How many lines either side of an anchor's line a rule reads, within its logical line.
+const WINDOW: u32 = 2;
+
 /// How many findings one rule gives in one file; past it the rest would say nothing new.
 const PER_RULE_PER_FILE: usize = 10;
 
@@ -211,22 +214,37 @@ impl Auditor {
             Place::Anywhere | Place::Code => true,
         };
         let view: &[u8] = &f.view;
-        // (rule, logical line start) for every anchor found, each pair once.
-        let mut todo: Vec<(usize, usize)> = Vec::new();
+        // (rule, line) for every anchor found, each pair once.
+        let mut hits: Vec<(usize, u32)> = Vec::new();
         for m in c.anchors.find_overlapping_iter(view) {
             let Some((i, anchor)) = c.anchor_rules.get(m.pattern().as_usize()) else { continue };
             let i = *i;
             if RULES.get(i).is_some_and(looks) && anchor.bounded_in(view, m.start(), m.end()) {
-                todo.push((i, f.logical_range(m.start()).start));
+                hits.push((i, f.lines().number(m.start())));
             }
         }
-        todo.sort_unstable();
-        todo.dedup();
+        hits.sort_unstable();
+        hits.dedup();
+        // Each rule runs on a window around each line its anchors are on: up to WINDOW lines
+        // either side within the same logical line, so a split instruction or command is read
+        // whole while the work stays a few lines per anchor, however long a paragraph.
+        let mut todo: Vec<(usize, std::ops::Range<usize>)> = Vec::with_capacity(hits.len());
+        for (i, line) in hits {
+            let here = f.lines().range(view, line).start;
+            // Prose is read a paragraph at a time only for the rules about instructions; a
+            // command in prose is written on one line.
+            let prose = f.kind == Kind::Markdown && !f.regions().in_fence(here);
+            let wide = !prose || RULES.get(i).is_some_and(|r| r.place == Place::Instructions);
+            let logical = if wide { f.logical_range(here) } else { f.lines().range(view, line) };
+            let first = f.lines().range(view, line.saturating_sub(WINDOW).max(1)).start.max(logical.start);
+            let last = f.lines().range(view, line.saturating_add(WINDOW)).end;
+            let end = (last + 1).min(logical.end).min(view.len()).max(here);
+            todo.push((i, first..end));
+        }
         let mut seen: HashSet<(usize, u32)> = HashSet::new();
         let mut found = vec![0usize; RULES.len()];
-        for (i, from) in todo {
+        for (i, range) in todo {
             let (Some(rule), Some(Some(re))) = (RULES.get(i), c.each.get(i)) else { continue };
-            let range = f.logical_range(from);
             let text = text::joined(view.get(range.clone()).unwrap_or_default());
             for m in re.find_iter(&text) {
                 if found.get(i).is_some_and(|n| *n >= PER_RULE_PER_FILE) {
@@ -239,9 +257,10 @@ impl Auditor {
                 let line = f.lines().number(at);
                 if seen.insert((i, line)) {
                     let evidence = f.evidence(line, at);
+                    let comment = is_comment(view.get(f.lines().range(view, line)).unwrap_or_default());
                     self.report.findings.push(Finding::at(
                         rule,
-                        raise(rule, f.kind),
+                        if comment { rule.severity } else { raise(rule, f.kind) },
                         f.path,
                         Some(line),
                         evidence,
@@ -281,6 +300,13 @@ impl Auditor {
             }
         }
     }
+}
+
+/// Whether a line of code is a comment (`#`, `//`, `*` of a block), which documents a command
+/// rather than running it: a script's rating for its rule does not apply.
+fn is_comment(line: &[u8]) -> bool {
+    let t = line.trim_ascii_start();
+    (t.starts_with(b"#") && !t.starts_with(b"#!")) || t.starts_with(b"//") || t.starts_with(b"* ")
 }
 
 /// The level of a rule's finding in a file of `kind`: the rule's own, or higher where the table

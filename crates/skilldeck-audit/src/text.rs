@@ -273,10 +273,7 @@ impl<'a> FileText<'a> {
                     let l = Lines::of(&chars);
                     let code: Vec<u32> =
                         r.fences.iter().flat_map(|f| l.number(f.start)..=l.number(f.end.saturating_sub(1))).collect();
-                    match crate::norm::view(&chars, &|n| code.binary_search(&n).is_ok()) {
-                        Cow::Owned(v) => Cow::Owned(v),
-                        Cow::Borrowed(_) => chars,
-                    }
+                    crate::norm::pieces(chars, &|n| code.binary_search(&n).is_ok())
                 }
             }
         };
@@ -304,8 +301,8 @@ impl<'a> FileText<'a> {
         })
     }
 
-    /// Where each logical line of the view starts: a paragraph of prose is one (a renderer and
-    /// a model read it as one), and a line of code ending in `\`, `|`, `&&`, `(`, `,`, `+` or
+    /// Where each logical line of the view starts: a paragraph of Markdown prose is one (a
+    /// renderer and a model read it as one), a line of data is one, and a line of code ending in `\`, `|`, `&&`, `(`, `,`, `+` or
     /// `=` runs on into the next, as a shell or interpreter reads it. So an instruction or a
     /// command split over lines is matched whole.
     pub fn logical_starts(&self) -> &[usize] {
@@ -324,6 +321,8 @@ impl<'a> FileText<'a> {
                 };
                 let joins = if code {
                     continues(line) || starts_as_continuation(next)
+                } else if self.kind == Kind::Data {
+                    false
                 } else {
                     !is_blank(line)
                         && !is_blank(next)

