@@ -1,21 +1,71 @@
 //! Output helpers shared by the commands: JSON printing and human diagnostics.
 //! Holds formatting only; no command logic.
+//!
+//! Human output shows what a skill, a source or a model wrote (names, descriptions, paths,
+//! notes, errors) with its control, bidi and invisible characters as visible escapes
+//! (`skilldeck_core::visible`), so a folder named `\e[1A\e[2Kx` or a description holding
+//! `\e]52;c;…\a` (which writes the terminal's clipboard) is read, never acted on: `outln!` and
+//! `errln!` escape every line they print. JSON is printed as serde writes it (a string's control
+//! characters are escapes there already), and `rawln!` prints a line exactly (`view`'s JSON).
 
 use serde::Serialize;
+use skilldeck_core::visible::{visible, visible_line};
 use skilldeck_core::{Diagnostic, Severity};
 use skilldeck_remote::SkillProblem;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write as _;
 
-/// `println!` that returns a closed pipe as an error instead of panicking; `main` then exits
-/// quietly, as `skilldeck list | head` expects.
+/// `println!` for people: the line with every control, bidi and invisible character shown as an
+/// escape (line feeds and tabs kept; see [`shown`]). A closed pipe is returned as an error
+/// instead of a panic; `main` then exits quietly, as `skilldeck list | head` expects.
 macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout(), "{}", $crate::output::shown(&format!($($arg)*)))?
+    }};
+}
+pub(crate) use outln;
+
+/// `eprintln!` for people: the line escaped as `outln!` escapes it.
+macro_rules! errln {
+    ($($arg:tt)*) => {{
+        eprintln!("{}", $crate::output::shown(&format!($($arg)*)))
+    }};
+}
+pub(crate) use errln;
+
+/// `eprint!` for people (a question on the line it leaves open): escaped as `outln!` escapes.
+macro_rules! err {
+    ($($arg:tt)*) => {{
+        eprint!("{}", $crate::output::shown(&format!($($arg)*)))
+    }};
+}
+pub(crate) use err;
+
+/// `outln!` without escaping, for text that must reach standard output exactly: a JSON line a
+/// program reads (serde has escaped the control characters of its strings already).
+macro_rules! rawln {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
         writeln!(std::io::stdout(), $($arg)*)?
     }};
 }
-pub(crate) use outln;
+pub(crate) use rawln;
+
+/// `text` as people are shown it, over as many lines as it has: control (ESC, BEL, `\r`, C1),
+/// bidi and invisible characters as escapes (`\e`, `\x07`, `\u{202E}`), line feeds and tabs
+/// kept. Borrowed when there is nothing to escape, so ordinary output is unchanged. What
+/// `outln!`, `errln!` and the helpers below print.
+pub fn shown(text: &str) -> Cow<'_, str> {
+    visible(text)
+}
+
+/// `text` on one line as people are shown it: like [`shown`], and line feeds and tabs as `\n`
+/// and `\t`, for a name or a path in a column.
+pub fn shown_line(text: &str) -> Cow<'_, str> {
+    visible_line(text)
+}
 
 /// How a command ended, when it did not fail outright.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,13 +132,13 @@ pub fn print_diags(diags: &[Diagnostic], indent: &str) -> anyhow::Result<()> {
 /// (and its JSON) stays the write's result.
 pub fn print_warnings(warnings: &[String]) {
     for w in warnings {
-        eprintln!("warning: {w}");
+        errln!("warning: {w}");
     }
 }
 
 /// The warning for a skill a refresh or materialise skipped.
 pub fn problem_line(remote: &str, p: &SkillProblem) -> String {
-    format!("warning: {remote}: {}", p.line())
+    shown(&format!("warning: {remote}: {}", p.line())).into_owned()
 }
 
 /// A byte count for people.
@@ -106,7 +156,8 @@ pub fn badge(version: Option<&str>) -> String {
 }
 
 /// An error and its causes on one line, `: `-separated, leaving out a cause whose text the line
-/// already holds (an error that quotes its source would otherwise say the same thing twice).
+/// already holds (an error that quotes its source would otherwise say the same thing twice);
+/// a control character a cause quotes (a source's path, a skill's name) is shown escaped.
 pub fn error_text(e: &anyhow::Error) -> String {
     let mut line = String::new();
     for cause in e.chain() {
@@ -119,7 +170,7 @@ pub fn error_text(e: &anyhow::Error) -> String {
         }
         line.push_str(&text);
     }
-    line
+    shown(&line).into_owned()
 }
 
 /// A progress bar drawn on stderr in `template` when stderr is a terminal, hidden otherwise

@@ -208,3 +208,76 @@ fn cat_refuses_pipes_and_oversized_files_in_a_skill() {
     let list: Value = serde_json::from_str(&env.expect(&["list", "--json", "--scope", "user"], 0).stdout).unwrap();
     assert_eq!(list[0]["valid"], true, "files no reader needs do not make the skill invalid: {list}");
 }
+
+/// The first character of `text` a terminal acts on: a C0 control but line feed and tab, DEL,
+/// or a C1 control (U+0080–U+009F; U+009B is a one-character CSI), with its offset.
+fn raw_control(text: &str) -> Option<(usize, char)> {
+    text.char_indices().find(|&(_, c)| (c.is_control() && c != '\n' && c != '\t') || ('\u{80}'..='\u{9f}').contains(&c))
+}
+
+/// Issue 42, item 4: a description written with YAML escapes (`"\e]52;c;…\a"` writes the
+/// clipboard of the terminal that prints it; `\e[1A\e[2K` erases the line above; U+009B is CSI)
+/// and a folder named with escapes reach no terminal raw: `list`, `show`, `prompt`, `find` and
+/// `validate` print them as visible escapes, and `validate --strict` refuses the description.
+#[test]
+fn terminal_escapes_in_a_skill_are_shown_never_sent_to_the_terminal() {
+    let env = Env::new();
+    let src = env.tmp.path().join("src/clipboard");
+    fs::create_dir_all(&src).unwrap();
+    let md = "---\nname: clipboard\n\
+              description: \"Formats PDF files.\\e]52;c;QkFTRTY0\\a\\x9b2K\\e[1A\\e[2Kx\"\n\
+              compatibility: \"any\\e[8m\"\nlicense: \"MIT\\r\\e[2KGPL\"\n---\n\n# Steps\n\nRun it.\n";
+    fs::write(src.join("SKILL.md"), md).unwrap();
+    // A folder made by hand in the store, named with escapes (a source's `skills/\e[1A\e[2Kx/`).
+    let hostile = env.tmp.path().join("home/skills/user/x\u{1b}[1A\u{1b}[2Ky");
+    fs::create_dir_all(&hostile).unwrap();
+    fs::write(hostile.join("SKILL.md"), "---\nname: x\ndescription: \"a\\e]0;title\\a\"\n---\nbody\n").unwrap();
+    // Lenient import keeps the skill (a warning), so it is listed to models and shown.
+    let import = env.expect(&["import", src.to_str().unwrap()], 0);
+    let desc = "Formats PDF files.\\e]52;c;QkFTRTY0\\x07\\u{9B}2K\\e[1A\\e[2Kx";
+    let runs = [
+        (vec!["import", src.to_str().unwrap()], import, ""),
+        (vec!["list"], env.expect(&["list"], 0), "Formats PDF files.\\e]52;c;QkFTRTY0\\x07\\u{9B}2K"),
+        (vec!["show", "clipboard"], env.expect(&["show", "clipboard"], 0), desc),
+        (vec!["prompt"], env.expect(&["prompt"], 0), desc),
+        (vec!["find", "formats pdf files"], env.expect(&["find", "formats pdf files"], 0), desc),
+        (vec!["validate", "--strict"], env.expect(&["validate", "--strict", src.to_str().unwrap()], 1), ""),
+        (vec!["validate", "folder"], env.expect(&["validate", hostile.to_str().unwrap()], 1), "x\\e[1A\\e[2Ky"),
+    ];
+    for (args, run, shows) in &runs {
+        for (stream, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+            assert_eq!(raw_control(text), None, "{args:?} {stream} holds a raw control character: {text:?}");
+        }
+        assert!(run.stdout.contains(shows), "{args:?} shows {shows:?}: {run:#?}");
+    }
+    let show = &runs[2].1.stdout;
+    assert!(show.contains("compatibility: any\\e[8m") && show.contains("license: MIT\\r\\e[2KGPL"), "{show}");
+    assert!(show.contains("warning[description_control_chars] line 3:"), "{show}");
+    let list = &runs[1].1.stdout;
+    assert!(list.lines().any(|l| l.starts_with("x\\e[1A\\e[2Ky") && l.contains("INVALID")), "{list}");
+    // The listing a model gets: the same line as DESIGN.md's, with the escapes visible.
+    assert!(runs[3].1.stdout.contains(&format!("- **clipboard** (v:1): {desc}")), "{}", runs[3].1.stdout);
+    // Strict validation refuses it, saying which character, where, and how to fix it.
+    let strict = &runs[5].1.stdout;
+    assert!(
+        strict.contains(
+            "error[description_control_chars] line 3: `description` holds the control character ESC (U+001B, shown \
+             as \\e) and 4 more at character 19 of its value"
+        ),
+        "{strict}"
+    );
+    assert!(strict.contains("fix: Remove the control character"), "{strict}");
+    let json = env.expect(&["validate", "--strict", "--json", src.to_str().unwrap()], 1);
+    let v: Value = serde_json::from_str(&json.stdout).unwrap();
+    let d = &v[0]["diagnostics"][0];
+    assert_eq!(
+        (d["code"].as_str(), d["line"].as_u64(), d["severity"].as_str()),
+        (Some("description_control_chars"), Some(3), Some("error")),
+        "{v}"
+    );
+    assert_eq!(d["args"]["char"], "U+001B", "{v}");
+    // JSON keeps the text as written: a program reads the real characters, escaped by JSON.
+    let list: Value = serde_json::from_str(&env.expect(&["list", "--json", "--scope", "user"], 0).stdout).unwrap();
+    let row = list.as_array().unwrap().iter().find(|r| r["name"] == "clipboard").unwrap();
+    assert!(row["description"].as_str().unwrap().contains("\u{1b}]52;c;QkFTRTY0\u{7}"), "{row}");
+}

@@ -54,7 +54,7 @@ pub fn fetch_config(ctx: &Ctx) -> anyhow::Result<(Hosts, FetchConfig)> {
 pub fn fetch_source(source: &Source, reference: Option<&str>, config: &FetchConfig) -> anyhow::Result<Fetched> {
     let tty = std::io::stderr().is_terminal();
     if tty {
-        eprint!("fetching {} …", source.given());
+        crate::output::err!("fetching {} …", source.given());
         let _ = std::io::stderr().flush();
     }
     let fetched = fetch(source, reference, config);
@@ -84,7 +84,7 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
     let (hosts, config) = fetch_config(&ctx)?;
     let source = Source::parse(&args.source, &hosts)?;
     if let Some(note) = setup::credentials_note(&args.source) {
-        eprintln!("{note}");
+        crate::output::errln!("{note}");
     }
     if args.reference.is_some() && matches!(source, Source::Archive(_) | Source::SkillFile(_)) {
         anyhow::bail!("--ref names a branch, tag or commit of a Git repository; {} is a file", source.given());
@@ -101,7 +101,7 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
         Chosen::Elsewhere(plugin) => {
             // Its skills come from its own repository, at the commit or ref the marketplace
             // pins, and record that repository as their source (so updates follow it).
-            eprintln!("plugin {} lives in {}: adding its skills from there", plugin.name, plugin.source);
+            crate::output::errln!("plugin {} lives in {}: adding its skills from there", plugin.name, plugin.source);
             let from = AddArgs {
                 source: plugin.source.clone(),
                 reference: plugin.reference.clone(),
@@ -113,7 +113,7 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
             return add(&from);
         }
         Chosen::Ask(message) => {
-            eprintln!("{message}");
+            crate::output::errln!("{message}");
             if args.json {
                 output::json(&choices_json(&fetched))?;
             }
@@ -501,18 +501,23 @@ fn choose<'a>(fetched: &'a Fetched, args: &AddArgs) -> anyhow::Result<Chosen<'a>
 
 /// The terminal's picker: a numbered list, answered with numbers and ranges, `all` or nothing.
 fn pick<'a>(fetched: &'a Fetched, all: Vec<&'a Candidate>) -> anyhow::Result<Vec<&'a Candidate>> {
-    eprintln!("{} holds {} skills:", fetched.origin.short(), all.len());
+    crate::output::errln!("{} holds {} skills:", fetched.origin.short(), all.len());
     for (i, c) in all.iter().enumerate() {
-        eprintln!("  {:>3}  {:<32} {}", i + 1, c.name, c.provenance.path);
+        crate::output::errln!("  {:>3}  {:<32} {}", i + 1, c.name, c.provenance.path);
     }
     for p in &fetched.plugins {
-        eprintln!("       plugin {} ({} skills): type its name", p.name, p.skills.len());
+        crate::output::errln!("       plugin {} ({} skills): type its name", p.name, p.skills.len());
     }
     for p in &fetched.elsewhere {
-        eprintln!("       plugin {} lives in {}: stop here and add it with --plugin {}", p.name, p.source, p.name);
+        crate::output::errln!(
+            "       plugin {} lives in {}: stop here and add it with --plugin {}",
+            p.name,
+            p.source,
+            p.name
+        );
     }
     loop {
-        eprint!("Add which? (e.g. 1,3-5, all, a plugin's name; empty to stop) ");
+        crate::output::err!("Add which? (e.g. 1,3-5, all, a plugin's name; empty to stop) ");
         let _ = std::io::stderr().flush();
         let mut line = String::new();
         std::io::stdin().lock().read_line(&mut line)?;
@@ -528,7 +533,7 @@ fn pick<'a>(fetched: &'a Fetched, all: Vec<&'a Candidate>) -> anyhow::Result<Vec
         }
         match numbers(answer, all.len()) {
             Some(picked) => return Ok(picked.into_iter().filter_map(|i| all.get(i).copied()).collect()),
-            None => eprintln!("  {answer:?} is not a list of numbers from 1 to {}", all.len()),
+            None => crate::output::errln!("  {answer:?} is not a list of numbers from 1 to {}", all.len()),
         }
     }
 }

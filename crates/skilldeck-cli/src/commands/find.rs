@@ -15,7 +15,7 @@ pub fn run(query: &str, json: bool) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let opts = ctx.listing_options()?;
     if let Some(n) = ctx.registry.meaning(&opts.scopes)?.as_ref().and_then(super::model::note) {
-        eprintln!("{n}");
+        crate::output::errln!("{n}");
     }
     let found = ctx.registry.find_skills(&opts, query.trim(), DEFAULT_LIMIT)?;
     if json {

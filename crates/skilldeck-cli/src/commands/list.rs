@@ -88,14 +88,14 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
     let disabled = match ctx.config() {
         Ok(c) => c.listing.disabled,
         Err(e) => {
-            eprintln!("warning: {e:#}; showing every skill as enabled");
+            crate::output::errln!("warning: {e:#}; showing every skill as enabled");
             Default::default()
         }
     };
     let trust = match Trust::load(ctx.storage().home()) {
         Ok(t) => t,
         Err(e) => {
-            eprintln!("warning: {e:#}; showing no skill's allowed-tools as approved");
+            crate::output::errln!("warning: {e:#}; showing no skill's allowed-tools as approved");
             Trust::default()
         }
     };
@@ -104,7 +104,7 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         let installed = match InstalledSkills::load(ctx.storage().home()) {
             Ok(i) => Some(i),
             Err(e) => {
-                eprintln!("warning: {e}; showing no skill as sourced");
+                crate::output::errln!("warning: {e}; showing no skill as sourced");
                 None
             }
         };
@@ -150,7 +150,8 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
     }
     // One write per 64 KiB, not one per line (stdout is line-buffered).
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let width = entries.iter().map(|l| l.entry.name.len()).max().unwrap_or(4).max(4);
+    // Names as shown: a folder name a person made by hand may hold a control character.
+    let width = entries.iter().map(|l| output::shown_line(&l.entry.name).len()).max().unwrap_or(4).max(4);
     for (i, l) in entries.iter().enumerate() {
         let e = &l.entry;
         let mut marks = Vec::new();
@@ -182,14 +183,15 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         let desc = e.meta.description.as_deref().unwrap_or("");
         let desc: String = desc.split_whitespace().collect::<Vec<_>>().join(" ");
         let desc = skilldeck_core::listing::shorten(&desc, 80);
+        // Each line as `outln!` prints it: what the skill wrote with its control characters escaped.
         writeln!(
             out,
             "{:<width$}  {:<6}  {:<7}  {}{}",
-            e.name,
+            output::shown_line(&e.name),
             e.scope.as_str(),
-            output::badge(e.version.as_deref()),
+            output::shown_line(&output::badge(e.version.as_deref())),
             if marks.is_empty() { String::new() } else { format!("[{}] ", marks.join(", ")) },
-            desc,
+            output::shown_line(&desc),
         )?;
     }
     out.flush()?;

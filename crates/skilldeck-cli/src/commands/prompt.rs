@@ -33,7 +33,7 @@ pub fn run(budget: Option<usize>, tier: Option<Tier>, request: Option<&str>, jso
         output::json(&value)?;
     } else {
         if let Some(n) = &note {
-            eprintln!("{n}");
+            crate::output::errln!("{n}");
         }
     }
     if !json && !listing.text.is_empty() {

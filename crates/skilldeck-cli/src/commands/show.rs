@@ -119,7 +119,7 @@ fn sourced(ctx: &Ctx, scope: Scope, name: &str) -> Option<Installed> {
     match InstalledSkills::load(ctx.storage().home()) {
         Ok(installed) => installed.get(name).cloned(),
         Err(e) => {
-            eprintln!("warning: {e}; not showing where {name} came from");
+            crate::output::errln!("warning: {e}; not showing where {name} came from");
             None
         }
     }

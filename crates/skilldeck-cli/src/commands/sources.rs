@@ -268,7 +268,7 @@ pub fn update(args: &UpdateArgs) -> anyhow::Result<Outcome> {
 
 /// Asks on the terminal whether to replace a skill changed here.
 fn confirm(c: &Check) -> anyhow::Result<bool> {
-    eprint!(
+    crate::output::err!(
         "{} was changed here since it was installed from {}; replace it with the source's content (the edit stays in history)? [y/N] ",
         c.name,
         c.installed.source.short()

@@ -26,7 +26,8 @@ pub fn view(name: &str, path: Option<&str>, workspace: &Path, turn: Option<Strin
         input["path"] = p.into();
     }
     let result = view_skill(&ctx.registry, &sandbox, &mut turn, &input);
-    crate::output::outln!("{}", serde_json::to_string(&result)?);
+    // Exactly as the model gets it: serde escapes the control characters of its strings.
+    crate::output::rawln!("{}", serde_json::to_string(&result)?);
     Ok(Outcome::Ok)
 }
 
