@@ -4,10 +4,11 @@
 //! Holds the decision and the frontmatter table; rendering Markdown is `markdown`.
 
 use crate::markdown::to_safe_html;
-use crate::views::{FieldRow, FileView};
+use crate::views::{FieldRow, FileView, shown};
 use base64::Engine as _;
 use serde_yaml_ng::Value;
 use skilldeck_core::frontmatter;
+use skilldeck_core::visible::visible_line;
 
 /// Images above this size are described, not inlined (the viewer gets them as a data URL).
 const MAX_INLINE_IMAGE: usize = 8 << 20;
@@ -30,13 +31,14 @@ pub fn file_view(path: &str, bytes: Vec<u8>) -> FileView {
         // Shown through <img>, where an SVG's scripts and external loads never run.
         return image("image/svg+xml", text.as_bytes());
     }
+    // What the file holds, shown: a control, bidi or invisible character is an escape (`\e`).
     if !(lower.ends_with(".md") || lower.ends_with(".markdown")) {
-        return FileView::Text { text, size };
+        return FileView::Text { text: shown(&text), size };
     }
     let is_skill_md = path == "SKILL.md";
     let frontmatter = if is_skill_md { frontmatter_rows(&text) } else { Vec::new() };
     let body = if is_skill_md { frontmatter::strip(&text) } else { &text };
-    FileView::Markdown { html: to_safe_html(body), frontmatter, size }
+    FileView::Markdown { html: shown(&to_safe_html(body)), frontmatter, size }
 }
 
 /// The image types the viewer previews.
@@ -81,7 +83,10 @@ fn frontmatter_rows(text: &str) -> Vec<FieldRow> {
     for (key, value) in frontmatter::field_rows(text) {
         push_rows(&mut rows, key, &value, 0);
     }
-    rows
+    // Keys and values as shown: `description: "x\e]52;…\a"` shows its escapes.
+    rows.into_iter()
+        .map(|r| FieldRow { key: visible_line(&r.key).into_owned(), value: shown(&r.value), depth: r.depth })
+        .collect()
 }
 
 /// How deep nested rows go; deeper values show as JSON on their row.
@@ -174,6 +179,23 @@ mod tests {
                 row("n", "2", 2),
             ]
         );
+    }
+
+    /// Issue 42, item 4: what a skill wrote reaches the webview with its controls visible.
+    #[test]
+    fn control_characters_are_shown_as_escapes() {
+        let md = "---\nname: a\ndescription: \"x\\e]52;c;QQ==\\a\\u202Eb\"\n---\n# T\u{1b}[2K\n";
+        let FileView::Markdown { frontmatter, html, .. } = file_view("SKILL.md", md.as_bytes().to_vec()) else {
+            panic!("not markdown")
+        };
+        assert_eq!(frontmatter[1].value, "x\\e]52;c;QQ==\\x07\\u{202E}b");
+        assert!(html.contains("T\\e[2K") && !html.contains('\u{1b}'), "{html}");
+        let FileView::Text { text, .. } = file_view("run.sh", b"echo \x1b]0;t\x07\n".to_vec()) else { panic!() };
+        assert_eq!(text, "echo \\e]0;t\\x07\n");
+        let d = skilldeck_core::Diagnostic::warning(skilldeck_core::DiagCode::NameInvalid, "bad \u{1b}[2K")
+            .arg("value", "p\u{9b}2K");
+        let view = crate::views::DiagView::from(&d);
+        assert_eq!((view.message.as_str(), view.args["value"].as_str()), ("bad \\e[2K", "p\\u{9B}2K"));
     }
 
     #[test]

@@ -7,8 +7,17 @@ use skilldeck_core::digest::Digest;
 use skilldeck_core::grants::RequestedTool;
 use skilldeck_core::registry::ListedEntry;
 use skilldeck_core::trust::{GrantState, GrantsView, Trust};
+use skilldeck_core::visible::{visible, visible_line};
 use skilldeck_core::{Diagnostic, Scope, Severity};
 use std::collections::BTreeSet;
+
+/// `text`, which a skill, a source or a model wrote, as the app shows it: control, bidi and
+/// invisible characters as visible escapes (`\e`, `\u{202E}`), line feeds and tabs kept; the
+/// CLI's human output and a model's listing show it alike (`skilldeck_core::visible`). A webview
+/// draws ESC or BEL as nothing and lets a bidi override reorder what follows.
+pub fn shown(text: &str) -> String {
+    visible(text).into_owned()
+}
 
 /// A skill in the sidebar.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -32,9 +41,9 @@ pub struct SkillRow {
     pub errors: usize,
     /// How many warnings.
     pub warnings: usize,
-    /// The English description.
+    /// The English description, as shown ([`shown`]).
     pub description: Option<String>,
-    /// The Chinese description.
+    /// The Chinese description, as shown ([`shown`]).
     pub description_zh: Option<String>,
     /// Whether its `allowed-tools` asks for shell commands the user has not approved.
     pub tools_unapproved: bool,
@@ -69,8 +78,8 @@ impl SkillRow {
             enabled: !disabled.contains(&e.name),
             errors,
             warnings: e.diagnostics.len() - errors,
-            description: e.meta.description.clone(),
-            description_zh: e.meta.description_zh.clone(),
+            description: e.meta.description.as_deref().map(shown),
+            description_zh: e.meta.description_zh.as_deref().map(shown),
             tools_unapproved: matches!(
                 trust.state(e.scope, &e.name, &e.meta, content),
                 GrantState::Untrusted | GrantState::Changed
@@ -91,7 +100,7 @@ pub struct DiagView {
     pub code: &'static str,
     /// Error or warning.
     pub severity: Severity,
-    /// What is wrong.
+    /// What is wrong, as shown ([`shown`]).
     pub message: String,
     /// The line in SKILL.md.
     pub line: Option<u32>,
@@ -107,10 +116,10 @@ impl From<&Diagnostic> for DiagView {
         Self {
             code: d.code.as_str(),
             severity: d.severity,
-            message: d.message.clone(),
+            message: shown(&d.message),
             line: d.line,
             fix: d.code.fix(),
-            args: d.args_map(),
+            args: d.args_map().into_iter().map(|(k, v)| (k, visible_line(&v).into_owned())).collect(),
         }
     }
 }

@@ -8,7 +8,7 @@ use super::collection::{CollectionItemView, CollectionView, progress_sender, tas
 use crate::error::{ApiError, ApiResult};
 use crate::sources::OriginView;
 use crate::state::AppState;
-use crate::views::Assessor;
+use crate::views::{Assessor, shown};
 use serde::Serialize;
 use skilldeck_core::import::{self, ErrorInfo, ImportRequest, ImportState, PathError};
 use skilldeck_core::trust::Trust;
@@ -129,14 +129,18 @@ pub async fn source_look<R: Runtime>(
         plugins: fetched
             .plugins
             .iter()
-            .map(|p| PluginView { name: p.name.clone(), description: p.description.clone(), skills: p.skills.clone() })
+            .map(|p| PluginView {
+                name: p.name.clone(),
+                description: p.description.as_deref().map(shown),
+                skills: p.skills.clone(),
+            })
             .collect(),
         elsewhere: fetched
             .elsewhere
             .iter()
             .map(|p| ElsewhereView {
                 name: p.name.clone(),
-                description: p.description.clone(),
+                description: p.description.as_deref().map(shown),
                 source: p.source.clone(),
                 reference: p.reference.clone(),
             })
@@ -146,7 +150,7 @@ pub async fn source_look<R: Runtime>(
             .notes
             .iter()
             .filter(|n| n.elsewhere.is_none())
-            .map(|n| NoteView { path: n.path.clone(), what: n.what.clone(), refuses: n.refuses })
+            .map(|n| NoteView { path: n.path.clone(), what: shown(&n.what), refuses: n.refuses })
             .collect(),
         preview: CollectionView::of(items),
     };
