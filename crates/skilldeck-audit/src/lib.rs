@@ -5,6 +5,7 @@
 //! decision whether a skill is held (the registry decides with the user's approvals).
 
 pub mod anchors;
+pub mod chars;
 pub mod checks;
 pub mod finding;
 pub mod flow;

@@ -135,7 +135,7 @@ pub fn dropped(c: char) -> bool {
         return c.is_ascii_control() && !matches!(c, '\t' | '\n' | '\r');
     }
     c.is_control()
-        || crate::text::is_invisible(c)
+        || crate::chars::is_invisible(c)
         || is_variation_selector(c)
         || matches!(
             c,

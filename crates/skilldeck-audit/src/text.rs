@@ -2,6 +2,7 @@
 //! fenced code blocks and HTML comments are, its lines, and evidence made safe to show.
 //! Holds no rule.
 
+pub use crate::chars::{is_bidi, is_invisible, is_rtl_letter, is_tag, is_zero_width};
 use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::ops::Range;
@@ -465,37 +466,6 @@ pub fn visible(text: &str, focus: usize, max: usize) -> String {
         out.push('…');
     }
     out.trim().to_owned()
-}
-
-/// Characters that render as nothing or change how neighbours render.
-pub fn is_invisible(c: char) -> bool {
-    is_tag(c)
-        || is_zero_width(c)
-        || is_bidi(c)
-        || matches!(
-            c,
-            '\u{00AD}' | '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{2061}'..='\u{2064}'
-        )
-}
-
-/// A Unicode tag character.
-pub fn is_tag(c: char) -> bool {
-    ('\u{E0000}'..='\u{E007F}').contains(&c)
-}
-
-/// A zero-width character.
-pub fn is_zero_width(c: char) -> bool {
-    matches!(c, '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{180E}')
-}
-
-/// A bidirectional embedding, override or isolate.
-pub fn is_bidi(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-}
-
-/// A letter of a right-to-left script (Hebrew, Arabic, Syriac, Thaana, N'Ko and their forms).
-pub fn is_rtl_letter(c: char) -> bool {
-    matches!(c, '\u{0590}'..='\u{08FF}' | '\u{FB1D}'..='\u{FDFF}' | '\u{FE70}'..='\u{FEFC}')
 }
 
 #[cfg(test)]
