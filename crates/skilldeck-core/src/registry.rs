@@ -333,11 +333,12 @@ impl SkillRegistry {
         Ok(digest)
     }
 
-    /// What an approval of the skill's `allowed-tools` is bound to besides its request: a team
-    /// skill's files' digest (others publish its revisions), nothing for other scopes. Pass it
-    /// to `Trust::state`, `view` and `approve`.
+    /// What an approval of the skill's `allowed-tools` is bound to besides its request: the
+    /// skill's files' digest (an approval covers the content it was given for: a source's
+    /// update, a teammate's revision or an outside edit asks again), nothing for a bundled skill
+    /// (trusted as shipped). Pass it to `Trust::state`, `view` and `approve`.
     pub fn trust_content(&self, scope: Scope, dir_name: &str) -> Result<Option<Digest>, StorageError> {
-        if scope == Scope::Team { self.digest(scope, dir_name).map(Some) } else { Ok(None) }
+        if scope == Scope::System { Ok(None) } else { self.digest(scope, dir_name).map(Some) }
     }
 
     fn names(&self, scope: Scope) -> Result<Arc<Vec<String>>, StorageError> {

@@ -115,9 +115,9 @@ pub enum TrustError {
         /// Why.
         source: std::io::Error,
     },
-    /// A team skill was to be approved without the digest of its files.
+    /// A skill was to be approved without the digest of its files.
     #[error(
-        "the team skill {name} can only be approved together with its files' digest (a Skilldeck bug: please report it)"
+        "the skill {name} can only be approved together with its files' digest (a Skilldeck bug: please report it)"
     )]
     NoContent {
         /// The skill.
@@ -172,10 +172,11 @@ fn key(scope: Scope, name: &str) -> String {
     format!("{scope}/{name}")
 }
 
-/// The content an approval in `scope` is bound to: a team skill's files (others publish its
-/// revisions), nothing for the user's own and bundled skills.
+/// The content an approval in `scope` is bound to: the skill's files, so an approval covers
+/// exactly the content it was given for (a source's update, a teammate's revision or an
+/// outside edit asks again); nothing for a bundled skill, trusted as this build ships it.
 pub fn bound_content(scope: Scope, content: Option<&Digest>) -> Option<&Digest> {
-    if scope == Scope::Team { content } else { None }
+    if scope == Scope::System { None } else { content }
 }
 
 fn now() -> String {
@@ -196,8 +197,9 @@ impl Trust {
     }
 
     /// Whether the `allowed-tools` of skill `name` in `scope` (with frontmatter `meta`) is in force.
-    /// `content` is the skill's files' digest: a team skill is trusted only with the files it
-    /// was approved with, so without it a team skill is never in force (see [`bound_content`]).
+    /// `content` is the skill's files' digest: a skill is trusted only with the files it was
+    /// approved with, so without it no skill but a bundled one is in force (see
+    /// [`bound_content`]).
     pub fn state(&self, scope: Scope, name: &str, meta: &SkillMeta, content: Option<&Digest>) -> GrantState {
         let request = GrantRequest::of(meta);
         if !request.asks_for_shell() {
@@ -208,7 +210,7 @@ impl Trust {
         }
         let bound = bound_content(scope, content);
         match self.file.skills.get(&key(scope, name)) {
-            Some(_) if scope == Scope::Team && bound.is_none() => GrantState::Changed,
+            Some(_) if scope != Scope::System && bound.is_none() => GrantState::Changed,
             Some(a) if a.digest == request.digest(scope, name, bound) => GrantState::Trusted,
             Some(_) => GrantState::Changed,
             None => GrantState::Untrusted,
@@ -241,8 +243,8 @@ impl Trust {
     }
 
     /// Approves several skills of `scope` at once (name, frontmatter, files' digest), writing
-    /// the file once (a bulk import). Nothing is approved when a team skill comes without its
-    /// digest.
+    /// the file once (a bulk import). Nothing is approved when a skill (but a bundled one)
+    /// comes without its digest.
     pub fn approve_all<'a>(
         &mut self,
         scope: Scope,
@@ -251,7 +253,7 @@ impl Trust {
         let approved = now();
         let mut approvals = Vec::new();
         for (name, meta, content) in skills {
-            if scope == Scope::Team && content.is_none() {
+            if scope != Scope::System && content.is_none() {
                 return Err(TrustError::NoContent { name: name.to_owned() });
             }
             let request = GrantRequest::of(meta);
@@ -296,7 +298,7 @@ impl Trust {
         risk: &RiskSummary,
     ) -> Result<(), TrustError> {
         let approval = FindingsApproval {
-            digest: digest.to_string(),
+            digest: digest.long(),
             fingerprints: risk.marks.iter().map(|m| m.fingerprint.clone()).collect(),
             approved: now(),
         };
@@ -347,17 +349,19 @@ mod tests {
         let home = SkilldeckHome::new(dir.path());
         let mut trust = Trust::load(&home).unwrap();
         let asks = meta(&["Bash"]);
-        assert_eq!(trust.state(Scope::User, "x", &meta(&["Read"]), None), GrantState::None);
-        assert_eq!(trust.state(Scope::User, "x", &asks, None), GrantState::Untrusted);
-        trust.approve(Scope::User, "x", &asks, None).unwrap();
+        let v1 = Digest::from_bytes([1; 32]);
+        let c = Some(&v1);
+        assert_eq!(trust.state(Scope::User, "x", &meta(&["Read"]), c), GrantState::None);
+        assert_eq!(trust.state(Scope::User, "x", &asks, c), GrantState::Untrusted);
+        trust.approve(Scope::User, "x", &asks, c).unwrap();
         let trust = Trust::load(&home).unwrap();
-        assert_eq!(trust.state(Scope::User, "x", &asks, None), GrantState::Trusted);
-        assert_eq!(trust.state(Scope::User, "y", &asks, None), GrantState::Untrusted);
-        assert_eq!(trust.state(Scope::User, "x", &meta(&["Bash", "Bash(rm:*)"]), None), GrantState::Changed);
+        assert_eq!(trust.state(Scope::User, "x", &asks, c), GrantState::Trusted);
+        assert_eq!(trust.state(Scope::User, "y", &asks, c), GrantState::Untrusted);
+        assert_eq!(trust.state(Scope::User, "x", &meta(&["Bash", "Bash(rm:*)"]), c), GrantState::Changed);
         let mut trust = trust;
         assert!(trust.revoke(Scope::User, "x").unwrap());
         assert!(!trust.revoke(Scope::User, "x").unwrap());
-        assert_eq!(Trust::load(&home).unwrap().state(Scope::User, "x", &asks, None), GrantState::Untrusted);
+        assert_eq!(Trust::load(&home).unwrap().state(Scope::User, "x", &asks, c), GrantState::Untrusted);
     }
 
     #[test]
@@ -376,11 +380,14 @@ mod tests {
         // A teammate's next revision with the same request but new scripts asks again.
         assert_eq!(trust.state(Scope::Team, "x", &asks, Some(&v2)), GrantState::Changed);
         assert_eq!(trust.state(Scope::Team, "x", &asks, None), GrantState::Changed);
-        // The user's own skills keep their approval across revisions with the same request.
+        // The user's own skills too: an approval covers the files it was given for, so an
+        // update from a source (or any outside edit) with the same request asks again.
         let mut trust = trust;
+        assert!(matches!(trust.approve(Scope::User, "x", &asks, None), Err(TrustError::NoContent { .. })));
         trust.approve(Scope::User, "x", &asks, Some(&v1)).unwrap();
-        assert_eq!(trust.state(Scope::User, "x", &asks, Some(&v2)), GrantState::Trusted);
-        assert_eq!(trust.state(Scope::User, "x", &asks, None), GrantState::Trusted);
+        assert_eq!(trust.state(Scope::User, "x", &asks, Some(&v1)), GrantState::Trusted);
+        assert_eq!(trust.state(Scope::User, "x", &asks, Some(&v2)), GrantState::Changed);
+        assert_eq!(trust.state(Scope::User, "x", &asks, None), GrantState::Changed);
     }
 
     #[test]

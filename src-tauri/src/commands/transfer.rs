@@ -56,8 +56,10 @@ pub async fn import_skill(
     let meta = &loaded.validation.meta;
     let mut approvals = Trust::load(state.storage().home())?;
     let name = loaded.name.as_str();
+    // An approval covers exactly the files stored (or found equal) here.
+    let content = Some(out.digest());
     if trust == Some(true) && GrantRequest::of(meta).asks_for_shell() {
-        approvals.approve(scope, name, meta, None)?;
+        approvals.approve(scope, name, meta, content.as_ref())?;
     }
     Ok(ImportedView {
         name: name.to_owned(),
@@ -65,7 +67,7 @@ pub async fn import_skill(
         revision: out.revision().0,
         digest: out.digest().short(),
         unchanged: out.is_unchanged(),
-        grants: approvals.view(scope, name, meta, None).into(),
+        grants: approvals.view(scope, name, meta, content.as_ref()).into(),
     })
 }
 

@@ -160,10 +160,12 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
     let name = loaded.name.as_str();
     let meta = &loaded.validation.meta;
     let mut approvals = Trust::load(ctx.storage().home())?;
+    // An approval covers these files: the digest of what was just stored (or found equal).
+    let content = Some(stored.digest());
     if trust && GrantRequest::of(meta).asks_for_shell() {
-        approvals.approve(scope, name, meta, None)?;
+        approvals.approve(scope, name, meta, content.as_ref())?;
     }
-    let grants = approvals.view(scope, name, meta, None);
+    let grants = approvals.view(scope, name, meta, content.as_ref());
     let auto = super::autosync::after_change();
     if json {
         super::autosync::json(
@@ -293,16 +295,19 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
 /// With `--trust`: approves the allowed-tools of every skill stored by (or already equal to)
 /// this import, writing the approvals once.
 fn approve_all(ctx: &Ctx, scope: Scope, report: &BatchReport) -> anyhow::Result<()> {
-    let asking: Vec<(&str, &skilldeck_core::SkillMeta, _)> = report
+    let mut asking = Vec::new();
+    for s in report
         .items
         .iter()
         .filter(|i| !matches!(i.state, ImportState::Refused { .. }))
         .filter_map(|i| i.skill.as_ref())
         .filter(|s| GrantRequest::of(&s.meta).asks_for_shell())
-        .map(|s| (s.name.as_str(), &s.meta, None))
-        .collect();
+    {
+        // Each approval covers the files this import stored (or found equal).
+        asking.push((s.name.as_str(), &s.meta, Some(ctx.storage().digest_dir(scope, s.name.as_str())?)));
+    }
     if !asking.is_empty() {
-        Trust::load(ctx.storage().home())?.approve_all(scope, asking)?;
+        Trust::load(ctx.storage().home())?.approve_all(scope, asking.iter().map(|(n, m, c)| (*n, *m, c.as_ref())))?;
     }
     Ok(())
 }

@@ -37,6 +37,56 @@ pub fn print_grants(grants: &GrantsView, name: &str, indent: &str) -> std::io::R
     Ok(())
 }
 
+/// Prints which files changed between the revision whose findings the user approved (its
+/// digest as recorded, `approved`) and the live one (`now`), when they differ: an approval
+/// covers the content it was given for, so the user sees what is new before approving again.
+fn print_changed_since(
+    ctx: &Ctx,
+    scope: Scope,
+    name: &skilldeck_core::SkillName,
+    approved: &str,
+    now: &skilldeck_core::digest::Digest,
+) -> anyhow::Result<()> {
+    let same = |d: &skilldeck_core::digest::Digest| d.short() == approved || d.long() == approved;
+    if same(now) {
+        return Ok(());
+    }
+    let storage = ctx.storage();
+    let history = storage.history_sync(scope, name)?;
+    let Some(then) = history.iter().rev().find(|h| h.digest.as_ref().is_some_and(same)) else {
+        crate::output::outln!(
+            "{name} changed since you approved its findings ({approved}); that revision is no longer kept."
+        );
+        return Ok(());
+    };
+    let old = storage.revision_files(scope, name, then.revision)?;
+    let live = storage.snapshot(scope, name)?.files;
+    let mut changes = Vec::new();
+    for (path, bytes) in live.iter() {
+        match old.get(path.as_str()) {
+            None => changes.push(format!("{} (new)", visible(path.as_str()))),
+            Some(before) if before != bytes => changes.push(format!("{} (changed)", visible(path.as_str()))),
+            Some(_) => {}
+        }
+    }
+    for (path, _) in old.iter().filter(|(p, _)| live.get(p.as_str()).is_none()) {
+        changes.push(format!("{} (removed)", visible(path.as_str())));
+    }
+    crate::output::outln!(
+        "Changed since you approved its findings in {} ({approved}); look at these before approving again:",
+        crate::output::badge(Some(&then.revision.to_string()))
+    );
+    for c in changes {
+        crate::output::outln!("  - {c}");
+    }
+    Ok(())
+}
+
+/// A path as the user may safely see it: control characters shown, never sent to the terminal.
+fn visible(path: &str) -> String {
+    skilldeck_core::visible::visible_line(path).into_owned()
+}
+
 /// Approves (or with `approve` false, withdraws) skill `name`'s `allowed-tools`.
 pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
@@ -64,6 +114,10 @@ pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Ou
     let findings = !summary.marks.is_empty();
     if findings {
         let digest = ctx.registry.digest(scope, name.as_str())?;
+        // An approval covers the content it was given for: what changed since is shown first.
+        if let Some(before) = trust.findings_approval(scope, name.as_str()) {
+            print_changed_since(&ctx, scope, &name, &before.digest, &digest)?;
+        }
         let held = !ctx.registry.held_by(&entry).is_empty();
         let serious: Vec<_> = report
             .findings
@@ -108,11 +162,8 @@ pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Ou
     );
     let approved = trust.view(scope, name.as_str(), &entry.meta, content);
     print_grants(&approved, name.as_str(), "  ")?;
-    let again = if scope == Scope::Team {
-        "A team revision with other files or other allowed-tools asks again"
-    } else {
-        "A revision that changes allowed-tools asks again"
-    };
-    crate::output::outln!("{again}; `skilldeck untrust {name}` withdraws it.");
+    crate::output::outln!(
+        "A revision with other files or other allowed-tools asks again; `skilldeck untrust {name}` withdraws it."
+    );
     Ok(Outcome::Ok)
 }
