@@ -22,13 +22,21 @@ use tokio_util::sync::CancellationToken;
 fn can_sandbox() -> bool {
     let probe = ShellSandbox::new(SandboxSettings::default(), Path::new("/"), Path::new("/nonexistent"));
     if !probe.is_sandboxed() {
-        eprintln!("skipped: no sandbox on this machine ({})", probe.describe());
+        skilldeck_testkit::require(
+            "sandbox",
+            &probe.describe(),
+            "install bubblewrap (apt-get install bubblewrap; scripts/setup does)",
+        );
     }
     probe.is_sandboxed()
 }
 
 fn has_python() -> bool {
-    std::process::Command::new("python3").args(["-c", "pass"]).status().is_ok_and(|s| s.success())
+    let ok = std::process::Command::new("python3").args(["-c", "pass"]).status().is_ok_and(|s| s.success());
+    if !ok {
+        skilldeck_testkit::require("python3", "python3 is not installed", "apt-get install python3");
+    }
+    ok
 }
 
 /// A folder outside `/tmp` (which the sandbox replaces).
@@ -421,8 +429,15 @@ async fn with_ports_limited(script: &str) -> Value {
 }
 
 fn ports_test_can_run() -> bool {
-    if !can_sandbox() || !skilldeck_agent::tools::confine::ports_available() || !has_python() {
-        eprintln!("skipped: no sandbox, no Landlock TCP port rules or no python3 here");
+    if !can_sandbox() || !has_python() {
+        return false;
+    }
+    if !skilldeck_agent::tools::confine::ports_available() {
+        skilldeck_testkit::require(
+            "landlock",
+            "this kernel has no Landlock TCP port rules",
+            "use Linux 6.7 or later with Landlock on",
+        );
         return false;
     }
     true
@@ -554,7 +569,12 @@ async fn where_a_cgroup_bounds_the_command_its_processes_share_the_memory() {
     let one = "python3 -c \"import time; b = b'x' * (160 << 20); print('allocated'); time.sleep(2)\"";
     let out = limited(limits, &format!("{one} & {one} & {one} & wait")).await;
     if stdout(&out).matches("allocated").count() == 3 {
-        eprintln!("skipped: no cgroup can be made here, so only each process is bounded ({out})");
+        let why = format!("no cgroup can be made here, so only each process is bounded ({out})");
+        skilldeck_testkit::require(
+            "cgroup",
+            &why,
+            "run the tests as root on a cgroup v2 system, or with a delegated cgroup",
+        );
         return;
     }
     let note = out["note"].as_str().unwrap_or_default();

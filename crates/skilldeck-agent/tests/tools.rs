@@ -145,7 +145,12 @@ async fn a_skill_cannot_grant_itself_the_shell() {
 #[tokio::test]
 async fn an_approved_broad_grant_runs_in_the_sandbox_and_cannot_write_outside() {
     if !sandbox(std::path::Path::new("/")).is_sandboxed() {
-        eprintln!("skipped: no sandbox on this machine ({})", sandbox(std::path::Path::new("/")).describe());
+        let why = sandbox(std::path::Path::new("/")).describe();
+        skilldeck_testkit::require(
+            "sandbox",
+            &why,
+            "install bubblewrap (apt-get install bubblewrap; scripts/setup does)",
+        );
         return;
     }
     let fx = Fixture::new();
@@ -241,7 +246,11 @@ async fn a_new_revision_that_changes_allowed_tools_asks_again() {
 async fn the_sandbox_hides_secrets_and_the_network() {
     let probe = sandbox(std::path::Path::new("/"));
     if !probe.is_sandboxed() {
-        eprintln!("skipped: no sandbox on this machine ({})", probe.describe());
+        skilldeck_testkit::require(
+            "sandbox",
+            &probe.describe(),
+            "install bubblewrap (apt-get install bubblewrap; scripts/setup does)",
+        );
         return;
     }
     let ws = tempfile::tempdir().unwrap();
@@ -301,12 +310,20 @@ fn host_service_sockets() -> Vec<(tempfile::TempDir, std::os::unix::net::UnixLis
 async fn the_sandbox_hides_the_hosts_service_sockets_with_or_without_network() {
     let probe = sandbox(std::path::Path::new("/"));
     if !probe.is_sandboxed() {
-        eprintln!("skipped: no sandbox on this machine ({})", probe.describe());
+        skilldeck_testkit::require(
+            "sandbox",
+            &probe.describe(),
+            "install bubblewrap (apt-get install bubblewrap; scripts/setup does)",
+        );
         return;
     }
     let sockets = host_service_sockets();
     if sockets.is_empty() {
-        eprintln!("skipped: neither /run nor $XDG_RUNTIME_DIR is writable here");
+        skilldeck_testkit::require(
+            "runtime-dir",
+            "neither /run nor $XDG_RUNTIME_DIR is writable here",
+            "run the tests as root or with XDG_RUNTIME_DIR set",
+        );
         return;
     }
     let ws = tempfile::tempdir().unwrap();
@@ -352,11 +369,16 @@ async fn the_sandbox_hides_the_hosts_service_sockets_with_or_without_network() {
 fn landlock_test_can_run(available: bool, rule: &str) -> bool {
     let probe = sandbox(std::path::Path::new("/"));
     if !probe.is_sandboxed() || !available {
-        eprintln!("skipped: no sandbox or no Landlock {rule} on this machine ({})", probe.describe());
+        let why = format!("no sandbox or no Landlock {rule} on this machine ({})", probe.describe());
+        skilldeck_testkit::require("landlock", &why, "use Linux 6.7 or later with Landlock on, and bubblewrap");
         return false;
     }
     if std::process::Command::new("python3").arg("-c").arg("pass").status().map_or(true, |s| !s.success()) {
-        eprintln!("skipped: python3 (the test's socket client) is not installed");
+        skilldeck_testkit::require(
+            "python3",
+            "python3 (the test's socket client) is not installed",
+            "apt-get install python3",
+        );
         return false;
     }
     true

@@ -252,7 +252,11 @@ fn on_a_terminal(env: &Env, args: &[&str], typed: &str) -> (i32, String) {
 #[test]
 fn on_a_terminal_the_user_is_asked_before_a_shell_command() {
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: util-linux `script` is not installed");
+        skilldeck_testkit::require(
+            "script",
+            "util-linux `script` (the tests' terminal) is not installed",
+            "apt-get install bsdutils",
+        );
         return;
     }
     let env = Env::new();
@@ -334,7 +338,8 @@ fn a_skill_cannot_grant_itself_the_shell_until_the_user_trusts_it() {
     let (out, _) = env.expect(&["trust", "grabby"], 0);
     assert!(out.contains("in force: you approved it"), "{out}");
     if !sandboxed() {
-        eprintln!("skipped the sandboxed half: bubblewrap cannot make a sandbox here");
+        let install = "install bubblewrap (apt-get install bubblewrap; scripts/setup does)";
+        skilldeck_testkit::require("sandbox", "bubblewrap cannot make a sandbox here", install);
         return;
     }
     let (out, err) = view_then_shell(&env, "grabby", &command);
@@ -390,7 +395,11 @@ fn a_bundled_prefix_grant_never_reaches_outside_the_workspace() {
 #[test]
 fn a_command_cannot_fake_its_question_with_terminal_escapes() {
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: util-linux `script` is not installed");
+        skilldeck_testkit::require(
+            "script",
+            "util-linux `script` (the tests' terminal) is not installed",
+            "apt-get install bsdutils",
+        );
         return;
     }
     let env = Env::new();

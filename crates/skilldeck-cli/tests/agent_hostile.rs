@@ -108,7 +108,12 @@ fn repository(ws: &Path) {
 #[test]
 fn a_bundled_git_grant_does_not_run_what_the_repository_config_names() {
     if !sandboxed() {
-        eprintln!("skipped: bubblewrap cannot make a sandbox here, so no grant pre-approves anything");
+        let why = "bubblewrap cannot make a sandbox here, so no grant pre-approves anything";
+        skilldeck_testkit::require(
+            "sandbox",
+            why,
+            "install bubblewrap (apt-get install bubblewrap; scripts/setup does)",
+        );
         return;
     }
     let script =
@@ -289,7 +294,11 @@ fn on_a_terminal(env: &Env, args: &[&str], typed: &str) -> (i32, String) {
 #[test]
 fn on_a_terminal_the_user_is_asked_before_a_write_that_runs_code_later() {
     if Command::new("script").arg("--version").output().is_err() {
-        eprintln!("skipped: util-linux `script` is not installed");
+        skilldeck_testkit::require(
+            "script",
+            "util-linux `script` (the tests' terminal) is not installed",
+            "apt-get install bsdutils",
+        );
         return;
     }
     let env = Env::new();

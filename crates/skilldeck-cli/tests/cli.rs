@@ -797,8 +797,7 @@ fn parallel_writers_of_config_toml_lose_no_edit() {
     });
     let text = fs::read_to_string(&config).unwrap();
     let doc: toml::Table = text.parse().unwrap();
-    let pinned: Vec<&str> =
-        doc["listing"]["pinned"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let pinned: Vec<&str> = doc["listing"]["pinned"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
     for n in &names {
         assert!(pinned.contains(&n.as_str()), "{n} lost:\n{text}");
     }

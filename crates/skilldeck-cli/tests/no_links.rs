@@ -4,8 +4,9 @@
 //! why, and the next link-mode sync does not flap.
 //!
 //! Needs root, `losetup`, `mkfs.exfat` (exfatprogs) and `mount.exfat-fuse` (exfat-fuse), which
-//! `scripts/setup` installs. Without them the test says SKIPPED on standard error and passes,
-//! unless `SKILLDECK_REQUIRE_FS_TESTS=1` asks for it to fail.
+//! `scripts/setup` installs. Without them the test fails under `scripts/test` (see
+//! `skilldeck_testkit`; opt out with `SKILLDECK_TESTS_OPT_OUT=exfat`) and is skipped loudly
+//! when run by hand.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 mod world;
@@ -88,13 +89,9 @@ fn link_mode_on_a_file_system_without_links_copies_says_why_and_does_not_flap() 
     let claude = w.home().join(".claude/skills");
     let _volume = match ExFat::mount(w.tmp.path(), &claude) {
         Ok(v) => v,
-        Err(why) if std::env::var("SKILLDECK_REQUIRE_FS_TESTS").is_ok_and(|v| v == "1") => {
-            panic!("an exFAT volume could not be mounted: {why}")
-        }
         Err(why) => {
-            eprintln!(
-                "SKIPPED link_mode_on_a_file_system_without_links: {why}; `scripts/setup` installs what it needs"
-            );
+            let why = format!("an exFAT volume could not be mounted: {why}");
+            skilldeck_testkit::require("exfat", &why, "scripts/setup installs exfatprogs and exfat-fuse");
             return;
         }
     };

@@ -10,6 +10,7 @@ use std::path::Path;
 /// Each workspace crate and the workspace crates it may depend on (normal dependencies).
 const ALLOWED: &[(&str, &[&str])] = &[
     ("skilldeck-fuzzkit", &[]),
+    ("skilldeck-testkit", &[]),
     ("skilldeck-skill", &[]),
     ("skilldeck-embed", &[]),
     ("skilldeck-select", &["skilldeck-skill"]),

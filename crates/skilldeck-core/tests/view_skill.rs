@@ -374,7 +374,7 @@ fn a_full_disk_mid_copy_leaves_no_half_copied_skill() {
         ws
     });
     if guard.is_none() {
-        eprintln!("skipped: mounting a small tmpfs needs root");
+        skilldeck_testkit::require("root", "mounting a small tmpfs needs root", "run the tests as root");
         return;
     }
     // First mount fits; the next revision does not (2 MiB of references).
