@@ -312,6 +312,18 @@ mod tests {
     }
 
     #[test]
+    fn a_settings_file_with_a_key_twice_is_refused_naming_the_line() {
+        // Claude Code reads the last `skillOverrides`; editing the first would change nothing it
+        // reads and still report success.
+        let text = "{\n  \"skillOverrides\": {\"a\": \"off\"},\n  \"model\": \"x\",\n  \"skillOverrides\": {}\n}\n";
+        let err = claude_set(text, "deploy", Switch::Off).unwrap_err().to_string();
+        assert!(err.contains("\"skillOverrides\" appears twice") && err.contains("line 4"), "{err}");
+        let nested = "{\"skillOverrides\": {\"deploy\": \"off\",\n \"deploy\": \"on\"}}";
+        let err = claude_set(nested, "deploy", Switch::On).unwrap_err().to_string();
+        assert!(err.contains("\"deploy\" appears twice") && err.contains("line 2"), "{err}");
+    }
+
+    #[test]
     fn codex_entries_are_added_and_taken_back_keeping_comments() {
         let text = "# my codex\nmodel = \"gpt-5\" # fast\n\n[mcp_servers.x]\ncommand = \"x\"\n";
         let off = codex_set(text, "pdf", false).unwrap_or_default();

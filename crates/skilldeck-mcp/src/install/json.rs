@@ -5,7 +5,9 @@
 //! Holds the edits; reads and writes no file.
 
 use super::edit::{EditError, NAME};
+use jsonc_parser::CollectOptions;
 use jsonc_parser::ParseOptions;
+use jsonc_parser::ast;
 use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
 use serde_json::Value;
 
@@ -31,7 +33,38 @@ fn parse(text: &str, comments: bool) -> Result<CstRootNode, EditError> {
     if !comments && !text.trim().is_empty() {
         serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| EditError::Unparsable(e.to_string()))?;
     }
+    refuse_duplicate_keys(text, comments)?;
     CstRootNode::parse(text, &options(comments)).map_err(|e| EditError::Unparsable(e.to_string()))
+}
+
+/// Refuses a file in which one object holds a key twice, naming the key and the line of its
+/// second occurrence. An agent reads the last of them (Claude Code as `JSON.parse` does) where
+/// an edit would change the first and report success, so such a file is never edited.
+fn refuse_duplicate_keys(text: &str, comments: bool) -> Result<(), EditError> {
+    let parsed = jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &options(comments))
+        .map_err(|e| EditError::Unparsable(e.to_string()))?;
+    let mut stack: Vec<&ast::Value<'_>> = parsed.value.iter().collect();
+    while let Some(value) = stack.pop() {
+        match value {
+            ast::Value::Object(object) => {
+                let mut seen = std::collections::HashSet::new();
+                for prop in &object.properties {
+                    if !seen.insert(prop.name.as_str()) {
+                        let line = text.get(..prop.range.start).map_or(0, |before| before.matches('\n').count()) + 1;
+                        return Err(EditError::Shape(format!(
+                            "the key \"{}\" appears twice in one object (again on line {line}); the agent reads \
+                             the last one, so Skilldeck does not edit this file: remove one of them and try again",
+                            skilldeck_core::visible::visible_line(prop.name.as_str())
+                        )));
+                    }
+                    stack.push(&prop.value);
+                }
+            }
+            ast::Value::Array(array) => stack.extend(array.elements.iter()),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The root object, or `None` for a file holding nothing (only whitespace or comments).
