@@ -144,6 +144,8 @@ pub async fn sources_update<R: Runtime>(
         let (report, installed) = tauri::async_runtime::spawn_blocking(move || -> ApiResult<_> {
             let taken: Vec<&Check> = taken.iter().collect();
             let mut progress = progress_sender(progress_app);
+            // An edit made on disk becomes a revision of its own first, labelled by its bytes.
+            apply::keep_edits(&storage, &taken)?;
             let report =
                 import::import_batch(&storage, Scope::User, &apply::requests(&taken), storage.limits(), &mut progress)?;
             let mut installed = InstalledSkills::load(storage.home()).map_err(sources_file)?;

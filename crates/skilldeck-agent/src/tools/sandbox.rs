@@ -154,9 +154,14 @@ impl SandboxPolicy {
                 Some(ports) if super::confine::ports_available() => {
                     let list = ports.iter().map(u16::to_string).collect::<Vec<_>>().join(", ");
                     if list.is_empty() {
-                        "network access, but no TCP connection to any port".to_owned()
+                        "network access, but no TCP connection to any port (UDP to any port and Unix sockets in the \
+                         workspace stay open)"
+                            .to_owned()
                     } else {
-                        format!("network access, with TCP connections to ports {list} only")
+                        format!(
+                            "network access, with TCP connections to ports {list} only (UDP to any port and Unix \
+                             sockets in the workspace stay open)"
+                        )
                     }
                 }
                 // The network namespace is the host's then, so services on this machine that
