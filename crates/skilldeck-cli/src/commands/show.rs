@@ -125,17 +125,23 @@ fn sourced(ctx: &Ctx, scope: Scope, name: &str) -> Option<Installed> {
     }
 }
 
-/// Prints one file: text as text (SKILL.md without frontmatter), other bytes unchanged.
+/// Prints one file: text as text (SKILL.md without frontmatter), other bytes unchanged. On a
+/// terminal, text is shown as `outln!` shows it (control characters as escapes), so a file
+/// cannot drive the terminal; piped, the bytes are the file's.
 pub fn cat(name: &str, path: Option<&str>, scope: Option<Scope>) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let (scope, name) = ctx.resolve(name, scope)?;
     let rel = RelPath::parse(path.unwrap_or("SKILL.md"))
         .with_context(|| format!("bad path {:?}", path.unwrap_or_default()))?;
-    let mut out = std::io::stdout().lock();
-    if rel.is_skill_md() {
-        out.write_all(ctx.storage().read_file_sync(scope, &name, &rel)?.as_bytes())?;
+    let bytes = if rel.is_skill_md() {
+        ctx.storage().read_file_sync(scope, &name, &rel)?.into_bytes()
     } else {
-        out.write_all(&ctx.storage().read_raw_file_sync(scope, &name, &rel)?)?;
+        ctx.storage().read_raw_file_sync(scope, &name, &rel)?
+    };
+    let mut out = std::io::stdout().lock();
+    match std::str::from_utf8(&bytes) {
+        Ok(text) if std::io::IsTerminal::is_terminal(&out) => out.write_all(output::shown(text).as_bytes())?,
+        _ => out.write_all(&bytes)?,
     }
     Ok(Outcome::Ok)
 }
