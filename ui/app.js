@@ -303,7 +303,14 @@ async function jumpToFinding(file, line) {
 /** Asks before approving `findings` of skill `d`, saying what is approved and what follows. */
 function confirmApproveFindings(d, findings) {
   const dlg = $("#confirm-dialog");
-  $("#confirm-text").textContent = t("confirmApproveFindings", d.name, findings.length, countsText(findings), revisionOf(d));
+  let text = t("confirmApproveFindings", d.name, findings.length, countsText(findings), revisionOf(d));
+  // An approval covers the files it was given for: what changed since the last one is said first.
+  const since = d.audit && d.audit.changedSince;
+  if (since) {
+    const files = since.files.map(([path, change]) => t("changedFile", path, change)).join(", ");
+    text = t("changedSinceApproval", since.revision, files) + " " + text;
+  }
+  $("#confirm-text").textContent = text;
   $("#confirm-yes").onclick = async () => {
     dlg.close();
     try {

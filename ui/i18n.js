@@ -445,6 +445,11 @@ const STRINGS = {
     approveFindings: (n, counts, rev) => `Approve ${n} finding${n === 1 ? "" : "s"} (${counts}) in revision ${rev}`,
     confirmApproveFindings: (name, n, counts, rev) => `Approve ${n} finding${n === 1 ? "" : "s"} (${counts}) of ${name} in revision ${rev}? The skill will be listed to models, offered over MCP and synced. A later revision with a new finding is held again.`,
     findingsApprovedToast: (n) => `Approved the findings of ${n}: it is no longer held.`,
+    changedSinceApproval: (rev, files) =>
+      rev == null
+        ? "It changed since you last approved its findings (that revision is no longer kept)."
+        : `Changed since you approved its findings in v:${rev}: ${files || "no file"}. Look at these first.`,
+    changedFile: (path, change) => `${path} (${{ new: "new", changed: "changed", removed: "removed" }[change] || change})`,
     approveTitle: "Run this command?",
     approveWhere: (ws) => `It runs in ${ws}.`,
     approveRun: "Allow once",
@@ -936,6 +941,11 @@ const STRINGS = {
     approveFindings: (n, counts, rev) => `批准修订 ${rev} 中的 ${n} 项发现（${counts}）`,
     confirmApproveFindings: (name, n, counts, rev) => `批准 ${name} 修订 ${rev} 中的 ${n} 项发现（${counts}）？批准后，该技能会列给模型、通过 MCP 提供并同步。之后出现新发现的修订会再次被扣留。`,
     findingsApprovedToast: (n) => `已批准 ${n} 的发现：它不再被扣留。`,
+    changedSinceApproval: (rev, files) =>
+      rev == null
+        ? "自你上次批准其发现以来，它已更改（该修订已不再保留）。"
+        : `自你在 v:${rev} 批准其发现以来已更改：${files || "无文件"}。请先查看这些文件。`,
+    changedFile: (path, change) => `${path}（${{ new: "新增", changed: "已更改", removed: "已删除" }[change] || change}）`,
     approveTitle: "运行这条命令？",
     approveWhere: (ws) => `它将在 ${ws} 中运行。`,
     approveRun: "允许一次",

@@ -178,6 +178,10 @@ pub struct AuditView {
     /// The level from which a finding holds a skill (config.toml's `[audit] hold`); none when
     /// holding is off.
     pub hold: Option<RiskLevel>,
+    /// For a stored skill whose findings the user approved in another revision: the files that
+    /// changed since, shown before approving again (paths escaped).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed_since: Option<skilldeck_core::trust::ChangedSince>,
 }
 
 /// One finding with what the user's approvals make of it.
@@ -214,7 +218,7 @@ impl Assessor<'_> {
                 FindingView { finding, approved, holds }
             })
             .collect();
-        AuditView { held: findings.iter().any(|f| f.holds), findings, hold: self.hold }
+        AuditView { held: findings.iter().any(|f| f.holds), findings, hold: self.hold, changed_since: None }
     }
 }
 

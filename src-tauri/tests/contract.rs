@@ -56,6 +56,7 @@ fn audit() -> AuditView {
         findings: vec![FindingView { finding, approved: false, holds: true }],
         held: true,
         hold: Some(RiskLevel::High),
+        changed_since: None,
     }
 }
 
@@ -69,7 +70,7 @@ fn audit_json() -> Value {
 }
 
 fn no_findings() -> AuditView {
-    AuditView { findings: vec![], held: false, hold: Some(RiskLevel::High) }
+    AuditView { findings: vec![], held: false, hold: Some(RiskLevel::High), changed_since: None }
 }
 
 fn grants() -> GrantsRow {

@@ -874,3 +874,36 @@ fn a_pin_holds_a_local_edit_is_not_overwritten_and_a_lock_restores_the_locked_co
     let (out, _) = again.expect(&["install", "--lock", p(&tampered)], 2);
     assert!(out.contains("failed     docx") && out.contains("other content"), "{out}");
 }
+
+/// What a repository wrote reaches the terminal with its control characters visible: a folder
+/// named with cursor-moving escapes and a description with an OSC 52 clipboard write, through
+/// `add`'s choices, its report, `list`, `show` and `outdated`. (Security round 4, item 4.)
+#[test]
+fn escapes_in_a_repository_are_shown_never_sent_to_the_terminal() {
+    let repo = GitRepo::new().unwrap();
+    repo.write("skills/\u{1b}[1A\u{1b}[2Kx/SKILL.md", skill_md("x")).unwrap();
+    let clip = "---\nname: clip\ndescription: \"Copies \\e]52;c;cm0gLXJmIH4=\\a text\"\n---\n\n# clip\n";
+    repo.write("skills/clip/SKILL.md", clip).unwrap();
+    repo.commit("hostile names").unwrap();
+    let url = repo.file_url();
+    let env = Env::new();
+    let raw =
+        |s: &str| s.chars().any(|c| (c.is_control() && c != '\n' && c != '\t') || ('\u{80}'..='\u{9f}').contains(&c));
+
+    let (out, err) = env.expect(&["add", &url], 2);
+    assert!(!raw(&out) && !raw(&err), "raw control characters in add's choice:\n{out}\n{err}");
+    assert!(err.contains("\\e[1A"), "the folder is named visibly: {err}");
+    let both = |args: &[&str]| {
+        let o = env.run_in(env.tmp.path(), args, &[]);
+        (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    let (out, err) = both(&["add", &url, "--all"]);
+    assert!(!raw(&out) && !raw(&err), "raw control characters in add's report:\n{out}\n{err}");
+    assert!(format!("{out}{err}").contains("\\e[1A"), "{out}\n{err}");
+    for args in [&["list"][..], &["show", "clip"], &["outdated"]] {
+        let (out, err) = both(args);
+        assert!(!raw(&out) && !raw(&err), "{args:?}:\n{out}\n{err}");
+    }
+    let (out, _) = both(&["show", "clip"]);
+    assert!(out.contains("\\e]52;c;"), "the description is shown with its escape visible: {out}");
+}

@@ -335,6 +335,66 @@ impl Trust {
     }
 }
 
+/// How one file differs from the revision whose findings the user approved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileChange {
+    /// It was not there.
+    New,
+    /// Its bytes differ.
+    Changed,
+    /// It is gone.
+    Removed,
+}
+
+/// What changed in a skill since the user approved its findings: shown before they approve
+/// again, since an approval covers exactly the content it was given for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChangedSince {
+    /// The revision approved, while history keeps it (`None`: no longer kept).
+    pub revision: Option<crate::storage::Revision>,
+    /// The approved content's digest, as recorded.
+    pub approved: String,
+    /// Each file that differs, by path (shown escaped by callers), in path order.
+    pub files: Vec<(String, FileChange)>,
+}
+
+/// What changed in skill `name` of `scope` (its live files `live`, with digest `now`) since the
+/// user approved its findings; `None` when they approved nothing or approved these very files.
+pub fn changed_since_approval(
+    storage: &crate::storage::FsStorage,
+    trust: &Trust,
+    scope: Scope,
+    name: &skilldeck_skill::name::SkillName,
+    live: &skilldeck_skill::files::SkillFiles,
+    now: &Digest,
+) -> Result<Option<ChangedSince>, crate::storage::StorageError> {
+    let Some(approval) = trust.findings_approval(scope, name.as_str()) else { return Ok(None) };
+    let same = |d: &Digest| d.short() == approval.digest || d.long() == approval.digest;
+    if same(now) {
+        return Ok(None);
+    }
+    let approved = approval.digest.clone();
+    let history = storage.history_sync(scope, name)?;
+    let Some(then) = history.iter().rev().find(|h| h.digest.as_ref().is_some_and(same)) else {
+        return Ok(Some(ChangedSince { revision: None, approved, files: Vec::new() }));
+    };
+    let old = storage.revision_files(scope, name, then.revision)?;
+    let mut files = Vec::new();
+    for (path, bytes) in live.iter() {
+        match old.get(path.as_str()) {
+            None => files.push((path.as_str().to_owned(), FileChange::New)),
+            Some(before) if before != bytes => files.push((path.as_str().to_owned(), FileChange::Changed)),
+            Some(_) => {}
+        }
+    }
+    for (path, _) in old.iter().filter(|(p, _)| live.get(p.as_str()).is_none()) {
+        files.push((path.as_str().to_owned(), FileChange::Removed));
+    }
+    files.sort();
+    Ok(Some(ChangedSince { revision: Some(then.revision), approved, files }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

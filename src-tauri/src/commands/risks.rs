@@ -4,14 +4,27 @@
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::views::{Assessor, AuditView};
-use skilldeck_core::trust::Trust;
+use skilldeck_core::trust::{Trust, changed_since_approval};
 use skilldeck_core::{Scope, SkillName, audits};
 use tauri::State;
 
 /// The audit of skill `name` in `scope` as stored now, assessed against `trust`.
 pub(crate) fn audit_view(state: &AppState, trust: &Trust, scope: Scope, name: &str) -> ApiResult<AuditView> {
-    let report = audits::audit_stored(state.storage(), scope, name)?;
-    Ok(Assessor { trust, hold: state.registry.hold() }.view(scope, name, report.findings))
+    let snapshot = state.storage().snapshot_dir(scope, name)?;
+    let report = audits::audit_with_skipped(&snapshot.files, &snapshot.skipped);
+    let mut view = Assessor { trust, hold: state.registry.hold() }.view(scope, name, report.findings);
+    // An approval covers the files it was given for: what changed since is shown with it.
+    if let Ok(skill) = SkillName::parse(name) {
+        let now = snapshot.files.digest();
+        view.changed_since =
+            changed_since_approval(state.storage(), trust, scope, &skill, &snapshot.files, &now)?.map(|mut c| {
+                for (path, _) in &mut c.files {
+                    *path = crate::views::shown(path);
+                }
+                c
+            });
+    }
+    Ok(view)
 }
 
 /// Approves the audit findings of skill `name` in `scope`, as `skilldeck trust` does, when its

@@ -6,7 +6,7 @@ use crate::context::Ctx;
 use crate::output::Outcome;
 use anyhow::Context as _;
 use skilldeck_core::Scope;
-use skilldeck_core::trust::{GrantState, GrantsView, Trust};
+use skilldeck_core::trust::{ChangedSince, FileChange, GrantState, GrantsView, Trust, changed_since_approval};
 
 /// Prints what a skill asks for, a warning for broad requests, and whether it is in force.
 pub fn print_grants(grants: &GrantsView, name: &str, indent: &str) -> std::io::Result<()> {
@@ -37,54 +37,29 @@ pub fn print_grants(grants: &GrantsView, name: &str, indent: &str) -> std::io::R
     Ok(())
 }
 
-/// Prints which files changed between the revision whose findings the user approved (its
-/// digest as recorded, `approved`) and the live one (`now`), when they differ: an approval
-/// covers the content it was given for, so the user sees what is new before approving again.
-fn print_changed_since(
-    ctx: &Ctx,
-    scope: Scope,
-    name: &skilldeck_core::SkillName,
-    approved: &str,
-    now: &skilldeck_core::digest::Digest,
-) -> anyhow::Result<()> {
-    let same = |d: &skilldeck_core::digest::Digest| d.short() == approved || d.long() == approved;
-    if same(now) {
-        return Ok(());
-    }
-    let storage = ctx.storage();
-    let history = storage.history_sync(scope, name)?;
-    let Some(then) = history.iter().rev().find(|h| h.digest.as_ref().is_some_and(same)) else {
+/// Prints which files changed since the revision whose findings the user approved (see
+/// `trust::changed_since_approval`): the user sees what is new before approving again.
+fn print_changed_since(changed: &ChangedSince, name: &skilldeck_core::SkillName) -> std::io::Result<()> {
+    let approved = &changed.approved;
+    let Some(revision) = changed.revision else {
         crate::output::outln!(
             "{name} changed since you approved its findings ({approved}); that revision is no longer kept."
         );
         return Ok(());
     };
-    let old = storage.revision_files(scope, name, then.revision)?;
-    let live = storage.snapshot(scope, name)?.files;
-    let mut changes = Vec::new();
-    for (path, bytes) in live.iter() {
-        match old.get(path.as_str()) {
-            None => changes.push(format!("{} (new)", visible(path.as_str()))),
-            Some(before) if before != bytes => changes.push(format!("{} (changed)", visible(path.as_str()))),
-            Some(_) => {}
-        }
-    }
-    for (path, _) in old.iter().filter(|(p, _)| live.get(p.as_str()).is_none()) {
-        changes.push(format!("{} (removed)", visible(path.as_str())));
-    }
     crate::output::outln!(
         "Changed since you approved its findings in {} ({approved}); look at these before approving again:",
-        crate::output::badge(Some(&then.revision.to_string()))
+        crate::output::badge(Some(&revision.to_string()))
     );
-    for c in changes {
-        crate::output::outln!("  - {c}");
+    for (path, change) in &changed.files {
+        let what = match change {
+            FileChange::New => "new",
+            FileChange::Changed => "changed",
+            FileChange::Removed => "removed",
+        };
+        crate::output::outln!("  - {path} ({what})");
     }
     Ok(())
-}
-
-/// A path as the user may safely see it: control characters shown, never sent to the terminal.
-fn visible(path: &str) -> String {
-    skilldeck_core::visible::visible_line(path).into_owned()
 }
 
 /// Approves (or with `approve` false, withdraws) skill `name`'s `allowed-tools`.
@@ -115,8 +90,9 @@ pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Ou
     if findings {
         let digest = ctx.registry.digest(scope, name.as_str())?;
         // An approval covers the content it was given for: what changed since is shown first.
-        if let Some(before) = trust.findings_approval(scope, name.as_str()) {
-            print_changed_since(&ctx, scope, &name, &before.digest, &digest)?;
+        let live = ctx.storage().snapshot(scope, &name)?.files;
+        if let Some(changed) = changed_since_approval(ctx.storage(), &trust, scope, &name, &live, &digest)? {
+            print_changed_since(&changed, &name)?;
         }
         let held = !ctx.registry.held_by(&entry).is_empty();
         let serious: Vec<_> = report
