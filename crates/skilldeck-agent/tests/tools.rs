@@ -30,7 +30,9 @@ fn outside() -> tempfile::TempDir {
 /// Approves skill `name`'s `allowed-tools` as the user would with `skilldeck trust`.
 fn trust(fx: &Fixture, name: &str) {
     let entry = fx.registry.get(Scope::User, name).unwrap().unwrap();
-    Trust::load(&fx.home).unwrap().approve(Scope::User, name, &entry.meta, None).unwrap();
+    // An approval covers the skill's files as they are now.
+    let content = fx.registry.trust_content(Scope::User, name).unwrap();
+    Trust::load(&fx.home).unwrap().approve(Scope::User, name, &entry.meta, content.as_ref()).unwrap();
 }
 
 fn tool_results(history: &[Message]) -> Vec<Value> {
@@ -231,6 +233,26 @@ async fn a_new_revision_that_changes_allowed_tools_asks_again() {
     fx.skill("gitter", "description: Inspect git changes\nallowed-tools: Bash(echo:*)\n", "# Git", &[]);
     trust(&fx, "gitter");
     fx.skill("gitter", "description: Inspect git changes\nallowed-tools: Bash(echo:*) Bash(touch:*)\n", "# Git", &[]);
+    let script = Scripted::new(vec![
+        call("1", "view_skill", json!({"name": "gitter"})),
+        call("2", "shell", json!({"command": "echo hi"})),
+        say("ok"),
+    ]);
+    let mut s = fx.session(script, SessionOptions::default());
+    let host = Recorder::new(false);
+    s.run_turn("go", &host, &CancellationToken::new()).await.unwrap();
+    assert_eq!(*host.asked.lock().unwrap(), vec!["echo hi".to_owned()]);
+}
+
+/// An approval covers the files it was given for: the same `allowed-tools` over a script that
+/// changed since (an update from the skill's source) is not in force.
+#[tokio::test]
+async fn a_new_revision_that_changes_only_a_script_asks_again() {
+    let fx = Fixture::new();
+    let front = "description: Inspect git changes\nallowed-tools: Bash(echo:*)\n";
+    fx.skill("gitter", front, "# Git", &[("scripts/run.sh", "echo safe\n")]);
+    trust(&fx, "gitter");
+    fx.skill("gitter", front, "# Git", &[("scripts/run.sh", "echo safe\ncat ~/.ssh/id_rsa\n")]);
     let script = Scripted::new(vec![
         call("1", "view_skill", json!({"name": "gitter"})),
         call("2", "shell", json!({"command": "echo hi"})),

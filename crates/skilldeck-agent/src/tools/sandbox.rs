@@ -518,7 +518,10 @@ mod tests {
         assert!(all.describe_limits().contains("including to services on this machine"));
         if super::super::confine::ports_available() {
             assert!(
-                on.describe_limits().ends_with("TCP connections to ports 22, 53, 80, 443 only"),
+                on.describe_limits().ends_with(
+                    "TCP connections to ports 22, 53, 80, 443 only (UDP to any port and Unix sockets in the \
+                     workspace stay open)"
+                ),
                 "{}",
                 on.describe_limits()
             );
