@@ -77,11 +77,19 @@ pub fn text(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String,
 /// Whether `bytes` may hold a tag, zero-width or bidi character: a cheap look at the lead
 /// bytes of their UTF-8 forms (E1, E2, EF and F3), so that a file without one is not decoded.
 fn may_hide(bytes: &[u8]) -> bool {
-    let hides = |at: usize| {
+    let char_at = |at: usize| {
         let len = if bytes.get(at) == Some(&0xF3) { 4 } else { 3 };
-        let c = bytes.get(at..at + len).and_then(|b| std::str::from_utf8(b).ok()).and_then(|s| s.chars().next());
-        c.is_some_and(|c| {
-            text::is_tag(c) || text::is_zero_width(c) || text::is_bidi(c) || crate::norm::is_variation_selector(c)
+        bytes.get(at..at + len).and_then(|b| std::str::from_utf8(b).ok()).and_then(|s| s.chars().next())
+    };
+    // One variation selector picks an emoji's or ideograph's form (`⚠️`): only a run of them
+    // can carry anything (`invisible` reports runs of four or more).
+    let hides = |at: usize| {
+        char_at(at).is_some_and(|c| {
+            text::is_tag(c)
+                || text::is_zero_width(c)
+                || text::is_bidi(c)
+                || crate::norm::is_variation_selector(c)
+                    && char_at(at + c.len_utf8()).is_some_and(crate::norm::is_variation_selector)
         })
     };
     memchr::memchr3_iter(0xE1, 0xE2, 0xEF, bytes).any(hides) || memchr::memchr_iter(0xF3, bytes).any(hides)
@@ -428,24 +436,31 @@ fn env_hint() -> Option<&'static Regex> {
     .as_ref()
 }
 
-/// Secrets from the environment sent out, in code (a script or a fenced code block).
+/// Secrets from the environment sent out, in code (a script or a fenced code block): only
+/// code is searched.
 fn env_exfil(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
     let Some(re) = env_sent() else { return };
     let view: &[u8] = &f.view;
-    if !env_hint().is_some_and(|h| h.is_match(view)) {
-        return;
-    }
+    let code: Vec<std::ops::Range<usize>> = match f.kind {
+        Kind::Script => std::iter::once(0..view.len()).collect(),
+        Kind::Markdown if text::find(view, b"```", 0).is_some() || text::find(view, b"~~~", 0).is_some() => {
+            f.regions().fences.clone()
+        }
+        Kind::Markdown | Kind::Data | Kind::Binary => return,
+    };
     let mut seen = std::collections::HashSet::new();
-    for m in re.find_iter(view) {
-        let code = match f.kind {
-            Kind::Script => true,
-            Kind::Markdown => f.regions().in_fence(m.start()),
-            Kind::Data | Kind::Binary => false,
-        };
-        let line = f.lines().number(m.start());
-        let sentence = view.get(f.logical_range(m.start())).unwrap_or_default();
-        if code && !to_its_own_service(m.as_bytes(), sentence) && seen.insert(line) && seen.len() <= 10 {
-            report(Check::SecretExfil, Some(line), f.evidence(line, m.start()), None);
+    for r in code {
+        let part = view.get(r.clone()).unwrap_or_default();
+        if !env_hint().is_some_and(|h| h.is_match(part)) {
+            continue;
+        }
+        for m in re.find_iter(part) {
+            let at = r.start + m.start();
+            let line = f.lines().number(at);
+            let sentence = view.get(f.logical_range(at)).unwrap_or_default();
+            if !to_its_own_service(m.as_bytes(), sentence) && seen.insert(line) && seen.len() <= 10 {
+                report(Check::SecretExfil, Some(line), f.evidence(line, at), None);
+            }
         }
     }
 }

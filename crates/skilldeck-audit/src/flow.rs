@@ -90,69 +90,89 @@ fn patterns() -> Option<&'static Patterns> {
 /// names variables without a sigil).
 fn names(line: &[u8], name: &[u8]) -> bool {
     let word = |b: Option<&u8>| b.is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_');
-    memchr::memmem::find_iter(line, name)
-        .any(|i| !word(i.checked_sub(1).and_then(|j| line.get(j))) && !word(line.get(i + name.len())))
+    let Some(&lead) = name.first() else { return false };
+    memchr::memchr_iter(lead, line).any(|i| {
+        line.get(i..).is_some_and(|rest| rest.starts_with(name))
+            && !word(i.checked_sub(1).and_then(|j| line.get(j)))
+            && !word(line.get(i + name.len()))
+    })
 }
 
 /// The flows in one unit of code: `text` (lines of a script, or of one fenced block), the
-/// first line of which is line `first` at byte `base` of the view.
+/// first line of which is line `first` at byte `base` of the view. Nothing flows before the
+/// first line that names a URL, a download or a decoder, so the unit is read from there (and
+/// not at all without one); a command with none of them and no tainted variable is passed
+/// over without a regex.
 fn unit(text: &[u8], first: u32, base: usize, out: &mut Vec<Flow>) {
     let Some(p) = patterns() else { return };
+    // Where `any` matches, once over the whole unit: none of its words spans a `;`, `&` or
+    // line break, so a command holds a match exactly when one starts inside it.
+    let sources: Vec<usize> = p.any.find_iter(text).map(|m| m.start()).collect();
+    let Some(&source) = sources.first() else { return };
+    let from = memchr::memrchr(b'\n', text.get(..source).unwrap_or_default()).map_or(0, |i| i + 1);
+    let skipped = memchr::memchr_iter(b'\n', text.get(..from).unwrap_or_default()).count();
+    let first = first.saturating_add(u32::try_from(skipped).unwrap_or(u32::MAX));
     let mut vars: HashMap<Vec<u8>, Taint> = HashMap::new();
     let mut files: HashMap<Vec<u8>, Taint> = HashMap::new();
-    let mut at = base;
-    for (i, whole) in text.split(|b| *b == b'\n').enumerate() {
-        let n = first + u32::try_from(i).unwrap_or(u32::MAX - first);
+    let mut at = from;
+    for (i, whole) in text.get(from..).unwrap_or_default().split(|b| *b == b'\n').enumerate() {
+        let n = first.saturating_add(u32::try_from(i).unwrap_or(u32::MAX));
         let start = at;
         at += whole.len() + 1;
         if whole.len() > 4096 {
             continue;
         }
-        for line in statements(whole) {
-            statement(p, line, n, start, &mut vars, &mut files, out);
-        }
+        statements(whole, &mut |from, line| {
+            let s = start + from;
+            let i = sources.partition_point(|x| *x < s);
+            let source = sources.get(i).is_some_and(|x| *x < s + line.len());
+            statement(p, line, source, n, base + start, &mut vars, &mut files, out);
+        });
     }
 }
 
-/// A line's commands, split at `;` and `&&` (a rough cut: quotes are not read).
-fn statements(line: &[u8]) -> Vec<&[u8]> {
-    let mut out = Vec::new();
+/// A line's commands, split at `;` and `&&` (a rough cut: quotes are not read), each given to
+/// `each` with where it starts in the line.
+fn statements(line: &[u8], each: &mut dyn FnMut(usize, &[u8])) {
     let mut from = 0;
     let mut i = 0;
-    while let Some(&b) = line.get(i) {
-        let cut = if b == b';' {
+    while let Some(at) = memchr::memchr2(b';', b'&', line.get(i..).unwrap_or_default()).map(|p| p + i) {
+        let cut = if line.get(at) == Some(&b';') {
             1
-        } else if b == b'&' && line.get(i + 1) == Some(&b'&') {
+        } else if line.get(at + 1) == Some(&b'&') {
             2
         } else {
             0
         };
         if cut > 0 {
-            out.push(line.get(from..i).unwrap_or_default());
-            from = i + cut;
-            i += cut;
-        } else {
-            i += 1;
+            each(from, line.get(from..at).unwrap_or_default());
+            from = at + cut;
         }
+        i = at + cut.max(1);
     }
-    out.push(line.get(from..).unwrap_or_default());
-    out
+    each(from, line.get(from..).unwrap_or_default());
 }
 
-/// One command: what it runs of what is tainted, then what it taints.
+/// One command: what it runs of what is tainted, then what it taints. `source`: whether it
+/// holds a match of `any` (a URL, a download or a decoder); every pattern that gives a taint
+/// is one of those, so without one only a tainted variable it names can do anything.
+#[allow(clippy::too_many_arguments)]
 fn statement(
     p: &Patterns,
     line: &[u8],
+    source: bool,
     n: u32,
     start: usize,
     vars: &mut HashMap<Vec<u8>, Taint>,
     files: &mut HashMap<Vec<u8>, Taint>,
     out: &mut Vec<Flow>,
 ) {
-    if vars.is_empty() && files.is_empty() && !p.any.is_match(line) {
+    if vars.is_empty() && files.is_empty() && !source {
         return;
     }
-    let own = if p.decode.is_match(line) {
+    let own = if !source {
+        None
+    } else if p.decode.is_match(line) {
         Some(Taint::Decoded)
     } else if p.fetch.is_match(line) {
         Some(Taint::Fetched)
@@ -161,8 +181,9 @@ fn statement(
     };
     let inherited = vars.iter().find(|(name, _)| names(line, name)).map(|(_, t)| *t);
     // Files a download or decoder writes (shell tools: a `>` in other code compares).
-    let shell_tool = p.shell_tool.is_match(line);
-    if let Some(t) = own.or(inherited.filter(|t| *t != Taint::Url)).filter(|_| shell_tool) {
+    if let Some(t) = own.or(inherited.filter(|t| *t != Taint::Url))
+        && p.shell_tool.is_match(line)
+    {
         for c in p.output.captures_iter(line) {
             if let Some(path) = c.get(1) {
                 let path = path.as_bytes();
@@ -173,17 +194,14 @@ fn statement(
         }
     }
     // Sinks: a tainted variable or file handed to a shell or interpreter.
-    let sink = p.sink.is_match(line);
     let mut hit: Option<Taint> = None;
     if own == Some(Taint::Fetched) && p.code_sink.is_match(line) {
         hit = Some(Taint::Fetched);
     }
-    if sink && hit.is_none() {
-        hit = vars
-            .iter()
-            .filter(|(name, t)| names(line, name) && (**t != Taint::Url || p.fetch.is_match(line)))
-            .map(|(_, t)| *t)
-            .next();
+    if hit.is_none() && inherited.is_some() && p.sink.is_match(line) {
+        let fetches = source && p.fetch.is_match(line);
+        hit =
+            vars.iter().filter(|(name, t)| names(line, name) && (**t != Taint::Url || fetches)).map(|(_, t)| *t).next();
     }
     if hit.is_none() && !files.is_empty() {
         for c in p.run_file.captures_iter(line) {
@@ -207,7 +225,10 @@ fn statement(
         out.push(Flow { rule, line: n, at: start });
     }
     // Assignments: what the variable holds from now on.
-    if memchr::memchr(b'=', line).is_some()
+    // Without a source or a tainted variable it names, an assignment taints nothing and
+    // clears no taint.
+    if (source || inherited.is_some())
+        && memchr::memchr(b'=', line).is_some()
         && let Some(c) = p.assign.captures(line)
         && let (Some(name), Some(value)) = (c.get(1), c.get(2))
     {

@@ -84,9 +84,20 @@ pub struct Auditor {
     cap: usize,
     /// The files binary by their bytes, with what they are.
     binaries: Vec<(String, &'static str)>,
-    /// Lines of text files that feed something to a shell or interpreter: `(file, line,
-    /// evidence, the logical line)`, to see in `finish` whether one names a binary file.
-    feeds: Vec<(String, u32, String, Vec<u8>)>,
+    /// Lines of text files that feed something to a shell or interpreter, to see in `finish`
+    /// whether one names a binary file.
+    feeds: Vec<Feed>,
+}
+
+/// A line that feeds something to a shell or interpreter: its file and number, the line as
+/// written and where in it (the evidence is made only when a binary file is named), and the
+/// logical line.
+#[derive(Debug)]
+struct Feed {
+    file: String,
+    line: u32,
+    raw: (Vec<u8>, usize),
+    text: Vec<u8>,
 }
 
 impl Default for Auditor {
@@ -140,7 +151,8 @@ impl Auditor {
             self.flows(&f);
             if self.feeds.len() < 256 {
                 for (line, at, text) in flow::feeding_lines(&f) {
-                    self.feeds.push((path.to_owned(), line, f.evidence(line, at), text));
+                    let (raw, in_line) = f.raw_line(line, at);
+                    self.feeds.push(Feed { file: path.to_owned(), line, raw: (raw.to_vec(), in_line), text });
                 }
             }
         }
@@ -161,8 +173,9 @@ impl Auditor {
         // holds code that no reader sees.
         if let Some(rule) = crate::rules::rule("exec.decode-exec") {
             for (bin, what) in &self.binaries {
-                for (file, line, evidence, text) in &self.feeds {
+                for Feed { file, line, raw: (raw, in_line), text } in &self.feeds {
                     if flow::feeds_file(text, bin) {
+                        let evidence = text::visible(&String::from_utf8_lossy(raw), *in_line, text::EVIDENCE_CHARS);
                         let shown = format!("{evidence} ({bin} is {what})");
                         self.report.findings.push(Finding::at(rule, RiskLevel::High, file, Some(*line), shown, None));
                     }
@@ -235,11 +248,8 @@ impl Auditor {
             // command in prose is written on one line.
             let prose = f.kind == Kind::Markdown && !f.regions().in_fence(here);
             let wide = !prose || RULES.get(i).is_some_and(|r| r.place == Place::Instructions);
-            let logical = if wide { f.logical_range(here) } else { f.lines().range(view, line) };
-            let first = f.lines().range(view, line.saturating_sub(WINDOW).max(1)).start.max(logical.start);
-            let last = f.lines().range(view, line.saturating_add(WINDOW)).end;
-            let end = (last + 1).min(logical.end).min(view.len()).max(here);
-            todo.push((i, first..end));
+            let range = if wide { f.window(line, WINDOW) } else { f.lines().range(view, line) };
+            todo.push((i, range));
         }
         let mut seen: HashSet<(usize, u32)> = HashSet::new();
         let mut found = vec![0usize; RULES.len()];

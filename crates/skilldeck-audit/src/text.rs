@@ -5,6 +5,7 @@
 pub use crate::chars::{is_bidi, is_invisible, is_rtl_letter, is_tag, is_zero_width};
 use std::borrow::Cow;
 use std::cell::OnceCell;
+use std::fmt::Write as _;
 use std::ops::Range;
 
 /// What a file is, for which places of the rules it has.
@@ -168,7 +169,7 @@ impl Regions {
         }
         let mut open: Option<(usize, u8, usize)> = None;
         let mut at = 0;
-        for line in text.split_inclusive(|b| *b == b'\n') {
+        for line in crate::chars::lines(text) {
             let start = at;
             at += line.len();
             let trimmed = trim_indent(line);
@@ -261,10 +262,12 @@ impl<'a> FileText<'a> {
     /// The file at `path` holding `bytes`.
     pub fn new(path: &'a str, bytes: &'a [u8]) -> Self {
         let kind = kind(path, bytes);
+        let (lines, regions) = (OnceCell::new(), OnceCell::new());
         let view = match kind {
             Kind::Binary => Cow::Borrowed(&[][..]),
             Kind::Script => crate::norm::view(bytes, &|_| true),
-            Kind::Data => crate::norm::view(bytes, &|_| false),
+            // Data has no code: no line of it is joined.
+            Kind::Data => crate::norm::characters(bytes),
             Kind::Markdown => {
                 let chars = crate::norm::characters(bytes);
                 if memchr::memchr2(b'\'', b'"', &chars).is_none() {
@@ -274,20 +277,19 @@ impl<'a> FileText<'a> {
                     let l = Lines::of(&chars);
                     let code: Vec<u32> =
                         r.fences.iter().flat_map(|f| l.number(f.start)..=l.number(f.end.saturating_sub(1))).collect();
-                    crate::norm::pieces(chars, &|n| code.binary_search(&n).is_ok())
+                    match crate::norm::joined_pieces(&chars, &|n| code.binary_search(&n).is_ok()) {
+                        Some(joined) => Cow::Owned(joined),
+                        None => {
+                            // The view is `chars`: what was worked out on it holds.
+                            let _ = lines.set(l);
+                            let _ = regions.set(r);
+                            chars
+                        }
+                    }
                 }
             }
         };
-        Self {
-            path,
-            bytes,
-            kind,
-            view,
-            lines: OnceCell::new(),
-            raw_lines: OnceCell::new(),
-            regions: OnceCell::new(),
-            logical: OnceCell::new(),
-        }
+        Self { path, bytes, kind, view, lines, raw_lines: OnceCell::new(), regions, logical: OnceCell::new() }
     }
 
     /// The lines of the view (the same lines as the file's).
@@ -308,34 +310,67 @@ impl<'a> FileText<'a> {
     /// command split over lines is matched whole.
     pub fn logical_starts(&self) -> &[usize] {
         self.logical.get_or_init(|| {
-            let text: &[u8] = &self.view;
+            let lines = self.lines();
             let mut starts = vec![0];
-            let mut at = 0;
-            let lines: Vec<&[u8]> = text.split_inclusive(|b| *b == b'\n').collect();
-            for (i, line) in lines.iter().enumerate() {
-                at += line.len();
-                let Some(next) = lines.get(i + 1) else { break };
-                let code = match self.kind {
-                    Kind::Script => true,
-                    Kind::Markdown => self.regions().in_fence(at - line.len()),
-                    Kind::Data | Kind::Binary => false,
-                };
-                let joins = if code {
-                    continues(line) || starts_as_continuation(next)
-                } else if self.kind == Kind::Data {
-                    false
-                } else {
-                    !is_blank(line)
-                        && !is_blank(next)
-                        && fence_of(trim_indent(next)).is_none()
-                        && fence_of(trim_indent(line)).is_none()
-                };
-                if !joins {
-                    starts.push(at);
+            for n in 1..lines.count() {
+                if let Some(next) = lines.start(n + 1).filter(|s| *s < self.view.len())
+                    && !self.joins_next(n)
+                {
+                    starts.push(next);
                 }
             }
             starts
         })
+    }
+
+    /// Whether line `n` (from 1) runs on into the next, as [`FileText::logical_starts`] reads
+    /// lines (no: when there is no next line).
+    fn joins_next(&self, n: u32) -> bool {
+        let view: &[u8] = &self.view;
+        let lines = self.lines();
+        let here = lines.range(view, n);
+        if lines.start(n + 1).is_none_or(|s| s >= view.len()) {
+            return false;
+        }
+        let line = view.get(here.clone()).unwrap_or_default();
+        let next = view.get(lines.range(view, n + 1)).unwrap_or_default();
+        let code = match self.kind {
+            Kind::Script => true,
+            Kind::Markdown => self.regions().in_fence(here.start),
+            Kind::Data | Kind::Binary => return false,
+        };
+        if code {
+            continues(line) || starts_as_continuation(next)
+        } else {
+            !is_blank(line)
+                && !is_blank(next)
+                && fence_of(trim_indent(next)).is_none()
+                && fence_of(trim_indent(line)).is_none()
+        }
+    }
+
+    /// The bytes of the view a rule reads around line `n`: up to `w` lines either side,
+    /// within the logical line holding it (`FileText::logical_range`), found by looking at
+    /// those lines alone.
+    pub fn window(&self, n: u32, w: u32) -> Range<usize> {
+        let view: &[u8] = &self.view;
+        let lines = self.lines();
+        let here = lines.range(view, n).start;
+        let mut first = n;
+        while first > 1 && n - first < w && self.joins_next(first - 1) {
+            first -= 1;
+        }
+        let mut last = n;
+        while last - n < w && self.joins_next(last) {
+            last += 1;
+        }
+        let logical_end = if last - n < w {
+            lines.start(last + 1).filter(|s| *s < view.len()).unwrap_or(view.len())
+        } else {
+            usize::MAX
+        };
+        let end = lines.range(view, n.saturating_add(w)).end + 1;
+        lines.range(view, first).start..end.min(logical_end).min(view.len()).max(here)
     }
 
     /// The logical line holding byte `at` of the view: its range.
@@ -350,11 +385,19 @@ impl<'a> FileText<'a> {
     /// Line `n` around byte `at` of the view, shown as the file writes it, made safe to show
     /// and cut.
     pub fn evidence(&self, n: u32, at: usize) -> String {
-        let raw = self.raw_lines.get_or_init(|| Lines::of(self.bytes));
+        let (raw, in_line) = self.raw_line(n, at);
+        visible(&String::from_utf8_lossy(raw), in_line, EVIDENCE_CHARS)
+    }
+
+    /// Line `n` as the file writes it, and where byte `at` of the view falls in it: what
+    /// [`FileText::evidence`] shows, for showing later.
+    pub fn raw_line(&self, n: u32, at: usize) -> (&'a [u8], usize) {
+        // A view that is the file's bytes has the file's lines.
+        let same = self.view.as_ptr() == self.bytes.as_ptr() && self.view.len() == self.bytes.len();
+        let raw = if same { self.lines() } else { self.raw_lines.get_or_init(|| Lines::of(self.bytes)) };
         let r = raw.range(self.bytes, n);
         let in_line = at.saturating_sub(self.lines().range(&self.view, n).start);
-        let shown = String::from_utf8_lossy(self.bytes.get(r).unwrap_or_default());
-        visible(&shown, in_line, EVIDENCE_CHARS)
+        (self.bytes.get(r).unwrap_or_default(), in_line)
     }
 }
 
@@ -412,6 +455,16 @@ impl Lines {
         Self { starts }
     }
 
+    /// How many lines there are (a text ending in a line break has an empty last line).
+    pub fn count(&self) -> u32 {
+        u32::try_from(self.starts.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Where line `n` (from 1) starts, if there is one.
+    pub fn start(&self, n: u32) -> Option<usize> {
+        self.starts.get((n as usize).checked_sub(1)?).copied()
+    }
+
     /// The line holding byte `at`, from 1.
     pub fn number(&self, at: usize) -> u32 {
         u32::try_from(self.starts.partition_point(|s| *s <= at)).unwrap_or(u32::MAX)
@@ -449,12 +502,14 @@ pub fn visible(text: &str, focus: usize, max: usize) -> String {
     // Escapes make the text longer: the cut counts what is shown, not what was read.
     let mut shown = 0;
     let mut cut = to < chars.len();
+    let mut piece = String::new();
     for (_, c) in chars.get(from..to).unwrap_or_default() {
-        let piece = if is_invisible(*c) || (c.is_control() && *c != '\t') {
-            format!("<U+{:04X}>", u32::from(*c))
+        piece.clear();
+        if is_invisible(*c) || (c.is_control() && *c != '\t') {
+            let _ = write!(piece, "<U+{:04X}>", u32::from(*c));
         } else {
-            c.to_string()
-        };
+            piece.push(*c);
+        }
         shown += piece.chars().count();
         if shown > max {
             cut = true;
