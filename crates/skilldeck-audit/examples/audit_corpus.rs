@@ -199,10 +199,12 @@ pub fn parts(skills: &[Vec<(String, Vec<u8>)>]) {
         n += f.logical_starts().len();
     }
     println!("view + logical: {:.3} s", t.elapsed().as_secs_f64());
+    let any = regex::bytes::Regex::new(skilldeck_audit::flow::ANY).unwrap_or_else(|_| std::process::exit(1));
     let t = Instant::now();
     for (p, b) in skills.iter().flatten() {
         let f = skilldeck_audit::text::FileText::new(p, b);
-        n += skilldeck_audit::flow::flows(&f).len() + skilldeck_audit::flow::feeding_lines(&f).len();
+        let sources: Vec<usize> = any.find_iter(&f.view).map(|m| m.start()).collect();
+        n += skilldeck_audit::flow::flows(&f, &sources).len() + skilldeck_audit::flow::feeding_lines(&f).len();
     }
     println!("view + flows + feeds: {:.3} s {n}", t.elapsed().as_secs_f64());
 }

@@ -35,9 +35,53 @@ fn re(pattern: &str) -> Option<Regex> {
     RegexBuilder::new(pattern).unicode(false).size_limit(8 << 20).build().ok()
 }
 
+/// Whatever may start a flow: a URL, a download, a decoder. `scan` finds its anchors in the
+/// same pass as the rules' and hands their places to [`flows`].
+pub const ANY: &str = r"(?i)://|curl|wget|urlopen|urlretrieve|axios|webrequest|restmethod|iwr|irm|download|requests\.|httpx|fetch|https?\.get|urllib|base64|b64decode|atob|buffer\.from|xxd|fromhex|unhexlify|pack|decode|codecs|zlib|marshal|base32|rev\b";
+
+/// The words one of which every match of [`FEED_WORDS`] holds, with its word boundaries: `scan`
+/// looks for them in the rules' pass, so a file with none and no [`DOT_SOURCE`] is not searched
+/// ([`may_feed`]).
+pub const FEED_GATE: &str = r"(?i)\b(?:sh|bash|zsh|dash|ksh|source|perl|ruby|node|eval|exec)\b|\bpython";
+
+/// A line feeding something to a shell or interpreter, by a word (`| sh`, `python x`,
+/// `eval`).
+const FEED_WORDS: &str = r"(?i)\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node|source)\b|(?:^|[\s;&|(`])(?:(?:ba|z|da|k)?sh|source|python[0-9.]*|perl|ruby|node)\s+(?:-\w+\s+)*[^\s|;&-]|\beval\b|\bexec\b";
+
+/// A file sourced with `.`: at the start of the text or after `;`, `&` or `|`.
+const DOT_SOURCE: &str = r"(?:^|[;&|]\s*)\.\s+\S";
+
+/// Whether `view` may hold a line [`feeding_lines`] finds, given whether it holds an anchor of
+/// [`FEED_GATE`]: that, or a `.` followed by a space with only spaces between it and the start
+/// of the text or a `;`, `&` or `|` (what [`DOT_SOURCE`] needs).
+pub fn may_feed(view: &[u8], feed_word: bool) -> bool {
+    feed_word
+        || memchr::memchr_iter(b'.', view).any(|i| {
+            view.get(i + 1).is_some_and(u8::is_ascii_whitespace)
+                && view
+                    .get(..i)
+                    .unwrap_or_default()
+                    .iter()
+                    .rev()
+                    .find(|b| !b.is_ascii_whitespace())
+                    .is_none_or(|b| matches!(b, b';' | b'&' | b'|'))
+        })
+}
+
+/// Tools that write what they download or decode to a file.
+const SHELL_TOOL: &str = r"(?i)\b(?:curl|wget|base64|base32|xxd|openssl|iwr|Invoke-WebRequest|urlretrieve)\b";
+
+/// What hands code to a shell or interpreter.
+const SINK: &str = r#"(?i)(?:^|[^.\w])(?:eval|exec|source)\b|^\s*\.\s|[;&|]\s*\.\s|\b(?:ba|z|da|k)?sh\s+-c\s+["']?\$|\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh\b|(?:python[0-9.]*|perl|ruby|node)\s*(?:$|[;&|)`"']|-(?:\s|$)))|\b(?:ba|z|da|k)?sh\s+["']?\$|\b(?:ba|z|da|k)?sh\s+<|\b(?:python[0-9.]*|node|perl|ruby)\s+-[ce]\s+["']?\$|\bnew\s+Function\b|\bFunction\s*\(|\bcompile\s*\(|\bos\.system\s*\(|\bos\.popen\s*\(|shell\s*=\s*True|\bexecSync\b|\bchild_process\b|\bInvoke-Expression\b|\biex\b|\brunpy\b"#;
+
+/// What runs a string as code in the language itself.
+const CODE_SINK: &str =
+    r"(?i)(?:^|[^.\w])(?:exec|eval)\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bInvoke-Expression\b|\biex\b";
+
 struct Patterns {
-    /// Whatever may start a flow: a URL, a download, a decoder (a cheap first look).
-    any: Regex,
+    /// Whatever a flow may end in, over a whole unit: a sink, or a tool that writes a file
+    /// (no file is tainted without one). A unit with none has no flow.
+    ends: Regex,
     assign: Regex,
     shell_tool: Regex,
     url: Regex,
@@ -54,10 +98,10 @@ fn patterns() -> Option<&'static Patterns> {
     static P: OnceLock<Option<Patterns>> = OnceLock::new();
     P.get_or_init(|| {
         Some(Patterns {
-            any: re(
-                r"(?i)://|curl|wget|urlopen|urlretrieve|axios|webrequest|restmethod|iwr|irm|download|requests\.|httpx|fetch|https?\.get|urllib|base64|b64decode|atob|buffer\.from|xxd|fromhex|unhexlify|pack|decode|codecs|zlib|marshal|base32|rev\b",
-            )?,
-            shell_tool: re(r"(?i)\b(?:curl|wget|base64|base32|xxd|openssl|iwr|Invoke-WebRequest|urlretrieve)\b")?,
+            shell_tool: re(SHELL_TOOL)?,
+            // `^` and `$` in them mark a command's ends: each line's here, and a command after
+            // `;` or `&` is found by the alternatives that name those.
+            ends: re(&format!("(?m:(?:{SINK})|(?:{CODE_SINK})|(?:{SHELL_TOOL}))"))?,
             assign: re(
                 r"^\s*(?:export\s+|local\s+|readonly\s+|declare\s+(?:-\w+\s+)*|const\s+|let\s+|var\s+|my\s+|set\s+)?\$?([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|:=)([^=].*|)$",
             )?,
@@ -68,19 +112,15 @@ fn patterns() -> Option<&'static Patterns> {
             decode: re(
                 r#"(?i)\bbase64\s+(?:-d|--decode|-D)\b|\bb64decode\b|\batob\s*\(|\bBuffer\.from\s*\([^\n)]*["'](?:base64|hex)|\bxxd\s+(?:-p\s+)?-r\b|\bbytes\.fromhex\b|\bunhexlify\b|\bpack\s*\(\s*["']H|\bdecode_base64\b|\bdecode64\b|\bbase64_decode\b|\bFromBase64String\b|\bcodecs\.decode\b|\bzlib\.decompress\b|\bmarshal\.loads\b|\bbase32\s+(?:-d|--decode)\b|\|\s*rev\b"#,
             )?,
-            sink: re(
-                r#"(?i)(?:^|[^.\w])(?:eval|exec|source)\b|^\s*\.\s|[;&|]\s*\.\s|\b(?:ba|z|da|k)?sh\s+-c\s+["']?\$|\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh\b|(?:python[0-9.]*|perl|ruby|node)\s*(?:$|[;&|)`"']|-(?:\s|$)))|\b(?:ba|z|da|k)?sh\s+["']?\$|\b(?:ba|z|da|k)?sh\s+<|\b(?:python[0-9.]*|node|perl|ruby)\s+-[ce]\s+["']?\$|\bnew\s+Function\b|\bFunction\s*\(|\bcompile\s*\(|\bos\.system\s*\(|\bos\.popen\s*\(|shell\s*=\s*True|\bexecSync\b|\bchild_process\b|\bInvoke-Expression\b|\biex\b|\brunpy\b"#,
-            )?,
-            code_sink: re(r"(?i)(?:^|[^.\w])(?:exec|eval)\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bInvoke-Expression\b|\biex\b")?,
+            sink: re(SINK)?,
+            code_sink: re(CODE_SINK)?,
             output: re(
                 r#"(?:\s-o\s*|\s-O\s+|--output(?:-document)?[=\s]\s*|[^2&>]>>?\s*|\btee\s+(?:-a\s+)?|\burlretrieve\s*\([^,\n]*,\s*)["']?([~$\w./{}-]+)"#,
             )?,
             run_file: re(
                 r#"(?:(?:^|[\s;&|(`])(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|source|python[0-9.]*|perl|ruby|node|chmod\s+(?:[ugoa]*\+x|[0-7]{3,4}))|^\s*\.|[;&|]\s*\.)\s+(?:-\w+\s+)*["']?([~$\w./{}-]+)"#,
             )?,
-            feeds: re(
-                r"(?i)\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python[0-9.]*|perl|ruby|node|source)\b|(?:^|[\s;&|(`])(?:(?:ba|z|da|k)?sh|source|python[0-9.]*|perl|ruby|node)\s+(?:-\w+\s+)*[^\s|;&-]|(?:^|[;&|]\s*)\.\s+\S|\beval\b|\bexec\b",
-            )?,
+            feeds: re(&format!("{FEED_WORDS}|{DOT_SOURCE}"))?,
         })
     })
     .as_ref()
@@ -103,13 +143,13 @@ fn names(line: &[u8], name: &[u8]) -> bool {
 /// first line that names a URL, a download or a decoder, so the unit is read from there (and
 /// not at all without one); a command with none of them and no tainted variable is passed
 /// over without a regex.
-fn unit(text: &[u8], first: u32, base: usize, out: &mut Vec<Flow>) {
+fn unit(text: &[u8], first: u32, base: usize, sources: &[usize], out: &mut Vec<Flow>) {
     let Some(p) = patterns() else { return };
-    // Where `any` matches, once over the whole unit: none of its words spans a `;`, `&` or
-    // line break, so a command holds a match exactly when one starts inside it.
-    let sources: Vec<usize> = p.any.find_iter(text).map(|m| m.start()).collect();
     let Some(&source) = sources.first() else { return };
     let from = memchr::memrchr(b'\n', text.get(..source).unwrap_or_default()).map_or(0, |i| i + 1);
+    if !p.ends.is_match(text.get(from..).unwrap_or_default()) {
+        return;
+    }
     let skipped = memchr::memchr_iter(b'\n', text.get(..from).unwrap_or_default()).count();
     let first = first.saturating_add(u32::try_from(skipped).unwrap_or(u32::MAX));
     let mut vars: HashMap<Vec<u8>, Taint> = HashMap::new();
@@ -256,16 +296,30 @@ fn statement(
     }
 }
 
-/// The flows in a file: a script whole, each fenced code block of Markdown.
-pub fn flows(f: &FileText<'_>) -> Vec<Flow> {
+/// The flows in a file: a script whole, each fenced code block of Markdown. `anchors`: where
+/// in the view the anchors of [`ANY`] are, in order (every match of it starts at one: none of
+/// its words spans a `;`, `&` or line break, so a command holds a match only if one of these
+/// is inside it, and a command holding one but no match is read to no effect).
+pub fn flows(f: &FileText<'_>, anchors: &[usize]) -> Vec<Flow> {
     let mut out = Vec::new();
     let view: &[u8] = &f.view;
+    if anchors.is_empty() {
+        return out;
+    }
+    let within = |r: &std::ops::Range<usize>| -> Vec<usize> {
+        let from = anchors.partition_point(|a| *a < r.start);
+        anchors.get(from..).unwrap_or_default().iter().take_while(|a| **a < r.end).map(|a| a - r.start).collect()
+    };
     match f.kind {
-        Kind::Script => unit(view, 1, 0, &mut out),
+        Kind::Script => unit(view, 1, 0, anchors, &mut out),
         Kind::Markdown => {
             for r in &f.regions().fences {
+                let sources = within(r);
+                if sources.is_empty() {
+                    continue;
+                }
                 let first = f.lines().number(r.start);
-                unit(view.get(r.clone()).unwrap_or_default(), first, r.start, &mut out);
+                unit(view.get(r.clone()).unwrap_or_default(), first, r.start, &sources, &mut out);
             }
         }
         Kind::Data | Kind::Binary => {}
@@ -290,11 +344,11 @@ pub fn feeding_lines(f: &FileText<'_>) -> Vec<(u32, usize, Vec<u8>)> {
         // The next search starts inside this match: a match may run on into the next line.
         from = m.start() + 1;
         let end = m.end().saturating_sub(1);
-        let r = f.logical_range(end);
         let line = f.lines().number(end);
-        if out.last().is_some_and(|(l, _, _): &(u32, usize, Vec<u8>)| *l == line) || r.len() > 2048 {
+        if out.last().is_some_and(|(l, _, _): &(u32, usize, Vec<u8>)| *l == line) {
             continue;
         }
+        let Some(r) = f.logical_range_within(end, 2048) else { continue };
         out.push((line, end, crate::text::joined(view.get(r).unwrap_or_default()).into_owned()));
         if out.len() >= 64 {
             break;

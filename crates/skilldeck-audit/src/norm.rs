@@ -56,6 +56,37 @@ pub fn joined_pieces(text: &[u8], code: &dyn Fn(u32) -> bool) -> Option<Vec<u8>>
     Some(out)
 }
 
+/// `text` with strings built from pieces joined on the lines within `code` (byte ranges that
+/// start and end at line breaks: a script whole, a Markdown file's fences), or `None` when no
+/// line changes.
+pub fn joined_pieces_in(text: &[u8], code: &[std::ops::Range<usize>]) -> Option<Vec<u8>> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut scratch = Vec::new();
+    let mut copied = 0;
+    for r in code {
+        let mut from = r.start;
+        let part_end = r.end.min(text.len());
+        while let Some(c) =
+            memchr::memchr3(b'\'', b'"', b'$', text.get(from..part_end).unwrap_or_default()).map(|p| p + from)
+        {
+            let start =
+                memchr::memrchr(b'\n', text.get(r.start..c).unwrap_or_default()).map_or(r.start, |i| r.start + i + 1);
+            let end = memchr::memchr(b'\n', text.get(c..part_end).unwrap_or_default()).map_or(part_end, |i| c + i + 1);
+            from = end;
+            scratch.clear();
+            if join_pieces(text.get(start..end).unwrap_or_default(), &mut scratch) {
+                let o = out.get_or_insert_with(|| Vec::with_capacity(text.len()));
+                o.extend_from_slice(text.get(copied..start).unwrap_or_default());
+                o.extend_from_slice(&scratch);
+                copied = end;
+            }
+        }
+    }
+    let mut out = out?;
+    out.extend_from_slice(text.get(copied..).unwrap_or_default());
+    Some(out)
+}
+
 /// Whether `b` may be left as it is: printable ASCII, tab, line feed or carriage return.
 const fn plain(b: u8) -> bool {
     (b.wrapping_sub(0x20) < 0x5f) | (b == b'\t') | (b == b'\n') | (b == b'\r')

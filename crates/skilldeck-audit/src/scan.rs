@@ -24,11 +24,17 @@ const WINDOW: u32 = 2;
 /// How many findings one rule gives in one file; past it the rest would say nothing new.
 const PER_RULE_PER_FILE: usize = 10;
 
+/// In place of a rule's index: an anchor of `flow::ANY`, where a flow may start.
+const SOURCE: usize = usize::MAX;
+/// In place of a rule's index: an anchor of `flow::FEED_GATE`.
+const FEED: usize = usize::MAX - 1;
+
 /// The pattern rules compiled: one searcher for the literals they need, and each rule's regex.
 struct Compiled {
     /// Every rule's anchors (`anchors::of`), ASCII case ignored.
     anchors: AhoCorasick,
-    /// The index into `RULES` of each of `anchors`' patterns, and the anchor.
+    /// The index into `RULES` of each of `anchors`' patterns (or [`SOURCE`] or [`FEED`]),
+    /// and the anchor.
     anchor_rules: Vec<(usize, Anchor)>,
     /// The pattern rules with no anchors: tried on every file.
     always: Vec<usize>,
@@ -54,6 +60,12 @@ fn compiled() -> Option<&'static Compiled> {
                 }
                 None => always.push(i),
             }
+        }
+        // The flows' first looks ride on the same pass.
+        for (id, pattern) in [(SOURCE, flow::ANY), (FEED, flow::FEED_GATE)] {
+            let set = anchors::of(pattern)?;
+            literals.extend(set.iter().map(|a| a.text.clone()));
+            anchor_rules.extend(set.into_iter().map(|a| (id, a)));
         }
         let anchors = AhoCorasick::builder()
             .ascii_case_insensitive(true)
@@ -146,10 +158,10 @@ impl Auditor {
                 self.binaries.push((path.to_owned(), what));
             }
         } else {
-            self.patterns(&f);
+            let (sources, feed_word) = self.patterns(&f);
             checks::text(&f, &mut |check, at, evidence, hidden| found.push((check, at, evidence, hidden)));
-            self.flows(&f);
-            if self.feeds.len() < 256 {
+            self.flows(&f, &sources);
+            if self.feeds.len() < 256 && flow::may_feed(&f.view, feed_word) {
                 for (line, at, text) in flow::feeding_lines(&f) {
                     let (raw, in_line) = f.raw_line(line, at);
                     self.feeds.push(Feed { file: path.to_owned(), line, raw: (raw.to_vec(), in_line), text });
@@ -193,8 +205,8 @@ impl Auditor {
     }
 
     /// The flows of one file (`flow::flows`), each under its rule, high in a script.
-    fn flows(&mut self, f: &FileText<'_>) {
-        for fl in flow::flows(f) {
+    fn flows(&mut self, f: &FileText<'_>, sources: &[usize]) {
+        for fl in flow::flows(f, sources) {
             let Some(rule) = crate::rules::rule(fl.rule) else { continue };
             let level = if f.kind == Kind::Script { rule.severity.max(RiskLevel::High) } else { rule.severity };
             let dup =
@@ -219,8 +231,11 @@ impl Auditor {
     /// rules' anchors, and each rule then runs its regex on the logical lines where its anchors
     /// are (a rule with none, on the whole file), each logical line joined into one. A finding
     /// names the line where its match starts.
-    fn patterns(&mut self, f: &FileText<'_>) {
-        let Some(c) = compiled() else { return };
+    ///
+    /// Gives where the anchors of `flow::ANY` are (in order) and whether an anchor of
+    /// `flow::FEED_GATE` is there, found in the same pass.
+    fn patterns(&mut self, f: &FileText<'_>) -> (Vec<usize>, bool) {
+        let Some(c) = compiled() else { return (Vec::new(), true) };
         let looks = |rule: &Rule| match rule.place {
             Place::Files => false,
             Place::Instructions => matches!(f.kind, Kind::Markdown | Kind::Data),
@@ -229,9 +244,20 @@ impl Auditor {
         let view: &[u8] = &f.view;
         // (rule, line) for every anchor found, each pair once.
         let mut hits: Vec<(usize, u32)> = Vec::new();
+        let (mut sources, mut feed_word) = (Vec::new(), false);
         for m in c.anchors.find_overlapping_iter(view) {
             let Some((i, anchor)) = c.anchor_rules.get(m.pattern().as_usize()) else { continue };
             let i = *i;
+            if i == SOURCE || i == FEED {
+                if anchor.bounded_in(view, m.start(), m.end()) {
+                    if i == SOURCE {
+                        sources.push(m.start());
+                    } else {
+                        feed_word = true;
+                    }
+                }
+                continue;
+            }
             if RULES.get(i).is_some_and(looks) && anchor.bounded_in(view, m.start(), m.end()) {
                 hits.push((i, f.lines().number(m.start())));
             }
@@ -249,7 +275,11 @@ impl Auditor {
             let prose = f.kind == Kind::Markdown && !f.regions().in_fence(here);
             let wide = !prose || RULES.get(i).is_some_and(|r| r.place == Place::Instructions);
             let range = if wide { f.window(line, WINDOW) } else { f.lines().range(view, line) };
-            todo.push((i, range));
+            // Windows of one rule that overlap lie in one logical line: read once, whole.
+            match todo.last_mut() {
+                Some((j, last)) if *j == i && range.start < last.end => last.end = last.end.max(range.end),
+                _ => todo.push((i, range)),
+            }
         }
         let mut seen: HashSet<(usize, u32)> = HashSet::new();
         let mut found = vec![0usize; RULES.len()];
@@ -309,6 +339,9 @@ impl Auditor {
                 }
             }
         }
+        sources.sort_unstable();
+        sources.dedup();
+        (sources, feed_word)
     }
 }
 

@@ -265,7 +265,13 @@ impl<'a> FileText<'a> {
         let (lines, regions) = (OnceCell::new(), OnceCell::new());
         let view = match kind {
             Kind::Binary => Cow::Borrowed(&[][..]),
-            Kind::Script => crate::norm::view(bytes, &|_| true),
+            Kind::Script => {
+                let chars = crate::norm::characters(bytes);
+                match crate::norm::joined_pieces_in(&chars, std::slice::from_ref(&(0..chars.len()))) {
+                    Some(joined) => Cow::Owned(joined),
+                    None => chars,
+                }
+            }
             // Data has no code: no line of it is joined.
             Kind::Data => crate::norm::characters(bytes),
             Kind::Markdown => {
@@ -274,14 +280,10 @@ impl<'a> FileText<'a> {
                     chars
                 } else {
                     let r = Regions::of_markdown(&chars);
-                    let l = Lines::of(&chars);
-                    let code: Vec<u32> =
-                        r.fences.iter().flat_map(|f| l.number(f.start)..=l.number(f.end.saturating_sub(1))).collect();
-                    match crate::norm::joined_pieces(&chars, &|n| code.binary_search(&n).is_ok()) {
+                    match crate::norm::joined_pieces_in(&chars, &r.fences) {
                         Some(joined) => Cow::Owned(joined),
                         None => {
                             // The view is `chars`: what was worked out on it holds.
-                            let _ = lines.set(l);
                             let _ = regions.set(r);
                             chars
                         }
@@ -371,6 +373,36 @@ impl<'a> FileText<'a> {
         };
         let end = lines.range(view, n.saturating_add(w)).end + 1;
         lines.range(view, first).start..end.min(logical_end).min(view.len()).max(here)
+    }
+
+    /// The logical line holding byte `at` of the view, as [`FileText::logical_range`] gives
+    /// it, when it is at most `max` bytes long: found by reading only the lines around `at`
+    /// (`None` when longer).
+    pub fn logical_range_within(&self, at: usize, max: usize) -> Option<Range<usize>> {
+        if self.logical.get().is_some() {
+            return Some(self.logical_range(at)).filter(|r| r.len() <= max);
+        }
+        let view: &[u8] = &self.view;
+        let lines = self.lines();
+        let n = lines.number(at);
+        let (mut first, mut last) = (n, n);
+        let too_long =
+            |first: u32, last: u32| lines.range(view, last).end.saturating_sub(lines.range(view, first).start) > max;
+        while first > 1 && self.joins_next(first - 1) {
+            first -= 1;
+            if too_long(first, last) {
+                return None;
+            }
+        }
+        while self.joins_next(last) {
+            last += 1;
+            if too_long(first, last) {
+                return None;
+            }
+        }
+        let start = lines.range(view, first).start;
+        let end = lines.start(last + 1).filter(|s| *s < view.len()).unwrap_or(view.len());
+        Some(start..end).filter(|r| r.len() <= max)
     }
 
     /// The logical line holding byte `at` of the view: its range.
