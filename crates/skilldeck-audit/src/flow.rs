@@ -72,7 +72,7 @@ pub fn may_feed(view: &[u8], feed_word: bool) -> bool {
 const SHELL_TOOL: &str = r"(?i)\b(?:curl|wget|base64|base32|xxd|openssl|iwr|Invoke-WebRequest|urlretrieve)\b";
 
 /// What hands code to a shell or interpreter.
-const SINK: &str = r#"(?i)(?:^|[^.\w])(?:eval|exec|source)\b|^\s*\.\s|[;&|]\s*\.\s|\b(?:ba|z|da|k)?sh\s+-c\s+["']?\$|\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh\b|(?:python[0-9.]*|perl|ruby|node)\s*(?:$|[;&|)`"']|-(?:\s|$)))|\b(?:ba|z|da|k)?sh\s+["']?\$|\b(?:ba|z|da|k)?sh\s+<|\b(?:python[0-9.]*|node|perl|ruby)\s+-[ce]\s+["']?\$|\bnew\s+Function\b|\bFunction\s*\(|\bcompile\s*\(|\bos\.system\s*\(|\bos\.popen\s*\(|shell\s*=\s*True|\bexecSync\b|\bchild_process\b|\bInvoke-Expression\b|\biex\b|\brunpy\b"#;
+const SINK: &str = r#"(?i)(?:^|[^.\w])(?:eval|exec)\b|(?:^\s*|[;&|(`{]\s*|\$\(\s*|\b(?:then|do|else)\s+)source\s+\S|^\s*\.\s|[;&|]\s*\.\s|\b(?:ba|z|da|k)?sh\s+-c\s+["']?\$|\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh\b|(?:python[0-9.]*|perl|ruby|node)(?:\s*(?:$|[;&|)`]|-(?:\s|$))|["']))|\b(?:ba|z|da|k)?sh\s+["']?\$|\b(?:ba|z|da|k)?sh\s+<|\b(?:python[0-9.]*|node|perl|ruby)\s+-[ce]\s+["']?\$|\bnew\s+Function\b|\bFunction\s*\(|\bcompile\s*\(|\bos\.system\s*\(|\bos\.popen\s*\(|shell\s*=\s*True|\bexecSync\b|\bchild_process\b|\bInvoke-Expression\b|\biex\b|\brunpy\b"#;
 
 /// What runs a string as code in the language itself.
 const CODE_SINK: &str =
@@ -245,7 +245,9 @@ fn statement(
     }
     if hit.is_none() && !files.is_empty() {
         for c in p.run_file.captures_iter(line) {
-            if let Some(t) = c.get(1).and_then(|m| files.get(m.as_bytes())) {
+            // After `-m` comes a module's name (`python3 -m pip`), not a file.
+            let module = c.get(0).is_some_and(|m| m.as_bytes().windows(3).any(|w| w == b"-m "));
+            if let Some(t) = c.get(1).filter(|_| !module).and_then(|m| files.get(m.as_bytes())) {
                 hit = Some(*t);
             }
         }
@@ -256,7 +258,14 @@ fn statement(
         hit = files
             .iter()
             .find(|(path, _)| {
-                cmd.starts_with(path) && cmd.get(path.len()).is_none_or(|b| b.is_ascii_whitespace() || *b == b';')
+                // A path (`/tmp/x`, `./x`, `$D/x`, `~/x`), not a bare word: at the start of a
+                // line of code that is a name being assigned or called.
+                let pathlike = path.contains(&b'/') || path.starts_with(b"$") || path.starts_with(b"~");
+                let rest = cmd.get(path.len()..).unwrap_or_default();
+                pathlike
+                    && cmd.starts_with(path)
+                    && rest.first().is_none_or(|b| b.is_ascii_whitespace() || *b == b';')
+                    && !rest.trim_ascii_start().starts_with(b"=")
             })
             .map(|(_, t)| *t);
     }
@@ -275,7 +284,7 @@ fn statement(
         let v = value.as_bytes();
         let t = if p.decode.is_match(v) {
             Some(Taint::Decoded)
-        } else if p.fetch.is_match(v) {
+        } else if p.fetch.find_iter(v).any(|m| !in_plain_string(v, m.start())) {
             Some(Taint::Fetched)
         } else if let Some(t) = vars.iter().find(|(k, _)| names(v, k)).map(|(_, t)| *t) {
             Some(if t == Taint::Url && p.url.is_match(v) { Taint::Url } else { t })
@@ -294,6 +303,27 @@ fn statement(
             }
         }
     }
+}
+
+/// Whether byte `at` of an assigned value is inside a string literal that is only text: in
+/// single quotes, or in double quotes with no `$(` or backtick before it (which would run a
+/// command). `cmd = f"curl -s {url}"` holds the text of a command, not what a download
+/// returned; running it downloads, and a pipe to a shell in it is the pattern rules' to see.
+fn in_plain_string(v: &[u8], at: usize) -> bool {
+    let mut quote: Option<u8> = None;
+    let mut runs = false;
+    let mut i = 0;
+    while let Some(&b) = v.get(i).filter(|_| i < at) {
+        match quote {
+            _ if b == b'\\' => i += 1,
+            None if b == b'\'' || b == b'"' => (quote, runs) = (Some(b), false),
+            Some(q) if b == q => quote = None,
+            Some(b'"') if b == b'`' || (b == b'$' && v.get(i + 1) == Some(&b'(')) => runs = true,
+            _ => {}
+        }
+        i += 1;
+    }
+    quote.is_some() && !runs
 }
 
 /// The flows in a file: a script whole, each fenced code block of Markdown. `anchors`: where

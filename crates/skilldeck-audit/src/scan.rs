@@ -297,7 +297,8 @@ impl Auditor {
                 let line = f.lines().number(at);
                 if seen.insert((i, line)) {
                     let evidence = f.evidence(line, at);
-                    let comment = is_comment(view.get(f.lines().range(view, line)).unwrap_or_default());
+                    let shown = view.get(f.lines().range(view, line)).unwrap_or_default();
+                    let comment = is_comment(shown) || is_printed(shown);
                     self.report.findings.push(Finding::at(
                         rule,
                         if comment { rule.severity } else { raise(rule, f.kind) },
@@ -350,6 +351,43 @@ impl Auditor {
 fn is_comment(line: &[u8]) -> bool {
     let t = line.trim_ascii_start();
     (t.starts_with(b"#") && !t.starts_with(b"#!")) || t.starts_with(b"//") || t.starts_with(b"* ")
+}
+
+/// Whether a line of code only prints one string (`echo "Install: curl … | sh"`,
+/// `print('… >> ~/.bashrc')`): a command shown to the user, not run, so a script's rating for
+/// its rule does not apply (as for a comment). The string must be the whole rest of the line,
+/// hold no other quote of its kind, and in double quotes no `$(` or backtick (which would run);
+/// an f-string's braces name only variables. Anything after it (`| sh`, `>> ~/.bashrc`) makes
+/// it a command like any other.
+fn is_printed(line: &[u8]) -> bool {
+    let t = line.trim_ascii();
+    let Some(rest) = [&b"echo "[..], b"printf ", b"print(", b"console.log(", b"console.error(", b"puts "]
+        .iter()
+        .find_map(|p| t.strip_prefix(*p))
+    else {
+        return false;
+    };
+    let mut rest = rest.trim_ascii_start();
+    while let Some(r) = rest.strip_prefix(b"-e ").or_else(|| rest.strip_prefix(b"-n ")) {
+        rest = r.trim_ascii_start();
+    }
+    let fstring = rest.first().is_some_and(|b| matches!(b, b'f' | b'F'));
+    if fstring || rest.first().is_some_and(|b| matches!(b, b'r' | b'R')) {
+        rest = rest.get(1..).unwrap_or_default();
+    }
+    let Some(&q) = rest.first().filter(|q| matches!(q, b'\'' | b'"')) else { return false };
+    let end = rest.trim_ascii_end();
+    let end = end.strip_suffix(b";").unwrap_or(end);
+    let end = end.strip_suffix(b")").unwrap_or(end);
+    let Some(body) = end.strip_suffix(&[q]).and_then(|e| e.get(1..)) else { return false };
+    let bare_quote = body.iter().enumerate().any(|(i, b)| *b == q && (i == 0 || body.get(i - 1) != Some(&b'\\')));
+    let runs = q == b'"' && (memchr::memmem::find(body, b"$(").is_some() || body.contains(&b'`'));
+    let code_in_braces = fstring
+        && body.split(|b| *b == b'{').skip(1).any(|piece| {
+            let inner = piece.split(|b| *b == b'}').next().unwrap_or_default();
+            !inner.iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.'))
+        });
+    !bare_quote && !runs && !code_in_braces
 }
 
 /// The level of a rule's finding in a file of `kind`: the rule's own, or higher where the table

