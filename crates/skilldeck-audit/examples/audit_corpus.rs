@@ -200,11 +200,13 @@ pub fn parts(skills: &[Vec<(String, Vec<u8>)>]) {
     }
     println!("view + logical: {:.3} s", t.elapsed().as_secs_f64());
     let any = regex::bytes::Regex::new(skilldeck_audit::flow::ANY).unwrap_or_else(|_| std::process::exit(1));
+    let gate = regex::bytes::Regex::new(skilldeck_audit::flow::FEED_GATE).unwrap_or_else(|_| std::process::exit(1));
     let t = Instant::now();
     for (p, b) in skills.iter().flatten() {
         let f = skilldeck_audit::text::FileText::new(p, b);
         let sources: Vec<usize> = any.find_iter(&f.view).map(|m| m.start()).collect();
-        n += skilldeck_audit::flow::flows(&f, &sources).len() + skilldeck_audit::flow::feeding_lines(&f).len();
+        let words: Vec<usize> = gate.find_iter(&f.view).map(|m| m.start()).collect();
+        n += skilldeck_audit::flow::flows(&f, &sources).len() + skilldeck_audit::flow::feeding_lines(&f, &words).len();
     }
     println!("view + flows + feeds: {:.3} s {n}", t.elapsed().as_secs_f64());
 }

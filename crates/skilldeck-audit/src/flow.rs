@@ -40,8 +40,8 @@ fn re(pattern: &str) -> Option<Regex> {
 pub const ANY: &str = r"(?i)://|curl|wget|urlopen|urlretrieve|axios|webrequest|restmethod|iwr|irm|download|requests\.|httpx|fetch|https?\.get|urllib|base64|b64decode|atob|buffer\.from|xxd|fromhex|unhexlify|pack|decode|codecs|zlib|marshal|base32|rev\b";
 
 /// The words one of which every match of [`FEED_WORDS`] holds, with its word boundaries: `scan`
-/// looks for them in the rules' pass, so a file with none and no [`DOT_SOURCE`] is not searched
-/// ([`may_feed`]).
+/// finds them in the rules' pass, and [`feeding_lines`] reads only their lines and those that
+/// may source a file with `.`.
 pub const FEED_GATE: &str = r"(?i)\b(?:sh|bash|zsh|dash|ksh|source|perl|ruby|node|eval|exec)\b|\bpython";
 
 /// A line feeding something to a shell or interpreter, by a word (`| sh`, `python x`,
@@ -50,23 +50,6 @@ const FEED_WORDS: &str = r"(?i)\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python[0-9.]
 
 /// A file sourced with `.`: at the start of the text or after `;`, `&` or `|`.
 const DOT_SOURCE: &str = r"(?:^|[;&|]\s*)\.\s+\S";
-
-/// Whether `view` may hold a line [`feeding_lines`] finds, given whether it holds an anchor of
-/// [`FEED_GATE`]: that, or a `.` followed by a space with only spaces between it and the start
-/// of the text or a `;`, `&` or `|` (what [`DOT_SOURCE`] needs).
-pub fn may_feed(view: &[u8], feed_word: bool) -> bool {
-    feed_word
-        || memchr::memchr_iter(b'.', view).any(|i| {
-            view.get(i + 1).is_some_and(u8::is_ascii_whitespace)
-                && view
-                    .get(..i)
-                    .unwrap_or_default()
-                    .iter()
-                    .rev()
-                    .find(|b| !b.is_ascii_whitespace())
-                    .is_none_or(|b| matches!(b, b';' | b'&' | b'|'))
-        })
-}
 
 /// Tools that write what they download or decode to a file.
 const SHELL_TOOL: &str = r"(?i)\b(?:curl|wget|base64|base32|xxd|openssl|iwr|Invoke-WebRequest|urlretrieve)\b";
@@ -155,10 +138,11 @@ fn unit(text: &[u8], first: u32, base: usize, sources: &[usize], out: &mut Vec<F
     let mut vars: HashMap<Vec<u8>, Taint> = HashMap::new();
     let mut files: HashMap<Vec<u8>, Taint> = HashMap::new();
     let mut at = from;
-    for (i, whole) in text.get(from..).unwrap_or_default().split(|b| *b == b'\n').enumerate() {
+    for (i, whole) in crate::chars::lines(text.get(from..).unwrap_or_default()).enumerate() {
         let n = first.saturating_add(u32::try_from(i).unwrap_or(u32::MAX));
         let start = at;
-        at += whole.len() + 1;
+        at += whole.len();
+        let whole = whole.strip_suffix(b"\n").unwrap_or(whole);
         if whole.len() > 4096 {
             continue;
         }
@@ -360,28 +344,48 @@ pub fn flows(f: &FileText<'_>, anchors: &[usize]) -> Vec<Flow> {
 }
 
 /// The lines of a text file that may feed a file to a shell or interpreter, as `(line, byte of
-/// the view)`: kept until every file of the skill is read, to see whether one of them names a
-/// binary file.
-pub fn feeding_lines(f: &FileText<'_>) -> Vec<(u32, usize, Vec<u8>)> {
+/// the view, the logical line joined)`: kept until every file of the skill is read, to see
+/// whether one of them names a binary file. `words`: where in the view the anchors of
+/// [`FEED_GATE`] are; only their lines and the lines that may source a file with `.` are
+/// searched, each on its own.
+pub fn feeding_lines(f: &FileText<'_>, words: &[usize]) -> Vec<(u32, usize, Vec<u8>)> {
     if memchr::memchr2(b'|', b'<', &f.view).is_none() && memchr::memmem::find(&f.view, b"sh ").is_none() {
         return Vec::new();
     }
     let Some(p) = patterns() else { return Vec::new() };
     let view: &[u8] = &f.view;
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(m) = p.feeds.find_at(view, from) {
-        // The next search starts inside this match: a match may run on into the next line.
-        from = m.start() + 1;
-        let end = m.end().saturating_sub(1);
-        let line = f.lines().number(end);
-        if out.last().is_some_and(|(l, _, _): &(u32, usize, Vec<u8>)| *l == line) {
+    let lines = f.lines();
+    let mut candidates: Vec<u32> = words.iter().map(|w| lines.number(*w)).collect();
+    // `. file`: a `.` and a space with nothing before them on the line but spaces, `;`, `&` or `|`.
+    for i in memchr::memchr_iter(b'.', view) {
+        if !view.get(i + 1).is_some_and(|b| *b == b' ' || *b == b'\t') {
             continue;
         }
-        let Some(r) = f.logical_range_within(end, 2048) else { continue };
-        out.push((line, end, crate::text::joined(view.get(r).unwrap_or_default()).into_owned()));
-        if out.len() >= 64 {
-            break;
+        let before = view.get(..i).unwrap_or_default();
+        let prev = before.iter().rev().find(|b| **b != b' ' && **b != b'\t');
+        if prev.is_none_or(|b| matches!(b, b'\n' | b';' | b'&' | b'|')) {
+            candidates.push(lines.number(i));
+        }
+    }
+    candidates.sort_unstable();
+    candidates.dedup();
+    let mut out: Vec<(u32, usize, Vec<u8>)> = Vec::new();
+    for n in candidates {
+        let r = lines.range(view, n);
+        let text = view.get(r.clone()).unwrap_or_default();
+        let mut from = 0;
+        while let Some(m) = p.feeds.find_at(text, from) {
+            from = m.start() + 1;
+            let end = r.start + m.end().saturating_sub(1);
+            let line = lines.number(end);
+            if out.last().is_some_and(|(l, _, _)| *l == line) {
+                continue;
+            }
+            let Some(logical) = f.logical_range_within(end, 2048) else { continue };
+            out.push((line, end, crate::text::joined(view.get(logical).unwrap_or_default()).into_owned()));
+            if out.len() >= 64 {
+                return out;
+            }
         }
     }
     out

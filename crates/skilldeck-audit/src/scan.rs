@@ -158,11 +158,11 @@ impl Auditor {
                 self.binaries.push((path.to_owned(), what));
             }
         } else {
-            let (sources, feed_word) = self.patterns(&f);
+            let (sources, feed_words) = self.patterns(&f);
             checks::text(&f, &mut |check, at, evidence, hidden| found.push((check, at, evidence, hidden)));
             self.flows(&f, &sources);
-            if self.feeds.len() < 256 && flow::may_feed(&f.view, feed_word) {
-                for (line, at, text) in flow::feeding_lines(&f) {
+            if self.feeds.len() < 256 {
+                for (line, at, text) in flow::feeding_lines(&f, &feed_words) {
                     let (raw, in_line) = f.raw_line(line, at);
                     self.feeds.push(Feed { file: path.to_owned(), line, raw: (raw.to_vec(), in_line), text });
                 }
@@ -232,10 +232,10 @@ impl Auditor {
     /// are (a rule with none, on the whole file), each logical line joined into one. A finding
     /// names the line where its match starts.
     ///
-    /// Gives where the anchors of `flow::ANY` are (in order) and whether an anchor of
-    /// `flow::FEED_GATE` is there, found in the same pass.
-    fn patterns(&mut self, f: &FileText<'_>) -> (Vec<usize>, bool) {
-        let Some(c) = compiled() else { return (Vec::new(), true) };
+    /// Gives where the anchors of `flow::ANY` and of `flow::FEED_GATE` are (in order), found in
+    /// the same pass.
+    fn patterns(&mut self, f: &FileText<'_>) -> (Vec<usize>, Vec<usize>) {
+        let Some(c) = compiled() else { return (Vec::new(), Vec::new()) };
         let looks = |rule: &Rule| match rule.place {
             Place::Files => false,
             Place::Instructions => matches!(f.kind, Kind::Markdown | Kind::Data),
@@ -244,7 +244,7 @@ impl Auditor {
         let view: &[u8] = &f.view;
         // (rule, line) for every anchor found, each pair once.
         let mut hits: Vec<(usize, u32)> = Vec::new();
-        let (mut sources, mut feed_word) = (Vec::new(), false);
+        let (mut sources, mut feed_words) = (Vec::new(), Vec::new());
         for m in c.anchors.find_overlapping_iter(view) {
             let Some((i, anchor)) = c.anchor_rules.get(m.pattern().as_usize()) else { continue };
             let i = *i;
@@ -253,7 +253,7 @@ impl Auditor {
                     if i == SOURCE {
                         sources.push(m.start());
                     } else {
-                        feed_word = true;
+                        feed_words.push(m.start());
                     }
                 }
                 continue;
@@ -342,7 +342,7 @@ impl Auditor {
         }
         sources.sort_unstable();
         sources.dedup();
-        (sources, feed_word)
+        (sources, feed_words)
     }
 }
 
