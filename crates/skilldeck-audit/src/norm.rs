@@ -168,7 +168,15 @@ fn valid(bytes: &[u8], first: usize) -> Option<Option<Vec<u8>>> {
     // starts, in `bytes` and in `out`.
     let (mut i, mut line_in, mut line_out) = (0, 0, 0);
     let mut next = Some(first);
-    while let Some(p) = next {
+    while let Some(mut p) = next {
+        // Runs of CJK ideographs are kept as they are: stepped over three bytes at a time.
+        while cjk_at(bytes, p) {
+            p += 3;
+        }
+        if bytes.get(p).is_none_or(|b| plain(*b)) {
+            next = first_unplain(bytes.get(p..).unwrap_or_default()).map(|q| q + p);
+            continue;
+        }
         let c = char_at(bytes, p)?;
         let after = p + c.len_utf8();
         next = match bytes.get(after) {
@@ -226,8 +234,21 @@ fn valid(bytes: &[u8], first: usize) -> Option<Option<Vec<u8>>> {
     Some(out)
 }
 
+/// Whether a CJK ideograph (U+4E00 to U+9FFF, which the view keeps as it is) is written at
+/// byte `at` of `bytes` in UTF-8.
+#[inline]
+fn cjk_at(bytes: &[u8], at: usize) -> bool {
+    let cont = |b: &u8| (0x80..=0xBF).contains(b);
+    match bytes.get(at..at + 3) {
+        Some([0xE4, b, c]) => (0xB8..=0xBF).contains(b) && cont(c),
+        Some([0xE5..=0xE9, b, c]) => cont(b) && cont(c),
+        _ => false,
+    }
+}
+
 /// The character at byte `at` of `bytes` (`None` at the end or on bytes that are not UTF-8:
 /// a bad lead or continuation byte, an overlong form, a surrogate, past U+10FFFF).
+#[inline]
 fn char_at(bytes: &[u8], at: usize) -> Option<char> {
     let lead = *bytes.get(at)?;
     let cont = |k: usize| bytes.get(at + k).filter(|b| **b & 0xC0 == 0x80).map(|b| u32::from(*b & 0x3F));
@@ -564,6 +585,16 @@ mod tests {
             let want = std::str::from_utf8(s).ok().and_then(|t| t.chars().next());
             assert_eq!(char_at(s, 0), want, "{s:?}");
         }
+    }
+
+    #[test]
+    fn cjk_ideographs_are_found_by_their_bytes() {
+        for c in ['\u{4E00}', '中', '\u{9FFF}', '\u{4DFF}', '\u{A000}', 'é', '\u{3001}'] {
+            let mut buf = [0u8; 4];
+            let wanted = ('\u{4E00}'..='\u{9FFF}').contains(&c);
+            assert_eq!(cjk_at(c.encode_utf8(&mut buf).as_bytes(), 0), wanted, "{c:?}");
+        }
+        assert!(!cjk_at(b"\xE4\xB8", 0));
     }
 
     #[test]

@@ -437,7 +437,12 @@ impl<'a> FileText<'a> {
 /// as spaces (the result is as long as the slice). Other line breaks stay: a rule's `\s`
 /// crosses them, and `^` and `$` still mark each line.
 pub fn joined(slice: &[u8]) -> Cow<'_, [u8]> {
-    if memchr::memmem::find(slice, b"\\\n").is_none() && memchr::memmem::find(slice, b"\\\r\n").is_none() {
+    let continued = memchr::memchr_iter(b'\\', slice).any(|i| match slice.get(i + 1) {
+        Some(b'\n') => true,
+        Some(b'\r') => slice.get(i + 2) == Some(&b'\n'),
+        _ => false,
+    });
+    if !continued {
         return Cow::Borrowed(slice);
     }
     let mut out = slice.to_vec();
