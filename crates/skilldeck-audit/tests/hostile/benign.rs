@@ -38,4 +38,6 @@ pub static BENIGN: &[Benign] = &[
     ("curl-command-string-run", &[("scripts/g.py", b"import os\nurl = 'https://api.example.com/img'\ncmd = f'curl -s -o out.png {url}'\nos.system(cmd)\n")]),
     ("python-module-after-download", &[("scripts/i.sh", b"curl -sSfL https://example.com/req.txt -o playwright\npython3 -m playwright install chromium\n")]),
     ("heading-system-prompt", &[("SKILL.md", b"---\nname: n\ndescription: d\n---\n# System Prompt Guide\nThe system prompt is built from the listing.\n")]),
+    ("git-credential-store", &[("scripts/g.sh", b"git config --global credential.helper store\ngit config --global core.editor vim\n")]),
+    ("local-bin-own-tool", &[("scripts/i.sh", b"ln -s \"$PWD/bin/mytool\" ~/.local/bin/mytool\ncp target/release/skill-cli ~/.local/bin/skill-cli\n")]),
 ];
