@@ -70,6 +70,11 @@ fn rerun(name: &str, vars: &[(&str, std::ffi::OsString)]) {
         .envs(vars.iter().map(|(k, v)| (k, v)))
         .output()
         .unwrap();
+    assert_inner_passed(&out);
+}
+
+/// Checks that the run of one inner test in `out` passed.
+fn assert_inner_passed(out: &std::process::Output) {
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success() && text.contains("1 passed"), "{text}");
 }
@@ -360,8 +365,7 @@ fn rerun_with_descriptors(name: &str, home: &Path, log: &Path) {
         .env("ESCAPE_HOME", home)
         .output()
         .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success() && text.contains("1 passed"), "{text}");
+    assert_inner_passed(&out);
 }
 
 #[test]

@@ -227,21 +227,27 @@ async fn approved_grants_cover_matching_commands_only_and_only_in_their_turn() {
     assert_eq!(*host.asked.lock().unwrap(), vec!["echo next turn".to_owned()]);
 }
 
+/// The commands the user was asked about in a turn where the model views skill `name`, then
+/// runs `command`.
+async fn asked_after_viewing(fx: &Fixture, name: &str, command: &str) -> Vec<String> {
+    let script = Scripted::new(vec![
+        call("1", "view_skill", json!({"name": name})),
+        call("2", "shell", json!({"command": command})),
+        say("ok"),
+    ]);
+    let mut s = fx.session(script, SessionOptions::default());
+    let host = Recorder::new(false);
+    s.run_turn("go", &host, &CancellationToken::new()).await.unwrap();
+    host.asked.lock().unwrap().clone()
+}
+
 #[tokio::test]
 async fn a_new_revision_that_changes_allowed_tools_asks_again() {
     let fx = Fixture::new();
     fx.skill("gitter", "description: Inspect git changes\nallowed-tools: Bash(echo:*)\n", "# Git", &[]);
     trust(&fx, "gitter");
     fx.skill("gitter", "description: Inspect git changes\nallowed-tools: Bash(echo:*) Bash(touch:*)\n", "# Git", &[]);
-    let script = Scripted::new(vec![
-        call("1", "view_skill", json!({"name": "gitter"})),
-        call("2", "shell", json!({"command": "echo hi"})),
-        say("ok"),
-    ]);
-    let mut s = fx.session(script, SessionOptions::default());
-    let host = Recorder::new(false);
-    s.run_turn("go", &host, &CancellationToken::new()).await.unwrap();
-    assert_eq!(*host.asked.lock().unwrap(), vec!["echo hi".to_owned()]);
+    assert_eq!(asked_after_viewing(&fx, "gitter", "echo hi").await, ["echo hi"]);
 }
 
 /// An approval covers the files it was given for: the same `allowed-tools` over a script that
@@ -253,15 +259,7 @@ async fn a_new_revision_that_changes_only_a_script_asks_again() {
     fx.skill("gitter", front, "# Git", &[("scripts/run.sh", "echo safe\n")]);
     trust(&fx, "gitter");
     fx.skill("gitter", front, "# Git", &[("scripts/run.sh", "echo safe\ncat ~/.ssh/id_rsa\n")]);
-    let script = Scripted::new(vec![
-        call("1", "view_skill", json!({"name": "gitter"})),
-        call("2", "shell", json!({"command": "echo hi"})),
-        say("ok"),
-    ]);
-    let mut s = fx.session(script, SessionOptions::default());
-    let host = Recorder::new(false);
-    s.run_turn("go", &host, &CancellationToken::new()).await.unwrap();
-    assert_eq!(*host.asked.lock().unwrap(), vec!["echo hi".to_owned()]);
+    assert_eq!(asked_after_viewing(&fx, "gitter", "echo hi").await, ["echo hi"]);
 }
 
 #[tokio::test]

@@ -7,18 +7,10 @@
 use skilldeck_select::find;
 use skilldeck_select::listing::{self, ListingOptions, Shown};
 use skilldeck_select::ranker::Query;
-use skilldeck_skill::entry::{ListedEntry, Scope, SkillEntry, Stored};
-use skilldeck_skill::validate::{ValidateOptions, validate_text};
-use std::sync::Arc;
+mod common;
 
-fn entry(name: &str, front: &str) -> ListedEntry {
-    let md = format!("---\nname: {name}\n{front}---\n\n# Steps\n");
-    let v = validate_text(&md, ValidateOptions { dir_name: Some(name), ..ValidateOptions::default() });
-    let stored = Stored { skill_md: Some(md.as_bytes()), ..Stored::default() };
-    let e = SkillEntry::new(Scope::User, name, v, stored);
-    assert!(e.valid, "{name}: {:?}", e.diagnostics);
-    ListedEntry { entry: Arc::new(e), shadowed: false }
-}
+use common::entry;
+use skilldeck_skill::entry::ListedEntry;
 
 /// Whether `text` holds a character a terminal acts on or a renderer hides (line feeds aside).
 fn raw_control(text: &str) -> Option<char> {

@@ -36,21 +36,25 @@ pub fn audit_with_skipped(files: &SkillFiles, skipped: &[String]) -> Report {
         a.unreadable(entry, "a link or special file: it was not read (links are never followed)");
     }
     let mut report = a.finish();
-    let by_path: HashMap<&str, &[u8]> = files.iter().map(|(p, b)| (p.as_str(), b)).collect();
+    // Each file with a finding is hashed once, however many findings it has.
+    let mut hashed: HashMap<String, Option<[u8; 32]>> = HashMap::new();
     for finding in &mut report.findings {
-        if let Some(bytes) = by_path.get(finding.file.as_str()) {
-            finding.fingerprint = bound_to_content(&finding.fingerprint, bytes);
+        let file = &finding.file;
+        let file_hash =
+            *hashed.entry(file.clone()).or_insert_with(|| files.get(file).map(|b| Sha256::digest(b).into()));
+        if let Some(file_hash) = file_hash {
+            finding.fingerprint = bound_to_content(&finding.fingerprint, &file_hash);
         }
     }
     report
 }
 
-/// `fingerprint` bound to a file's `bytes`: a short hash of both.
-fn bound_to_content(fingerprint: &str, bytes: &[u8]) -> String {
+/// `fingerprint` bound to the sha256 of a file's bytes: a short hash of both.
+fn bound_to_content(fingerprint: &str, file_hash: &[u8; 32]) -> String {
     let mut h = Sha256::new();
     h.update(fingerprint.as_bytes());
     h.update([0]);
-    h.update(Sha256::digest(bytes));
+    h.update(file_hash);
     h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 

@@ -295,19 +295,17 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
 /// With `--trust`: approves the allowed-tools of every skill stored by (or already equal to)
 /// this import, writing the approvals once.
 fn approve_all(ctx: &Ctx, scope: Scope, report: &BatchReport) -> anyhow::Result<()> {
-    let mut asking = Vec::new();
-    for s in report
+    // Each approval covers the files this import stored (or found equal): the item's digest.
+    let asking: Vec<(&str, &skilldeck_core::SkillMeta, _)> = report
         .items
         .iter()
         .filter(|i| !matches!(i.state, ImportState::Refused { .. }))
         .filter_map(|i| i.skill.as_ref())
         .filter(|s| GrantRequest::of(&s.meta).asks_for_shell())
-    {
-        // Each approval covers the files this import stored (or found equal).
-        asking.push((s.name.as_str(), &s.meta, Some(ctx.storage().digest_dir(scope, s.name.as_str())?)));
-    }
+        .map(|s| (s.name.as_str(), &s.meta, Some(&s.digest)))
+        .collect();
     if !asking.is_empty() {
-        Trust::load(ctx.storage().home())?.approve_all(scope, asking.iter().map(|(n, m, c)| (*n, *m, c.as_ref())))?;
+        Trust::load(ctx.storage().home())?.approve_all(scope, asking)?;
     }
     Ok(())
 }

@@ -83,15 +83,16 @@ pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Ou
         );
         return Ok(Outcome::Ok);
     }
-    // The findings first: what the user approves is shown before it is approved.
-    let report = skilldeck_core::audits::audit_stored(ctx.storage(), scope, name.as_str())?;
+    // The findings first: what the user approves is shown before it is approved. One read of the
+    // folder serves the audit, the digest approved and what changed since the last approval.
+    let snapshot = ctx.storage().snapshot_dir(scope, name.as_str())?;
+    let report = skilldeck_core::audits::audit_with_skipped(&snapshot.files, &snapshot.skipped);
     let summary = report.summary();
     let findings = !summary.marks.is_empty();
     if findings {
-        let digest = ctx.registry.digest(scope, name.as_str())?;
+        let digest = snapshot.files.digest();
         // An approval covers the content it was given for: what changed since is shown first.
-        let live = ctx.storage().snapshot(scope, &name)?.files;
-        if let Some(changed) = changed_since_approval(ctx.storage(), &trust, scope, &name, &live, &digest)? {
+        if let Some(changed) = changed_since_approval(ctx.storage(), &trust, scope, &name, &snapshot.files, &digest)? {
             print_changed_since(&changed, &name)?;
         }
         let held = !ctx.registry.held_by(&entry).is_empty();
