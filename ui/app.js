@@ -300,6 +300,19 @@ async function jumpToFinding(file, line) {
   if (line) showLine(line);
 }
 
+/**
+ * Opens the shared confirmation dialog with `text` and a yes button reading `yes` (red when
+ * `danger`): the one dialog serves Delete, Approve and Publish, so its button says which.
+ */
+function openConfirm(text, yes, danger) {
+  $("#confirm-text").textContent = text;
+  const button = $("#confirm-yes");
+  button.textContent = yes;
+  button.classList.toggle("danger", danger);
+  $("#confirm-no").onclick = () => $("#confirm-dialog").close();
+  $("#confirm-dialog").showModal();
+}
+
 /** Asks before approving `findings` of skill `d`, saying what is approved and what follows. */
 function confirmApproveFindings(d, findings) {
   const dlg = $("#confirm-dialog");
@@ -310,7 +323,6 @@ function confirmApproveFindings(d, findings) {
     const files = since.files.map(([path, change]) => t("changedFile", path, change)).join(", ");
     text = t("changedSinceApproval", since.revision, files) + " " + text;
   }
-  $("#confirm-text").textContent = text;
   $("#confirm-yes").onclick = async () => {
     dlg.close();
     try {
@@ -322,8 +334,7 @@ function confirmApproveFindings(d, findings) {
     await loadSkills();
     if (state.selected === keyOf(d)) await select(keyOf(d), true);
   };
-  $("#confirm-no").onclick = () => dlg.close();
-  dlg.showModal();
+  openConfirm(text, t("approveFindingsYes"), false);
 }
 
 /** Shows SKILL.md as stored, scrolled to `line` and marked. */
@@ -409,7 +420,6 @@ async function restore(scope, name, revision) {
 
 function confirmDelete(d) {
   const dlg = $("#confirm-dialog");
-  $("#confirm-text").textContent = t("confirmDelete", d.name);
   $("#confirm-yes").onclick = async () => {
     dlg.close();
     try {
@@ -423,8 +433,7 @@ function confirmDelete(d) {
       showError(e);
     }
   };
-  $("#confirm-no").onclick = () => dlg.close();
-  dlg.showModal();
+  openConfirm(t("confirmDelete", d.name), t("delete"), true);
 }
 
 // ---------- the team store ----------
@@ -433,7 +442,6 @@ async function confirmPublish(d) {
   try {
     const p = await invoke("team_publish_preview", { name: d.name });
     const dlg = $("#confirm-dialog");
-    $("#confirm-text").textContent = t("confirmPublish", d.name, p.remote, p.url, p.nextRevision);
     $("#confirm-yes").onclick = async () => {
       dlg.close();
       try {
@@ -444,8 +452,7 @@ async function confirmPublish(d) {
         showError(e);
       }
     };
-    $("#confirm-no").onclick = () => dlg.close();
-    dlg.showModal();
+    openConfirm(t("confirmPublish", d.name, p.remote, p.url, p.nextRevision), t("publishYes"), false);
   } catch (e) {
     showError(e);
   }

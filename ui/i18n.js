@@ -443,6 +443,8 @@ const STRINGS = {
     hiddenText: "Hidden text, decoded",
     showFinding: (file, line) => (line ? `Show line ${line} of ${file}` : `Show ${file}`),
     approveFindings: (n, counts, rev) => `Approve ${n} finding${n === 1 ? "" : "s"} (${counts}) in revision ${rev}`,
+    approveFindingsYes: "Approve",
+    publishYes: "Publish",
     confirmApproveFindings: (name, n, counts, rev) => `Approve ${n} finding${n === 1 ? "" : "s"} (${counts}) of ${name} in revision ${rev}? The skill will be listed to models, offered over MCP and synced. A later revision with a new finding is held again.`,
     findingsApprovedToast: (n) => `Approved the findings of ${n}: it is no longer held.`,
     changedSinceApproval: (rev, files) =>
@@ -939,6 +941,8 @@ const STRINGS = {
     hiddenText: "隐藏文本（已解码）",
     showFinding: (file, line) => (line ? `显示 ${file} 的第 ${line} 行` : `显示 ${file}`),
     approveFindings: (n, counts, rev) => `批准修订 ${rev} 中的 ${n} 项发现（${counts}）`,
+    approveFindingsYes: "批准",
+    publishYes: "发布",
     confirmApproveFindings: (name, n, counts, rev) => `批准 ${name} 修订 ${rev} 中的 ${n} 项发现（${counts}）？批准后，该技能会列给模型、通过 MCP 提供并同步。之后出现新发现的修订会再次被扣留。`,
     findingsApprovedToast: (n) => `已批准 ${n} 的发现：它不再被扣留。`,
     changedSinceApproval: (rev, files) =>

@@ -679,6 +679,7 @@ async fn delete_asks_first_and_history_brings_it_back() {
     s.click("#delete-btn").await;
     let question = s.wait_text("#confirm-text", 5, |t| !t.is_empty()).await;
     assert!(question.contains("drafts"), "{question}");
+    assert_eq!(s.text_of("#confirm-yes").await, "Delete");
     s.click("#confirm-yes").await;
     s.wait_text("#sidebar", 10, |t| t.contains("Deleted")).await;
     assert!(!s.home().join("skills/user/drafts").exists());

@@ -136,6 +136,7 @@ async fn publish_to_the_team_refresh_and_go_offline() {
              at their next refresh."
         )
     );
+    assert_eq!(s.text_of("#confirm-yes").await, "Publish", "the button says what it does, not Delete");
     s.click("#confirm-yes").await;
     let badge = s.wait_text("[data-key='team/pdf'] .badge", 20, |t| !t.is_empty()).await;
     assert_eq!(badge, "v:1");
