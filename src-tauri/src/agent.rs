@@ -9,7 +9,8 @@ use skilldeck_agent::replay::{ReplayItem, replay};
 use skilldeck_agent::session::{AgentError, Session, SessionOptions};
 use skilldeck_agent::shown;
 use skilldeck_agent::transcript::{self, Record, SessionSummary, TranscriptError, TurnEnd};
-use skilldeck_core::{SkillRegistry, SkilldeckHome};
+use skilldeck_core::SkillRegistry;
+use skilldeck_store::SkilldeckHome;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -191,7 +192,7 @@ fn agent_error(e: AgentError) -> ApiError {
     };
     let err = ApiError::new(code, e.to_string());
     match &e {
-        AgentError::Workspace { path, source: skilldeck_core::sandbox::SandboxError::NotFound { .. } } => {
+        AgentError::Workspace { path, source: skilldeck_mount::sandbox::SandboxError::NotFound { .. } } => {
             err.arg("path", path.display()).arg("missing", true)
         }
         AgentError::Workspace { path, .. } => err.arg("path", path.display()),

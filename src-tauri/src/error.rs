@@ -3,8 +3,8 @@
 //! builds its translated text from `code` and `args` (the English `message` is the fallback).
 
 use serde::Serialize;
-use skilldeck_core::StorageError;
-use skilldeck_core::import::ImportError;
+use skilldeck_store::StorageError;
+use skilldeck_store::import::ImportError;
 use std::collections::BTreeMap;
 
 /// An error as the UI gets it.
@@ -64,20 +64,20 @@ impl From<ImportError> for ApiError {
     }
 }
 
-impl From<skilldeck_core::name::NameError> for ApiError {
-    fn from(e: skilldeck_core::name::NameError) -> Self {
+impl From<skilldeck_skill::name::NameError> for ApiError {
+    fn from(e: skilldeck_skill::name::NameError) -> Self {
         Self::new("name_invalid", format!("not a skill name: {e}"))
     }
 }
 
-impl From<skilldeck_core::relpath::PathError> for ApiError {
-    fn from(e: skilldeck_core::relpath::PathError) -> Self {
+impl From<skilldeck_skill::relpath::PathError> for ApiError {
+    fn from(e: skilldeck_skill::relpath::PathError) -> Self {
         Self::new("path_invalid", format!("refused path: {e}"))
     }
 }
 
-impl From<skilldeck_core::trust::TrustError> for ApiError {
-    fn from(e: skilldeck_core::trust::TrustError) -> Self {
+impl From<skilldeck_store::trust::TrustError> for ApiError {
+    fn from(e: skilldeck_store::trust::TrustError) -> Self {
         Self::new("trust_failed", e.to_string())
     }
 }

@@ -7,8 +7,8 @@ use crate::markdown::to_safe_html;
 use crate::views::{FieldRow, FileView, shown};
 use base64::Engine as _;
 use serde_yaml_ng::Value;
-use skilldeck_core::frontmatter;
-use skilldeck_core::visible::visible_line;
+use skilldeck_skill::frontmatter;
+use skilldeck_skill::visible::visible_line;
 
 /// Images above this size are described, not inlined (the viewer gets them as a data URL).
 const MAX_INLINE_IMAGE: usize = 8 << 20;
@@ -192,7 +192,7 @@ mod tests {
         assert!(html.contains("T\\e[2K") && !html.contains('\u{1b}'), "{html}");
         let FileView::Text { text, .. } = file_view("run.sh", b"echo \x1b]0;t\x07\n".to_vec()) else { panic!() };
         assert_eq!(text, "echo \\e]0;t\\x07\n");
-        let d = skilldeck_core::Diagnostic::warning(skilldeck_core::DiagCode::NameInvalid, "bad \u{1b}[2K")
+        let d = skilldeck_skill::Diagnostic::warning(skilldeck_skill::DiagCode::NameInvalid, "bad \u{1b}[2K")
             .arg("value", "p\u{9b}2K");
         let view = crate::views::DiagView::from(&d);
         assert_eq!((view.message.as_str(), view.args["value"].as_str()), ("bad \\e[2K", "p\\u{9B}2K"));

@@ -176,7 +176,7 @@ fn watch_and_warm_up<R: tauri::Runtime>(app: tauri::AppHandle<R>, started: std::
                 Err(e) => eprintln!("skilldeck-app: live updates are off: {e}"),
             }
             trace::since_start(started, "watcher started");
-            let _ = state.registry.list_metas_across(&skilldeck_core::Scope::ALL);
+            let _ = state.registry.list_metas_across(&skilldeck_skill::Scope::ALL);
             trace::since_start(started, "store listed ahead of the page");
         });
         // Changes made while the app was closed reach the auto-sync targets now.

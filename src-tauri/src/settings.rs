@@ -10,8 +10,9 @@ use serde::Serialize;
 use skilldeck_agent::config::{Api, Config, HoldAt, OFFLINE, ShellConfig};
 use skilldeck_agent::config_edit::BUDGET_RANGE;
 use skilldeck_core::semantic::Semantic;
-use skilldeck_core::{SkilldeckHome, Tier};
+use skilldeck_skill::Tier;
 use skilldeck_sources::config::SourcesConfig;
+use skilldeck_store::SkilldeckHome;
 use std::path::{Path, PathBuf};
 
 /// Hands config.toml as it is now to the running app: the registry's audit hold level (one
@@ -308,7 +309,7 @@ pub fn storage(state: &AppState) -> StorageView {
     let semantic = state.registry.semantic();
     let semantic = semantic.as_deref();
     let vector_cache = semantic.map_or_else(
-        || skilldeck_core::vector_cache::path(root, skilldeck_core::embed::DEFAULT_MODEL_ID),
+        || skilldeck_store::vector_cache::path(root, skilldeck_embed::DEFAULT_MODEL_ID),
         |s| s.vector_cache_path(),
     );
     StorageView {
@@ -316,7 +317,7 @@ pub fn storage(state: &AppState) -> StorageView {
         from_env: std::env::var_os("SKILLDECK_HOME").is_some_and(|v| Path::new(&v) == root),
         home_bytes,
         home_files,
-        parse_cache_bytes: skilldeck_core::parse_cache::size(root),
+        parse_cache_bytes: skilldeck_store::parse_cache::size(root),
         model: semantic.and_then(|s| model_view(root, s)),
         companion: semantic.and_then(companion_view),
         model_off: semantic.and_then(|s| s.off_reason()),

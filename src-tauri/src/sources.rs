@@ -3,7 +3,7 @@
 //! skill view shows it, with the web address its link opens. Fetching is `skilldeck-sources`.
 
 use serde::Serialize;
-use skilldeck_core::provenance::{Provenance, SourceKind};
+use skilldeck_skill::provenance::{Provenance, SourceKind};
 use skilldeck_sources::fetch::Fetched;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -4,10 +4,12 @@
 use crate::agent::AgentPanel;
 use crate::error::ApiError;
 use skilldeck_agent::session::SessionOptions;
-use skilldeck_core::listing::ListingOptions;
+use skilldeck_core::SkillRegistry;
 use skilldeck_core::registry::ListedEntry;
-use skilldeck_core::watch::SkillWatcher;
-use skilldeck_core::{FsStorage, Scope, SkillRegistry, SkilldeckHome, bundled};
+use skilldeck_select::listing::ListingOptions;
+use skilldeck_skill::Scope;
+use skilldeck_store::watch::SkillWatcher;
+use skilldeck_store::{FsStorage, SkilldeckHome, bundled};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
 

@@ -2,18 +2,18 @@
 //! Holds data and the conversions from core types; no I/O.
 
 use serde::Serialize;
-use skilldeck_core::audit::{Finding, RiskLevel};
-use skilldeck_core::digest::Digest;
-use skilldeck_core::grants::RequestedTool;
+use skilldeck_audit::{Finding, RiskLevel};
 use skilldeck_core::registry::ListedEntry;
-use skilldeck_core::trust::{GrantState, GrantsView, Trust};
-use skilldeck_core::visible::{visible, visible_line};
-use skilldeck_core::{Diagnostic, Scope, Severity};
+use skilldeck_skill::digest::Digest;
+use skilldeck_skill::grants::RequestedTool;
+use skilldeck_skill::visible::{visible, visible_line};
+use skilldeck_skill::{Diagnostic, Scope, Severity};
+use skilldeck_store::trust::{GrantState, GrantsView, Trust};
 use std::collections::BTreeSet;
 
 /// `text`, which a skill, a source or a model wrote, as the app shows it: control, bidi and
 /// invisible characters as visible escapes (`\e`, `\u{202E}`), line feeds and tabs kept; the
-/// CLI's human output and a model's listing show it alike (`skilldeck_core::visible`). A webview
+/// CLI's human output and a model's listing show it alike (`skilldeck_skill::visible`). A webview
 /// draws ESC or BEL as nothing and lets a bidi override reorder what follows.
 pub fn shown(text: &str) -> String {
     visible(text).into_owned()
@@ -181,7 +181,7 @@ pub struct AuditView {
     /// For a stored skill whose findings the user approved in another revision: the files that
     /// changed since, shown before approving again (paths escaped).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub changed_since: Option<skilldeck_core::trust::ChangedSince>,
+    pub changed_since: Option<skilldeck_store::trust::ChangedSince>,
 }
 
 /// One finding with what the user's approvals make of it.
@@ -296,7 +296,7 @@ pub struct ListingView {
     pub listed: usize,
     /// The skills listed, in the order shown, each with its rank and how it is shown (full,
     /// shortened, name only): what `skilldeck prompt --request --json` prints.
-    pub skills: Vec<skilldeck_core::listing::ListedSkill>,
+    pub skills: Vec<skilldeck_select::listing::ListedSkill>,
     /// Whether the listing was ranked (not every skill fitted in full).
     pub ranked: bool,
     /// Skills not shown at all: from here on `find_skills` takes over.

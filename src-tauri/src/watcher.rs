@@ -3,8 +3,8 @@
 //! Holds the glue only; the watching is skilldeck-core's.
 
 use crate::state::AppState;
-use skilldeck_core::SkillName;
-use skilldeck_core::watch::{SkillWatcher, StoreChange};
+use skilldeck_skill::SkillName;
+use skilldeck_store::watch::{SkillWatcher, StoreChange};
 use std::time::Duration;
 use tauri::{Emitter as _, Manager as _};
 

@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 use skilldeck_agent::events::ShellAnswer;
 use skilldeck_app::agent::{PanelEvent, SendOutcome, SendRequest};
 use skilldeck_app::state::AppState;
-use skilldeck_core::{RelPath, Scope, SkillFiles, SkillName, SkilldeckHome};
+use skilldeck_skill::{RelPath, Scope, SkillFiles, SkillName};
+use skilldeck_store::SkilldeckHome;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -261,7 +262,7 @@ async fn shell_commands_wait_for_the_panel_and_the_stop_button_ends_the_turn() {
 
 /// Whether `text` holds a character a screen would act on or hide (`\n` allowed).
 fn holds_hidden(text: &str) -> bool {
-    skilldeck_core::visible::first_hidden(text, true).is_some()
+    skilldeck_skill::visible::first_hidden(text, true).is_some()
 }
 
 #[tokio::test]

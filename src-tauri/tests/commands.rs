@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 use skilldeck_app::state::AppState;
-use skilldeck_core::SkilldeckHome;
+use skilldeck_store::SkilldeckHome;
 use std::fs;
 use std::path::Path;
 use tauri::test::{MockRuntime, get_ipc_response};

@@ -9,10 +9,10 @@ use skilldeck_app::views::{
     AuditView, DiagView, FieldRow, FileRow, FileView, FindingView, GrantsRow, HistoryRow, ImportPreviewView,
     ImportedView, ListingView, ProfileView, SkillDetail, SkillRow,
 };
-use skilldeck_core::audit::{Finding, RiskLevel};
-use skilldeck_core::grants::RequestedTool;
-use skilldeck_core::trust::GrantState;
-use skilldeck_core::{Scope, Severity};
+use skilldeck_audit::{Finding, RiskLevel};
+use skilldeck_skill::grants::RequestedTool;
+use skilldeck_skill::{Scope, Severity};
+use skilldeck_store::trust::GrantState;
 
 fn check(value: impl serde::Serialize, expected: Value) {
     assert_eq!(serde_json::to_value(value).unwrap(), expected);
@@ -165,14 +165,14 @@ fn listing_import_and_history() {
         budget_tokens: 1500,
         shortened: vec!["pdf".into()],
         listed: 1,
-        skills: vec![skilldeck_core::listing::ListedSkill {
+        skills: vec![skilldeck_select::listing::ListedSkill {
             name: "pdf".into(),
             scope: Scope::User,
             version: Some("2".into()),
-            revision: Some(skilldeck_core::Revision(2)),
+            revision: Some(skilldeck_skill::Revision(2)),
             description: String::new(),
             shortened: true,
-            shown: skilldeck_core::listing::Shown::NameOnly,
+            shown: skilldeck_select::listing::Shown::NameOnly,
             rank: Some(1),
         }],
         ranked: true,
@@ -274,7 +274,7 @@ fn origin() -> skilldeck_app::sources::OriginView {
     skilldeck_app::sources::OriginView {
         short: "github.com/o/r@9d2f1ae, skills/pdf".into(),
         given: "o/r".into(),
-        kind: skilldeck_core::provenance::SourceKind::Git,
+        kind: skilldeck_skill::provenance::SourceKind::Git,
         reference: None,
         resolved: "9d2f1ae".into(),
         path: "skills/pdf".into(),
@@ -317,7 +317,7 @@ fn a_source_look() {
 #[test]
 fn a_collection_preview() {
     use skilldeck_app::commands::collection::{CollectionItemView, CollectionView};
-    use skilldeck_core::import::ErrorInfo;
+    use skilldeck_store::import::ErrorInfo;
     let item = CollectionItemView {
         location: "skills/pdf".into(),
         name: Some("pdf".into()),

@@ -7,8 +7,8 @@
 
 use serde_json::{Value, json};
 use skilldeck_app::state::AppState;
-use skilldeck_core::SkilldeckHome;
 use skilldeck_sources::testing::{GitHttpServer, GitRepo};
+use skilldeck_store::SkilldeckHome;
 use std::path::{Path, PathBuf};
 use tauri::test::{MockRuntime, get_ipc_response};
 use tauri::{WebviewWindow, WebviewWindowBuilder};

@@ -5,7 +5,8 @@
 use serde_json::{Value, json};
 use skilldeck_app::state::AppState;
 use skilldeck_app::watcher::{self, CHANGED};
-use skilldeck_core::{FsStorage, RelPath, Scope, SkillFiles, SkillName, SkilldeckHome};
+use skilldeck_skill::{RelPath, Scope, SkillFiles, SkillName};
+use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 use tauri::test::{MockRuntime, get_ipc_response};

@@ -2,8 +2,8 @@
 //! Holds the token estimate of a history and the two shrinking rules; not when a turn runs.
 
 use crate::message::Message;
-use skilldeck_core::view_result::{COMPACTED_CONTENT, ViewResult};
-use skilldeck_core::view_skill::TOOL_NAME;
+use skilldeck_mount::view_result::{COMPACTED_CONTENT, ViewResult};
+use skilldeck_mount::view_skill::TOOL_NAME;
 
 /// The most of an older non-`view_skill` tool result kept, in characters.
 pub const KEEP_CHARS: usize = 400;

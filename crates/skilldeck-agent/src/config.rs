@@ -11,8 +11,8 @@ use crate::tools::limits::ResourceLimits;
 use crate::tools::sandbox::{NetworkPorts, SandboxChoice, SandboxSettings};
 use crate::tools::shell::ShellLimits;
 use serde::{Deserialize, Serialize};
-use skilldeck_core::Tier;
-use skilldeck_core::listing::DEFAULT_BUDGET_TOKENS;
+use skilldeck_select::listing::DEFAULT_BUDGET_TOKENS;
+use skilldeck_skill::Tier;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -286,10 +286,10 @@ pub enum HoldAt {
 
 impl HoldAt {
     /// The level the registry holds at (`None`: off).
-    pub fn level(self) -> Option<skilldeck_core::risk::RiskLevel> {
+    pub fn level(self) -> Option<skilldeck_skill::risk::RiskLevel> {
         match self {
-            Self::High => Some(skilldeck_core::risk::RiskLevel::High),
-            Self::Critical => Some(skilldeck_core::risk::RiskLevel::Critical),
+            Self::High => Some(skilldeck_skill::risk::RiskLevel::High),
+            Self::Critical => Some(skilldeck_skill::risk::RiskLevel::Critical),
             Self::Off => None,
         }
     }

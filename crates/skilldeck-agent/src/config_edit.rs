@@ -6,8 +6,8 @@
 
 use crate::config::{Api, Config, ConfigError, HoldAt, OFFLINE, ShellConfig};
 use serde::{Deserialize, Serialize};
-use skilldeck_core::Tier;
-use skilldeck_core::config_file;
+use skilldeck_skill::Tier;
+use skilldeck_store::config_file;
 use std::path::Path;
 use toml_edit::{Array, DocumentMut, Item, Table, TableLike, Value};
 

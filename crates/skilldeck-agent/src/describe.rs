@@ -5,7 +5,7 @@ use crate::message::ToolCall;
 use crate::tools::ToolKind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use skilldeck_core::view_result::ViewResult;
+use skilldeck_mount::view_result::ViewResult;
 
 /// A finished tool call as a UI shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -2,7 +2,7 @@
 //! Holds plain data shared by the loop, the providers and the transcript; no wire format.
 
 use serde::{Deserialize, Serialize};
-use skilldeck_core::view_skill::ToolSpec;
+use skilldeck_mount::view_skill::ToolSpec;
 
 /// One tool call the model asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

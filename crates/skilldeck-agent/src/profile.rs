@@ -2,7 +2,7 @@
 //! Holds reading the file and its errors; the core's listing and search apply the profile.
 
 use serde::Deserialize;
-use skilldeck_core::listing::Profile;
+use skilldeck_select::listing::Profile;
 use std::collections::BTreeSet;
 use std::path::Path;
 

@@ -13,17 +13,18 @@ use crate::tools::sandbox::{SandboxSettings, ShellSandbox};
 use crate::tools::shell::ShellLimits;
 use crate::transcript::{self, ListedRef, Record, Transcript, TranscriptError, TurnEnd};
 use futures_util::StreamExt as _;
-use skilldeck_core::Catalogue;
-use skilldeck_core::find;
-use skilldeck_core::listing::ListingOptions;
-use skilldeck_core::ranker::Query;
-use skilldeck_core::sandbox::{Sandbox, SandboxError};
-use skilldeck_core::trust::Trust;
-use skilldeck_core::view_result::ViewResult;
-use skilldeck_core::view_skill::ToolSpec;
-use skilldeck_core::view_skill::{SELF_HEAL_RULE, TOOL_NAME, Turn};
-use skilldeck_core::workspace_guard::Guard;
-use skilldeck_core::{SkillRegistry, SkilldeckHome, StorageError};
+use skilldeck_core::SkillRegistry;
+use skilldeck_mount::sandbox::{Sandbox, SandboxError};
+use skilldeck_mount::view_result::ViewResult;
+use skilldeck_mount::view_skill::ToolSpec;
+use skilldeck_mount::view_skill::{SELF_HEAL_RULE, TOOL_NAME, Turn};
+use skilldeck_mount::workspace_guard::Guard;
+use skilldeck_select::catalogue::Catalogue;
+use skilldeck_select::find;
+use skilldeck_select::listing::ListingOptions;
+use skilldeck_select::ranker::Query;
+use skilldeck_store::trust::Trust;
+use skilldeck_store::{SkilldeckHome, StorageError};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -43,7 +44,7 @@ pub enum AgentError {
     /// The workspace folder is one the agent may never work in (home, a folder above it, a system
     /// folder, Skilldeck's data, a folder of secrets).
     #[error("cannot use it as the workspace: {0}")]
-    Refused(#[from] skilldeck_core::workspace_guard::Refused),
+    Refused(#[from] skilldeck_mount::workspace_guard::Refused),
     /// The skill store failed.
     #[error(transparent)]
     Storage(#[from] StorageError),
@@ -554,7 +555,7 @@ impl Session {
 
     /// The listing for `query`, with what `find_skills` found this session and the skills this
     /// turn suggests.
-    fn listing(&self, query: &Query) -> Result<skilldeck_core::listing::Listing, AgentError> {
+    fn listing(&self, query: &Query) -> Result<skilldeck_select::listing::Listing, AgentError> {
         let mut found = self.found.clone();
         found.extend(self.suggested.iter().filter(|n| !self.found.contains(n)).cloned());
         let opts = ListingOptions { found, ..self.opts.listing.clone() };

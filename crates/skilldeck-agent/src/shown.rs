@@ -1,6 +1,6 @@
 //! Events, questions and replayed items as a screen shows them: every command, path, name and
 //! model text with its control, escape, bidi and invisible characters written as visible escapes
-//! (`skilldeck_core::visible`). Holds only that mapping, shared by the CLI and the desktop app so
+//! (`skilldeck_skill::visible`). Holds only that mapping, shared by the CLI and the desktop app so
 //! both show the same; the session keeps, records and runs the original text.
 
 use crate::describe::ToolOutcome;
@@ -8,7 +8,7 @@ use crate::events::{AgentEvent, ShellQuestion, WriteQuestion};
 use crate::replay::ReplayItem;
 use crate::transcript::TurnEnd;
 use serde_json::Value;
-use skilldeck_core::visible::{visible, visible_line};
+use skilldeck_skill::visible::{visible, visible_line};
 
 /// `event` as shown: streamed text and failure messages may span lines; tool names, arguments
 /// and summary lines stay on one.

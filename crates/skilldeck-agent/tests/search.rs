@@ -16,7 +16,7 @@ use skilldeck_agent::provider::offline::OfflineProvider;
 use skilldeck_agent::provider::openai::OpenAiProvider;
 use skilldeck_agent::session::SessionOptions;
 use skilldeck_agent::transcript::{self, Record, TurnEnd};
-use skilldeck_core::find::WHEN_TO_SEARCH;
+use skilldeck_select::find::WHEN_TO_SEARCH;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 

@@ -11,7 +11,7 @@ use skilldeck_agent::config::{Api, Config, ConfigError, ProviderConfig};
 use skilldeck_agent::config_edit::{self, ProviderForm};
 use skilldeck_agent::provider::probe::probe;
 use skilldeck_agent::tools::sandbox::NetworkPorts;
-use skilldeck_core::Tier;
+use skilldeck_skill::Tier;
 
 const MINE: &str = "# my settings\nmax_steps = 30 # enough\n\n[providers.local] # the laptop's server\napi = \"openai\"\nbase_url = \"http://localhost:11434/v1\" # ollama\nmodel = \"qwen3:8b\"\ncontext_window = 32768 # small\n\n[shell]\n# keep commands short\ntimeout_secs = 60\n";
 

@@ -14,7 +14,7 @@ use skilldeck_agent::provider::offline::OfflineProvider;
 use skilldeck_agent::session::{AgentError, Session, SessionOptions};
 use skilldeck_agent::tools::ToolKind;
 use skilldeck_agent::transcript::{self, Record, TranscriptError, TurnEnd};
-use skilldeck_core::Tier;
+use skilldeck_skill::Tier;
 use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::sync::Arc;

@@ -5,10 +5,12 @@ use crate::output;
 use anyhow::{Context as _, bail};
 use skilldeck_agent::config::{Config, HoldAt};
 use skilldeck_agent::session::SessionOptions;
-use skilldeck_core::listing::ListingOptions;
+use skilldeck_core::SkillRegistry;
 use skilldeck_core::semantic::Semantic;
-use skilldeck_core::{FsStorage, Scope, SkillName, SkillRegistry, SkilldeckHome, bundled};
 use skilldeck_remote::{Offline, TeamSync, When};
+use skilldeck_select::listing::ListingOptions;
+use skilldeck_skill::{Scope, SkillName};
+use skilldeck_store::{FsStorage, SkilldeckHome, bundled};
 
 /// The one line saying the team scope is offline and how old its revisions are.
 pub fn offline_line(off: &Offline) -> String {
@@ -103,7 +105,7 @@ impl Ctx {
         }
         let all: Vec<String> =
             Scope::ALL.iter().flat_map(|s| self.storage().list_skills_sync(*s).unwrap_or_default()).collect();
-        let close = skilldeck_core::name::suggestions(name, all.iter().map(String::as_str));
+        let close = skilldeck_skill::name::suggestions(name, all.iter().map(String::as_str));
         let hint = if close.is_empty() {
             "`skilldeck list` shows every skill".to_owned()
         } else {

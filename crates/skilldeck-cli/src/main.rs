@@ -8,7 +8,7 @@ mod output;
 
 use clap::{Parser, Subcommand};
 use output::Outcome;
-use skilldeck_core::Scope;
+use skilldeck_skill::Scope;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -288,7 +288,7 @@ enum Command {
         budget: Option<usize>,
         /// The model's tier (`lite` hides skills that need `ultra`; default: the default provider's).
         #[arg(long, value_parser = parse_tier)]
-        tier: Option<skilldeck_core::Tier>,
+        tier: Option<skilldeck_skill::Tier>,
         /// The latest user message: the listing is ranked against it when not every skill fits.
         #[arg(long)]
         request: Option<String>,
@@ -451,8 +451,8 @@ enum Command {
     },
 }
 
-fn parse_tier(s: &str) -> Result<skilldeck_core::Tier, String> {
-    skilldeck_core::Tier::parse(s).ok_or_else(|| format!("unknown tier {s:?}: use `lite` or `ultra`"))
+fn parse_tier(s: &str) -> Result<skilldeck_skill::Tier, String> {
+    skilldeck_skill::Tier::parse(s).ok_or_else(|| format!("unknown tier {s:?}: use `lite` or `ultra`"))
 }
 
 fn run(cli: Cli) -> anyhow::Result<Outcome> {

@@ -3,15 +3,15 @@
 //!
 //! Human output shows what a skill, a source or a model wrote (names, descriptions, paths,
 //! notes, errors) with its control, bidi and invisible characters as visible escapes
-//! (`skilldeck_core::visible`), so a folder named `\e[1A\e[2Kx` or a description holding
+//! (`skilldeck_skill::visible`), so a folder named `\e[1A\e[2Kx` or a description holding
 //! `\e]52;c;…\a` (which writes the terminal's clipboard) is read, never acted on: `outln!` and
 //! `errln!` escape every line they print. JSON is printed as serde writes it (a string's control
 //! characters are escapes there already), and `rawln!` prints a line exactly (`view`'s JSON).
 
 use serde::Serialize;
-use skilldeck_core::visible::{visible, visible_line};
-use skilldeck_core::{Diagnostic, Severity};
 use skilldeck_remote::SkillProblem;
+use skilldeck_skill::visible::{visible, visible_line};
+use skilldeck_skill::{Diagnostic, Severity};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write as _;

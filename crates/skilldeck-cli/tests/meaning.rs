@@ -198,7 +198,7 @@ impl Hub {
     fn start(files: &[&str]) -> Hub {
         let root = tempfile::tempdir().unwrap();
         let resolve = root.path().join(HUB_ID).join("resolve").join(COMMIT);
-        skilldeck_core::embed::write_hf_folder(&model_dir(), &resolve).unwrap();
+        skilldeck_embed::write_hf_folder(&model_dir(), &resolve).unwrap();
         let cdn = root.path().join("cdn");
         fs::create_dir_all(&cdn).unwrap();
         fs::rename(resolve.join("model.safetensors"), cdn.join("weights")).unwrap();

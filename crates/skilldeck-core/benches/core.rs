@@ -3,10 +3,12 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use criterion::{Criterion, SamplingMode, criterion_group, criterion_main};
-use skilldeck_core::Catalogue;
-use skilldeck_core::listing::ListingOptions;
-use skilldeck_core::validate::{self, ValidateOptions};
-use skilldeck_core::{DiagCode, FsStorage, RelPath, Scope, SkillFiles, SkillName, SkillRegistry, SkilldeckHome};
+use skilldeck_core::SkillRegistry;
+use skilldeck_select::catalogue::Catalogue;
+use skilldeck_select::listing::ListingOptions;
+use skilldeck_skill::validate::{self, ValidateOptions};
+use skilldeck_skill::{DiagCode, RelPath, Scope, SkillFiles, SkillName};
+use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::fmt::Write as _;
 use std::fs;
 use std::hint::black_box;
@@ -258,8 +260,8 @@ fn fill(mut front: String, cap: usize, unit: impl Fn(usize) -> String, close: &s
 /// the depth and alias limits (so they are parsed in full), and two that are refused unparsed.
 /// Each is checked to get the outcome it is named for before it is timed.
 fn hostile_yaml() -> Vec<(&'static str, String, Option<DiagCode>)> {
-    use skilldeck_core::frontmatter::MAX_FRONTMATTER_BYTES as CAP;
-    use skilldeck_core::yaml_bounds::{MAX_DEPTH, MAX_EXPANDED_VALUES};
+    use skilldeck_skill::frontmatter::MAX_FRONTMATTER_BYTES as CAP;
+    use skilldeck_skill::yaml_bounds::{MAX_DEPTH, MAX_EXPANDED_VALUES};
     let head = "name: pdf\ndescription: x\n".to_owned();
     let flow = MAX_DEPTH - 2;
     let brackets = fill(format!("{head}m: ["), CAP, |_| format!("{}x{},", "[".repeat(flow), "]".repeat(flow)), "]\n");

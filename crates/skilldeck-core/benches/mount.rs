@@ -3,10 +3,12 @@
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use skilldeck_core::listing::ListingOptions;
-use skilldeck_core::sandbox::Sandbox;
-use skilldeck_core::view_skill::{Turn, view_skill};
-use skilldeck_core::{FsStorage, RelPath, Scope, SkillFiles, SkillName, SkillRegistry, SkilldeckHome};
+use skilldeck_core::SkillRegistry;
+use skilldeck_mount::sandbox::Sandbox;
+use skilldeck_mount::view_skill::{Turn, view_skill};
+use skilldeck_select::listing::ListingOptions;
+use skilldeck_skill::{RelPath, Scope, SkillFiles, SkillName};
+use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::time::Duration;
 
 /// 300 files, 20 MB in all, as a large real skill with assets might be.

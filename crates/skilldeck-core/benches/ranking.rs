@@ -3,11 +3,12 @@
 #![allow(clippy::unwrap_used, missing_docs)]
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use skilldeck_core::listing::{self, ListingOptions};
-use skilldeck_core::ranker::{Query, SkillSet};
 use skilldeck_core::registry::{ListedEntry, SkillEntry};
-use skilldeck_core::storage::Summary;
-use skilldeck_core::{Revision, Scope, find};
+use skilldeck_select::find;
+use skilldeck_select::listing::{self, ListingOptions};
+use skilldeck_select::ranker::{Query, SkillSet};
+use skilldeck_skill::{Revision, Scope};
+use skilldeck_store::storage::Summary;
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -75,7 +76,7 @@ fn store(n: usize) -> Vec<ListedEntry> {
             let md = format!("---\nname: {name}\ndescription: {d}\n---\n# Steps\n## Checks\n");
             let summary = Summary::of_skill_md(Some(Revision(1)), md.into_bytes(), 0);
             ListedEntry {
-                entry: Arc::new(skilldeck_core::entries::from_summary(Scope::User, &name, &summary, false)),
+                entry: Arc::new(skilldeck_store::entries::from_summary(Scope::User, &name, &summary, false)),
                 shadowed: false,
             }
         })
@@ -115,7 +116,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| SkillSet::build(black_box(entries.clone())).rank(&Query::new(REQUEST), &one))
     });
     let text = "Use this skill to extract tables and text from PDF files, fill forms and merge documents.\n".repeat(40);
-    g.bench_function("o200k_count_listing", |b| b.iter(|| skilldeck_core::tokens::count_tokens(black_box(&text))));
+    g.bench_function("o200k_count_listing", |b| b.iter(|| skilldeck_select::tokens::count_tokens(black_box(&text))));
     g.finish();
 }
 
@@ -126,7 +127,7 @@ fn bench(c: &mut Criterion) {
 fn meaning(c: &mut Criterion) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../.tools/models")
-        .join(skilldeck_core::embed::DEFAULT_MODEL_ID);
+        .join(skilldeck_embed::DEFAULT_MODEL_ID);
     if !dir.is_dir() {
         eprintln!("meaning: no model in {} (run ./scripts/setup); skipped", dir.display());
         return;
@@ -145,7 +146,7 @@ fn meaning(c: &mut Criterion) {
             v.iter().map(|x| x / norm).collect()
         })
         .collect();
-    let mut dense = skilldeck_core::ranker::Dense::new(Arc::clone(&encoder), vectors.clone());
+    let mut dense = skilldeck_select::ranker::Dense::new(Arc::clone(&encoder), vectors.clone());
     // The English companion as shipped, when scripts/setup installed it.
     let companion_dir = dir.with_file_name(skilldeck_core::semantic::COMPANION_MODEL_ID);
     if companion_dir.is_dir() {

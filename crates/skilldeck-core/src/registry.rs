@@ -1,6 +1,7 @@
 //! `SkillRegistry`: discovery, parsing, validation and caching of the stored skills.
 //! Holds the cache and its invalidation, the revision overlay and shadowing; not the listing text.
 
+use rayon::prelude::*;
 use skilldeck_skill::digest::Digest;
 pub use skilldeck_skill::entry::{ListedEntry, SkillEntry};
 use skilldeck_skill::files::SkillFiles;
@@ -395,7 +396,8 @@ impl SkillRegistry {
             .filter(|(_, (h, _))| h.is_none())
             .map(|(i, (_, n))| (i, n.as_str()))
             .collect();
-        let read = crate::parallel::par_map(&misses, |(_, n)| self.load(&ctx, n));
+        // Each miss is a read and a parse of its own: on every core (rayon), in order.
+        let read: Vec<_> = misses.par_iter().with_min_len(16).map(|(_, n)| self.load(&ctx, n)).collect();
         if scope_dir.is_some() {
             use std::sync::atomic::Ordering::Relaxed;
             self.stats.cached.fetch_add(hit_count, Relaxed);

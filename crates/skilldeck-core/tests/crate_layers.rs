@@ -19,43 +19,36 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("skilldeck-mount", &["skilldeck-skill", "skilldeck-select", "skilldeck-store", "skilldeck-audit"]),
     (
         "skilldeck-core",
-        &[
-            "skilldeck-skill",
-            "skilldeck-audit",
-            "skilldeck-store",
-            "skilldeck-select",
-            "skilldeck-mount",
-            "skilldeck-embed",
-        ],
+        &["skilldeck-skill", "skilldeck-audit", "skilldeck-store", "skilldeck-select", "skilldeck-embed"],
     ),
-    ("skilldeck-agent", &["skilldeck-core"]),
-    ("skilldeck-targets", &["skilldeck-core"]),
-    ("skilldeck-mcp", &["skilldeck-core"]),
-    ("skilldeck-remote", &["skilldeck-core"]),
-    ("skilldeck-sources", &["skilldeck-core"]),
+    // The team store and the sources move files: they never rank, mount or embed.
+    ("skilldeck-remote", &["skilldeck-skill", "skilldeck-store"]),
+    ("skilldeck-sources", &["skilldeck-skill", "skilldeck-store"]),
+    ("skilldeck-targets", &["skilldeck-skill", "skilldeck-store", "skilldeck-select", "skilldeck-core"]),
+    ("skilldeck-mcp", &["skilldeck-skill", "skilldeck-store", "skilldeck-select", "skilldeck-mount", "skilldeck-core"]),
     (
-        "skilldeck-cli",
-        &[
-            "skilldeck-core",
-            "skilldeck-agent",
-            "skilldeck-targets",
-            "skilldeck-mcp",
-            "skilldeck-remote",
-            "skilldeck-sources",
-        ],
+        "skilldeck-agent",
+        &["skilldeck-skill", "skilldeck-store", "skilldeck-select", "skilldeck-mount", "skilldeck-core"],
     ),
-    (
-        "skilldeck-app",
-        &[
-            "skilldeck-core",
-            "skilldeck-agent",
-            "skilldeck-targets",
-            "skilldeck-mcp",
-            "skilldeck-remote",
-            "skilldeck-sources",
-        ],
-    ),
+    ("skilldeck-cli", FRONT),
+    ("skilldeck-app", FRONT),
     ("skilldeck-e2e", &[]),
+];
+
+/// What the two front ends (the CLI and the app) may name: everything beneath them.
+const FRONT: &[&str] = &[
+    "skilldeck-skill",
+    "skilldeck-audit",
+    "skilldeck-store",
+    "skilldeck-select",
+    "skilldeck-mount",
+    "skilldeck-embed",
+    "skilldeck-core",
+    "skilldeck-agent",
+    "skilldeck-targets",
+    "skilldeck-mcp",
+    "skilldeck-remote",
+    "skilldeck-sources",
 ];
 
 /// The `name` and the `skilldeck-*` entries of `[dependencies]` in a Cargo.toml.
@@ -97,4 +90,40 @@ fn every_dependency_between_crates_points_down() {
         }
     }
     assert!(wrong.is_empty(), "crate dependencies that break the layers:\n  {}", wrong.join("\n  "));
+}
+
+/// Every `.rs` file under `dir`, recursively.
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// A crate depends on the crates it uses and on no other: a `skilldeck-*` dependency its code
+/// never names is an arrow that rebuilds it for nothing (the compiler already refuses the
+/// opposite, a crate named but not declared).
+#[test]
+fn every_dependency_between_crates_is_used() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut dirs: Vec<_> = std::fs::read_dir(root.join("crates")).unwrap().map(|e| e.unwrap().path()).collect();
+    dirs.push(root.join("src-tauri"));
+    let mut unused = Vec::new();
+    for dir in dirs.iter().filter(|d| d.join("Cargo.toml").is_file()) {
+        let (name, deps) = read_manifest(&dir.join("Cargo.toml"));
+        let mut files = Vec::new();
+        rust_files(&dir.join("src"), &mut files);
+        let text: String = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).collect();
+        for dep in &deps {
+            if !text.contains(&format!("{}::", dep.replace('-', "_"))) {
+                unused.push(format!("{name} depends on {dep} but its src/ never names it"));
+            }
+        }
+    }
+    assert!(unused.is_empty(), "dependencies nothing uses:\n  {}", unused.join("\n  "));
 }

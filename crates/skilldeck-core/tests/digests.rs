@@ -2,8 +2,10 @@
 //! is seen (same size, modification time put back), and a record without a seal still lists.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::import;
-use skilldeck_core::{Digest, FsStorage, Scope, SkillName, SkillRegistry, SkilldeckHome, UploadLimits};
+use skilldeck_core::SkillRegistry;
+use skilldeck_skill::{Digest, Scope, SkillName, UploadLimits};
+use skilldeck_store::import;
+use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;

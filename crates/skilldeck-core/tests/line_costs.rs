@@ -4,10 +4,13 @@
 //! since is counted again. Alone in its test binary: it reads the process's count of texts.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::listing::ListingOptions;
-use skilldeck_core::ranker::Query;
-use skilldeck_core::tokens::{count_tokens, texts_counted};
-use skilldeck_core::{Catalogue, FsStorage, Scope, SkillRegistry, SkilldeckHome, UploadLimits, import};
+use skilldeck_core::SkillRegistry;
+use skilldeck_select::catalogue::Catalogue;
+use skilldeck_select::listing::ListingOptions;
+use skilldeck_select::ranker::Query;
+use skilldeck_select::tokens::{count_tokens, texts_counted};
+use skilldeck_skill::{Scope, UploadLimits};
+use skilldeck_store::{FsStorage, SkilldeckHome, import};
 use std::fs;
 use std::time::Duration;
 

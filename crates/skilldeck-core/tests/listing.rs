@@ -1,9 +1,11 @@
 //! The L1 listing: exact text, gating, shadowing, cache invalidation and the token budget.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::Catalogue;
-use skilldeck_core::listing::{ListingOptions, shorten};
-use skilldeck_core::{FsStorage, RelPath, Scope, SkillFiles, SkillName, SkillRegistry, SkilldeckHome, Tier};
+use skilldeck_core::SkillRegistry;
+use skilldeck_select::catalogue::Catalogue;
+use skilldeck_select::listing::{ListingOptions, shorten};
+use skilldeck_skill::{RelPath, Scope, SkillFiles, SkillName, Tier};
+use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::fs;
 
 fn files(front: &str) -> SkillFiles {

@@ -5,11 +5,14 @@
 //! corrupt cache file is ignored and rebuilt.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::find::BY_MEANING;
-use skilldeck_core::listing::ListingOptions;
-use skilldeck_core::ranker::Query;
+use skilldeck_core::SkillRegistry;
 use skilldeck_core::semantic::{Readiness, Semantic};
-use skilldeck_core::{Catalogue, FsStorage, Scope, SkillName, SkillRegistry, SkilldeckHome, UploadLimits, import};
+use skilldeck_select::catalogue::Catalogue;
+use skilldeck_select::find::BY_MEANING;
+use skilldeck_select::listing::ListingOptions;
+use skilldeck_select::ranker::Query;
+use skilldeck_skill::{Scope, SkillName, UploadLimits};
+use skilldeck_store::{FsStorage, SkilldeckHome, import};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,7 +21,7 @@ use std::time::Duration;
 /// The model folder: `$SKILLDECK_TEST_MODEL`, else the one `scripts/setup` unpacks.
 fn model_dir() -> PathBuf {
     let dir = std::env::var_os("SKILLDECK_TEST_MODEL").map(PathBuf::from).unwrap_or_else(|| {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/models").join(skilldeck_core::embed::DEFAULT_MODEL_ID)
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/models").join(skilldeck_embed::DEFAULT_MODEL_ID)
     });
     assert!(dir.is_dir(), "no embedding model in {}: run ./scripts/setup (it unpacks one there)", dir.display());
     dir
@@ -121,8 +124,8 @@ fn vectors_are_kept_dropped_with_their_skill_and_rebuilt_when_corrupt() {
     let r = registry(&s);
     assert_eq!(r.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready), "six skills are computed on the spot");
     let semantic = Semantic::with_model(&s.home, Some(model_dir()));
-    let file = skilldeck_core::vector_cache::path(&s.home, semantic.model_id());
-    let kept = skilldeck_core::vector_cache::read(&file, semantic.model_id(), 384);
+    let file = skilldeck_store::vector_cache::path(&s.home, semantic.model_id());
+    let kept = skilldeck_store::vector_cache::read(&file, semantic.model_id(), 384);
     assert_eq!(kept.len(), SKILLS.len());
 
     // A new registry (a new process) finds every vector in the file: none to compute.
@@ -137,16 +140,16 @@ fn vectors_are_kept_dropped_with_their_skill_and_rebuilt_when_corrupt() {
     let fresh = registry(&s);
     let set = fresh.ranked_set(&[Scope::User]).unwrap();
     fresh.semantic().unwrap().index(&set, |_, _| {}).unwrap();
-    assert_eq!(skilldeck_core::vector_cache::read(&file, semantic.model_id(), 384).len(), SKILLS.len() - 1);
+    assert_eq!(skilldeck_store::vector_cache::read(&file, semantic.model_id(), 384).len(), SKILLS.len() - 1);
 
     // A torn file is ignored as a whole and written again, with the same vectors.
-    let before = skilldeck_core::vector_cache::read(&file, semantic.model_id(), 384);
+    let before = skilldeck_store::vector_cache::read(&file, semantic.model_id(), 384);
     let bytes = fs::read(&file).unwrap();
     fs::write(&file, &bytes[..bytes.len() / 2]).unwrap();
-    assert!(skilldeck_core::vector_cache::read(&file, semantic.model_id(), 384).is_empty());
+    assert!(skilldeck_store::vector_cache::read(&file, semantic.model_id(), 384).is_empty());
     let torn = registry(&s);
     assert_eq!(torn.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready));
-    let after = skilldeck_core::vector_cache::read(&file, semantic.model_id(), 384);
+    let after = skilldeck_store::vector_cache::read(&file, semantic.model_id(), 384);
     assert_eq!(after.len(), before.len());
     for (key, v) in &before {
         let cos: f32 = v.iter().zip(after[key].iter()).map(|(a, b)| a * b).sum();
@@ -197,7 +200,7 @@ fn ranking_some_scopes_keeps_the_vectors_of_the_others_but_not_of_a_deleted_skil
     add_in(&s.storage, s._tmp.path(), Scope::System, "meeting-notes", "Keep minutes of meetings tidy and shared.");
     let vectors = |s: &Store| {
         let semantic = Semantic::with_model(&s.home, Some(model_dir()));
-        skilldeck_core::vector_cache::read(&semantic.vector_cache_path(), semantic.model_id(), 384).len()
+        skilldeck_store::vector_cache::read(&semantic.vector_cache_path(), semantic.model_id(), 384).len()
     };
     // A client ranking both scopes computes every vector.
     let both = registry(&s);
@@ -254,14 +257,12 @@ fn the_companion_indexes_beside_the_shipped_model_and_a_new_process_computes_non
     r.semantic().unwrap().index(&set, |done, of| seen.push((done, of))).unwrap();
     assert_eq!(seen.last(), Some(&(SKILLS.len(), SKILLS.len())), "progress counts skills: {seen:?}");
     let dense = set.dense().expect("the set ranks by meaning");
-    assert_eq!(dense.model_ids(), [skilldeck_core::embed::DEFAULT_MODEL_ID, "all-MiniLM-L6-v2"]);
+    assert_eq!(dense.model_ids(), [skilldeck_embed::DEFAULT_MODEL_ID, "all-MiniLM-L6-v2"]);
     let semantic = r.semantic().unwrap();
     let files = semantic.vector_cache_paths();
     assert_eq!(files.len(), 2);
-    for (file, (id, dim)) in
-        files.iter().zip([(skilldeck_core::embed::DEFAULT_MODEL_ID, 384), ("all-MiniLM-L6-v2", 384)])
-    {
-        assert_eq!(skilldeck_core::vector_cache::read(file, id, dim).len(), SKILLS.len(), "{}", file.display());
+    for (file, (id, dim)) in files.iter().zip([(skilldeck_embed::DEFAULT_MODEL_ID, 384), ("all-MiniLM-L6-v2", 384)]) {
+        assert_eq!(skilldeck_store::vector_cache::read(file, id, dim).len(), SKILLS.len(), "{}", file.display());
     }
     // English and Chinese requests still find their skills with both models.
     for (request, want) in REQUESTS {
@@ -295,7 +296,7 @@ fn after_an_upgrade_brings_the_companion_the_main_model_ranks_until_its_vectors_
     let pending = Readiness::Pending { missing: total, total, by_meaning: true };
     assert_eq!(after.meaning(&[Scope::User]).unwrap(), Some(pending));
     let set = after.ranked_set(&[Scope::User]).unwrap();
-    assert_eq!(set.dense().unwrap().model_ids(), [skilldeck_core::embed::DEFAULT_MODEL_ID]);
+    assert_eq!(set.dense().unwrap().model_ids(), [skilldeck_embed::DEFAULT_MODEL_ID]);
     let found = after.find_skills(&opts(), "let customers pay monthly with a card", 5).unwrap();
     assert_eq!(found.first().map(|f| f.name.as_str()), Some("stripe-billing"), "meaning ranks meanwhile: {found:?}");
     // Once the companion's vectors are computed, both models rank.
@@ -303,7 +304,7 @@ fn after_an_upgrade_brings_the_companion_the_main_model_ranks_until_its_vectors_
     after.semantic().unwrap().index(&set, |_, of| computed = of).unwrap();
     assert_eq!(computed, total);
     assert_eq!(after.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready));
-    assert_eq!(set.dense().unwrap().model_ids(), [skilldeck_core::embed::DEFAULT_MODEL_ID, "all-MiniLM-L6-v2"]);
+    assert_eq!(set.dense().unwrap().model_ids(), [skilldeck_embed::DEFAULT_MODEL_ID, "all-MiniLM-L6-v2"]);
 }
 
 #[test]
@@ -318,7 +319,7 @@ fn a_companion_that_does_not_load_leaves_the_shipped_model_ranking_alone() {
     let r = SkillRegistry::new(s.storage.clone()).with_settle_window(Duration::ZERO).with_semantic(semantic);
     assert_eq!(r.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready));
     let set = r.ranked_set(&[Scope::User]).unwrap();
-    assert_eq!(set.dense().unwrap().model_ids(), [skilldeck_core::embed::DEFAULT_MODEL_ID]);
+    assert_eq!(set.dense().unwrap().model_ids(), [skilldeck_embed::DEFAULT_MODEL_ID]);
     let why = r.semantic().unwrap().companion_error().expect("it says why the companion is left out");
     assert!(why.contains("config.json") || why.contains("model"), "{why}");
     let found = r.find_skills(&opts(), "let customers pay monthly with a card", 5).unwrap();
@@ -330,10 +331,10 @@ fn the_home_finds_the_companion_beside_the_shipped_model_but_not_beside_a_chosen
     let s = store();
     let models = s.home.join("models");
     fs::create_dir_all(&models).unwrap();
-    std::os::unix::fs::symlink(model_dir(), models.join(skilldeck_core::embed::DEFAULT_MODEL_ID)).unwrap();
+    std::os::unix::fs::symlink(model_dir(), models.join(skilldeck_embed::DEFAULT_MODEL_ID)).unwrap();
     std::os::unix::fs::symlink(companion_dir(), models.join(skilldeck_core::semantic::COMPANION_MODEL_ID)).unwrap();
     let home = Semantic::for_home(&s.home, None);
-    assert_eq!(home.model_id(), skilldeck_core::embed::DEFAULT_MODEL_ID);
+    assert_eq!(home.model_id(), skilldeck_embed::DEFAULT_MODEL_ID);
     assert_eq!(home.companion().map(|(id, _)| id), Some("all-MiniLM-L6-v2"));
     // A model chosen in config.toml ranks alone: the fusion's weights were chosen for the pair.
     std::os::unix::fs::symlink(companion_dir(), models.join("sentence-transformers--all-MiniLM-L6-v2")).unwrap();

@@ -2,8 +2,10 @@
 //! its stamps and parsed again, and a corrupt or truncated cache file is ignored and rebuilt.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::import;
-use skilldeck_core::{DiskCacheStats, FsStorage, Scope, SkillName, SkillRegistry, SkilldeckHome, UploadLimits};
+use skilldeck_core::{DiskCacheStats, SkillRegistry};
+use skilldeck_skill::{Scope, SkillName, UploadLimits};
+use skilldeck_store::import;
+use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};

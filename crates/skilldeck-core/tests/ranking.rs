@@ -2,13 +2,13 @@
 //! never cut, pinned skills in full, the enum never holding an unshown unfound skill.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::find;
-use skilldeck_core::listing::{self, Listing, ListingOptions, Shown};
-use skilldeck_core::ranker::Query;
 use skilldeck_core::registry::ListedEntry;
-use skilldeck_core::storage::Summary;
-use skilldeck_core::view_skill::tool_spec;
-use skilldeck_core::{Revision, Scope};
+use skilldeck_mount::view_skill::tool_spec;
+use skilldeck_select::find;
+use skilldeck_select::listing::{self, Listing, ListingOptions, Shown};
+use skilldeck_select::ranker::Query;
+use skilldeck_skill::{Revision, Scope};
+use skilldeck_store::storage::Summary;
 use std::sync::Arc;
 
 /// A listed skill built in memory the way the registry builds it from a store.
@@ -16,7 +16,7 @@ fn entry(name: &str, description: &str, zh: Option<&str>, body: &str) -> ListedE
     let zh = zh.map(|z| format!("description_zh: \"{z}\"\n")).unwrap_or_default();
     let md = format!("---\nname: {name}\ndescription: \"{description}\"\n{zh}---\n{body}");
     let summary = Summary::of_skill_md(Some(Revision(3)), md.into_bytes(), 100);
-    let e = skilldeck_core::entries::from_summary(Scope::User, name, &summary, false);
+    let e = skilldeck_store::entries::from_summary(Scope::User, name, &summary, false);
     assert!(e.valid, "{name}: {:?}", e.diagnostics);
     ListedEntry { entry: Arc::new(e), shadowed: false }
 }

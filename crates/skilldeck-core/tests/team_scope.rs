@@ -2,13 +2,13 @@
 //! shadowing user over team over system in the registry and the listing.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::Catalogue;
-use skilldeck_core::listing::ListingOptions;
-use skilldeck_core::storage::RevisionEvent;
-use skilldeck_core::trust::{GrantState, Trust};
-use skilldeck_core::{
-    FsStorage, RelPath, Revision, Scope, SkillFiles, SkillName, SkillRegistry, SkilldeckHome, StorageError,
-};
+use skilldeck_core::SkillRegistry;
+use skilldeck_select::catalogue::Catalogue;
+use skilldeck_select::listing::ListingOptions;
+use skilldeck_skill::{RelPath, Revision, Scope, SkillFiles, SkillName};
+use skilldeck_store::storage::RevisionEvent;
+use skilldeck_store::trust::{GrantState, Trust};
+use skilldeck_store::{FsStorage, SkilldeckHome, StorageError};
 use std::path::Path;
 
 fn skill(name: &str, description: &str) -> SkillFiles {

@@ -2,10 +2,11 @@
 //! every reader — discovery, raw and text reads, `validate_file` — and get an error, never a hang.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::validate::{ValidateOptions, validate_file};
-use skilldeck_core::{
-    DiagCode, FsStorage, RelPath, Scope, SkillFiles, SkillName, SkillRegistry, SkilldeckHome, UploadLimits,
-};
+use skilldeck_core::SkillRegistry;
+use skilldeck_skill::validate::ValidateOptions;
+use skilldeck_skill::{DiagCode, RelPath, Scope, SkillFiles, SkillName, UploadLimits};
+use skilldeck_store::read_check::validate_file;
+use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;

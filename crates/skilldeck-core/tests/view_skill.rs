@@ -3,12 +3,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use serde_json::{Value, json};
-use skilldeck_core::Catalogue;
-use skilldeck_core::listing::ListingOptions;
-use skilldeck_core::sandbox::Sandbox;
-use skilldeck_core::view_result::ViewResult;
-use skilldeck_core::view_skill::{MAX_VIEW_BYTES, Turn, tool_spec, view_skill};
-use skilldeck_core::{FsStorage, RelPath, Scope, SkillFiles, SkillName, SkillRegistry, SkilldeckHome};
+use skilldeck_core::SkillRegistry;
+use skilldeck_mount::sandbox::Sandbox;
+use skilldeck_mount::view_result::ViewResult;
+use skilldeck_mount::view_skill::{MAX_VIEW_BYTES, Turn, tool_spec, view_skill};
+use skilldeck_select::catalogue::Catalogue;
+use skilldeck_select::listing::ListingOptions;
+use skilldeck_skill::{RelPath, Scope, SkillFiles, SkillName};
+use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::MetadataExt as _;
@@ -246,8 +248,8 @@ fn the_enum_follows_the_listing() {
         storage.write_skill_sync(Scope::User, &SkillName::parse(name).unwrap(), &md(front)).unwrap();
     }
     fx.registry.invalidate(Scope::User, None);
-    let opts = skilldeck_core::listing::ListingOptions {
-        tier: skilldeck_core::Tier::Lite,
+    let opts = skilldeck_select::listing::ListingOptions {
+        tier: skilldeck_skill::Tier::Lite,
         disabled: ["off".to_owned()].into(),
         ..ListingOptions::default()
     };
@@ -269,7 +271,7 @@ fn the_enum_follows_the_listing() {
     for gated in ["broken", "big-brain", "off"] {
         assert_eq!(fx.call(&mut t, json!({"name": gated}))["error"]["code"], "skill_not_found", "{gated}");
     }
-    let none = skilldeck_core::listing::ListingOptions { scopes: vec![], ..ListingOptions::default() };
+    let none = skilldeck_select::listing::ListingOptions { scopes: vec![], ..ListingOptions::default() };
     assert!(tool_spec(&fx.registry.listing(&none).unwrap()).is_none());
 }
 
@@ -477,7 +479,7 @@ fn what_stands_at_the_mount_record_is_reported_never_followed_nor_blocked_on() {
         let expected = ViewResult::error(
             "pdf",
             None,
-            skilldeck_core::view_result::ViewErrorCode::SkillCopyFailed,
+            skilldeck_mount::view_result::ViewErrorCode::SkillCopyFailed,
             format!(
                 ".skills/.pdf.mount.json is {kind} where Skilldeck keeps the mount record; move it away and call view_skill again"
             ),
@@ -521,7 +523,7 @@ fn a_sparse_file_planted_in_the_store_is_refused_not_written_out_dense() {
     let expected = ViewResult::error(
         "pdf",
         None,
-        skilldeck_core::view_result::ViewErrorCode::SkillCopyFailed,
+        skilldeck_mount::view_result::ViewErrorCode::SkillCopyFailed,
         "Could not copy the skill into the workspace: the stored skill is over the store's limits \
          (assets/huge.bin is 1073741824 bytes; the limit for one file is 33554432 bytes), so it was changed \
          outside Skilldeck and is not copied; ask the user to remove the file from the stored skill or upload \

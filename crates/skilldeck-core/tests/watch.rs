@@ -2,9 +2,11 @@
 //! settled, naming the right skill, and reads never are.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::storage::RevisionEvent;
-use skilldeck_core::watch::{SkillChange, SkillWatcher, StoreChange};
-use skilldeck_core::{FsStorage, RelPath, Revision, Scope, SkillFiles, SkillName, SkillRegistry, SkilldeckHome};
+use skilldeck_core::SkillRegistry;
+use skilldeck_skill::{RelPath, Revision, Scope, SkillFiles, SkillName};
+use skilldeck_store::storage::RevisionEvent;
+use skilldeck_store::watch::{SkillChange, SkillWatcher, StoreChange};
+use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::collections::BTreeSet;
 use std::fs;
 use std::sync::mpsc;

@@ -7,8 +7,9 @@ use rmcp::ErrorData;
 use rmcp::model::{
     GetPromptResult, Prompt, PromptMessage, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role,
 };
-use skilldeck_core::listing::{ListedSkill, Listing};
-use skilldeck_core::{RelPath, SkillName, SkillRegistry};
+use skilldeck_core::SkillRegistry;
+use skilldeck_select::listing::{ListedSkill, Listing};
+use skilldeck_skill::{RelPath, SkillName};
 
 /// Where skill resources live: `skill://<name>/<path>`.
 pub const SCHEME: &str = "skill://";

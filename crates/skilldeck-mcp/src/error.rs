@@ -6,7 +6,7 @@
 pub enum McpError {
     /// The store could not be read to build the listing.
     #[error("could not read the skill store: {0}")]
-    Store(#[from] skilldeck_core::StorageError),
+    Store(#[from] skilldeck_store::StorageError),
     /// The listing options (config.toml) could not be read.
     #[error("could not read the listing settings: {0}")]
     Settings(String),

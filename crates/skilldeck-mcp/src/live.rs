@@ -3,8 +3,8 @@
 
 use crate::catalog::SCHEME;
 use crate::server::SkilldeckServer;
-use skilldeck_core::SkillName;
-use skilldeck_core::watch::{SkillWatcher, StoreChange};
+use skilldeck_skill::SkillName;
+use skilldeck_store::watch::{SkillWatcher, StoreChange};
 use std::sync::atomic::Ordering;
 
 impl SkilldeckServer {

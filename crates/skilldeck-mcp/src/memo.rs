@@ -2,13 +2,13 @@
 //! of a skill gets a turn of its own in the core's sense, and the core's memo does the rest.
 
 use serde_json::Value;
-use skilldeck_core::SkillName;
-use skilldeck_core::listing::{ListedSkill, Listing};
-use skilldeck_core::mount;
 use skilldeck_core::registry::SkillRegistry;
-use skilldeck_core::sandbox::Sandbox;
-use skilldeck_core::view_result::{ViewErrorCode, ViewResult};
-use skilldeck_core::view_skill::{Turn, view_skill};
+use skilldeck_mount::mount;
+use skilldeck_mount::sandbox::Sandbox;
+use skilldeck_mount::view_result::{ViewErrorCode, ViewResult};
+use skilldeck_mount::view_skill::{Turn, view_skill};
+use skilldeck_select::listing::{ListedSkill, Listing};
+use skilldeck_skill::SkillName;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -99,10 +99,11 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
-    use skilldeck_core::Catalogue;
-    use skilldeck_core::Scope;
-    use skilldeck_core::listing::ListingOptions;
-    use skilldeck_core::{FsStorage, RelPath, SkillFiles, SkilldeckHome};
+    use skilldeck_select::catalogue::Catalogue;
+    use skilldeck_select::listing::ListingOptions;
+    use skilldeck_skill::Scope;
+    use skilldeck_skill::{RelPath, SkillFiles};
+    use skilldeck_store::{FsStorage, SkilldeckHome};
     use std::os::unix::fs::MetadataExt as _;
 
     struct Fx {

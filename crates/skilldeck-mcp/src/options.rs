@@ -1,9 +1,9 @@
 //! What the server is told when it starts: the workspace, the scopes, where the listing options
 //! come from and how long store changes settle.
 
-use skilldeck_core::Scope;
-use skilldeck_core::listing::ListingOptions;
-use skilldeck_core::risk::RiskLevel;
+use skilldeck_select::listing::ListingOptions;
+use skilldeck_skill::Scope;
+use skilldeck_skill::risk::RiskLevel;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;

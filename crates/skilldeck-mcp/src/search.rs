@@ -4,8 +4,8 @@
 use crate::tool::object;
 use rmcp::model::{Tool, ToolAnnotations};
 use serde_json::{Value, json};
-use skilldeck_core::find::{self, TOOL_NAME, tool_spec};
-use skilldeck_core::listing::Listing;
+use skilldeck_select::find::{self, TOOL_NAME, tool_spec};
+use skilldeck_select::listing::Listing;
 
 /// The JSON Schema of a `find_skills` result's `structuredContent`: `{query, matches, note}`,
 /// each match `{name, version, description, why}`.

@@ -19,12 +19,12 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Value, json};
-use skilldeck_core::Catalogue;
 use skilldeck_core::SkillRegistry;
-use skilldeck_core::find;
-use skilldeck_core::listing::{Listing, ListingOptions};
-use skilldeck_core::view_result::{ViewErrorCode, ViewResult};
-use skilldeck_core::view_skill::TOOL_NAME;
+use skilldeck_mount::view_result::{ViewErrorCode, ViewResult};
+use skilldeck_mount::view_skill::TOOL_NAME;
+use skilldeck_select::catalogue::Catalogue;
+use skilldeck_select::find;
+use skilldeck_select::listing::{Listing, ListingOptions};
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
@@ -47,7 +47,7 @@ pub(crate) struct Shared {
     /// The resources the client subscribed to (`resources/subscribe`).
     pub(crate) subscribed: Mutex<std::collections::BTreeSet<String>>,
     /// The store's watcher, while there is one.
-    pub(crate) watcher: Mutex<Option<skilldeck_core::watch::SkillWatcher>>,
+    pub(crate) watcher: Mutex<Option<skilldeck_store::watch::SkillWatcher>>,
     /// Skills `find_skills` returned in this session, oldest first: they stay listed.
     found: Mutex<Vec<String>>,
     /// Whether the settings let the session search (`find_skills` among the enabled tools).
@@ -243,7 +243,7 @@ impl SkilldeckServer {
     }
 
     /// Asks the client for its roots when the workspace comes from them.
-    async fn sandbox(&self, peer: &Peer<RoleServer>) -> Result<Arc<skilldeck_core::sandbox::Sandbox>, String> {
+    async fn sandbox(&self, peer: &Peer<RoleServer>) -> Result<Arc<skilldeck_mount::sandbox::Sandbox>, String> {
         let mut workspaces = self.shared.workspaces.lock().await;
         if workspaces.roots_decide() {
             let shares_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
@@ -266,7 +266,7 @@ impl SkilldeckServer {
             Ok(s) => s,
             Err(message) => {
                 // A bad path is said first, as the core does, even with nowhere to mount.
-                if let Some(Err(e)) = path.as_deref().map(skilldeck_core::RelPath::parse) {
+                if let Some(Err(e)) = path.as_deref().map(skilldeck_skill::RelPath::parse) {
                     let message = format!("{e}; give a path relative to the skill folder, such as references/guide.md");
                     return ViewResult::error(&name, path.as_deref(), ViewErrorCode::SkillPathInvalid, message);
                 }
@@ -350,7 +350,7 @@ impl ServerHandler for SkilldeckServer {
             .enable_tools()
             .enable_tool_list_changed()
             .build();
-        let mut server = Implementation::new("skilldeck", skilldeck_core::APP_VERSION);
+        let mut server = Implementation::new("skilldeck", skilldeck_skill::APP_VERSION);
         server.title = Some("Skilldeck".to_owned());
         ServerConfig::new(capabilities)
             .with_protocol_version(NEWEST_PROTOCOL)
@@ -389,7 +389,7 @@ impl ServerHandler for SkilldeckServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.remember_peer(&context.peer);
-        if request.name == skilldeck_core::find::TOOL_NAME {
+        if request.name == skilldeck_select::find::TOOL_NAME {
             self.refresh_unless_live();
             let input = Value::Object(request.arguments.unwrap_or_default());
             let server = self.clone();
@@ -410,7 +410,7 @@ impl ServerHandler for SkilldeckServer {
                 format!(
                     "unknown tool {:?}: this server has {TOOL_NAME} (and {} while the listing does not show every skill)",
                     request.name,
-                    skilldeck_core::find::TOOL_NAME
+                    skilldeck_select::find::TOOL_NAME
                 ),
                 None,
             ));

@@ -3,9 +3,9 @@
 
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
-use skilldeck_core::listing::Listing;
-use skilldeck_core::view_result::ViewErrorCode;
-use skilldeck_core::view_skill::{SELF_HEAL_RULE, TOOL_NAME, tool_spec};
+use skilldeck_mount::view_result::ViewErrorCode;
+use skilldeck_mount::view_skill::{SELF_HEAL_RULE, TOOL_NAME, tool_spec};
+use skilldeck_select::listing::Listing;
 use std::sync::Arc;
 
 /// Every error code a `view_skill` result may carry, as the output schema lists them.

@@ -1,9 +1,9 @@
 //! Where skills are mounted: `--workspace DIR`, else the client's first `file://` root (MCP
 //! roots, asked once and again after `notifications/roots/list_changed`), else an error.
 
-use skilldeck_core::SkilldeckHome;
-use skilldeck_core::sandbox::Sandbox;
-use skilldeck_core::workspace_guard::Guard;
+use skilldeck_mount::sandbox::Sandbox;
+use skilldeck_mount::workspace_guard::Guard;
+use skilldeck_store::SkilldeckHome;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 

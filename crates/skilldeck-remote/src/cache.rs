@@ -146,12 +146,12 @@ impl Cache {
     /// The files of a cached revision, each checked against its hash and size, and the whole
     /// against the manifest's digest: `None` when its manifest or one of its blobs is not
     /// cached, `Corrupt` when the files are not what the manifest says.
-    pub fn files(&self, name: &str, rev: u64) -> Result<Option<skilldeck_core::SkillFiles>> {
+    pub fn files(&self, name: &str, rev: u64) -> Result<Option<skilldeck_skill::SkillFiles>> {
         let Some(m) = self.manifest(name, rev)? else {
             return Ok(None);
         };
         let corrupt = |reason: String| RemoteError::Corrupt { key: format!("{name} revision {rev}"), reason };
-        let mut files = skilldeck_core::SkillFiles::new();
+        let mut files = skilldeck_skill::SkillFiles::new();
         for f in &m.files {
             let Some(bytes) = self.blob(&f.sha256)? else {
                 return Ok(None);
@@ -164,7 +164,7 @@ impl Cache {
                     f.size
                 )));
             }
-            let path = skilldeck_core::RelPath::parse(&f.path).map_err(|e| corrupt(e.to_string()))?;
+            let path = skilldeck_skill::RelPath::parse(&f.path).map_err(|e| corrupt(e.to_string()))?;
             files.insert(path, bytes);
         }
         let digest = files.digest().long();
@@ -187,7 +187,7 @@ impl Cache {
 mod tests {
     use super::*;
     use crate::manifest::Event;
-    use skilldeck_core::{RelPath, SkillFiles, SkillName};
+    use skilldeck_skill::{RelPath, SkillFiles, SkillName};
 
     fn cached(m: &Manifest, blobs: &[&[u8]]) -> (tempfile::TempDir, Cache) {
         let dir = tempfile::tempdir().unwrap();

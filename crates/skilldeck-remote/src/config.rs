@@ -3,7 +3,7 @@
 
 use crate::error::{RemoteError, Result};
 use serde::{Deserialize, Serialize};
-use skilldeck_core::config_file;
+use skilldeck_store::config_file;
 use std::collections::BTreeMap;
 use std::path::Path;
 

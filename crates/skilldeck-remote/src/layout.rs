@@ -64,7 +64,7 @@ impl Layout {
         // a hidden name, a separator) is not a skill of this store, whoever wrote the key.
         if digits.len() != REV_DIGITS
             || !digits.bytes().all(|b| b.is_ascii_digit())
-            || skilldeck_core::SkillName::parse(name).is_err()
+            || skilldeck_skill::SkillName::parse(name).is_err()
         {
             return None;
         }

@@ -5,7 +5,7 @@ use crate::error::{RemoteError, Result};
 use crate::untrusted;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
-use skilldeck_core::{Digest, SkillFiles, SkillName, UploadLimits};
+use skilldeck_skill::{Digest, SkillFiles, SkillName, UploadLimits};
 
 // The type of `Manifest::files`, defined beneath this module and `untrusted`; named here too.
 pub use crate::file_entry::FileEntry;
@@ -29,7 +29,7 @@ pub struct Manifest {
     pub revision: u64,
     /// The files, sorted by path.
     pub files: Vec<FileEntry>,
-    /// `sha256:<64 hex>`, as `skilldeck_core::Digest` computes it.
+    /// `sha256:<64 hex>`, as `skilldeck_skill::Digest` computes it.
     pub digest: String,
     /// When it was published (RFC 3339, UTC).
     pub published_at: String,
@@ -121,7 +121,7 @@ impl Manifest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use skilldeck_core::RelPath;
+    use skilldeck_skill::RelPath;
 
     const MD: &[u8] = b"---\nname: pdf\ndescription: d\n---\nBody\n";
 

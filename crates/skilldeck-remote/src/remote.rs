@@ -11,7 +11,7 @@ use crate::problem::{SkillProblem, is_per_skill};
 use crate::store::{PublishReport, RemoteStore};
 use futures_util::StreamExt as _;
 use serde::Serialize;
-use skilldeck_core::{SkillFiles, SkillName};
+use skilldeck_skill::{SkillFiles, SkillName};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 

@@ -10,7 +10,7 @@ use futures_util::{StreamExt as _, TryStreamExt as _};
 use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::list::{PaginatedListOptions, PaginatedListStore as _};
 use object_store::{BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt as _, PutMode, PutOptions, RetryConfig};
-use skilldeck_core::{SkillFiles, SkillName};
+use skilldeck_skill::{SkillFiles, SkillName};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 use std::time::Duration;

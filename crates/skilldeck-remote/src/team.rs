@@ -12,8 +12,9 @@ use crate::error::{RemoteError, Result};
 use crate::problem::SkillProblem;
 use crate::remote::{Offline, RefreshReport, Remote};
 use serde::Serialize;
-use skilldeck_core::storage::RevisionEvent;
-use skilldeck_core::{FsStorage, Revision, Scope, SkillName};
+use skilldeck_skill::{Revision, Scope, SkillName};
+use skilldeck_store::FsStorage;
+use skilldeck_store::storage::RevisionEvent;
 use std::time::Duration;
 
 /// The remote whose skills make the team scope.
@@ -145,14 +146,14 @@ pub struct Materialised {
 /// had; the others go on. Fails only when the team scope itself cannot be read.
 pub fn materialise(storage: &FsStorage, cache: &Cache) -> Result<Materialised> {
     let state = cache.state()?;
-    let store_err = |e: skilldeck_core::StorageError| RemoteError::Store(format!("the team scope: {e}"));
+    let store_err = |e: skilldeck_store::StorageError| RemoteError::Store(format!("the team scope: {e}"));
     let mut problems = Vec::new();
     let mut want = Vec::new();
     for (name, rev) in &state.skills {
         let Ok(skill) = SkillName::parse(name) else { continue };
         let local = match storage.revision_sync(Scope::Team, &skill) {
             Ok(r) => r,
-            Err(skilldeck_core::StorageError::SkillNotFound { .. }) => None,
+            Err(skilldeck_store::StorageError::SkillNotFound { .. }) => None,
             Err(e) => {
                 problems.push(SkillProblem::new(name, *rev, store_err(e)));
                 continue;

@@ -3,8 +3,8 @@
 //! fetched or a line is printed. Holds the rules; not the parsing (`manifest`).
 
 use crate::file_entry::FileEntry;
-use skilldeck_core::files::{LimitMeter, is_sidecar};
-use skilldeck_core::{RelPath, UploadLimits};
+use skilldeck_skill::files::{LimitMeter, is_sidecar};
+use skilldeck_skill::{RelPath, UploadLimits};
 use std::collections::HashMap;
 use unicode_normalization::UnicodeNormalization as _;
 
@@ -38,7 +38,7 @@ pub fn check_files(files: &[FileEntry], limits: UploadLimits) -> Result<(), Stri
         }
         // What no import takes (`.git`, OS litter) no team revision brings either: a `.git/config`
         // would run its `core.fsmonitor` command for anyone whose shell shows git status there.
-        if let Some(part) = f.path.split('/').find(|part| skilldeck_core::import::IGNORED.contains(part)) {
+        if let Some(part) = f.path.split('/').find(|part| skilldeck_store::import::IGNORED.contains(part)) {
             return Err(format!("it holds {}, which no skill holds ({part} is never stored)", escape(&f.path)));
         }
         meter.add(&escape(&f.path), f.size).map_err(|e| format!("{e}; this machine accepts no more"))?;

@@ -2,9 +2,9 @@
 //! history, fetch and restore round trips, blob sharing, offline reads, injected throttling.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::{Digest, RelPath, SkillFiles, SkillName};
 use skilldeck_remote::moto::{ACCESS_KEY, MotoServer, SECRET_KEY, find_server};
 use skilldeck_remote::{Credentials, Event, Manifest, Remote, RemoteConfig, RemoteError};
+use skilldeck_skill::{Digest, RelPath, SkillFiles, SkillName};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -340,8 +340,9 @@ async fn a_blob_larger_than_its_manifest_says_is_refused() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn one_damaged_skill_is_skipped_and_reported_while_the_others_update() {
-    use skilldeck_core::{FsStorage, Revision, Scope, SkilldeckHome};
     use skilldeck_remote::team::materialise;
+    use skilldeck_skill::{Revision, Scope};
+    use skilldeck_store::{FsStorage, SkilldeckHome};
     let Some(env) = Env::start().await else { return };
     let a = env.remote("a");
     let md = |n: &str, body: &str| format!("---\nname: {n}\ndescription: d\n---\n{body}\n").into_bytes();
@@ -465,8 +466,9 @@ async fn one_skills_manifest_cannot_hold_back_another_skills_update() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_damaged_revision_fixed_in_the_bucket_is_fetched_again() {
-    use skilldeck_core::{FsStorage, Revision, Scope, SkilldeckHome};
     use skilldeck_remote::team::materialise;
+    use skilldeck_skill::{Revision, Scope};
+    use skilldeck_store::{FsStorage, SkilldeckHome};
     let Some(env) = Env::start().await else { return };
     let a = env.remote("a");
     for n in ["docx", "pdf"] {

@@ -7,8 +7,9 @@
 
 use crate::check::{Check, Checked, Status};
 use crate::installed::InstalledSkills;
-use skilldeck_core::import::{BatchReport, ImportRequest, ImportState};
-use skilldeck_core::{FsStorage, Scope, SkillName, StorageError};
+use skilldeck_skill::{Scope, SkillName};
+use skilldeck_store::import::{BatchReport, ImportRequest, ImportState};
+use skilldeck_store::{FsStorage, StorageError};
 
 /// The outdated skills of a check, split by whether an update takes them.
 #[derive(Debug, Default)]

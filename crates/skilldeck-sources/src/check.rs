@@ -13,8 +13,8 @@ use crate::rename::{self, Renamed};
 use crate::source::{GitSource, Source, UrlSource};
 use crate::wellknown;
 use serde::Serialize;
-use skilldeck_core::digest::Digest;
-use skilldeck_core::provenance::{Provenance, SourceKind};
+use skilldeck_skill::digest::Digest;
+use skilldeck_skill::provenance::{Provenance, SourceKind};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

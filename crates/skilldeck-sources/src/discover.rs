@@ -306,8 +306,8 @@ fn search(root: &Path, opts: &DiscoverOptions, found: &mut BTreeSet<String>, pro
 fn skill_name(dir: &Path) -> Option<String> {
     let mut text = String::new();
     std::fs::File::open(dir.join("SKILL.md")).ok()?.take(64 << 10).read_to_string(&mut text).ok()?;
-    let split = skilldeck_core::frontmatter::split(&text).ok()?;
-    let parsed = skilldeck_core::frontmatter::parse_yaml(&split, false).ok()?;
+    let split = skilldeck_skill::frontmatter::split(&text).ok()?;
+    let parsed = skilldeck_skill::frontmatter::parse_yaml(&split, false).ok()?;
     let name = parsed.fields.get("name")?.as_str()?.trim().to_string();
     (!name.is_empty()).then_some(name)
 }

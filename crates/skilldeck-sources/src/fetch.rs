@@ -10,8 +10,8 @@ use crate::http::{HttpClient, HttpError, HttpOptions, shown_url};
 use crate::redact;
 use crate::source::{GitSource, Source, UrlSource};
 use crate::wellknown::{self, Wanted, WellKnownError};
-use skilldeck_core::UploadLimits;
-use skilldeck_core::provenance::{Provenance, SourceKind};
+use skilldeck_skill::UploadLimits;
+use skilldeck_skill::provenance::{Provenance, SourceKind};
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 

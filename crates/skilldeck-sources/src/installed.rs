@@ -4,9 +4,9 @@
 //! Each revision's own provenance is in the store's revision log (`RevisionEvent::Sourced`).
 
 use serde::{Deserialize, Serialize};
-use skilldeck_core::SkilldeckHome;
-use skilldeck_core::digest::Digest;
-use skilldeck_core::provenance::Provenance;
+use skilldeck_skill::digest::Digest;
+use skilldeck_skill::provenance::Provenance;
+use skilldeck_store::SkilldeckHome;
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -167,7 +167,7 @@ pub(crate) fn now() -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use skilldeck_core::provenance::SourceKind;
+    use skilldeck_skill::provenance::SourceKind;
 
     #[test]
     fn records_survive_a_round_trip_and_a_damaged_file_says_what_to_do() {

@@ -7,9 +7,9 @@
 use crate::check::{Checked, Status};
 use crate::installed::{Installed, InstalledSkills};
 use serde::{Deserialize, Serialize};
-use skilldeck_core::SkilldeckHome;
-use skilldeck_core::digest::Digest;
-use skilldeck_core::provenance::Provenance;
+use skilldeck_skill::digest::Digest;
+use skilldeck_skill::provenance::Provenance;
+use skilldeck_store::SkilldeckHome;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -231,7 +231,7 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::check::Check;
-    use skilldeck_core::provenance::SourceKind;
+    use skilldeck_skill::provenance::SourceKind;
 
     fn source(resolved: &str) -> Provenance {
         Provenance {

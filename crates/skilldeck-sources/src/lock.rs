@@ -7,9 +7,9 @@ use crate::fetch::recorded_url;
 use crate::installed::InstalledSkills;
 use crate::source::{Hosts, Source};
 use serde::{Deserialize, Serialize};
-use skilldeck_core::SkillName;
-use skilldeck_core::digest::Digest;
-use skilldeck_core::provenance::Provenance;
+use skilldeck_skill::SkillName;
+use skilldeck_skill::digest::Digest;
+use skilldeck_skill::provenance::Provenance;
 use std::path::{Path, PathBuf};
 
 /// The lockfile's default name: beside a project's `.skilldeck.toml`, else in the current folder.
@@ -169,7 +169,7 @@ impl Lock {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use skilldeck_core::provenance::SourceKind;
+    use skilldeck_skill::provenance::SourceKind;
 
     #[test]
     fn a_lock_round_trips_sorted_and_stable() {

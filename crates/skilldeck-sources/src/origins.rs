@@ -10,10 +10,10 @@ use crate::setup::stored_name;
 use crate::skills_cli::{LockEntry, SkillsCliLocks};
 use crate::source::Hosts;
 use serde::Serialize;
-use skilldeck_core::SkilldeckHome;
-use skilldeck_core::digest::Digest;
-use skilldeck_core::import;
-use skilldeck_core::provenance::Provenance;
+use skilldeck_skill::digest::Digest;
+use skilldeck_skill::provenance::Provenance;
+use skilldeck_store::SkilldeckHome;
+use skilldeck_store::import;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

@@ -3,10 +3,10 @@
 //! frontmatter's `name` rewritten to `NEW`, so folder and `name` agree (DESIGN.md §1) and the
 //! import stores it as `NEW`. Holds the copy and the rewrite; the import is the caller's.
 
-use skilldeck_core::frontmatter;
-use skilldeck_core::import::{self, ImportError};
-use skilldeck_core::validate::{self, ValidateOptions};
-use skilldeck_core::{Digest, SkillName, UploadLimits};
+use skilldeck_skill::frontmatter;
+use skilldeck_skill::validate::{self, ValidateOptions};
+use skilldeck_skill::{Digest, SkillName, UploadLimits};
+use skilldeck_store::import::{self, ImportError};
 use std::path::{Path, PathBuf};
 
 /// Why a skill could not be kept under another name.

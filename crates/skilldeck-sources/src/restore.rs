@@ -8,8 +8,8 @@ use crate::lock::{Lock, LockedSkill};
 use crate::rename::{self, Renamed};
 use crate::source::{GitSource, Hosts, Source, UrlSource};
 use serde::Serialize;
-use skilldeck_core::digest::Digest;
-use skilldeck_core::provenance::SourceKind;
+use skilldeck_skill::digest::Digest;
+use skilldeck_skill::provenance::SourceKind;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 

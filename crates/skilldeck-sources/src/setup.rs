@@ -8,7 +8,8 @@ use crate::fetch::{Candidate, FetchConfig};
 use crate::git::{FetchOptions, Tokens};
 use crate::installed::InstalledSkills;
 use crate::source::Hosts;
-use skilldeck_core::{FsStorage, Scope, SkillName};
+use skilldeck_skill::{Scope, SkillName};
+use skilldeck_store::FsStorage;
 use std::time::Duration;
 
 /// The environment variable that sets how long a fetch waits for a connection and for each next
@@ -169,9 +170,9 @@ pub fn clash_as(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use skilldeck_core::SkilldeckHome;
-    use skilldeck_core::digest::Digest;
-    use skilldeck_core::provenance::{Provenance, SourceKind};
+    use skilldeck_skill::digest::Digest;
+    use skilldeck_skill::provenance::{Provenance, SourceKind};
+    use skilldeck_store::SkilldeckHome;
 
     fn candidate(name: &str, url: &str) -> Candidate {
         let provenance = Provenance {

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use skilldeck_core::UploadLimits;
+use skilldeck_skill::UploadLimits;
 use skilldeck_sources::git::{self, FetchOptions, GitError, HostToken, Problem, ProblemKind, RemoteRef, Tokens};
 use skilldeck_sources::testing::{GitHttpServer, GitRepo, StallServer};
 use skilldeck_sources::testing_http::{Route, StaticServer};

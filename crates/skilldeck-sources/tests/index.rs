@@ -4,8 +4,8 @@
 //! and one archive or `SKILL.md` URL fetched directly. Nothing here reaches the internet.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-use skilldeck_core::UploadLimits;
-use skilldeck_core::relpath::PathError;
+use skilldeck_skill::UploadLimits;
+use skilldeck_skill::relpath::PathError;
 use skilldeck_sources::archive::{
     ArchiveError, ArchiveKind, FetchError, Hostility, extract, extract_file, fetch_archive, fetch_skill_md,
 };

@@ -10,10 +10,11 @@ use crate::record::{self, Mode, Owned, Records};
 use crate::scan::{CopyGroup, Relation, ScanReport, ScannedSkill};
 use crate::state::SkillState;
 use serde::Serialize;
-use skilldeck_core::import::{self, ImportError, Stored};
-use skilldeck_core::provenance::Provenance;
-use skilldeck_core::storage::RevisionEvent;
-use skilldeck_core::{Digest, FsStorage, Revision, Scope, StorageError};
+use skilldeck_skill::provenance::Provenance;
+use skilldeck_skill::{Digest, Revision, Scope};
+use skilldeck_store::import::{self, ImportError, Stored};
+use skilldeck_store::storage::RevisionEvent;
+use skilldeck_store::{FsStorage, StorageError};
 use std::path::{Path, PathBuf};
 
 /// What to adopt.
@@ -379,7 +380,7 @@ fn take(cx: &Cx<'_>, s: &ScannedSkill, chosen: &CopyGroup, cautious: bool) -> Re
         }
     }
     if cautious && !chosen.valid {
-        let errors = chosen.diagnostics.iter().filter(|d| d.severity == skilldeck_core::Severity::Error).count();
+        let errors = chosen.diagnostics.iter().filter(|d| d.severity == skilldeck_skill::Severity::Error).count();
         return Err(AdoptError::Invalid { name: s.name.clone(), errors });
     }
     // A real folder first, else a link of ours edited through (its export is Skilldeck's).

@@ -4,10 +4,10 @@
 //! Reads only.
 
 use serde::Serialize;
-use skilldeck_core::agents::Agent;
-use skilldeck_core::codex_yaml;
-use skilldeck_core::validate::{ValidateOptions, validate_text_for};
-use skilldeck_core::{DiagCode, Severity};
+use skilldeck_skill::agents::Agent;
+use skilldeck_skill::codex_yaml;
+use skilldeck_skill::validate::{ValidateOptions, validate_text_for};
+use skilldeck_skill::{DiagCode, Severity};
 use std::path::Path;
 
 /// What the agent does with a field.

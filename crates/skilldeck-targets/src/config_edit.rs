@@ -6,7 +6,7 @@
 
 use crate::config::TargetsConfig;
 use crate::error::TargetError;
-use skilldeck_core::config_file;
+use skilldeck_store::config_file;
 use std::path::Path;
 use toml_edit::{Array, DocumentMut, Item, Table, Value};
 

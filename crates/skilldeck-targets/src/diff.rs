@@ -4,7 +4,7 @@
 use crate::folder;
 use serde::Serialize;
 use similar::TextDiff;
-use skilldeck_core::SkillFiles;
+use skilldeck_skill::SkillFiles;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -87,7 +87,7 @@ fn text(b: Option<&[u8]>) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use skilldeck_core::RelPath;
+    use skilldeck_skill::RelPath;
 
     #[test]
     fn an_edited_line_an_added_file_and_a_removed_one_are_shown() {

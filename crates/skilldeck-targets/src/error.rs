@@ -62,7 +62,7 @@ pub enum TargetError {
     },
     /// Reading the skill from the store failed.
     #[error(transparent)]
-    Store(#[from] skilldeck_core::StorageError),
+    Store(#[from] skilldeck_store::StorageError),
     /// An I/O error, with what was being done.
     #[error("{context}: {source}")]
     Io {

@@ -10,7 +10,7 @@ use crate::folder;
 use crate::lock::FolderLock;
 use crate::record::Record;
 use crate::stage::stage;
-use skilldeck_core::{Revision, Scope, SkillFiles};
+use skilldeck_skill::{Revision, Scope, SkillFiles};
 use std::collections::BTreeSet;
 use std::fs;
 use std::os::unix::fs::PermissionsExt as _;

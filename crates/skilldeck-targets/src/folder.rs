@@ -2,7 +2,7 @@
 //! Holds no decisions; `state` classifies what is read here.
 
 use sha2::{Digest as _, Sha256};
-use skilldeck_core::{Digest, RelPath};
+use skilldeck_skill::{Digest, RelPath};
 use std::fs;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
@@ -15,7 +15,7 @@ pub const TEMP_PREFIX: &str = ".skilldeck-";
 /// Names the core's import reader passes over wherever they are in a skill (tool and OS
 /// litter, the store's sidecars). The store never holds them, so a folder holding one holds
 /// more than any revision: it is never Skilldeck's to replace or remove.
-pub const NOT_STORED: &[&str] = skilldeck_core::import::IGNORED;
+pub const NOT_STORED: &[&str] = skilldeck_store::import::IGNORED;
 
 /// Whether the store would hold the entry at `rel` (relative to the skill's folder) as it is:
 /// a regular file with a valid skill path, none of whose names the import reader passes over.

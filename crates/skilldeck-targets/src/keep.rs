@@ -12,9 +12,10 @@
 use crate::error::TargetError;
 use crate::wanted::Wanted;
 use serde::Serialize;
-use skilldeck_core::import;
-use skilldeck_core::storage::RevisionEvent;
-use skilldeck_core::{Digest, FsStorage, Revision, Scope, SkillFiles};
+use skilldeck_skill::{Digest, Revision, Scope, SkillFiles};
+use skilldeck_store::FsStorage;
+use skilldeck_store::import;
+use skilldeck_store::storage::RevisionEvent;
 use std::path::Path;
 
 /// What happens to an edited copy before it is replaced.

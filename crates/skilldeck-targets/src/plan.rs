@@ -7,7 +7,7 @@ use crate::source::{Source, WantedSet};
 use crate::state::{Observed, SkillState};
 use crate::target::Level;
 use serde::Serialize;
-use skilldeck_core::{Digest, Revision, Scope};
+use skilldeck_skill::{Digest, Revision, Scope};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 

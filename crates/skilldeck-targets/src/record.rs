@@ -6,7 +6,7 @@
 use crate::error::TargetError;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest as _, Sha256};
-use skilldeck_core::{Digest, Revision, Scope};
+use skilldeck_skill::{Digest, Revision, Scope};
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write as _;

@@ -10,7 +10,8 @@ use crate::source::WantedSet;
 use crate::state::{self, SkillState};
 use crate::target::{Folder, Level};
 use serde::Serialize;
-use skilldeck_core::{Diagnostic, Digest, FsStorage, Revision, Scope, SkillName};
+use skilldeck_skill::{Diagnostic, Digest, Revision, Scope, SkillName};
+use skilldeck_store::FsStorage;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -328,7 +329,7 @@ pub fn scan(storage: &FsStorage, records: &Records, folders: &[ScanInput]) -> Sc
             }
             // A link of ours edited through is read in Skilldeck's own export it points to.
             let at = o.edited_export.as_deref().unwrap_or(&path);
-            let loaded = match skilldeck_core::import::load(at, storage.limits(), &mut |_, _| {}) {
+            let loaded = match skilldeck_store::import::load(at, storage.limits(), &mut |_, _| {}) {
                 Ok(l) => l,
                 Err(e) => {
                     unreadable.push(Unreadable {

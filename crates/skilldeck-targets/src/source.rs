@@ -4,7 +4,9 @@
 use crate::error::TargetError;
 use crate::keep::{self, Keep};
 use crate::target::{Folder, Target, synced_by_default};
-use skilldeck_core::{Digest, FsStorage, Revision, Scope, SkillFiles, SkillName, SkillRegistry};
+use skilldeck_core::SkillRegistry;
+use skilldeck_skill::{Digest, Revision, Scope, SkillFiles, SkillName};
+use skilldeck_store::FsStorage;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -26,7 +28,7 @@ pub fn enabled_skills(
             continue;
         }
         let (Some(revision), Ok(name)) = (e.revision, SkillName::parse(&e.name)) else { continue };
-        let tags = skilldeck_core::listing::tags_of(e);
+        let tags = skilldeck_select::listing::tags_of(e);
         out.insert(e.name.clone(), Wanted { name, scope: e.scope, revision, tags });
     }
     Ok(out)

@@ -1,7 +1,7 @@
 //! Writing a skill's files into a new folder: the tree a sync renames into a target folder, or
 //! an export. Beneath both `sync` and `export`, which decide where.
 
-use skilldeck_core::SkillFiles;
+use skilldeck_skill::SkillFiles;
 use std::fs;
 use std::path::Path;
 

@@ -5,7 +5,7 @@ use crate::folder::{self, Kind, Look};
 use crate::record::{Mode, Owned, Record};
 use crate::source::WantedSet;
 use serde::Serialize;
-use skilldeck_core::{Digest, Revision};
+use skilldeck_skill::{Digest, Revision};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

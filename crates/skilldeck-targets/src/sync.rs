@@ -16,7 +16,7 @@ use crate::stage::stage;
 use crate::state;
 use crate::swap::{Swap, clean_leftovers, place_new, remove, replace, temp_path};
 use crate::target::Folder;
-use skilldeck_core::{Revision, SkillFiles};
+use skilldeck_skill::{Revision, SkillFiles};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -390,7 +390,7 @@ impl Syncer<'_> {
 
 impl Owned {
     /// A stand-in while a tree is being staged (replaced before anything is recorded).
-    fn placeholder(scope: skilldeck_core::Scope, revision: skilldeck_core::Revision) -> Self {
+    fn placeholder(scope: skilldeck_skill::Scope, revision: skilldeck_skill::Revision) -> Self {
         let digest = SkillFiles::new().digest();
         Self {
             scope,

@@ -2,7 +2,7 @@
 //! them by name. Beneath `source`, which chooses them, and `keep`, which keeps edits of them.
 
 use serde::Serialize;
-use skilldeck_core::{Revision, Scope, SkillName};
+use skilldeck_skill::{Revision, Scope, SkillName};
 use std::collections::BTreeMap;
 
 /// A skill chosen for the targets: the store's current revision of it.

@@ -5,7 +5,7 @@
 mod common;
 
 use common::World;
-use skilldeck_core::{Digest, Revision, SkillFiles};
+use skilldeck_skill::{Digest, Revision, SkillFiles};
 use skilldeck_targets::TargetError;
 use skilldeck_targets::keep::Keep;
 use skilldeck_targets::plan::{Action, SkipReason};

@@ -7,7 +7,7 @@
 mod common;
 
 use common::World;
-use skilldeck_core::{Revision, Scope, SkillFiles, SkillName};
+use skilldeck_skill::{Revision, Scope, SkillFiles, SkillName};
 use skilldeck_targets::adopt::Outcome;
 use skilldeck_targets::keep::Keep;
 use skilldeck_targets::plan::{Action, SkipReason};

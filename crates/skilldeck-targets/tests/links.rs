@@ -5,7 +5,7 @@
 mod common;
 
 use common::{World, put};
-use skilldeck_core::{Scope, SkillName};
+use skilldeck_skill::{Scope, SkillName};
 use skilldeck_targets::target::Level;
 use std::fs;
 

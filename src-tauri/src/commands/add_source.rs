@@ -10,14 +10,14 @@ use crate::sources::OriginView;
 use crate::state::AppState;
 use crate::views::{Assessor, shown};
 use serde::Serialize;
-use skilldeck_core::import::{self, ErrorInfo, ImportRequest, ImportState, PathError};
-use skilldeck_core::trust::Trust;
-use skilldeck_core::{Scope, SkillName};
+use skilldeck_skill::{Scope, SkillName};
 use skilldeck_sources::Source;
 use skilldeck_sources::fetch::{Candidate, FetchSourceError, Fetched, fetch};
 use skilldeck_sources::installed::{InstalledError, InstalledSkills};
 use skilldeck_sources::rename::{self, RenameError, Renamed};
 use skilldeck_sources::setup;
+use skilldeck_store::import::{self, ErrorInfo, ImportRequest, ImportState, PathError};
+use skilldeck_store::trust::Trust;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -255,7 +255,7 @@ type Installed = (Vec<(import::ImportedItem, String)>, Vec<(String, ErrorInfo)>)
 
 fn install<R: Runtime>(
     app: &AppHandle<R>,
-    storage: &skilldeck_core::FsStorage,
+    storage: &skilldeck_store::FsStorage,
     fetched: &Arc<Fetched>,
     paths: &[String],
     renames: &BTreeMap<String, String>,
@@ -326,7 +326,7 @@ fn requests(chosen: &[(&Candidate, PathBuf)]) -> Vec<ImportRequest> {
 /// The refusal of a candidate whose name here (its own, or `new`) a user skill from elsewhere
 /// holds.
 fn clash(
-    storage: &skilldeck_core::FsStorage,
+    storage: &skilldeck_store::FsStorage,
     installed: &InstalledSkills,
     c: &Candidate,
     new: Option<&SkillName>,

@@ -50,5 +50,5 @@ pub fn agent_answer(state: State<'_, AppState>, id: u64, answer: ShellAnswer) ->
 /// escapes: the serialized HTML holds every other character as itself, so this covers them all.
 #[tauri::command]
 pub fn agent_markdown(text: String) -> String {
-    skilldeck_core::visible::visible(&crate::markdown::to_safe_html(&text)).into_owned()
+    skilldeck_skill::visible::visible(&crate::markdown::to_safe_html(&text)).into_owned()
 }

@@ -7,7 +7,7 @@ use crate::agents::{self, project_dir};
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use serde::Serialize;
-use skilldeck_core::SkillName;
+use skilldeck_skill::SkillName;
 use skilldeck_sources::origins::{self, Origins, Sourced, Unfollowed};
 use skilldeck_sources::setup;
 use skilldeck_sources::skills_cli::SkillsCliLocks;
@@ -217,7 +217,7 @@ pub async fn agents_adopt(
     let req = AdoptRequest { names, from, disabled: state.disabled() };
     let done = adopt::adopt_with_sources(state.storage(), &agents::records(&state), &report, &req, &known);
     for a in &done.adopted {
-        state.registry.invalidate(skilldeck_core::Scope::User, Some(&a.name));
+        state.registry.invalidate(skilldeck_skill::Scope::User, Some(&a.name));
     }
     let in_user_scope = done.adopted.iter().filter(|a| a.outcome.in_user_scope()).map(|a| (a.name.clone(), a.digest));
     let sources = origins::record(state.storage().home(), in_user_scope, &origins)

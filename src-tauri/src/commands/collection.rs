@@ -7,13 +7,13 @@ use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::views::{Assessor, AuditView, DiagView};
 use serde::Serialize;
-use skilldeck_core::Scope;
-use skilldeck_core::grants::GrantRequest;
-use skilldeck_core::import::{
+use skilldeck_skill::Scope;
+use skilldeck_skill::grants::GrantRequest;
+use skilldeck_store::import::{
     self, BatchProgress, ErrorInfo, ImportRequest, ImportState, ImportedItem, Incoming, ItemState, Layout, PathError,
     PreviewItem, Source,
 };
-use skilldeck_core::trust::Trust;
+use skilldeck_store::trust::Trust;
 use std::time::{Duration, Instant};
 use tauri::{AppHandle, Emitter as _, Runtime, State};
 
@@ -78,7 +78,7 @@ impl CollectionItemView {
     fn new(location: String, skill: Option<&Incoming>, assess: Assessor<'_>, scope: Scope) -> Self {
         let mut diagnostics: Vec<DiagView> =
             skill.map(|s| s.diagnostics.iter().map(DiagView::from).collect()).unwrap_or_default();
-        diagnostics.sort_by_key(|d| !matches!(d.severity, skilldeck_core::Severity::Error));
+        diagnostics.sort_by_key(|d| !matches!(d.severity, skilldeck_skill::Severity::Error));
         Self {
             location,
             name: skill.map(|s| s.name.to_string()),

@@ -3,8 +3,8 @@
 use crate::error::ApiResult;
 use crate::state::AppState;
 use crate::views::{FileRow, FileView, HistoryRow, ImportedView};
-use skilldeck_core::storage::RevisionEvent;
-use skilldeck_core::{RelPath, Revision, Scope, SkillName};
+use skilldeck_skill::{RelPath, Revision, Scope, SkillName};
+use skilldeck_store::storage::RevisionEvent;
 use tauri::State;
 
 /// Moves a skill to history; returns the revision moved, for an undo.

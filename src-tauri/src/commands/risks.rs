@@ -4,8 +4,9 @@
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::views::{Assessor, AuditView};
-use skilldeck_core::trust::{Trust, changed_since_approval};
-use skilldeck_core::{Scope, SkillName, audits};
+use skilldeck_skill::{Scope, SkillName};
+use skilldeck_store::audits;
+use skilldeck_store::trust::{Trust, changed_since_approval};
 use tauri::State;
 
 /// The audit of skill `name` in `scope` as stored now, assessed against `trust`.

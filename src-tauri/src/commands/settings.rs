@@ -8,7 +8,7 @@ use crate::settings::{self, SettingsView, StorageView, config_error};
 use crate::state::AppState;
 use skilldeck_agent::config::ShellConfig;
 use skilldeck_agent::config_edit::{self, ProviderForm, SourcesForm};
-use skilldeck_core::watch::StoreChange;
+use skilldeck_store::watch::StoreChange;
 use tauri::{AppHandle, Emitter as _, Manager as _, Runtime, State};
 
 /// What the Settings view shows from config.toml (read afresh each time).
@@ -133,7 +133,7 @@ pub async fn settings_use_model<R: Runtime>(app: AppHandle<R>, id: Option<String
     let view = tauri::async_runtime::spawn_blocking(move || -> ApiResult<StorageView> {
         let state = worker.state::<AppState>();
         let home = state.storage().home();
-        let chosen = id.filter(|i| !i.is_empty() && i != skilldeck_core::embed::DEFAULT_MODEL_ID);
+        let chosen = id.filter(|i| !i.is_empty() && i != skilldeck_embed::DEFAULT_MODEL_ID);
         if let Some(id) =
             chosen.as_ref().filter(|id| !skilldeck_core::semantic::installed_models(home.root()).contains(id))
         {
@@ -157,6 +157,6 @@ pub async fn settings_use_model<R: Runtime>(app: AppHandle<R>, id: Option<String
 /// Removes the parse cache; the next listing parses every skill again. Returns the bytes freed.
 #[tauri::command]
 pub async fn settings_clear_parse_cache(state: State<'_, AppState>) -> ApiResult<u64> {
-    skilldeck_core::parse_cache::clear(state.storage().home().root())
+    skilldeck_store::parse_cache::clear(state.storage().home().root())
         .map_err(|e| ApiError::new("io_error", format!("could not remove the parse cache: {e}")).arg("reason", e))
 }

@@ -3,9 +3,9 @@
 use crate::error::ApiResult;
 use crate::state::AppState;
 use crate::views::{DiagView, FileRow, FileView, GrantsRow, ListingView, ProfileView, SkillDetail, SkillRow};
-use skilldeck_core::Catalogue;
-use skilldeck_core::trust::Trust;
-use skilldeck_core::{RelPath, Scope, SkillName};
+use skilldeck_select::catalogue::Catalogue;
+use skilldeck_skill::{RelPath, Scope, SkillName};
+use skilldeck_store::trust::Trust;
 use tauri::State;
 
 /// Every skill in both scopes, valid or not, sorted by name.
@@ -151,7 +151,7 @@ pub async fn listing_preview(
             tags: p.tags.iter().cloned().collect(),
         });
     }
-    let query = skilldeck_core::ranker::Query::new(request.as_deref().unwrap_or_default());
+    let query = skilldeck_select::ranker::Query::new(request.as_deref().unwrap_or_default());
     let meaning = crate::meaning::status(&state);
     let l = state.registry.listing_for(&opts, &query)?;
     Ok(ListingView {

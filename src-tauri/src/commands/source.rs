@@ -4,7 +4,7 @@
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::views::SourceView;
-use skilldeck_core::{RelPath, Scope, SkillName};
+use skilldeck_skill::{RelPath, Scope, SkillName};
 use std::path::PathBuf;
 use tauri::State;
 

@@ -5,10 +5,10 @@
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use serde::Serialize;
-use skilldeck_core::{Scope, SkillName};
 use skilldeck_remote::cache::Cache;
 use skilldeck_remote::credentials::{Source, resolve};
 use skilldeck_remote::{Remote, TEAM_REMOTE, When, sync_team};
+use skilldeck_skill::{Scope, SkillName};
 use tauri::{Emitter as _, Manager as _, State};
 
 /// The event sent after every team refresh (background or asked for), with a `TeamStatus`.

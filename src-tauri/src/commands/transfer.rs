@@ -3,11 +3,11 @@
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
 use crate::views::{Assessor, DiagView, ImportPreviewView, ImportedView};
-use skilldeck_core::Scope;
-use skilldeck_core::audits;
-use skilldeck_core::grants::GrantRequest;
-use skilldeck_core::import;
-use skilldeck_core::trust::Trust;
+use skilldeck_skill::Scope;
+use skilldeck_skill::grants::GrantRequest;
+use skilldeck_store::audits;
+use skilldeck_store::import;
+use skilldeck_store::trust::Trust;
 use std::path::{Path, PathBuf};
 use tauri::State;
 

@@ -9,12 +9,12 @@ use crate::sources::OriginView;
 use crate::state::AppState;
 use crate::updates::{self, UpdatesView, sources_file};
 use serde::Serialize;
-use skilldeck_core::import::{self, ImportState};
-use skilldeck_core::{Scope, SkillName};
+use skilldeck_skill::{Scope, SkillName};
 use skilldeck_sources::apply;
 use skilldeck_sources::check::{Check, Status};
 use skilldeck_sources::installed::InstalledSkills;
 use skilldeck_sources::last_check::LastCheck;
+use skilldeck_store::import::{self, ImportState};
 use skilldeck_targets::diff::{self, FileDiff};
 use tauri::{AppHandle, Emitter as _, Runtime, State};
 

@@ -4,10 +4,10 @@
 use super::{EventStream, Provider, ProviderError, ProviderInfo};
 use crate::message::{Message, ModelRequest, StopReason, StreamEvent, ToolCall};
 use serde_json::json;
-use skilldeck_core::find;
-use skilldeck_core::ranker::{DocText, Index, Query};
-use skilldeck_core::view_result::ViewResult;
-use skilldeck_core::view_skill::TOOL_NAME;
+use skilldeck_mount::view_result::ViewResult;
+use skilldeck_mount::view_skill::TOOL_NAME;
+use skilldeck_select::find;
+use skilldeck_select::ranker::{DocText, Index, Query};
 use tokio_util::sync::CancellationToken;
 
 /// The label shown wherever the offline provider appears.

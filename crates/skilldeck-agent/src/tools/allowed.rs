@@ -8,7 +8,7 @@ use brush_parser::ast::{
 };
 use brush_parser::word::{WordPiece, WordPieceWithSource};
 use brush_parser::{Parser, ParserOptions};
-use skilldeck_core::grants::Pattern;
+use skilldeck_skill::grants::Pattern;
 
 /// Longer commands are never covered: the user reads and approves them.
 const MAX_COMMAND: usize = 8 * 1024;

@@ -3,7 +3,7 @@
 
 use super::{ToolError, ToolErrorCode};
 use serde_json::{Value, json};
-use skilldeck_core::sandbox::{EntryKind, Sandbox, SandboxError};
+use skilldeck_mount::sandbox::{EntryKind, Sandbox, SandboxError};
 
 /// The largest file `read_file` returns, in bytes.
 pub const MAX_READ_BYTES: u64 = 256 * 1024;

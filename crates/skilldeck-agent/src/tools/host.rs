@@ -162,7 +162,7 @@ const TOOLCHAIN_VARS: &[&str] = &[
     "SDKMAN_DIR",
 ];
 
-pub use skilldeck_core::secrets::{HOME_SECRETS, SYSTEM_SECRETS};
+pub use skilldeck_skill::secrets::{HOME_SECRETS, SYSTEM_SECRETS};
 
 /// Variables that move a secret away from its default place: the secret files or folders
 /// under the folder (or the file) each one names. An empty list: the whole path.

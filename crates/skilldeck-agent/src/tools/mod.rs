@@ -13,7 +13,7 @@ pub mod write_guard;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use skilldeck_core::view_skill::{TOOL_NAME, ToolSpec};
+use skilldeck_mount::view_skill::{TOOL_NAME, ToolSpec};
 
 /// A tool a session may offer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -42,7 +42,7 @@ impl ToolKind {
     pub fn name(self) -> &'static str {
         match self {
             Self::ViewSkill => TOOL_NAME,
-            Self::FindSkills => skilldeck_core::find::TOOL_NAME,
+            Self::FindSkills => skilldeck_select::find::TOOL_NAME,
             Self::ReadFile => "read_file",
             Self::WriteFile => "write_file",
             Self::ListDir => "list_dir",
@@ -59,7 +59,7 @@ impl ToolKind {
     pub fn spec(self) -> Option<ToolSpec> {
         let (description, parameters) = match self {
             Self::ViewSkill => return None,
-            Self::FindSkills => return Some(skilldeck_core::find::tool_spec()),
+            Self::FindSkills => return Some(skilldeck_select::find::tool_spec()),
             Self::ReadFile => (
                 "Read a text file in the workspace. `path` is relative to the workspace folder.",
                 json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"], "additionalProperties": false}),

@@ -3,7 +3,7 @@
 //! whose commands the user runs, shell start-up files, Skilldeck's own profile and mounts.
 //! Holds the path rules; asking is the loop's (`dispatch`), writing the sandbox's.
 
-use skilldeck_core::sandbox::Sandbox;
+use skilldeck_mount::sandbox::Sandbox;
 
 /// Folders (any path component, any case) whose files run code later.
 const FOLDERS: &[(&str, &str)] = &[

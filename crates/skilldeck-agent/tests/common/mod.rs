@@ -6,8 +6,10 @@ pub mod loopback;
 use skilldeck_agent::events::{AgentEvent, Host, ShellAnswer, ShellQuestion, WriteQuestion};
 use skilldeck_agent::provider::Provider;
 use skilldeck_agent::session::{Session, SessionOptions};
-use skilldeck_core::files::SkillFiles;
-use skilldeck_core::{FsStorage, RelPath, Scope, SkillName, SkillRegistry, SkilldeckHome};
+use skilldeck_core::SkillRegistry;
+use skilldeck_skill::files::SkillFiles;
+use skilldeck_skill::{RelPath, Scope, SkillName};
+use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 

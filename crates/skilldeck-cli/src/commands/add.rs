@@ -8,15 +8,15 @@ use crate::context::Ctx;
 use crate::output::{self, Outcome};
 use anyhow::Context as _;
 use serde::Serialize;
-use skilldeck_core::import::{self, BatchReport, ImportRequest, ImportState, Incoming, ItemState};
-use skilldeck_core::provenance::{Provenance, SourceKind};
-use skilldeck_core::trust::Trust;
-use skilldeck_core::{Scope, SkillName};
+use skilldeck_skill::provenance::{Provenance, SourceKind};
+use skilldeck_skill::{Scope, SkillName};
 use skilldeck_sources::discover::RemotePlugin;
 use skilldeck_sources::fetch::{Candidate, FetchConfig, Fetched, Note, fetch};
 use skilldeck_sources::installed::InstalledSkills;
 use skilldeck_sources::{Hosts, Source};
 use skilldeck_sources::{rename, setup};
+use skilldeck_store::import::{self, BatchReport, ImportRequest, ImportState, Incoming, ItemState};
+use skilldeck_store::trust::Trust;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
@@ -460,7 +460,7 @@ fn choose<'a>(fetched: &'a Fetched, args: &AddArgs) -> anyhow::Result<Chosen<'a>
                         continue;
                     }
                     let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
-                    let close = skilldeck_core::name::suggestions(wanted, names.iter().copied());
+                    let close = skilldeck_skill::name::suggestions(wanted, names.iter().copied());
                     let hint =
                         if close.is_empty() { String::new() } else { format!(" (did you mean {}?)", close.join(", ")) };
                     anyhow::bail!("{shown} holds no skill {wanted:?}{hint}; it holds: {}", names.join(", "));

@@ -129,6 +129,6 @@ fn source_line(s: &Sourced) -> String {
 
 /// The skills adopted whose content the store's user scope now holds as its current revision,
 /// with that content's digest: those whose source can be recorded.
-fn in_user_scope(done: &AdoptReport) -> Vec<(String, skilldeck_core::digest::Digest)> {
+fn in_user_scope(done: &AdoptReport) -> Vec<(String, skilldeck_skill::digest::Digest)> {
     done.adopted.iter().filter(|a| a.outcome.in_user_scope()).map(|a| (a.name.clone(), a.digest)).collect()
 }

@@ -3,11 +3,13 @@
 
 use crate::context::Ctx;
 use crate::output::{self, Outcome};
+use rayon::prelude::*;
 use serde::Serialize;
-use skilldeck_core::audit::{Finding, Report, RiskLevel, sarif};
-use skilldeck_core::import::{self, ImportError, Layout, LoadedSkill, Source, WHOLE};
-use skilldeck_core::trust::Trust;
-use skilldeck_core::{Scope, UploadLimits, audits};
+use skilldeck_audit::{Finding, Report, RiskLevel, sarif};
+use skilldeck_skill::{Scope, UploadLimits};
+use skilldeck_store::audits;
+use skilldeck_store::import::{self, ImportError, Layout, LoadedSkill, Source, WHOLE};
+use skilldeck_store::trust::Trust;
 use std::path::Path;
 
 /// How to print the audit.
@@ -103,7 +105,7 @@ fn audit_path(arg: &str, out: &mut Vec<Entry>) {
         Err(e) => failed(Some(shown), None, e.code(), e.to_string()),
     };
     if source.layout() == Layout::Collection && path.is_dir() {
-        out.extend(skilldeck_core::parallel::par_map(&locations, |location| {
+        out.par_extend(locations.par_iter().with_min_len(8).map(|location| {
             let dir = path.join(location);
             // Found as a real folder; refused should it have become a link since.
             let loaded = if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {

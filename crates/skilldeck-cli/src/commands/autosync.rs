@@ -41,7 +41,7 @@ pub fn after_change() -> Option<AutoSync> {
 
 fn run() -> anyhow::Result<Option<Vec<TargetPlan>>> {
     // Most configs have no auto target: find out from config.toml alone, before the store.
-    let home = skilldeck_core::SkilldeckHome::from_env()?;
+    let home = skilldeck_store::SkilldeckHome::from_env()?;
     let config = skilldeck_targets::config::TargetsConfig::load(&home.config_path())?;
     if !config.targets.values().any(|t| t.auto == Some(true)) {
         return Ok(None);

@@ -3,8 +3,8 @@
 use crate::context::Ctx;
 use crate::output;
 use crate::output::Outcome;
-use skilldeck_core::Catalogue;
-use skilldeck_core::find::{self, DEFAULT_LIMIT};
+use skilldeck_select::catalogue::Catalogue;
+use skilldeck_select::find::{self, DEFAULT_LIMIT};
 
 /// Prints the best matches for `query` among the skills a model of the default provider may be
 /// listed, one a line with why it matched; with `json`, exactly the result the model gets.

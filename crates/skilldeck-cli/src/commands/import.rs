@@ -7,13 +7,13 @@ use crate::output::{self, DiagJson};
 use anyhow::Context as _;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use skilldeck_core::grants::GrantRequest;
-use skilldeck_core::import::{
+use skilldeck_skill::grants::GrantRequest;
+use skilldeck_skill::{Diagnostic, Scope};
+use skilldeck_store::import::{
     self, BatchProgress, BatchReport, ImportError, ImportRequest, ImportState, ImportedItem, Incoming, ItemState,
     Layout, PreviewItem, Source, Stored,
 };
-use skilldeck_core::trust::{GrantsView, Trust};
-use skilldeck_core::{Diagnostic, Scope};
+use skilldeck_store::trust::{GrantsView, Trust};
 use std::collections::BTreeMap;
 use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
@@ -39,7 +39,7 @@ pub struct ImportFlags {
 /// skill. `Refused` (exit 2) when any path or skill was refused; the rest is imported.
 pub fn import(paths: &[PathBuf], scope: Scope, flags: ImportFlags) -> anyhow::Result<Outcome> {
     if scope.is_read_only() {
-        anyhow::bail!(skilldeck_core::StorageError::ReadOnlyScope { scope });
+        anyhow::bail!(skilldeck_store::StorageError::ReadOnlyScope { scope });
     }
     let ctx = Ctx::open()?;
     match paths {
@@ -215,13 +215,13 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
 /// The audit of one incoming skill: a line saying what was found and whether it is held, then
 /// each finding at medium or above.
 fn print_audit(ctx: &Ctx, scope: Scope, loaded: &import::LoadedSkill) -> anyhow::Result<()> {
-    let report = skilldeck_core::audits::audit_with_skipped(&loaded.files, &loaded.skipped);
+    let report = skilldeck_store::audits::audit_with_skipped(&loaded.files, &loaded.skipped);
     let trust = Trust::load(ctx.storage().home())?;
     let note = super::audit::import_note(&trust, scope, loaded.name.as_str(), &report.findings, ctx.registry.hold());
     if let Some(note) = note.strip_prefix(", ") {
         crate::output::outln!("  {note}");
         let serious: Vec<_> =
-            report.findings.into_iter().filter(|f| f.severity >= skilldeck_core::audit::RiskLevel::Medium).collect();
+            report.findings.into_iter().filter(|f| f.severity >= skilldeck_audit::RiskLevel::Medium).collect();
         super::audit::print_findings(&serious, "    ")?;
     }
     Ok(())
@@ -296,7 +296,7 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
 /// this import, writing the approvals once.
 fn approve_all(ctx: &Ctx, scope: Scope, report: &BatchReport) -> anyhow::Result<()> {
     // Each approval covers the files this import stored (or found equal): the item's digest.
-    let asking: Vec<(&str, &skilldeck_core::SkillMeta, _)> = report
+    let asking: Vec<(&str, &skilldeck_skill::SkillMeta, _)> = report
         .items
         .iter()
         .filter(|i| !matches!(i.state, ImportState::Refused { .. }))

@@ -4,10 +4,11 @@ use crate::context::Ctx;
 use crate::output::Outcome;
 use crate::output::{self, DiagJson};
 use serde::Serialize;
-use skilldeck_core::risk::{RiskLevel, RiskMark};
-use skilldeck_core::trust::{GrantState, GrantsView, Trust};
-use skilldeck_core::{Scope, SkillEntry, SkillRegistry};
+use skilldeck_core::SkillRegistry;
+use skilldeck_skill::risk::{RiskLevel, RiskMark};
+use skilldeck_skill::{Scope, SkillEntry};
 use skilldeck_sources::installed::InstalledSkills;
+use skilldeck_store::trust::{GrantState, GrantsView, Trust};
 use std::io::Write as _;
 
 /// One skill in `list --json`.
@@ -182,7 +183,7 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         }
         let desc = e.meta.description.as_deref().unwrap_or("");
         let desc: String = desc.split_whitespace().collect::<Vec<_>>().join(" ");
-        let desc = skilldeck_core::listing::shorten(&desc, 80);
+        let desc = skilldeck_select::listing::shorten(&desc, 80);
         // Each line as `outln!` prints it: what the skill wrote with its control characters escaped.
         writeln!(
             out,

@@ -7,10 +7,10 @@ use anyhow::Context as _;
 use clap::Args;
 use skilldeck_agent::config::Config;
 use skilldeck_agent::session::SessionOptions;
-use skilldeck_core::Scope;
 use skilldeck_mcp::clients::{Client, snippet};
 use skilldeck_mcp::http::{ENDPOINT, HttpListener, new_token};
 use skilldeck_mcp::{DEFAULT_DEBOUNCE, ServeOptions};
+use skilldeck_skill::Scope;
 use std::path::PathBuf;
 use std::sync::Arc;
 

@@ -16,7 +16,8 @@ use crate::output::{Outcome, outln};
 use anyhow::{Context as _, bail};
 use serde::Deserialize;
 use sha2::Digest as _;
-use skilldeck_core::embed::{self, DEFAULT_MODEL_ID, Embedder, hf};
+use skilldeck_embed as embed;
+use skilldeck_embed::{DEFAULT_MODEL_ID, Embedder, hf};
 use skilldeck_sources::http::{BearerToken, HttpClient, HttpOptions};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -110,7 +111,7 @@ impl<W: std::io::Write> std::io::Write for Hashing<W> {
 /// Installs `hub` into `$SKILLDECK_HOME/models/<owner>--<name>/` and makes it the model that
 /// ranks.
 pub fn install(hub: &HubRef) -> anyhow::Result<Outcome> {
-    let home = skilldeck_core::SkilldeckHome::from_env()?;
+    let home = skilldeck_store::SkilldeckHome::from_env()?;
     let ep = endpoint();
     // A blank $HF_TOKEN is no token; one that cannot be a token is refused before any request.
     let bearer_token = std::env::var("HF_TOKEN")
@@ -259,7 +260,7 @@ fn check(staging: &Path) -> anyhow::Result<()> {
 
 /// `skilldeck model use ID|default`: the model that ranks by meaning, which must be installed.
 pub fn use_model(id: &str) -> anyhow::Result<Outcome> {
-    let home = skilldeck_core::SkilldeckHome::from_env()?;
+    let home = skilldeck_store::SkilldeckHome::from_env()?;
     let chosen = if id == "default" || id == DEFAULT_MODEL_ID { None } else { Some(id) };
     if let Some(id) = chosen {
         let dir: PathBuf = home.root().join("models").join(embed::folder_name(id));

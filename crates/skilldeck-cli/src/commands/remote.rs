@@ -6,9 +6,10 @@ use crate::output::{self, Outcome, outln};
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde::Serialize;
-use skilldeck_core::{Scope, SkillName, SkilldeckHome};
 use skilldeck_remote::config::{add_remote, load_remotes, remove_remote};
 use skilldeck_remote::{Offline, Remote, RemoteConfig, TEAM_REMOTE, When};
+use skilldeck_skill::{Scope, SkillName};
+use skilldeck_store::SkilldeckHome;
 
 /// `skilldeck remote`.
 #[derive(Debug, Args)]

@@ -4,8 +4,8 @@ use crate::context::Ctx;
 use crate::output;
 use crate::output::Outcome;
 use anyhow::Context as _;
-use skilldeck_core::storage::RevisionEvent;
-use skilldeck_core::{Revision, Scope, SkillName};
+use skilldeck_skill::{Revision, Scope, SkillName};
+use skilldeck_store::storage::RevisionEvent;
 
 /// Finds `name` among live skills, or among deleted ones (history only) for history/restore.
 fn resolve_any(ctx: &Ctx, name: &str, scope: Option<Scope>) -> anyhow::Result<(Scope, SkillName)> {

@@ -6,7 +6,7 @@ use crate::commands::targets::{level, project_dir, resolve, wanted};
 use crate::context::Ctx;
 use crate::output::Outcome;
 use serde::Serialize;
-use skilldeck_core::Severity;
+use skilldeck_skill::Severity;
 use skilldeck_sources::skills_cli::{LockEntry, SkillsCliLocks};
 use skilldeck_targets::record::Records;
 use skilldeck_targets::scan::{self, CopyGroup, Relation, ScanReport};

@@ -4,9 +4,9 @@ use crate::context::Ctx;
 use crate::output;
 use crate::output::Outcome;
 use anyhow::Context as _;
-use skilldeck_core::trust::Trust;
-use skilldeck_core::{RelPath, Scope};
+use skilldeck_skill::{RelPath, Scope};
 use skilldeck_sources::installed::{Installed, InstalledSkills};
+use skilldeck_store::trust::Trust;
 use std::io::Write as _;
 
 /// Prints metadata, diagnostics and the file tree.
@@ -20,9 +20,9 @@ pub fn show(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<Outc
     let shadowed = shadowed_by.is_some();
     let tree = ctx.storage().read_tree_sync(scope, &name)?;
     let digest = ctx.registry.digest(scope, name.as_str())?;
-    let content = skilldeck_core::trust::bound_content(scope, Some(&digest));
+    let content = skilldeck_store::trust::bound_content(scope, Some(&digest));
     let grants = Trust::load(ctx.storage().home())?.view(scope, name.as_str(), &entry.meta, content);
-    let report = skilldeck_core::audits::audit_stored(ctx.storage(), scope, name.as_str())?;
+    let report = skilldeck_store::audits::audit_stored(ctx.storage(), scope, name.as_str())?;
     let held_by = ctx.registry.held_by(&entry);
     let installed = sourced(&ctx, scope, name.as_str());
     if json {

@@ -8,14 +8,14 @@ use crate::context::Ctx;
 use crate::output::{self, Outcome};
 use anyhow::Context as _;
 use serde::Serialize;
-use skilldeck_core::import::{self, ImportRequest, ImportState, Incoming};
-use skilldeck_core::trust::Trust;
-use skilldeck_core::{Scope, SkillName};
+use skilldeck_skill::{Scope, SkillName};
 use skilldeck_sources::apply;
 use skilldeck_sources::check::{Check, Checked, Status, check};
 use skilldeck_sources::installed::InstalledSkills;
 use skilldeck_sources::lock::{self as lockfile, Lock};
 use skilldeck_sources::restore::{Restore, restore};
+use skilldeck_store::import::{self, ImportRequest, ImportState, Incoming};
+use skilldeck_store::trust::Trust;
 use skilldeck_targets::diff::{self, FileDiff};
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 

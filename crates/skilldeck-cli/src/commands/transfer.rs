@@ -4,7 +4,7 @@
 use crate::context::Ctx;
 use crate::output::Outcome;
 use anyhow::{Context as _, bail};
-use skilldeck_core::{Scope, SkillFiles};
+use skilldeck_skill::{Scope, SkillFiles};
 use std::io::Write as _;
 use std::path::Path;
 

@@ -5,8 +5,8 @@
 use crate::context::Ctx;
 use crate::output::Outcome;
 use anyhow::Context as _;
-use skilldeck_core::Scope;
-use skilldeck_core::trust::{ChangedSince, FileChange, GrantState, GrantsView, Trust, changed_since_approval};
+use skilldeck_skill::Scope;
+use skilldeck_store::trust::{ChangedSince, FileChange, GrantState, GrantsView, Trust, changed_since_approval};
 
 /// Prints what a skill asks for, a warning for broad requests, and whether it is in force.
 pub fn print_grants(grants: &GrantsView, name: &str, indent: &str) -> std::io::Result<()> {
@@ -39,7 +39,7 @@ pub fn print_grants(grants: &GrantsView, name: &str, indent: &str) -> std::io::R
 
 /// Prints which files changed since the revision whose findings the user approved (see
 /// `trust::changed_since_approval`): the user sees what is new before approving again.
-fn print_changed_since(changed: &ChangedSince, name: &skilldeck_core::SkillName) -> std::io::Result<()> {
+fn print_changed_since(changed: &ChangedSince, name: &skilldeck_skill::SkillName) -> std::io::Result<()> {
     let approved = &changed.approved;
     let Some(revision) = changed.revision else {
         crate::output::outln!(
@@ -86,7 +86,7 @@ pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Ou
     // The findings first: what the user approves is shown before it is approved. One read of the
     // folder serves the audit, the digest approved and what changed since the last approval.
     let snapshot = ctx.storage().snapshot_dir(scope, name.as_str())?;
-    let report = skilldeck_core::audits::audit_with_skipped(&snapshot.files, &snapshot.skipped);
+    let report = skilldeck_store::audits::audit_with_skipped(&snapshot.files, &snapshot.skipped);
     let summary = report.summary();
     let findings = !summary.marks.is_empty();
     if findings {
@@ -96,12 +96,8 @@ pub fn set(name: &str, scope: Option<Scope>, approve: bool) -> anyhow::Result<Ou
             print_changed_since(&changed, &name)?;
         }
         let held = !ctx.registry.held_by(&entry).is_empty();
-        let serious: Vec<_> = report
-            .findings
-            .iter()
-            .filter(|f| f.severity >= skilldeck_core::audit::RiskLevel::Medium)
-            .cloned()
-            .collect();
+        let serious: Vec<_> =
+            report.findings.iter().filter(|f| f.severity >= skilldeck_audit::RiskLevel::Medium).cloned().collect();
         crate::output::outln!(
             "Approving {} audit finding(s) of {name} ({scope}, {}){}:",
             serious.len(),

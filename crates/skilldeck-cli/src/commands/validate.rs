@@ -4,9 +4,10 @@ use crate::output::Outcome;
 use crate::output::{self, DiagJson};
 use anyhow::Context as _;
 use serde::Serialize;
-use skilldeck_core::agents::{self, Agent};
-use skilldeck_core::validate::{self, ValidateOptions, Validated};
-use skilldeck_core::{DiagCode, Diagnostic, SkillMeta, UploadLimits, codex_yaml, safe_read};
+use skilldeck_skill::agents::{self, Agent};
+use skilldeck_skill::validate::{self, ValidateOptions, Validated};
+use skilldeck_skill::{DiagCode, Diagnostic, SkillMeta, UploadLimits, codex_yaml};
+use skilldeck_store::{read_check, safe_read};
 use std::path::{Path, PathBuf};
 
 /// Whose rules `--for` names: the agentskills.io specification's exactly, or one agent's.
@@ -191,11 +192,11 @@ pub fn run(paths: &[PathBuf], strict: bool, target: Option<Target>, json: bool) 
 /// diagnostic) and validated as `agent` reads it, or by `opts` alone.
 fn validate_file(path: &Path, limit: u64, opts: ValidateOptions<'_>, agent: Option<Agent>) -> Validated {
     if agent.is_none() {
-        return validate::validate_file(path, limit, opts);
+        return read_check::validate_file(path, limit, opts);
     }
     match safe_read::read_file(path, limit) {
         Ok(f) => validate::validate_bytes_for(Some(&f.bytes), opts, agent),
-        Err(e) => match validate::read_diagnostic(&e) {
+        Err(e) => match read_check::read_diagnostic(&e) {
             None => validate::validate_bytes(None, opts),
             Some(d) => Validated { meta: SkillMeta::default(), diagnostics: vec![d] },
         },
@@ -216,7 +217,7 @@ fn codex_metadata(skill_md: &Path, limit: u64) -> Vec<Diagnostic> {
                 .arg("file", codex_yaml::PATH),
             ],
         },
-        Err(e) => validate::read_diagnostic(&e)
+        Err(e) => read_check::read_diagnostic(&e)
             .map(|d| {
                 Diagnostic::warning(d.code, format!("{}: {}", codex_yaml::PATH, d.message))
                     .arg("file", codex_yaml::PATH)

@@ -4,8 +4,8 @@ use crate::context::Ctx;
 use crate::output;
 use crate::output::Outcome;
 use anyhow::Context as _;
-use skilldeck_core::sandbox::Sandbox;
-use skilldeck_core::view_skill::{Turn, view_skill};
+use skilldeck_mount::sandbox::Sandbox;
+use skilldeck_mount::view_skill::{Turn, view_skill};
 use std::path::Path;
 
 /// A turn id unique to this call.

@@ -3,8 +3,8 @@
 //! Shared by the core's `selection` example and the agent's `selection_loop` example.
 
 use skilldeck_core::registry::{ListedEntry, SkillEntry};
-use skilldeck_core::storage::Summary;
-use skilldeck_core::{Revision, Scope};
+use skilldeck_skill::{Revision, Scope};
+use skilldeck_store::storage::Summary;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -24,7 +24,7 @@ impl BenchSkill {
     /// The entry the registry would make of it.
     pub fn entry(&self) -> SkillEntry {
         let summary = Summary::of_skill_md(Some(Revision(1)), self.skill_md.clone(), self.skill_md.len() as u64);
-        skilldeck_core::entries::from_summary(Scope::User, &self.name, &summary, false)
+        skilldeck_store::entries::from_summary(Scope::User, &self.name, &summary, false)
     }
 }
 
@@ -148,7 +148,7 @@ impl Bench {
             let real = source.and_then(|p| std::fs::read(p).ok());
             let body = real.as_ref().map_or(String::new(), |b| {
                 let text = String::from_utf8_lossy(b);
-                skilldeck_core::frontmatter::strip(&text).to_owned()
+                skilldeck_skill::frontmatter::strip(&text).to_owned()
             });
             if let Some(b) = &real {
                 let s = BenchSkill { name: name.clone(), skill_md: b.clone() };

@@ -15,9 +15,9 @@
 //! `EXPLORE_PRF=1` measures pseudo-relevance feedback in meaning instead (see [`prf`]).
 
 use crate::data::Bench;
-use skilldeck_core::entry::SkillEntry;
-use skilldeck_core::ranker::{Query, SkillSet};
 use skilldeck_core::semantic::Semantic;
+use skilldeck_select::ranker::{Query, SkillSet};
+use skilldeck_skill::entry::SkillEntry;
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -202,7 +202,7 @@ fn passage_as(e: &Arc<SkillEntry>, variant: &str) -> Arc<SkillEntry> {
 /// under `EXPLORE_BODY=N`, a second vector per skill (an extra column in the weight search).
 fn body_text(skill_md: &[u8], chars: usize) -> String {
     let text = String::from_utf8_lossy(skill_md);
-    let body = skilldeck_core::frontmatter::strip(&text);
+    let body = skilldeck_skill::frontmatter::strip(&text);
     let mut out = String::new();
     let mut fence = false;
     for line in body.lines() {
@@ -424,7 +424,9 @@ fn prf(cases: &[Vec<Case>]) {
                     return vec![0.0; vs.len()];
                 }
                 vs.iter()
-                    .map(|v| top.iter().map(|&j| skilldeck_core::ranker::dense::dot(&vs[j], v)).sum::<f32>() / k as f32)
+                    .map(|v| {
+                        top.iter().map(|&j| skilldeck_select::ranker::dense::dot(&vs[j], v)).sum::<f32>() / k as f32
+                    })
                     .collect()
             })
             .collect()

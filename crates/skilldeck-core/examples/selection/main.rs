@@ -22,12 +22,12 @@ mod data;
 mod explore;
 
 use data::Bench;
-use skilldeck_core::find;
-use skilldeck_core::listing::{self, ListingOptions, Shown};
-use skilldeck_core::ranker::Fusion;
-use skilldeck_core::ranker::analyze::terms;
-use skilldeck_core::ranker::{DocText, Index, Params, Query, SkillSet};
 use skilldeck_core::semantic::Semantic;
+use skilldeck_select::find;
+use skilldeck_select::listing::{self, ListingOptions, Shown};
+use skilldeck_select::ranker::Fusion;
+use skilldeck_select::ranker::analyze::terms;
+use skilldeck_select::ranker::{DocText, Index, Params, Query, SkillSet};
 use std::collections::BTreeSet;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -198,7 +198,7 @@ fn main() {
                         .take(30)
                         .map(|x| {
                             let e = &set.entries()[x.pos];
-                            serde_json::json!({"name": e.name, "text": skilldeck_core::ranker::dense::passage(e)})
+                            serde_json::json!({"name": e.name, "text": skilldeck_select::ranker::dense::passage(e)})
                         })
                         .collect();
                     let line = serde_json::json!({"size": size, "split": split, "text": r.text,
@@ -246,7 +246,7 @@ fn main() {
 /// Top-1 and top-5 of the tune split at `size` for ranker parameters `p`.
 fn tune_score(
     bench: &Bench,
-    store: &[skilldeck_core::SkillEntry],
+    store: &[skilldeck_skill::SkillEntry],
     bodies: &[Vec<String>],
     p: Params,
 ) -> (usize, usize) {
@@ -256,7 +256,7 @@ fn tune_score(
 /// Top-1 and top-5 of one split at `size` for ranker parameters `p`.
 fn split_score(
     bench: &Bench,
-    store: &[skilldeck_core::SkillEntry],
+    store: &[skilldeck_skill::SkillEntry],
     bodies: &[Vec<String>],
     p: Params,
     split: &str,
@@ -288,7 +288,7 @@ fn split_score(
 /// A coordinate search over the ranker's parameters on the TUNE split only.
 fn grid(bench: &Bench, size: usize) {
     let skills = bench.store(size);
-    let store: Vec<skilldeck_core::SkillEntry> = skills.iter().map(|s| s.entry()).collect();
+    let store: Vec<skilldeck_skill::SkillEntry> = skills.iter().map(|s| s.entry()).collect();
     // SELECTION_BODY_WORDS=N: what the headings field holding the first N words of the body
     // instead would give (a measure for a possible field, not what the product ranks).
     let words: usize = std::env::var("SELECTION_BODY_WORDS").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
@@ -299,7 +299,7 @@ fn grid(bench: &Bench, size: usize) {
                 return Vec::new();
             }
             let text = String::from_utf8_lossy(&s.skill_md);
-            let body = skilldeck_core::frontmatter::strip(&text);
+            let body = skilldeck_skill::frontmatter::strip(&text);
             vec![body.split_whitespace().take(words).collect::<Vec<_>>().join(" ")]
         })
         .collect();

@@ -54,7 +54,7 @@ fn refuse_duplicate_keys(text: &str, comments: bool) -> Result<(), EditError> {
                         return Err(EditError::Shape(format!(
                             "the key \"{}\" appears twice in one object (again on line {line}); the agent reads \
                              the last one, so Skilldeck does not edit this file: remove one of them and try again",
-                            skilldeck_core::visible::visible_line(prop.name.as_str())
+                            skilldeck_skill::visible::visible_line(prop.name.as_str())
                         )));
                     }
                     stack.push(&prop.value);

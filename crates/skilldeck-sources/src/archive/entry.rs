@@ -6,8 +6,8 @@
 //! forgiven first (`./` at the front, a trailing `/`, `a//b`).
 
 use super::error::{ArchiveError, Hostility};
-use skilldeck_core::import::IGNORED;
-use skilldeck_core::relpath::{PathError, RelPath};
+use skilldeck_skill::relpath::{PathError, RelPath};
+use skilldeck_store::import::IGNORED;
 
 /// What an entry's name comes to.
 #[derive(Debug, Clone, PartialEq, Eq)]

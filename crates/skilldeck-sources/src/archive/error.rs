@@ -2,7 +2,7 @@
 //! decided it. Holds the errors and what made an entry hostile; no reading.
 
 use super::kind::ArchiveKind;
-use skilldeck_core::relpath::PathError;
+use skilldeck_skill::relpath::PathError;
 use std::fmt;
 use std::path::PathBuf;
 

@@ -6,8 +6,8 @@ use super::kind::ArchiveKind;
 use super::staging::Unpacked;
 use super::unpack::extract;
 use crate::http::{HttpClient, HttpError, Sha256Digest, shown_url};
-use skilldeck_core::UploadLimits;
-use skilldeck_core::name::SkillName;
+use skilldeck_skill::UploadLimits;
+use skilldeck_skill::name::SkillName;
 use std::path::{Path, PathBuf};
 use url::Url;
 
@@ -121,7 +121,7 @@ pub(crate) fn write_skill_md(dir: &Path, bytes: &[u8]) -> Result<(), FetchError>
 /// The frontmatter's `name`, when it is a valid skill name.
 fn name_in_frontmatter(bytes: &[u8]) -> Option<SkillName> {
     let text = std::str::from_utf8(bytes).ok()?;
-    let rows = skilldeck_core::frontmatter::field_rows(text);
+    let rows = skilldeck_skill::frontmatter::field_rows(text);
     let (_, value) = rows.into_iter().find(|(key, _)| key == "name")?;
     SkillName::parse(value.as_str()?.trim()).ok()
 }

@@ -4,8 +4,8 @@
 
 use super::error::{ArchiveError, Hostility};
 use super::kind::ArchiveKind;
-use skilldeck_core::UploadLimits;
-use skilldeck_core::relpath::RelPath;
+use skilldeck_skill::UploadLimits;
+use skilldeck_skill::relpath::RelPath;
 use std::collections::HashMap;
 use std::fs;
 use std::io::{Read, Write};

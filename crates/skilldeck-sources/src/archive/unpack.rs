@@ -5,7 +5,7 @@ use super::error::ArchiveError;
 use super::kind::ArchiveKind;
 use super::staging::{Staging, Unpacked};
 use super::{tar_gz, zip_archive};
-use skilldeck_core::UploadLimits;
+use skilldeck_skill::UploadLimits;
 use std::path::Path;
 
 /// Unpacks `bytes`, an archive of `kind`, into the new folder `dest` (its parent is made when

@@ -22,7 +22,7 @@ use std::time::Duration;
 pub use auth::{HostToken, Tokens};
 pub use error::GitError;
 pub use fetch::{fetch, remote_refs};
-use skilldeck_core::UploadLimits;
+use skilldeck_skill::UploadLimits;
 pub use tree::leaves as link_leaves;
 
 /// How to fetch.

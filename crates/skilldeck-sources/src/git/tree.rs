@@ -7,7 +7,7 @@ use std::path::Path;
 
 use gix::ObjectId;
 use gix::objs::tree::EntryKind;
-use skilldeck_core::UploadLimits;
+use skilldeck_skill::UploadLimits;
 
 use super::{GitError, Problem, ProblemKind};
 

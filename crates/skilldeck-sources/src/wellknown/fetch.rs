@@ -5,7 +5,7 @@ use super::error::{EntryRefusal, Refused, WellKnownError};
 use super::index::{EntryKind, IndexSkill, index_url, parse_index};
 use crate::archive::{ArchiveKind, FetchError, extract, write_skill_md};
 use crate::http::{HttpClient, Sha256Digest};
-use skilldeck_core::UploadLimits;
+use skilldeck_skill::UploadLimits;
 use std::collections::HashSet;
 use std::path::Path;
 use url::Url;

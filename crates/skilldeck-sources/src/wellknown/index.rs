@@ -16,7 +16,7 @@
 use super::error::{EntryRefusal, Refused, WellKnownError};
 use crate::http::{Sha256Digest, shown_url};
 use serde_json::Value;
-use skilldeck_core::name::SkillName;
+use skilldeck_skill::name::SkillName;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use url::Url;

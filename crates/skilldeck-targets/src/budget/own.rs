@@ -24,7 +24,7 @@ use crate::budget::overrides;
 use crate::budget::rules::Found;
 use crate::env::Env;
 use crate::known::PathRule;
-use skilldeck_core::validate::{ValidateOptions, validate_text};
+use skilldeck_skill::validate::{ValidateOptions, validate_text};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -11,8 +11,8 @@ use crate::report::{FolderReport, TargetReport};
 use crate::state::SkillState;
 use crate::target::Level;
 use serde::Serialize;
-use skilldeck_core::codex_yaml;
-use skilldeck_core::validate::{ValidateOptions, validate_text};
+use skilldeck_skill::codex_yaml;
+use skilldeck_skill::validate::{ValidateOptions, validate_text};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

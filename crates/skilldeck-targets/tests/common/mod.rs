@@ -2,7 +2,8 @@
 //! temporary folder, never the user's home.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use skilldeck_core::{FsStorage, RelPath, Revision, Scope, SkillFiles, SkillName, SkilldeckHome};
+use skilldeck_skill::{RelPath, Revision, Scope, SkillFiles, SkillName};
+use skilldeck_store::{FsStorage, SkilldeckHome};
 use skilldeck_targets::TargetPlan;
 use skilldeck_targets::adopt::{self, AdoptReport, AdoptRequest};
 use skilldeck_targets::config::TargetsConfig;
