@@ -11,7 +11,7 @@ pub const KEEP_CHARS: usize = 400;
 /// What marks a result cut by compaction.
 pub const CUT_MARK: &str = "[cut by compaction]";
 
-/// The estimated tokens of a history (about 3 characters a token, DESIGN §3).
+/// The estimated tokens of a history (about 3 characters a token, as docs/contracts.md counts).
 pub fn estimate(system: &str, messages: &[Message]) -> usize {
     (system.len() + messages.iter().map(Message::text_len).sum::<usize>()).div_ceil(3)
 }

@@ -94,7 +94,7 @@ async fn requests_carry_the_listing_the_spec_and_the_exact_tool_results() {
             {"type": "tool_use", "id": "toolu_2", "name": "view_skill", "input": {"name": "pdf", "path": "references/guide.md"}},
         ]})
     );
-    // Both results in one user message, each exactly DESIGN §4's JSON.
+    // Both results in one user message, each exactly the JSON of docs/contracts.md ("view_skill").
     let blocks = msgs[2]["content"].as_array().unwrap();
     assert_eq!(msgs[2]["role"], "user");
     let results: Vec<(String, Value)> = blocks

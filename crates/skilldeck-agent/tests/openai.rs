@@ -98,7 +98,7 @@ async fn requests_carry_the_listing_the_spec_and_the_exact_tool_result() {
     let names: Vec<&str> = tools.iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["view_skill", "read_file", "write_file", "list_dir", "shell"]);
     assert_eq!(tools[0]["function"]["parameters"]["properties"]["name"]["enum"], json!(["docx", "pdf"]));
-    // The second request replays the call and sends back DESIGN §4's result JSON.
+    // The second request replays the call and sends back the result JSON of docs/contracts.md ("view_skill").
     let msgs = reqs[1].body["messages"].as_array().unwrap();
     assert_eq!(msgs.len(), 4);
     // The request, with the note naming the closest skill (`[listing] suggest`, on by default).

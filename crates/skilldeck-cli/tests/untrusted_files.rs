@@ -255,7 +255,7 @@ fn terminal_escapes_in_a_skill_are_shown_never_sent_to_the_terminal() {
     assert!(show.contains("warning[description_control_chars] line 3:"), "{show}");
     let list = &runs[1].1.stdout;
     assert!(list.lines().any(|l| l.starts_with("x\\e[1A\\e[2Ky") && l.contains("INVALID")), "{list}");
-    // The listing a model gets: the same line as DESIGN.md's, with the escapes visible.
+    // The listing a model gets: the same line as docs/contracts.md's, with the escapes visible.
     assert!(runs[3].1.stdout.contains(&format!("- **clipboard** (v:1): {desc}")), "{}", runs[3].1.stdout);
     // Strict validation refuses it, saying which character, where, and how to fix it.
     let strict = &runs[5].1.stdout;

@@ -1,5 +1,5 @@
 //! `view_skill` results: the JSON a model gets, its compacted form and the UI's client view.
-//! Holds the shapes of DESIGN §4 and the two transforms; not how results are produced.
+//! Holds the shapes of docs/contracts.md ("view_skill") and the two transforms; not how results are produced.
 
 use serde::{Deserialize, Serialize};
 

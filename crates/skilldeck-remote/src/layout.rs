@@ -1,5 +1,5 @@
 //! Where things live in the bucket: blob keys, manifest keys, and parsing them back.
-//! Holds the key scheme of docs/team-store.md; not the requests.
+//! Holds the key scheme of docs/guide/team-store.md; not the requests.
 
 use object_store::path::Path;
 

@@ -1,6 +1,6 @@
 //! The team store: skills with revisions on S3-compatible object storage, read through a
 //! local cache and materialised into the core's team scope. The layout and contract are in
-//! docs/team-store.md; the core knows only the team scope, not the store.
+//! docs/guide/team-store.md; the core knows only the team scope, not the store.
 
 pub mod cache;
 pub mod config;

@@ -357,7 +357,7 @@ impl Remote {
 
     /// Removes blobs no manifest names that are older than `grace` (left by publishes killed
     /// before their manifest). The manifests are listed again before deleting, so a revision
-    /// committed meanwhile keeps its blobs; see docs/team-store.md for the remaining window.
+    /// committed meanwhile keeps its blobs; see docs/guide/team-store.md for the remaining window.
     pub async fn gc(&self, grace: std::time::Duration, dry_run: bool) -> Result<GcReport> {
         let referenced = self.referenced_blobs().await?;
         let mut young = 0;

@@ -43,7 +43,7 @@ fn the_listing_shows_control_characters_as_escapes() {
     let skill = &full.skills[0];
     assert_eq!((skill.name.as_str(), skill.description.as_str()), ("clipboard", SHOWN));
     assert_eq!(skill.version.as_deref(), Some("1\\e[8m"));
-    // Plain text is exactly DESIGN.md §3's listing.
+    // Plain text is exactly the listing of docs/contracts.md.
     assert!(full.text.ends_with(
         "- **market-research** (v:6): Systematic market analysis with competitive intelligence\n\
          - **pdf**: Extract text and tables from PDF files"

@@ -11,7 +11,7 @@ use std::fmt;
 pub enum Scope {
     /// Skills bundled with Skilldeck, installed from the binary.
     System,
-    /// A team store's skills, materialised here by its refresh (see docs/team-store.md) and
+    /// A team store's skills, materialised here by its refresh (see docs/guide/team-store.md) and
     /// read-only to local edits: `write_skill`, `delete_skill` and `restore` refuse it, and
     /// only `FsStorage::mirror_team_skill` / `remove_team_skill` change it.
     Team,

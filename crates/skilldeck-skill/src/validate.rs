@@ -1,4 +1,4 @@
-//! Validation: the field rules of DESIGN §1 applied to a parsed frontmatter.
+//! Validation: the field rules of docs/contracts.md ("The skill format") applied to a parsed frontmatter.
 //! Holds the rules and the strict (agentskills.io) mode; not the YAML reading or storage.
 
 use crate::agent_rules::{self, Reading};

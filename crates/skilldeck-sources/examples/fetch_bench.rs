@@ -1,7 +1,7 @@
 //! Times fetching and writing a 500-skill repository over the loopback smart-HTTP server
 //! against `git clone --depth 1` of the same URL. Run with
 //! `cargo run --release -p skilldeck-sources --features git-server --example fetch_bench [SKILLS]`.
-//! For timing whole processes (`farm-bench`): `fetch_bench serve SKILLS` builds the repository,
+//! For timing whole processes (`hyperfine`, `/usr/bin/time -v`): `fetch_bench serve SKILLS` builds the repository,
 //! serves it and prints its URL until killed; `fetch_bench fetch URL` fetches it once into a
 //! temporary folder.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]

@@ -1,6 +1,6 @@
 //! A source's skill kept under another name (`skilldeck add --as NEW`, and every later check,
 //! update and install of it): its files copied into a scratch folder named `NEW` with the
-//! frontmatter's `name` rewritten to `NEW`, so folder and `name` agree (DESIGN.md §1) and the
+//! frontmatter's `name` rewritten to `NEW`, so folder and `name` agree (docs/contracts.md) and the
 //! import stores it as `NEW`. Holds the copy and the rewrite; the import is the caller's.
 
 use skilldeck_skill::frontmatter;

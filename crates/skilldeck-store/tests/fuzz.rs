@@ -86,7 +86,7 @@ const YAML_TOKENS: &[&[u8]] = &[
 /// The contract of validation, for any bytes: deterministic; strict never accepts what lenient
 /// refuses; every diagnostic has a snake_case code, words, and a line inside the file; bytes
 /// that are not UTF-8 or have no frontmatter get exactly that error; a valid skill's fields
-/// keep the limits of DESIGN §1; `strip` returns a tail of the text.
+/// keep the limits of docs/contracts.md; `strip` returns a tail of the text.
 fn check_skill_md(bytes: &[u8]) -> Verdict {
     let opts = ValidateOptions { dir_name: Some("pdf"), ..ValidateOptions::default() };
     let lenient = validate_bytes(Some(bytes), opts);
@@ -207,7 +207,7 @@ const PATH_TOKENS: &[&[u8]] = &[
     &[b'a'; 300],
 ];
 
-/// What DESIGN §4 says a relative path is, written out independently of `RelPath::parse`.
+/// What docs/contracts.md says a relative path is, written out independently of `RelPath::parse`.
 fn path_contract(s: &str) -> bool {
     let drive = s.as_bytes().get(1) == Some(&b':') && s.as_bytes()[0].is_ascii_alphabetic();
     !s.is_empty()
