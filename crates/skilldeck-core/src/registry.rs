@@ -494,7 +494,10 @@ impl SkillRegistry {
                 let audit = skilldeck_store::audits::audit_stored(&self.storage, scope, dir_name);
                 let audited = audit.is_ok();
                 entry.risk = Some(match audit {
-                    Ok(report) => report.summary(),
+                    Ok(report) => {
+                        skilldeck_store::audits::log_verdict(dir_name, &report);
+                        report.summary()
+                    }
                     Err(e) => unreadable_risk(&e),
                 });
                 let entry = Arc::new(entry);

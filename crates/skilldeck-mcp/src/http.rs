@@ -139,6 +139,9 @@ impl HttpListener {
             .nest_service(ENDPOINT, service)
             .layer(middleware::from_fn(check_body))
             .layer(middleware::from_fn_with_state(Arc::new(token), require_token));
+        // The address only: the bearer token is never logged.
+        let addr = self.listener.local_addr().map(|a| a.to_string()).unwrap_or_default();
+        tracing::info!(transport = "http", %addr, "mcp server started");
         axum::serve(self.listener, app).await.map_err(|e| McpError::Http(e.to_string()))
     }
 }

@@ -16,7 +16,9 @@ pub async fn serve_stdio(registry: SkillRegistry, options: ServeOptions) -> Resu
     let (read, write) = rmcp::transport::stdio_pipes();
     let transport = stdio::StdioLines::new(read, write);
     let running = server.serve(transport).await.map_err(|e| McpError::Start(e.to_string()))?;
+    tracing::info!(transport = "stdio", "mcp server started");
     let stopped = running.waiting().await.map_err(|e| McpError::Stopped(e.to_string()));
+    tracing::info!(transport = "stdio", "mcp server stopped");
     // The caller exits once this returns, without waiting for blocking work: a copy into the
     // workspace still under way must finish first, or its staging folder stays behind.
     let _ = tokio::task::spawn_blocking(move || shared.close_mounts()).await;

@@ -380,6 +380,7 @@ impl ServerHandler for SkilldeckServer {
     ) -> Result<ListToolsResult, ErrorData> {
         self.remember_peer(&context.peer);
         self.refresh_unless_live();
+        tracing::debug!(method = "tools/list", "mcp request");
         Ok(ListToolsResult::with_all_items(self.tools()))
     }
 
@@ -389,6 +390,8 @@ impl ServerHandler for SkilldeckServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.remember_peer(&context.peer);
+        // The tool's name only: its arguments (a request's words, a skill's path) stay out.
+        tracing::info!(method = "tools/call", tool = %request.name, "mcp request");
         if request.name == skilldeck_select::find::TOOL_NAME {
             self.refresh_unless_live();
             let input = Value::Object(request.arguments.unwrap_or_default());

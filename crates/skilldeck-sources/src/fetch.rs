@@ -148,6 +148,27 @@ impl FetchSourceError {
 /// ref the source names (`--ref`). A skill that cannot be trusted as it stands (a link leaving
 /// it) is left out and named in the notes; the others come in.
 pub fn fetch(source: &Source, reference: Option<&str>, config: &FetchConfig) -> Result<Fetched, FetchSourceError> {
+    // The source as logged: `given` is already stripped of credentials, and masked again here
+    // so no token in a URL can reach a log line.
+    let shown = redact::url(source.given());
+    let _span = tracing::info_span!("fetch", source = %shown).entered();
+    let started = std::time::Instant::now();
+    let fetched = fetch_into_scratch(source, reference, config);
+    let ms = started.elapsed().as_millis() as u64;
+    match &fetched {
+        Ok(f) => tracing::info!(
+            skills = f.skills.len(), notes = f.notes.len(), resolved = %f.origin.short(), ms, "source fetched"
+        ),
+        Err(e) => tracing::warn!(code = e.code(), error = %e, ms, "source fetch failed"),
+    }
+    fetched
+}
+
+fn fetch_into_scratch(
+    source: &Source,
+    reference: Option<&str>,
+    config: &FetchConfig,
+) -> Result<Fetched, FetchSourceError> {
     let scratch = tempfile::Builder::new().prefix("skilldeck-source-").tempdir().map_err(FetchSourceError::Scratch)?;
     // The folder is named as the source names its top, since a skill whose frontmatter has no
     // usable name is named after its folder.

@@ -58,6 +58,19 @@ fn bound_to_content(fingerprint: &str, file_hash: &[u8; 32]) -> String {
     h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
+/// Logs the audit's verdict on skill `name`: its worst level and how many findings, at info
+/// when something was found at medium or above, else at debug. Never a finding's evidence
+/// (it quotes the skill's own text) nor the file it is in.
+pub fn log_verdict(name: &str, report: &Report) {
+    let worst = report.worst().map_or("none", |l| l.as_str());
+    let findings = report.findings.len();
+    if report.worst().is_some_and(|l| l >= skilldeck_audit::RiskLevel::Medium) {
+        tracing::info!(skill = name, worst, findings, files = report.files, "audit verdict");
+    } else {
+        tracing::debug!(skill = name, worst, findings, files = report.files, "audit verdict");
+    }
+}
+
 /// The audit of the stored skill in folder `dir_name` of `scope`, its files read once.
 pub fn audit_stored(storage: &FsStorage, scope: Scope, dir_name: &str) -> Result<Report, StorageError> {
     let snapshot = storage.snapshot_dir(scope, dir_name)?;

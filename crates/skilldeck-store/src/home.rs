@@ -73,4 +73,9 @@ impl SkilldeckHome {
     pub fn config_path(&self) -> PathBuf {
         self.root.join("config.toml")
     }
+
+    /// `logs/`: the desktop app's daily log files (`skilldeck.log.YYYY-MM-DD`).
+    pub fn logs_dir(&self) -> PathBuf {
+        self.root.join("logs")
+    }
 }

@@ -252,6 +252,7 @@ impl Trust {
     ) -> Result<(), TrustError> {
         let approved = now();
         let mut approvals = Vec::new();
+        let mut names = Vec::new();
         for (name, meta, content) in skills {
             if scope != Scope::System && content.is_none() {
                 return Err(TrustError::NoContent { name: name.to_owned() });
@@ -263,9 +264,15 @@ impl Trust {
                 approved: approved.clone(),
             };
             approvals.push((key(scope, name), approval));
+            names.push((name, request.patterns().len()));
         }
         self.file.skills.extend(approvals);
-        self.save()
+        self.save()?;
+        // The count of commands granted, not the patterns (they are the skill's own text).
+        for (name, commands) in names {
+            tracing::info!(skill = name, scope = scope.as_str(), commands, "allowed-tools approved");
+        }
+        Ok(())
     }
 
     /// The findings of `risk` at `threshold` or above that the user has not approved for
@@ -303,7 +310,9 @@ impl Trust {
             approved: now(),
         };
         self.file.findings.insert(key(scope, name), approval);
-        self.save()
+        self.save()?;
+        tracing::info!(skill = name, scope = scope.as_str(), findings = risk.marks.len(), "audit findings approved");
+        Ok(())
     }
 
     /// Withdraws the approvals of skill `name` in `scope` (its tools and its findings);
@@ -313,6 +322,7 @@ impl Trust {
         let had = self.file.skills.remove(&key(scope, name)).is_some() || findings;
         if had {
             self.save()?;
+            tracing::info!(skill = name, scope = scope.as_str(), "approvals withdrawn");
         }
         Ok(had)
     }

@@ -87,10 +87,21 @@ impl Syncer<'_> {
                 }
             }
             let cx = FolderRun { dry_run, stamps: &stamps };
+            let span = tracing::info_span!("sync", target = %f.target, folder = %f.path.display()).entered();
             if let Err(e) = self.folder(f, (&id, real), &wanted, cx, &mut tp, &mut restored) {
+                tracing::warn!(code = e.code(), error = %e, "target sync failed");
                 tp.error_code = Some(e.code());
                 tp.error = Some(e.to_string());
+            } else if !dry_run {
+                tracing::info!(
+                    actions = tp.actions.len(),
+                    done = tp.done,
+                    unchanged = tp.unchanged.len(),
+                    link_fallback = tp.link_fallback.is_some(),
+                    "target synced"
+                );
             }
+            drop(span);
             out.push(tp);
         }
         if !dry_run && self.exports.exists() {

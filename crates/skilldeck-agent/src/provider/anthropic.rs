@@ -9,6 +9,7 @@ use eventsource_stream::Event;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 /// The API version header sent.
 pub const API_VERSION: &str = "2023-06-01";
@@ -113,6 +114,7 @@ impl Provider for AnthropicProvider {
                 None => b,
             }
         })
+        .instrument(tracing::info_span!("provider", kind = "anthropic", model = %self.endpoint.model))
         .await?;
         Ok(http::translate(
             http::sse(resp, self.endpoint.policy.idle_timeout, cancel.clone()),

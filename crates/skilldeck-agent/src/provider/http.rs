@@ -70,7 +70,36 @@ pub fn parse_retry_after(value: &str, now: time::OffsetDateTime) -> Option<Durat
 
 /// Sends the request built by `build`, retrying on 429/5xx and connection failures; returns a
 /// response with a success status. Every wait stops at once when `cancel` fires.
+///
+/// Logs the outcome: the host, the HTTP status, the attempts and how long it took (the caller's
+/// span names the provider and model). Never the headers (the API key), the body sent (the
+/// prompt, the skills) or the body received.
 pub async fn send(
+    policy: &HttpPolicy,
+    url: &str,
+    cancel: &CancellationToken,
+    build: impl Fn() -> reqwest::RequestBuilder,
+) -> Result<reqwest::Response, ProviderError> {
+    let started = std::time::Instant::now();
+    let host = reqwest::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_owned)).unwrap_or_default();
+    let sent = send_retrying(policy, url, cancel, build).await;
+    let ms = started.elapsed().as_millis() as u64;
+    match &sent {
+        Ok(resp) => tracing::info!(%host, status = resp.status().as_u16(), ms, "provider responded"),
+        Err(ProviderError::Cancelled) => tracing::debug!(%host, ms, "provider request cancelled"),
+        Err(ProviderError::Status { status, attempts, .. }) => {
+            tracing::warn!(%host, status, attempts, ms, "provider refused the request")
+        }
+        Err(ProviderError::Connect { attempts, .. }) => {
+            tracing::warn!(%host, attempts, ms, "provider could not be reached")
+        }
+        Err(ProviderError::IdleTimeout { secs }) => tracing::warn!(%host, secs, ms, "provider stopped answering"),
+        Err(_) => tracing::warn!(%host, ms, "provider request failed"),
+    }
+    sent
+}
+
+async fn send_retrying(
     policy: &HttpPolicy,
     url: &str,
     cancel: &CancellationToken,

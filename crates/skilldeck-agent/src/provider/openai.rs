@@ -8,6 +8,7 @@ use eventsource_stream::Event;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument as _;
 
 /// A Chat Completions endpoint.
 #[derive(Debug, Clone)]
@@ -85,6 +86,7 @@ impl Provider for OpenAiProvider {
                 None => b,
             }
         })
+        .instrument(tracing::info_span!("provider", kind = "openai", model = %self.endpoint.model))
         .await?;
         Ok(http::translate(
             http::sse(resp, self.endpoint.policy.idle_timeout, cancel.clone()),

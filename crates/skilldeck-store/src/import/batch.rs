@@ -263,7 +263,17 @@ pub fn import_batch(
             item
         })
         .collect();
-    Ok(BatchReport { items, errors })
+    let report = BatchReport { items, errors };
+    tracing::info!(
+        scope = scope.as_str(),
+        imported = report.imported(),
+        invalid = report.imported_invalid(),
+        unchanged = report.unchanged(),
+        refused = report.refused(),
+        unreadable_paths = report.errors.len(),
+        "import finished"
+    );
+    Ok(report)
 }
 
 fn refused(e: &ImportError) -> ImportState {

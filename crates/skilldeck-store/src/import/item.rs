@@ -61,7 +61,11 @@ impl Incoming {
             total_bytes: skill.files.total_bytes(),
             digest: skill.files.digest(),
             skipped: skill.skipped.clone(),
-            findings: crate::audits::audit_files(&skill.files).findings,
+            findings: {
+                let report = crate::audits::audit_files(&skill.files);
+                crate::audits::log_verdict(skill.name.as_str(), &report);
+                report.findings
+            },
             meta: skill.validation.meta.clone(),
         }
     }

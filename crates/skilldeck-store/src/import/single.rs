@@ -147,6 +147,7 @@ pub fn store(storage: &FsStorage, scope: Scope, skill: &LoadedSkill) -> Result<S
     if let Some((revision, current)) = current_revision(storage, scope, &skill.name)
         && current == digest
     {
+        tracing::info!(skill = %skill.name, scope = scope.as_str(), revision = %revision, "import unchanged");
         return Ok(Stored::Unchanged { name: skill.name.clone(), scope, revision, digest });
     }
     Ok(Stored::Written(storage.write_skill_sync(scope, &skill.name, &skill.files)?))

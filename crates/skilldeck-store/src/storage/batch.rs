@@ -138,9 +138,18 @@ impl WriteBatch<'_> {
             return;
         }
         write::flush(&self.storage.home().scope_dir(self.scope));
+        let scope = self.scope.as_str();
         for staged in std::mem::take(&mut self.pending) {
             let name = staged.name().clone();
-            self.committed.push((name, staged.commit()));
+            let result = staged.commit();
+            // Name, scope and revision only: never a file's content.
+            match &result {
+                Ok(out) => tracing::info!(
+                    skill = %name, scope, revision = %out.revision, digest = %out.digest.short(), "skill written"
+                ),
+                Err(e) => tracing::warn!(skill = %name, scope, error = %e, "skill write failed"),
+            }
+            self.committed.push((name, result));
             progress(self.committed.len());
         }
         self.names.clear();

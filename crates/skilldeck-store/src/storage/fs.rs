@@ -209,7 +209,19 @@ impl FsStorage {
             return Err(StorageError::NoSkillMd);
         }
         let _lock = SkillLock::acquire(&self.home, scope, name)?;
-        write::write_locked(&self.home, scope, name, files, event)
+        let kind = event_kind(&event);
+        let written = write::write_locked(&self.home, scope, name, files, event);
+        match &written {
+            // Name, scope, revision and digest only: never a file's content.
+            Ok(out) => tracing::info!(
+                skill = %name, scope = scope.as_str(), revision = %out.revision, digest = %out.digest.short(),
+                files = files.len(), event = kind, "skill written"
+            ),
+            Err(e) => {
+                tracing::warn!(skill = %name, scope = scope.as_str(), event = kind, error = %e, "skill write failed")
+            }
+        }
+        written
     }
 
     /// Takes an edit made on disk outside the app (an editor, `git pull`, a folder copied in)
@@ -268,6 +280,7 @@ impl FsStorage {
                 if history::append(&history_dir, &line).is_ok() {
                     marker.done();
                 }
+                tracing::info!(skill = %name, scope = scope.as_str(), revision = %rev, "edit made outside Skilldeck adopted");
                 Ok(Some(rev))
             }
         }
@@ -281,7 +294,9 @@ impl FsStorage {
         }
         let _lock = SkillLock::acquire(&self.home, scope, name)?;
         let dir = self.existing(scope, name.as_str())?;
-        delete::delete_locked(&self.home, scope, name, &dir)
+        let deleted = delete::delete_locked(&self.home, scope, name, &dir)?;
+        tracing::info!(skill = %name, scope = scope.as_str(), revision = %deleted.revision, "skill deleted");
+        Ok(deleted)
     }
 
     /// The skill's revisions, newest first (also for a deleted skill).
@@ -429,5 +444,20 @@ impl SkillStorage for FsStorage {
     async fn restore(&self, scope: Scope, name: &SkillName, revision: Revision) -> Result<WriteOutcome> {
         let name = name.clone();
         self.blocking(move |s| s.restore_sync(scope, &name, revision)).await
+    }
+}
+
+/// What made a revision, as a log field: the kind only (a source's URL stays out of the log).
+fn event_kind(event: &RevisionEvent) -> &'static str {
+    match event {
+        RevisionEvent::Upload => "upload",
+        RevisionEvent::Bundled => "bundled",
+        RevisionEvent::External => "external",
+        RevisionEvent::Restore { .. } => "restore",
+        RevisionEvent::Delete => "delete",
+        RevisionEvent::Recovered => "recovered",
+        RevisionEvent::DriftKept { .. } => "drift_kept",
+        RevisionEvent::Mirrored => "mirrored",
+        RevisionEvent::Sourced { .. } => "sourced",
     }
 }
