@@ -4,9 +4,10 @@
 
 mod commands;
 mod context;
+mod logging;
 mod output;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 use output::Outcome;
 use skilldeck_skill::Scope;
 use std::path::PathBuf;
@@ -19,6 +20,10 @@ use std::process::ExitCode;
     after_help = "Data lives in $SKILLDECK_HOME (default: the platform data folder, e.g. ~/.local/share/skilldeck)."
 )]
 struct Cli {
+    /// Print what Skilldeck does to stderr (-v: info, -vv: debug); $SKILLDECK_LOG (e.g.
+    /// `skilldeck_sources=debug`) refines it. Never prints secrets or skill contents.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
     #[command(subcommand)]
     command: Command,
 }
@@ -531,15 +536,34 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    logging::init(cli.verbose);
+    let command = matches.subcommand_name().unwrap_or("");
+    let span = tracing::info_span!("command", name = command).entered();
+    if tracing::enabled!(tracing::Level::INFO) {
+        let home = skilldeck_store::SkilldeckHome::from_env().map(|h| h.root().display().to_string());
+        let home = home.unwrap_or_else(|e| e.to_string());
+        tracing::info!(version = env!("CARGO_PKG_VERSION"), os = std::env::consts::OS, arch = std::env::consts::ARCH, %home, "skilldeck started");
+    }
+    let code = match run(cli) {
         Ok(Outcome::Ok) => ExitCode::SUCCESS,
-        Ok(Outcome::Invalid) => ExitCode::from(1),
-        Ok(Outcome::Refused) => ExitCode::from(2),
-        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {}", output::error_text(&e));
+        Ok(Outcome::Invalid) => {
+            tracing::info!("finished: invalid (exit 1)");
+            ExitCode::from(1)
+        }
+        Ok(Outcome::Refused) => {
+            tracing::info!("finished: refused (exit 2)");
             ExitCode::from(2)
         }
-    }
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            let text = output::error_text(&e);
+            tracing::error!(error = %text, "command failed");
+            eprintln!("error: {text}");
+            ExitCode::from(2)
+        }
+    };
+    drop(span);
+    code
 }

@@ -67,6 +67,7 @@ fn is_path(arg: &str) -> bool {
 }
 
 fn entry(path: Option<String>, skill: Option<String>, base: String, report: Report) -> Entry {
+    skilldeck_store::audits::log_verdict(skill.as_deref().unwrap_or("?"), &report);
     Entry { path, name: None, scope: None, skill, worst: report.worst(), findings: report.findings, error: None, base }
 }
 
