@@ -724,6 +724,10 @@ function storage(d) {
         el("p", { id: "settings-home-size", text: s ? st("homeSize", size(s.homeBytes), s.homeFiles) : st("measuring") })),
       el("dt", { text: st("configFile") }),
       el("dd", {}, el("code", { text: d.configPath })),
+      el("dt", { text: st("logs") }),
+      el("dd", {},
+        el("button", { type: "button", id: "settings-open-logs", text: st("openLogFolder"), onclick: openLogFolder }),
+        el("p", { class: "hint", text: st("logsHint") })),
       el("dt", { text: st("parseCache") }),
       el("dd", {},
         el("div", { class: "row" },
@@ -793,6 +797,14 @@ async function clearVectors() {
     const freed = await invoke("settings_clear_vector_cache");
     toast(st("vectorsCleared", size(freed)));
     await loadStorage();
+  } catch (e) {
+    showError(e);
+  }
+}
+
+async function openLogFolder() {
+  try {
+    await invoke("open_log_folder");
   } catch (e) {
     showError(e);
   }

@@ -7,8 +7,9 @@ use skilldeck_store::StorageError;
 use skilldeck_store::import::ImportError;
 use std::collections::BTreeMap;
 
-/// An error as the UI gets it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
+/// An error as the UI gets it. Serializing it (the moment it crosses to the UI) logs its code
+/// and message: the errors a user saw are in the log they attach to a bug report.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message} [{code}]")]
 pub struct ApiError {
     /// A stable snake_case code.
@@ -16,8 +17,22 @@ pub struct ApiError {
     /// What went wrong and what to do, for people, in English.
     pub message: String,
     /// The values a translated message needs (`path`, `entry`, `reason`, …).
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub args: BTreeMap<&'static str, String>,
+}
+
+impl Serialize for ApiError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        /// The wire shape: `{code, message, args?}`.
+        #[derive(Serialize)]
+        struct Wire<'a> {
+            code: &'a str,
+            message: &'a str,
+            #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+            args: &'a BTreeMap<&'static str, String>,
+        }
+        tracing::warn!(code = %self.code, message = %self.message, "error shown to the user");
+        Wire { code: &self.code, message: &self.message, args: &self.args }.serialize(serializer)
+    }
 }
 
 impl ApiError {

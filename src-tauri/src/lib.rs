@@ -7,6 +7,7 @@ pub mod commands;
 pub mod error;
 pub mod file_view;
 pub mod links;
+pub mod logging;
 pub mod markdown;
 pub mod mcp_clients;
 pub mod meaning;
@@ -125,6 +126,7 @@ macro_rules! handlers {
             $crate::commands::settings::settings_save_sources,
             $crate::commands::settings::settings_clear_vector_cache,
             $crate::commands::settings::settings_use_model,
+            $crate::commands::settings::open_log_folder,
             $crate::commands::team::team_set_refresh,
         ]
     };
@@ -149,9 +151,21 @@ pub fn builder<R: tauri::Runtime>(state: AppState) -> tauri::Builder<R> {
 /// Opens the store on the embedded defaults (`$SKILLDECK_HOME` or the data dir, the bundled
 /// skills), starts the watcher and runs the app until its window closes.
 pub fn run(started: std::time::Instant) -> Result<(), StartError> {
-    let state = AppState::open_default(started)?;
+    // The log first, so the store's own start-up (recovery, bundled skills) is in it.
+    let home = skilldeck_store::SkilldeckHome::from_env();
+    let log = logging::init(home.as_ref().ok().map(|h| h.logs_dir()).as_deref());
+    tracing::info!(
+        version = env!("CARGO_PKG_VERSION"),
+        os = std::env::consts::OS,
+        arch = std::env::consts::ARCH,
+        home = %home.as_ref().map(|h| h.root().display().to_string()).unwrap_or_else(|e| e.to_string()),
+        log_dir = %log.dir.as_ref().map(|d| d.display().to_string()).unwrap_or_else(|| "none (stderr only)".to_owned()),
+        "skilldeck-app started"
+    );
+    let state =
+        AppState::open_default(started).inspect_err(|e| tracing::error!(error = %e, "could not open the store"))?;
     trace::since_start(started, "store opened");
-    builder::<tauri::Wry>(state)
+    let app = builder::<tauri::Wry>(state)
         .setup(move |app| {
             trace::since_start(started, "setup begins");
             watch_and_warm_up(app.handle().clone(), started);
@@ -159,7 +173,16 @@ pub fn run(started: std::time::Instant) -> Result<(), StartError> {
             updates::check_in_background(app.handle().clone());
             Ok(())
         })
-        .run(tauri::generate_context!())?;
+        .build(tauri::generate_context!())?;
+    // The event loop may end the process without returning here, so the log's writer is flushed
+    // (its guard dropped) on the exit event rather than at the end of this function.
+    let mut log = Some(log);
+    app.run(move |_, event| {
+        if let tauri::RunEvent::Exit = event {
+            tracing::info!("skilldeck-app exiting");
+            drop(log.take());
+        }
+    });
     Ok(())
 }
 
@@ -173,7 +196,7 @@ fn watch_and_warm_up<R: tauri::Runtime>(app: tauri::AppHandle<R>, started: std::
         state.exclusively(|| {
             match watcher::start(&state, app.clone()) {
                 Ok(w) => state.keep_watcher(w),
-                Err(e) => eprintln!("skilldeck-app: live updates are off: {e}"),
+                Err(e) => tracing::warn!(error = %e, "live updates are off"),
             }
             trace::since_start(started, "watcher started");
             let _ = state.registry.list_metas_across(&skilldeck_skill::Scope::ALL);
@@ -185,6 +208,6 @@ fn watch_and_warm_up<R: tauri::Runtime>(app: tauri::AppHandle<R>, started: std::
         meaning::index_in_background(app.clone());
     });
     if let Err(e) = spawned {
-        eprintln!("skilldeck-app: live updates are off: {e}");
+        tracing::warn!(error = %e, "live updates are off");
     }
 }

@@ -160,3 +160,19 @@ pub async fn settings_clear_parse_cache(state: State<'_, AppState>) -> ApiResult
     skilldeck_store::parse_cache::clear(state.storage().home().root())
         .map_err(|e| ApiError::new("io_error", format!("could not remove the parse cache: {e}")).arg("reason", e))
 }
+
+/// Opens the log folder (`<data folder>/logs/`) in the system's file manager, making it first
+/// if the app has not written there yet.
+#[tauri::command]
+pub async fn open_log_folder(state: State<'_, AppState>) -> ApiResult<String> {
+    let dir = state.storage().home().logs_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        ApiError::new("open_failed", format!("could not make {}: {e}", dir.display())).arg("path", dir.display())
+    })?;
+    tracing::info!(dir = %dir.display(), "opening the log folder");
+    tauri_plugin_opener::open_path(&dir, None::<&str>).map_err(|e| {
+        ApiError::new("open_failed", format!("could not hand {} to the system: {e}", dir.display()))
+            .arg("path", dir.display())
+    })?;
+    Ok(dir.display().to_string())
+}
