@@ -203,3 +203,51 @@ fn a_model_call_is_logged_by_provider_model_and_status_never_by_key_or_prompt() 
     let line = bundled.lines().rev().find(|l| l.trim().len() > 30).unwrap();
     assert!(!log.contains(line.trim()), "a skill's text is logged: {line}");
 }
+
+#[test]
+fn the_mcp_server_logs_its_start_and_each_tool_by_name_never_the_arguments_or_the_skill() {
+    use std::io::{BufRead as _, Write as _};
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let skill = tempfile::tempdir().unwrap();
+    let dir = skill.path().join("leaky");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("SKILL.md"), format!("---\nname: leaky\ndescription: A leaky skill.\n---\n\n{BODY}\n"))
+        .unwrap();
+    assert!(skilldeck(home.path(), &["import", dir.to_str().unwrap()]).status.success());
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        .args(["-v", "mcp", "--workspace", workspace.path().to_str().unwrap()])
+        .env("SKILLDECK_HOME", home.path())
+        .env_remove("SKILLDECK_LOG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}"#;
+    writeln!(stdin, "{init}").unwrap();
+    out.read_line(&mut line).unwrap();
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#).unwrap();
+    let call =
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"view_skill","arguments":{"name":"leaky"}}}"#;
+    writeln!(stdin, "{call}").unwrap();
+    line.clear();
+    out.read_line(&mut line).unwrap();
+    assert!(line.contains(BODY), "the skill reaches the client: {line}");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(status.success(), "{stderr}");
+
+    let log = log_lines(&stderr);
+    assert!(log.contains("mcp server started") && log.contains("transport=\"stdio\""), "{log}");
+    assert!(log.contains("mcp server stopped"), "{log}");
+    let request = log.lines().find(|l| l.contains("mcp request")).unwrap_or_else(|| panic!("{log}"));
+    assert!(request.contains("tool=view_skill") && !request.contains("leaky"), "{request}");
+    assert_no_secret("stderr", &stderr);
+}
