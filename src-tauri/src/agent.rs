@@ -19,7 +19,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 /// What a turn's channel carries to the UI: the loop's events, and the panel's own.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(untagged)]
 pub enum PanelEvent {
     /// An event of the loop, as the CLI gets it too.
@@ -29,7 +29,7 @@ pub enum PanelEvent {
 }
 
 /// The panel's own events.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PanelNotice {
     /// The turn runs in this session (sent first, so a new session's id is known at once).
@@ -66,7 +66,7 @@ pub enum PanelNotice {
 }
 
 /// A provider the picker offers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderView {
     /// Its name in config.toml (`offline` is built in).
@@ -80,7 +80,7 @@ pub struct ProviderView {
 }
 
 /// What the panel needs to open: the providers, the default one, past sessions.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SetupView {
     /// Every provider, `offline` first.
@@ -96,7 +96,7 @@ pub struct SetupView {
 }
 
 /// A past session, as reopened: what it showed, in order.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionView {
     /// Its id.
@@ -112,7 +112,7 @@ pub struct SessionView {
 }
 
 /// One request from the panel.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SendRequest {
     /// The session to continue; none starts a new one on `workspace`.
@@ -129,7 +129,7 @@ pub struct SendRequest {
 }
 
 /// How a request ended.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SendOutcome {
     /// The session it ran in.

@@ -84,7 +84,7 @@ fn run(state: &AppState, folders: &[Folder], overwrite: &[String], dry_run: bool
 }
 
 /// What an auto-sync did, for the UI's note.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct AutoSynced {
     /// The targets synced, by name.
     pub targets: Vec<String>,
@@ -138,7 +138,7 @@ fn card_id(client: &str) -> &str {
 
 /// One agent as the Agents view shows it: how it gets skills (its folders, Skilldeck's MCP
 /// server, or both), what its own listing does to them, and the next step.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct AgentCard {
     /// The target's id (`claude-code`), or the MCP client's for an agent with no folders.
     pub id: String,
@@ -163,7 +163,7 @@ pub struct AgentCard {
 }
 
 /// The Agents view's data: one card per agent, and the skills that can be delivered.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct AgentsMerged {
     /// Every agent either mechanism knows, the targets' order first.
     pub agents: Vec<AgentCard>,
@@ -284,7 +284,7 @@ pub struct FolderFacts {
 }
 
 /// Skilldeck's server in an agent's MCP settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Mcp {
     /// Not there.
@@ -365,7 +365,7 @@ impl Facts {
 }
 
 /// The next step for one agent, most pressing first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Step {
     /// Not installed here, and nothing set up for it.

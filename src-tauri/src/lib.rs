@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod agents;
+pub mod bindings;
 pub mod commands;
 pub mod error;
 pub mod file_view;

@@ -10,7 +10,7 @@ use skilldeck_mcp::install::{self, ClientStatus, InstallError, Locations};
 use std::path::Path;
 
 /// One client as the Agents view shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct McpClientView {
     /// Detected or not, the file, Skilldeck's state in it.
     #[serde(flatten)]

@@ -21,7 +21,7 @@ static RUNNING: AtomicBool = AtomicBool::new(false);
 static AGAIN: AtomicBool = AtomicBool::new(false);
 
 /// Where ranking by meaning stands, for the listing preview.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct MeaningView {
     /// `ready`, `indexing`, `pending` or `off`.

@@ -41,7 +41,7 @@ pub fn follow_model(state: &AppState) -> bool {
 }
 
 /// One `[providers.NAME]` as the Models section lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderRow {
     /// Its name.
@@ -63,7 +63,7 @@ pub struct ProviderRow {
 }
 
 /// The listing's settings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ListingSettings {
     /// `[listing] budget_tokens`.
@@ -79,7 +79,7 @@ pub struct ListingSettings {
 }
 
 /// Everything the Settings view shows from config.toml.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SettingsView {
     /// config.toml's path.
@@ -103,7 +103,7 @@ pub struct SettingsView {
 }
 
 /// `[sources]` as written and as in force, with the running update check's schedule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SourcesSettings {
     /// `github` as written, when it is.
@@ -202,7 +202,7 @@ pub fn view(home: &SkilldeckHome) -> SettingsView {
 }
 
 /// The store on disk, for the Storage section.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct StorageView {
     /// `$SKILLDECK_HOME`.
@@ -235,7 +235,7 @@ pub struct StorageView {
 }
 
 /// The embedding model as found at start.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelView {
     /// Its id (its folder's name).
@@ -250,7 +250,7 @@ pub struct ModelView {
 }
 
 /// The English companion model as found at start.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CompanionView {
     /// Its id (its folder's name).

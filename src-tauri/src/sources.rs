@@ -41,7 +41,7 @@ impl PendingFetches {
 }
 
 /// Where a skill (or a source's top) came from, as the app shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct OriginView {
     /// `github.com/o/r@9d2f1ae, skills/pdf`.

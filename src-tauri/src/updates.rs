@@ -31,7 +31,7 @@ pub const SOURCES_CHECKED: &str = "sources://checked";
 const FIRST_CHECK_AFTER: Duration = Duration::from_secs(2);
 
 /// Where sourced skills stand, for the indicator and the dialog.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdatesView {
     /// Whether a check is running now.
@@ -49,7 +49,7 @@ pub struct UpdatesView {
 }
 
 /// One sourced skill as last known.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillStanding {
     /// Its name.
@@ -197,7 +197,7 @@ fn still_holds(state: &AppState, kept: &Checked, names: &[String]) -> ApiResult<
 
 /// What the running update check last read from `[sources] check_every`, for Settings →
 /// Sources: proof that a change reached it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Schedule {
     /// The interval it runs at, in seconds; `None`: checks are off.

@@ -20,7 +20,7 @@ pub fn shown(text: &str) -> String {
 }
 
 /// A skill in the sidebar.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillRow {
     /// Its name.
@@ -93,7 +93,7 @@ impl SkillRow {
 }
 
 /// A problem with its plain-language fix.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct DiagView {
     /// The stable code.
@@ -125,7 +125,7 @@ impl From<&Diagnostic> for DiagView {
 }
 
 /// One frontmatter field for the viewer's table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct FieldRow {
     /// The field.
     pub key: String,
@@ -137,7 +137,7 @@ pub struct FieldRow {
 }
 
 /// One file of a skill.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct FileRow {
     /// Its path in the skill.
     pub path: String,
@@ -146,7 +146,7 @@ pub struct FileRow {
 }
 
 /// Everything the main pane shows about one skill.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SkillDetail {
     /// The sidebar row.
@@ -167,7 +167,7 @@ pub struct SkillDetail {
 }
 
 /// What the audit found in one skill, as the Risks panel and the import previews show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AuditView {
     /// Every finding, most serious first.
@@ -185,7 +185,7 @@ pub struct AuditView {
 }
 
 /// One finding with what the user's approvals make of it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct FindingView {
     /// The finding: rule, severity, title, file, line, evidence (made safe), hidden, why.
@@ -223,7 +223,7 @@ impl Assessor<'_> {
 }
 
 /// A skill's requested tools as the skill view and the import preview show them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct GrantsRow {
     /// Each requested tool: `{pattern, plain, broad}`.
@@ -243,7 +243,7 @@ impl From<GrantsView> for GrantsRow {
 }
 
 /// A file as the viewer shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase", rename_all_fields = "camelCase", tag = "kind")]
 pub enum FileView {
     /// Markdown rendered to sanitized HTML; for `SKILL.md`, its frontmatter as a table.
@@ -281,7 +281,7 @@ pub enum FileView {
 }
 
 /// The L1 listing as a model gets it, with its budget meter.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ListingView {
     /// The exact text.
@@ -308,7 +308,7 @@ pub struct ListingView {
 }
 
 /// A workspace's `.skilldeck.toml` profile, as the preview applied it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ProfileView {
     /// The profile's file.
@@ -320,7 +320,7 @@ pub struct ProfileView {
 }
 
 /// What an import will do, before anything is written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportPreviewView {
     /// The skill's name.
@@ -352,7 +352,7 @@ pub struct ImportPreviewView {
 }
 
 /// What an import did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ImportedView {
     /// The skill.
@@ -370,7 +370,7 @@ pub struct ImportedView {
 }
 
 /// A revision in the history view.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct HistoryRow {
     /// The revision.
@@ -388,7 +388,7 @@ pub struct HistoryRow {
 }
 
 /// `SKILL.md` as stored, for the line-numbered source view.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SourceView {
     /// The whole text, frontmatter included.

@@ -123,7 +123,7 @@ pub fn check_base_url(url: &str) -> Result<(), String> {
 }
 
 /// Which wire format a provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Api {
     /// OpenAI-compatible Chat Completions.
@@ -272,7 +272,7 @@ pub struct AuditConfig {
 }
 
 /// `[audit] hold`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum HoldAt {
     /// High and critical findings hold a skill.
@@ -310,7 +310,7 @@ impl Default for ToolsConfig {
 }
 
 /// `[shell]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default, deny_unknown_fields)]
 pub struct ShellConfig {
     /// Seconds a command may run.

@@ -127,7 +127,7 @@ pub fn set_listing_model(path: &Path, model: Option<&str>) -> Result<bool, Confi
 
 /// A provider as the Settings form edits it: the keys people set; any other key of its table
 /// (`context_window`, `idle_timeout_secs`, …) is kept as written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ProviderForm {
     /// The wire format.
     pub api: Api,
@@ -308,7 +308,7 @@ pub fn set_audit_hold(path: &Path, hold: &str) -> Result<bool, ConfigError> {
 
 /// `[sources]` as the Settings form edits it. An empty or missing value removes its key, so
 /// its default applies (github.com, gitlab.com, a check a day).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct SourcesForm {
     /// The base URL `owner/repo` shorthand expands against.
     #[serde(default)]

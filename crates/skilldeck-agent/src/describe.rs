@@ -8,7 +8,7 @@ use serde_json::Value;
 use skilldeck_mount::view_result::ViewResult;
 
 /// A finished tool call as a UI shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolOutcome {
     /// Whether it succeeded.
     pub ok: bool,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Something that happened in a turn, for the host to show as it happens.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
     /// A turn began.
@@ -61,7 +61,7 @@ pub enum AgentEvent {
 }
 
 /// What the user is asked before a shell command runs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ShellQuestion {
     /// The command, as the model wrote it.
@@ -77,7 +77,7 @@ pub struct ShellQuestion {
 }
 
 /// The user's answer to a `ShellQuestion`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum ShellAnswer {
     /// Do not run it.
@@ -100,7 +100,7 @@ impl ShellAnswer {
 
 /// What the user is asked before `write_file` writes a file that runs code later (a git hook or
 /// config, `.envrc`, an editor's tasks, a build file, a shell start-up file, Skilldeck's own).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct WriteQuestion {
     /// The path, relative to the workspace, as the model wrote it.

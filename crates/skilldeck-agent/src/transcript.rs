@@ -54,7 +54,7 @@ pub struct ListedRef {
 }
 
 /// How a turn ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TurnEnd {
     /// The model answered without tool calls.
@@ -315,7 +315,7 @@ pub fn history(records: &[Record]) -> Vec<Message> {
 }
 
 /// One session, as `skilldeck sessions` lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct SessionSummary {
     /// The id, for `--resume`.
     pub id: String,

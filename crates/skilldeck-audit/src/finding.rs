@@ -7,7 +7,7 @@ use sha2::{Digest as _, Sha256};
 use skilldeck_skill::risk::{RiskLevel, RiskMark, RiskSummary};
 
 /// One finding.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Finding {
     /// The rule's id.
     pub rule: &'static str,

@@ -96,7 +96,7 @@ impl Default for ListingOptions {
 }
 
 /// One skill as listed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ListedSkill {
     /// Its name.
     pub name: String,
@@ -118,7 +118,7 @@ pub struct ListedSkill {
 }
 
 /// How much of a skill the listing shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Shown {
     /// Its name and whole description.

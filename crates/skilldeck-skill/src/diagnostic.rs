@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 /// How bad a problem is. An `Error` makes a skill invalid; a `Warning` does not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// The skill is invalid: kept and shown, never listed to a model.
@@ -18,7 +18,7 @@ pub enum Severity {
 }
 
 /// A stable, snake_case identifier for each kind of problem. UIs and scripts switch on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum DiagCode {
     /// The skill folder has no `SKILL.md`.
@@ -233,7 +233,7 @@ impl fmt::Display for DiagCode {
 }
 
 /// One problem found in a skill: `{code, severity, message, line?, args?}`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
 pub struct Diagnostic {
     /// The stable code.
     pub code: DiagCode,
@@ -248,6 +248,7 @@ pub struct Diagnostic {
     /// the file, never English words. In JSON they hold `line` too ([`Self::args_map`]), and
     /// are left out when there are none.
     #[serde(default)]
+    #[ts(optional, as = "Option<BTreeMap<String, String>>")]
     pub args: DiagArgs,
 }
 

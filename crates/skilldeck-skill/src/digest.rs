@@ -76,6 +76,18 @@ impl fmt::Display for Digest {
     }
 }
 
+/// In TypeScript a digest is its JSON form, the `sha256:<64 hex digits>` string.
+impl ts_rs::TS for Digest {
+    type WithoutGenerics = Self;
+    type OptionInnerType = Self;
+    fn name(_: &ts_rs::Config) -> String {
+        "string".to_owned()
+    }
+    fn inline(cfg: &ts_rs::Config) -> String {
+        <Self as ts_rs::TS>::name(cfg)
+    }
+}
+
 impl Serialize for Digest {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&self.long())

@@ -79,7 +79,7 @@ impl Pattern {
 }
 
 /// One requested tool as people see it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct RequestedTool {
     /// The pattern as the skill wrote it.
     pub pattern: String,

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What kind of source a revision came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum SourceKind {
     /// A Git repository (resolved to a commit).
@@ -20,7 +20,7 @@ pub enum SourceKind {
 
 /// The provenance of one revision: enough to fetch the same content again and to ask the
 /// source whether it has moved on.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 pub struct Provenance {
     /// What kind of source.
     pub kind: SourceKind,

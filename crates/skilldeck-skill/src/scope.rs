@@ -6,7 +6,7 @@ use std::fmt;
 
 /// Where a skill lives. On a name in several, `User` shadows `Team`, which shadows `System`
 /// (the declaration order is the shadowing order: `Ord` sorts the shadowed scope first).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
     /// Skills bundled with Skilldeck, installed from the binary.
@@ -60,7 +60,7 @@ impl std::str::FromStr for Scope {
 }
 
 /// A stored skill's revision: 1 for the first upload, +1 for each one after.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(transparent)]
 pub struct Revision(pub u64);
 

@@ -31,7 +31,7 @@ pub struct Origin {
 }
 
 /// An entry whose source could not be followed, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Unfollowed {
     /// The skill's name.
     pub name: String,
@@ -143,7 +143,7 @@ pub fn find(wanted: &[Wanted<'_>], hosts: &Hosts, config: &FetchConfig) -> Origi
 }
 
 /// A skill brought in from another tool's folder with its source recorded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Sourced {
     /// The skill.
     pub name: String,

@@ -36,7 +36,7 @@ const GLOBAL_VERSION: u64 = 3;
 const PROJECT_VERSION: u64 = 1;
 
 /// Which of the two lockfiles.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum LockKind {
     /// `~/.agents/.skill-lock.json`: the skills installed for the user.
@@ -46,7 +46,7 @@ pub enum LockKind {
 }
 
 /// One skill the `skills` CLI installed, as its lockfile says.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct LockEntry {
     /// The skill's name (the lockfile's key).
     pub name: String,
@@ -69,7 +69,7 @@ pub struct LockEntry {
 }
 
 /// A lockfile of the `skills` CLI, read.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct SkillsLock {
     /// Which one.
     pub kind: LockKind,
@@ -283,7 +283,7 @@ impl LockEntry {
 }
 
 /// The `skills` CLI's lockfiles found: the global one, and a project's when one is named.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, ts_rs::TS)]
 pub struct SkillsCliLocks {
     /// The lockfiles read (the project's first).
     pub locks: Vec<SkillsLock>,
@@ -292,7 +292,7 @@ pub struct SkillsCliLocks {
 }
 
 /// A lockfile of the `skills` CLI that could not be read.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 pub struct UnreadableLock {
     /// The file.
     pub path: PathBuf,

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 pub const TRUST_FILE: &str = "trust.json";
 
 /// Whether a skill's `allowed-tools` is in force.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum GrantState {
     /// It asks for no shell command: nothing to approve.
@@ -346,7 +346,7 @@ impl Trust {
 }
 
 /// How one file differs from the revision whose findings the user approved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum FileChange {
     /// It was not there.
@@ -359,7 +359,7 @@ pub enum FileChange {
 
 /// What changed in a skill since the user approved its findings: shown before they approve
 /// again, since an approval covers exactly the content it was given for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ChangedSince {
     /// The revision approved, while history keeps it (`None`: no longer kept).
     pub revision: Option<crate::storage::Revision>,

@@ -35,7 +35,7 @@ pub struct AdoptRequest {
 pub type KnownSources = std::collections::BTreeMap<String, (Digest, Provenance)>;
 
 /// What adopting one skill did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Outcome {
     /// Its content became a new revision in the user scope.
@@ -76,7 +76,7 @@ impl Outcome {
 }
 
 /// A copy left as it was, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Left {
     /// The copy.
     pub path: PathBuf,
@@ -85,7 +85,7 @@ pub struct Left {
 }
 
 /// One skill adopted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Adopted {
     /// The skill.
     pub name: String,
@@ -104,7 +104,7 @@ pub struct Adopted {
 }
 
 /// A candidate content of an ambiguous adoption.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Candidate {
     /// Its digest.
     pub digest: Digest,
@@ -220,7 +220,7 @@ impl AdoptError {
 }
 
 /// A skill that was not adopted.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 pub struct Failure {
     /// The skill.
     pub name: String,
@@ -244,7 +244,7 @@ impl Failure {
 }
 
 /// What `adopt` did.
-#[derive(Debug, Default, Serialize)]
+#[derive(Debug, Default, Serialize, ts_rs::TS)]
 pub struct AdoptReport {
     /// The skills adopted.
     pub adopted: Vec<Adopted>,

@@ -11,7 +11,7 @@ use skilldeck_skill::{DiagCode, Severity};
 use std::path::Path;
 
 /// What the agent does with a field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// It does not read the field (or drops the value, or the file holding it).
@@ -21,7 +21,7 @@ pub enum Verdict {
 }
 
 /// One field the agent will ignore or reject.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct FieldVerdict {
     /// The frontmatter key (`model`), or `agents/openai.yaml: policy.products` for Codex's file.
     pub field: String,

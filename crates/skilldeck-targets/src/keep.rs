@@ -19,7 +19,7 @@ use skilldeck_store::storage::RevisionEvent;
 use std::path::Path;
 
 /// What happens to an edited copy before it is replaced.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "how", rename_all = "snake_case")]
 pub enum Keep {
     /// The edited copy becomes revision `edit` of the skill; then revision `restore` brings back

@@ -12,8 +12,9 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// One step of a plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "action", rename_all = "snake_case")]
+#[ts(rename = "PlanAction")]
 pub enum Action {
     /// A chosen skill not there yet is written.
     Write {
@@ -73,7 +74,7 @@ impl Action {
 }
 
 /// Why a skill is skipped.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "reason", rename_all = "snake_case")]
 pub enum SkipReason {
     /// A folder Skilldeck did not write has the chosen skill's name: it is left alone.
@@ -114,7 +115,7 @@ impl SkipReason {
 }
 
 /// The plan for one target folder, and after a sync, how it went.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct TargetPlan {
     /// The tool id or configured target name.
     pub target: String,

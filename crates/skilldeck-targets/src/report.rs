@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// One folder of a target, with each skill's state there.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct FolderReport {
     /// The folder.
     #[serde(flatten)]
@@ -33,7 +33,7 @@ pub struct FolderReport {
 }
 
 /// A tool or configured target, with its folders.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct TargetReport {
     /// The id (`claude-code`) or the configured name.
     pub id: String,
@@ -56,7 +56,7 @@ pub struct TargetReport {
 }
 
 /// One skill name in more than one folder an agent reads.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Duplicate {
     /// The skill's (folder) name.
     pub name: String,

@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// How a group of identical copies stands against the store's skill of that name.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "relation", rename_all = "kebab-case")]
 pub enum Relation {
     /// The store has no skill of that name.
@@ -55,7 +55,7 @@ pub enum Relation {
 }
 
 /// One place a copy was found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Place {
     /// The tool id or configured target name.
     pub target: String,
@@ -75,7 +75,7 @@ pub struct Place {
 }
 
 /// Identical copies of one skill: one content, every place it was found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct CopyGroup {
     /// Their digest, as the store would compute it.
     pub digest: Digest,
@@ -102,7 +102,7 @@ impl CopyGroup {
 }
 
 /// Every copy of one skill name, grouped by content.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ScannedSkill {
     /// The folder name the copies have.
     pub name: String,
@@ -114,7 +114,7 @@ pub struct ScannedSkill {
 }
 
 /// The store's current revision of a skill.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct StoreSide {
     /// Its scope.
     pub scope: Scope,
@@ -151,7 +151,7 @@ pub fn inputs(targets: &[crate::target::Target], wanted: &WantedSet) -> Vec<Scan
 }
 
 /// One folder scanned.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ScannedFolder {
     /// The tool id or configured target name.
     pub target: String,
@@ -178,7 +178,7 @@ pub struct ScannedFolder {
 }
 
 /// An entry that looks like a skill's place but could not be read as one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Unreadable {
     /// The tool id or configured target name.
     pub target: String,
@@ -191,7 +191,7 @@ pub struct Unreadable {
 }
 
 /// What a scan found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct ScanReport {
     /// The folders looked at.
     pub folders: Vec<ScannedFolder>,

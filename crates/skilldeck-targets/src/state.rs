@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// Where a skill stands in one target folder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum SkillState {
     /// Ours, the store's current revision, unchanged there.
@@ -44,7 +44,7 @@ impl SkillState {
 }
 
 /// One skill's state in a folder, with what it was judged by.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Observed {
     /// The skill's (folder) name.
     pub name: String,

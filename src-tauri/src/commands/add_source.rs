@@ -24,7 +24,7 @@ use std::sync::Arc;
 use tauri::{AppHandle, Runtime, State};
 
 /// What a source holds, as the dialog shows it after "Look".
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct SourceLook {
     /// The key of the fetched source the app keeps for "Install".
@@ -42,7 +42,7 @@ pub struct SourceLook {
 }
 
 /// A plugin of a marketplace.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PluginView {
     /// Its name.
@@ -54,7 +54,7 @@ pub struct PluginView {
 }
 
 /// A marketplace plugin whose skills live in another Git repository.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ElsewhereView {
     /// Its name.
@@ -68,7 +68,7 @@ pub struct ElsewhereView {
 }
 
 /// Something of the source that was left out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct NoteView {
     /// The path inside the source it is about.

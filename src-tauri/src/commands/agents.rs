@@ -158,7 +158,7 @@ pub async fn agents_scan(state: State<'_, AppState>, project: Option<String>) ->
 }
 
 /// The scan, and the `skills` CLI's lockfiles (the same shape as `skilldeck scan --json`).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct ScanView {
     /// The scan.
@@ -169,7 +169,7 @@ pub struct ScanView {
 }
 
 /// What adopting did, and the sources recorded for skills the `skills` CLI installed.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AdoptView {
     /// What adopting did.

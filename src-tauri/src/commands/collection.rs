@@ -31,7 +31,7 @@ pub async fn import_layout(path: String) -> ApiResult<Layout> {
 }
 
 /// One skill of a collection, as the import dialog lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CollectionItemView {
     /// Its folder inside the collection (`skills/pdf`), the key to choose it by.
@@ -61,7 +61,7 @@ pub struct CollectionItemView {
 }
 
 /// A collection's preview, or its import's report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CollectionView {
     /// One entry per skill found, in folder order.

@@ -9,7 +9,7 @@ use skilldeck_mcp::install::{self, Action, Applied};
 use std::path::PathBuf;
 
 /// What Add or Remove would do, for the confirmation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct McpClientPlan {
     /// What would happen (`unchanged` when nothing would).
     pub action: Action,

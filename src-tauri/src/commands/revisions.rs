@@ -90,7 +90,7 @@ pub async fn restore_skill(
 }
 
 /// A deleted skill that its history can bring back.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct DeletedRow {
     /// Its scope.
     pub scope: Scope,

@@ -15,7 +15,7 @@ use tauri::{Emitter as _, Manager as _, State};
 pub const TEAM_STATUS: &str = "team://status";
 
 /// How the team scope stands, for the sidebar's group header.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct TeamStatus {
     /// Whether `[remotes.team]` is configured.
@@ -64,7 +64,7 @@ pub async fn team_refresh<R: tauri::Runtime>(
 }
 
 /// What publishing `name` would do: the remote and the revision it would most likely get.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct PublishPreview {
     /// The remote's name.
@@ -92,7 +92,7 @@ pub async fn team_publish_preview(state: State<'_, AppState>, name: String) -> A
 }
 
 /// What a publish did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Published {
     /// The revision the team store gave it.
@@ -145,7 +145,7 @@ pub fn refresh_in_background<R: tauri::Runtime>(app: tauri::AppHandle<R>) {
 }
 
 /// One `[remotes.NAME]` as Settings → Team lists it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RemoteRow {
     /// Its name (`team` feeds the team scope).
@@ -165,7 +165,7 @@ pub struct RemoteRow {
 }
 
 /// The remotes and where their credentials come from.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct RemotesView {
     /// Every remote in config.toml.

@@ -34,7 +34,7 @@ pub async fn sources_check_now<R: Runtime>(app: AppHandle<R>, state: State<'_, A
 }
 
 /// What updating one skill would change.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateDiff {
     /// The skill.
@@ -81,7 +81,7 @@ pub async fn source_update_diff<R: Runtime>(
 }
 
 /// What an update did to one skill.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateResult {
     /// The skill.
@@ -95,6 +95,7 @@ pub struct UpdateResult {
     /// Where it now comes from (`updated`, `unchanged`).
     pub to: Option<OriginView>,
     /// Why (`held`, `refused`, `gone`, `could_not_check`).
+    #[ts(as = "Option<crate::bindings::ApiErrorShape>")]
     pub error: Option<ApiError>,
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// What `[shell] sandbox` in config.toml chooses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum SandboxChoice {
     /// The platform's sandbox; when there is none, every command asks and says so.
@@ -21,7 +21,7 @@ pub enum SandboxChoice {
 
 /// What `[shell] network_ports` chooses: the TCP ports a sandboxed command may connect to when
 /// the network is allowed. A list (by default SSH, DNS, HTTP and HTTPS), or `"all"`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(untagged)]
 pub enum NetworkPorts {
     /// These ports only: the machine's other TCP services (databases, a Docker API, dev
@@ -32,7 +32,7 @@ pub enum NetworkPorts {
 }
 
 /// The one word `network_ports = "all"` takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum AllPorts {
     /// Every port.

@@ -64,7 +64,7 @@ impl InstallError {
 }
 
 /// Whether and how Skilldeck is in a client's settings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum State {
     /// No entry named `skilldeck` (or no file).
@@ -81,7 +81,7 @@ pub enum State {
 }
 
 /// One client as `skilldeck mcp clients` and the app show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ClientStatus {
     /// The client's id (`cursor`).
     pub id: &'static str,
@@ -99,8 +99,9 @@ pub struct ClientStatus {
 }
 
 /// What an install or uninstall does to the file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
+#[ts(rename = "McpAction")]
 pub enum Action {
     /// Creates the file holding only our entry.
     Create,
@@ -130,7 +131,7 @@ pub struct Plan {
 }
 
 /// What executing a plan did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Applied {
     /// What happened.
     pub action: Action,

@@ -25,7 +25,7 @@ const MAX_DEPTH: usize = 12;
 pub const WHOLE: &str = ".";
 
 /// What an import path holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
     /// The path is one skill.

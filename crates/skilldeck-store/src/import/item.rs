@@ -72,7 +72,7 @@ impl Incoming {
 }
 
 /// A refusal as data: the stable code and the message for people.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ErrorInfo {
     /// The stable snake_case code (`source_hostile`, `name_invalid`, `name_duplicate`, …).
     pub code: String,

@@ -23,7 +23,7 @@ pub fn codex_config(env: &Env) -> Option<PathBuf> {
 }
 
 /// A listing budget an agent's own settings set, in place of its share of the context window.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct BudgetSetting {
     /// The budget, in `unit`.
     pub size: usize,

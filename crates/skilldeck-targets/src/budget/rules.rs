@@ -7,7 +7,7 @@ use std::path::PathBuf;
 /// Where a skill was found, as the agent ranks its listing (Codex puts repository skills
 /// before the user's, and the user's before its own system skills, when it has to leave some
 /// out: `scope_rank` in `codex-rs/core-skills/src/loader.rs`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, ts_rs::TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum Found {
     /// A project's folder.
@@ -67,7 +67,7 @@ pub struct Listed {
 }
 
 /// Why a skill is not in the model's listing at all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum HiddenBy {
     /// `disable-model-invocation: true`: only the user invokes it.
@@ -82,8 +82,9 @@ pub enum HiddenBy {
 }
 
 /// What the listing does to one skill.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "shown", rename_all = "kebab-case")]
+#[ts(rename = "BudgetShown")]
 pub enum Shown {
     /// Its whole description.
     Full,
@@ -127,7 +128,7 @@ impl Shown {
 /// One skill's fate in one agent's listing. Where the agent decides by use (Claude Code keeps
 /// the descriptions of the skills used most), `best` is the skill used most and `worst` used
 /// least; otherwise they are the same.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct SkillBudget {
     /// The skill.
     pub name: String,
@@ -144,7 +145,7 @@ pub struct SkillBudget {
 }
 
 /// The unit a budget is counted in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum Unit {
     /// Characters.
@@ -164,7 +165,7 @@ impl Unit {
 }
 
 /// An agent whose listing rule is known.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "kebab-case")]
 pub enum Rule {
     /// Claude Code (see `claude`).
@@ -194,7 +195,7 @@ impl Rule {
 }
 
 /// What one agent's rule does to a set of skills.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Simulated {
     /// The unit everything is counted in.
     pub unit: Unit,
