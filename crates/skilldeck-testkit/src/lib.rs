@@ -52,9 +52,26 @@ pub fn require(what: &str, why: &str, install: &str) {
     }
 }
 
+/// The name libtest knows test `name` by when it is defined in the module `module_path`
+/// (pass `module_path!()`): the module path less the test binary's own name, so a test that
+/// runs itself again in a child (`--exact NAME`) names itself, and not nothing, in a binary
+/// that holds many files as modules (`tests/it/main.rs`).
+pub fn test_name(module_path: &str, name: &str) -> String {
+    match module_path.split_once("::") {
+        Some((_, module)) => format!("{module}::{name}"),
+        None => name.to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_test_in_a_module_is_named_by_its_module() {
+        assert_eq!(super::test_name("it::environment", "t"), "environment::t");
+        assert_eq!(super::test_name("it", "t"), "t");
+    }
 
     #[test]
     fn missing_fails_only_when_required_and_not_opted_out() {

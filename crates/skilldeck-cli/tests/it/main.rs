@@ -1,0 +1,31 @@
+//! The integration tests of `skilldeck-cli`, one module a file, linked into one test binary
+//! (one link for the whole suite instead of one per file).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+mod model;
+mod sources_env;
+mod team_env;
+mod world;
+mod add;
+mod agent;
+mod agent_hostile;
+mod agent_skill;
+mod audit;
+mod auto_sync;
+mod cli;
+mod export_held;
+mod link_mode;
+mod logs;
+mod mcp;
+mod mcp_install;
+mod meaning;
+mod no_links;
+mod overwrite;
+mod remote;
+mod scan_adopt;
+mod sources_lock;
+mod targets;
+mod targets_budget;
+mod team_scope;
+mod untrusted_files;
+mod validate_for;

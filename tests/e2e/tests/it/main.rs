@@ -1,0 +1,18 @@
+//! The integration tests of `e2e`, one module a file, linked into one test binary
+//! (one link for the whole suite instead of one per file).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
+
+mod add_source;
+mod adopt_sourced;
+mod agent_budget;
+mod agents;
+mod audit;
+mod desktop;
+mod listing_try;
+mod long_sidebar;
+mod mcp_clients;
+mod meaning;
+mod overwrite;
+mod settings;
+mod team;
+mod updates;
