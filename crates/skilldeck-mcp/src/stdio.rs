@@ -1,7 +1,11 @@
 //! `skilldeck mcp` over standard input and output: newline-delimited JSON-RPC, one message a
 //! line. A thin transport in place of rmcp's own, which drops a line that is not JSON without a
 //! word: here such a line gets a Parse error (-32700, id null) and the next line is served as
-//! usual. Holds line framing and that reply only; every message goes to rmcp as before.
+//! usual, as JSON-RPC 2.0 asks. Bounded: after [`MAX_REPLIES_IN_A_ROW`] such lines with no
+//! message between them (a client writing its own log into the server's input), the rest go
+//! unanswered, with one note on standard error, until a message arrives; so a chatty peer gets
+//! a few errors, not a storm (the reason rmcp stopped answering). Holds line framing and that
+//! reply only; every message goes to rmcp as before.
 
 use crate::incoming::{Incoming, judge};
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
@@ -15,6 +19,10 @@ use tokio::sync::Mutex;
 /// The longest line read: a longer one is dropped, as rmcp's own transport does (the size of
 /// the largest event its HTTP client takes).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// How many lines in a row that are no message are answered; the rest are not, until a
+/// message arrives.
+pub const MAX_REPLIES_IN_A_ROW: u32 = 16;
 
 /// The writer, shared by replies from rmcp and the transport's own error replies, so each line
 /// is written whole; `None` once closed.
@@ -39,6 +47,8 @@ pub(crate) struct StdioLines<R, W> {
     line: Vec<u8>,
     /// Set while the rest of an oversized line is being skipped.
     discarding: bool,
+    /// Lines that were no message since the last message.
+    refused_in_a_row: u32,
     write: Writer<W>,
 }
 
@@ -53,6 +63,7 @@ where
             read: BufReader::new(read),
             line: Vec::new(),
             discarding: false,
+            refused_in_a_row: 0,
             write: Arc::new(Mutex::new(Some(write))),
         }
     }
@@ -134,8 +145,20 @@ where
             self.line.clear();
             match judged {
                 None | Some(Incoming::Ignore) => {}
-                Some(Incoming::Message(message)) => return Some(*message),
+                Some(Incoming::Message(message)) => {
+                    self.refused_in_a_row = 0;
+                    return Some(*message);
+                }
+                Some(Incoming::Reply(_)) if self.refused_in_a_row >= MAX_REPLIES_IN_A_ROW => {}
                 Some(Incoming::Reply(reply)) => {
+                    self.refused_in_a_row += 1;
+                    if self.refused_in_a_row == MAX_REPLIES_IN_A_ROW {
+                        eprintln!(
+                            "skilldeck mcp: {MAX_REPLIES_IN_A_ROW} lines in a row were no JSON-RPC message; the next \
+                             ones go unanswered until a message arrives (is the client writing its log to this \
+                             server's input?)"
+                        );
+                    }
                     let mut line = reply.to_string().into_bytes();
                     line.push(b'\n');
                     // A task of its own, so the reply is written whole even when rmcp drops
@@ -153,5 +176,42 @@ where
     async fn close(&mut self) -> Result<(), io::Error> {
         drop(self.write.lock().await.take());
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use tokio::io::AsyncReadExt as _;
+
+    /// Feeds `input` to the transport and returns what it wrote back, and the messages it passed on.
+    async fn run(input: String) -> (String, usize) {
+        let (mut client, server) = tokio::io::duplex(1 << 20);
+        let (read, write) = tokio::io::split(server);
+        let mut t = StdioLines::new(read, write);
+        client.write_all(input.as_bytes()).await.unwrap();
+        client.shutdown().await.unwrap();
+        let mut messages = 0;
+        while t.receive().await.is_some() {
+            messages += 1;
+        }
+        t.close().await.unwrap();
+        // The server's side dropped whole, so the client reads to the end.
+        drop(t);
+        let mut out = String::new();
+        client.read_to_string(&mut out).await.unwrap();
+        (out, messages)
+    }
+
+    #[tokio::test]
+    async fn a_log_written_into_the_input_gets_a_few_errors_not_a_storm() {
+        let ping = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n";
+        let log = "INFO starting up\n".repeat(1000);
+        let (out, messages) = run(format!("{log}{ping}{{{{{{\n")).await;
+        let errors = out.lines().filter(|l| l.contains("-32700")).count();
+        // 16 answered, the rest of the log not; the message resets the count, so the line
+        // after it is answered again.
+        assert_eq!((errors, messages), (MAX_REPLIES_IN_A_ROW as usize + 1, 1), "{out}");
     }
 }
