@@ -112,7 +112,7 @@ impl Fetched {
 /// before using it from async code.
 #[derive(Debug, Clone)]
 pub struct HttpClient {
-    client: reqwest_blocking::blocking::Client,
+    client: reqwest::blocking::Client,
     options: HttpOptions,
 }
 
@@ -126,7 +126,7 @@ impl HttpClient {
     pub fn new(options: HttpOptions) -> Result<Self, HttpError> {
         let max = options.max_redirects;
         let allow_http = options.allow_plain_http;
-        let policy = reqwest_blocking::redirect::Policy::custom(move |attempt| {
+        let policy = reqwest::redirect::Policy::custom(move |attempt| {
             // The first of `previous` is the URL asked for, not a redirect.
             if attempt.previous().len() > max {
                 let reason = format!("more than {max} redirects; ask the publisher for the final address");
@@ -142,8 +142,8 @@ impl HttpClient {
         // timers would be made on the calling thread, outside its runtime. The blocking
         // wrapper's timeout bounds every wait (for the response, then for each read of the
         // body), which is the stall timeout; the total is checked between reads.
-        let inner = reqwest_blocking::Client::builder().connect_timeout(options.connect_timeout);
-        let client = reqwest_blocking::blocking::ClientBuilder::from(inner)
+        let inner = reqwest::Client::builder().connect_timeout(options.connect_timeout);
+        let client = reqwest::blocking::ClientBuilder::from(inner)
             .timeout(options.read_timeout)
             .user_agent(USER_AGENT)
             .redirect(policy)
@@ -218,7 +218,7 @@ impl HttpClient {
         let final_url = response.url().clone();
         let content_type = response
             .headers()
-            .get(reqwest_blocking::header::CONTENT_TYPE)
+            .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.split(';').next())
             .map(|v| v.trim().to_ascii_lowercase())
@@ -248,7 +248,7 @@ impl HttpClient {
         Ok(Streamed { url: final_url, content_type, len: read })
     }
 
-    fn send_error(&self, shown: &str, e: reqwest_blocking::Error, started: Instant) -> HttpError {
+    fn send_error(&self, shown: &str, e: reqwest::Error, started: Instant) -> HttpError {
         let url = shown.to_owned();
         if e.is_redirect() {
             let reason = find_source::<RedirectRefused>(&e).map_or_else(|| root_cause(&e), |r| r.0.clone());
@@ -265,8 +265,8 @@ impl HttpClient {
 
     fn read_error(&self, shown: &str, e: std::io::Error, started: Instant) -> HttpError {
         let url = shown.to_owned();
-        let inner = e.get_ref().and_then(|r| r.downcast_ref::<reqwest_blocking::Error>());
-        if e.kind() == std::io::ErrorKind::TimedOut || inner.is_some_and(reqwest_blocking::Error::is_timeout) {
+        let inner = e.get_ref().and_then(|r| r.downcast_ref::<reqwest::Error>());
+        if e.kind() == std::io::ErrorKind::TimedOut || inner.is_some_and(reqwest::Error::is_timeout) {
             return self.timed_out(url, false, started);
         }
         let reason = inner.map_or_else(|| e.to_string(), root_cause);
@@ -309,7 +309,7 @@ fn is_loopback(url: &Url) -> bool {
 
 /// The innermost cause of `e` (reqwest's own message names the URL, credentials and all, so it
 /// is never shown; the cause underneath does not).
-fn root_cause(e: &reqwest_blocking::Error) -> String {
+fn root_cause(e: &reqwest::Error) -> String {
     let mut cause: &dyn std::error::Error = e;
     while let Some(next) = cause.source() {
         cause = next;
@@ -329,7 +329,7 @@ fn root_cause(e: &reqwest_blocking::Error) -> String {
     cause.to_string()
 }
 
-fn find_source<T: std::error::Error + 'static>(e: &reqwest_blocking::Error) -> Option<&T> {
+fn find_source<T: std::error::Error + 'static>(e: &reqwest::Error) -> Option<&T> {
     let mut cause: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(e);
     while let Some(c) = cause {
         if let Some(found) = c.downcast_ref::<T>() {

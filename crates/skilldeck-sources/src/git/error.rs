@@ -186,7 +186,7 @@ pub(crate) fn classify(
         detail = detail.replace(secret, "***");
     }
     for cause in error.iter_errors() {
-        if let Some(e) = cause.downcast_ref::<reqwest_blocking::Error>() {
+        if let Some(e) = cause.downcast_ref::<reqwest::Error>() {
             if e.is_timeout() {
                 return GitError::Timeout { url, timeout: read_timeout };
             }

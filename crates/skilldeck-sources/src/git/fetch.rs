@@ -360,7 +360,7 @@ fn transport_options(
         let (connect, read) = (opts.connect_timeout, opts.read_timeout);
         http_options.connect_timeout = Some(connect);
         let configure: Box<http::reqwest::ConfigureClientFn> =
-            Box::new(move |builder: reqwest_blocking::blocking::ClientBuilder| {
+            Box::new(move |builder: reqwest::blocking::ClientBuilder| {
                 Ok(builder.connect_timeout(connect).timeout(read))
             });
         let backend = http::reqwest::Options { configure_client: Some(configure), configure_request: None };
