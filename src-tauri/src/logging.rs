@@ -30,16 +30,19 @@ pub struct LogGuard {
     pub dir: Option<PathBuf>,
     /// Why there is no file, when there is none although a folder was given.
     pub why_not: Option<String>,
+    /// Why `$SKILLDECK_LOG` was not used, when it was set but is no filter.
+    pub filter_refused: Option<String>,
 }
 
 /// The app's subscriber, not yet installed: the file in `logs_dir` (when given and it can be
 /// made) and stderr, filtered by `$SKILLDECK_LOG` or the default.
 pub fn subscriber(logs_dir: Option<&Path>) -> (tracing::Dispatch, LogGuard) {
-    let filter = match std::env::var(LOG_ENV) {
-        Ok(custom) if !custom.trim().is_empty() => {
-            EnvFilter::try_new(&custom).unwrap_or_else(|_| EnvFilter::new(DEFAULT_FILTER))
-        }
-        _ => EnvFilter::new(DEFAULT_FILTER),
+    let (filter, refused) = match std::env::var(LOG_ENV) {
+        Ok(custom) if !custom.trim().is_empty() => match EnvFilter::try_new(&custom) {
+            Ok(f) => (f, None),
+            Err(e) => (EnvFilter::new(DEFAULT_FILTER), Some(e.to_string())),
+        },
+        _ => (EnvFilter::new(DEFAULT_FILTER), None),
     };
     let stderr = tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false);
     let (file, guard, why_not) = match logs_dir.map(appender) {
@@ -53,7 +56,7 @@ pub fn subscriber(logs_dir: Option<&Path>) -> (tracing::Dispatch, LogGuard) {
     };
     let dir = guard.as_ref().and(logs_dir).map(Path::to_path_buf);
     let dispatch = tracing::Dispatch::new(tracing_subscriber::registry().with(filter).with(stderr).with(file));
-    (dispatch, LogGuard { _file: guard, dir, why_not })
+    (dispatch, LogGuard { _file: guard, dir, why_not, filter_refused: refused })
 }
 
 /// Installs the app's subscriber for the whole process: the file in `logs_dir` (when given
@@ -61,7 +64,11 @@ pub fn subscriber(logs_dir: Option<&Path>) -> (tracing::Dispatch, LogGuard) {
 pub fn init(logs_dir: Option<&Path>) -> LogGuard {
     let (dispatch, guard) = subscriber(logs_dir);
     if tracing::dispatcher::set_global_default(dispatch).is_err() {
-        return LogGuard { _file: None, dir: None, why_not: Some("a logger was already installed".to_owned()) };
+        let why_not = Some("a logger was already installed".to_owned());
+        return LogGuard { _file: None, dir: None, why_not, filter_refused: None };
+    }
+    if let Some(e) = &guard.filter_refused {
+        tracing::warn!(error = %e, "{LOG_ENV} is not a filter; using the default");
     }
     if let (Some(e), Some(d)) = (&guard.why_not, logs_dir) {
         tracing::warn!(dir = %d.display(), error = %e, "no log file; logging to stderr only");

@@ -24,16 +24,20 @@ pub fn init(verbosity: u8) {
     };
     // Every Skilldeck crate's target starts with `skilldeck` (the CLI's own is `skilldeck`).
     let default = format!("warn,skilldeck={level}");
-    let filter = match std::env::var(LOG_ENV) {
-        Ok(custom) if !custom.trim().is_empty() => {
-            EnvFilter::try_new(&custom).unwrap_or_else(|_| EnvFilter::new(&default))
-        }
-        _ => EnvFilter::new(&default),
+    let (filter, refused) = match std::env::var(LOG_ENV) {
+        Ok(custom) if !custom.trim().is_empty() => match EnvFilter::try_new(&custom) {
+            Ok(f) => (f, None),
+            Err(e) => (EnvFilter::new(&default), Some(e.to_string())),
+        },
+        _ => (EnvFilter::new(&default), None),
     };
-    let _ = tracing_subscriber::fmt()
+    let installed = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .with_target(true)
         .try_init();
+    if let (Ok(()), Some(why)) = (installed, refused) {
+        tracing::warn!(error = %why, "{LOG_ENV} is not a filter; using the default");
+    }
 }

@@ -251,3 +251,18 @@ fn the_mcp_server_logs_its_start_and_each_tool_by_name_never_the_arguments_or_th
     assert!(request.contains("tool=view_skill") && !request.contains("leaky"), "{request}");
     assert_no_secret("stderr", &stderr);
 }
+
+#[test]
+fn a_skilldeck_log_that_is_no_filter_is_said_and_the_default_used() {
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_skilldeck"))
+        .args(["-v", "list"])
+        .env("SKILLDECK_HOME", home.path())
+        .env("SKILLDECK_LOG", "skilldeck=loud")
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("SKILLDECK_LOG is not a filter; using the default"), "{stderr}");
+    assert!(stderr.contains("skilldeck started"), "the default filter is in force: {stderr}");
+}
