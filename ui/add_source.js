@@ -1,3 +1,4 @@
+// @ts-check
 // "Add from…": a source (owner/repo, a Git URL, a local repository, a site with a skills index,
 // an archive or SKILL.md URL) fetched by the backend, shown as the collection import shows a
 // folder (plugins as groups, each skill with what installing it would do, its findings, what was
@@ -7,7 +8,7 @@ import { $, el } from "./dom.js";
 import { errorText, t } from "./i18n.js";
 import { itemRow, withProgress } from "./import_many.js";
 
-const { invoke } = window.__TAURI__.core;
+import { invoke } from "./api.js";
 
 /** The source the dialog shows: its token while the backend keeps it, and how to choose. */
 const shown = { token: null, chosen: null, renames: null, busy: false };

@@ -1,10 +1,11 @@
+// @ts-check
 // The agent panel: a session on a workspace folder, replies streamed over a Tauri channel,
 // tool calls as chips (the client view, never a skill's text), shell approvals, stop, past sessions.
 
 import { $, el, showError, toast } from "./dom.js";
 import { errorText, t } from "./i18n.js";
 
-const { invoke, Channel } = window.__TAURI__.core;
+import { invoke, channel } from "./api.js";
 
 const WORKSPACE_KEY = "skilldeck.workspace";
 const agent = {
@@ -294,7 +295,7 @@ async function send() {
   $("#agent-prompt").value = "";
   const bubble = userMessage(prompt);
   let started = false;
-  const events = new Channel();
+  const events = channel();
   events.onmessage = (e) => {
     if (e.type === "session") started = true;
     onEvent(e);

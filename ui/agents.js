@@ -1,3 +1,4 @@
+// @ts-check
 // The Agents view: one card per agent (Claude Code, Codex, Cursor, Claude Desktop, …) showing
 // how it gets skills — its skill folders (delivery on/off, each skill's state there, auto-sync,
 // "Sync now" with the plan shown first, a drifted skill's edits as diffs) and/or Skilldeck's
@@ -10,7 +11,7 @@ import { t } from "./i18n.js";
 import { diffBlock } from "./diff.js";
 import { mcpDetails, mcpWay } from "./mcp_clients.js";
 
-const { invoke } = window.__TAURI__.core;
+import { invoke } from "./api.js";
 const { listen } = window.__TAURI__.event;
 
 const PROJECT_KEY = "skilldeck.agents.project";
@@ -20,6 +21,7 @@ const view = {
   selected: null, // the agent whose card is expanded
   budgetOpen: new Map(), // agent id -> its budget details opened or closed by hand, against the default
   plan: null, // {targets, overwrite}: what the open sync dialog would do
+  /** @type {(delivery: any) => void} */
   onChange: () => {},
 };
 
@@ -61,7 +63,7 @@ function renderAgents() {
 function toggle(id) {
   view.selected = view.selected === id ? null : id;
   renderAgents();
-  const head = document.querySelector(`.tool-card[data-tool="${CSS.escape(id)}"] .agent-toggle`);
+  const head = /** @type {HTMLElement | null} */ (document.querySelector(`.tool-card[data-tool="${CSS.escape(id)}"] .agent-toggle`));
   head?.focus();
   if (view.selected) head?.closest(".tool-card")?.scrollIntoView({ block: "nearest" });
 }
@@ -424,8 +426,8 @@ async function showDrift(x, f, s) {
     $("#drift-files").replaceChildren(...(diffs.length ? diffs.map((d) => diffBlock(d)) : [el("p", { class: "hint", text: t("driftNone") })]));
     // Where the edits go on Overwrite: the plan of that very overwrite, not a guess.
     const plans = await invoke("agents_plan", { project: project(), targets: [x.id], overwrite: [s.name] });
-    const step = plans.filter((p) => p.path === f.path).flatMap((p) => p.actions).find((a) => a.name === s.name && a.keep);
-    $("#drift-keep").textContent = step ? t("driftKeeps", keepText(step.keep, true)) : "";
+    const step = plans.filter((p) => p.path === f.path).flatMap((p) => p.actions).find((a) => "keep" in a && a.name === s.name && a.keep);
+    $("#drift-keep").textContent = step && "keep" in step ? t("driftKeeps", keepText(step.keep, true)) : "";
     const over = $("#drift-overwrite");
     over.textContent = t("overwriteWith", s.store_revision ? `v:${s.store_revision}` : "");
     over.hidden = !s.store_revision;
@@ -528,12 +530,12 @@ function countChosen() {
 }
 
 function tickAll(on) {
-  for (const b of document.querySelectorAll("#adopt-list input[data-adopt]:not(:disabled)")) b.checked = on;
+  for (const b of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll("#adopt-list input[data-adopt]:not(:disabled)"))) b.checked = on;
   countChosen();
 }
 
 async function confirmAdopt() {
-  const chosen = [...document.querySelectorAll("#adopt-list input[data-adopt]:checked")];
+  const chosen = [.../** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll("#adopt-list input[data-adopt]:checked"))];
   $("#adopt-confirm").disabled = true;
   // Skills with one content go together; one picked among several contents names its tool.
   const plain = chosen.filter((b) => !b.dataset.from).map((b) => b.dataset.adopt);

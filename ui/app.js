@@ -1,3 +1,4 @@
+// @ts-check
 // The Skilldeck window: sidebar of skills, file tree, viewer, import, history and live updates.
 // Every piece of data comes from a backend command; Markdown arrives as sanitized HTML.
 
@@ -21,7 +22,7 @@ import { mark, traceInteractions } from "./trace.js";
 import * as sidebar from "./sidebar.js";
 import { keyOf } from "./sidebar.js";
 
-const { invoke } = window.__TAURI__.core;
+import { invoke } from "./api.js";
 const { listen } = window.__TAURI__.event;
 
 // `showing`: what the viewer shows, a file or the History of the selected skill.
@@ -369,7 +370,7 @@ async function openFile(path, anchor, keepPlace = false) {
   const redraw = keepPlace && state.showing === "file" && pane.querySelector(".file-title")?.textContent === path;
   state.file = path;
   state.showing = "file";
-  for (const b of document.querySelectorAll("#file-tree .file")) b.classList.toggle("selected", b.dataset.path === path);
+  for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("#file-tree .file"))) b.classList.toggle("selected", b.dataset.path === path);
   const [scope, name] = state.selected.split("/");
   const asSource = path === "SKILL.md" && state.source;
   // A finding's file shows as stored, line-numbered, whatever its kind (Markdown included).
@@ -743,7 +744,10 @@ function setDelivery(delivery) {
 
 function wire() {
   $("#search").addEventListener("input", (e) => { state.filter = e.target.value; applyFilter(); });
-  document.addEventListener("skilldeck:open-skill", (e) => openSkillByName(e.detail.name, e.detail.path).catch(showError));
+  document.addEventListener("skilldeck:open-skill", (e) => {
+    const { name, path } = /** @type {CustomEvent<{ name: string, path?: string }>} */ (e).detail;
+    openSkillByName(name, path).catch(showError);
+  });
   $("#search").addEventListener("keydown", (e) => {
     if (e.key === "ArrowDown" || e.key === "ArrowUp") { e.preventDefault(); moveSelection(e.key === "ArrowDown" ? 1 : -1); }
   });

@@ -1,3 +1,4 @@
+// @ts-check
 // Diagnostics in the reader's language. The backend sends each problem with a stable `code`,
 // its `args` (field, value, limit, …) and the English `message` and `fix`; English shows those
 // as they are, Chinese builds its text from the code and the args. A code missing here falls

@@ -1,3 +1,4 @@
+// @ts-check
 // The skill view's problems: the list (errors first, warnings folded when there are errors) and
 // SKILL.md as stored, line-numbered, with each problem under its line. All text via textContent.
 

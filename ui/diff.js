@@ -1,3 +1,4 @@
+// @ts-check
 // Per-file diffs as the backend gives them ({path, change, unified}): one block per file, its
 // lines coloured as added, removed or hunk headers. Used for drifted copies and for updates.
 

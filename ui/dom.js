@@ -1,3 +1,4 @@
+// @ts-check
 // Small DOM helpers shared by the skills view and the agent panel: building elements, toasts.
 
 import { errorText } from "./i18n.js";
@@ -28,14 +29,17 @@ export function size(bytes) {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let toastTimer;
+
 /** Shows `message` briefly at the bottom, with an optional `{label, run}` action. */
 export function toast(message, action) {
   const box = $("#toast");
   box.replaceChildren(el("span", { text: message }));
   if (action) box.append(el("button", { type: "button", text: action.label, onclick: () => { box.hidden = true; action.run(); } }));
   box.hidden = false;
-  clearTimeout(toast.timer);
-  toast.timer = setTimeout(() => (box.hidden = true), action ? 8000 : 4000);
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => (box.hidden = true), action ? 8000 : 4000);
 }
 
 /** Shows a backend `{code, message}` error (or any error) as a toast. */

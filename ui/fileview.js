@@ -1,3 +1,4 @@
+// @ts-check
 // The body of the viewer for one file, the same for a current file and one kept in history:
 // SKILL.md's frontmatter as a table (nested values indented), Markdown as the backend's
 // sanitized HTML, other text in monospace, images inlined, binaries by type and size.

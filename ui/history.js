@@ -1,3 +1,4 @@
+// @ts-check
 // A skill's History: its revisions with dates in the reader's language, what made each one,
 // and a read-only view of any revision's files with a way to restore it.
 
@@ -5,7 +6,7 @@ import { $, el, showError } from "./dom.js";
 import { formatDate, t } from "./i18n.js";
 import { fileBody } from "./fileview.js";
 
-const { invoke } = window.__TAURI__.core;
+import { invoke } from "./api.js";
 
 /** What made a revision, in words: `upload`, `restore:3`, … as the backend names events. */
 export function eventText(event) {

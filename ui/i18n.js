@@ -1,3 +1,4 @@
+// @ts-check
 // UI strings in English and Chinese, and the language in force.
 
 const STRINGS = {
@@ -999,7 +1000,10 @@ const STRINGS = {
   },
 };
 
-let lang = localStorage.getItem("skilldeck.lang") || ((navigator.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en");
+// `globalThis.…?.`: this module also loads under Node (ui-tests/), which has no storage or page.
+let lang =
+  globalThis.localStorage?.getItem("skilldeck.lang") ||
+  ((globalThis.navigator?.language || "en").toLowerCase().startsWith("zh") ? "zh" : "en");
 
 /** The current language code. */
 export function language() {
@@ -1009,8 +1013,8 @@ export function language() {
 /** Switches the language and remembers it. */
 export function setLanguage(code) {
   lang = code in STRINGS ? code : "en";
-  localStorage.setItem("skilldeck.lang", lang);
-  document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+  globalThis.localStorage?.setItem("skilldeck.lang", lang);
+  if (globalThis.document) document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
 }
 
 /** A string (or a string built from `args`) in the current language. */
@@ -1070,8 +1074,9 @@ export function errorText(err) {
 export function formatDate(iso) {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
+  /** @type {Intl.DateTimeFormatOptions} */
   const opts = { dateStyle: "medium", timeStyle: "short" };
-  const locale = lang === "zh" ? "zh-CN" : navigator.language;
+  const locale = lang === "zh" ? "zh-CN" : globalThis.navigator?.language || "en";
   try {
     return new Intl.DateTimeFormat(locale, opts).format(d);
   } catch {
@@ -1082,7 +1087,10 @@ export function formatDate(iso) {
 
 /** Fills every element marked with data-i18n / data-i18n-placeholder / data-i18n-title. */
 export function translatePage() {
-  for (const el of document.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
-  for (const el of document.querySelectorAll("[data-i18n-placeholder]")) el.placeholder = t(el.dataset.i18nPlaceholder);
-  for (const el of document.querySelectorAll("[data-i18n-title]")) el.title = t(el.dataset.i18nTitle);
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-i18n]"))) el.textContent = t(el.dataset.i18n);
+  for (const el of /** @type {NodeListOf<HTMLInputElement>} */ (document.querySelectorAll("[data-i18n-placeholder]"))) el.placeholder = t(el.dataset.i18nPlaceholder);
+  for (const el of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("[data-i18n-title]"))) el.title = t(el.dataset.i18nTitle);
 }
+
+/** The keys each language has, for the tests that both have all (ui-tests/). */
+export const STRING_KEYS = { en: Object.keys(STRINGS.en), zh: Object.keys(STRINGS.zh) };

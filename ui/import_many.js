@@ -1,3 +1,4 @@
+// @ts-check
 // The import dialog for a folder or archive holding many skills: a preview of each (new,
 // will become v:N, identical to v:N, refused) with checkboxes, then the import of the chosen
 // ones as one batch, with progress from the backend's `import://progress` events.
@@ -7,7 +8,7 @@ import { errorText, t } from "./i18n.js";
 import { diagMessage } from "./diag_i18n.js";
 import { itemFindings } from "./risks.js";
 
-const { invoke } = window.__TAURI__.core;
+import { invoke } from "./api.js";
 const { listen } = window.__TAURI__.event;
 
 /** The badge text of an item's state. */

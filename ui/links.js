@@ -1,3 +1,4 @@
+// @ts-check
 // Links in rendered Markdown (the viewer and agent answers): the window never navigates away.
 // A link to a file of the skill opens it in the viewer, `#x` scrolls, a web link opens in the
 // system browser after the backend checks its scheme, anything else does nothing and says why.
@@ -5,7 +6,7 @@
 import { showError, toast } from "./dom.js";
 import { t } from "./i18n.js";
 
-const { invoke } = window.__TAURI__.core;
+import { invoke } from "./api.js";
 
 /** A heading's anchor as Markdown renderers make it: lowercase words joined by hyphens. */
 export function slug(text) {
@@ -43,7 +44,8 @@ export function resolveInSkill(from, rel) {
  */
 export function catchLinks(skillContext) {
   document.addEventListener("click", (e) => {
-    const a = e.target.closest && e.target.closest("a");
+    const target = /** @type {Element} */ (e.target);
+    const a = target.closest && target.closest("a");
     if (!a) return;
     e.preventDefault();
     const href = (a.getAttribute("href") || "").trim();

@@ -1,3 +1,4 @@
+// @ts-check
 // Skilldeck's MCP server in an agent's settings, as each card of the Agents view shows it:
 // its state (not installed, installed, outdated, unreadable), Add / Update and Remove with a
 // confirmation naming the file and its backup, and the snippet to add by hand.
@@ -5,7 +6,7 @@
 import { $, el, showError, toast } from "./dom.js";
 import { t } from "./i18n.js";
 
-const { invoke } = window.__TAURI__.core;
+import { invoke } from "./api.js";
 
 const view = { pending: null, reload: async () => {} };
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The audit's findings as the import previews and the skill view's Risks panel show them: counts
 // by severity, and each finding with its rule, file:line, evidence, hidden text and why (title and
 // why in the current language, the English in a tooltip when translated: audit_i18n.js).

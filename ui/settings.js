@@ -1,3 +1,4 @@
+// @ts-check
 // The Settings view (the gear at the top right): config.toml's providers, team stores, the shell
 // tool's sandbox, the listing, sources, the audit's hold, and the store on disk, in sections
 // behind vertical tabs. Every change
@@ -9,7 +10,7 @@ import { $, el, showError, size, toast } from "./dom.js";
 import { formatDate } from "./i18n.js";
 import { st, stErr } from "./settings_i18n.js";
 
-const { invoke } = window.__TAURI__.core;
+import { invoke } from "./api.js";
 const { listen } = window.__TAURI__.event;
 
 const SECTIONS = ["models", "team", "sandbox", "listing", "sources", "audit", "storage"];

@@ -1,7 +1,9 @@
+// @ts-check
 // The Settings view's words in English and Chinese. Kept apart from i18n.js (the rest of the
 // app) so the view and its text change together; the language in force is i18n.js's.
 
 import { errorText, language } from "./i18n.js";
+import errorsZh from "./i18n/settings_errors.zh.json" with { type: "json" };
 
 const S = {
   en: {
@@ -340,26 +342,13 @@ const S = {
   },
 };
 
-/** In Chinese, what each backend error Settings can meet means, by its code; the English
- * detail (the backend's own words, the CLI's message) is shown beneath. One line per code:
- * src-tauri/tests/contract.rs checks each is a code the backend sends. */
-const ERRORS_ZH = {
-  config_invalid: "config.toml 不接受这个值，文件没有被修改：",
-  provider_exists: "已有同名的提供方；请换一个名称，或编辑那个提供方：",
-  provider_test_failed: "测试请求没有成功：",
-  io_error: "读写文件失败：",
-  task_failed: "后台任务意外中止：",
-  remote_unknown: "没有这个远程存储：",
-  remote_config_invalid: "这个远程存储的设置无效，文件没有被修改：",
-  remote_credentials_missing: "找不到访问存储桶的凭据：",
-  remote_access_denied: "存储桶拒绝了访问（请检查凭据和权限）：",
-  remote_bucket_missing: "存储桶不存在：",
-  remote_clock_skew: "本机时钟与服务器相差太多：",
-  remote_unreachable: "无法连接到存储服务器：",
-  remote_busy: "存储服务器繁忙，请稍后再试：",
-  remote_failed: "存储请求失败：",
-  remote_cache_failed: "无法写入本地团队缓存：",
-};
+/**
+ * In Chinese, what each backend error Settings can meet means, by its code; the English detail
+ * (the backend's own words, the CLI's message) is shown beneath. Data in
+ * i18n/settings_errors.zh.json: src-tauri/tests/it/contract.rs checks each is a code the backend sends.
+ * @type {Record<string, string>}
+ */
+const ERRORS_ZH = errorsZh;
 
 /** A backend error (`ApiError {code, message}`) as Settings shows it: in Chinese, a sentence
  * for its code with the English detail on the next line; otherwise the message. */

@@ -1,9 +1,11 @@
+// @ts-check
 // The sidebar: every skill grouped by scope, then the deleted ones, as a listbox of which only
 // the rows in view are in the DOM (see virtual_list.js). Holds search and the highlight; what a
 // selection opens is app.js's.
 
 import { $, el } from "./dom.js";
 import { language, t } from "./i18n.js";
+import { CHIPS, filterRows, haystack, stepKey } from "./skill_filter.js";
 import { VirtualList } from "./virtual_list.js";
 
 // In shadowing order, the one that wins first: user over team over system.
@@ -21,8 +23,11 @@ const side = {
   chips: null,
   selected: null,
   options: 0, // how many options the filtered list holds (aria-setsize)
+  /** @type {(key: string) => void} */
   onSelect: () => {},
+  /** @type {(...args: any[]) => void} */
   onDeleted: () => {},
+  /** @type {(...args: any[]) => void} */
   onTeamRefresh: () => {},
   team: null, // the team store's status: {configured, url, lastRefresh, offline}
 };
@@ -78,7 +83,7 @@ export function setSkills(skills, deleted) {
     id: `skill-opt-${id++}`,
     skill,
     // What a search matches on, lowercased once per load.
-    hay: `${skill.name} ${skill.description || ""} ${skill.descriptionZh || ""}`.toLowerCase(),
+    hay: haystack(skill),
     pos: 0,
   });
   side.groups = SCOPES.map(([scope, label]) => ({
@@ -136,26 +141,6 @@ export function setFilter(text) {
   filter(text.trim().toLowerCase(), false);
 }
 
-/** The filter chips: what each keeps, and in which group (chips of one group widen each other). */
-const CHIPS = [
-  ["invalid", "state", (s) => !s.valid],
-  ["warnings", "state", (s) => s.warnings > 0],
-  ["off", "state", (s) => !s.enabled],
-  ["held", "state", (s) => s.held],
-  ["user", "scope", (s) => s.scope === "user"],
-  ["team", "scope", (s) => s.scope === "team"],
-  ["system", "scope", (s) => s.scope === "system"],
-];
-
-/** Whether skill `s` passes the chips turned on: any chip of a group, every group. */
-function passesChips(s) {
-  for (const group of ["state", "scope"]) {
-    const on = CHIPS.filter(([id, g]) => g === group && side.flags.has(id));
-    if (on.length && !on.some(([, , keep]) => keep(s))) return false;
-  }
-  return true;
-}
-
 /** Whether the store has a team scope to filter by: a team remote, or team skills on disk. */
 function hasTeam() {
   return !!side.team || (side.groups || []).some((g) => g.head.key.startsWith("head:team") && g.rows.length > 0);
@@ -182,17 +167,8 @@ function renderChips() {
 
 function filter(q, fresh) {
   side.query = q;
-  const items = [];
-  let shown = 0;
   const narrowed = side.flags.size > 0;
-  for (const g of side.groups) {
-    const hits = q || narrowed ? g.rows.filter((r) => (!q || r.hay.includes(q)) && passesChips(r.skill)) : g.rows;
-    if (!hits.length) continue;
-    items.push(g.head, ...hits);
-    shown += hits.length;
-  }
-  // Deleted skills are not searched: they show with the whole list only.
-  if (!q && !narrowed) items.push(...side.deleted);
+  const { items, shown } = filterRows(side.groups, side.deleted, q, side.flags);
   let pos = 0;
   for (const item of items) if (item.kind !== "head") item.pos = ++pos;
   side.options = pos;
@@ -206,12 +182,7 @@ function filter(q, fresh) {
 
 /** The key `delta` rows from the selected skill among those shown (the first if none is). */
 export function stepFrom(key, delta) {
-  const keys = side.list.items.filter((i) => i.kind === "skill").map((i) => i.key);
-  if (!keys.length) return null;
-  const at = keys.indexOf(key);
-  // With none selected a step lands on the first; Home and End (±Infinity) still go to an end.
-  const to = at < 0 ? (Number.isFinite(delta) ? 0 : delta) : at + delta;
-  return keys[Math.max(0, Math.min(keys.length - 1, to))];
+  return stepKey(side.list.items.filter((i) => i.kind === "skill").map((i) => i.key), key, delta);
 }
 
 /** Home, End, PageUp and PageDown select the first, the last, or a view's worth away. */

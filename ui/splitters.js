@@ -1,3 +1,4 @@
+// @ts-check
 // Draggable splitters between the sidebar, the file tree and the viewer: widths follow the
 // pointer (or the arrow keys), stay within bounds, and are remembered across launches.
 

@@ -1,7 +1,8 @@
+// @ts-check
 // Timings for scripts/bench-app, measured in the page with performance.now() and printed by the
 // backend when SKILLDECK_TRACE_UI=1 (the `ui_trace` command). Does nothing otherwise.
 
-const { invoke } = window.__TAURI__.core;
+import { invoke } from "./api.js";
 
 /** Launch phases, in ms since the page's navigation started. */
 const marks = [["page script started", performance.now()]];

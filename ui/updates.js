@@ -1,3 +1,4 @@
+// @ts-check
 // Updates of skills from sources: the top bar's "Updates N" (hidden when nothing is known to be
 // outdated; a quiet "could not check" when offline with nothing pending), and its dialog listing
 // each outdated skill (from → to, a warning when it was changed here), its diff, Update and
@@ -7,10 +8,11 @@ import { $, el, showError, toast } from "./dom.js";
 import { errorText, formatDate, t } from "./i18n.js";
 import { diffBlock } from "./diff.js";
 
-const { invoke } = window.__TAURI__.core;
+import { invoke } from "./api.js";
 const { listen } = window.__TAURI__.event;
 
 /** The last view from the backend, and whether an update runs. */
+/** @type {{ view: import("./types/bindings").UpdatesView | null, busy: boolean, onUpdated: (names: string[]) => Promise<void> }} */
 const shown = { view: null, busy: false, onUpdated: async () => {} };
 
 /** `onUpdated()` runs after skills were updated (the sidebar reloads). */

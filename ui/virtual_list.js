@@ -1,11 +1,86 @@
+// @ts-check
 // A windowed list: of a long array of items, only the rows in (or near) the scroller's view are
 // in the DOM, placed over a spacer as tall as the whole list. Knows nothing about skills.
+// The arithmetic (where each row starts, which rows are in view) is in plain functions below,
+// which ui-tests/ tests under Node without a DOM.
 
 /** Rows rendered above and below the view, so a fast scroll rarely shows a gap. */
 const OVERSCAN = 8;
 /** A row's height before it could be measured (the list was hidden). */
 const GUESS = 48;
 
+/**
+ * Where each of `n` rows starts, from each row's height: `tops[i]` is row i's top and `tops[n]`
+ * the list's height.
+ * @param {number} n
+ * @param {(i: number) => number} heightOf
+ * @returns {number[]}
+ */
+export function rowTops(n, heightOf) {
+  const tops = new Array(n + 1);
+  let y = 0;
+  for (let i = 0; i < n; i++) {
+    tops[i] = y;
+    y += heightOf(i);
+  }
+  tops[n] = y;
+  return tops;
+}
+
+/**
+ * The first of the `n` rows (laid out by `tops`) whose bottom is below `y`; `n` when none is.
+ * @param {number[]} tops
+ * @param {number} n
+ * @param {number} y
+ */
+export function rowAt(tops, n, y) {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (tops[mid + 1] <= y) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The rows to mount, `[from, to)`, for a view `height` tall scrolled to `y` (relative to the
+ * list's top, possibly negative when the list starts below the view's top), with `overscan`
+ * rows more on each side.
+ * @param {number[]} tops
+ * @param {number} n
+ * @param {number} y
+ * @param {number} height
+ * @param {number} [overscan]
+ * @returns {[number, number]}
+ */
+export function rowWindow(tops, n, y, height, overscan = OVERSCAN) {
+  const from = Math.max(0, rowAt(tops, n, Math.max(0, y)) - overscan);
+  const to = Math.min(n, rowAt(tops, n, y + height) + 1 + overscan);
+  return [from, to];
+}
+
+/**
+ * The scroll position that shows rows `from`..=`index` moving as little as needed, or `null`
+ * when they already show. `offset` is the list's top inside the scroller.
+ * @param {number[]} tops
+ * @param {number} index
+ * @param {number} from
+ * @param {number} offset
+ * @param {number} scrollTop
+ * @param {number} view
+ * @returns {number | null}
+ */
+export function revealScroll(tops, index, from, offset, scrollTop, view) {
+  const top = offset + tops[Math.max(0, Math.min(from, index))];
+  const bottom = offset + tops[index + 1];
+  if (top < scrollTop) return top;
+  if (bottom > scrollTop + view) return Math.min(top, bottom - view);
+  return null;
+}
+
+/** @template T */
 export class VirtualList {
   /**
    * `scroller` scrolls; `list` (inside it) holds the rows. `kindOf(item)` names the row's kind
@@ -14,12 +89,30 @@ export class VirtualList {
    * `place(row, item, index)` (optional) updates a mounted row whose index may have changed.
    * The scroller must be positioned (`position: relative`), so offsets are measured from it.
    */
+  /**
+   * @param {{
+   *   scroller: HTMLElement,
+   *   list: HTMLElement,
+   *   kindOf: (item: T) => string,
+   *   keyOf: (item: T) => string,
+   *   render: (item: T, index: number) => HTMLElement,
+   *   place?: (row: HTMLElement, item: T, index: number) => void,
+   * }} options
+   */
   constructor({ scroller, list, kindOf, keyOf, render, place = () => {} }) {
-    Object.assign(this, { scroller, list, kindOf, keyOf, render, place });
+    this.scroller = scroller;
+    this.list = list;
+    this.kindOf = kindOf;
+    this.keyOf = keyOf;
+    this.render = render;
+    this.place = place;
+    /** @type {T[]} */
     this.items = [];
     this.tops = [0]; // tops[i]: where item i starts; tops[n]: the list's height
-    this.heights = new Map(); // kind -> px
-    this.mounted = new Map(); // key -> element, the rows in the DOM now
+    /** @type {Map<string, number>} kind -> px */
+    this.heights = new Map();
+    /** @type {Map<string, HTMLElement>} key -> element, the rows in the DOM now */
+    this.mounted = new Map();
     this.list.style.position = "relative";
     let queued = false;
     const onScroll = () => {
@@ -31,7 +124,10 @@ export class VirtualList {
     new ResizeObserver(onScroll).observe(scroller);
   }
 
-  /** Replaces the items. `fresh`: their content changed, so no mounted row can be kept. */
+  /**
+   * Replaces the items. `fresh`: their content changed, so no mounted row can be kept.
+   * @param {T[]} items
+   */
   setItems(items, fresh = false) {
     if (fresh) this.unmountAll();
     this.items = items;
@@ -39,25 +135,22 @@ export class VirtualList {
     this.renderWindow();
   }
 
-  /** The index of the item with `key`, or -1. */
+  /** The index of the item with `key`, or -1. @param {string} key */
   indexOf(key) {
     return this.items.findIndex((item) => this.keyOf(item) === key);
   }
 
-  /** The mounted row of `key`, if it is in the DOM now. */
+  /** The mounted row of `key`, if it is in the DOM now. @param {string} key */
   rowOf(key) {
     return this.mounted.get(key);
   }
 
   /** Scrolls as little as needed for item `index` (and `from`, an item above it) to show. */
+  /** @param {number} index @param {number} [from] */
   reveal(index, from = index) {
     if (index < 0 || index >= this.items.length) return;
-    const offset = this.list.offsetTop;
-    const top = offset + this.tops[Math.max(0, Math.min(from, index))];
-    const bottom = offset + this.tops[index + 1];
-    const view = this.scroller.clientHeight;
-    if (top < this.scroller.scrollTop) this.scroller.scrollTop = top;
-    else if (bottom > this.scroller.scrollTop + view) this.scroller.scrollTop = Math.min(top, bottom - view);
+    const to = revealScroll(this.tops, index, from, this.list.offsetTop, this.scroller.scrollTop, this.scroller.clientHeight);
+    if (to !== null) this.scroller.scrollTop = to;
     this.renderWindow();
   }
 
@@ -74,34 +167,20 @@ export class VirtualList {
       // A hidden list measures 0: guess now, measure again next time.
       if (height > 0) this.heights.set(kind, height);
     }
-    const tops = new Array(this.items.length + 1);
-    let y = 0;
-    for (let i = 0; i < this.items.length; i++) {
-      tops[i] = y;
-      y += this.heights.get(this.kindOf(this.items[i])) ?? GUESS;
-    }
-    tops[this.items.length] = y;
-    this.tops = tops;
-    this.list.style.height = `${y}px`;
+    this.tops = rowTops(this.items.length, (i) => this.heights.get(this.kindOf(this.items[i])) ?? GUESS);
+    this.list.style.height = `${this.tops[this.items.length]}px`;
   }
 
-  /** The first item whose bottom is below `y`. */
+  /** The first item whose bottom is below `y`. @param {number} y */
   indexAt(y) {
-    let lo = 0;
-    let hi = this.items.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.tops[mid + 1] <= y) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return rowAt(this.tops, this.items.length, y);
   }
 
   /** Mounts the rows in view (plus the overscan) and unmounts the rest; keeps rows already in. */
   renderWindow() {
     const y = this.scroller.scrollTop - this.list.offsetTop;
-    const from = Math.max(0, this.indexAt(Math.max(0, y)) - OVERSCAN);
-    const to = Math.min(this.items.length, this.indexAt(y + this.scroller.clientHeight) + 1 + OVERSCAN);
+    const [from, to] = rowWindow(this.tops, this.items.length, y, this.scroller.clientHeight);
+    /** @type {Map<string, number>} */
     const wanted = new Map();
     for (let i = from; i < to; i++) wanted.set(this.keyOf(this.items[i]), i);
     for (const [key, row] of this.mounted) {
@@ -111,6 +190,7 @@ export class VirtualList {
       }
     }
     // In item order in the DOM too, as a screen reader reads them.
+    /** @type {HTMLElement | null} */
     let prev = null;
     for (const [key, i] of wanted) {
       let row = this.mounted.get(key);
