@@ -17,7 +17,8 @@ const { listen } = window.__TAURI__.event;
 const PROJECT_KEY = "skilldeck.agents.project";
 
 const view = {
-  data: null, // {agents, skills} from agents_overview: one card per agent
+  /** @type {import("./types/bindings").AgentsMerged | null} {agents, skills} from agents_overview: one card per agent */
+  data: null,
   selected: null, // the agent whose card is expanded
   budgetOpen: new Map(), // agent id -> its budget details opened or closed by hand, against the default
   plan: null, // {targets, overwrite}: what the open sync dialog would do

@@ -29,6 +29,20 @@ const { listen } = window.__TAURI__.event;
 // `source`: SKILL.md shows as stored (line-numbered, with its problems) instead of rendered;
 // `line`: the line of it a problem was picked for, kept when a watcher event re-renders;
 // `lineFile`: another text file shown line-numbered at `line` (a finding in the Risks panel).
+/**
+ * @typedef {import("./types/bindings").SkillRow & { delivery?: any }} ShownSkill A row, with
+ *   where the Agents view found it.
+ * @typedef {import("./types/bindings").SkillDetail} SkillDetail
+ */
+/**
+ * @type {{
+ *   skills: ShownSkill[], deleted: import("./types/bindings").DeletedRow[],
+ *   selected: string | null, detail: SkillDetail | null, file: string | null, filter: string,
+ *   showing: string, source: boolean, line: number | null, lineFile: string | null,
+ *   savedBudget: number | null, budgetTimer: any, listingSeq: number,
+ *   selectTurn: number, fileTurn: number, loading: number, delivery: Map<string, any>,
+ * }}
+ */
 const state = {
   skills: [], deleted: [], selected: null, detail: null, file: null, filter: "",
   showing: "file", source: false, line: null, lineFile: null,
@@ -108,7 +122,7 @@ async function select(key, keepFile = false) {
   state.selected = key;
   sidebar.markSelected(key);
   sidebar.reveal(key);
-  const [scope, name] = key.split("/");
+  const [scope, name] = /** @type {[import("./types/bindings").Scope, string]} */ (key.split("/"));
   let detail;
   try {
     detail = await loading(() => invoke("skill_detail", { scope, name }));
@@ -233,7 +247,10 @@ function grantsList(g) {
   return list;
 }
 
-/** The skill view's permissions box: what it asks for, whether it is in force, and the switch. */
+/**
+ * The skill view's permissions box: what it asks for, whether it is in force, and the switch.
+ * @param {SkillDetail} d
+ */
 function grantsPanel(d) {
   const g = d.grants;
   const box = el("div", { id: "grants", class: `grants-box state-${g.state}` },
@@ -250,6 +267,7 @@ function grantsPanel(d) {
   return box;
 }
 
+/** @param {SkillDetail} d */
 async function setTrust(d, trusted) {
   try {
     d.grants = await invoke("set_skill_trust", { scope: d.scope, name: d.name, trusted });
@@ -261,7 +279,10 @@ async function setTrust(d, trusted) {
   await loadSkills();
 }
 
-/** Switches a skill on or off for agents; the sidebar and the listing follow. */
+/**
+ * Switches a skill on or off for agents; the sidebar and the listing follow.
+ * @param {SkillDetail} d
+ */
 async function setEnabled(d, enabled) {
   try {
     await invoke("set_skill_enabled", { name: d.name, enabled });
@@ -272,7 +293,10 @@ async function setEnabled(d, enabled) {
   await refresh();
 }
 
-/** Pins a skill (always in full in the listing) or unpins it; the sidebar and the preview follow. */
+/**
+ * Pins a skill (always in full in the listing) or unpins it; the sidebar and the preview follow.
+ * @param {SkillDetail} d
+ */
 async function setPinned(d, pinned) {
   try {
     await invoke("set_skill_pinned", { name: d.name, pinned });
@@ -283,7 +307,10 @@ async function setPinned(d, pinned) {
   await refresh();
 }
 
-/** Asks the backend to open the skill's SKILL.md in the system's editor, or show it in its folder. */
+/**
+ * Asks the backend to open the skill's SKILL.md in the system's editor, or show it in its folder.
+ * @param {SkillDetail} d
+ */
 async function handToSystem(command, d) {
   try {
     await invoke(command, { scope: d.scope, name: d.name });
@@ -314,7 +341,10 @@ function openConfirm(text, yes, danger) {
   $("#confirm-dialog").showModal();
 }
 
-/** Asks before approving `findings` of skill `d`, saying what is approved and what follows. */
+/**
+ * Asks before approving `findings` of skill `d`, saying what is approved and what follows.
+ * @param {SkillDetail} d
+ */
 function confirmApproveFindings(d, findings) {
   const dlg = $("#confirm-dialog");
   let text = t("confirmApproveFindings", d.name, findings.length, countsText(findings), revisionOf(d));
@@ -371,7 +401,7 @@ async function openFile(path, anchor, keepPlace = false) {
   state.file = path;
   state.showing = "file";
   for (const b of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll("#file-tree .file"))) b.classList.toggle("selected", b.dataset.path === path);
-  const [scope, name] = state.selected.split("/");
+  const [scope, name] = /** @type {[import("./types/bindings").Scope, string]} */ (state.selected.split("/"));
   const asSource = path === "SKILL.md" && state.source;
   // A finding's file shows as stored, line-numbered, whatever its kind (Markdown included).
   const numbered = !asSource && state.lineFile === path && Boolean(state.line);
@@ -403,6 +433,7 @@ async function openFile(path, anchor, keepPlace = false) {
 
 // ---------- history, delete ----------
 
+/** @param {SkillDetail} d */
 async function showHistory(d) {
   state.fileTurn++; // a file still being read must not cover the history
   if (await showHistoryPane(d, restore)) state.showing = "history";
@@ -419,6 +450,7 @@ async function restore(scope, name, revision) {
   }
 }
 
+/** @param {SkillDetail} d */
 function confirmDelete(d) {
   const dlg = $("#confirm-dialog");
   $("#confirm-yes").onclick = async () => {
@@ -439,6 +471,7 @@ function confirmDelete(d) {
 
 // ---------- the team store ----------
 
+/** @param {SkillDetail} d */
 async function confirmPublish(d) {
   try {
     const p = await invoke("team_publish_preview", { name: d.name });

@@ -24,9 +24,15 @@ const TITLES = {
 // `tests`: each provider's last Test ({busy, ok, text}); `removing`: the provider whose Remove
 // asks to be pressed again.
 const view = {
-  open: false, section: "models", data: null, storage: null, form: null, shellDirty: false,
+  open: false, section: "models",
+  /** @type {import("./types/bindings").SettingsView | null} */
+  data: null,
+  /** @type {import("./types/bindings").StorageView | null} */
+  storage: null,
+  form: null, shellDirty: false,
   shellError: null, tests: new Map(), removing: null, loadTurn: 0,
   budgetDraft: null, pinDraft: null, sourcesDraft: null, sourcesError: null, refreshDraft: null, refreshError: null,
+  /** @type {import("./types/bindings").RemotesView | { error: string } | null} the remotes, or why they could not be read */
   remotes: null, remoteForm: { name: "team", url: "", endpoint: "", region: "", error: null }, remoteTests: new Map(),
 };
 
@@ -363,7 +369,7 @@ function team(d) {
   };
   const body = [el("p", { class: "hint", text: st("teamIntro") }), where(d)];
   if (!r) return [...body, el("p", { class: "hint", text: st("measuring") })];
-  if (r.error) return [...body, el("p", { class: "error-text", role: "alert", text: r.error })];
+  if ("error" in r) return [...body, el("p", { class: "error-text", role: "alert", text: r.error })];
   body.push(el("p", { id: "settings-credentials", class: r.credentialsFound ? "key-state key-set" : "key-state key-missing", text: r.credentialsFound ? st("credsFound", r.credentials) : st("credsMissing", r.credentials) }));
   body.push(r.remotes.length ? el("ul", { class: "provider-list", "aria-label": st("secTeam") }, ...r.remotes.map(remoteCard)) : el("p", { class: "empty", text: st("noRemotes") }));
   body.push(el("form", { class: "provider-form", "aria-labelledby": "settings-r-title", onsubmit: (e) => { e.preventDefault(); addRemote(); } },
