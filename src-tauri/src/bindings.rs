@@ -342,6 +342,18 @@ mod tests {
         }
     }
 
+    /// `frontendDist` embeds the whole of `ui/` in the app: the UI's tooling (TypeScript, its
+    /// `node_modules`, the tests) lives in `ui-tests/`, and nothing of it may land in `ui/`.
+    #[test]
+    fn ui_holds_only_what_the_app_serves() {
+        let ui = app_dir().join("../ui");
+        for tooling in ["node_modules", "package.json", "package-lock.json", "tsconfig.json", "test"] {
+            assert!(!ui.join(tooling).exists(), "ui/{tooling} would be embedded in the app; it belongs in ui-tests/");
+        }
+        let conf = std::fs::read_to_string(app_dir().join("tauri.conf.json")).unwrap();
+        assert!(conf.contains("\"frontendDist\": \"../ui\""), "the app serves ui/ (this test guards that folder)");
+    }
+
     #[test]
     fn bindings_match_the_rust_side() {
         let mut c = Collect {

@@ -37,7 +37,9 @@ fn every_rule_has_a_chinese_title_and_why() {
     let mut wrong = Vec::new();
     for rule in RULES {
         match table.get(rule.id) {
-            None => wrong.push(format!("{}: no entry in ui/i18n/audit_rules.zh.json (English: {:?})", rule.id, rule.title)),
+            None => {
+                wrong.push(format!("{}: no entry in ui/i18n/audit_rules.zh.json (English: {:?})", rule.id, rule.title))
+            }
             Some(ZhRule { title, why }) => {
                 if !has_chinese(title) || !has_chinese(why) {
                     wrong.push(format!("{}: the title or why is not Chinese", rule.id));
