@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum TargetError {
     /// config.toml's `[targets]` table is not of the expected shape.
-    #[error("{path}: [targets] is not valid: {message}; see docs/guide/agents.md (\"Choosing what goes where\") for its shape")]
+    #[error(
+        "{path}: [targets] is not valid: {message}; see docs/guide/agents.md (\"Choosing what goes where\") for its shape"
+    )]
     Config {
         /// The file.
         path: String,

@@ -2,8 +2,8 @@
 //! (one link for the whole suite instead of one per file).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-mod common;
 mod anthropic;
+mod common;
 mod fuzz_shell;
 mod offline;
 mod openai;

@@ -2,10 +2,6 @@
 //! (one link for the whole suite instead of one per file).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-mod model;
-mod sources_env;
-mod team_env;
-mod world;
 mod add;
 mod agent;
 mod agent_hostile;
@@ -19,13 +15,17 @@ mod logs;
 mod mcp;
 mod mcp_install;
 mod meaning;
+mod model;
 mod no_links;
 mod overwrite;
 mod remote;
 mod scan_adopt;
+mod sources_env;
 mod sources_lock;
 mod targets;
 mod targets_budget;
+mod team_env;
 mod team_scope;
 mod untrusted_files;
 mod validate_for;
+mod world;

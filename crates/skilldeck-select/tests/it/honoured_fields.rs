@@ -3,10 +3,10 @@
 //! is ranked with the description.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+use crate::common;
 use skilldeck_select::find;
 use skilldeck_select::listing::{self, ListingOptions};
 use skilldeck_select::ranker::{Doc, DocText, Field, Index, Query};
-use crate::common;
 
 use common::entry;
 use skilldeck_skill::entry::ListedEntry;

@@ -2,7 +2,7 @@
 //! (one link for the whole suite instead of one per file).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-mod common;
 mod attached_vectors;
+mod common;
 mod honoured_fields;
 mod shown_text;

@@ -4,10 +4,10 @@
 //! `\e]52;c;…\x07`, in full, shortened or ranked; text without such characters is unchanged.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+use crate::common;
 use skilldeck_select::find;
 use skilldeck_select::listing::{self, ListingOptions, Shown};
 use skilldeck_select::ranker::Query;
-use crate::common;
 
 use common::entry;
 use skilldeck_skill::entry::ListedEntry;

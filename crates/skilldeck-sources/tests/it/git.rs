@@ -367,7 +367,12 @@ fn hooks_never_run() {
     std::fs::remove_file(&marker).unwrap();
 
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", &skilldeck_testkit::test_name(module_path!(), "hook_child"), "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            &skilldeck_testkit::test_name(module_path!(), "hook_child"),
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env("GIT_CONFIG_GLOBAL", &config)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env("SKILLDECK_HOOK_URL", repo.file_url())
