@@ -375,16 +375,85 @@ function keepText(k, dryRun) {
 /** The name people know a target by (its id for a folder of their own). */
 const toolName = (id) => view.data?.agents.find((x) => x.id === id)?.name ?? id;
 
+/**
+ * What one agent's listing becomes after the sync (a plan's `fit`): a meter, what the model
+ * sees of the skills, which stay out to fit, and the per-tool choice to go over.
+ * @param {import("./types/bindings").Fit} f
+ */
+function fitView(f) {
+  const l = f.after;
+  const unit = t(`unit_${f.unit}`);
+  const shape = [t("fitWhole", l.full)];
+  if (l.shortened) shape.push(t("fitShortened", l.shortened));
+  if (l.name_only) shape.push(t("fitNamesOnly", l.name_only));
+  if (l.omitted) shape.push(t("fitOmitted", l.omitted));
+  const over = f.budget !== null && l.cost > f.budget;
+  const head = f.budget === null
+    ? t("fitNoCap", f.name, l.cost, unit)
+    : t("fitAfter", f.name, l.cost, f.budget, unit, Math.round((l.cost * 100) / Math.max(1, f.budget)));
+  const everything = f.everything;
+  const squeezed = everything.shortened + everything.name_only + everything.omitted;
+  const chosen = f.delivered + f.left_out.length;
+  return el("div", { class: `plan-fit${over ? " over" : ""}`, dataset: { fit: f.target } },
+    el("p", { class: "fit-head", text: head }),
+    f.budget === null ? null : el("div", { class: "meter" }, el("span", { style: `width:${Math.min(100, (l.cost * 100) / Math.max(1, f.budget))}%` })),
+    el("p", { class: "hint", text: shape.join(" · ") + (f.by_use ? ` ${t("fitWorstCase")}` : "") }),
+    f.once ? el("p", { class: "hint", text: t("fitOnce", f.once) }) : null,
+    f.left_out.length
+      ? el("details", { class: "fit-left-out" },
+        el("summary", { text: t("fitLeftOut", f.left_out.length, chosen) }),
+        el("p", { class: "hint", text: f.left_out.join(", ") }))
+      : null,
+    f.left_out.length && f.budget !== null
+      ? el("p", { class: "hint", text: t("fitEverything", chosen, everything.cost, f.budget, unit, Math.round((everything.cost * 100) / Math.max(1, f.budget)), squeezed) })
+      : null,
+    f.budget === null || (!f.left_out.length && !f.over_budget)
+      ? null
+      : el("button", {
+        type: "button",
+        class: f.over_budget ? "" : "danger",
+        dataset: { overBudget: f.target },
+        text: f.over_budget ? t("fitBackToBudget") : t("fitGoOver", chosen),
+        onclick: () => setOverBudget(f.target, !f.over_budget),
+      }));
+}
+
+/** Lets `target` go over its budget (or not) and shows the plan again. */
+async function setOverBudget(target, on) {
+  try {
+    await invoke("agents_set_over_budget", { target, on });
+    const { targets, overwrite } = view.plan;
+    await openPlan(targets, overwrite);
+  } catch (e) {
+    showError(e);
+  }
+}
+
+/** A folder's steps counted by kind: `write 61 · remove 3 · skip 2`. */
+function stepCounts(p, dryRun) {
+  const counts = new Map();
+  for (const a of p.actions) counts.set(a.action, (counts.get(a.action) || 0) + 1);
+  return [...counts].map(([k, n]) => t(dryRun ? `count_${k}` : `counted_${k}`, n)).join(" · ");
+}
+
 function planView(plans, dryRun) {
   if (!plans.length) return [el("p", { class: "hint", text: t("nothingToSync") })];
-  return plans.map((p) => el("div", { class: "plan-folder", dataset: { plan: p.path } },
-    el("h3", {}, el("span", { text: toolName(p.target) }), el("code", { text: p.path })),
+  const fits = plans.filter((p) => p.fit).map((p) => fitView(/** @type {any} */ (p.fit)));
+  const folders = plans.map((p) => el("div", { class: "plan-folder", dataset: { plan: p.path } },
+    el("h3", {}, el("span", { text: toolName(p.target) }), el("code", { text: p.path }), p.actions.length ? el("span", { class: "hint", text: stepCounts(p, dryRun) }) : null),
     p.same_as ? el("p", { class: "hint", text: t("sameFolder", p.same_as) }) : null,
     p.error ? el("p", { class: "error-text", text: p.error }) : null,
-    ...p.actions.map((a) => el("div", { class: `plan-step${a.action === "skip" ? " skip" : ""}`, text: stepText(a, dryRun) })),
+    p.once && p.once.length ? el("p", { class: "hint", text: t("planOnce", p.once.length, [...new Set(p.once.map((o) => o.folder))].join(", ")) }) : null,
+    p.left_out && p.left_out.length ? el("p", { class: "hint", text: t("planLeftOut", p.left_out.length, [...new Set(p.left_out.flatMap((l) => l.agents))].map(toolName).join(", ")) }) : null,
+    p.actions.length
+      ? el("details", { class: "plan-steps", open: p.actions.length <= 12 },
+        el("summary", { text: t("planSteps", p.actions.length) }),
+        ...p.actions.map((a) => el("div", { class: `plan-step${a.action === "skip" ? " skip" : ""}`, text: stepText(a, dryRun) })))
+      : null,
     p.error || p.same_as || (p.unchanged.length === 0 && p.actions.length)
       ? null
       : el("p", { class: "hint", text: t(p.actions.some((a) => a.action !== "skip") ? "alreadyInSync" : "upToDate", p.unchanged.length) })));
+  return fits.length ? [el("div", { class: "plan-fits" }, el("h3", { text: t("fitTitle") }), ...fits), ...folders] : folders;
 }
 
 /** Shows what a sync of `targets` would do, and syncs when confirmed. */
@@ -394,6 +463,7 @@ async function openPlan(targets = [], overwrite = []) {
     view.plan = { targets, overwrite };
     const changes = plans.reduce((n, p) => n + p.actions.filter((a) => a.action !== "skip").length, 0);
     $("#sync-plan").replaceChildren(...planView(plans, true));
+    $("#sync-plan").scrollTop = 0;
     $("#sync-confirm").disabled = changes === 0;
     $("#sync-confirm").textContent = t("syncConfirmN", changes);
     $("#sync-dialog").showModal();

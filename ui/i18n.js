@@ -221,9 +221,10 @@ const STRINGS = {
       : s.folders ? `${n} gets no skills from Skilldeck: turn on folder delivery` : `${n} gets no skills from Skilldeck: add the MCP server`),
     next_mcp_unreadable: (n) => `Skilldeck cannot read ${n}'s settings file: fix it, or add the entry by hand`,
     next_over_budget: (n, s) => {
-      const remedy = s.mcp === false ? "deliver fewer, or use MCP" : s.mcp === true ? "deliver fewer (the MCP server already offers every skill)" : "deliver fewer, or shorten their descriptions";
+      const remedy = s.mcp === false ? "sync to fit its budget, or use MCP" : s.mcp === true ? "sync to fit its budget (the MCP server already offers every skill)" : "sync to fit its budget, or shorten their descriptions";
       const parts = [[s.names, "as names only"], [s.omitted, "not at all"], [s.shortened, "with shortened descriptions"]].filter(([k]) => k > 0);
-      const text = parts.map(([k, how], i) => (i === 0 ? `${s.up_to ? "Up to " : ""}${k} skill${k === 1 ? "" : "s"} would reach ${n} ${how}` : `${k} ${how}`)).join(", ");
+      const range = s.up_to && s.least < s.names ? `Between ${s.least} and ` : "";
+      const text = parts.map(([k, how], i) => (i === 0 ? `${range}${k} skill${k === 1 ? "" : "s"} would reach ${n} ${how}` : `${k} ${how}`)).join(", ");
       return `${text}: ${remedy}`;
     },
     next_unsynced: (n, s) => `${s.missing} skill${s.missing === 1 ? "" : "s"} chosen for ${n} ${s.missing === 1 ? "is" : "are"} not in its folders yet: sync now`,
@@ -332,6 +333,30 @@ const STRINGS = {
     agentSkillOff: (skill, tool) => `${skill} switched off in ${tool}; its files stay`,
     agentSkillOn: (skill, tool) => `${skill} switched back on in ${tool}`,
     planWrite: (n, v) => `write    ${n} ${v}`,
+    fitTitle: "What each agent's skills listing becomes",
+    fitAfter: (name, cost, budget, unit, pct) => `${name}: ${cost} of ${budget} ${unit} (${pct}%)`,
+    fitNoCap: (name, cost, unit) => `${name}: every skill listed whole, no cap — ${cost} ${unit} of every request`,
+    fitWhole: (n) => `${n} whole`,
+    fitShortened: (n) => `${n} shortened`,
+    fitNamesOnly: (n) => `${n} as names only`,
+    fitOmitted: (n) => `${n} left out of the listing`,
+    fitWorstCase: "(worst case: the agent keeps the descriptions of the skills used most)",
+    fitOnce: (n) => `${n} skill${n === 1 ? "" : "s"} reach it through a shared folder it also reads, so they are delivered once`,
+    fitLeftOut: (n, of) => `${n} of ${of} chosen skills stay out to keep within budget (pinned first, then the ones used most, then the rest)`,
+    fitEverything: (all, cost, budget, unit, pct, squeezed) => `Delivering all ${all} would need ${cost} of ${budget} ${unit} (${pct}%): ${squeezed} skills would lose their description.`,
+    fitGoOver: (n) => `Deliver all ${n} anyway (over budget)`,
+    fitBackToBudget: "Back to what fits the budget",
+    planOnce: (n, folders) => `${n} not delivered here: the agent reads them in ${folders}`,
+    planLeftOut: (n, agents) => `${n} kept out to keep ${agents} within budget`,
+    planSteps: (n) => `${n} step${n === 1 ? "" : "s"}`,
+    count_write: (n) => `write ${n}`,
+    count_replace: (n) => `replace ${n}`,
+    count_remove: (n) => `remove ${n}`,
+    count_skip: (n) => `skip ${n}`,
+    counted_write: (n) => `wrote ${n}`,
+    counted_replace: (n) => `replaced ${n}`,
+    counted_remove: (n) => `removed ${n}`,
+    counted_skip: (n) => `skipped ${n}`,
     doneWrite: (n, v) => `wrote    ${n} ${v}`,
     planReplace: (n, a, b) => `replace  ${n} ${a} → ${b}`,
     doneReplace: (n, a, b) => `replaced ${n} ${a} → ${b}`,
@@ -719,9 +744,10 @@ const STRINGS = {
       : s.folders ? `${n} 没有从 Skilldeck 得到任何技能：打开文件夹同步` : `${n} 没有从 Skilldeck 得到任何技能：添加 MCP 服务器`),
     next_mcp_unreadable: (n) => `Skilldeck 无法读取 ${n} 的设置文件：请修正它，或手动添加条目`,
     next_over_budget: (n, s) => {
-      const remedy = s.mcp === false ? "少同步一些，或改用 MCP" : s.mcp === true ? "少同步一些（MCP 服务器已经提供全部技能）" : "少同步一些，或缩短它们的描述";
+      const remedy = s.mcp === false ? "同步以符合它的预算，或改用 MCP" : s.mcp === true ? "同步以符合它的预算（MCP 服务器已经提供全部技能）" : "同步以符合它的预算，或缩短它们的描述";
       const parts = [[s.names, "只显示名称"], [s.omitted, "完全不显示"], [s.shortened, "描述被截短"]].filter(([k]) => k > 0);
-      const text = parts.map(([k, how], i) => (i === 0 ? `在 ${n} 的列表里，${s.up_to ? "最多 " : ""}${k} 个技能${how}` : `${k} 个${how}`)).join("，");
+      const range = s.up_to && s.least < s.names ? `${s.least} 到 ` : "";
+      const text = parts.map(([k, how], i) => (i === 0 ? `在 ${n} 的列表里，${range}${k} 个技能${how}` : `${k} 个${how}`)).join("，");
       return `${text}：${remedy}`;
     },
     next_unsynced: (n, s) => `为 ${n} 选中的 ${s.missing} 个技能还不在它的文件夹中：立即同步`,
@@ -830,6 +856,30 @@ const STRINGS = {
     agentSkillOff: (skill, tool) => `已在 ${tool} 中关闭 ${skill}；文件保留`,
     agentSkillOn: (skill, tool) => `已在 ${tool} 中重新开启 ${skill}`,
     planWrite: (n, v) => `写入  ${n} ${v}`,
+    fitTitle: "各智能体的技能列表将变成",
+    fitAfter: (name, cost, budget, unit, pct) => `${name}：${cost} / ${budget} ${unit}（${pct}%）`,
+    fitNoCap: (name, cost, unit) => `${name}：每个技能都完整列出，没有上限——每次请求占 ${cost} ${unit}`,
+    fitWhole: (n) => `${n} 个完整`,
+    fitShortened: (n) => `${n} 个被截短`,
+    fitNamesOnly: (n) => `${n} 个只剩名称`,
+    fitOmitted: (n) => `${n} 个不在列表中`,
+    fitWorstCase: "（最坏情况：智能体保留最常用技能的描述）",
+    fitOnce: (n) => `${n} 个技能通过它也读取的共享文件夹送达，因此只交付一次`,
+    fitLeftOut: (n, of) => `所选的 ${of} 个技能中有 ${n} 个不交付，以保持在预算内（先固定的，再最常用的，再其余的）`,
+    fitEverything: (all, cost, budget, unit, pct, squeezed) => `全部交付 ${all} 个需要 ${cost} / ${budget} ${unit}（${pct}%）：${squeezed} 个技能会失去描述。`,
+    fitGoOver: (n) => `仍然全部交付 ${n} 个（超出预算）`,
+    fitBackToBudget: "改回只交付预算内的",
+    planOnce: (n, folders) => `${n} 个不交付到这里：智能体在 ${folders} 中读取它们`,
+    planLeftOut: (n, agents) => `${n} 个不交付，以保持 ${agents} 在预算内`,
+    planSteps: (n) => `${n} 个步骤`,
+    count_write: (n) => `写入 ${n}`,
+    count_replace: (n) => `替换 ${n}`,
+    count_remove: (n) => `移除 ${n}`,
+    count_skip: (n) => `跳过 ${n}`,
+    counted_write: (n) => `已写入 ${n}`,
+    counted_replace: (n) => `已替换 ${n}`,
+    counted_remove: (n) => `已移除 ${n}`,
+    counted_skip: (n) => `已跳过 ${n}`,
     doneWrite: (n, v) => `已写入 ${n} ${v}`,
     planReplace: (n, a, b) => `替换  ${n} ${a} → ${b}`,
     doneReplace: (n, a, b) => `已替换 ${n} ${a} → ${b}`,

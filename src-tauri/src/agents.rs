@@ -67,10 +67,19 @@ pub fn sync(
 ) -> ApiResult<Vec<TargetPlan>> {
     let targets = targets(state, project)?;
     let folders = target::chosen(&targets, names)?;
-    run(state, &folders, overwrite, dry_run)
+    run(state, (targets, &folders), project, overwrite, dry_run)
 }
 
-fn run(state: &AppState, folders: &[Folder], overwrite: &[String], dry_run: bool) -> ApiResult<Vec<TargetPlan>> {
+/// Plans or syncs `folders` of `targets` with what fits each agent's listing budget (past it
+/// where config.toml says `over_budget = true`).
+fn run(
+    state: &AppState,
+    (targets, folders): (Vec<Target>, &[Folder]),
+    project: Option<&Path>,
+    overwrite: &[String],
+    dry_run: bool,
+) -> ApiResult<Vec<TargetPlan>> {
+    use skilldeck_targets::budget::fit;
     let wanted = wanted(state)?;
     let source = Store::new(state.storage());
     let syncer = Syncer {
@@ -80,7 +89,21 @@ fn run(state: &AppState, folders: &[Folder], overwrite: &[String], dry_run: bool
         mode: None,
         exports: Exports::new(state.storage().home().root()),
     };
-    Ok(syncer.run(folders, &wanted, dry_run))
+    let config = TargetsConfig::load(&state.storage().home().config_path())?;
+    let env = Env::from_process();
+    let reports = skilldeck_targets::report::report(targets.clone(), &wanted, &syncer.records);
+    let ask = fit::Ask {
+        targets: &targets,
+        reports: &reports,
+        folders,
+        wanted: &wanted,
+        config: &config,
+        env: &env,
+        project,
+        pinned: &state.pinned(),
+        over_budget: &BTreeSet::new(),
+    };
+    Ok(fit::sync(&syncer, &ask, dry_run))
 }
 
 /// What an auto-sync did, for the UI's note.
@@ -105,7 +128,7 @@ pub fn auto_sync(state: &AppState) -> ApiResult<Option<AutoSynced>> {
         return Ok(None);
     }
     let auto: Vec<&Target> = targets.iter().filter(|t| !t.off && t.folders.iter().any(|f| f.auto)).collect();
-    let plans = run(state, &folders, &[], false)?;
+    let plans = run(state, (targets.clone(), &folders), None, &[], false)?;
     let mut out = AutoSynced { targets: auto.iter().map(|t| t.name.clone()).collect(), ..AutoSynced::default() };
     for p in &plans {
         out.changes += p.done;
@@ -252,6 +275,7 @@ impl AgentCard {
                 .filter(|k| k.worst.as_str() == "name-only" && self.own_settings.get(&k.name) == Some(&"name-only"))
                 .count();
             squeeze.names -= chosen.min(squeeze.names);
+            squeeze.least_names -= chosen.min(squeeze.least_names);
         }
         self.detected = facts.detected;
         self.next = next_step(&facts);
@@ -310,8 +334,10 @@ impl Mcp {
 pub struct Squeeze {
     /// Skills it lists (not hidden on purpose).
     pub listed: usize,
-    /// Listed as a bare name.
+    /// Listed as a bare name (at most, where the agent chooses by use).
     pub names: usize,
+    /// Listed as a bare name at least (the same as `names` unless the agent chooses by use).
+    pub least_names: usize,
     /// Left out for lack of room.
     pub omitted: usize,
     /// Listed with a shortened description.
@@ -347,11 +373,21 @@ impl Facts {
         });
         let squeeze = budget.map(|b| {
             let count = |shown: &str| b.simulated.skills.iter().filter(|k| k.worst.as_str() == shown).count();
+            let (omitted, shortened) = (count("omitted"), count("shortened"));
+            // Where the agent chooses by use, how many lose their description is a range: the
+            // one `targets --budget` gives (the rule's fewest and most), not each skill's worst.
+            let (least, most) = if b.by_use {
+                let (least, most) = b.simulated.squeezed;
+                (least.saturating_sub(omitted + shortened), most.saturating_sub(omitted + shortened))
+            } else {
+                (count("name-only"), count("name-only"))
+            };
             Squeeze {
                 listed: b.simulated.skills.len() - count("hidden"),
-                names: count("name-only"),
-                omitted: count("omitted"),
-                shortened: count("shortened"),
+                names: most,
+                least_names: least,
+                omitted,
+                shortened,
                 by_use: b.by_use,
             }
         });
@@ -382,8 +418,10 @@ pub enum Step {
     McpUnreadable,
     /// Its own listing has no room for every description.
     OverBudget {
-        /// Skills listed as bare names.
+        /// Skills listed as bare names (at most, when `up_to`).
         names: usize,
+        /// Skills listed as bare names at least (the same as `names` unless `up_to`).
+        least: usize,
         /// Skills left out.
         omitted: usize,
         /// Skills with shortened descriptions.
@@ -432,6 +470,7 @@ pub fn next_step(f: &Facts) -> Step {
     {
         return Step::OverBudget {
             names: b.names,
+            least: b.least_names,
             omitted: b.omitted,
             shortened: b.shortened,
             up_to: b.by_use,
@@ -474,13 +513,14 @@ pub fn sentence(agent: &str, step: &Step) -> String {
         Step::McpUnreadable => {
             format!("Skilldeck cannot read {agent}'s settings file: fix it, or add the entry by hand")
         }
-        Step::OverBudget { names, omitted, shortened, up_to, mcp } => {
+        Step::OverBudget { names, least, omitted, shortened, up_to, mcp } => {
             let remedy = match mcp {
-                Some(false) => "deliver fewer, or use MCP",
-                Some(true) => "deliver fewer (the MCP server already offers every skill)",
-                None => "deliver fewer, or shorten their descriptions",
+                Some(false) => "sync to fit its budget, or use MCP",
+                Some(true) => "sync to fit its budget (the MCP server already offers every skill)",
+                None => "sync to fit its budget, or shorten their descriptions",
             };
-            let up = if up_to { "Up to " } else { "" };
+            let range = format!("Between {least} and ");
+            let up = if up_to && least < names { range.as_str() } else { "" };
             let parts: Vec<(usize, &str)> =
                 [(names, "as names only"), (omitted, "not at all"), (shortened, "with shortened descriptions")]
                     .into_iter()
@@ -530,7 +570,9 @@ mod tests {
     }
 
     fn squeeze(listed: usize, names: usize, omitted: usize, shortened: usize, by_use: bool) -> Squeeze {
-        Squeeze { listed, names, omitted, shortened, by_use }
+        // By use, the fewest bare names are taken as a third of the most (`between`).
+        let least_names = if by_use { names / 3 } else { names };
+        Squeeze { listed, names, least_names, omitted, shortened, by_use }
     }
 
     fn say(f: &Facts) -> String {
@@ -543,21 +585,24 @@ mod tests {
         let f = facts(Some((true, 80, 0)), Some(Mcp::NotInstalled), Some(squeeze(80, 63, 0, 0, true)));
         assert_eq!(
             next_step(&f),
-            Step::OverBudget { names: 63, omitted: 0, shortened: 0, up_to: true, mcp: Some(false) }
+            Step::OverBudget { names: 63, least: 21, omitted: 0, shortened: 0, up_to: true, mcp: Some(false) }
         );
-        assert_eq!(say(&f), "Up to 63 skills would reach Claude Code as names only: deliver fewer, or use MCP");
+        assert_eq!(
+            say(&f),
+            "Between 21 and 63 skills would reach Claude Code as names only: sync to fit its budget, or use MCP"
+        );
         // Codex's rule is not by use, leaves some out and shortens others; MCP already there.
         let f = facts(Some((true, 40, 0)), Some(Mcp::Installed), Some(squeeze(40, 10, 3, 5, false)));
         assert_eq!(
             sentence("Codex", &next_step(&f)),
             "10 skills would reach Codex as names only, 3 not at all, 5 with shortened descriptions: \
-             deliver fewer (the MCP server already offers every skill)"
+             sync to fit its budget (the MCP server already offers every skill)"
         );
         // An agent Skilldeck cannot add its server to: shorten instead.
         let f = facts(Some((true, 2, 0)), None, Some(squeeze(2, 0, 0, 1, false)));
         assert_eq!(
             say(&f),
-            "1 skill would reach Claude Code with shortened descriptions: deliver fewer, or shorten their descriptions"
+            "1 skill would reach Claude Code with shortened descriptions: sync to fit its budget, or shorten their descriptions"
         );
         // Over budget matters more than a pending sync.
         let f = facts(Some((true, 20, 4)), Some(Mcp::NotInstalled), Some(squeeze(20, 1, 0, 0, false)));

@@ -100,6 +100,7 @@ macro_rules! handlers {
             $crate::commands::agents::agents_set_skill,
             $crate::commands::agents::agents_set_auto,
             $crate::commands::agents::agents_set_enabled,
+            $crate::commands::agents::agents_set_over_budget,
             $crate::commands::agents::agents_set_mode,
             $crate::commands::agents::agents_drift,
             $crate::commands::agents::agents_scan,

@@ -822,6 +822,57 @@ why: string,
 fingerprint: string, };
 
 /**
+ * One agent's listing before a sync is carried out: after it, and if every chosen skill were
+ * delivered; which stayed out to fit, and whether the user chose to go over.
+ */
+export type Fit = { 
+/**
+ * The target id (`claude-code`).
+ */
+target: string, 
+/**
+ * The agent's name.
+ */
+name: string, 
+/**
+ * The unit of `budget` and the listings' costs.
+ */
+unit: Unit, 
+/**
+ * The listing's budget; `None` when the agent's rule has no cap (Gemini CLI).
+ */
+budget: number | null, 
+/**
+ * The user chose to deliver every chosen skill here even past the budget
+ * (`over_budget = true` in config.toml, or `sync --over-budget`).
+ */
+over_budget: boolean, 
+/**
+ * Where the agent decides by use (Claude Code), the counts are its worst case.
+ */
+by_use: boolean, 
+/**
+ * The listing after this sync (the agent's own skills and others' folders included).
+ */
+after: Listing, 
+/**
+ * The listing if every chosen skill were delivered.
+ */
+everything: Listing, 
+/**
+ * Chosen skills delivered after this sync.
+ */
+delivered: number, 
+/**
+ * Chosen skills kept out to fit, by name.
+ */
+left_out: Array<string>, 
+/**
+ * Chosen skills the agent gets through a shared folder it also reads.
+ */
+once: number, };
+
+/**
  * One folder of a target, with each skill's state there.
  */
 export type FolderReport = { 
@@ -1096,6 +1147,19 @@ path: string,
 reason: string, };
 
 /**
+ * A skill kept out of a folder to keep the agents reading it within their budgets.
+ */
+export type LeftOut = { 
+/**
+ * The skill.
+ */
+name: string, 
+/**
+ * The agents (target ids) whose budget it would break.
+ */
+agents: Array<string>, };
+
+/**
  * Which kind of folder a target folder is.
  */
 export type Level = "user" | "project" | "custom";
@@ -1137,6 +1201,35 @@ shown: Shown,
  * Its place in the ranking for this turn (1 = best), when the listing was ranked.
  */
 rank: number | null, };
+
+/**
+ * What an agent's skills listing becomes, counted by what it does to the skills.
+ */
+export type Listing = { 
+/**
+ * What it costs with every description whole, in the budget's unit.
+ */
+cost: number, 
+/**
+ * Skills listed with their whole description.
+ */
+full: number, 
+/**
+ * Skills whose description is cut short.
+ */
+shortened: number, 
+/**
+ * Skills listed by name only.
+ */
+name_only: number, 
+/**
+ * Skills left out of the listing for lack of room.
+ */
+omitted: number, 
+/**
+ * Skills kept from the model on purpose (user-invoked only, switched off in the agent).
+ */
+hidden: number, };
 
 /**
  * The listing's settings.
@@ -1424,6 +1517,19 @@ link: boolean,
  * whose reading is known; empty elsewhere).
  */
 agent_fields: Array<FieldVerdict>, };
+
+/**
+ * A skill not delivered into a folder because its agent reads it in another one.
+ */
+export type Once = { 
+/**
+ * The skill.
+ */
+name: string, 
+/**
+ * The folder its agent reads it in.
+ */
+folder: string, };
 
 /**
  * Where a skill (or a source's top) came from, as the app shows it.
@@ -2680,9 +2786,13 @@ folders: boolean,
  */
 mcp: boolean, } | { "kind": "mcp-unreadable" } | { "kind": "over-budget", 
 /**
- * Skills listed as bare names.
+ * Skills listed as bare names (at most, when `up_to`).
  */
 names: number, 
+/**
+ * Skills listed as bare names at least (the same as `names` unless `up_to`).
+ */
+least: number, 
 /**
  * Skills left out.
  */
@@ -2930,7 +3040,22 @@ link_fallback: string | null,
 /**
  * How many steps were carried out (0 for a dry run).
  */
-done: number, };
+done: number, 
+/**
+ * Skills chosen for this folder and kept out of it so that the agents reading it stay
+ * within their listing budgets (what is ours there of them is removed).
+ */
+left_out: Array<LeftOut>, 
+/**
+ * Skills chosen for this folder that its agent already reads in another folder (a shared
+ * one, such as `~/.agents/skills` for Codex): delivered once, there.
+ */
+once: Array<Once>, 
+/**
+ * What this target's agent's listing becomes after the sync, on the first folder of each
+ * target whose agent's listing rule is known.
+ */
+fit: Fit | null, };
 
 /**
  * A tool or configured target, with its folders.

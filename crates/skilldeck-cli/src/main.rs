@@ -385,8 +385,10 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Copy the enabled skills into the detected tools' skill folders; never touches a folder
-    /// Skilldeck did not write, nor one edited there (unless --overwrite NAME).
+    /// Copy the enabled skills into the detected tools' skill folders, as many as each agent's
+    /// skills listing holds whole (pinned first, then the ones used most); never touches a
+    /// folder Skilldeck did not write, nor one edited there (unless --overwrite NAME). A target
+    /// switched off (`enabled = false`) loses the skills Skilldeck put there.
     Sync {
         /// Only these targets (tool ids such as `claude-code`, or names from config.toml).
         targets: Vec<String>,
@@ -408,6 +410,11 @@ enum Command {
         /// target's `mode` in config.toml, else copy).
         #[arg(long, value_parser = commands::targets::parse_mode)]
         mode: Option<skilldeck_targets::record::Mode>,
+        /// Deliver every chosen skill to this target (repeatable; `all` for every one) even when
+        /// its agent's listing then goes past its budget, shortening or dropping descriptions
+        /// (`over_budget = true` under `[targets.ID]` in config.toml does it for every sync).
+        #[arg(long, value_name = "TARGET")]
+        over_budget: Vec<String>,
         /// Print JSON for scripts.
         #[arg(long)]
         json: bool,
@@ -524,8 +531,8 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Targets { action: Some(action), .. } => commands::targets_window::run(action),
         Command::Targets { action: None, project, budget: true, json } => targets::budget(project.as_deref(), json),
         Command::Targets { action: None, project, budget: false, json } => targets::list(project.as_deref(), json),
-        Command::Sync { targets, project, dry_run, overwrite, mode, json } => {
-            targets::sync(targets::SyncArgs { names: targets, project, dry_run, json, overwrite, mode })
+        Command::Sync { targets, project, dry_run, overwrite, mode, over_budget, json } => {
+            targets::sync(targets::SyncArgs { names: targets, project, dry_run, json, overwrite, mode, over_budget })
         }
     }
 }

@@ -15,6 +15,7 @@
 //!
 //! [targets.claude-code]
 //! context_window = 1000000      # tokens; sizes the agent's skills listing (`targets --budget`)
+//! over_budget = true            # deliver every chosen skill even past the listing's budget
 //! ```
 
 use crate::error::TargetError;
@@ -55,6 +56,11 @@ pub struct TargetConfig {
     /// Codex means unknown (its rule then counts 8,000 characters).
     #[serde(default)]
     pub context_window: Option<u64>,
+    /// `true`: every chosen skill is delivered there even when the agent's listing then goes
+    /// past its budget (descriptions shortened or dropped). By default a sync delivers what
+    /// fits (`budget::fit`).
+    #[serde(default)]
+    pub over_budget: Option<bool>,
 }
 
 /// Every `[targets.NAME]` table, by name.

@@ -53,6 +53,19 @@ pub fn set_enabled(path: &Path, target: &str, on: bool) -> Result<bool, TargetEr
     })
 }
 
+/// Sets `over_budget = true` for `target` (every chosen skill delivered there even past its
+/// listing's budget), or removes it (`false`: deliver what fits). Returns whether the file
+/// changed.
+pub fn set_over_budget(path: &Path, target: &str, on: bool) -> Result<bool, TargetError> {
+    edit(path, target, |t| {
+        if on {
+            t.insert("over_budget", Item::Value(Value::from(true)));
+        } else {
+            t.remove("over_budget");
+        }
+    })
+}
+
 /// Sets `context_window = tokens` for `target` (what its listing budget is a share of), or
 /// removes it (`None`: the tool's default again). Returns whether the file changed.
 pub fn set_context_window(path: &Path, target: &str, tokens: Option<u64>) -> Result<bool, TargetError> {

@@ -142,6 +142,142 @@ pub struct TargetPlan {
     pub link_fallback: Option<String>,
     /// How many steps were carried out (0 for a dry run).
     pub done: usize,
+    /// Skills chosen for this folder and kept out of it so that the agents reading it stay
+    /// within their listing budgets (what is ours there of them is removed).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<LeftOut>,
+    /// Skills chosen for this folder that its agent already reads in another folder (a shared
+    /// one, such as `~/.agents/skills` for Codex): delivered once, there.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub once: Vec<Once>,
+    /// What this target's agent's listing becomes after the sync, on the first folder of each
+    /// target whose agent's listing rule is known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit: Option<Fit>,
+}
+
+/// A skill kept out of a folder to keep the agents reading it within their budgets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct LeftOut {
+    /// The skill.
+    pub name: String,
+    /// The agents (target ids) whose budget it would break.
+    pub agents: Vec<String>,
+}
+
+/// A skill not delivered into a folder because its agent reads it in another one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct Once {
+    /// The skill.
+    pub name: String,
+    /// The folder its agent reads it in.
+    pub folder: PathBuf,
+}
+
+/// What an agent's skills listing becomes, counted by what it does to the skills.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct Listing {
+    /// What it costs with every description whole, in the budget's unit.
+    pub cost: usize,
+    /// Skills listed with their whole description.
+    pub full: usize,
+    /// Skills whose description is cut short.
+    pub shortened: usize,
+    /// Skills listed by name only.
+    pub name_only: usize,
+    /// Skills left out of the listing for lack of room.
+    pub omitted: usize,
+    /// Skills kept from the model on purpose (user-invoked only, switched off in the agent).
+    pub hidden: usize,
+}
+
+/// One agent's listing before a sync is carried out: after it, and if every chosen skill were
+/// delivered; which stayed out to fit, and whether the user chose to go over.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+pub struct Fit {
+    /// The target id (`claude-code`).
+    pub target: String,
+    /// The agent's name.
+    pub name: String,
+    /// The unit of `budget` and the listings' costs.
+    pub unit: crate::budget::Unit,
+    /// The listing's budget; `None` when the agent's rule has no cap (Gemini CLI).
+    pub budget: Option<usize>,
+    /// The user chose to deliver every chosen skill here even past the budget
+    /// (`over_budget = true` in config.toml, or `sync --over-budget`).
+    pub over_budget: bool,
+    /// Where the agent decides by use (Claude Code), the counts are its worst case.
+    pub by_use: bool,
+    /// The listing after this sync (the agent's own skills and others' folders included).
+    pub after: Listing,
+    /// The listing if every chosen skill were delivered.
+    pub everything: Listing,
+    /// Chosen skills delivered after this sync.
+    pub delivered: usize,
+    /// Chosen skills kept out to fit, by name.
+    pub left_out: Vec<String>,
+    /// Chosen skills the agent gets through a shared folder it also reads.
+    pub once: usize,
+}
+
+impl Fit {
+    /// The consequence in one sentence, as `sync` prints it.
+    pub fn describe(&self) -> String {
+        let unit = self.unit.as_str();
+        let shape = |l: &Listing| {
+            let mut parts = vec![format!("{} whole", l.full)];
+            for (n, word) in [(l.shortened, "shortened"), (l.name_only, "names only"), (l.omitted, "left out")] {
+                if n > 0 {
+                    parts.push(format!("{n} {word}"));
+                }
+            }
+            parts.join(", ")
+        };
+        let worst = if self.by_use { " (worst case)" } else { "" };
+        let Some(budget) = self.budget else {
+            return format!(
+                "{}: every skill listed whole, no cap: {} {unit} of every request ({} skills)",
+                self.name, self.after.cost, self.after.full
+            );
+        };
+        let pct = |cost: usize| (cost * 100).checked_div(budget).unwrap_or(0);
+        let mut out = format!(
+            "{}: listing {} of {budget} {unit} ({}%) — {}{worst}",
+            self.name,
+            self.after.cost,
+            pct(self.after.cost),
+            shape(&self.after)
+        );
+        if !self.left_out.is_empty() {
+            out.push_str(&format!(
+                "; {} of {} chosen skills stay out to keep within budget (pinned first, then the ones used most, then the rest)",
+                self.left_out.len(),
+                self.delivered + self.left_out.len()
+            ));
+        }
+        if self.over_budget && self.after.cost > budget {
+            out.push_str("; over budget, as chosen (over_budget)");
+        }
+        out
+    }
+
+    /// What delivering every chosen skill would do, when the fit kept some out.
+    pub fn describe_everything(&self) -> Option<String> {
+        let budget = self.budget?;
+        if self.left_out.is_empty() {
+            return None;
+        }
+        let e = &self.everything;
+        let unit = self.unit.as_str();
+        let squeezed = e.shortened + e.name_only + e.omitted;
+        Some(format!(
+            "delivering all {} would need {} of {budget} {unit} ({}%): {squeezed} skills would lose their description; `skilldeck sync --over-budget {}` does it",
+            self.delivered + self.left_out.len(),
+            e.cost,
+            (e.cost * 100).checked_div(budget).unwrap_or(0),
+            self.target
+        ))
+    }
 }
 
 impl TargetPlan {
@@ -158,6 +294,9 @@ impl TargetPlan {
             error_code: None,
             link_fallback: None,
             done: 0,
+            left_out: Vec::new(),
+            once: Vec::new(),
+            fit: None,
         }
     }
 

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 // Chosen here, defined beneath this module and `keep`; named here too.
-pub use crate::wanted::{Wanted, WantedSet};
+pub use crate::wanted::{Card, Wanted, WantedSet};
 
 /// The skills every target gets by default: the enabled valid ones the audit does not hold
 /// back, user shadowing team shadowing system.
@@ -29,7 +29,13 @@ pub fn enabled_skills(
         }
         let (Some(revision), Ok(name)) = (e.revision, SkillName::parse(&e.name)) else { continue };
         let tags = skilldeck_select::listing::tags_of(e);
-        out.insert(e.name.clone(), Wanted { name, scope: e.scope, revision, tags });
+        let card = Card {
+            description: e.meta.description.clone().unwrap_or_default(),
+            when_to_use: e.meta.when_to_use(),
+            model_invocable: e.meta.model_invocable(),
+            warnings: e.diagnostics.iter().filter(|d| d.severity == skilldeck_skill::Severity::Warning).count(),
+        };
+        out.insert(e.name.clone(), Wanted { name, scope: e.scope, revision, tags, card });
     }
     Ok(out)
 }

@@ -57,14 +57,22 @@ struct FolderRun<'a> {
 }
 
 impl Syncer<'_> {
-    /// Plans (`dry_run`) or syncs every folder in turn. A folder that fails gets its error and
-    /// the others go on; a folder that is another's (a link to it) is done once.
+    /// Plans (`dry_run`) or syncs every folder in turn, each with what it takes of `wanted` by
+    /// its own lists (`source::narrow`), whatever the agents' budgets; see `run_each`.
     pub fn run(&self, folders: &[Folder], wanted: &WantedSet, dry_run: bool) -> Vec<TargetPlan> {
+        let each: Vec<(Folder, WantedSet)> = folders.iter().map(|f| (f.clone(), narrow(wanted, f))).collect();
+        self.run_each(&each, dry_run)
+    }
+
+    /// Plans (`dry_run`) or syncs every folder in turn with the skills chosen for it (what
+    /// `fit::deliver` chose). A folder that fails gets its error and the others go on; a folder
+    /// that is another's (a link to it) is done once.
+    pub fn run_each(&self, folders: &[(Folder, WantedSet)], dry_run: bool) -> Vec<TargetPlan> {
         let mut seen: BTreeMap<String, String> = BTreeMap::new();
         let mut restored: BTreeMap<String, Revision> = BTreeMap::new();
         let stamps = state::ExportStamps::default();
         let mut out = Vec::new();
-        for f in folders {
+        for (f, chosen) in folders {
             let mut tp = TargetPlan::new(&f.target, f.level, f.path.clone());
             if let Some(e) = f.outside_project() {
                 tp.error_code = Some(e.code());
@@ -79,7 +87,7 @@ impl Syncer<'_> {
                 continue;
             }
             seen.insert(id.clone(), format!("{} ({})", f.target, f.path.display()));
-            let mut wanted = narrow(wanted, f);
+            let mut wanted = chosen.clone();
             // A kept edit moved a skill's revision on (same content): later folders get that one.
             for (name, rev) in &restored {
                 if let Some(w) = wanted.get_mut(name) {

@@ -156,13 +156,14 @@ pub fn auto(targets: &[Target]) -> Vec<Folder> {
 }
 
 /// The folders a sync goes to: of the named targets (any, even undetected), or else of every
-/// active one, and the project folders that already exist of tools not switched off. An
-/// unknown name is an error naming the known ones.
+/// active one, the project folders that already exist of tools not switched off, and the
+/// existing folders of targets switched off (where a sync removes what Skilldeck put; see
+/// `budget::fit`). An unknown name is an error naming the known ones.
 pub fn chosen(targets: &[Target], names: &[String]) -> Result<Vec<Folder>, TargetError> {
     if names.is_empty() {
         return Ok(targets
             .iter()
-            .flat_map(|t| t.folders.iter().filter(move |f| synced_by_default(t, f)).cloned())
+            .flat_map(|t| t.folders.iter().filter(move |f| synced_by_default(t, f) || (t.off && f.exists)).cloned())
             .collect());
     }
     let mut out = Vec::new();

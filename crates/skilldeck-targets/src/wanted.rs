@@ -17,6 +17,23 @@ pub struct Wanted {
     /// Its tags (frontmatter `tags` or `metadata.tags`), for targets that take skills by tag.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<String>,
+    /// What an agent's listing reads of it, for fitting deliveries to listing budgets.
+    #[serde(skip)]
+    pub card: Card,
+}
+
+/// What an agent's skills listing reads of a skill: its description, `when_to_use` and
+/// whether the model may invoke it; and what delivery that must choose weighs it by.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Card {
+    /// Its `description`.
+    pub description: String,
+    /// Its `when_to_use`.
+    pub when_to_use: Option<String>,
+    /// `disable-model-invocation: true` is not set.
+    pub model_invocable: bool,
+    /// How many warnings the validator gives it.
+    pub warnings: usize,
 }
 
 /// The chosen skills, by name.

@@ -126,6 +126,13 @@ pub async fn agents_set_enabled(state: State<'_, AppState>, target: String, on: 
     Ok(config_edit::set_enabled(&state.storage().home().config_path(), &target, on)?)
 }
 
+/// Lets a tool's agent be delivered every chosen skill even past its listing's budget (`on`),
+/// or back to what fits (config.toml `[targets.ID] over_budget`). Returns whether it changed.
+#[tauri::command]
+pub async fn agents_set_over_budget(state: State<'_, AppState>, target: String, on: bool) -> ApiResult<bool> {
+    Ok(config_edit::set_over_budget(&state.storage().home().config_path(), &target, on)?)
+}
+
 /// What was edited in the drifted skill `name` in the folder `folder`: per file, the diff from
 /// the revision Skilldeck wrote there to the copy as it is now.
 #[tauri::command]

@@ -53,7 +53,6 @@ fn run() -> anyhow::Result<Option<Vec<TargetPlan>>> {
     if folders.is_empty() {
         return Ok(None);
     }
-    let wanted = super::targets::wanted(&ctx)?;
     let source = Store::new(ctx.storage());
     let root = ctx.storage().home().root();
     let syncer = Syncer {
@@ -63,7 +62,8 @@ fn run() -> anyhow::Result<Option<Vec<TargetPlan>>> {
         mode: None,
         exports: Exports::new(root),
     };
-    Ok(Some(syncer.run(&folders, &wanted, false)))
+    let plans = super::targets::fitted(&ctx, &syncer, (targets, &folders), None, &Default::default(), false)?;
+    Ok(Some(plans))
 }
 
 /// `Auto-sync: claude-code wrote 1, replaced 0, removed 0; cursor up to date; …`.

@@ -31,6 +31,8 @@ pub struct SyncArgs {
     pub overwrite: Vec<String>,
     /// `copy` or `link`, when asked.
     pub mode: Option<Mode>,
+    /// Targets delivered every chosen skill even past their listing budget (`all`: every one).
+    pub over_budget: Vec<String>,
 }
 
 /// Parses `--mode`.
@@ -238,7 +240,10 @@ pub fn sync(args: SyncArgs) -> anyhow::Result<Outcome> {
     let project = project_dir(args.project.as_deref())?;
     let targets = resolve(&ctx, project.as_deref())?;
     let folders = target::chosen(&targets, &args.names)?;
-    let wanted = wanted(&ctx)?;
+    let known: Vec<&str> = targets.iter().map(|t| t.id.as_str()).collect();
+    if let Some(bad) = args.over_budget.iter().find(|n| *n != "all" && !known.contains(&n.as_str())) {
+        anyhow::bail!("--over-budget {bad}: no such target; use one of {} or `all`", known.join(", "));
+    }
     let source = Store::new(ctx.storage());
     let syncer = skilldeck_targets::sync::Syncer {
         records: Records::new(ctx.storage().home().root()),
@@ -247,7 +252,8 @@ pub fn sync(args: SyncArgs) -> anyhow::Result<Outcome> {
         mode: args.mode,
         exports: Exports::new(ctx.storage().home().root()),
     };
-    let plans = syncer.run(&folders, &wanted, args.dry_run);
+    let over: BTreeSet<String> = args.over_budget.iter().cloned().collect();
+    let plans = fitted(&ctx, &syncer, (targets, &folders), project.as_deref(), &over, args.dry_run)?;
     let failed = plans.iter().any(|p| p.error.is_some());
     if args.json {
         crate::output::json(&plans)?;
@@ -272,12 +278,52 @@ pub fn sync(args: SyncArgs) -> anyhow::Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
+/// Plans (`dry_run`) or syncs `folders` of `targets` with what fits each agent's listing
+/// budget (`budget::fit`), past it for the targets in `over`.
+pub(crate) fn fitted(
+    ctx: &Ctx,
+    syncer: &skilldeck_targets::sync::Syncer<'_>,
+    (targets, folders): (Vec<Target>, &[target::Folder]),
+    project: Option<&Path>,
+    over: &BTreeSet<String>,
+    dry_run: bool,
+) -> anyhow::Result<Vec<TargetPlan>> {
+    use skilldeck_targets::budget::fit;
+    let wanted = wanted(ctx)?;
+    let config = TargetsConfig::load(&ctx.storage().home().config_path())?;
+    let pinned = ctx.config()?.listing.pinned;
+    let env = Env::from_process();
+    let reports = report::report(targets.clone(), &wanted, &syncer.records);
+    let ask = fit::Ask {
+        targets: &targets,
+        reports: &reports,
+        folders,
+        wanted: &wanted,
+        config: &config,
+        env: &env,
+        project,
+        pinned: &pinned,
+        over_budget: over,
+    };
+    Ok(fit::sync(syncer, &ask, dry_run))
+}
+
 /// ` (link)` for a link, nothing for a copy.
 fn how(mode: Mode) -> &'static str {
     match mode {
         Mode::Copy => "",
         Mode::Link => " (link)",
     }
+}
+
+/// Names for one line: the first twelve, then how many more.
+fn short_list(names: &[&str]) -> String {
+    const SHOWN: usize = 12;
+    let mut text = names.iter().take(SHOWN).copied().collect::<Vec<_>>().join(", ");
+    if names.len() > SHOWN {
+        text.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    text
 }
 
 fn print_plans(plans: &[TargetPlan], dry_run: bool) -> anyhow::Result<()> {
@@ -313,6 +359,33 @@ fn print_plans(plans: &[TargetPlan], dry_run: bool) -> anyhow::Result<()> {
         }
         if let Some(f) = &p.link_fallback {
             crate::output::outln!("  note: {f}");
+        }
+        if !p.once.is_empty() {
+            let names: Vec<&str> = p.once.iter().map(|o| o.name.as_str()).collect();
+            let folders: BTreeSet<String> = p.once.iter().map(|o| o.folder.display().to_string()).collect();
+            crate::output::outln!(
+                "  once: {} skills reach {} through {} already, so they are not delivered here too: {}",
+                names.len(),
+                p.target,
+                folders.into_iter().collect::<Vec<_>>().join(" and "),
+                short_list(&names)
+            );
+        }
+        if !p.left_out.is_empty() {
+            let names: Vec<&str> = p.left_out.iter().map(|l| l.name.as_str()).collect();
+            let agents: BTreeSet<&str> = p.left_out.iter().flat_map(|l| l.agents.iter().map(String::as_str)).collect();
+            crate::output::outln!(
+                "  left out: {} skills, to keep {} within budget: {}",
+                names.len(),
+                agents.into_iter().collect::<Vec<_>>().join(" and "),
+                short_list(&names)
+            );
+        }
+        if let Some(fit) = &p.fit {
+            crate::output::outln!("  {}", fit.describe());
+            if let Some(all) = fit.describe_everything() {
+                crate::output::outln!("  {all}");
+            }
         }
         if let Some(e) = &p.error {
             crate::output::outln!("  error: {e}");

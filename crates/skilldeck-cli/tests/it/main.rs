@@ -22,6 +22,7 @@ mod remote;
 mod scan_adopt;
 mod sources_env;
 mod sources_lock;
+mod sync_budget;
 mod targets;
 mod targets_budget;
 mod team_env;

@@ -99,6 +99,101 @@ pub fn budgets(
         .collect()
 }
 
+/// What an agent brings to its own listing, whatever is in the folders Skilldeck delivers to:
+/// its own skills (Codex's system skills, Claude Code's plugins' skills), its settings, and the
+/// budget its rule gives it.
+pub(crate) struct AgentSide {
+    /// The rule.
+    pub rule: Rule,
+    /// Its own skills, as listed.
+    pub own: Vec<Listed>,
+    /// The folders its own skills were found in.
+    pub own_folders: Vec<PathBuf>,
+    /// Own skills whose `SKILL.md` could not be read.
+    pub unreadable: Vec<String>,
+    /// Why its settings could not be read, when they could not.
+    pub error: Option<String>,
+    /// Its settings.
+    settings: Settings,
+    /// The window the budget is a share of (`None`: unknown).
+    pub window: Option<u64>,
+    /// The budget's unit and size.
+    pub unit: Unit,
+    /// The budget.
+    pub size: usize,
+}
+
+impl AgentSide {
+    /// Reads the agent's own skills and settings; `configured` is config.toml's `context_window`.
+    pub(crate) fn read(rule: Rule, configured: Option<u64>, env: &Env, project: Option<&Path>) -> Self {
+        let mut own = Vec::new();
+        let mut own_folders = Vec::new();
+        let mut unreadable = Vec::new();
+        let (settings, error) = match own_skills(rule, env, project) {
+            Ok((skills, settings)) => {
+                for o in skills {
+                    if let Some(folder) = o.skill_md.parent().and_then(Path::parent) {
+                        own_folders.push(folder.to_path_buf());
+                    }
+                    match listed(&o.name, &o.skill_md, o.found) {
+                        // Claude Code lists a plugin's skill by its namespaced folder name.
+                        Some(mut l) => {
+                            if o.found == Found::Plugin {
+                                l.name = o.name;
+                            }
+                            own.push(l)
+                        }
+                        None => unreadable.push(o.name),
+                    }
+                }
+                (settings, None)
+            }
+            Err(e) => (Settings::default(), Some(e)),
+        };
+        let window = match (rule, configured) {
+            (Rule::Codex, Some(0)) => None,
+            (_, Some(w)) => Some(w),
+            (_, None) => Some(rule.default_window()),
+        };
+        let (unit, size) = match rule {
+            Rule::ClaudeCode => (
+                Unit::Chars,
+                settings
+                    .budget
+                    .as_ref()
+                    .map(|b| b.size)
+                    .unwrap_or_else(|| claude::budget_chars(window.unwrap_or(claude::DEFAULT_WINDOW))),
+            ),
+            Rule::Codex => match &settings.budget {
+                Some(b) => (Unit::Tokens, b.size),
+                None => codex::budget(window),
+            },
+            Rule::Gemini => (Unit::Chars, usize::MAX),
+        };
+        apply_settings(rule, &mut own, &settings);
+        Self { rule, own, own_folders, unreadable, error, settings, window, unit, size }
+    }
+
+    /// Sets each skill's `setting` from the agent's own settings.
+    pub(crate) fn apply(&self, skills: &mut [Listed]) {
+        apply_settings(self.rule, skills, &self.settings);
+    }
+
+    /// What the agent's rule does to `skills` (its own skills are not added here).
+    pub(crate) fn simulate(&self, skills: &[Listed]) -> Simulated {
+        match self.rule {
+            Rule::ClaudeCode => claude::simulate(skills, self.size),
+            Rule::Codex => codex::simulate(skills, self.unit, self.size),
+            Rule::Gemini => gemini::simulate(skills),
+        }
+    }
+
+    /// Whether the rule caps the listing (Gemini CLI lists every skill whole).
+    pub(crate) fn capped(&self) -> bool {
+        self.rule != Rule::Gemini
+    }
+}
+
 fn one(
     t: &TargetReport,
     rule: Rule,
@@ -126,58 +221,17 @@ fn one(
             }
         }
     }
-    let mut errors: Vec<String> = Vec::new();
-    let own = own_skills(rule, env, project);
-    let settings = match own {
-        Ok((own, settings)) => {
-            for o in own {
-                let folder = o.skill_md.parent().and_then(Path::parent).map(Path::to_path_buf);
-                if let Some(folder) = folder.filter(|f| !folders.contains(f)) {
-                    folders.push(folder);
-                }
-                match listed(&o.name, &o.skill_md, o.found) {
-                    // Claude Code lists a plugin's skill by its namespaced folder name.
-                    Some(mut l) => {
-                        if o.found == Found::Plugin {
-                            l.name = o.name;
-                        }
-                        skills.push(l)
-                    }
-                    None => unreadable.push(o.name),
-                }
-            }
-            settings
+    let side = AgentSide::read(rule, configured, env, project);
+    for f in &side.own_folders {
+        if !folders.contains(f) {
+            folders.push(f.clone());
         }
-        Err(e) => {
-            errors.push(e);
-            Settings::default()
-        }
-    };
-    apply_settings(rule, &mut skills, &settings);
-    let window = match (rule, configured) {
-        (Rule::Codex, Some(0)) => None,
-        (_, Some(w)) => Some(w),
-        (_, None) => Some(rule.default_window()),
-    };
-    let budget_setting = settings.budget.clone();
-    let simulated = match rule {
-        Rule::ClaudeCode => {
-            let size = settings
-                .budget
-                .as_ref()
-                .map(|b| b.size)
-                .unwrap_or_else(|| claude::budget_chars(window.unwrap_or(claude::DEFAULT_WINDOW)));
-            claude::simulate(&skills, size)
-        }
-        Rule::Codex => {
-            let (unit, size) = match &settings.budget {
-                Some(b) => (Unit::Tokens, b.size),
-                None => codex::budget(window),
-            };
-            codex::simulate(&skills, unit, size)
-        }
-        Rule::Gemini => gemini::simulate(&skills),
-    };
+    }
+    unreadable.extend(side.unreadable.iter().cloned());
+    side.apply(&mut skills);
+    skills.extend(side.own.iter().cloned());
+    let simulated = side.simulate(&skills);
+    let window = side.window;
     let switch_off = to_switch_off(&simulated);
     let advice = match rule {
         Rule::Gemini => gemini_advice(&t.name, &simulated, window.unwrap_or(gemini::DEFAULT_WINDOW)),
@@ -195,15 +249,15 @@ fn one(
         by_use: rule.by_use(),
         missing: missing.into_iter().collect(),
         unreadable,
-        settings_error: (!errors.is_empty()).then(|| errors.join("; ")),
-        budget_setting,
+        settings_error: side.error.clone(),
+        budget_setting: side.settings.budget.clone(),
         switch_off,
         advice,
     }
 }
 
 /// The skill at `skill_md` as a listing reads it; `None` when its `SKILL.md` cannot be read.
-fn listed(name: &str, skill_md: &Path, found: Found) -> Option<Listed> {
+pub(crate) fn listed(name: &str, skill_md: &Path, found: Found) -> Option<Listed> {
     let text = std::fs::read_to_string(skill_md).ok()?;
     let meta = validate_text(&text, ValidateOptions::default()).meta;
     Some(Listed {

@@ -4,6 +4,7 @@
 
 mod common;
 mod edit_during_sync;
+mod fit;
 mod leftovers;
 mod link_edits;
 mod links;

@@ -73,7 +73,7 @@ async fn the_agents_view_shows_claude_codes_listing_budget_and_switches_a_skill_
     // Over budget: the card says so on its next-step line, and the budget details are open.
     let next = s.wait_text(".tool-card[data-tool='claude-code'] .next-step", 10, |t| !t.is_empty()).await;
     assert!(next.starts_with("Up to ") && next.contains(" would reach Claude Code as names only"), "{next}");
-    assert!(next.ends_with(": deliver fewer, or use MCP"), "{next}");
+    assert!(next.ends_with(": sync to fit its budget, or use MCP"), "{next}");
     s.wait_until("the budget details are open", "return document.querySelector('#agents-budget').open;").await;
     // Entries: alpha and bravo 8 + 42, charlie 10 + 302; manual is not listed at all.
     let meter = s.wait_text("#agents-budget-text", 10, |t| t.contains("412")).await;

@@ -62,7 +62,10 @@ impl World {
             .map(|n| {
                 let name = SkillName::parse(n).unwrap();
                 let revision = self.storage.revision_sync(Scope::User, &name).unwrap().unwrap();
-                ((*n).to_owned(), Wanted { name, scope: Scope::User, revision, tags: Vec::new() })
+                (
+                    (*n).to_owned(),
+                    Wanted { name, scope: Scope::User, revision, tags: Vec::new(), card: Default::default() },
+                )
             })
             .collect()
     }
