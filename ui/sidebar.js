@@ -5,7 +5,7 @@
 
 import { $, el } from "./dom.js";
 import { language, t } from "./i18n.js";
-import { CHIPS, filterRows, haystack, stepKey } from "./skill_filter.js";
+import { CHIPS, filterRows, searchable, stepKey } from "./skill_filter.js";
 import { VirtualList } from "./virtual_list.js";
 
 // In shadowing order, the one that wins first: user over team over system.
@@ -82,8 +82,8 @@ export function setSkills(skills, deleted) {
     key: keyOf(skill),
     id: `skill-opt-${id++}`,
     skill,
-    // What a search matches on, lowercased once per load.
-    hay: haystack(skill),
+    // What a search matches and ranks on, worked out once per load, not per keystroke.
+    search: searchable(skill),
     pos: 0,
   });
   side.groups = SCOPES.map(([scope, label]) => ({
@@ -136,7 +136,10 @@ function teamHead(item) {
     el("button", { type: "button", class: "link", id: "team-refresh", text: t("teamRefresh"), onclick: () => side.onTeamRefresh() }));
 }
 
-/** Shows the skills whose name or description holds `text` (any case); the count says how many. */
+/**
+ * Shows the skills whose name or description holds every word of `text` (any case, any order),
+ * those whose name starts with it first; the count says how many.
+ */
 export function setFilter(text) {
   filter(text.trim().toLowerCase(), false);
 }
@@ -168,14 +171,16 @@ function renderChips() {
 function filter(q, fresh) {
   side.query = q;
   const narrowed = side.flags.size > 0;
-  const { items, shown } = filterRows(side.groups, side.deleted, q, side.flags);
+  const { items, shown, ignored } = filterRows(side.groups, side.deleted, q, side.flags);
   let pos = 0;
   for (const item of items) if (item.kind !== "head") item.pos = ++pos;
   side.options = pos;
   side.list.setItems(items, fresh);
   side.empty.hidden = shown > 0;
   const count = $("#search-count");
-  count.textContent = q || narrowed ? t("searchCount", shown, side.total) : "";
+  count.textContent = !(q || narrowed) ? ""
+    : ignored.length ? t("searchCountIgnoring", shown, side.total, ignored.join(" ")) : t("searchCount", shown, side.total);
+  count.title = count.textContent;
   count.hidden = !(q || narrowed);
   markActive();
 }
