@@ -89,19 +89,43 @@ export function neededWords(words) {
   return needed.length ? needed : words;
 }
 
-/** Whether `text` holds query word `w` (or its stem) anywhere. @param {string} text @param {QueryWord} w */
-const holds = (text, w) => text.includes(w.word) || text.includes(w.stem);
+/**
+ * Whether `text` holds `part` where a word starts: at the start or after a character that is
+ * not a Latin letter or digit. Chinese has no spaces between words, so after a Chinese character
+ * counts as a start too, and a Chinese query matches anywhere.
+ * @param {string} text
+ * @param {string} part
+ */
+export function atWordStart(text, part) {
+  for (let i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
+    if (i === 0 || !/[a-z0-9]/.test(text[i - 1])) return true;
+  }
+  return false;
+}
 
-/** Whether one of `words` starts with query word `w` (or its stem). @param {string[]} words @param {QueryWord} w */
-const starts = (words, w) => words.some((n) => n.startsWith(w.word) || n.startsWith(w.stem));
+// A query word is checked by its stem, which every form of the word starts with.
+
+/** Whether `text` holds query word `w` anywhere. @param {string} text @param {QueryWord} w */
+const holds = (text, w) => text.includes(w.stem);
+
+/** Whether one of `words` starts with query word `w`. @param {string[]} words @param {QueryWord} w */
+const starts = (words, w) => words.some((n) => n.startsWith(w.stem));
 
 /**
- * Whether a skill matches every query word: each found in its name or descriptions, in any order.
+ * Whether a skill has query word `w`: anywhere in its name (names are short, so "pdf" finds
+ * mypdf), at the start of a word in its descriptions (so "m" does not find every description).
+ * @param {Searchable} f
+ * @param {QueryWord} w
+ */
+const has = (f, w) => holds(f.name, w) || atWordStart(f.hay, w.stem);
+
+/**
+ * Whether a skill matches every query word, in any order (see `has`).
  * @param {Searchable} f
  * @param {QueryWord[]} words
  */
 export function matches(f, words) {
-  return words.every((w) => holds(f.hay, w));
+  return words.every((w) => has(f, w));
 }
 
 /**
@@ -137,8 +161,8 @@ export function passesChips(s, flags) {
  * The list the sidebar shows for search `q` (already trimmed and lowercased) and chips `flags`:
  * each group's head followed by its rows that match, best matches first (see `tier`; rows of one
  * tier keep their order), groups with none left out; the deleted skills only when nothing
- * narrows the list. A skill matches when it holds every needed word of the query (see
- * `neededWords`), in any order. When no skill holds them all, the words no skill holds at all
+ * narrows the list. A skill matches when it has every needed word of the query (see
+ * `neededWords` and `has`), in any order. When no skill holds them all, the words no skill holds at all
  * are left out and named in `ignored`. `shown` counts the skills kept.
  * @template {{ search: Searchable, skill: SkillRow }} R
  * @template H
@@ -159,7 +183,7 @@ export function filterRows(groups, deleted, q, flags) {
   let ignored = [];
   let hits = kept.map((rows) => search(rows, needed));
   if (needed.length > 1 && hits.every((rows) => !rows.length)) {
-    const found = needed.filter((w) => kept.some((rows) => rows.some((r) => holds(r.search.hay, w))));
+    const found = needed.filter((w) => kept.some((rows) => rows.some((r) => has(r.search, w))));
     if (found.length && found.length < needed.length) {
       ignored = needed.filter((w) => !found.includes(w)).map((w) => w.word);
       needed = found;

@@ -1,7 +1,7 @@
 // The sidebar's search and filter chips, and keyboard steps.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { filterRows, haystack, passesChips, queryWords, searchable, stem, stepKey } from "../../ui/skill_filter.js";
+import { atWordStart, filterRows, haystack, passesChips, queryWords, searchable, stem, stepKey } from "../../ui/skill_filter.js";
 
 /** A SkillRow with defaults. */
 const skill = (name, more = {}) => ({
@@ -141,8 +141,19 @@ test("search ranks within each scope group; the groups keep their order", () => 
     ["head:user", "user/git-worktree-x", "user/notes", "head:system", "system/git-worktree"]);
 });
 
+test("search: descriptions match at a word's start, names anywhere", () => {
+  assert.ok(atWordStart("fill pdf forms", "for"));
+  assert.ok(!atWordStart("fill pdf forms", "orms"));
+  assert.ok(atWordStart("a (pdf) file", "pdf"), "after punctuation");
+  const skills = [skill("commit-messages", { description: "Write commit messages" }), skill("change-review", { description: "Review a change before a commit" })];
+  assert.deepEqual(found(skills, "commit-m"), ["commit-messages"], "the m of commit-m is not any m in a description");
+  assert.deepEqual(found(skills, "commit"), ["commit-messages", "change-review"]);
+  assert.deepEqual(found([skill("mypdftools")], "pdf"), ["mypdftools"], "inside a name");
+});
+
 test("search: a Chinese description is matched by substring", () => {
   assert.deepEqual(found(store, "表单"), ["pdf-tools"]);
+  assert.deepEqual(found([skill("notes", { descriptionZh: "编写清晰的提交信息" })], "清晰"), ["notes"], "inside a run of Chinese");
   assert.deepEqual(found(store, "填写 表单"), ["pdf-tools"]);
   assert.deepEqual(found(store, "填写表单"), [], "a substring: the words as stored");
 });
