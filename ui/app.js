@@ -66,6 +66,18 @@ function applyFilter() {
   sidebar.setFilter(state.filter);
 }
 
+/**
+ * Makes sure the skills `keys` just added show in the sidebar: when the search or a chip would
+ * hide any of them, the search and the chips are cleared (the whole list shows).
+ * @param {string[]} keys
+ */
+function unhide(keys) {
+  if (keys.every((key) => sidebar.isShown(key))) return;
+  state.filter = "";
+  $("#search").value = "";
+  sidebar.clearFilters();
+}
+
 async function loadSkills() {
   mark("skill list asked");
   [state.skills, state.deleted] = await Promise.all([invoke("list_skills"), invoke("deleted_skills")]);
@@ -82,9 +94,7 @@ async function openSkillByName(name, path) {
     return;
   }
   setView("skills");
-  state.filter = "";
-  $("#search").value = "";
-  applyFilter();
+  unhide([keyOf(skill)]);
   await select(keyOf(skill));
   if (path && state.detail?.files.some((f) => f.path === path)) await openFile(path);
 }
@@ -584,6 +594,7 @@ async function confirmImport() {
     $("#import-dialog").close();
     toast(out.unchanged ? t("unchangedImport", out.name, out.revision) : t("imported", out.name, out.revision));
     await loadSkills();
+    unhide([`${out.scope}/${out.name}`]);
     await select(`${out.scope}/${out.name}`);
   } catch (e) {
     $("#import-preview").replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: errorText(e) }));
@@ -598,11 +609,18 @@ function setImportLabel(n) {
   $("#import-confirm").textContent = n === null ? t("importConfirm") : t("importN", n);
 }
 
-/** After skills came in (a collection, a source): says how many, shows the first new one. */
+/**
+ * After skills came in (a collection, a source): says how many, clears a search or chip that
+ * would hide the new ones, and shows the first new one.
+ * @param {import("./types/bindings").CollectionView} report
+ * @param {string} message
+ */
 async function afterImport(report, message) {
   toast(t(message, report.imported, report.unchanged, report.refused));
   await loadSkills();
-  const first = report.items.find((i) => i.state === "imported") || report.items.find((i) => i.name && i.state !== "refused");
+  const imported = report.items.filter((i) => i.name && i.state === "imported");
+  const first = imported[0] || report.items.find((i) => i.name && i.state !== "refused");
+  unhide((imported.length ? imported : first ? [first] : []).map((i) => `user/${i.name}`));
   if (first) await select(`user/${first.name}`);
 }
 
@@ -851,7 +869,8 @@ firstLoad.then(() => invoke("team_status")).then((st) => sidebar.setTeamStatus(s
 wire();
 initSplitters();
 initAgent();
-initAgents({ onChange: setDelivery });
+// Skills brought in from the tools' folders join your skills: a search must not hide them.
+initAgents({ onChange: setDelivery, onAdopted: async (names) => { await loadSkills(); unhide(names.map((n) => `user/${n}`)); } });
 initMcpClients({ reload: loadAgents });
 initSettings({ show: () => setView("settings") });
 initAddSource({ onInstalled: (report) => afterImport(report, "installedFromSource") });

@@ -144,6 +144,18 @@ export function setFilter(text) {
   filter(text.trim().toLowerCase(), false);
 }
 
+/** Whether skill `key` is in the list as the search and the chips leave it. */
+export function isShown(key) {
+  return side.list.indexOf(key) >= 0;
+}
+
+/** Turns every chip off and shows the whole list (the search box is the caller's to empty). */
+export function clearFilters() {
+  side.flags.clear();
+  renderChips();
+  filter("", false);
+}
+
 /** Whether the store has a team scope to filter by: a team remote, or team skills on disk. */
 function hasTeam() {
   return !!side.team || (side.groups || []).some((g) => g.head.key.startsWith("head:team") && g.rows.length > 0);
