@@ -18,6 +18,7 @@ import { initAddSource } from "./add_source.js";
 import { initUpdates, translateUpdates } from "./updates.js";
 import { closeSettings, initSettings, openSettings, reloadSettings, translateSettings } from "./settings.js";
 import { countsText, previewFindings, revisionOf, risksPanel } from "./risks.js";
+import { openConfirm } from "./confirm.js";
 import { mark, traceInteractions } from "./trace.js";
 import * as sidebar from "./sidebar.js";
 import { keyOf } from "./sidebar.js";
@@ -339,24 +340,10 @@ async function jumpToFinding(file, line) {
 }
 
 /**
- * Opens the shared confirmation dialog with `text` and a yes button reading `yes` (red when
- * `danger`): the one dialog serves Delete, Approve and Publish, so its button says which.
- */
-function openConfirm(text, yes, danger) {
-  $("#confirm-text").textContent = text;
-  const button = $("#confirm-yes");
-  button.textContent = yes;
-  button.classList.toggle("danger", danger);
-  $("#confirm-no").onclick = () => $("#confirm-dialog").close();
-  $("#confirm-dialog").showModal();
-}
-
-/**
  * Asks before approving `findings` of skill `d`, saying what is approved and what follows.
  * @param {SkillDetail} d
  */
 function confirmApproveFindings(d, findings) {
-  const dlg = $("#confirm-dialog");
   let text = t("confirmApproveFindings", d.name, findings.length, countsText(findings), revisionOf(d));
   // An approval covers the files it was given for: what changed since the last one is said first.
   const since = d.audit && d.audit.changedSince;
@@ -364,18 +351,19 @@ function confirmApproveFindings(d, findings) {
     const files = since.files.map(([path, change]) => t("changedFile", path, change)).join(", ");
     text = t("changedSinceApproval", since.revision, files) + " " + text;
   }
-  $("#confirm-yes").onclick = async () => {
-    dlg.close();
-    try {
-      await invoke("approve_skill_findings", { scope: d.scope, name: d.name, digest: d.digest });
-      toast(t("findingsApprovedToast", d.name));
-    } catch (e) {
-      showError(e);
-    }
-    await loadSkills();
-    if (state.selected === keyOf(d)) await select(keyOf(d), true);
-  };
-  openConfirm(text, t("approveFindingsYes"), false);
+  openConfirm({
+    text, action: "approve", n: findings.length,
+    onYes: async () => {
+      try {
+        await invoke("approve_skill_findings", { scope: d.scope, name: d.name, digest: d.digest });
+        toast(t("findingsApprovedToast", d.name));
+      } catch (e) {
+        showError(e);
+      }
+      await loadSkills();
+      if (state.selected === keyOf(d)) await select(keyOf(d), true);
+    },
+  });
 }
 
 /** Shows SKILL.md as stored, scrolled to `line` and marked. */
@@ -462,21 +450,21 @@ async function restore(scope, name, revision) {
 
 /** @param {SkillDetail} d */
 function confirmDelete(d) {
-  const dlg = $("#confirm-dialog");
-  $("#confirm-yes").onclick = async () => {
-    dlg.close();
-    try {
-      const revision = await invoke("delete_skill", { scope: d.scope, name: d.name });
-      state.selected = null;
-      $("#files").replaceChildren();
-      $("#viewer").replaceChildren(el("p", { class: "empty", text: t("pickSkill") }));
-      await loadSkills();
-      toast(t("deleted", d.name), { label: t("undo"), run: () => restore(d.scope, d.name, revision) });
-    } catch (e) {
-      showError(e);
-    }
-  };
-  openConfirm(t("confirmDelete", d.name), t("delete"), true);
+  openConfirm({
+    text: t("confirmDelete", d.name), action: "delete",
+    onYes: async () => {
+      try {
+        const revision = await invoke("delete_skill", { scope: d.scope, name: d.name });
+        state.selected = null;
+        $("#files").replaceChildren();
+        $("#viewer").replaceChildren(el("p", { class: "empty", text: t("pickSkill") }));
+        await loadSkills();
+        toast(t("deleted", d.name), { label: t("undo"), run: () => restore(d.scope, d.name, revision) });
+      } catch (e) {
+        showError(e);
+      }
+    },
+  });
 }
 
 // ---------- the team store ----------
@@ -485,18 +473,18 @@ function confirmDelete(d) {
 async function confirmPublish(d) {
   try {
     const p = await invoke("team_publish_preview", { name: d.name });
-    const dlg = $("#confirm-dialog");
-    $("#confirm-yes").onclick = async () => {
-      dlg.close();
-      try {
-        const out = await invoke("team_publish", { name: d.name });
-        toast(t("publishedTeam", d.name, out.revision));
-        await loadSkills();
-      } catch (e) {
-        showError(e);
-      }
-    };
-    openConfirm(t("confirmPublish", d.name, p.remote, p.url, p.nextRevision), t("publishYes"), false);
+    openConfirm({
+      text: t("confirmPublish", d.name, p.remote, p.url, p.nextRevision), action: "publish",
+      onYes: async () => {
+        try {
+          const out = await invoke("team_publish", { name: d.name });
+          toast(t("publishedTeam", d.name, out.revision));
+          await loadSkills();
+        } catch (e) {
+          showError(e);
+        }
+      },
+    });
   } catch (e) {
     showError(e);
   }
