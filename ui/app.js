@@ -19,6 +19,7 @@ import { initUpdates, translateUpdates } from "./updates.js";
 import { closeSettings, initSettings, openSettings, reloadSettings, translateSettings } from "./settings.js";
 import { countsText, previewFindings, revisionOf, risksPanel } from "./risks.js";
 import { openConfirm } from "./confirm.js";
+import { initBulk, showPicked } from "./bulk.js";
 import { mark, traceInteractions } from "./trace.js";
 import * as sidebar from "./sidebar.js";
 import { keyOf } from "./sidebar.js";
@@ -757,6 +758,18 @@ async function refresh() {
   }
 }
 
+/** Reloads after a bulk action (bulk.js); a skill on show that was deleted leaves the viewer. */
+async function afterBulk() {
+  await refresh();
+  if (state.selected && !state.skills.some((s) => keyOf(s) === state.selected)) {
+    state.selected = null;
+    state.detail = null;
+    sidebar.markSelected(null);
+    $("#files").replaceChildren();
+    $("#viewer").replaceChildren(el("p", { class: "empty", text: t("pickSkill") }));
+  }
+}
+
 /** Switches between the skills browser, the agent panel, the agents (their folders and
  * Skilldeck's MCP server in their settings) and Settings. */
 function setView(view) {
@@ -850,7 +863,9 @@ sidebar.initSidebar({
   onSelect: (key) => select(key),
   onDeleted: (d) => { state.selected = null; sidebar.markSelected(null); $("#files").replaceChildren(); showHistory(d); },
   onTeamRefresh: refreshTeam,
+  onPicked: showPicked,
 });
+initBulk({ reload: afterBulk, clear: () => sidebar.clearPicked() });
 // Asked for first: the rest of the set-up runs while the backend answers.
 const firstLoad = loadSkills();
 firstLoad.then(() => invoke("team_status")).then((st) => sidebar.setTeamStatus(st)).catch(() => {});
