@@ -28,12 +28,13 @@ export function haystack(skill) {
 
 /**
  * What a search needs of one skill, worked out once per load so a keystroke over thousands of
- * rows only compares strings: the haystack, the name with `-`/`_` as spaces, and the name's words.
- * @typedef {{ hay: string, name: string, nameWords: string[] }} Searchable
+ * rows only compares strings: the haystack, the name lowercased, and the name with its `-` and
+ * `_` as spaces.
+ * @typedef {{ hay: string, name: string, flat: string }} Searchable
  */
 
-/** What splits a name, and a query, into words. */
-const SEPARATORS = /[\s\-_.]+/;
+/** What a name's words, and a query's, are joined by. */
+const JOINERS = /[\s\-_]+/g;
 
 /**
  * The search fields of `skill` (see `Searchable`).
@@ -41,8 +42,8 @@ const SEPARATORS = /[\s\-_.]+/;
  * @returns {Searchable}
  */
 export function searchable(skill) {
-  const nameWords = skill.name.toLowerCase().split(SEPARATORS).filter(Boolean);
-  return { hay: haystack(skill), name: nameWords.join(" "), nameWords };
+  const name = skill.name.toLowerCase();
+  return { hay: haystack(skill), name, flat: name.replace(JOINERS, " ") };
 }
 
 /**
@@ -61,14 +62,15 @@ export function stem(word) {
 }
 
 /**
- * A query's words (split on spaces, `-` and `_`), each with its stem; the query as typed is
- * already trimmed and lowercased.
+ * A query's words (split on spaces), each with its stem; the query as typed is already trimmed
+ * and lowercased. A word typed with `-` or `_` ("skill-19", "git-worktree") stays one word: it
+ * matches a name as typed.
  * @typedef {{ word: string, stem: string }} QueryWord
  * @param {string} q
  * @returns {QueryWord[]}
  */
 export function queryWords(q) {
-  return q.split(SEPARATORS).filter(Boolean).map((word) => ({ word, stem: stem(word) }));
+  return q.split(/\s+/).filter((w) => /[^\-_]/.test(w)).map((word) => ({ word, stem: stem(word) }));
 }
 
 /**
@@ -91,8 +93,9 @@ export function neededWords(words) {
 
 /**
  * Whether `text` holds `part` where a word starts: at the start or after a character that is
- * not a Latin letter or digit. Chinese has no spaces between words, so after a Chinese character
- * counts as a start too, and a Chinese query matches anywhere.
+ * not a Latin letter or digit (a space, `-`, `_`, punctuation). Chinese has no spaces between
+ * words, so after a Chinese character counts as a start too, and a Chinese query matches
+ * anywhere.
  * @param {string} text
  * @param {string} part
  */
@@ -103,45 +106,30 @@ export function atWordStart(text, part) {
   return false;
 }
 
-// A query word is checked by its stem, which every form of the word starts with.
-
-/** Whether `text` holds query word `w` anywhere. @param {string} text @param {QueryWord} w */
-const holds = (text, w) => text.includes(w.stem);
-
-/** Whether one of `words` starts with query word `w`. @param {string[]} words @param {QueryWord} w */
-const starts = (words, w) => words.some((n) => n.startsWith(w.stem));
-
 /**
- * Whether a skill has query word `w`: anywhere in its name (names are short, so "pdf" finds
- * mypdf), at the start of a word in its descriptions (so "m" does not find every description).
- * @param {Searchable} f
- * @param {QueryWord} w
- */
-const has = (f, w) => holds(f.name, w) || atWordStart(f.hay, w.stem);
-
-/**
- * Whether a skill matches every query word, in any order (see `has`).
+ * Whether a skill matches every query word, in any order: each starts a word of its name or of
+ * a description ("git" and "worktree" in using-git-worktrees; not the "m" inside "commit").
+ * A word is looked for by its stem, which every form of the word starts with.
  * @param {Searchable} f
  * @param {QueryWord[]} words
  */
 export function matches(f, words) {
-  return words.every((w) => has(f, w));
+  return words.every((w) => atWordStart(f.hay, w.stem));
 }
 
 /**
  * Where a match ranks, best first: 0 the name starts with the query ("git work" for
  * git-worktrees); 1 each word starts a word of the name, in any order ("worktree git" for
- * using-git-worktrees); 2 each word is inside the name; 3 some word is in the name, the rest in
- * the descriptions; 4 only the descriptions have them.
+ * using-git-worktrees); 2 some word is in the name, the rest in the descriptions; 3 only the
+ * descriptions have them.
  * @param {Searchable} f
  * @param {QueryWord[]} words
  */
 export function tier(f, words) {
-  if (f.name.startsWith(words.map((w) => w.word).join(" "))) return 0;
-  if (words.every((w) => starts(f.nameWords, w))) return 1;
-  if (words.every((w) => holds(f.name, w))) return 2;
-  if (words.some((w) => holds(f.name, w))) return 3;
-  return 4;
+  if (f.flat.startsWith(words.map((w) => w.word.replace(JOINERS, " ")).join(" "))) return 0;
+  const inName = words.filter((w) => atWordStart(f.name, w.stem)).length;
+  if (inName === words.length) return 1;
+  return inName ? 2 : 3;
 }
 
 /**
@@ -162,7 +150,7 @@ export function passesChips(s, flags) {
  * each group's head followed by its rows that match, best matches first (see `tier`; rows of one
  * tier keep their order), groups with none left out; the deleted skills only when nothing
  * narrows the list. A skill matches when it has every needed word of the query (see
- * `neededWords` and `has`), in any order. When no skill holds them all, the words no skill holds at all
+ * `neededWords` and `matches`), in any order. When no skill holds them all, the words no skill holds at all
  * are left out and named in `ignored`. `shown` counts the skills kept.
  * @template {{ search: Searchable, skill: SkillRow }} R
  * @template H
@@ -183,7 +171,7 @@ export function filterRows(groups, deleted, q, flags) {
   let ignored = [];
   let hits = kept.map((rows) => search(rows, needed));
   if (needed.length > 1 && hits.every((rows) => !rows.length)) {
-    const found = needed.filter((w) => kept.some((rows) => rows.some((r) => has(r.search, w))));
+    const found = needed.filter((w) => kept.some((rows) => rows.some((r) => matches(r.search, [w]))));
     if (found.length && found.length < needed.length) {
       ignored = needed.filter((w) => !found.includes(w)).map((w) => w.word);
       needed = found;
@@ -214,7 +202,7 @@ export function filterRows(groups, deleted, q, flags) {
 function search(rows, needed) {
   if (!needed.length) return rows;
   /** @type {R[][]} */
-  const tiers = [[], [], [], [], []];
+  const tiers = [[], [], [], []];
   for (const r of rows) if (matches(r.search, needed)) tiers[tier(r.search, needed)].push(r);
   return tiers.flat();
 }

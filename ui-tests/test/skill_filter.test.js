@@ -80,9 +80,10 @@ const store = [
   skill("pdf-tools", { description: "Fill PDF forms", descriptionZh: "填写 PDF 表单" }),
 ];
 
-test("queryWords: split on spaces, - and _, each with its stem", () => {
-  assert.deepEqual(queryWords("git  work_trees"), [{ word: "git", stem: "git" }, { word: "work", stem: "work" }, { word: "trees", stem: "tree" }]);
+test("queryWords: split on spaces, each with its stem; a word with - or _ stays one", () => {
+  assert.deepEqual(queryWords("git  work_trees"), [{ word: "git", stem: "git" }, { word: "work_trees", stem: "work_tree" }]);
   assert.deepEqual(queryWords(""), []);
+  assert.deepEqual(queryWords("- _"), [], "separators alone are no word");
   assert.equal(stem("slides"), "slide");
   assert.equal(stem("policies"), "polic");
   assert.equal(stem("boxes"), "box");
@@ -94,7 +95,7 @@ test("queryWords: split on spaces, - and _, each with its stem", () => {
 test("search: every word, in any order, in the name or a description", () => {
   assert.deepEqual(found(store, "git worktree"), ["using-git-worktrees", "changelog"]);
   assert.deepEqual(found(store, "worktree git"), ["using-git-worktrees", "changelog"], "any order");
-  assert.deepEqual(found(store, "git-worktrees"), ["using-git-worktrees", "changelog"], "a name as typed");
+  assert.deepEqual(found(store, "git-worktrees"), ["using-git-worktrees"], "a name's words as typed, together");
   assert.deepEqual(found(store, "git commit worktree"), [], "every word must match");
 });
 
@@ -121,13 +122,13 @@ test("search ranks: the name starting with the query, then name words, then the 
   const skills = [
     skill("notes", { description: "git worktree tips" }), // descriptions only
     skill("worktree-notes", { description: "for git" }), // one word in the name
-    skill("mygitworktrees"), // both inside the name
+    skill("mygitworktrees", { description: "git worktree" }), // inside the name is no word of it
     skill("using-git-worktrees"), // both start words of the name
     skill("git-worktree-helper"), // the name starts with the query
     skill("also-git-worktree"), // both start words of the name, kept in order after the first
   ];
   assert.deepEqual(found(skills, "git worktree"),
-    ["git-worktree-helper", "using-git-worktrees", "also-git-worktree", "mygitworktrees", "worktree-notes", "notes"]);
+    ["git-worktree-helper", "using-git-worktrees", "also-git-worktree", "worktree-notes", "notes", "mygitworktrees"]);
   assert.deepEqual(found(skills, "worktree git")[0], "using-git-worktrees", "any order: words of the name before the name's start");
 });
 
@@ -141,14 +142,24 @@ test("search ranks within each scope group; the groups keep their order", () => 
     ["head:user", "user/git-worktree-x", "user/notes", "head:system", "system/git-worktree"]);
 });
 
-test("search: descriptions match at a word's start, names anywhere", () => {
+test("search: a word matches where a word of the name or a description starts", () => {
   assert.ok(atWordStart("fill pdf forms", "for"));
   assert.ok(!atWordStart("fill pdf forms", "orms"));
   assert.ok(atWordStart("a (pdf) file", "pdf"), "after punctuation");
+  assert.ok(atWordStart("using-git-worktrees", "git-work"), "after a - in a name");
   const skills = [skill("commit-messages", { description: "Write commit messages" }), skill("change-review", { description: "Review a change before a commit" })];
-  assert.deepEqual(found(skills, "commit-m"), ["commit-messages"], "the m of commit-m is not any m in a description");
-  assert.deepEqual(found(skills, "commit"), ["commit-messages", "change-review"]);
-  assert.deepEqual(found([skill("mypdftools")], "pdf"), ["mypdftools"], "inside a name");
+  assert.deepEqual(found(skills, "commit-m"), ["commit-messages"], "commit-m is the name's start, not any m after a commit");
+  assert.deepEqual(found(skills, "commit"), ["commit-messages", "change-review"], "the name first");
+  assert.deepEqual(found([skill("mypdftools")], "pdf"), [], "not inside a word");
+});
+
+test("search: a name typed with its - finds the names starting so, not descriptions saying it apart", () => {
+  const many = Array.from({ length: 300 }, (_, i) => skill(`skill-${String(i).padStart(4, "0")}`, { description: `Skill ${i}: turns reports into charts` }));
+  const hits = found(many, "skill-01");
+  assert.equal(hits.length, 100);
+  assert.ok(hits.every((n) => n.startsWith("skill-01")), hits.join(" "));
+  assert.deepEqual(found(many, "skill-0199"), ["skill-0199"]);
+  assert.equal(found(many, "skill 19").length, 11, "apart, the words also match Skill 19 and 190-199 in descriptions");
 });
 
 test("search: a Chinese description is matched by substring", () => {
