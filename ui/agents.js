@@ -24,6 +24,8 @@ const view = {
   plan: null, // {targets, overwrite}: what the open sync dialog would do
   /** @type {(delivery: any) => void} */
   onChange: () => {},
+  /** @type {(names: string[]) => Promise<void>} */
+  onAdopted: async () => {},
 };
 
 const project = () => $("#agents-project").value.trim() || null;
@@ -614,6 +616,8 @@ async function confirmAdopt() {
   if (plain.length) calls.push({ names: plain, from: null });
   for (const b of chosen.filter((x) => x.dataset.from)) calls.push({ names: [b.dataset.adopt], from: b.dataset.from });
   let adopted = 0;
+  /** @type {string[]} */
+  const names = [];
   let sourced = 0;
   const failed = [];
   const unfollowed = [];
@@ -621,6 +625,7 @@ async function confirmAdopt() {
     for (const c of calls) {
       const done = await invoke("agents_adopt", { project: project(), names: c.names, from: c.from });
       adopted += done.adopted.length;
+      names.push(...done.adopted.map((a) => a.name));
       sourced += done.sources.length;
       failed.push(...done.failed.map((f) => f.error));
       unfollowed.push(...done.unfollowed.map((u) => `${u.name}: ${u.reason}`));
@@ -630,6 +635,7 @@ async function confirmAdopt() {
     toast(failed.length ? t("adoptFailed", failed[0])
       : unfollowed.length ? t("adoptedUnfollowed", adopted, unfollowed[0])
         : sourced ? t("adoptedSourced", adopted, sourced) : t("adopted", adopted));
+    if (names.length) await view.onAdopted(names);
     await loadAgents();
   } catch (e) {
     showError(e);
@@ -644,10 +650,12 @@ export function translateAgents() {
 
 /**
  * Wires the view. `onChange(delivery)` runs with `deliveryOf` whenever the view reloads, so
- * the sidebar can mark each skill.
+ * the sidebar can mark each skill; `onAdopted(names)` after skills were brought in from the
+ * tools' folders, so the sidebar can show them.
  */
-export function initAgents({ onChange }) {
+export function initAgents({ onChange, onAdopted }) {
   view.onChange = onChange;
+  view.onAdopted = onAdopted;
   $("#agents-project").value = localStorage.getItem(PROJECT_KEY) || "";
   $("#agents-project").addEventListener("change", () => {
     localStorage.setItem(PROJECT_KEY, $("#agents-project").value.trim());

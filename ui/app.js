@@ -18,6 +18,8 @@ import { initAddSource } from "./add_source.js";
 import { initUpdates, translateUpdates } from "./updates.js";
 import { closeSettings, initSettings, openSettings, reloadSettings, translateSettings } from "./settings.js";
 import { countsText, previewFindings, revisionOf, risksPanel } from "./risks.js";
+import { openConfirm } from "./confirm.js";
+import { initBulk, showPicked } from "./bulk.js";
 import { mark, traceInteractions } from "./trace.js";
 import * as sidebar from "./sidebar.js";
 import { keyOf } from "./sidebar.js";
@@ -66,6 +68,18 @@ function applyFilter() {
   sidebar.setFilter(state.filter);
 }
 
+/**
+ * Makes sure the skills `keys` just added show in the sidebar: when the search or a chip would
+ * hide any of them, the search and the chips are cleared (the whole list shows).
+ * @param {string[]} keys
+ */
+function unhide(keys) {
+  if (keys.every((key) => sidebar.isShown(key))) return;
+  state.filter = "";
+  $("#search").value = "";
+  sidebar.clearFilters();
+}
+
 async function loadSkills() {
   mark("skill list asked");
   [state.skills, state.deleted] = await Promise.all([invoke("list_skills"), invoke("deleted_skills")]);
@@ -82,9 +96,7 @@ async function openSkillByName(name, path) {
     return;
   }
   setView("skills");
-  state.filter = "";
-  $("#search").value = "";
-  applyFilter();
+  unhide([keyOf(skill)]);
   await select(keyOf(skill));
   if (path && state.detail?.files.some((f) => f.path === path)) await openFile(path);
 }
@@ -329,24 +341,10 @@ async function jumpToFinding(file, line) {
 }
 
 /**
- * Opens the shared confirmation dialog with `text` and a yes button reading `yes` (red when
- * `danger`): the one dialog serves Delete, Approve and Publish, so its button says which.
- */
-function openConfirm(text, yes, danger) {
-  $("#confirm-text").textContent = text;
-  const button = $("#confirm-yes");
-  button.textContent = yes;
-  button.classList.toggle("danger", danger);
-  $("#confirm-no").onclick = () => $("#confirm-dialog").close();
-  $("#confirm-dialog").showModal();
-}
-
-/**
  * Asks before approving `findings` of skill `d`, saying what is approved and what follows.
  * @param {SkillDetail} d
  */
 function confirmApproveFindings(d, findings) {
-  const dlg = $("#confirm-dialog");
   let text = t("confirmApproveFindings", d.name, findings.length, countsText(findings), revisionOf(d));
   // An approval covers the files it was given for: what changed since the last one is said first.
   const since = d.audit && d.audit.changedSince;
@@ -354,18 +352,19 @@ function confirmApproveFindings(d, findings) {
     const files = since.files.map(([path, change]) => t("changedFile", path, change)).join(", ");
     text = t("changedSinceApproval", since.revision, files) + " " + text;
   }
-  $("#confirm-yes").onclick = async () => {
-    dlg.close();
-    try {
-      await invoke("approve_skill_findings", { scope: d.scope, name: d.name, digest: d.digest });
-      toast(t("findingsApprovedToast", d.name));
-    } catch (e) {
-      showError(e);
-    }
-    await loadSkills();
-    if (state.selected === keyOf(d)) await select(keyOf(d), true);
-  };
-  openConfirm(text, t("approveFindingsYes"), false);
+  openConfirm({
+    text, action: "approve", n: findings.length,
+    onYes: async () => {
+      try {
+        await invoke("approve_skill_findings", { scope: d.scope, name: d.name, digest: d.digest });
+        toast(t("findingsApprovedToast", d.name));
+      } catch (e) {
+        showError(e);
+      }
+      await loadSkills();
+      if (state.selected === keyOf(d)) await select(keyOf(d), true);
+    },
+  });
 }
 
 /** Shows SKILL.md as stored, scrolled to `line` and marked. */
@@ -452,21 +451,21 @@ async function restore(scope, name, revision) {
 
 /** @param {SkillDetail} d */
 function confirmDelete(d) {
-  const dlg = $("#confirm-dialog");
-  $("#confirm-yes").onclick = async () => {
-    dlg.close();
-    try {
-      const revision = await invoke("delete_skill", { scope: d.scope, name: d.name });
-      state.selected = null;
-      $("#files").replaceChildren();
-      $("#viewer").replaceChildren(el("p", { class: "empty", text: t("pickSkill") }));
-      await loadSkills();
-      toast(t("deleted", d.name), { label: t("undo"), run: () => restore(d.scope, d.name, revision) });
-    } catch (e) {
-      showError(e);
-    }
-  };
-  openConfirm(t("confirmDelete", d.name), t("delete"), true);
+  openConfirm({
+    text: t("confirmDelete", d.name), action: "delete",
+    onYes: async () => {
+      try {
+        const revision = await invoke("delete_skill", { scope: d.scope, name: d.name });
+        state.selected = null;
+        $("#files").replaceChildren();
+        $("#viewer").replaceChildren(el("p", { class: "empty", text: t("pickSkill") }));
+        await loadSkills();
+        toast(t("deleted", d.name), { label: t("undo"), run: () => restore(d.scope, d.name, revision) });
+      } catch (e) {
+        showError(e);
+      }
+    },
+  });
 }
 
 // ---------- the team store ----------
@@ -475,18 +474,18 @@ function confirmDelete(d) {
 async function confirmPublish(d) {
   try {
     const p = await invoke("team_publish_preview", { name: d.name });
-    const dlg = $("#confirm-dialog");
-    $("#confirm-yes").onclick = async () => {
-      dlg.close();
-      try {
-        const out = await invoke("team_publish", { name: d.name });
-        toast(t("publishedTeam", d.name, out.revision));
-        await loadSkills();
-      } catch (e) {
-        showError(e);
-      }
-    };
-    openConfirm(t("confirmPublish", d.name, p.remote, p.url, p.nextRevision), t("publishYes"), false);
+    openConfirm({
+      text: t("confirmPublish", d.name, p.remote, p.url, p.nextRevision), action: "publish",
+      onYes: async () => {
+        try {
+          const out = await invoke("team_publish", { name: d.name });
+          toast(t("publishedTeam", d.name, out.revision));
+          await loadSkills();
+        } catch (e) {
+          showError(e);
+        }
+      },
+    });
   } catch (e) {
     showError(e);
   }
@@ -584,6 +583,7 @@ async function confirmImport() {
     $("#import-dialog").close();
     toast(out.unchanged ? t("unchangedImport", out.name, out.revision) : t("imported", out.name, out.revision));
     await loadSkills();
+    unhide([`${out.scope}/${out.name}`]);
     await select(`${out.scope}/${out.name}`);
   } catch (e) {
     $("#import-preview").replaceChildren(el("p", { class: "error", id: "import-error", dataset: { code: e.code || "" }, text: errorText(e) }));
@@ -598,11 +598,18 @@ function setImportLabel(n) {
   $("#import-confirm").textContent = n === null ? t("importConfirm") : t("importN", n);
 }
 
-/** After skills came in (a collection, a source): says how many, shows the first new one. */
+/**
+ * After skills came in (a collection, a source): says how many, clears a search or chip that
+ * would hide the new ones, and shows the first new one.
+ * @param {import("./types/bindings").CollectionView} report
+ * @param {string} message
+ */
 async function afterImport(report, message) {
   toast(t(message, report.imported, report.unchanged, report.refused));
   await loadSkills();
-  const first = report.items.find((i) => i.state === "imported") || report.items.find((i) => i.name && i.state !== "refused");
+  const imported = report.items.filter((i) => i.name && i.state === "imported");
+  const first = imported[0] || report.items.find((i) => i.name && i.state !== "refused");
+  unhide((imported.length ? imported : first ? [first] : []).map((i) => `user/${i.name}`));
   if (first) await select(`user/${first.name}`);
 }
 
@@ -751,6 +758,18 @@ async function refresh() {
   }
 }
 
+/** Reloads after a bulk action (bulk.js); a skill on show that was deleted leaves the viewer. */
+async function afterBulk() {
+  await refresh();
+  if (state.selected && !state.skills.some((s) => keyOf(s) === state.selected)) {
+    state.selected = null;
+    state.detail = null;
+    sidebar.markSelected(null);
+    $("#files").replaceChildren();
+    $("#viewer").replaceChildren(el("p", { class: "empty", text: t("pickSkill") }));
+  }
+}
+
 /** Switches between the skills browser, the agent panel, the agents (their folders and
  * Skilldeck's MCP server in their settings) and Settings. */
 function setView(view) {
@@ -844,14 +863,17 @@ sidebar.initSidebar({
   onSelect: (key) => select(key),
   onDeleted: (d) => { state.selected = null; sidebar.markSelected(null); $("#files").replaceChildren(); showHistory(d); },
   onTeamRefresh: refreshTeam,
+  onPicked: showPicked,
 });
+initBulk({ reload: afterBulk, clear: () => sidebar.clearPicked() });
 // Asked for first: the rest of the set-up runs while the backend answers.
 const firstLoad = loadSkills();
 firstLoad.then(() => invoke("team_status")).then((st) => sidebar.setTeamStatus(st)).catch(() => {});
 wire();
 initSplitters();
 initAgent();
-initAgents({ onChange: setDelivery });
+// Skills brought in from the tools' folders join your skills: a search must not hide them.
+initAgents({ onChange: setDelivery, onAdopted: async (names) => { await loadSkills(); unhide(names.map((n) => `user/${n}`)); } });
 initMcpClients({ reload: loadAgents });
 initSettings({ show: () => setView("settings") });
 initAddSource({ onInstalled: (report) => afterImport(report, "installedFromSource") });

@@ -63,6 +63,8 @@ async function ask(c, remove) {
     if (plan.action === "unchanged") { toast(t("mcpNothing", c.name)); return view.reload(); }
     view.pending = { client: c.id, remove };
     $("#mcp-confirm-title").textContent = remove ? t("mcpRemoveTitle", c.name) : t("mcpAddTitle", c.name);
+    // The button names what it does, each time: the dialog serves Add and Remove.
+    $("#mcp-confirm-ok").textContent = remove ? t("mcpRemoveYes") : t("mcpAddYes");
     $("#mcp-confirm-file").textContent = plan.path;
     $("#mcp-confirm-backup").textContent = plan.backup ? t("mcpBackupHint", `${plan.path}.skilldeck-backup-…`) : t("mcpCreateHint");
     $("#mcp-confirm-dialog").showModal();

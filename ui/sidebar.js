@@ -1,11 +1,13 @@
 // @ts-check
 // The sidebar: every skill grouped by scope, then the deleted ones, as a listbox of which only
-// the rows in view are in the DOM (see virtual_list.js). Holds search and the highlight; what a
-// selection opens is app.js's.
+// the rows in view are in the DOM (see virtual_list.js). Holds search, the highlight and the
+// skills picked for a bulk action (Ctrl/Cmd-click, Shift-click, Ctrl/Cmd-A); what a selection
+// opens, and what the bulk bar does, is app.js's and bulk.js's.
 
 import { $, el } from "./dom.js";
 import { language, t } from "./i18n.js";
-import { CHIPS, filterRows, haystack, stepKey } from "./skill_filter.js";
+import { CHIPS, filterRows, searchable, stepKey } from "./skill_filter.js";
+import { keepShown, pickRange, toggleKey } from "./selection.js";
 import { VirtualList } from "./virtual_list.js";
 
 // In shadowing order, the one that wins first: user over team over system.
@@ -22,6 +24,11 @@ const side = {
   flags: new Set(), // the filter chips turned on: invalid, warnings, off, user, system
   chips: null,
   selected: null,
+  /** @type {Set<string>} the skills picked for a bulk action (Ctrl/Cmd-click, Shift-click) */
+  picked: new Set(),
+  /** @type {string | null} where a Shift-click's range starts: the last row clicked */
+  anchor: null,
+  bar: null, // the bulk bar above the list (bulk.js draws it)
   options: 0, // how many options the filtered list holds (aria-setsize)
   /** @type {(key: string) => void} */
   onSelect: () => {},
@@ -29,6 +36,8 @@ const side = {
   onDeleted: () => {},
   /** @type {(...args: any[]) => void} */
   onTeamRefresh: () => {},
+  /** @type {(skills: import("./types/bindings").SkillRow[]) => void} */
+  onPicked: () => {},
   team: null, // the team store's status: {configured, url, lastRefresh, offline}
 };
 
@@ -53,17 +62,23 @@ function description(skill) {
 
 /**
  * Puts the sidebar into `#sidebar`. `onSelect(key)` runs when a skill's row is clicked,
- * `onDeleted(row)` when a deleted skill's is.
+ * `onDeleted(row)` when a deleted skill's is, `onPicked(skills)` whenever the skills picked for
+ * a bulk action change (or the list is drawn again), with those skills in list order.
  */
-export function initSidebar({ onSelect, onDeleted, onTeamRefresh }) {
-  Object.assign(side, { onSelect, onDeleted, onTeamRefresh });
+export function initSidebar({ onSelect, onDeleted, onTeamRefresh, onPicked }) {
+  Object.assign(side, { onSelect, onDeleted, onTeamRefresh, onPicked });
   const scroller = $("#sidebar");
-  side.box = el("div", { id: "skill-list", class: "vlist", role: "listbox", tabindex: "0", "aria-label": t("tabSkills") });
+  side.box = el("div", {
+    id: "skill-list", class: "vlist", role: "listbox", tabindex: "0", "aria-label": t("tabSkills"), "aria-multiselectable": "true",
+  });
   side.empty = el("p", { class: "empty", hidden: true });
   side.chips = el("div", { class: "filters", role: "group", id: "sidebar-filters" });
-  scroller.replaceChildren(side.chips, side.box, side.empty);
+  side.bar = el("div", { id: "bulk-bar", class: "bulk-bar", role: "toolbar", hidden: true });
+  scroller.replaceChildren(side.chips, side.bar, side.box, side.empty);
   renderChips();
   side.box.addEventListener("keydown", pageKeys);
+  side.box.addEventListener("keydown", pickKeys);
+  side.bar.addEventListener("keydown", pickKeys);
   side.list = new VirtualList({
     scroller,
     list: side.box,
@@ -82,8 +97,8 @@ export function setSkills(skills, deleted) {
     key: keyOf(skill),
     id: `skill-opt-${id++}`,
     skill,
-    // What a search matches on, lowercased once per load.
-    hay: haystack(skill),
+    // What a search matches and ranks on, worked out once per load, not per keystroke.
+    search: searchable(skill),
     pos: 0,
   });
   side.groups = SCOPES.map(([scope, label]) => ({
@@ -136,9 +151,24 @@ function teamHead(item) {
     el("button", { type: "button", class: "link", id: "team-refresh", text: t("teamRefresh"), onclick: () => side.onTeamRefresh() }));
 }
 
-/** Shows the skills whose name or description holds `text` (any case); the count says how many. */
+/**
+ * Shows the skills whose name or description holds every word of `text` (any case, any order),
+ * those whose name starts with it first; the count says how many.
+ */
 export function setFilter(text) {
   filter(text.trim().toLowerCase(), false);
+}
+
+/** Whether skill `key` is in the list as the search and the chips leave it. */
+export function isShown(key) {
+  return side.list.indexOf(key) >= 0;
+}
+
+/** Turns every chip off and shows the whole list (the search box is the caller's to empty). */
+export function clearFilters() {
+  side.flags.clear();
+  renderChips();
+  filter("", false);
 }
 
 /** Whether the store has a team scope to filter by: a team remote, or team skills on disk. */
@@ -168,21 +198,90 @@ function renderChips() {
 function filter(q, fresh) {
   side.query = q;
   const narrowed = side.flags.size > 0;
-  const { items, shown } = filterRows(side.groups, side.deleted, q, side.flags);
+  const { items, shown, ignored } = filterRows(side.groups, side.deleted, q, side.flags);
   let pos = 0;
   for (const item of items) if (item.kind !== "head") item.pos = ++pos;
   side.options = pos;
   side.list.setItems(items, fresh);
+  // A bulk action acts on what the list shows: picked skills a search or chip hides are dropped.
+  side.picked = keepShown(side.picked, shownKeys());
+  paintPicked();
   side.empty.hidden = shown > 0;
   const count = $("#search-count");
-  count.textContent = q || narrowed ? t("searchCount", shown, side.total) : "";
+  count.textContent = !(q || narrowed) ? ""
+    : ignored.length ? t("searchCountIgnoring", shown, side.total, ignored.join(" ")) : t("searchCount", shown, side.total);
+  count.title = count.textContent;
   count.hidden = !(q || narrowed);
   markActive();
 }
 
+/** The keys of the skills the list shows, in order (deleted skills are not among them). */
+function shownKeys() {
+  return side.list.items.filter((i) => i.kind === "skill").map((i) => i.key);
+}
+
 /** The key `delta` rows from the selected skill among those shown (the first if none is). */
 export function stepFrom(key, delta) {
-  return stepKey(side.list.items.filter((i) => i.kind === "skill").map((i) => i.key), key, delta);
+  return stepKey(shownKeys(), key, delta);
+}
+
+// ---------- picking skills for a bulk action ----------
+
+/**
+ * A click on skill `key`'s row: Ctrl/Cmd toggles it among the picked (the skill on show joins
+ * the first time), Shift picks the range from the last row clicked (added with Ctrl/Cmd), a
+ * plain click drops the picked and opens the skill.
+ * @param {MouseEvent} e
+ * @param {string} key
+ */
+function clickRow(e, key) {
+  const toggle = e.ctrlKey || e.metaKey;
+  if (e.shiftKey) {
+    setPicked(pickRange(side.picked, shownKeys(), side.anchor ?? side.selected, key, toggle));
+    return;
+  }
+  if (toggle) {
+    const shownSelected = side.selected && side.selected !== key && side.list.indexOf(side.selected) >= 0;
+    const from = side.picked.size === 0 && shownSelected ? new Set([side.selected]) : side.picked;
+    setPicked(toggleKey(from, key));
+    side.anchor = key;
+    return;
+  }
+  if (side.picked.size) setPicked(new Set());
+  side.onSelect(key);
+}
+
+/** Ctrl/Cmd-A picks every skill shown; Escape drops the picked. */
+function pickKeys(e) {
+  if (e.key.toLowerCase() === "a" && (e.ctrlKey || e.metaKey) && e.currentTarget === side.box) {
+    e.preventDefault();
+    setPicked(new Set(shownKeys()));
+  } else if (e.key === "Escape" && side.picked.size) {
+    e.preventDefault();
+    setPicked(new Set());
+    side.box.focus();
+  }
+}
+
+/** @param {Set<string>} picked */
+function setPicked(picked) {
+  side.picked = picked;
+  paintPicked();
+}
+
+/** Marks the picked rows in the DOM and tells `onPicked` which skills they are. */
+function paintPicked() {
+  for (const [key, row] of side.list.mounted) {
+    if (row.getAttribute("role") !== "option") continue;
+    row.classList.toggle("picked", side.picked.has(key));
+    row.setAttribute("aria-selected", String(key === side.selected || side.picked.has(key)));
+  }
+  side.onPicked(side.list.items.filter((i) => i.kind === "skill" && side.picked.has(i.key)).map((i) => i.skill));
+}
+
+/** Drops the skills picked for a bulk action. */
+export function clearPicked() {
+  setPicked(new Set());
 }
 
 /** Home, End, PageUp and PageDown select the first, the last, or a view's worth away. */
@@ -198,8 +297,10 @@ function pageKeys(e) {
 /** Highlights the skill `key` (or nothing), wherever the list is scrolled. */
 export function markSelected(key) {
   side.list.rowOf(side.selected)?.classList.remove("selected");
-  side.list.rowOf(side.selected)?.setAttribute("aria-selected", "false");
+  side.list.rowOf(side.selected)?.setAttribute("aria-selected", String(side.picked.has(side.selected)));
   side.selected = key;
+  // A Shift-click after moving with the keys ranges from the skill on show.
+  if (!side.picked.size) side.anchor = key;
   const row = side.list.rowOf(key);
   row?.classList.add("selected");
   row?.setAttribute("aria-selected", "true");
@@ -226,10 +327,11 @@ function renderItem(item) {
   if (item.kind === "head") return el("div", { class: "scope", role: "presentation", text: item.text });
   const s = item.skill;
   const selected = item.key === side.selected;
+  const picked = side.picked.has(item.key);
   const attrs = {
     id: item.id,
     role: "option",
-    "aria-selected": String(selected),
+    "aria-selected": String(selected || picked),
     "aria-posinset": String(item.pos),
     "aria-setsize": String(side.options),
   };
@@ -244,10 +346,10 @@ function renderItem(item) {
   const text = description(s);
   return el("div", {
     ...attrs,
-    class: `skill-item${s.valid ? "" : " invalid"}${selected ? " selected" : ""}`,
+    class: `skill-item${s.valid ? "" : " invalid"}${selected ? " selected" : ""}${picked ? " picked" : ""}`,
     dataset: { key: item.key },
     title: text,
-    onclick: () => side.onSelect(item.key),
+    onclick: (e) => clickRow(e, item.key),
   },
   el("span", { class: "skill-name", text: s.name }),
   s.version ? el("span", { class: "badge", text: `v:${s.version}` }) : null,

@@ -48,8 +48,10 @@ function indicator(view) {
   button.classList.toggle("pending", view.outdated > 0);
   if (view.outdated > 0) {
     const label = el("span", { id: "updates-label", text: t("updatesN", view.outdated) });
-    if (offline) button.replaceChildren(label, el("span", { class: "updates-offline", "aria-hidden": "true", text: " ⚠" }));
-    else button.replaceChildren(label);
+    // What a narrow window shows instead of the label (style.css): the count; the title says the rest.
+    const short = el("span", { class: "updates-short", "aria-hidden": "true", text: `↻ ${view.outdated}` });
+    if (offline) button.replaceChildren(label, short, el("span", { class: "updates-offline", "aria-hidden": "true", text: " ⚠" }));
+    else button.replaceChildren(label, short);
   } else {
     button.replaceChildren(el("span", { id: "updates-label", text: t("updatesCouldNotCheck") }));
   }
