@@ -105,7 +105,17 @@ echo done
         ),
         "{ask}"
     );
-    assert_eq!(s.text_of("#confirm-yes").await, "Approve", "the shared dialog's button says what it does");
+    let yes = s.text_of("#confirm-yes").await;
+    assert!(
+        yes.starts_with("Approve ") && yes.ends_with(" findings"),
+        "the shared dialog's button says what it does: {yes}"
+    );
+    let red = s
+        .client
+        .execute("return document.querySelector('#confirm-yes').classList.contains('danger')", vec![])
+        .await
+        .unwrap();
+    assert_eq!(red, serde_json::Value::Bool(false), "an approval is not a deletion");
     s.screenshot("changed-since").await;
     s.click("#confirm-yes").await;
     s.wait_text("#risks-state", 10, |t| t.starts_with("You approved these findings")).await;

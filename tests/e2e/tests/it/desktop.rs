@@ -621,8 +621,9 @@ async fn the_search_filters_as_you_type() {
         }
     };
     s.type_into("#search", "commit").await;
-    // "commit" is in commit-messages' name and in change-review's description, nowhere else.
-    wait_shown("change-review commit-messages").await;
+    // "commit" is in commit-messages' name and in change-review's description, nowhere else:
+    // the name's match comes first.
+    wait_shown("commit-messages change-review").await;
     s.type_into("#search", "commit-m").await;
     wait_shown("commit-messages").await;
     // Descriptions match too.
