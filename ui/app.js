@@ -183,12 +183,13 @@ function renderFiles() {
     ),
     d.origin ? originLine(d.origin) : null,
     el("button", {
-      type: "button", id: "enabled-switch", class: "switch", role: "switch", "aria-checked": String(d.enabled && d.valid && !d.shadowed),
-      // An invalid or shadowed skill is never listed, whatever the switch says: say why instead.
-      disabled: !d.valid || d.shadowed,
-      title: !d.valid ? t("switchInvalid") : d.shadowed ? t("switchShadowed", d.name) : t("offTitle"),
+      type: "button", id: "enabled-switch", class: `switch${d.held ? " held" : ""}`, role: "switch", "aria-checked": String(d.enabled && d.valid && !d.shadowed && !d.held),
+      // An invalid, shadowed or held skill is never offered, whatever the switch says: it
+      // shows off, and says why instead.
+      disabled: !d.valid || d.shadowed || d.held,
+      title: !d.valid ? t("switchInvalid") : d.shadowed ? t("switchShadowed", d.name) : d.held ? t("switchHeld") : t("offTitle"),
       onclick: () => setEnabled(d, !d.enabled),
-    }, el("span", { class: "track", "aria-hidden": "true" }), el("span", { text: t("offeredToAgents") })),
+    }, el("span", { class: "track", "aria-hidden": "true" }), el("span", { text: d.held ? t("heldNotOffered") : t("offeredToAgents") })),
     el("button", {
       type: "button", id: "pin-btn", class: d.pinned ? "pinned" : "", "aria-pressed": String(!!d.pinned),
       title: t("pinnedTitle"), onclick: () => setPinned(d, !d.pinned),
@@ -208,7 +209,7 @@ function renderFiles() {
       el("button", { type: "button", id: "reveal-btn", text: t("revealInFolder"), onclick: () => handToSystem("reveal_skill_in_folder", d) }),
     ),
   ].filter(Boolean));
-  const risks = risksPanel(d, jumpToFinding, confirmApproveFindings);
+  const risks = risksPanel(d, jumpToFinding, confirmApproveFindings, confirmWithdrawApproval);
   if (risks) pane.append(risks);
   if (d.grants.requested.length) pane.append(grantsPanel(d));
   pane.append(...problemsPanel(keyOf(d), d.diagnostics, jumpToLine));
@@ -358,6 +359,28 @@ function confirmApproveFindings(d, findings) {
       try {
         await invoke("approve_skill_findings", { scope: d.scope, name: d.name, digest: d.digest });
         toast(t("findingsApprovedToast", d.name));
+      } catch (e) {
+        showError(e);
+      }
+      await loadSkills();
+      if (state.selected === keyOf(d)) await select(keyOf(d), true);
+    },
+  });
+}
+
+/**
+ * Asks before withdrawing the user's approval of skill `d` (as `skilldeck untrust` does): its
+ * findings hold it back again, and its requested tools ask again.
+ * @param {SkillDetail} d
+ */
+function confirmWithdrawApproval(d) {
+  openConfirm({
+    text: t("confirmWithdrawApproval", d.name),
+    action: "withdraw",
+    onYes: async () => {
+      try {
+        await invoke("set_skill_trust", { scope: d.scope, name: d.name, trusted: false });
+        toast(t("approvalWithdrawnToast", d.name));
       } catch (e) {
         showError(e);
       }

@@ -9,7 +9,7 @@ import { t } from "./i18n.js";
 /**
  * What a confirmation can do: delete skills (red), approve audit findings, publish a skill to
  * the team store.
- * @typedef {"delete" | "approve" | "publish"} ConfirmAction
+ * @typedef {"delete" | "approve" | "publish" | "withdraw"} ConfirmAction
  */
 
 /**
@@ -22,6 +22,7 @@ import { t } from "./i18n.js";
 export function confirmButton(action, n = 1) {
   if (action === "delete") return { label: n === 1 ? t("delete") : t("deleteSkillsN", n), danger: true };
   if (action === "approve") return { label: t("approveFindingsN", n), danger: false };
+  if (action === "withdraw") return { label: t("withdrawApprovalYes"), danger: false };
   return { label: t("publishYes"), danger: false };
 }
 

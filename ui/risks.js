@@ -129,7 +129,7 @@ function panelState(audit) {
  * every finding with a jump to its line (`jump(file, line)`), and, when something is left to
  * approve, a button saying exactly what it approves (`approve(d, findings)` asks first).
  */
-export function risksPanel(d, jump, approve) {
+export function risksPanel(d, jump, approve, withdraw) {
   const audit = d.audit;
   if (!audit.findings.length) return null;
   const pending = toApprove(audit);
@@ -144,6 +144,10 @@ export function risksPanel(d, jump, approve) {
       type: "button", id: "approve-findings", class: "primary", text: label,
       dataset: { count: String(pending.length) }, onclick: () => approve(d, pending),
     }));
+  }
+  // An approval can be taken back, as `skilldeck untrust` does: the skill is held again.
+  if (!audit.held && audit.findings.some((f) => f.approved) && withdraw) {
+    box.append(el("button", { type: "button", id: "withdraw-approval", text: t("withdrawApproval"), onclick: () => withdraw(d) }));
   }
   box.append(findingList(audit.findings, "risk-list", jump));
   return box;

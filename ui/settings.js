@@ -631,7 +631,7 @@ function sources(d) {
     i.value = draft[key];
     return i;
   };
-  const on = el("input", { type: "checkbox", id: "settings-check-on", "aria-describedby": "settings-check-on-hint", onchange: (e) => { edit("on")(e); $("#settings-check-every").disabled = !e.target.checked; } });
+  const on = el("input", { type: "checkbox", id: "settings-check-on", "aria-describedby": "settings-check-on-hint", onchange: (e) => { edit("on")(e); $("#settings-check-every").disabled = !e.target.checked; $("#settings-check-on-hint").textContent = st(e.target.checked ? "checkOnHintOn" : "checkOnHint"); } });
   on.checked = draft.on;
   const every = text("every", "daily");
   every.disabled = !draft.on;
@@ -641,7 +641,8 @@ function sources(d) {
     el("fieldset", { class: "settings-group" },
       el("legend", { text: st("checkUpdates") }),
       el("label", { class: "check" }, on, el("span", { text: st("checkOn") })),
-      el("p", { class: "hint", id: "settings-check-on-hint", text: st("checkOnHint") }),
+      // The hint says what the box's state does, not what unticking it would.
+      el("p", { class: "hint", id: "settings-check-on-hint", text: st(draft.on ? "checkOnHintOn" : "checkOnHint") }),
       field("settings-check-every", st("checkEvery"), every, st("checkEveryHint")),
       el("p", { id: "settings-checker", role: "status", text: checkerLine(src.checker) })),
     el("fieldset", { class: "settings-group" },

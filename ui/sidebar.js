@@ -13,6 +13,9 @@ import { VirtualList } from "./virtual_list.js";
 // In shadowing order, the one that wins first: user over team over system.
 const SCOPES = [["user", "userScope"], ["team", "teamScope"], ["system", "systemScope"]];
 
+/** The names of the user's skills whose source has an update waiting. */
+let updatesWaiting = new Set();
+
 const side = {
   list: null, // the VirtualList
   box: null, // the listbox element
@@ -67,6 +70,14 @@ function description(skill) {
  */
 export function initSidebar({ onSelect, onDeleted, onTeamRefresh, onPicked }) {
   Object.assign(side, { onSelect, onDeleted, onTeamRefresh, onPicked });
+  // The skills whose source has an update (updates.js says so after every check).
+  window.addEventListener("skilldeck:updates", (e) => {
+    const names = /** @type {CustomEvent<string[]>} */ (e).detail;
+    const same = names.length === updatesWaiting.size && names.every((n) => updatesWaiting.has(n));
+    if (same) return;
+    updatesWaiting = new Set(names);
+    if (side.list) filter(side.query, true);
+  });
   const scroller = $("#sidebar");
   side.box = el("div", {
     id: "skill-list", class: "vlist", role: "listbox", tabindex: "0", "aria-label": t("tabSkills"), "aria-multiselectable": "true",
@@ -356,6 +367,8 @@ function renderItem(item) {
   el("span", { class: "skill-sub" },
     s.valid ? null : el("span", { class: "marker error", text: `⚠ ${t("invalid", s.errors)}` }),
     s.held ? el("span", { class: "marker held", title: t("heldTitle", t(`sev_${s.risk}`)), text: `⛔ ${t("held")}` }) : null,
+    updatesWaiting.has(s.name) && s.scope === "user" ? el("span", { class: "marker update", title: t("updateWaitingTitle"), text: `↻ ${t("updateWaiting")}` }) : null,
+    s.riskApproved ? el("span", { class: "marker approved-risk", title: t("riskApprovedTitle", t(`sev_${s.risk}`)), text: `⚠✓ ${t("riskApproved")}` }) : null,
     s.userInvokedOnly ? el("span", { class: "marker muted user-only", title: t("userInvokedOnlyTitle"), text: t("userInvokedOnly") }) : null,
     s.shadowed ? el("span", { class: "marker muted", title: t("shadowedTitle"), text: t("shadowed") }) : null,
     s.enabled ? null : el("span", { class: "marker muted off", title: t("offTitle"), text: t("off") }),

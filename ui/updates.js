@@ -1,6 +1,7 @@
 // @ts-check
-// Updates of skills from sources: the top bar's "Updates N" (hidden when nothing is known to be
-// outdated; a quiet "could not check" when offline with nothing pending), and its dialog listing
+// Updates of skills from sources: the top bar's "Updates N" (a quiet "Up to date" when nothing
+// is known to be outdated, hidden only while no skill came from a source; "could not check"
+// when offline with nothing pending), and its dialog listing
 // each outdated skill (from → to, a warning when it was changed here), its diff, Update and
 // Update all. The backend checks in the background and sends `sources://checked`.
 
@@ -37,6 +38,8 @@ function setView(view) {
   shown.view = view;
   indicator(view);
   if ($("#updates-dialog").open) render(view);
+  // The sidebar marks each skill with an update waiting.
+  window.dispatchEvent(new CustomEvent("skilldeck:updates", { detail: outdated().map((s) => s.name) }));
 }
 
 /** "Updates N" when some are outdated; "could not check" (quiet) when offline with none. */
@@ -52,11 +55,16 @@ function indicator(view) {
     const short = el("span", { class: "updates-short", "aria-hidden": "true", text: `↻ ${view.outdated}` });
     if (offline) button.replaceChildren(label, short, el("span", { class: "updates-offline", "aria-hidden": "true", text: " ⚠" }));
     else button.replaceChildren(label, short);
-  } else {
+  } else if (offline) {
     button.replaceChildren(el("span", { id: "updates-label", text: t("updatesCouldNotCheck") }));
+  } else {
+    // Nothing pending: still there, quiet, so Check now is one click away.
+    button.replaceChildren(el("span", { id: "updates-label", text: view.checking ? t("updatesChecking") : t("updatesNoneShort") }));
   }
-  button.title = offline ? t("updatesOfflineTitle", reason) : t("updatesTitleN", view.outdated);
-  button.hidden = view.outdated === 0 && !offline;
+  button.classList.toggle("quiet", view.outdated === 0 && !offline);
+  button.title = offline ? t("updatesOfflineTitle", reason) : view.outdated ? t("updatesTitleN", view.outdated) : t("updatesNoneTitle");
+  // Hidden only while no skill came from a source: there is nothing to check.
+  button.hidden = view.outdated === 0 && !offline && !view.sourced;
 }
 
 async function open() {

@@ -59,9 +59,24 @@ pub struct SkillRow {
     /// the JSON when false.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub user_invoked_only: bool,
+    /// Whether the user approved findings that would otherwise hold it (`skilldeck trust`; the
+    /// Risks panel's Withdraw takes the approval back). Left out of the JSON when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub risk_approved: bool,
 }
 
 impl SkillRow {
+    /// This row with the audit's verdict from `registry`: held back, or let through because the
+    /// user approved findings at the hold level or above.
+    pub fn judged(self, registry: &skilldeck_core::SkillRegistry, entry: &skilldeck_skill::SkillEntry) -> Self {
+        let held = registry.is_held(entry);
+        let at_hold = match (registry.hold(), entry.risk.as_ref().and_then(|r| r.worst())) {
+            (Some(hold), Some(worst)) => worst >= hold,
+            _ => false,
+        };
+        Self { held, risk_approved: at_hold && !held, ..self }
+    }
+
     /// The row of `l`; `disabled` holds the skills switched off for agents, `trust` the user's
     /// approvals of requested tools.
     /// `content` is what a team skill's approval is bound to (`SkillRegistry::trust_content`).
@@ -88,6 +103,7 @@ impl SkillRow {
             held: false,
             risk: e.risk.as_ref().and_then(|r| r.worst()),
             user_invoked_only: !e.meta.model_invocable(),
+            risk_approved: false,
         }
     }
 }

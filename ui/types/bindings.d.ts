@@ -2502,7 +2502,12 @@ risk: RiskLevel | null,
  * to models, found or offered over MCP (the UI marks it "user-invoked only"). Left out of
  * the JSON when false.
  */
-userInvokedOnly: boolean, };
+userInvokedOnly: boolean, 
+/**
+ * Whether the user approved findings that would otherwise hold it (`skilldeck trust`; the
+ * Risks panel's Withdraw takes the approval back). Left out of the JSON when false.
+ */
+riskApproved: boolean, };
 
 /**
  * A skill in the sidebar.
@@ -2574,7 +2579,12 @@ risk: RiskLevel | null,
  * to models, found or offered over MCP (the UI marks it "user-invoked only"). Left out of
  * the JSON when false.
  */
-userInvokedOnly: boolean, };
+userInvokedOnly: boolean, 
+/**
+ * Whether the user approved findings that would otherwise hold it (`skilldeck trust`; the
+ * Risks panel's Withdraw takes the approval back). Left out of the JSON when false.
+ */
+riskApproved: boolean, };
 
 /**
  * One sourced skill as last known.

@@ -40,6 +40,15 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
+    /// A change to the file was refused (a value out of range, a table another reader refuses):
+    /// nothing was written.
+    #[error("{message} ({path} was not changed)")]
+    Refused {
+        /// The file.
+        path: String,
+        /// What is wrong with the value, and what to write instead.
+        message: String,
+    },
     /// A key was written into the file (as `api_key`, `api-key`, `apiKey`, `token`, …).
     #[error(
         "{path}: provider {provider:?} has `{field}`, which looks like a key; keys never go in this file. Put the key in an environment variable and name it with api_key_env"

@@ -25,7 +25,7 @@ pub fn set_skill_enabled(path: &Path, name: &str, enabled: bool) -> Result<bool,
             let listing = listing_table(doc, shown)?;
             let disabled = listing.entry("disabled").or_insert(Item::Value(Value::Array(Array::new())));
             let Some(array) = disabled.as_array_mut() else {
-                return Err(ConfigError::Invalid {
+                return Err(ConfigError::Refused {
                     path: shown.to_owned(),
                     message: "`listing.disabled` must be an array".to_owned(),
                 });
@@ -50,7 +50,7 @@ pub fn set_skill_pinned(path: &Path, name: &str, pinned: bool) -> Result<bool, C
             let listing = listing_table(doc, shown)?;
             let list = listing.entry("pinned").or_insert(Item::Value(Value::Array(Array::new())));
             let Some(array) = list.as_array_mut() else {
-                return Err(ConfigError::Invalid {
+                return Err(ConfigError::Refused {
                     path: shown.to_owned(),
                     message: "`listing.pinned` must be an array".to_owned(),
                 });
@@ -71,7 +71,7 @@ pub const BUDGET_RANGE: std::ops::RangeInclusive<usize> = 100..=200_000;
 /// Sets `[listing] budget_tokens`. Returns whether the file changed.
 pub fn set_budget_tokens(path: &Path, tokens: usize) -> Result<bool, ConfigError> {
     if !BUDGET_RANGE.contains(&tokens) {
-        return Err(ConfigError::Invalid {
+        return Err(ConfigError::Refused {
             path: path.display().to_string(),
             message: format!(
                 "a listing budget of {tokens} tokens is out of range; choose {} to {}",
@@ -178,7 +178,7 @@ pub fn check_key_env(name: &str) -> Result<(), String> {
 }
 
 fn invalid(path: &Path, message: String) -> ConfigError {
-    ConfigError::Invalid { path: path.display().to_string(), message }
+    ConfigError::Refused { path: path.display().to_string(), message }
 }
 
 /// Adds provider `name` or changes its keys (`[providers.NAME]`), keeping its other keys and
@@ -215,13 +215,13 @@ pub fn set_provider(path: &Path, name: &str, form: &ProviderForm) -> Result<bool
                     Item::Table(t)
                 })
                 .as_table_like_mut()
-                .ok_or_else(|| ConfigError::Invalid {
+                .ok_or_else(|| ConfigError::Refused {
                     path: shown.to_owned(),
                     message: "`providers` must be a table".to_owned(),
                 })?;
             let table = providers.entry(name).or_insert_with(|| Item::Table(Table::new()));
             let Some(table) = table.as_table_like_mut() else {
-                return Err(ConfigError::Invalid {
+                return Err(ConfigError::Refused {
                     path: shown.to_owned(),
                     message: format!("`providers.{name}` must be a table"),
                 });
@@ -276,7 +276,7 @@ fn top_table<'a>(doc: &'a mut DocumentMut, name: &str, shown: &str) -> Result<&'
     doc.entry(name)
         .or_insert_with(|| Item::Table(Table::new()))
         .as_table_like_mut()
-        .ok_or_else(|| ConfigError::Invalid { path: shown.to_owned(), message: format!("`{name}` must be a table") })
+        .ok_or_else(|| ConfigError::Refused { path: shown.to_owned(), message: format!("`{name}` must be a table") })
 }
 
 /// Sets `[audit] hold`, the least serious unapproved finding that holds a skill back: `high`,
@@ -451,7 +451,7 @@ pub fn set_shell(path: &Path, shell: &ShellConfig) -> Result<bool, ConfigError> 
             let old = as_table(&before.shell)?;
             let table =
                 doc.entry("shell").or_insert_with(|| Item::Table(Table::new())).as_table_like_mut().ok_or_else(
-                    || ConfigError::Invalid { path: shown.to_owned(), message: "`shell` must be a table".to_owned() },
+                    || ConfigError::Refused { path: shown.to_owned(), message: "`shell` must be a table".to_owned() },
                 )?;
             for key in old.keys().chain(new.keys()) {
                 if old.get(key) == new.get(key) {
@@ -460,7 +460,7 @@ pub fn set_shell(path: &Path, shell: &ShellConfig) -> Result<bool, ConfigError> 
                 match new.get(key) {
                     Some(v) => {
                         let value: Value = v.to_string().parse().map_err(|e: toml_edit::TomlError| {
-                            ConfigError::Invalid { path: shown.to_owned(), message: format!("[shell] {key}: {e}") }
+                            ConfigError::Refused { path: shown.to_owned(), message: format!("[shell] {key}: {e}") }
                         })?;
                         match table.get_mut(key).and_then(Item::as_value_mut) {
                             Some(slot) => {
@@ -487,7 +487,7 @@ fn listing_table<'a>(doc: &'a mut DocumentMut, shown: &str) -> Result<&'a mut dy
     doc.entry("listing")
         .or_insert_with(|| Item::Table(Table::new()))
         .as_table_like_mut()
-        .ok_or_else(|| ConfigError::Invalid { path: shown.to_owned(), message: "`listing` must be a table".to_owned() })
+        .ok_or_else(|| ConfigError::Refused { path: shown.to_owned(), message: "`listing` must be a table".to_owned() })
 }
 
 /// Applies `change` to the file when `needed` says the settings differ, keeping the user's
@@ -521,8 +521,11 @@ fn edit_checked(
             .map_err(|e: toml_edit::TomlError| ConfigError::Invalid { path: shown.clone(), message: e.to_string() })?;
         change(&mut doc, &shown)?;
         let out = doc.to_string();
-        Config::parse(&out, &shown)?;
-        check(&out).map_err(|message| ConfigError::Invalid { path: shown.clone(), message })?;
+        Config::parse(&out, &shown).map_err(|e| match e {
+            ConfigError::Invalid { path, message } => ConfigError::Refused { path, message },
+            other => other,
+        })?;
+        check(&out).map_err(|message| ConfigError::Refused { path: shown.clone(), message })?;
         Ok(Some(out))
     })
 }

@@ -109,6 +109,19 @@ fn is_full(e: &std::io::Error) -> bool {
     matches!(Errno::from_io_error(e), Some(Errno::NOSPC | Errno::DQUOT))
 }
 
+/// What `.skills/.gitignore` holds: everything in `.skills/`, itself included, is out of Git's
+/// view, so a mount never shows as untracked files in the user's repository.
+const GITIGNORE: &[u8] = b"# Skilldeck's mounts of skills for this workspace: not part of the project.\n*\n";
+
+/// Writes `.skills/.gitignore` when there is none (never replacing one, never through a link).
+/// Best effort: a workspace that refuses it still gets its mount.
+fn keep_out_of_git(skills: &OwnedFd) {
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    if let Ok(fd) = rustix::fs::openat(skills, ".gitignore", flags, Mode::from_raw_mode(0o644)) {
+        let _ = rustix::io::write(&fd, GITIGNORE);
+    }
+}
+
 /// The workspace path of a skill's mount.
 pub fn mount_path(name: &SkillName) -> String {
     format!("{MOUNT_DIR}/{name}")
@@ -185,6 +198,7 @@ pub fn mount(
         }
         e => e.into(),
     })?;
+    keep_out_of_git(&skills);
     let target = name.as_str();
     let exists = match rustix::fs::statat(&skills, target, AtFlags::SYMLINK_NOFOLLOW) {
         Ok(st) if FileType::from_raw_mode(st.st_mode) == FileType::Directory => true,

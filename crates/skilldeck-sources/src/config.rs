@@ -91,34 +91,55 @@ impl SourcesConfig {
             }
         }
         if let Some(every) = raw.check_every {
-            config.check_every = parse_every(&every).ok_or_else(|| {
-                invalid(format!(
-                    "check_every = {every:?} is not a period: write \"daily\", \"hourly\", \"off\" or a number with m, h or d (\"6h\")"
-                ))
-            })?;
+            config.check_every = match parse_every(&every) {
+                Every::Period(p) => p,
+                Every::TooOften => {
+                    return Err(invalid(format!(
+                        "check_every = {every:?} is too often: sources are checked at most every 10 minutes; write \"10m\" or more, \"hourly\", \"daily\" or \"off\""
+                    )));
+                }
+                Every::NotAPeriod => {
+                    return Err(invalid(format!(
+                        "check_every = {every:?} is not a period: write \"daily\", \"hourly\", \"off\" or a number with m, h or d of at least 10 minutes (\"6h\", \"30m\")"
+                    )));
+                }
+            };
         }
         Ok(config)
     }
 }
 
+/// What a `check_every` text says.
+enum Every {
+    /// A period (`None`: off).
+    Period(Option<Duration>),
+    /// A period shorter than ten minutes.
+    TooOften,
+    /// Not a period at all.
+    NotAPeriod,
+}
+
 /// `daily`, `hourly`, `off`, or `<n>m`/`<n>h`/`<n>d` (at least ten minutes).
-fn parse_every(text: &str) -> Option<Option<Duration>> {
+fn parse_every(text: &str) -> Every {
     let text = text.trim();
     match text {
-        "off" | "never" => return Some(None),
-        "daily" => return Some(Some(DAY)),
-        "hourly" => return Some(Some(Duration::from_secs(3600))),
+        "off" | "never" => return Every::Period(None),
+        "daily" => return Every::Period(Some(DAY)),
+        "hourly" => return Every::Period(Some(Duration::from_secs(3600))),
         _ => {}
     }
-    let unit = match text.chars().last()? {
-        'm' => 60,
-        'h' => 3600,
-        'd' => 86_400,
-        _ => return None,
+    let unit = match text.chars().last() {
+        Some('m') => 60,
+        Some('h') => 3600,
+        Some('d') => 86_400,
+        _ => return Every::NotAPeriod,
     };
-    let n: u64 = text.get(..text.len() - 1)?.trim().parse().ok()?;
-    let secs = n.checked_mul(unit)?;
-    (secs >= 600).then_some(Some(Duration::from_secs(secs)))
+    let n: Option<u64> = text.get(..text.len() - 1).and_then(|n| n.trim().parse().ok());
+    match n.and_then(|n| n.checked_mul(unit)) {
+        Some(secs) if secs >= 600 => Every::Period(Some(Duration::from_secs(secs))),
+        Some(_) => Every::TooOften,
+        None => Every::NotAPeriod,
+    }
 }
 
 #[cfg(test)]
@@ -143,5 +164,11 @@ mod tests {
             let e = SourcesConfig::parse(bad, "config.toml").unwrap_err().to_string();
             assert!(e.starts_with("config.toml: [sources]"), "{e}");
         }
+        let e = SourcesConfig::parse("[sources]\ncheck_every = \"5m\"", "c").unwrap_err().to_string();
+        assert!(e.contains("\"5m\" is too often: sources are checked at most every 10 minutes"), "{e}");
+        assert_eq!(
+            SourcesConfig::parse("[sources]\ncheck_every = \"10m\"", "c").unwrap().check_every,
+            Some(Duration::from_secs(600))
+        );
     }
 }

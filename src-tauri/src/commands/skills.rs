@@ -25,11 +25,8 @@ pub async fn list_skills(state: State<'_, AppState>) -> ApiResult<Vec<SkillRow>>
         .iter()
         .map(|l| {
             let content = state.registry.trust_content(l.entry.scope, &l.entry.name).ok().flatten();
-            SkillRow {
-                pinned: pinned.contains(&l.entry.name),
-                held: state.registry.is_held(&l.entry),
-                ..SkillRow::new(l, &disabled, &trust, content.as_ref())
-            }
+            SkillRow { pinned: pinned.contains(&l.entry.name), ..SkillRow::new(l, &disabled, &trust, content.as_ref()) }
+                .judged(&state.registry, &l.entry)
         })
         .collect();
     crate::trace::took("list_skills, whole command", t0);
@@ -58,9 +55,9 @@ pub async fn skill_detail(state: State<'_, AppState>, scope: Scope, name: String
     Ok(SkillDetail {
         row: SkillRow {
             pinned: state.pinned().contains(&listed.entry.name),
-            held: state.registry.is_held(&listed.entry),
             ..SkillRow::new(listed, &state.disabled(), &trust, content.as_ref())
-        },
+        }
+        .judged(&state.registry, &listed.entry),
         diagnostics: listed.entry.diagnostics.iter().map(DiagView::from).collect(),
         files: files.into_iter().map(|f| FileRow { path: f.path.to_string(), size: f.size }).collect(),
         digest: state.registry.digest(scope, &name)?.short(),
@@ -173,6 +170,15 @@ pub async fn listing_preview(
 #[tauri::command]
 pub async fn set_skill_pinned(state: State<'_, AppState>, name: String, pinned: bool) -> ApiResult<bool> {
     let name = SkillName::parse(&name)?;
+    // Pinning a skill that exists, in any scope; unpinning any name, so a deleted skill's
+    // leftover entry can be cleared (as `skilldeck pin` and `unpin` do).
+    if pinned && !Scope::ALL.iter().any(|&scope| state.registry.get(scope, name.as_str()).ok().flatten().is_some()) {
+        return Err(crate::error::ApiError::new(
+            "skill_not_found",
+            format!("no skill named {name:?}: only a stored skill can be pinned"),
+        )
+        .arg("name", name.as_str()));
+    }
     skilldeck_agent::config_edit::set_skill_pinned(&state.storage().home().config_path(), name.as_str(), pinned)
         .map_err(|e| crate::error::ApiError::new("config_invalid", e.to_string()))
 }

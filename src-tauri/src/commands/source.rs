@@ -55,6 +55,19 @@ fn skill_md_path(state: &AppState, scope: Scope, name: &str) -> ApiResult<PathBu
     Ok(state.storage().stored_file(scope, &skill, &skill_md()?)?)
 }
 
+/// A launcher's failure in words a user can act on: most often no application is set to open
+/// that kind of file; the launcher's own words come last, for whoever reads the log.
 fn open_failed(path: &std::path::Path, e: &tauri_plugin_opener::Error) -> ApiError {
-    ApiError::new("open_failed", format!("could not hand {} to the system: {e}", path.display()))
+    let kind = path.extension().map_or_else(|| "such".to_owned(), |x| format!(".{}", x.to_string_lossy()));
+    ApiError::new(
+        "open_failed",
+        format!(
+            "the system could not open {}: no application is set to open {kind} files here, or it failed to start. \
+             Choose a default application for {kind} files (for Markdown: `xdg-mime default \
+             org.gnome.TextEditor.desktop text/markdown`, or your editor's), or use Show in folder. ({e})",
+            path.display()
+        ),
+    )
+    .arg("path", path.display().to_string())
+    .arg("kind", kind)
 }

@@ -446,7 +446,13 @@ fn sources_are_written_through_config_edit_with_the_readers_own_message() {
         .invoke("settings_save_sources", json!({"form": {"github": "https://git.example.com", "check_every": "5m"}}))
         .unwrap_err();
     assert_eq!(e["code"], "config_invalid");
-    assert!(e["message"].as_str().unwrap().contains("[sources] check_every = \"5m\" is not a period"), "{e}");
+    let message = e["message"].as_str().unwrap();
+    assert!(
+        message
+            .starts_with("[sources] check_every = \"5m\" is too often: sources are checked at most every 10 minutes"),
+        "{e}"
+    );
+    assert!(message.ends_with("config.toml was not changed)"), "a refusal does not read as a broken file: {e}");
     let view =
         fx.ok("settings_save_sources", json!({"form": {"github": "https://git.example.com", "check_every": "6h"}}));
     assert_eq!(view["sources"]["checkEverySecs"], 6 * 3600);

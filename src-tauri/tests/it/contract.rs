@@ -36,6 +36,7 @@ fn row() -> SkillRow {
         held: true,
         risk: Some(RiskLevel::Critical),
         user_invoked_only: false,
+        risk_approved: false,
     }
 }
 

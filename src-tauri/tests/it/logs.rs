@@ -19,6 +19,9 @@ fn the_log_file_appears_under_the_data_folder_with_the_apps_events() {
     let (dispatch, guard) = logging::subscriber(Some(&logs));
     assert_eq!(guard.dir.as_deref(), Some(logs.as_path()));
     tracing::dispatcher::with_default(&dispatch, || {
+        // Other tests run beside this one with no subscriber: a callsite they reached first
+        // may have cached "never"; ask again with this one in place.
+        tracing::callsite::rebuild_interest_cache();
         // Opening the store installs the bundled skills: each write is logged.
         let _state = AppState::open(home.clone()).unwrap();
         // An error crossing to the UI is logged as it is serialized.

@@ -3,6 +3,7 @@
 //! Holds set-up and tear-down; the tests themselves are in `tests/`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod collection;
 pub mod git_http;
 
 use fantoccini::{Client, ClientBuilder, Locator};

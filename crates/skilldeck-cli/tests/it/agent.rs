@@ -421,3 +421,24 @@ fn a_command_cannot_fake_its_question_with_terminal_escapes() {
     // What ran is what the model wrote, not what a faked question would have shown.
     assert_eq!(fs::read_to_string(env.workspace().join("hidden.txt")).unwrap(), "PWNED\n");
 }
+
+#[test]
+fn a_mount_in_a_git_repository_leaves_git_status_clean() {
+    let env = Env::new();
+    env.skill("flux", "Rotates the flux capacitor.", "Read references/guide.md.");
+    let git = |args: &[&str]| {
+        let out = Command::new("git").args(args).current_dir(env.workspace()).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    git(&["init", "-q"]);
+    fs::write(env.workspace().join("README.md"), "mine\n").unwrap();
+    git(&["add", "README.md"]);
+    let before = git(&["status", "--porcelain"]);
+    env.expect(&["view", "flux", "--workspace", &ws(&env)], 0);
+    assert!(env.workspace().join(".skills/flux/SKILL.md").is_file());
+    assert_eq!(git(&["status", "--porcelain"]), before, "the mount is out of Git's view");
+    assert_eq!(git(&["status", "--porcelain", "--ignored"]).matches(".skills").count(), 1, "ignored, as a whole");
+    // The user's own files are untouched: nothing tracked changed, no .gitignore of theirs written.
+    assert!(!env.workspace().join(".gitignore").exists());
+}

@@ -343,7 +343,7 @@ async fn an_agents_card_marks_fields_it_rejects_and_a_skill_it_reads_twice() {
     s.click("#tab-agents").await;
 
     let claude = ".tool-card[data-tool='claude-code']";
-    s.click(&format!("{claude} .agent-toggle")).await;
+    s.open_agent_card("claude-code").await;
     let mark = s.wait_text(&format!("{claude} tr[data-skill='forky'] .agent-fields"), 10, |t| !t.is_empty()).await;
     assert_eq!(mark, "1 field Claude Code rejects");
     let why = s
@@ -358,7 +358,8 @@ async fn an_agents_card_marks_fields_it_rejects_and_a_skill_it_reads_twice() {
     s.screenshot("field-mark").await;
 
     let codex = ".tool-card[data-tool='codex']";
-    s.click(&format!("{codex} .agent-toggle")).await;
+    let _ = codex;
+    s.open_agent_card("codex").await;
     let warning = s.wait_text("#agents-duplicates", 10, |t| !t.is_empty()).await;
     assert!(
         warning.starts_with("twice is in two folders Codex reads") && warning.contains(".agents/skills"),

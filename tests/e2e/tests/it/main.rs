@@ -8,6 +8,7 @@ mod agent_budget;
 mod agents;
 mod audit;
 mod desktop;
+mod journey;
 mod listing_try;
 mod long_sidebar;
 mod mcp_clients;

@@ -60,7 +60,9 @@ async fn an_upstream_change_shows_as_an_update_with_its_diff_and_update_takes_it
     .await;
 
     // The check at start: both, the one edited here marked.
-    s.wait_text("#updates-btn", 30, |t| t == "Updates 2").await;
+    s.wait_text("#updates-label", 30, |t| t == "Updates 2").await;
+    // Each skill with an update waiting is marked where the user looks for it.
+    s.wait_for(".skill-item[data-key='user/alpha'] .marker.update").await;
     s.screenshot("indicator").await;
 
     // The dialog: alpha from the old commit to the new one, beta not listed; its diff.
@@ -81,14 +83,14 @@ async fn an_upstream_change_shows_as_an_update_with_its_diff_and_update_takes_it
     let lang =
         "const l = document.querySelector('#lang'); l.value = arguments[0]; l.dispatchEvent(new Event('change'));";
     s.client.execute(lang, vec![serde_json::json!("zh")]).await.unwrap();
-    assert_eq!(s.text_of("#updates-btn").await, "更新 2");
+    assert_eq!(s.text_of("#updates-label").await, "更新 2");
     assert_eq!(s.text_of("#updates-all").await, "全部更新（2 个）");
     s.screenshot("zh").await;
     s.client.execute(lang, vec![serde_json::json!("en")]).await.unwrap();
 
     // Update alpha: its next revision in the sidebar; beta stays listed.
     s.click(&format!("{row} button.update-one")).await;
-    s.wait_text("#updates-btn", 10, |t| t == "Updates 1").await;
+    s.wait_text("#updates-label", 10, |t| t == "Updates 1").await;
     s.wait_text(".skill-item[data-key='user/alpha'] .badge", 10, |t| t == "v:2").await;
     let stored = std::fs::read_to_string(s.home().join("skills/user/alpha/SKILL.md")).unwrap();
     assert!(stored.contains("Second, better."), "{stored}");
@@ -102,14 +104,16 @@ async fn an_upstream_change_shows_as_an_update_with_its_diff_and_update_takes_it
     s.screenshot("confirm").await;
     s.click("#updates-confirm-no").await;
     assert_eq!(s.text_of(".skill-item[data-key='user/beta'] .badge").await, "v:2");
-    assert_eq!(s.text_of("#updates-btn").await, "Updates 1");
+    assert_eq!(s.text_of("#updates-label").await, "Updates 1");
 
     // Update all, confirmed: the dialog closes, the indicator goes.
     s.click("#updates-all").await;
     s.wait_until("the confirmation opens", "return document.querySelector('#updates-confirm').open;").await;
     s.click("#updates-confirm-yes").await;
     s.wait_until("the dialog closes", "return !document.querySelector('#updates-dialog').open;").await;
-    s.wait_until("the indicator goes", "return document.querySelector('#updates-btn').hidden;").await;
+    // Nothing pending: the indicator stays, quiet, so Check now is one click away.
+    s.wait_text("#updates-label", 10, |t| t == "Up to date").await;
+    s.wait_until("it is quiet", "return document.querySelector('#updates-btn').classList.contains('quiet');").await;
     s.wait_text(".skill-item[data-key='user/beta'] .badge", 10, |t| t == "v:3").await;
     let stored = std::fs::read_to_string(s.home().join("skills/user/beta/SKILL.md")).unwrap();
     assert!(stored.contains("Upstream."), "{stored}");
@@ -123,7 +127,7 @@ async fn an_upstream_change_shows_as_an_update_with_its_diff_and_update_takes_it
     let text = std::fs::read_to_string(&sources).unwrap().replace(&format!(":{port}/"), &format!(":{closed}/"));
     std::fs::write(&sources, text).unwrap();
     s.client.execute("window.__TAURI__.core.invoke('sources_check_now');", vec![]).await.unwrap();
-    s.wait_text("#updates-btn", 60, |t| t == "Couldn’t check").await;
+    s.wait_text("#updates-label", 60, |t| t == "Couldn’t check").await;
     s.click("#updates-btn").await;
     let status = s.wait_text("#updates-status", 10, |t| t.contains("2 could not be checked")).await;
     assert!(status.starts_with("Checked "), "{status}");
