@@ -407,7 +407,7 @@ function fitView(f) {
         el("p", { class: "hint", text: f.left_out.join(", ") }))
       : null,
     f.left_out.length && f.budget !== null
-      ? el("p", { class: "hint", text: t("fitEverything", chosen, everything.cost, f.budget, unit, Math.round((everything.cost * 100) / Math.max(1, f.budget)), squeezed) })
+      ? el("p", { class: "hint", text: t("fitEverything", chosen, everything.cost, f.budget, unit, Math.round((everything.cost * 100) / Math.max(1, f.budget)), squeezed, squeezed + everything.full) })
       : null,
     f.budget === null || (!f.left_out.length && !f.over_budget)
       ? null

@@ -271,10 +271,11 @@ impl Fit {
         let unit = self.unit.as_str();
         let squeezed = e.shortened + e.name_only + e.omitted;
         Some(format!(
-            "delivering all {} would need {} of {budget} {unit} ({}%): {squeezed} skills would lose their description; `skilldeck sync --over-budget {}` does it",
+            "delivering all {} would need {} of {budget} {unit} ({}%): {squeezed} of the {} skills in its listing would lose their description; `skilldeck sync --over-budget {}` does it",
             self.delivered + self.left_out.len(),
             e.cost,
             (e.cost * 100).checked_div(budget).unwrap_or(0),
+            squeezed + e.full,
             self.target
         ))
     }

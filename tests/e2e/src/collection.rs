@@ -1,7 +1,8 @@
 //! A realistic collection of skills for walking the app as a user with a real store: 120 skills
 //! of the shapes public collections have — short and long English descriptions, Chinese ones,
-//! skills with `scripts/` and `references/`, invalid ones (the common mistake: a description
-//! starting with `**` left unquoted, a missing name) and risky ones the audit holds back
+//! skills with `scripts/` and `references/`, the common mistake (a description starting with
+//! `**` left unquoted, read with a warning), invalid ones (no description, a bad name, no
+//! frontmatter) and risky ones the audit holds back
 //! (a script piping a download from a bare address into a shell). Written by code, so the
 //! fixture is reviewed as text and stays small in the repository.
 
@@ -169,6 +170,9 @@ pub struct Made {
     pub valid: Vec<String>,
     /// The invalid ones, by folder name.
     pub invalid: Vec<String>,
+    /// Valid with a warning: a description starting with `**` left unquoted, which Skilldeck
+    /// reads as text but other YAML readers may refuse.
+    pub warned: Vec<String>,
     /// The ones the audit holds (a critical finding), by name.
     pub risky: Vec<String>,
 }
@@ -205,13 +209,25 @@ pub fn write(dir: &Path) -> Made {
     }
     // The mistake seen most in public collections: a description starting with `**`, unquoted.
     for i in 0..8 {
-        let name = format!("broken-bold-{i}");
+        let name = format!("bold-start-{i}");
         write_md(dir, &name, &format!("---\nname: {name}\ndescription: **Important** skill number {i}\n---\nBody.\n"));
+        made.warned.push(name.clone());
+        made.valid.push(name);
+    }
+    // Invalid: no description, a name with capitals and `_`, no frontmatter at all.
+    for i in 0..4 {
+        let name = format!("no-description-{i}");
+        write_md(dir, &name, &format!("---\nname: {name}\n---\nBody.\n"));
         made.invalid.push(name);
     }
-    for i in 0..2 {
-        let name = format!("no-name-{i}");
-        write_md(dir, &name, "---\ndescription: A skill whose author forgot its name.\n---\nBody.\n");
+    for i in 0..3 {
+        let folder = format!("bad-name-{i}");
+        write_md(dir, &folder, &format!("---\nname: Bad_Name_{i}\ndescription: A name with capitals.\n---\nBody.\n"));
+        made.invalid.push(folder);
+    }
+    for i in 0..3 {
+        let name = format!("no-frontmatter-{i}");
+        write_md(dir, &name, "# Just a heading\n\nNo frontmatter here.\n");
         made.invalid.push(name);
     }
     // Risky: a script fetching code over plain HTTP from a bare address and running it.

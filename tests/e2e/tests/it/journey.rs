@@ -56,7 +56,13 @@ async fn a_day_with_a_real_collection_keeps_every_promise_where_features_meet() 
     // Morning: the collection comes in (from a terminal); the app shows it without a restart.
     let out = cli(&home, &["import", made.dir.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The sidebar draws only the rows in view: a search brings one up, and its count says the
+    // whole collection is there (the invalid ones included, shown with their problems).
+    s.type_into("#search", "using-git-worktrees").await;
     s.wait_for(".skill-item[data-key='user/using-git-worktrees']").await;
+    let of = |t: &str| t.rsplit(" of ").next().and_then(|n| n.trim().parse::<usize>().ok()).unwrap_or(0);
+    let count = s.wait_text("#search-count", 30, |t| of(t) >= made.valid.len()).await;
+    assert!(of(&count) >= made.valid.len(), "{count}");
     let listed = json(&home, &["list", "--json"]);
     let rows = listed.as_array().unwrap();
     for name in &made.risky {
@@ -116,6 +122,7 @@ async fn a_day_with_a_real_collection_keeps_every_promise_where_features_meet() 
     // holds it again, as `skilldeck untrust` does.
     s.click("#tab-skills").await;
     let risky = &made.risky[0];
+    s.type_into("#search", risky).await;
     s.click(&format!(".skill-item[data-key='user/{risky}']")).await;
     let label = s.wait_text("#enabled-switch", 10, |t| !t.is_empty()).await;
     assert!(label.starts_with("Held"), "{label}");

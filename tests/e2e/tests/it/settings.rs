@@ -126,6 +126,8 @@ async fn settings_edit_config_toml_like_the_cli_and_keep_every_comment() {
     let s = Session::start_with("settings", |home| {
         fs::create_dir_all(home).unwrap();
         fs::write(home.join("config.toml"), CONFIG).unwrap();
+        // Only a stored skill can be pinned.
+        skilldeck_e2e::stored_skill(home, "pdf", "Extract text from PDF files.");
     })
     .await;
     let config = s.home().join("config.toml");
@@ -432,7 +434,7 @@ async fn settings_team_adds_tests_refreshes_and_removes_a_remote() {
     s.click("#settings-refresh-save").await;
     let error = s.wait_text("#settings-refresh-error", 10, |t| !t.is_empty()).await;
     assert!(
-        error.ends_with("a refresh interval of 700000 seconds is out of range; choose 0 to 604800 seconds"),
+        error.contains("a refresh interval of 700000 seconds is out of range; choose 0 to 604800 seconds"),
         "{error}"
     );
     assert!(!fs::read_to_string(&config).unwrap().contains("refresh_secs"));
@@ -526,7 +528,8 @@ async fn settings_audit_sources_and_storage_take_effect_in_the_running_app() {
     s.type_into("#settings-check-every", "5m").await;
     s.click("#settings-sources-save").await;
     let error = s.wait_text("#settings-sources-error", 10, |t| !t.is_empty()).await;
-    assert!(error.contains("[sources] check_every = \"5m\" is not a period"), "{error}");
+    assert!(error.contains("[sources] check_every = \"5m\" is too often"), "{error}");
+    assert!(error.ends_with("config.toml was not changed)"), "a refusal does not read as a broken file: {error}");
     let before = fs::read_to_string(&config).unwrap();
     assert!(!before.contains("check_every"), "{before}");
     s.screenshot("sources-refused").await;
