@@ -139,10 +139,42 @@ function where(d) {
 // ---------- Models ----------
 
 function keyLine(p) {
+  if (p.keyPresent) return el("span", { class: "key-state key-set", text: st("keySet", p.apiKeyEnv) });
+  if (p.keychain) return el("span", { class: "key-state key-set", text: st(`keyKept_${p.keychain.replace("-", "_")}`) });
   if (!p.apiKeyEnv) return el("span", { class: "hint", text: st("noKey") });
-  return p.keyPresent
-    ? el("span", { class: "key-state key-set", text: st("keySet", p.apiKeyEnv) })
-    : el("span", { class: "key-state key-missing", text: st("keyMissing", p.apiKeyEnv) });
+  return el("span", { class: "key-state key-missing", text: st("keyMissingOrKeychain", p.apiKeyEnv) });
+}
+
+/**
+ * Where a provider's key is typed to keep it in the system keychain (never config.toml): a
+ * password field and Keep, or Remove when one is kept.
+ */
+function keychainRow(p) {
+  if (p.api === "offline") return null;
+  const field = el("input", { type: "password", class: "provider-key", autocomplete: "off", spellcheck: "false", placeholder: st("keyPlaceholder"), "aria-label": st("keyPlaceholder") });
+  const keep = el("button", { type: "button", class: "provider-key-keep", text: st("keyKeep"), onclick: async () => {
+    keep.disabled = true;
+    try {
+      view.data = await invoke("settings_set_provider_key", { name: p.name, key: field.value });
+      field.value = "";
+      render();
+      toast(st("keyKeptToast", p.name));
+    } catch (e) {
+      showError(e);
+    } finally {
+      keep.disabled = false;
+    }
+  } });
+  const remove = p.keychain ? el("button", { type: "button", class: "provider-key-remove", text: st("keyRemove"), onclick: async () => {
+    try {
+      view.data = await invoke("settings_remove_provider_key", { name: p.name });
+      render();
+      toast(st("keyRemovedToast", p.name));
+    } catch (e) {
+      showError(e);
+    }
+  } }) : null;
+  return el("div", { class: "row provider-keychain" }, field, keep, remove);
 }
 
 function providerCard(p, d) {
@@ -164,6 +196,7 @@ function providerCard(p, d) {
       el("dt", { text: st("model") }), el("dd", {}, el("code", { text: p.model || "—" })),
       el("dt", { text: st("keyVar") }), el("dd", {}, keyLine(p)),
       el("dt", { text: st("tier") }), el("dd", { text: p.tier })),
+    keychainRow(p),
     testLine(test, () => (test.answer ? st("testOk", test.answer) : st("testEmpty"))));
 }
 

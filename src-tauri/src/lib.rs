@@ -119,6 +119,8 @@ macro_rules! handlers {
             $crate::commands::settings::settings_view,
             $crate::commands::settings::settings_save_provider,
             $crate::commands::settings::settings_remove_provider,
+            $crate::commands::settings::settings_set_provider_key,
+            $crate::commands::settings::settings_remove_provider_key,
             $crate::commands::settings::settings_default_provider,
             $crate::commands::settings::settings_test_provider,
             $crate::commands::settings::settings_save_shell,

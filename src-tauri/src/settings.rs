@@ -56,6 +56,9 @@ pub struct ProviderRow {
     pub api_key_env: Option<String>,
     /// Whether that variable is set (non-empty) in the app's environment; `None` without one.
     pub key_present: Option<bool>,
+    /// Which system keychain keeps a key for it (Settings › Models, `skilldeck key set`), if
+    /// one does; used when the variable is not set. Never the key.
+    pub keychain: Option<skilldeck_agent::keychain::Keychain>,
     /// The model's tier.
     pub tier: Tier,
     /// The context window, in tokens.
@@ -176,6 +179,12 @@ pub fn view(home: &SkilldeckHome) -> SettingsView {
             model: p.model.clone(),
             api_key_env: p.api_key_env.clone(),
             key_present: p.api_key_env.as_deref().map(present),
+            keychain: match p.api {
+                Api::Offline => None,
+                Api::Openai | Api::Anthropic => {
+                    skilldeck_agent::keychain::get(name).ok().flatten().map(|(_, kept)| kept)
+                }
+            },
             tier: p.tier,
             context_window: p.context_window,
         })

@@ -1129,6 +1129,11 @@ of: Scope, } | { "how": "nothing",
 same: Revision | null, };
 
 /**
+ * Which keychain holds a key.
+ */
+export type Keychain = "secret-service" | "kernel";
+
+/**
  * What an import path holds.
  */
 export type Layout = "skill" | "collection";
@@ -1857,6 +1862,11 @@ apiKeyEnv: string | null,
  * Whether that variable is set (non-empty) in the app's environment; `None` without one.
  */
 keyPresent: boolean | null, 
+/**
+ * Which system keychain keeps a key for it (Settings › Models, `skilldeck key set`), if
+ * one does; used when the variable is not set. Never the key.
+ */
+keychain: Keychain | null, 
 /**
  * The model's tier.
  */

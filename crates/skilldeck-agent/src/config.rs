@@ -170,6 +170,10 @@ pub struct ProviderConfig {
     /// Retries on 429/5xx.
     #[serde(default)]
     pub max_retries: Option<u32>,
+    /// Its name in `[providers.NAME]`: what its key in the system keychain is kept under
+    /// (set by `Config::provider`; empty for one built by hand).
+    #[serde(skip)]
+    pub name: String,
 }
 
 fn default_context_window() -> usize {
@@ -188,6 +192,32 @@ impl ProviderConfig {
             context_window: 32_000,
             idle_timeout_secs: None,
             max_retries: None,
+            name: OFFLINE.to_owned(),
+        }
+    }
+
+    /// The provider's key: the variable `api_key_env` names when it is set, else the one the
+    /// system keychain keeps for this provider (`keychain`, written by Settings › Models or
+    /// `skilldeck key set`), else none; an error when `api_key_env` names a variable that is not
+    /// set and the keychain holds nothing either.
+    pub fn key(&self) -> Result<Option<String>, ProviderError> {
+        if let Some(var) = self.api_key_env.as_deref()
+            && let Ok(Some(key)) = http::key_from_env(Some(var))
+        {
+            return Ok(Some(key));
+        }
+        let kept = if self.name.is_empty() || self.name == OFFLINE {
+            None
+        } else {
+            crate::keychain::get(&self.name).ok().flatten().map(|(key, _)| key)
+        };
+        match (kept, self.api_key_env.as_deref()) {
+            (Some(key), _) => Ok(Some(key)),
+            (None, Some(var)) => Err(ProviderError::Config(format!(
+                "the environment variable {var} (named by api_key_env) is not set, and the system keychain holds no key for provider {:?}: set the variable, or keep the key with Settings › Models or `skilldeck key set {}`",
+                self.name, self.name
+            ))),
+            (None, None) => Ok(None),
         }
     }
 
@@ -201,7 +231,7 @@ impl ProviderConfig {
         }
     }
 
-    /// Builds the provider, reading the key from the named environment variable.
+    /// Builds the provider, with its key (`key`).
     pub fn build(&self) -> Result<Arc<dyn Provider>, ProviderError> {
         let need = |v: &Option<String>, what: &str| {
             v.clone().ok_or_else(|| ProviderError::Config(format!("this provider needs `{what}`")))
@@ -214,7 +244,7 @@ impl ProviderConfig {
         Ok(match self.api {
             Api::Offline => Arc::new(OfflineProvider),
             Api::Openai => {
-                let key = http::key_from_env(self.api_key_env.as_deref())?;
+                let key = self.key()?;
                 Arc::new(OpenAiProvider::new(
                     need(&self.base_url, "base_url")?,
                     need(&self.model, "model")?,
@@ -223,7 +253,7 @@ impl ProviderConfig {
                 )?)
             }
             Api::Anthropic => {
-                let key = http::key_from_env(self.api_key_env.as_deref())?;
+                let key = self.key()?;
                 let base = self.base_url.clone().unwrap_or_else(|| "https://api.anthropic.com".to_owned());
                 Arc::new(AnthropicProvider::new(base, need(&self.model, "model")?, key, self.policy())?)
             }
@@ -554,7 +584,7 @@ impl Config {
     /// The provider named `name`, with `offline` built in.
     pub fn provider(&self, name: &str) -> Result<ProviderConfig, ConfigError> {
         match self.providers.get(name) {
-            Some(p) => Ok(p.clone()),
+            Some(p) => Ok(ProviderConfig { name: name.to_owned(), ..p.clone() }),
             None if name == OFFLINE => Ok(ProviderConfig::offline()),
             None => {
                 let mut known: Vec<&str> = self.providers.keys().map(String::as_str).collect();

@@ -7,6 +7,7 @@ pub mod config_edit;
 pub mod describe;
 pub mod dispatch;
 pub mod events;
+pub mod keychain;
 pub mod message;
 pub mod profile;
 pub mod provider;

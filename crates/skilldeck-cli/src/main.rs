@@ -28,6 +28,27 @@ struct Cli {
     command: Command,
 }
 
+/// `skilldeck key …`.
+#[derive(Debug, Subcommand)]
+enum KeyCommand {
+    /// Keep a provider's key in the system keychain (read from standard input, never from the
+    /// command line): the Secret Service when the session has one, else the kernel's keyring.
+    Set {
+        /// The provider, as named in config.toml's `[providers.NAME]`.
+        provider: String,
+    },
+    /// Say whether the keychain holds a key for the provider, and which keychain (never the key).
+    Status {
+        /// The provider.
+        provider: String,
+    },
+    /// Remove the provider's key from the keychain.
+    Remove {
+        /// The provider.
+        provider: String,
+    },
+}
+
 /// `skilldeck model …`.
 #[derive(Debug, Subcommand)]
 enum ModelCommand {
@@ -313,6 +334,10 @@ enum Command {
     /// The sentence-embedding model behind ranking by meaning: status, index, install.
     #[command(subcommand)]
     Model(ModelCommand),
+    /// Providers' keys in the system keychain, for the app started from a desktop menu and for
+    /// the CLI alike (a provider's api_key_env variable, when set, wins).
+    #[command(subcommand)]
+    Key(KeyCommand),
     /// Run the real view_skill tool against a workspace and print its result JSON.
     View {
         /// The skill.
@@ -504,6 +529,9 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Cat { name, path, scope } => show::cat(&name, path.as_deref(), scope),
         Command::Prompt { budget, tier, request, json } => prompt::run(budget, tier, request.as_deref(), json),
         Command::Find { query, json } => find::run(&query, json),
+        Command::Key(KeyCommand::Set { provider }) => key::set(&provider),
+        Command::Key(KeyCommand::Status { provider }) => key::status(&provider),
+        Command::Key(KeyCommand::Remove { provider }) => key::remove(&provider),
         Command::Model(ModelCommand::Status { json }) => model::status(json),
         Command::Model(ModelCommand::Index) => model::index(),
         Command::Model(ModelCommand::Install { source, sha256 }) => match (model_hub::parse(&source), &sha256) {

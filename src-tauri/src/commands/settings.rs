@@ -47,6 +47,32 @@ pub async fn settings_remove_provider(state: State<'_, AppState>, name: String) 
     Ok(settings::view(home))
 }
 
+/// Keeps `key` for provider `name` in the system keychain (never config.toml), as `skilldeck
+/// key set` does; the provider uses it when its `api_key_env` variable is not set.
+#[tauri::command]
+pub async fn settings_set_provider_key(
+    state: State<'_, AppState>,
+    name: String,
+    key: String,
+) -> ApiResult<SettingsView> {
+    let home = state.storage().home();
+    let config = skilldeck_agent::config::Config::load(&home.config_path()).map_err(config_error)?;
+    config.provider(&name).map_err(config_error)?;
+    skilldeck_agent::keychain::set(&name, &key).map_err(keychain_error)?;
+    Ok(settings::view(home))
+}
+
+/// Removes provider `name`'s key from the system keychain.
+#[tauri::command]
+pub async fn settings_remove_provider_key(state: State<'_, AppState>, name: String) -> ApiResult<SettingsView> {
+    skilldeck_agent::keychain::remove(&name).map_err(keychain_error)?;
+    Ok(settings::view(state.storage().home()))
+}
+
+fn keychain_error(e: skilldeck_agent::keychain::KeychainError) -> crate::error::ApiError {
+    crate::error::ApiError::new(e.code(), e.to_string())
+}
+
 /// Makes `name` the default provider.
 #[tauri::command]
 pub async fn settings_default_provider(state: State<'_, AppState>, name: String) -> ApiResult<SettingsView> {

@@ -98,6 +98,7 @@ context_window = 8192
             context_window: 8192,
             idle_timeout_secs: None,
             max_retries: None,
+            name: String::new(),
         },
     );
     let expected = Config {

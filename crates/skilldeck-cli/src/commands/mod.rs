@@ -9,6 +9,7 @@ pub mod audit;
 pub mod autosync;
 pub mod find;
 pub mod import;
+pub mod key;
 pub mod list;
 pub mod mcp;
 pub mod mcp_install;

@@ -10,6 +10,7 @@ mod audit;
 mod auto_sync;
 mod cli;
 mod export_held;
+mod keychain;
 mod link_mode;
 mod logs;
 mod mcp;
