@@ -102,7 +102,12 @@ function card(a) {
     x ? folderWay(a, x) : el("div", { class: "way way-folders none" }, el("span", { class: "way-name", text: t("wayFolders") }), el("span", { class: "hint", text: t("noFolders") })),
     a.mcp ? mcpWay(a.name, a.mcp) : el("div", { class: "way none" }, el("span", { class: "way-name", text: t("wayMcp") }), el("span", { class: "hint", text: t("noMcp") })),
     a.budget ? meterLine(a) : null),
-  el("p", { class: `next-step next-${a.next.kind}`, dataset: { next: a.next.kind }, text: nextText(a) }),
+  el("div", { class: "next-row" },
+    el("p", { class: `next-step next-${a.next.kind}`, dataset: { next: a.next.kind }, text: nextText(a) }),
+    // Over its budget with Skilldeck's folders on: one action shows what fitting changes.
+    a.next.kind === "over-budget" && x && x.active && !x.off && x.folders.some((f) => f.skills.some((k) => ["in-sync", "outdated", "missing"].includes(k.state)))
+      ? el("button", { type: "button", class: "fit-budget", dataset: { fit: a.id }, text: t("fitToBudget"), onclick: () => openPlan([x.id]) })
+      : null),
   open ? el("div", { class: "agent-body", id: bodyId }, ...detail(a)) : null);
 }
 

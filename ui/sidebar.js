@@ -6,7 +6,8 @@
 
 import { $, el } from "./dom.js";
 import { language, t } from "./i18n.js";
-import { CHIPS, filterRows, searchable, stepKey } from "./skill_filter.js";
+import { CHIPS, filterRows, passesChips, searchable, stepKey } from "./skill_filter.js";
+import { invoke } from "./api.js";
 import { keepShown, pickRange, toggleKey } from "./selection.js";
 import { VirtualList } from "./virtual_list.js";
 
@@ -33,6 +34,10 @@ const side = {
   anchor: null,
   bar: null, // the bulk bar above the list (bulk.js draws it)
   options: 0, // how many options the filtered list holds (aria-setsize)
+  /** @type {{ q: string, keys: string[] }} what ranking by meaning found for query `q` */
+  meaning: { q: "", keys: [] },
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  meaningTimer: undefined,
   /** @type {(key: string) => void} */
   onSelect: () => {},
   /** @type {(...args: any[]) => void} */
@@ -207,9 +212,13 @@ function renderChips() {
 }
 
 function filter(q, fresh) {
+  if (q !== side.query) askMeaning(q);
   side.query = q;
   const narrowed = side.flags.size > 0;
   const { items, shown, ignored } = filterRows(side.groups, side.deleted, q, side.flags);
+  // When no name or description holds the words: what ranking by meaning finds instead.
+  const related = q && !shown && side.meaning.q === q ? relatedRows(items) : [];
+  if (related.length) items.push({ kind: "head", key: "head:related", text: t("relatedByMeaning") }, ...related);
   let pos = 0;
   for (const item of items) if (item.kind !== "head") item.pos = ++pos;
   side.options = pos;
@@ -218,12 +227,53 @@ function filter(q, fresh) {
   side.picked = keepShown(side.picked, shownKeys());
   paintPicked();
   side.empty.hidden = shown > 0;
+  side.empty.textContent = related.length ? t("noSkillsButRelated") : t("noSkills");
   const count = $("#search-count");
   count.textContent = !(q || narrowed) ? ""
     : ignored.length ? t("searchCountIgnoring", shown, side.total, ignored.join(" ")) : t("searchCount", shown, side.total);
   count.title = count.textContent;
   count.hidden = !(q || narrowed);
   markActive();
+}
+
+/** How long typing must pause before the search asks for ranking by meaning, in ms. */
+const MEANING_PAUSE = 150;
+
+/**
+ * Asks the backend what `q` finds by meaning (and by words), once typing pauses; the answer
+ * redraws the list when it is still the query shown. A failure leaves the literal matches.
+ * @param {string} q
+ */
+function askMeaning(q) {
+  clearTimeout(side.meaningTimer);
+  if (!q) {
+    side.meaning = { q: "", keys: [] };
+    return;
+  }
+  side.meaningTimer = setTimeout(async () => {
+    try {
+      const hits = await invoke("search_by_meaning", { query: q, limit: 8 });
+      if (side.query !== q) return;
+      side.meaning = { q, keys: hits.map((h) => `${h.scope}/${h.name}`) };
+      filter(q, false);
+    } catch {
+      // Ranking by meaning is a help: without it the literal matches stand.
+    }
+  }, MEANING_PAUSE);
+}
+
+/**
+ * The rows ranking by meaning found for the current query that the list does not show yet
+ * (and that the chips let through), in its order.
+ * @param {any[]} items
+ */
+function relatedRows(items) {
+  const shownKeys = new Set(items.map((i) => i.key));
+  const byKey = new Map(side.groups.flatMap((g) => g.rows).map((r) => [r.key, r]));
+  return side.meaning.keys
+    .filter((k) => !shownKeys.has(k))
+    .map((k) => byKey.get(k))
+    .filter((r) => r && passesChips(r.skill, side.flags));
 }
 
 /** The keys of the skills the list shows, in order (deleted skills are not among them). */

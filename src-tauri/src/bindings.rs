@@ -37,6 +37,7 @@ mod tests {
     fn roots(c: &mut Collect) {
         use crate::commands as cmd;
         c.root::<crate::views::SkillRow>();
+        c.root::<crate::views::MeaningHit>();
         c.root::<crate::views::SkillDetail>();
         c.root::<crate::views::FileView>();
         c.root::<crate::views::FileRow>();

@@ -62,6 +62,7 @@ macro_rules! handlers {
             $crate::commands::skills::listing_preview,
             $crate::commands::skills::set_skill_enabled,
             $crate::commands::skills::set_skill_pinned,
+            $crate::commands::skills::search_by_meaning,
             $crate::commands::skills::set_skill_trust,
             $crate::commands::risks::approve_skill_findings,
             $crate::commands::skills::set_listing_budget,

@@ -421,3 +421,15 @@ impl SourceView {
         Self { text: text.into_owned(), lossy }
     }
 }
+
+/// A skill the sidebar's search found by meaning (or by words the literal filter missed).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct MeaningHit {
+    /// Its scope.
+    pub scope: Scope,
+    /// Its name.
+    pub name: String,
+    /// Why it matched, as `find_skills` says it (`by meaning`, or the words and where).
+    pub why: String,
+}

@@ -1410,6 +1410,23 @@ exists: boolean, } & ({ "state": "not_installed" } | { "state": "installed" } | 
 error: string, });
 
 /**
+ * A skill the sidebar's search found by meaning (or by words the literal filter missed).
+ */
+export type MeaningHit = { 
+/**
+ * Its scope.
+ */
+scope: Scope, 
+/**
+ * Its name.
+ */
+name: string, 
+/**
+ * Why it matched, as `find_skills` says it (`by meaning`, or the words and where).
+ */
+why: string, };
+
+/**
  * Where ranking by meaning stands, for the listing preview.
  */
 export type MeaningView = { 

@@ -150,9 +150,7 @@ pub fn check_provider_name(name: &str) -> Result<(), String> {
     if name == OFFLINE {
         return Err("`offline` is the built-in router; choose another name".to_owned());
     }
-    let ok =
-        !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if ok {
+    if crate::keychain::is_provider_name(name) {
         Ok(())
     } else {
         Err("a provider's name is letters, digits, `-` and `_` (at most 64), such as `local` or `claude`".to_owned())

@@ -67,8 +67,16 @@ fn service() -> String {
     std::env::var(SERVICE_ENV).ok().filter(|s| !s.is_empty()).unwrap_or_else(|| SERVICE.to_owned())
 }
 
+/// Whether `name` has the shape of a provider's name: letters, digits, `-` and `_`, at most 64
+/// (`config_edit::check_provider_name` adds the names it keeps for itself).
+pub fn is_provider_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
 fn user(provider: &str) -> Result<String, KeychainError> {
-    crate::config_edit::check_provider_name(provider).map_err(|_| KeychainError::BadName(provider.to_owned()))?;
+    if !is_provider_name(provider) {
+        return Err(KeychainError::BadName(provider.to_owned()));
+    }
     Ok(format!("provider:{provider}"))
 }
 

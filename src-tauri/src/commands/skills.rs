@@ -122,6 +122,25 @@ pub async fn read_skill_file(
     Ok(crate::file_view::file_view(&path, bytes))
 }
 
+/// The skills `query` finds as `find_skills` does (words, and meaning when the model is on),
+/// best first, at most `limit` (default 8): the sidebar shows those its literal filter missed
+/// below its matches. Only skills a model may be listed are ranked (not switched off, held or
+/// invalid).
+#[tauri::command]
+pub async fn search_by_meaning(
+    state: State<'_, AppState>,
+    query: String,
+    limit: Option<usize>,
+) -> ApiResult<Vec<crate::views::MeaningHit>> {
+    let query = query.trim();
+    if query.is_empty() {
+        return Ok(Vec::new());
+    }
+    let opts = state.listing_options()?;
+    let found = state.registry.find_skills(&opts, query, limit.unwrap_or(8).min(50))?;
+    Ok(found.into_iter().map(|f| crate::views::MeaningHit { scope: f.scope, name: f.name, why: f.why }).collect())
+}
+
 /// The L1 listing a model would get now: what config.toml gives a session with the default
 /// provider (its budget, tier, pinned and switched-off skills), with `budget` instead when
 /// given, for a conversation whose latest user message is `request` (the same call as

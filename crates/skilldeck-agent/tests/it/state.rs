@@ -149,11 +149,12 @@ context_window = 8192
     assert!(err.contains("base_url \"localhost:11434\" cannot be used"), "{err}");
     let err = Config::default().provider("nope").unwrap_err().to_string();
     assert_eq!(err, "no provider named \"nope\"; configured: offline");
-    // The key is read from the named variable at build time, never from the file.
+    // The key is read from the named variable at build time (else the system keychain), never
+    // from the file; with neither, the error names both ways to give one.
     let p = ProviderConfig { api_key_env: Some("SKILLDECK_TEST_UNSET_VAR".into()), ..c.provider("local").unwrap() };
     assert_eq!(
         p.build().err().map(|e| e.to_string()),
-        Some("the environment variable SKILLDECK_TEST_UNSET_VAR (named by api_key_env) is not set".into())
+        Some("the environment variable SKILLDECK_TEST_UNSET_VAR (named by api_key_env) is not set, and the system keychain holds no key for provider \"local\": set the variable, or keep the key with Settings › Models or `skilldeck key set local`".into())
     );
 }
 

@@ -630,9 +630,10 @@ async fn the_search_filters_as_you_type() {
     s.type_into("#search", "durable working notes").await;
     wait_shown("workspace-notes").await;
     assert_eq!(s.text_of("#search-count").await, "1 of 4", "the search says how many match");
-    // Nothing matches: the sidebar says so.
+    // Nothing holds the words: the sidebar says so, and offers what is close in meaning instead,
+    // under its own heading.
     s.type_into("#search", "zzz-nothing").await;
-    wait_shown("").await;
+    s.wait_text("#search-count", 10, |t| t == "0 of 4").await;
     assert!(
         s.client
             .execute("return !document.querySelector('#sidebar .empty').hidden;", vec![])

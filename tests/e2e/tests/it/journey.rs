@@ -82,6 +82,21 @@ async fn a_day_with_a_real_collection_keeps_every_promise_where_features_meet() 
     let top = s.client.execute("return document.querySelector('#sync-plan').scrollTop;", vec![]).await.unwrap();
     assert_eq!(top, serde_json::json!(0), "the plan opens at its top, on the consequences");
     s.screenshot("first-sync-plan").await;
+    // Going over is a choice made per agent, knowingly, and taken back the same way.
+    s.click("[data-over-budget='claude-code']").await;
+    s.wait_text("[data-over-budget='claude-code']", 10, |t| t == "Back to what fits the budget").await;
+    let config = std::fs::read_to_string(home.join("config.toml")).unwrap();
+    assert!(config.contains("[targets.claude-code]\nover_budget = true"), "{config}");
+    s.wait_until(
+        "Claude Code's listing is shown over its budget",
+        "return document.querySelector(\"[data-fit='claude-code']\").classList.contains('over');",
+    )
+    .await;
+    s.screenshot("first-sync-plan-over").await;
+    s.click("[data-over-budget='claude-code']").await;
+    s.wait_text("#sync-plan", 20, |t| t.contains("stay out to keep within budget")).await;
+    let config = std::fs::read_to_string(home.join("config.toml")).unwrap();
+    assert!(!config.contains("over_budget"), "{config}");
     s.click("#sync-confirm").await;
     s.wait_until("the sync dialog closes", "return !document.querySelector('#sync-dialog').open;").await;
 
@@ -156,5 +171,10 @@ async fn a_day_with_a_real_collection_keeps_every_promise_where_features_meet() 
     s.wait_for(".skill-item[data-key='user/frontend-slides']").await;
     s.wait_for(".skill-item[data-key='user/pptx']").await;
     s.screenshot("search").await;
+    // No name or description holds the words: ranking by meaning offers what is close.
+    s.type_into("#search", "quarterly budget workbook").await;
+    s.wait_text("#skill-list", 20, |t| t.contains("Related by meaning")).await;
+    assert!(s.text_of("#sidebar .empty").await.contains("close in meaning"));
+    s.screenshot("search-by-meaning").await;
     s.finish().await;
 }
