@@ -298,7 +298,9 @@ function folderBlock(x, f) {
     const s = byName.get(name);
     const deliverable = view.data.skills.includes(name);
     const chosen = chosenFor(f, name);
-    const state = s?.state ?? (chosen && f.synced ? "missing" : null);
+    // A chosen skill the fit keeps out, or that the agent reads in a shared folder, is not
+    // missing: a sync would not write it here.
+    const state = s?.state ?? (f.left_out?.includes(name) ? "left-out" : f.once?.includes(name) ? "elsewhere" : chosen && f.synced ? "missing" : null);
     const rev = s?.revision !== undefined && s?.store_revision !== undefined && s.revision !== s.store_revision
       ? `v:${s.revision} → v:${s.store_revision}`
       : s?.revision !== undefined ? `v:${s.revision}` : s?.store_revision !== undefined ? `v:${s.store_revision}` : "";

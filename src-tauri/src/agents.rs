@@ -201,7 +201,22 @@ pub fn merged(state: &AppState, project: Option<&Path>) -> ApiResult<AgentsMerge
     let env = Env::from_process();
     let wanted = wanted(state)?;
     let targets = target::resolve(&env, &config, project)?;
-    let reports = skilldeck_targets::report::report(targets, &wanted, &records(state));
+    let mut reports = skilldeck_targets::report::report(targets.clone(), &wanted, &records(state));
+    // As a plain sync would leave them: what the fit keeps out is not "missing".
+    let folders = target::chosen(&targets, &[])?;
+    let ask = skilldeck_targets::budget::fit::Ask {
+        targets: &targets,
+        reports: &reports,
+        folders: &folders,
+        wanted: &wanted,
+        config: &config,
+        env: &env,
+        project,
+        pinned: &state.pinned(),
+        over_budget: &BTreeSet::new(),
+    };
+    let delivery = skilldeck_targets::budget::fit::deliver(&ask);
+    delivery.apply_to(&mut reports);
     let budgets = skilldeck_targets::budget::budgets(&reports, &config, &env, project);
     let clients = crate::mcp_clients::views()?;
     let mut agents = merge(reports, budgets, clients);

@@ -898,6 +898,15 @@ counts: { [key in string]: number },
  */
 takes: Array<string>, 
 /**
+ * Chosen skills a sync keeps out of this folder so its agents stay within their listing
+ * budgets (`budget::fit`; filled by `Delivery::apply_to`).
+ */
+left_out: Array<string>, 
+/**
+ * Chosen skills this folder's agent reads in another folder, so not delivered here too.
+ */
+once: Array<string>, 
+/**
  * The tool id or configured target name it belongs to.
  */
 target: string, 

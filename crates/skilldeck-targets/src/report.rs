@@ -30,6 +30,13 @@ pub struct FolderReport {
     /// The enabled skills this folder takes by its `skills`, `tags` and `exclude` lists
     /// (whether or not a plain sync goes there), by name.
     pub takes: Vec<String>,
+    /// Chosen skills a sync keeps out of this folder so its agents stay within their listing
+    /// budgets (`budget::fit`; filled by `Delivery::apply_to`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<String>,
+    /// Chosen skills this folder's agent reads in another folder, so not delivered here too.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub once: Vec<String>,
 }
 
 /// A tool or configured target, with its folders.
@@ -153,7 +160,7 @@ fn folder_report(
     for s in &skills {
         *counts.entry(s.state.as_str()).or_insert(0) += 1;
     }
-    FolderReport { folder, synced, error, skills, counts, takes }
+    FolderReport { folder, synced, error, skills, counts, takes, left_out: Vec::new(), once: Vec::new() }
 }
 
 impl TargetReport {

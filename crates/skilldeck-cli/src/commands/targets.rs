@@ -76,13 +76,43 @@ pub(crate) fn level(l: Level) -> &'static str {
     }
 }
 
+/// Every target's folders read against the store, as a plain sync would leave them: a chosen
+/// skill the fit to the agents' budgets keeps out is not `missing` (it is named in `left_out`).
+fn settled(
+    ctx: &Ctx,
+    config: &TargetsConfig,
+    env: &Env,
+    project: Option<&Path>,
+) -> anyhow::Result<Vec<report::TargetReport>> {
+    use skilldeck_targets::budget::fit;
+    let targets = target::resolve(env, config, project)?;
+    let wanted = wanted(ctx)?;
+    let mut views = report::report(targets.clone(), &wanted, &Records::new(ctx.storage().home().root()));
+    let folders = target::chosen(&targets, &[])?;
+    let pinned = ctx.config()?.listing.pinned;
+    let ask = fit::Ask {
+        targets: &targets,
+        reports: &views,
+        folders: &folders,
+        wanted: &wanted,
+        config,
+        env,
+        project,
+        pinned: &pinned,
+        over_budget: &BTreeSet::new(),
+    };
+    let delivery = fit::deliver(&ask);
+    delivery.apply_to(&mut views);
+    Ok(views)
+}
+
 /// Lists every tool and configured target, its folders and the skills in each with their state.
 pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let project = project_dir(project)?;
-    let targets = resolve(&ctx, project.as_deref())?;
-    let wanted = wanted(&ctx)?;
-    let views = report::report(targets, &wanted, &Records::new(ctx.storage().home().root()));
+    let config = TargetsConfig::load(&ctx.storage().home().config_path())?;
+    let env = Env::from_process();
+    let views = settled(&ctx, &config, &env, project.as_deref())?;
     if json {
         crate::output::json(&views)?;
         return Ok(Outcome::Ok);
@@ -117,6 +147,14 @@ pub fn list(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
                 }
             }
         }
+        for f in t.folders.iter().filter(|f| !f.left_out.is_empty()) {
+            crate::output::outln!(
+                "  {} chosen skills stay out of {} to keep within the listing budget (`sync --over-budget {}` delivers them)",
+                f.left_out.len(),
+                f.folder.path.display(),
+                t.id
+            );
+        }
         for d in &t.duplicates {
             let folders: Vec<String> = d.folders.iter().map(|f| f.display().to_string()).collect();
             crate::output::outln!(
@@ -137,9 +175,7 @@ pub fn budget(project: Option<&Path>, json: bool) -> anyhow::Result<Outcome> {
     let project = project_dir(project)?;
     let config = TargetsConfig::load(&ctx.storage().home().config_path())?;
     let env = Env::from_process();
-    let targets = target::resolve(&env, &config, project.as_deref())?;
-    let wanted = wanted(&ctx)?;
-    let views = report::report(targets, &wanted, &Records::new(ctx.storage().home().root()));
+    let views = settled(&ctx, &config, &env, project.as_deref())?;
     let budgets = skilldeck_targets::budget::budgets(&views, &config, &env, project.as_deref());
     if json {
         crate::output::json(&budgets)?;

@@ -80,6 +80,35 @@ impl Delivery {
     }
 }
 
+impl Delivery {
+    /// Makes `reports` (read before this delivery was chosen, the same folders) say what a sync
+    /// will do: a chosen skill this delivery keeps out of a folder, or that its agent reads in
+    /// another folder, is not "missing" there (a sync would not write it); it is named in the
+    /// folder's `left_out` or `once` instead, and the counts follow.
+    pub fn apply_to(&self, reports: &mut [TargetReport]) {
+        let chosen: BTreeMap<&Path, &WantedSet> = self.folders.iter().map(|(f, w)| (f.path.as_path(), w)).collect();
+        let kept_out: BTreeMap<&Path, &Vec<LeftOut>> =
+            self.folders.iter().zip(&self.left_out).map(|((f, _), l)| (f.path.as_path(), l)).collect();
+        let once: BTreeMap<&Path, &Vec<Once>> =
+            self.folders.iter().zip(&self.once).map(|((f, _), o)| (f.path.as_path(), o)).collect();
+        for f in reports.iter_mut().flat_map(|t| t.folders.iter_mut()) {
+            let path = f.folder.path.clone();
+            let Some(wanted) = chosen.get(path.as_path()) else { continue };
+            let before = f.skills.len();
+            f.skills.retain(|s| s.state != SkillState::Missing || wanted.contains_key(&s.name));
+            if f.skills.len() != before {
+                f.counts.clear();
+                for s in &f.skills {
+                    *f.counts.entry(s.state.as_str()).or_insert(0) += 1;
+                }
+            }
+            f.left_out =
+                kept_out.get(path.as_path()).map(|l| l.iter().map(|x| x.name.clone()).collect()).unwrap_or_default();
+            f.once = once.get(path.as_path()).map(|o| o.iter().map(|x| x.name.clone()).collect()).unwrap_or_default();
+        }
+    }
+}
+
 /// An agent with a known listing rule, as this run changes what it reads.
 struct Reader {
     id: String,

@@ -122,6 +122,19 @@ async fn a_day_with_a_real_collection_keeps_every_promise_where_features_meet() 
         assert!(!in_claude.contains(name) && !in_shared.contains(name), "{name} was delivered");
     }
     s.open_agent_card("claude-code").await;
+    // One set of numbers: what the fit kept out is not "missing", so the card does not ask for
+    // another sync that would change nothing.
+    let next =
+        s.wait_text(".tool-card[data-tool='claude-code'] .next-step", 10, |t| !t.contains("not in its folders")).await;
+    assert!(!next.is_empty(), "{next}");
+    s.wait_for(".tool-card[data-tool='claude-code'] [data-state='left-out']").await;
+    let targets = json(&home, &["targets", "--json"]);
+    let claude_folder = &targets.as_array().unwrap().iter().find(|t| t["id"] == "claude-code").unwrap()["folders"][0];
+    assert!(claude_folder["counts"].get("missing").is_none(), "{claude_folder}");
+    assert_eq!(
+        claude_folder["left_out"].as_array().unwrap().len() + in_claude.len() - 1,
+        made.valid.len() - made.risky.len() + 4
+    );
     s.screenshot("after-first-sync").await;
 
     // Switching Claude Code's delivery off: the next sync removes what Skilldeck wrote there.
