@@ -150,7 +150,7 @@ pub async fn source_look<R: Runtime>(
             .notes
             .iter()
             .filter(|n| n.elsewhere.is_none())
-            .map(|n| NoteView { path: n.path.clone(), what: shown(&n.what), refuses: n.refuses })
+            .map(|n| NoteView { path: n.path.clone(), what: shown(&n.what), refuses: n.refuses() })
             .collect(),
         preview: CollectionView::of(items),
     };

@@ -132,7 +132,7 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
     }
     // Only what concerns the skills asked for is said; a skill refused counts when it was asked for.
     let notes = relevant_notes(&fetched, &asked, &chosen);
-    let notes_refuse = notes.iter().any(|n| n.refuses);
+    let notes_refuse = notes.iter().any(|n| n.refuses());
     let installed = InstalledSkills::load(ctx.storage().home())?;
     let (chosen, clashes) = clashes(&ctx, &installed, chosen, rename.as_ref(), args.force);
     // Under `--as`, the one skill is imported from a copy renamed to the new name.
@@ -242,7 +242,7 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
         }
         print_rest(&clashes, &notes)?;
         let mut line = summary(&report, scope);
-        let more = clashes.len() + notes.iter().filter(|n| n.refuses).count();
+        let more = clashes.len() + notes.iter().filter(|n| n.refuses()).count();
         if more > 0 {
             line.push_str(&format!("; {more} more refused above"));
         }
@@ -274,7 +274,7 @@ struct NoteJson<'a> {
 }
 
 fn notes_json<'a>(notes: &[&'a Note]) -> Vec<NoteJson<'a>> {
-    notes.iter().map(|n| NoteJson { path: &n.path, message: &n.what, refused: n.refuses }).collect()
+    notes.iter().map(|n| NoteJson { path: &n.path, message: &n.what, refused: n.refuses() }).collect()
 }
 
 /// What a source holds, for a script to choose from (`add --json` without a choice).
@@ -350,7 +350,7 @@ fn print_rest(clashes: &[Clash], notes: &[&Note]) -> anyhow::Result<()> {
         );
     }
     for n in notes {
-        let word = if n.refuses { "refused   " } else { "note      " };
+        let word = if n.refuses() { "refused   " } else { "note      " };
         crate::output::outln!("{word} {}: {}", n.path, n.what);
     }
     Ok(())
@@ -393,7 +393,7 @@ fn relevant_notes<'a>(fetched: &'a Fetched, asked: &Asked, chosen: &[&Candidate]
         .notes
         .iter()
         .filter(|n| {
-            if n.refuses {
+            if n.refuses() {
                 return asked.covers(&n.path);
             }
             let under = |c: &Candidate| is_under(&n.path, &c.provenance.path);
@@ -409,7 +409,7 @@ fn refused_note<'a>(fetched: &'a Fetched, wanted: &str) -> Option<&'a Note> {
     fetched
         .notes
         .iter()
-        .find(|n| n.refuses && (n.path == wanted || n.path == below || n.path.rsplit('/').next() == Some(wanted)))
+        .find(|n| n.refuses() && (n.path == wanted || n.path == below || n.path.rsplit('/').next() == Some(wanted)))
 }
 
 fn choose<'a>(fetched: &'a Fetched, args: &AddArgs) -> anyhow::Result<Chosen<'a>> {
