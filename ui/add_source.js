@@ -1,8 +1,9 @@
 // @ts-check
 // "Add from…": a source (owner/repo, a Git URL, a local repository, a site with a skills index,
 // an archive or SKILL.md URL) fetched by the backend, shown as the collection import shows a
-// folder (plugins as groups, each skill with what installing it would do, its findings, what was
-// left out), then the chosen skills installed from that same fetch.
+// folder (plugins as groups, each skill with what installing it would do, its findings, the
+// skills the source refused with why and what would let them in, what was left out), then the
+// chosen skills installed from that same fetch.
 
 import { $, el } from "./dom.js";
 import { errorText, t } from "./i18n.js";
@@ -205,7 +206,7 @@ function render(box, view) {
       el("button", { type: "button", id: "add-source-all", text: t("selectAll"), onclick: () => setAll(true) }),
       el("button", { type: "button", id: "add-source-none", text: t("selectNone"), onclick: () => setAll(false) }),
     ),
-    ...[list, elsewhere(view.elsewhere), notes(view.notes)].filter(Boolean),
+    ...[list, refused(view.refused), elsewhere(view.elsewhere), notes(view.notes)].filter(Boolean),
   );
   syncPlugins();
   shown.renames = renames;
@@ -231,13 +232,39 @@ function elsewhere(list) {
       })))));
 }
 
-/** What was left out of the source, and why. */
+/** The badge of a refused skill, by its reason's code. @type {Record<string, string>} */
+const REFUSED_WORDS = {
+  skill_too_big: "refusedTooBig",
+  skill_file_too_big: "refusedFileTooBig",
+  skill_too_many_files: "refusedTooManyFiles",
+  skill_link_leaves: "refusedLinkLeaves",
+  index_digest_mismatch: "refusedDigest",
+};
+
+/** The skills the source refused as they stand (no row above), each with why and what would
+ *  let it in. */
+function refused(list) {
+  if (!list?.length) return null;
+  return el("div", { class: "source-refused", id: "add-source-refused" },
+    el("h3", { text: t("sourceRefused", list.length) }),
+    el("ul", {}, ...list.map((r) => el("li", { dataset: { path: r.path, code: r.reasonCode } },
+      el("div", { class: "refused-head" },
+        el("span", { class: "badge error", title: r.reasonCode, text: t(REFUSED_WORDS[r.reasonCode] || "noteRefused") }),
+        el("code", { text: r.path }),
+        r.path.split("/").pop() === r.name ? null : el("span", { class: "muted", text: r.name }),
+      ),
+      el("div", { class: "refused-reason", text: r.reason }),
+      el("div", { class: "hint refused-fix", text: t("refusedFix", r.fix) }))),
+    ));
+}
+
+/** What else was left out of the source, and why. */
 function notes(list) {
   if (!list.length) return null;
-  return el("details", { class: "source-notes", id: "add-source-notes", open: list.length <= 3 || list.some((n) => n.refuses) },
+  return el("details", { class: "source-notes", id: "add-source-notes", open: list.length <= 3 },
     el("summary", { text: t("sourceNotes", list.length) }),
-    el("ul", {}, ...list.map((n) => el("li", { class: n.refuses ? "refuses" : "", dataset: { path: n.path } },
-      el("span", { class: `badge ${n.refuses ? "error" : "muted"}`, text: t(n.refuses ? "noteRefused" : "noteLeftOut") }),
+    el("ul", {}, ...list.map((n) => el("li", { dataset: { path: n.path } },
+      el("span", { class: "badge muted", text: t("noteLeftOut") }),
       el("code", { text: n.path }),
       el("span", { text: ` ${n.what}` }))),
     ));

@@ -1494,7 +1494,7 @@ bytes: number, };
 export type NetworkPorts = Array<number> | AllPorts;
 
 /**
- * Something of the source that was left out.
+ * Something of the source that was left out (a file, a submodule, a plugin elsewhere).
  */
 export type NoteView = { 
 /**
@@ -1504,11 +1504,7 @@ path: string,
 /**
  * What happened.
  */
-what: string, 
-/**
- * Whether it keeps a skill out.
- */
-refuses: boolean, };
+what: string, };
 
 /**
  * One skill's state in a folder, with what it was judged by.
@@ -1953,6 +1949,32 @@ revision: number,
  * Files uploaded (the rest were there already).
  */
 uploaded: number, };
+
+/**
+ * A skill of the source refused as it stands.
+ */
+export type RefusedView = { 
+/**
+ * Its name: its frontmatter's, else its folder's (an index entry's).
+ */
+name: string, 
+/**
+ * Its path inside the source.
+ */
+path: string, 
+/**
+ * A stable code the UI words its badge by: `skill_too_big`, `skill_file_too_big`,
+ * `skill_too_many_files`, `skill_link_leaves`, or an index entry's (`index_digest_mismatch`…).
+ */
+reasonCode: string, 
+/**
+ * Why, with the sizes and the limit.
+ */
+reason: string, 
+/**
+ * What would let it in: the setting to raise, or what has to change upstream.
+ */
+fix: string, };
 
 /**
  * One `[remotes.NAME]` as Settings → Team lists it.
@@ -2720,7 +2742,13 @@ plugins: Array<PluginView>,
  */
 elsewhere: Array<ElsewhereView>, 
 /**
- * What was left out of the source, and skills refused, with why.
+ * The skills the source refused as they stand (too big, a link out of the skill, an index
+ * entry that does not check out), each with why and what would let it in: they have no row
+ * in `preview` and cannot be chosen.
+ */
+refused: Array<RefusedView>, 
+/**
+ * What else was left out of the source, with why.
  */
 notes: Array<NoteView>, 
 /**

@@ -177,6 +177,12 @@ fn check_git(url: &str, skills: &[(&str, &Installed)], config: &FetchConfig, out
 /// top), other content is outdated, no folder is gone.
 fn compare(out: &mut Checked, name: &str, rec: &Installed, fetched: &Fetched, new: Provenance, config: &FetchConfig) {
     let Some(candidate) = fetched.skills.iter().find(|c| c.path == rec.source.path) else {
+        // Refused now (too big, a link out): there, but not to be taken as it stands.
+        if let Some(note) = fetched.refusal(&rec.source.path) {
+            let fix = note.refused.as_ref().map(|r| format!("; {}", r.fix)).unwrap_or_default();
+            let reason = format!("{} refuses it: {}{fix}", new.short(), note.what);
+            return push(out, name, rec, Status::CouldNotCheck { reason });
+        }
         let reason = format!("{} no longer holds a skill at {}", new.short(), rec.source.path);
         return push(out, name, rec, Status::Gone { reason });
     };

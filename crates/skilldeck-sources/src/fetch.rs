@@ -4,9 +4,11 @@
 //! the fetchers are `git`, `wellknown` and `archive`, the search `discover`.
 
 use crate::archive::{FetchError as UrlFetchError, fetch_archive, fetch_skill_md};
+use crate::bytes::shown;
 use crate::discover::{DiscoverOptions, Discovery, DiscoveryProblemKind, Plugin, RemotePlugin, discover};
 use crate::git::{self, GitError, ProblemKind};
 use crate::http::{HttpClient, HttpError, HttpOptions, shown_url};
+use crate::limits::oversized;
 use crate::redact;
 use crate::source::{GitSource, Source, UrlSource};
 use crate::wellknown::{self, Wanted, WellKnownError};
@@ -18,16 +20,24 @@ use tempfile::TempDir;
 /// How sources are fetched.
 #[derive(Debug, Clone, Default)]
 pub struct FetchConfig {
-    /// Git: timeouts, limits, tokens.
+    /// Git: timeouts, tokens, and the limits of a whole fetch (which an archive is held to too).
     pub git: git::FetchOptions,
     /// HTTP: timeouts, body caps, redirects.
     pub http: HttpOptions,
+    /// What one skill of a source may hold: a skill over it is refused by itself.
+    pub skill: UploadLimits,
 }
 
 impl FetchConfig {
-    /// The upload limits what is fetched is held to.
+    /// The limits each skill fetched is held to (an index entry, a renamed copy, a check).
     pub fn limits(&self) -> UploadLimits {
-        self.git.limits
+        self.skill
+    }
+
+    /// The limits of a whole download that may hold many skills (an archive).
+    fn whole(&self) -> UploadLimits {
+        let tree = self.git.limits;
+        UploadLimits { max_file_bytes: tree.max_file_bytes, max_total_bytes: tree.max_bytes, max_files: tree.max_files }
     }
 }
 
@@ -51,11 +61,36 @@ pub struct Note {
     pub path: String,
     /// What happened, in a sentence.
     pub what: String,
-    /// Whether it keeps a skill out (the skill at `path` is refused).
-    pub refuses: bool,
+    /// When it keeps a skill out (the skill at `path` is refused): its name, a stable code and
+    /// what would let it in.
+    pub refused: Option<Refusal>,
     /// The marketplace plugin it is about, when that plugin lives in another repository
     /// Skilldeck can fetch (one of [`Fetched::elsewhere`]).
     pub elsewhere: Option<String>,
+}
+
+impl Note {
+    /// Whether it keeps a skill out.
+    pub fn refuses(&self) -> bool {
+        self.refused.is_some()
+    }
+
+    fn left_out(path: String, what: String) -> Self {
+        Self { path, what, refused: None, elsewhere: None }
+    }
+}
+
+/// Why a skill of a source is not taken, for scripts and for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// The skill's name: its frontmatter's `name` when readable, else its folder's (an index
+    /// entry's name).
+    pub name: String,
+    /// A stable snake_case code: `skill_too_big`, `skill_file_too_big`, `skill_too_many_files`,
+    /// `skill_link_leaves`, or an index entry's (`index_digest_mismatch`, …).
+    pub code: &'static str,
+    /// What would let it in, in a sentence: the setting to raise, or what has to change upstream.
+    pub fix: String,
 }
 
 /// A source fetched into a scratch folder (removed when this is dropped).
@@ -84,6 +119,11 @@ impl Fetched {
     /// The plugin `name` of the marketplace whose skills live in another repository.
     pub fn plugin_elsewhere(&self, name: &str) -> Option<&RemotePlugin> {
         self.elsewhere.iter().find(|p| p.name == name)
+    }
+
+    /// The first note refusing the skill at `path` (inside the source), if it was refused.
+    pub fn refusal(&self, path: &str) -> Option<&Note> {
+        self.notes.iter().find(|n| n.refuses() && n.path == path)
     }
 }
 
@@ -183,7 +223,7 @@ fn fetch_into_scratch(
     // A marketplace naming only plugins that live elsewhere holds no skill itself, but is a
     // source all the same: each of those plugins can be added from it.
     if skills.is_empty() && elsewhere.is_empty() {
-        let hint = match notes.iter().find(|n| n.refuses) {
+        let hint = match notes.iter().find(|n| n.refuses()) {
             Some(n) => format!("; {} was refused: {}", n.path, n.what),
             None => String::new(),
         };
@@ -220,26 +260,28 @@ fn fetch_git(
         resolved: snapshot.commit.clone(),
         path: git.subpath.clone().unwrap_or_else(|| ".".to_owned()),
     };
-    let mut notes: Vec<Note> = snapshot
-        .problems
-        .iter()
-        .map(|p| Note {
-            path: origin.below(&p.path).path,
-            what: match &p.kind {
-                ProblemKind::Symlink { target, .. } => format!("a link to {target}: links are not installed"),
-                ProblemKind::Submodule { commit } => {
-                    format!("a submodule (at {}): submodules are not fetched", short(commit))
-                }
-                ProblemKind::LfsPointer => {
-                    "a Git LFS pointer, not the file: the repository keeps this file in LFS, which Skilldeck does not fetch"
-                        .to_owned()
-                }
-                ProblemKind::UnsafeName => "a name that cannot be written safely: left out".to_owned(),
-            },
-            refuses: false,
-            elsewhere: None,
-        })
-        .collect();
+    // A file too big for any skill is not written: the skill holding it is refused for it below,
+    // and one in no skill's folder is said to be left out.
+    let mut too_big: Vec<(String, u64, u64)> = Vec::new();
+    let mut notes: Vec<Note> = Vec::new();
+    for p in &snapshot.problems {
+        let what = match &p.kind {
+            ProblemKind::Symlink { target, .. } => format!("a link to {target}: links are not installed"),
+            ProblemKind::Submodule { commit } => {
+                format!("a submodule (at {}): submodules are not fetched", short(commit))
+            }
+            ProblemKind::LfsPointer => {
+                "a Git LFS pointer, not the file: the repository keeps this file in LFS, which Skilldeck does not fetch"
+                    .to_owned()
+            }
+            ProblemKind::UnsafeName => "a name that cannot be written safely: left out".to_owned(),
+            ProblemKind::TooBig { size, limit } => {
+                too_big.push((p.path.clone(), *size, *limit));
+                continue;
+            }
+        };
+        notes.push(Note::left_out(origin.below(&p.path).path, what));
+    }
     let links: Vec<(String, String)> = snapshot
         .problems
         .iter()
@@ -251,30 +293,63 @@ fn fetch_git(
     let mut discovery = discover(&snapshot.dir, &DiscoverOptions::default());
     let leaving = discovery.symlinks_leaving_skills(links.iter().map(|(l, t)| (l.as_str(), t.as_str())));
     discovery.problems.extend(leaving);
-    Ok(partial(origin, discovery, &mut notes))
+    for (path, size, limit) in too_big {
+        if !discovery.skills.iter().any(|f| f.path == "." || path.starts_with(&format!("{}/", f.path))) {
+            let what = format!("{} is over the limit of {} a file: not written", shown(size), shown(limit));
+            notes.push(Note::left_out(origin.below(&path).path, what));
+        }
+    }
+    Ok(partial(origin, discovery, &mut notes, &snapshot.sizes, &config.skill))
 }
 
-/// The candidates and notes of a discovery: a skill holding a link that leaves it is refused.
-fn partial(origin: Provenance, discovery: Discovery, notes: &mut Vec<Note>) -> Partial {
+/// The candidates and notes of a discovery: a skill over the limits of one skill (its files'
+/// `sizes` counted), or holding a link that leaves it, is refused; the others come in.
+fn partial(
+    origin: Provenance,
+    discovery: Discovery,
+    notes: &mut Vec<Note>,
+    sizes: &[(String, u64)],
+    limits: &UploadLimits,
+) -> Partial {
+    let name_of =
+        |path: &str| discovery.skills.iter().find(|f| f.path == path).map_or_else(|| last(path), |f| f.name.clone());
+    let paths: Vec<&str> = discovery.skills.iter().map(|f| f.path.as_str()).collect();
     let mut refused: Vec<String> = Vec::new();
+    for (path, over) in oversized(&paths, sizes, limits) {
+        let refusal = Refusal { name: name_of(&path), code: over.code(), fix: over.fix() };
+        notes.push(Note { path: origin.below(&path).path, what: over.what(), refused: Some(refusal), elsewhere: None });
+        refused.push(path);
+    }
     for problem in &discovery.problems {
-        let (path, what, refuses) = match &problem.kind {
+        let (path, what, refusal) = match &problem.kind {
             DiscoveryProblemKind::SymlinkLeavesSkill { target, skill } => {
                 refused.push(skill.clone());
-                (skill.clone(), format!("its link {} points out of the skill (to {target})", problem.path), true)
+                let refusal = Refusal {
+                    name: name_of(skill),
+                    code: "skill_link_leaves",
+                    fix: format!(
+                        "Links are never installed, and this one would reach outside the skill: it comes in once {} is a plain file inside it (upstream, or in a fork you add instead)",
+                        problem.path
+                    ),
+                };
+                (
+                    skill.clone(),
+                    format!("its link {} points out of the skill (to {target})", problem.path),
+                    Some(refusal),
+                )
             }
             DiscoveryProblemKind::BadMarketplace { reason } => {
-                (problem.path.clone(), format!("the marketplace file could not be read: {reason}"), false)
+                (problem.path.clone(), format!("the marketplace file could not be read: {reason}"), None)
             }
             DiscoveryProblemKind::RemotePlugin { plugin, source: Some(source) } => (
                 problem.path.clone(),
                 format!("plugin {plugin} lives in {source}; `--plugin {plugin}` adds its skills from there"),
-                false,
+                None,
             ),
             DiscoveryProblemKind::RemotePlugin { plugin, source: None } => (
                 problem.path.clone(),
                 format!("plugin {plugin} lives in another repository; add that repository itself"),
-                false,
+                None,
             ),
             DiscoveryProblemKind::SchemeRefused { plugin, url } => (
                 problem.path.clone(),
@@ -282,23 +357,23 @@ fn partial(origin: Provenance, discovery: Discovery, notes: &mut Vec<Note>) -> P
                     "plugin {plugin} names {url}, an address a marketplace may not name (only https:// and http://): \
                      not followed; add that repository yourself if you trust it"
                 ),
-                false,
+                None,
             ),
             DiscoveryProblemKind::PathLeavesTree { plugin } => {
-                (problem.path.clone(), format!("plugin {plugin} points out of the repository: ignored"), false)
+                (problem.path.clone(), format!("plugin {plugin} points out of the repository: ignored"), None)
             }
             DiscoveryProblemKind::MissingSkill { plugin } => {
-                (problem.path.clone(), format!("plugin {plugin} names a skill that is not there"), false)
+                (problem.path.clone(), format!("plugin {plugin} names a skill that is not there"), None)
             }
             DiscoveryProblemKind::TooManySkills { limit } => {
-                (problem.path.clone(), format!("the search stopped after {limit} skills; name a path to add"), false)
+                (problem.path.clone(), format!("the search stopped after {limit} skills; name a path to add"), None)
             }
         };
         let elsewhere = match &problem.kind {
             DiscoveryProblemKind::RemotePlugin { plugin, source: Some(_) } => Some(plugin.clone()),
             _ => None,
         };
-        notes.push(Note { path: origin.below(&path).path, what, refuses, elsewhere });
+        notes.push(Note { path: origin.below(&path).path, what, refused: refusal, elsewhere });
     }
     let skills = discovery
         .skills
@@ -360,7 +435,12 @@ fn fetch_http(
     let notes = fetched
         .refused
         .iter()
-        .map(|r| Note { path: r.name.clone(), what: r.reason.to_string(), refuses: true, elsewhere: None })
+        .map(|r| Note {
+            path: r.name.clone(),
+            what: r.reason.to_string(),
+            refused: Some(Refusal { name: r.name.clone(), code: r.reason.code(), fix: r.reason.fix() }),
+            elsewhere: None,
+        })
         .collect();
     Ok(Partial { origin, skills, plugins: Vec::new(), elsewhere: Vec::new(), notes })
 }
@@ -370,7 +450,7 @@ fn fetch_url(url: &UrlSource, tree: &Path, config: &FetchConfig, archive: bool) 
     let client = HttpClient::new(config.http.clone())?;
     // The URL asked is recorded, not where a redirect led (a signed, short-lived CDN address).
     let (kind, digest, root) = if archive {
-        let e = fetch_archive(&client, &url.url, tree, config.limits())?;
+        let e = fetch_archive(&client, &url.url, tree, config.whole())?;
         (SourceKind::Archive, e.digest, e.dir)
     } else {
         std::fs::create_dir_all(tree).map_err(FetchSourceError::Scratch)?;
@@ -387,7 +467,30 @@ fn fetch_url(url: &UrlSource, tree: &Path, config: &FetchConfig, archive: bool) 
         path: ".".to_owned(),
     };
     let discovery = discover(&root, &DiscoverOptions::default());
-    Ok(partial(origin, discovery, &mut Vec::new()))
+    let sizes = sizes_on_disk(&root).map_err(FetchSourceError::Scratch)?;
+    Ok(partial(origin, discovery, &mut Vec::new(), &sizes, &config.skill))
+}
+
+/// Every plain file under `root` with its size, `/`-separated paths relative to it (links are
+/// not followed, and an unpacked archive holds none).
+fn sizes_on_disk(root: &Path) -> std::io::Result<Vec<(String, u64)>> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), String::new())];
+    while let Some((dir, prefix)) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let path = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                stack.push((entry.path(), path));
+            } else if kind.is_file() {
+                out.push((path, entry.metadata()?.len()));
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// A skill whose folder holds skills found on their own (`skills/x/` below a root `SKILL.md`)
@@ -491,6 +594,11 @@ fn recorded(url: &url::Url) -> String {
     let mut url = url.clone();
     url.set_fragment(None);
     redact::strip(url.as_str())
+}
+
+/// The last folder of `path` (`/`-separated).
+fn last(path: &str) -> String {
+    path.rsplit('/').next().unwrap_or(path).to_owned()
 }
 
 fn short(commit: &str) -> &str {

@@ -6,6 +6,7 @@
 
 pub mod apply;
 pub mod archive;
+pub mod bytes;
 pub mod check;
 pub mod config;
 pub mod discover;
@@ -14,6 +15,7 @@ pub mod git;
 pub mod http;
 pub mod installed;
 pub mod last_check;
+pub mod limits;
 pub mod lock;
 pub mod origins;
 pub mod redact;

@@ -113,7 +113,14 @@ pub fn restore(lock: &Lock, hosts: &Hosts, config: &FetchConfig, current: &dyn F
 fn check_one(skill: &LockedSkill, fetched: &Fetched, config: &FetchConfig) -> (Restore, Option<Renamed>) {
     let shown = skill.source.short();
     let Some(candidate) = fetched.skills.iter().find(|c| c.path == skill.source.path) else {
-        return (Restore::Failed { reason: format!("{shown} holds no skill at {}", skill.source.path) }, None);
+        let reason = match fetched.refusal(&skill.source.path) {
+            Some(note) => {
+                let fix = note.refused.as_ref().map(|r| format!("; {}", r.fix)).unwrap_or_default();
+                format!("{shown} is refused: {}{fix}", note.what)
+            }
+            None => format!("{shown} holds no skill at {}", skill.source.path),
+        };
+        return (Restore::Failed { reason }, None);
     };
     if skill.source.kind != SourceKind::Git && candidate.provenance.resolved != skill.source.resolved {
         let reason = format!(

@@ -5,11 +5,12 @@
 
 use crate::config::{SourcesConfig, SourcesConfigError};
 use crate::fetch::{Candidate, FetchConfig};
-use crate::git::{FetchOptions, Tokens};
+use crate::git::{FetchOptions, Tokens, TreeLimits};
 use crate::installed::InstalledSkills;
 use crate::source::Hosts;
-use skilldeck_skill::{Scope, SkillName};
+use skilldeck_skill::{Scope, SkillName, UploadLimits, validate};
 use skilldeck_store::FsStorage;
+use std::path::Path;
 use std::time::Duration;
 
 /// The environment variable that sets how long a fetch waits for a connection and for each next
@@ -35,13 +36,17 @@ pub enum SetupError {
 }
 
 /// How sources are fetched with the store `storage`: `[sources]` of its config.toml for the
-/// hosts, tokens from the environment (`GITHUB_TOKEN`, `GH_TOKEN`, `GITLAB_TOKEN`), the
-/// store's upload limits for what a fetch may write, and [`TIMEOUT_VAR`] when set.
+/// hosts and for how much a skill (`max_skill_bytes`, within the store's upload limits) and a
+/// whole fetch (`max_fetch_bytes`) may bring, tokens from the environment (`GITHUB_TOKEN`,
+/// `GH_TOKEN`, `GITLAB_TOKEN`), and [`TIMEOUT_VAR`] when set.
 pub fn fetch_config(storage: &FsStorage) -> Result<(Hosts, FetchConfig), SetupError> {
     let config = SourcesConfig::load(&storage.home().config_path())?;
-    let mut git =
-        FetchOptions { limits: storage.limits(), tokens: Tokens::from_env(&config.hosts), ..FetchOptions::default() };
-    let mut fetch = FetchConfig::default();
+    let store = storage.limits();
+    let skill = UploadLimits { max_total_bytes: config.max_skill_bytes.min(store.max_total_bytes), ..store };
+    let limits =
+        TreeLimits { max_bytes: config.max_fetch_bytes, max_file_bytes: store.max_file_bytes, ..TreeLimits::default() };
+    let mut git = FetchOptions { limits, tokens: Tokens::from_env(&config.hosts), ..FetchOptions::default() };
+    let mut fetch = FetchConfig { skill, ..FetchConfig::default() };
     if let Some(timeout) = timeout_from_env()? {
         git.connect_timeout = timeout;
         git.read_timeout = timeout;
@@ -85,6 +90,18 @@ pub fn stored_name(c: &Candidate) -> Option<SkillName> {
     SkillName::parse(&c.name)
         .ok()
         .or_else(|| c.dir.file_name().and_then(|n| n.to_str()).and_then(|n| SkillName::parse(n).ok()))
+}
+
+/// The first error validation finds in the `SKILL.md` of the skill folder `dir`, as
+/// `code: message`, to say with a refusal the import gave (a skill whose name cannot be told);
+/// `None` when it has no error, or no readable `SKILL.md` of at most 1 MiB.
+pub fn first_error(dir: &Path) -> Option<String> {
+    let path = dir.join("SKILL.md");
+    let small = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() <= 1 << 20);
+    let bytes = if small { std::fs::read(&path).ok()? } else { return None };
+    let validated = validate::validate_bytes(Some(&bytes), validate::ValidateOptions::default());
+    let first = validated.diagnostics.into_iter().find(|d| d.is_error())?;
+    Some(format!("{}: {}", first.code, first.message))
 }
 
 /// Who already holds the name a chosen skill would be stored under.
@@ -188,6 +205,17 @@ mod tests {
     }
 
     #[test]
+    fn the_first_error_of_a_skill_md() {
+        let tmp = tempfile::tempdir().unwrap();
+        assert_eq!(first_error(tmp.path()), None, "no SKILL.md");
+        std::fs::write(tmp.path().join("SKILL.md"), "---\nname: ok\ndescription: Fine.\n---\nBody.\n").unwrap();
+        assert_eq!(first_error(tmp.path()), None);
+        std::fs::write(tmp.path().join("SKILL.md"), "---\nname: Bad Name\ndescription: Fine.\n---\nBody.\n").unwrap();
+        let first = first_error(tmp.path()).unwrap();
+        assert!(first.starts_with("name_invalid: "), "{first}");
+    }
+
+    #[test]
     fn a_skill_from_elsewhere_clashes_and_one_from_this_source_does_not() {
         let tmp = tempfile::tempdir().unwrap();
         let storage = FsStorage::open(SkilldeckHome::new(tmp.path())).unwrap();
@@ -222,6 +250,16 @@ mod tests {
 
         let (hosts, config) = fetch_config(&storage).unwrap();
         assert_eq!(hosts, Hosts::default());
-        assert_eq!(config.limits(), storage.limits());
+        assert_eq!(config.limits(), storage.limits(), "a skill may hold what the store keeps of one");
+        assert_eq!(config.git.limits.max_bytes, 512 << 20);
+        // A skill's limit from config.toml; a whole fetch's too.
+        std::fs::write(
+            storage.home().config_path(),
+            "[sources]\nmax_skill_bytes = \"64 KiB\"\nmax_fetch_bytes = \"1 GiB\"\n",
+        )
+        .unwrap();
+        let (_, config) = fetch_config(&storage).unwrap();
+        assert_eq!(config.limits(), UploadLimits { max_total_bytes: 64 << 10, ..storage.limits() });
+        assert_eq!(config.git.limits.max_bytes, 1 << 30);
     }
 }

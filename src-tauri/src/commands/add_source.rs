@@ -1,6 +1,7 @@
 //! "Add from…": a source (a Git repository, a `.well-known` index, an archive or `SKILL.md` URL)
 //! fetched off the UI thread and previewed like a collection (what installing each skill would do,
-//! its findings, the plugins grouping them, what was left out), then the chosen skills installed
+//! its findings, the plugins grouping them, the skills it refused with why and what would let
+//! them in, what was left out), then the chosen skills installed
 //! from that same fetch, each revision recording where it came from and each skill remembered in
 //! `sources.json`. Fetching and the clash rule are `skilldeck-sources`; the import is the core's.
 
@@ -35,7 +36,11 @@ pub struct SourceLook {
     pub plugins: Vec<PluginView>,
     /// A marketplace's plugins whose skills live in another repository: each can be looked at.
     pub elsewhere: Vec<ElsewhereView>,
-    /// What was left out of the source, and skills refused, with why.
+    /// The skills the source refused as they stand (too big, a link out of the skill, an index
+    /// entry that does not check out), each with why and what would let it in: they have no row
+    /// in `preview` and cannot be chosen.
+    pub refused: Vec<RefusedView>,
+    /// What else was left out of the source, with why.
     pub notes: Vec<NoteView>,
     /// One row per skill found; `location` is its path inside the source.
     pub preview: CollectionView,
@@ -67,7 +72,7 @@ pub struct ElsewhereView {
     pub reference: Option<String>,
 }
 
-/// Something of the source that was left out.
+/// Something of the source that was left out (a file, a submodule, a plugin elsewhere).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct NoteView {
@@ -75,8 +80,23 @@ pub struct NoteView {
     pub path: String,
     /// What happened.
     pub what: String,
-    /// Whether it keeps a skill out.
-    pub refuses: bool,
+}
+
+/// A skill of the source refused as it stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RefusedView {
+    /// Its name: its frontmatter's, else its folder's (an index entry's).
+    pub name: String,
+    /// Its path inside the source.
+    pub path: String,
+    /// A stable code the UI words its badge by: `skill_too_big`, `skill_file_too_big`,
+    /// `skill_too_many_files`, `skill_link_leaves`, or an index entry's (`index_digest_mismatch`…).
+    pub reason_code: String,
+    /// Why, with the sizes and the limit.
+    pub reason: String,
+    /// What would let it in: the setting to raise, or what has to change upstream.
+    pub fix: String,
 }
 
 /// Fetches `source` (at `reference` when given) into a scratch folder the app keeps, and says
@@ -145,12 +165,26 @@ pub async fn source_look<R: Runtime>(
                 reference: p.reference.clone(),
             })
             .collect(),
+        refused: fetched
+            .notes
+            .iter()
+            .filter_map(|n| {
+                let r = n.refused.as_ref()?;
+                Some(RefusedView {
+                    name: shown(&r.name),
+                    path: shown(&n.path),
+                    reason_code: r.code.to_owned(),
+                    reason: shown(&n.what),
+                    fix: shown(&r.fix),
+                })
+            })
+            .collect(),
         // A plugin that lives elsewhere is shown with a way to look at it, not as left out.
         notes: fetched
             .notes
             .iter()
-            .filter(|n| n.elsewhere.is_none())
-            .map(|n| NoteView { path: n.path.clone(), what: shown(&n.what), refuses: n.refuses })
+            .filter(|n| n.elsewhere.is_none() && !n.refuses())
+            .map(|n| NoteView { path: n.path.clone(), what: shown(&n.what) })
             .collect(),
         preview: CollectionView::of(items),
     };

@@ -290,7 +290,7 @@ fn origin_json() -> Value {
 
 #[test]
 fn a_source_look() {
-    use skilldeck_app::commands::add_source::{ElsewhereView, NoteView, PluginView, SourceLook};
+    use skilldeck_app::commands::add_source::{ElsewhereView, NoteView, PluginView, RefusedView, SourceLook};
     use skilldeck_app::commands::collection::CollectionView;
     let look = SourceLook {
         token: "source-1".into(),
@@ -302,7 +302,14 @@ fn a_source_look() {
             source: "o/sheets".into(),
             reference: Some("v2".into()),
         }],
-        notes: vec![NoteView { path: "skills/x".into(), what: "w".into(), refuses: true }],
+        refused: vec![RefusedView {
+            name: "big".into(),
+            path: "skills/big".into(),
+            reason_code: "skill_too_big".into(),
+            reason: "r".into(),
+            fix: "f".into(),
+        }],
+        notes: vec![NoteView { path: "skills/x".into(), what: "w".into() }],
         preview: CollectionView { items: vec![], imported: 0, unchanged: 0, refused: 0 },
     };
     check(
@@ -310,7 +317,8 @@ fn a_source_look() {
         json!({"token": "source-1", "origin": origin_json(),
                "plugins": [{"name": "docs", "description": null, "skills": ["skills/pdf"]}],
                "elsewhere": [{"name": "sheets", "description": "spreadsheets", "source": "o/sheets", "reference": "v2"}],
-               "notes": [{"path": "skills/x", "what": "w", "refuses": true}],
+               "refused": [{"name": "big", "path": "skills/big", "reasonCode": "skill_too_big", "reason": "r", "fix": "f"}],
+               "notes": [{"path": "skills/x", "what": "w"}],
                "preview": {"items": [], "imported": 0, "unchanged": 0, "refused": 0}}),
     );
 }

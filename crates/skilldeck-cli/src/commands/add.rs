@@ -4,6 +4,7 @@
 //! Holds choosing the skills and the output; fetching is `skilldeck-sources`.
 
 use super::import::{preview_line, preview_word, report_line, skill_progress, summary};
+use super::refusals::{Clash, Refused};
 use crate::context::Ctx;
 use crate::output::{self, Outcome};
 use anyhow::Context as _;
@@ -15,7 +16,7 @@ use skilldeck_sources::fetch::{Candidate, FetchConfig, Fetched, Note, fetch};
 use skilldeck_sources::installed::InstalledSkills;
 use skilldeck_sources::{Hosts, Source};
 use skilldeck_sources::{rename, setup};
-use skilldeck_store::import::{self, BatchReport, ImportRequest, ImportState, Incoming, ItemState};
+use skilldeck_store::import::{self, BatchReport, ErrorInfo, ImportRequest, ImportState, Incoming, ItemState};
 use skilldeck_store::trust::Trust;
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
@@ -132,7 +133,6 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
     }
     // Only what concerns the skills asked for is said; a skill refused counts when it was asked for.
     let notes = relevant_notes(&fetched, &asked, &chosen);
-    let notes_refuse = notes.iter().any(|n| n.refuses);
     let installed = InstalledSkills::load(ctx.storage().home())?;
     let (chosen, clashes) = clashes(&ctx, &installed, chosen, rename.as_ref(), args.force);
     // Under `--as`, the one skill is imported from a copy renamed to the new name.
@@ -158,10 +158,14 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
         for item in &mut preview.items {
             relabel(&mut item.source, &by_dir);
         }
-        let refused = notes_refuse
-            || !clashes.is_empty()
-            || !preview.errors.is_empty()
-            || preview.items.iter().any(|i| matches!(i.state, ItemState::Refused { .. }));
+        // Some skills would come in, some not: that is a success, saying what would not.
+        let installs = preview.items.iter().any(|i| !matches!(i.state, ItemState::Refused { .. }));
+        let from_import = preview.items.iter().filter_map(|i| match &i.state {
+            ItemState::Refused { error } => Some((i.skill.as_ref().map(|s| s.name.as_str()), i.source.as_str(), error)),
+            _ => None,
+        });
+        let errors = preview.errors.iter().map(|e| (None, e.source.as_str(), &e.error));
+        let refused = refused_all(&fetched, &notes, &clashes, from_import.chain(errors), &by_dir);
         if args.json {
             output::json(&AddJson {
                 source: &fetched.origin,
@@ -169,21 +173,30 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
                 items: &preview.items,
                 clashes: &clashes,
                 notes: notes_json(&notes),
+                refused: &refused,
             })?;
         } else {
             print_head(&fetched)?;
             for item in &preview.items {
-                crate::output::outln!("{}", preview_line(item, &risk));
+                match refused_line(&item.source, &refused) {
+                    Some(line) => crate::output::outln!("{line}"),
+                    None => crate::output::outln!("{}", preview_line(item, &risk)),
+                }
             }
-            print_rest(&clashes, &notes)?;
+            print_rest(&notes, &refused, &preview.items.iter().map(|i| i.source.as_str()).collect::<Vec<_>>())?;
             let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
             for item in &preview.items {
                 *tally.entry(preview_word(&item.state)).or_default() += 1;
             }
             let said: Vec<String> = tally.iter().map(|(k, v)| format!("{v} {k}")).collect();
-            crate::output::outln!("Would add into {scope}: {}; nothing was written.", said.join(", "));
+            let mut line = format!("Would add into {scope}: {}", said.join(", "));
+            line.push_str(&more_refused(
+                &refused,
+                &preview.items.iter().map(|i| i.source.as_str()).collect::<Vec<_>>(),
+            ));
+            crate::output::outln!("{line}; nothing was written.");
         }
-        return Ok(if refused { Outcome::Refused } else { Outcome::Ok });
+        return Ok(outcome(installs, &refused));
     }
     // Every skill asked for may have been refused or taken by another: nothing to import then.
     let mut report = if requests.is_empty() {
@@ -223,7 +236,13 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
         }
     }
     let auto = super::autosync::after_change();
-    let refused = notes_refuse || report.refused() > 0 || !report.errors.is_empty() || !clashes.is_empty();
+    let installs = report.imported() + report.unchanged() > 0;
+    let from_import = report.items.iter().filter_map(|i| match &i.state {
+        ImportState::Refused { error } => Some((i.skill.as_ref().map(|s| s.name.as_str()), i.source.as_str(), error)),
+        _ => None,
+    });
+    let errors = report.errors.iter().map(|e| (None, e.source.as_str(), &e.error));
+    let refused = refused_all(&fetched, &notes, &clashes, from_import.chain(errors), &by_dir);
     if args.json {
         super::autosync::json(
             &AddJson {
@@ -232,24 +251,76 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
                 items: &report.items,
                 clashes: &clashes,
                 notes: notes_json(&notes),
+                refused: &refused,
             },
             &auto,
         )?;
     } else {
         print_head(&fetched)?;
         for item in &report.items {
-            crate::output::outln!("{}", report_line(item, &risk));
+            match refused_line(&item.source, &refused) {
+                Some(line) => crate::output::outln!("{line}"),
+                None => crate::output::outln!("{}", report_line(item, &risk)),
+            }
         }
-        print_rest(&clashes, &notes)?;
+        let shown: Vec<&str> = report.items.iter().map(|i| i.source.as_str()).collect();
+        print_rest(&notes, &refused, &shown)?;
         let mut line = summary(&report, scope);
-        let more = clashes.len() + notes.iter().filter(|n| n.refuses).count();
-        if more > 0 {
-            line.push_str(&format!("; {more} more refused above"));
-        }
+        line.push_str(&more_refused(&refused, &shown));
         crate::output::outln!("{line}");
         super::autosync::print(&auto)?;
     }
-    Ok(if refused { Outcome::Refused } else { Outcome::Ok })
+    Ok(outcome(installs, &refused))
+}
+
+/// How `add` ends: refused (exit 2) when nothing could be installed and something was refused;
+/// a success when some skills came in, the others named as refused.
+fn outcome(installs: bool, refused: &[Refused]) -> Outcome {
+    if refused.is_empty() || installs { Outcome::Ok } else { Outcome::Refused }
+}
+
+/// Every skill asked for that is not installed, each with why and what would let it in: those
+/// the source refused, those whose name is taken here, and those the import refused
+/// (`(name, path in the source, why)`).
+fn refused_all<'a>(
+    fetched: &Fetched,
+    notes: &[&Note],
+    clashes: &[Clash],
+    from_import: impl Iterator<Item = (Option<&'a str>, &'a str, &'a ErrorInfo)>,
+    by_dir: &HashMap<String, &Candidate>,
+) -> Vec<Refused> {
+    let candidate = |path: &str| fetched.skills.iter().find(|c| c.provenance.path == path);
+    let mut refused: Vec<Refused> = notes.iter().filter_map(|n| Refused::of_note(n)).collect();
+    refused.extend(clashes.iter().map(Refused::of_clash));
+    for (name, path, error) in from_import {
+        // A path the import could not open is still its scratch folder: named by its candidate.
+        let (c, path) = match by_dir.get(path) {
+            Some(c) => (Some(*c), c.provenance.path.as_str()),
+            None => (candidate(path), path),
+        };
+        refused.push(Refused::of_import(c, name, path, error));
+    }
+    refused
+}
+
+/// The line of a skill of the import (by its path in the source) when it was refused.
+fn refused_line(path: &str, refused: &[Refused]) -> Option<String> {
+    refused.iter().find(|r| r.path == path).map(Refused::line)
+}
+
+/// `; N more refused above: PATH, PATH` for the skills refused before the import saw them
+/// (`shown`: the paths the import's own lines cover).
+fn more_refused(refused: &[Refused], shown: &[&str]) -> String {
+    let mut more: Vec<&str> = Vec::new();
+    for r in refused.iter().filter(|r| !shown.contains(&r.path.as_str())) {
+        if !more.contains(&r.path.as_str()) {
+            more.push(&r.path);
+        }
+    }
+    if more.is_empty() {
+        return String::new();
+    }
+    format!("; {} more refused above: {}", more.len(), more.join(", "))
 }
 
 /// The JSON of `add`.
@@ -264,6 +335,8 @@ struct AddJson<'a, T: Serialize> {
     clashes: &'a [Clash],
     /// What was left out of the source, and why.
     notes: Vec<NoteJson<'a>>,
+    /// Every skill asked for that is not installed: `{name, path, reason_code, reason, fix}`.
+    refused: &'a [Refused],
 }
 
 #[derive(Debug, Serialize)]
@@ -274,7 +347,7 @@ struct NoteJson<'a> {
 }
 
 fn notes_json<'a>(notes: &[&'a Note]) -> Vec<NoteJson<'a>> {
-    notes.iter().map(|n| NoteJson { path: &n.path, message: &n.what, refused: n.refuses }).collect()
+    notes.iter().map(|n| NoteJson { path: &n.path, message: &n.what, refused: n.refuses() }).collect()
 }
 
 /// What a source holds, for a script to choose from (`add --json` without a choice).
@@ -301,22 +374,8 @@ fn choices_json(fetched: &Fetched) -> serde_json::Value {
         "plugins": plugins,
         "plugins_elsewhere": elsewhere,
         "notes": notes_json(&fetched.notes.iter().collect::<Vec<_>>()),
+        "refused": fetched.notes.iter().filter_map(Refused::of_note).collect::<Vec<_>>(),
     })
-}
-
-/// A skill of the source whose name is taken by a skill that did not come from it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Clash {
-    /// The name.
-    pub name: String,
-    /// Its path in the source.
-    pub path: String,
-    /// Where the skill of that name came from (`None`: made or imported here).
-    pub from: Option<String>,
-    /// The scope (`system`: bundled with Skilldeck; `team`) of the skill of that name that a
-    /// user skill would hide, when no user skill holds the name.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shadows: Option<String>,
 }
 
 /// The item's `source` (the scratch folder it was read from) as its path inside the source.
@@ -331,27 +390,14 @@ fn print_head(fetched: &Fetched) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_rest(clashes: &[Clash], notes: &[&Note]) -> anyhow::Result<()> {
-    for c in clashes {
-        if let Some(scope) = &c.shadows {
-            let which = if scope == "system" { "bundled with Skilldeck" } else { "in the team scope" };
-            crate::output::outln!(
-                "refused    {}: a skill named {} is {which}, and a user skill of that name would hide it from every agent; add it under another name with --as NEW-NAME, or with --force to hide that one",
-                c.path,
-                c.name
-            );
-            continue;
-        }
-        let from = c.from.as_deref().map_or("was made or imported here".to_owned(), |f| format!("came from {f}"));
-        crate::output::outln!(
-            "refused    {}: a skill named {} already exists and {from}; add it under another name with --as NEW-NAME, or with --force to make this source's content its next revision",
-            c.path,
-            c.name
-        );
+/// After the import's lines: each skill refused before the import saw it (`shown`: the paths
+/// those lines cover), with why and what would let it in; then what was left out.
+fn print_rest(notes: &[&Note], refused: &[Refused], shown: &[&str]) -> anyhow::Result<()> {
+    for r in refused.iter().filter(|r| !shown.contains(&r.path.as_str())) {
+        crate::output::outln!("{}", r.line());
     }
-    for n in notes {
-        let word = if n.refuses { "refused   " } else { "note      " };
-        crate::output::outln!("{word} {}: {}", n.path, n.what);
+    for n in notes.iter().filter(|n| !n.refuses()) {
+        crate::output::outln!("note       {}: {}", n.path, n.what);
     }
     Ok(())
 }
@@ -393,7 +439,7 @@ fn relevant_notes<'a>(fetched: &'a Fetched, asked: &Asked, chosen: &[&Candidate]
         .notes
         .iter()
         .filter(|n| {
-            if n.refuses {
+            if n.refuses() {
                 return asked.covers(&n.path);
             }
             let under = |c: &Candidate| is_under(&n.path, &c.provenance.path);
@@ -409,7 +455,7 @@ fn refused_note<'a>(fetched: &'a Fetched, wanted: &str) -> Option<&'a Note> {
     fetched
         .notes
         .iter()
-        .find(|n| n.refuses && (n.path == wanted || n.path == below || n.path.rsplit('/').next() == Some(wanted)))
+        .find(|n| n.refuses() && (n.path == wanted || n.path == below || n.path.rsplit('/').next() == Some(wanted)))
 }
 
 fn choose<'a>(fetched: &'a Fetched, args: &AddArgs) -> anyhow::Result<Chosen<'a>> {

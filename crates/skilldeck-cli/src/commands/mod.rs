@@ -17,6 +17,7 @@ pub mod model;
 pub mod model_hub;
 pub mod model_install;
 pub mod prompt;
+pub mod refusals;
 pub mod remote;
 pub mod revisions;
 pub mod scan;

@@ -1,7 +1,8 @@
 //! `skilldeck add` through the binary against real loopback servers (a `file://` repository,
 //! `git http-backend`, a static site with a `.well-known` index, archives and `SKILL.md` URLs),
 //! never the internet: choosing skills, provenance in history, `show` and `list`, idempotence,
-//! name clashes, and bad sources failing clearly with nothing written.
+//! name clashes, skills refused one by one (too big, a link out, no usable name) beside those
+//! that come in, and bad sources failing clearly with nothing written.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
 use serde_json::Value;
@@ -299,8 +300,8 @@ fn a_name_taken_by_a_local_skill_is_refused_until_force() {
     assert!(fs::read_to_string(env.home().join("skills/user/pdf/SKILL.md")).unwrap().contains("Made here."));
     assert!(env.sources_json().is_none_or(|s| s["skills"]["pdf"].is_null()), "not recorded as sourced");
 
-    // --all: the clashes are refused, the other comes in.
-    let (out, _) = env.expect(&["add", &url, "--all"], 2);
+    // --all: the clashes are refused, the other comes in (a success, naming what was refused).
+    let (out, _) = env.expect(&["add", &url, "--all"], 0);
     assert!(out.contains("imported   docx as v:1"), "{out}");
     assert!(out.contains("refused    skills/pdf: a skill named pdf already exists"), "{out}");
     assert!(out.contains("refused    skills/pdf-tool: a skill named pdf-tool already exists"), "{out}");
@@ -342,7 +343,7 @@ fn a_name_bundled_with_skilldeck_is_refused_until_force() {
     assert!(env.home().join("skills/system/change-review/SKILL.md").is_file(), "bundled skills are installed");
     let url = repo.file_url();
 
-    let (out, _) = env.expect(&["add", &url, "--all"], 2);
+    let (out, _) = env.expect(&["add", &url, "--all"], 0);
     let line =
         out.lines().find(|l| l.starts_with("refused    skills/change-review")).unwrap_or_else(|| panic!("{out}"));
     assert!(line.contains("bundled with Skilldeck") && line.contains("hide") && line.contains("--force"), "{line}");
@@ -578,7 +579,7 @@ fn links_out_of_a_skill_submodules_and_lfs_pointers_are_reported() {
     repo.commit("submodule").unwrap();
 
     let env = Env::new();
-    let (out, _) = env.expect(&["add", &repo.file_url(), "--all"], 2);
+    let (out, _) = env.expect(&["add", &repo.file_url(), "--all"], 0);
     assert!(out.contains("imported   csv as v:1") && out.contains("imported   docx as v:1"), "{out}");
     assert!(!out.contains("imported   pdf"), "{out}");
     let refused = out.lines().find(|l| l.starts_with("refused    skills/pdf")).unwrap_or_else(|| panic!("{out}"));
@@ -595,6 +596,119 @@ fn links_out_of_a_skill_submodules_and_lfs_pointers_are_reported() {
     let (out, err) = other.expect(&["add", &repo.file_url(), "--skill", "pdf"], 2);
     assert!(format!("{out}{err}").contains("points out of the skill"), "{out}{err}");
     other.assert_nothing_written();
+}
+
+/// A repository of four skills: `fine`; `big`, holding a 100 KiB file; `link`, holding a link
+/// out of itself; `Bad_Skill`, whose name cannot be told (neither its frontmatter's nor its
+/// folder's is a skill name).
+fn four_skills() -> GitRepo {
+    let repo = GitRepo::new().unwrap();
+    repo.skill("skills/fine", "fine").unwrap();
+    repo.skill("skills/big", "big").unwrap();
+    repo.write("skills/big/assets/data.bin", vec![b'x'; 100 << 10]).unwrap();
+    repo.skill("skills/link", "link").unwrap();
+    repo.symlink("skills/link/secret", "../../private/key.txt").unwrap();
+    repo.write("private/key.txt", "not for skills\n").unwrap();
+    repo.write("skills/Bad_Skill/SKILL.md", "---\nname: Bad Skill\ndescription: Unnamed.\n---\nBody.\n").unwrap();
+    repo.commit("four skills").unwrap();
+    repo
+}
+
+/// One bad neighbour no longer refuses a whole repository: with 64 KiB a skill, the skill
+/// holding a 100 KiB file is refused by itself, as are the one with a link out and the one
+/// without a usable name, each named with why and what would let it in, in the text and in
+/// `--json`; the good one comes in and `add` succeeds. Asked for alone, the big one is refused
+/// (exit 2) until the limit is raised as its message says.
+#[test]
+fn good_skills_come_in_beside_refused_ones_each_named_with_why_and_the_fix() {
+    let repo = four_skills();
+    let url = repo.file_url();
+    let env = Env::new();
+    env.config("[sources]\nmax_skill_bytes = \"64 KiB\"\n");
+
+    let json = env.json(&["add", &url, "--all", "--dry-run", "--json"], 0);
+    let refused = json["refused"].as_array().unwrap_or_else(|| panic!("{json}"));
+    let by_path = |path: &str| {
+        refused.iter().find(|r| r["path"] == path).unwrap_or_else(|| panic!("{path} not refused: {json}")).clone()
+    };
+    assert_eq!(refused.len(), 3, "{json}");
+    let big = by_path("skills/big");
+    assert_eq!((big["name"].as_str(), big["reason_code"].as_str()), (Some("big"), Some("skill_too_big")));
+    assert!(big["reason"].as_str().unwrap().contains("over the limit of 64.0 KiB a skill"), "{big}");
+    assert!(
+        big["fix"]
+            .as_str()
+            .unwrap()
+            .contains("`max_skill_bytes` under [sources] in config.toml to at least \"101 KiB\""),
+        "{big}"
+    );
+    let link = by_path("skills/link");
+    assert_eq!((link["name"].as_str(), link["reason_code"].as_str()), (Some("link"), Some("skill_link_leaves")));
+    assert!(link["reason"].as_str().unwrap().contains("skills/link/secret points out of the skill"), "{link}");
+    assert!(link["fix"].as_str().unwrap().contains("plain file inside it"), "{link}");
+    let unnamed = by_path("skills/Bad_Skill");
+    assert_eq!(unnamed["reason_code"], "name_invalid", "{unnamed}");
+    assert!(
+        unnamed["reason"].as_str().unwrap().contains("its SKILL.md: name_invalid"),
+        "the validator's first error: {unnamed}"
+    );
+    assert!(unnamed["fix"].as_str().unwrap().contains("`name:`"), "{unnamed}");
+    let items: Vec<&str> = json["items"].as_array().unwrap().iter().map(|i| i["source"].as_str().unwrap()).collect();
+    assert_eq!(items, ["skills/Bad_Skill", "skills/fine"], "{json}");
+    assert!(
+        json["notes"].as_array().unwrap().iter().any(|n| n["path"] == "skills/big" && n["refused"] == true),
+        "{json}"
+    );
+    env.assert_nothing_written();
+
+    let (out, _) = env.expect(&["add", &url, "--all"], 0);
+    assert!(out.contains("imported   fine as v:1"), "{out}");
+    let line =
+        |start: &str| out.lines().find(|l| l.starts_with(start)).unwrap_or_else(|| panic!("no {start:?} in {out}"));
+    let big = line("refused    skills/big: ");
+    assert!(big.contains("over the limit of 64.0 KiB a skill [skill_too_big]. Raise `max_skill_bytes`"), "{big}");
+    assert!(big.contains("assets/data.bin (100.0 KiB)"), "the big file is named: {big}");
+    let link = line("refused    skills/link: ");
+    assert!(link.contains("points out of the skill") && link.contains("[skill_link_leaves]"), "{link}");
+    let unnamed = line("refused    skills/Bad_Skill (Bad Skill): ");
+    assert!(unnamed.contains("[name_invalid]") && unnamed.contains("`name:`"), "{unnamed}");
+    assert!(out.contains("; 2 more refused above: skills/big, skills/link"), "the summary names them: {out}");
+    assert_eq!(env.user_skills(), ["fine"]);
+    assert!(env.sources_json().unwrap()["skills"]["big"].is_null(), "only what came in is recorded");
+
+    // `--json` of the real run names them too.
+    let json = env.json(&["add", &url, "--all", "--json"], 0);
+    let codes: Vec<&str> =
+        json["refused"].as_array().unwrap().iter().map(|r| r["reason_code"].as_str().unwrap()).collect();
+    assert_eq!(codes, ["skill_too_big", "skill_link_leaves", "name_invalid"], "{json}");
+
+    // Asked for alone, nothing can come in: a failure, saying why.
+    let (out, _) = env.expect(&["add", &url, "--skill", "big"], 2);
+    assert!(out.contains("refused    skills/big: ") && out.contains("max_skill_bytes"), "{out}");
+    assert!(!env.user_skills().contains(&"big".to_owned()));
+    // Raised as the message says, it comes in.
+    env.config("[sources]\nmax_skill_bytes = \"101 KiB\"\n");
+    let (out, _) = env.expect(&["add", &url, "--skill", "big"], 0);
+    assert!(out.contains("imported   big as v:1"), "{out}");
+    assert!(env.home().join("skills/user/big/assets/data.bin").is_file());
+}
+
+/// The whole fetch keeps a limit the user can raise: over it, a repository is refused before
+/// anything is written, the message naming the setting.
+#[test]
+fn a_repository_over_the_limit_of_a_fetch_is_refused_whole_naming_the_setting() {
+    let repo = four_skills();
+    let env = Env::new();
+    env.config("[sources]\nmax_fetch_bytes = \"16 KiB\"\n");
+    let (out, err) = env.expect(&["add", &repo.file_url(), "--all"], 2);
+    assert_eq!(out, "");
+    assert!(err.contains("[source_too_big]") && err.contains("over the limit of 16.0 KiB a fetch"), "{err}");
+    assert!(err.contains("raise `max_fetch_bytes` under [sources] in config.toml"), "{err}");
+    env.assert_nothing_written();
+    // A size that is none is named, with what to write.
+    env.config("[sources]\nmax_fetch_bytes = \"lots\"\n");
+    let (_, err) = env.expect(&["add", &repo.file_url(), "--all"], 2);
+    assert!(err.contains("max_fetch_bytes = \"lots\" is not a size") && err.contains("\"512 MiB\""), "{err}");
 }
 
 #[test]
@@ -690,7 +804,7 @@ fn a_well_known_index_brings_its_skills_and_refuses_a_wrong_digest() {
     site.put(".well-known/agent-skills/index.json", &index);
 
     let env = Env::new();
-    let (out, _) = env.expect(&["add", &site.server.base(), "--all"], 2);
+    let (out, _) = env.expect(&["add", &site.server.base(), "--all"], 0);
     assert!(out.contains("imported   pdf as v:1") && out.contains("imported   docx as v:1"), "{out}");
     let bad = out.lines().find(|l| l.starts_with("refused    bad")).unwrap_or_else(|| panic!("{out}"));
     assert!(bad.contains("digest"), "{bad}");

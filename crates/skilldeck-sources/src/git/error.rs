@@ -101,15 +101,17 @@ pub enum GitError {
         /// What the deepest existing folder on the way holds.
         existing: Vec<String>,
     },
-    /// The tree is over the limits; nothing was written.
-    #[error("{url} at {commit} is too big to install: {what}; nothing was written")]
+    /// The download or the tree is over the limits of a whole fetch; nothing was written.
+    #[error("{url} at {commit} is too big to fetch: {what}; nothing was written. {fix}")]
     TooBig {
         /// The URL.
         url: String,
-        /// The commit.
+        /// The commit (or, when the download stopped, the object the ref points at).
         commit: String,
         /// What is over which limit, with the sizes.
         what: String,
+        /// What would let it in: the setting to raise, or a smaller part to fetch.
+        fix: String,
     },
     /// The folder to write to could not be written.
     #[error("could not write {}: {source}", path.display())]

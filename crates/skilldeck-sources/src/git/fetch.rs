@@ -16,8 +16,10 @@ use gix::remote::fetch::{Shallow, Tags};
 
 use super::auth::{self, Tried};
 use super::error::classify;
+use super::meter::PackMeter;
 use super::tree::{self, Origin};
 use super::{FetchOptions, GitError, RemoteRef, Snapshot};
+use crate::bytes::shown;
 use crate::redact;
 
 /// What a fetch asks the remote for.
@@ -153,7 +155,7 @@ fn fetch_within(
     subpath: Option<&str>,
     dest: &Path,
     opts: &FetchOptions,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
 ) -> Result<Snapshot, GitError> {
     let target = Target::new(url)?;
     let scratch = scratch()?;
@@ -178,8 +180,14 @@ fn fetch_within(
         .and_then(|c| c.tree_id().map(gix::Id::detach))
         .map_err(|e| GitError::Other { url: target.shown.clone(), detail: e.to_string() })?;
     let origin = Origin { url: &target.shown, commit: &commit_hex };
-    let problems = tree::write(&repo, tree, subpath, dest, &opts.limits, &origin)?;
-    Ok(Snapshot { commit: commit_hex, reference_resolved, dir: dest.to_path_buf(), problems })
+    let written = tree::write(&repo, tree, subpath, dest, &opts.limits, &origin)?;
+    Ok(Snapshot {
+        commit: commit_hex,
+        reference_resolved,
+        dir: dest.to_path_buf(),
+        problems: written.problems,
+        sizes: written.sizes,
+    })
 }
 
 /// How one fetch attempt ended short of a commit.
@@ -192,13 +200,14 @@ enum Fetched {
     Git(GitError),
 }
 
-/// Fetches `want` shallow; the commit it resolved to and the ref it resolved through.
+/// Fetches `want` shallow; the commit it resolved to and the ref it resolved through. The pack is
+/// held to [`TreeLimits::max_bytes`](super::TreeLimits::max_bytes) as it is received.
 fn fetch_want(
     repo: &gix::Repository,
     target: &Target,
     want: &Want,
     opts: &FetchOptions,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
 ) -> Result<(ObjectId, String), Fetched> {
     let tried = Tried::default();
     let fail = |e: gix::Error| Fetched::Git(target.error(&e, opts, &tried));
@@ -220,10 +229,21 @@ fn fetch_want(
         Source::Ref(r) => resolved_name(r).ok_or(Fetched::NoMatch)?,
     };
     let depth = Shallow::DepthAtRemote(NonZeroU32::MIN);
-    prepare
-        .with_shallow(depth)
-        .receive(gix::progress::Discard, stop)
-        .map_err(|e| Fetched::Refused(target.error(&e, opts, &tried)))?;
+    let meter = PackMeter::new(pack_cap(opts.limits.max_bytes), Arc::clone(stop));
+    let received = prepare.with_shallow(depth).receive(meter.clone(), stop);
+    if let Some(bytes) = meter.over() {
+        return Err(Fetched::Git(GitError::TooBig {
+            url: target.shown.clone(),
+            commit: object.to_string(),
+            what: format!(
+                "the download passed {} and was stopped, over the limit of {} a fetch",
+                shown(bytes),
+                shown(opts.limits.max_bytes)
+            ),
+            fix: tree::fetch_fix(opts.limits.max_bytes, None),
+        }));
+    }
+    received.map_err(|e| Fetched::Refused(target.error(&e, opts, &tried)))?;
     let commit = repo
         .find_object(object)
         .and_then(|o| o.peel_to_commit())
@@ -283,7 +303,7 @@ fn by_ref_pointing_at(
     commit: ObjectId,
     opts: &FetchOptions,
     refused: GitError,
-    stop: &AtomicBool,
+    stop: &Arc<AtomicBool>,
 ) -> Result<(ObjectId, String), GitError> {
     if !matches!(refused, GitError::Other { .. } | GitError::NotARepository { .. }) {
         return Err(refused);
@@ -305,6 +325,13 @@ fn by_ref_pointing_at(
         }
         Err(Fetched::Git(error)) => Err(error),
     }
+}
+
+/// The most bytes of pack received for a tree of at most `max_bytes`: a pack stores each file
+/// compressed, but a file that does not compress costs a little more than its size, and every
+/// object has a header; so a sixteenth more, and a MiB.
+fn pack_cap(max_bytes: u64) -> u64 {
+    max_bytes.saturating_add(max_bytes / 16).saturating_add(1 << 20)
 }
 
 /// Every ref of the remote: one connection, one ref listing, no pack.

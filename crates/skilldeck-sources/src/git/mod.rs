@@ -14,6 +14,7 @@
 mod auth;
 mod error;
 mod fetch;
+mod meter;
 mod tree;
 
 use std::path::PathBuf;
@@ -22,7 +23,6 @@ use std::time::Duration;
 pub use auth::{HostToken, Tokens};
 pub use error::GitError;
 pub use fetch::{fetch, remote_refs};
-use skilldeck_skill::UploadLimits;
 pub use tree::leaves as link_leaves;
 
 /// How to fetch.
@@ -35,22 +35,45 @@ pub struct FetchOptions {
     /// The longest a whole fetch or ref listing may take, however steadily the server sends:
     /// past it the caller gets [`GitError::TookTooLong`] and the transfer is told to stop.
     pub total_timeout: Duration,
-    /// The most the written tree may hold; checked from object headers before anything is written.
-    pub limits: UploadLimits,
+    /// The most one fetch may bring: the pack downloaded, and the tree written (checked from
+    /// object headers before anything is written).
+    pub limits: TreeLimits,
     /// Tokens for HTTPS hosts, tried before Git's credential helpers.
     pub tokens: Tokens,
 }
 
 impl Default for FetchOptions {
-    /// 30 s to connect, 30 s between reads, 10 min in all, the store's upload limits, no tokens.
+    /// 30 s to connect, 30 s between reads, 10 min in all, [`TreeLimits::default`], no tokens.
     fn default() -> Self {
         Self {
             connect_timeout: Duration::from_secs(30),
             read_timeout: Duration::from_secs(30),
             total_timeout: Duration::from_secs(600),
-            limits: UploadLimits::default(),
+            limits: TreeLimits::default(),
             tokens: Tokens::default(),
         }
+    }
+}
+
+/// The most one fetch may bring, whatever skills the tree holds: the bound on the download and
+/// on what is written. Each skill in it is held to its own, smaller limits after discovery.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TreeLimits {
+    /// The most bytes the pack may come to as it is received, and the files of the tree (or its
+    /// sub-path) together: past either, the fetch stops with [`GitError::TooBig`] and nothing is
+    /// written. `[sources] max_fetch_bytes` in config.toml.
+    pub max_bytes: u64,
+    /// The most files the tree (or its sub-path) may hold.
+    pub max_files: usize,
+    /// The largest file written: a bigger one no skill can hold, so it is reported
+    /// ([`ProblemKind::TooBig`]) and not written, and the rest of the tree still is.
+    pub max_file_bytes: u64,
+}
+
+impl Default for TreeLimits {
+    /// 512 MiB downloaded and written, 50,000 files, 32 MiB a file (the store's limit a file).
+    fn default() -> Self {
+        Self { max_bytes: 512 << 20, max_files: 50_000, max_file_bytes: 32 << 20 }
     }
 }
 
@@ -66,6 +89,10 @@ pub struct Snapshot {
     pub dir: PathBuf,
     /// What was not written as it stands in the tree, sorted by path.
     pub problems: Vec<Problem>,
+    /// Every file of the tree (or its sub-path) with its size in bytes, written or not (one over
+    /// [`TreeLimits::max_file_bytes`] is not), `/`-separated paths under [`Snapshot::dir`],
+    /// sorted: what each skill's size is counted from.
+    pub sizes: Vec<(String, u64)>,
 }
 
 /// One entry of the tree that was not written as it stands.
@@ -97,6 +124,14 @@ pub enum ProblemKind {
     LfsPointer,
     /// A name that cannot be written safely (`.git`, `..`, a separator or NUL in it): skipped.
     UnsafeName,
+    /// A file over [`TreeLimits::max_file_bytes`]: not written (its size is in
+    /// [`Snapshot::sizes`], so the skill holding it is refused for it).
+    TooBig {
+        /// Its size in bytes.
+        size: u64,
+        /// The limit it is over.
+        limit: u64,
+    },
 }
 
 /// One ref on a remote, as `git ls-remote` lists it.

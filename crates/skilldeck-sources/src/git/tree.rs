@@ -1,15 +1,17 @@
 //! A commit's tree (or one folder of it) written as plain files from the object database:
-//! sizes counted from object headers first, so an oversized tree is refused before a byte is
-//! written. It never writes a symlink, a submodule or a `.git`; those are reported instead.
+//! sizes counted from object headers first, so a tree over the limits of a fetch is refused
+//! before a byte is written, and a file too big for any skill is left out and reported. It never
+//! writes a symlink, a submodule or a `.git`; those are reported instead.
 
 use std::io::Write;
 use std::path::Path;
 
 use gix::ObjectId;
 use gix::objs::tree::EntryKind;
-use skilldeck_skill::UploadLimits;
 
-use super::{GitError, Problem, ProblemKind};
+use super::{GitError, Problem, ProblemKind, TreeLimits};
+use crate::bytes::shown;
+use crate::config::MAX_FETCH_BYTES;
 
 /// The start of a Git LFS pointer file.
 const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/v1";
@@ -32,6 +34,13 @@ struct Plan {
     dirs: Vec<String>,
     files: Vec<Planned>,
     problems: Vec<Problem>,
+    sizes: Vec<(String, u64)>,
+}
+
+/// What was written: what was not written as it stands, and every file's size.
+pub(crate) struct Written {
+    pub problems: Vec<Problem>,
+    pub sizes: Vec<(String, u64)>,
 }
 
 /// A file to write.
@@ -47,14 +56,14 @@ pub(crate) fn write(
     tree: ObjectId,
     subpath: Option<&str>,
     dest: &Path,
-    limits: &UploadLimits,
+    limits: &TreeLimits,
     origin: &Origin<'_>,
-) -> Result<Vec<Problem>, GitError> {
+) -> Result<Written, GitError> {
     let root = match subpath {
         Some(path) => find_folder(repo, tree, path, origin)?,
         None => tree,
     };
-    let Plan { dirs, files, mut problems } = plan(repo, root, limits, origin)?;
+    let Plan { dirs, files, mut problems, sizes } = plan(repo, root, limits, origin)?;
     prepare_dest(dest)?;
     for dir in &dirs {
         let path = dest.join(dir);
@@ -69,13 +78,14 @@ pub(crate) fn write(
         write_file(&path, &blob.data, file.executable).map_err(|source| GitError::Write { path, source })?;
     }
     problems.sort();
-    Ok(problems)
+    Ok(Written { problems, sizes })
 }
 
-/// The folders and files under `root`, and what will not be written; refuses a tree over `limits`.
-fn plan(repo: &gix::Repository, root: ObjectId, limits: &UploadLimits, origin: &Origin<'_>) -> Result<Plan, GitError> {
-    let Plan { mut dirs, mut files, mut problems } = Plan::default();
-    let (mut total, mut largest): (u64, Option<(u64, String)>) = (0, None);
+/// The folders and files under `root`, and what will not be written; refuses a tree over
+/// `limits`, and leaves out (reporting it) a file over the limit a file.
+fn plan(repo: &gix::Repository, root: ObjectId, limits: &TreeLimits, origin: &Origin<'_>) -> Result<Plan, GitError> {
+    let Plan { mut dirs, mut files, mut problems, mut sizes } = Plan::default();
+    let mut total: u64 = 0;
     let mut stack = vec![(root, String::new())];
     while let Some((id, prefix)) = stack.pop() {
         let tree = repo.find_tree(id).map_err(|e| origin.other(e))?;
@@ -94,9 +104,12 @@ fn plan(repo: &gix::Repository, root: ObjectId, limits: &UploadLimits, origin: &
                 }
                 EntryKind::Blob | EntryKind::BlobExecutable => {
                     let size = repo.find_header(entry.oid).map_err(|e| origin.other(e))?.size();
-                    total += size;
-                    if largest.as_ref().is_none_or(|(s, _)| size > *s) {
-                        largest = Some((size, path.clone()));
+                    total = total.saturating_add(size);
+                    sizes.push((path.clone(), size));
+                    if size > limits.max_file_bytes {
+                        let kind = ProblemKind::TooBig { size, limit: limits.max_file_bytes };
+                        problems.push(Problem { path, kind });
+                        continue;
                     }
                     let executable = entry.mode.kind() == EntryKind::BlobExecutable;
                     files.push(Planned { path, oid: entry.oid.to_owned(), executable });
@@ -113,28 +126,42 @@ fn plan(repo: &gix::Repository, root: ObjectId, limits: &UploadLimits, origin: &
             }
         }
     }
-    let too_big =
-        |what: String| GitError::TooBig { url: origin.url.to_string(), commit: origin.commit.to_string(), what };
-    if files.len() > limits.max_files {
-        return Err(too_big(format!("{} files, over the limit of {}", files.len(), limits.max_files)));
+    let too_big = |what: String, fix: String| GitError::TooBig {
+        url: origin.url.to_string(),
+        commit: origin.commit.to_string(),
+        what,
+        fix,
+    };
+    if sizes.len() > limits.max_files {
+        return Err(too_big(
+            format!("{} files, over the limit of {} a fetch", sizes.len(), limits.max_files),
+            "Add just the folder you want (owner/repo/PATH, or a …/tree/REF/PATH web address) rather than the whole repository"
+                .to_owned(),
+        ));
     }
-    if let Some((size, path)) = largest.filter(|(size, _)| *size > limits.max_file_bytes) {
-        return Err(too_big(format!(
-            "{path} is {}, over the limit of {} a file",
-            mib(size),
-            mib(limits.max_file_bytes)
-        )));
-    }
-    if total > limits.max_total_bytes {
-        return Err(too_big(format!(
-            "{} files, {} in all, over the limit of {}",
-            files.len(),
-            mib(total),
-            mib(limits.max_total_bytes)
-        )));
+    if total > limits.max_bytes {
+        return Err(too_big(
+            format!(
+                "{} files, {} in all, over the limit of {} a fetch",
+                sizes.len(),
+                shown(total),
+                shown(limits.max_bytes)
+            ),
+            fetch_fix(limits.max_bytes, Some(total)),
+        ));
     }
     dirs.sort();
-    Ok(Plan { dirs, files, problems })
+    sizes.sort();
+    Ok(Plan { dirs, files, problems, sizes })
+}
+
+/// How to let in a fetch of `needed` bytes when the limit is `limit`.
+pub(crate) fn fetch_fix(limit: u64, needed: Option<u64>) -> String {
+    let at_least = needed.map(|n| format!(" to at least {}", shown(n))).unwrap_or_default();
+    format!(
+        "To fetch it, raise `{MAX_FETCH_BYTES}` under [sources] in config.toml{at_least} (it is {} now)",
+        shown(limit)
+    )
 }
 
 /// The tree of folder `path` inside `tree`.
@@ -230,10 +257,6 @@ fn write_file(path: &Path, data: &[u8], executable: bool) -> std::io::Result<()>
     let _ = executable;
     let mut file = options.open(path)?;
     file.write_all(data)
-}
-
-fn mib(bytes: u64) -> String {
-    if bytes < 1 << 20 { format!("{bytes} bytes") } else { format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20)) }
 }
 
 #[cfg(test)]

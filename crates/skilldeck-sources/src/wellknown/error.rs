@@ -128,6 +128,50 @@ pub enum EntryRefusal {
     },
 }
 
+impl EntryRefusal {
+    /// A stable code for scripts: `index_digest_mismatch`, `index_entry_invalid`, … or the
+    /// download's or the archive's own.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Invalid { .. } => "index_entry_invalid",
+            Self::UnknownType { .. } => "index_entry_unknown_type",
+            Self::DuplicateName => "index_entry_duplicate",
+            Self::NotInIndex => "index_entry_not_listed",
+            Self::Fetch(e) => e.code(),
+            Self::DigestMismatch { .. } => "index_digest_mismatch",
+            Self::NotAnArchive => "index_entry_not_an_archive",
+            Self::Archive(e) => e.code(),
+            Self::NoSkillMd => "index_entry_no_skill_md",
+            Self::Write { .. } => "index_entry_write_failed",
+        }
+    }
+
+    /// What would let the entry in.
+    pub fn fix(&self) -> String {
+        let publisher = "It comes in once the site's publisher fixes the entry in its index";
+        match self {
+            Self::Invalid { .. } | Self::DuplicateName | Self::NotAnArchive | Self::NoSkillMd => publisher.to_owned(),
+            Self::UnknownType { .. } => {
+                format!("{publisher}: Skilldeck takes entries of type \"skill-md\" and \"archive\"")
+            }
+            Self::NotInIndex => "Choose one of the names the index lists".to_owned(),
+            Self::Fetch(HttpError::TooBig { .. }) => format!(
+                "Raise `{}` under [sources] in config.toml, if it is below what Skilldeck keeps of one skill",
+                crate::config::MAX_SKILL_BYTES
+            ),
+            Self::Fetch(_) => "Try again later; if it keeps failing, tell the site's publisher".to_owned(),
+            Self::DigestMismatch { .. } => {
+                "Try again later; if it keeps failing, tell the site's publisher that the entry's digest is wrong"
+                    .to_owned()
+            }
+            Self::Archive(_) => format!("{publisher}: its archive is refused as it stands"),
+            Self::Write { .. } => {
+                "Check that the temporary folder has room and can be written, then try again".to_owned()
+            }
+        }
+    }
+}
+
 /// An entry not taken, by the name it carries (or `#<index>` when it has no usable name).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Refused {

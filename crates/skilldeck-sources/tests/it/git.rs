@@ -4,8 +4,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use skilldeck_skill::UploadLimits;
-use skilldeck_sources::git::{self, FetchOptions, GitError, HostToken, Problem, ProblemKind, RemoteRef, Tokens};
+use skilldeck_sources::git::{
+    self, FetchOptions, GitError, HostToken, Problem, ProblemKind, RemoteRef, Tokens, TreeLimits,
+};
 use skilldeck_sources::testing::{GitHttpServer, GitRepo, StallServer};
 use skilldeck_sources::testing_http::{Route, StaticServer};
 
@@ -183,17 +184,77 @@ fn a_commit_the_server_will_not_send_by_id() {
 }
 
 #[test]
-fn too_big_is_refused_before_writing() {
+fn a_tree_over_the_limits_of_a_fetch_is_refused_before_writing() {
     let (repo, _) = fixture();
     let dest = tempfile::tempdir().unwrap();
     let out = dest.path().join("o");
-    let limits = UploadLimits { max_files: 2, ..UploadLimits::default() };
+    let limits = TreeLimits { max_files: 2, ..TreeLimits::default() };
     let err = git::fetch(&repo.file_url(), None, None, &out, &FetchOptions { limits, ..opts() }).unwrap_err();
-    assert!(err.to_string().contains("3 files, over the limit of 2"), "{err}");
-    let limits = UploadLimits { max_total_bytes: 100, ..UploadLimits::default() };
+    assert!(err.to_string().contains("3 files, over the limit of 2 a fetch"), "{err}");
+    let limits = TreeLimits { max_bytes: 100, ..TreeLimits::default() };
     let err = git::fetch(&repo.file_url(), None, None, &out, &FetchOptions { limits, ..opts() }).unwrap_err();
     assert!(matches!(err, GitError::TooBig { .. }) && err.to_string().contains("in all"), "{err}");
+    assert!(err.to_string().contains("raise `max_fetch_bytes` under [sources] in config.toml"), "{err}");
     assert!(!out.exists(), "nothing written");
+}
+
+/// A file too big for any skill is not written, but named with its size; the rest is.
+#[test]
+fn a_file_over_the_limit_a_file_is_left_out_and_reported() {
+    let (repo, _) = fixture();
+    repo.write("skills/alpha/big.bin", vec![7u8; 4096]).unwrap();
+    repo.commit("big").unwrap();
+    let dest = tempfile::tempdir().unwrap();
+    let limits = TreeLimits { max_file_bytes: 1024, ..TreeLimits::default() };
+    let snapshot =
+        git::fetch(&repo.file_url(), None, None, &dest.path().join("o"), &FetchOptions { limits, ..opts() }).unwrap();
+    assert_eq!(
+        snapshot.problems,
+        [Problem { path: "skills/alpha/big.bin".into(), kind: ProblemKind::TooBig { size: 4096, limit: 1024 } }]
+    );
+    assert_eq!(files(&snapshot.dir), ["skills/alpha/SKILL.md", "skills/beta/SKILL.md", "skills/beta/scripts/run.sh"]);
+    let sizes: Vec<&str> = snapshot.sizes.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        sizes,
+        ["skills/alpha/SKILL.md", "skills/alpha/big.bin", "skills/beta/SKILL.md", "skills/beta/scripts/run.sh"]
+    );
+    assert!(snapshot.sizes.contains(&("skills/alpha/big.bin".to_owned(), 4096)));
+}
+
+/// Bytes that do not compress: a pack holds them at their size.
+pub fn noise(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// The download itself is bounded: a pack far over the limit of a fetch is stopped as it comes
+/// in, over `file://` and smart HTTP alike, and nothing is written.
+#[test]
+fn a_download_over_the_limit_of_a_fetch_is_stopped() {
+    let repo = GitRepo::new().unwrap();
+    repo.skill("skills/a", "a").unwrap();
+    repo.write("skills/a/noise.bin", noise(3 << 20, 42)).unwrap();
+    repo.commit("three MiB that do not compress").unwrap();
+    let server = GitHttpServer::start(repo.root(), None).unwrap();
+    for url in [repo.file_url(), server.url("repo.git")] {
+        let dest = tempfile::tempdir().unwrap();
+        let out = dest.path().join("o");
+        let limits = TreeLimits { max_bytes: 64 << 10, ..TreeLimits::default() };
+        let err = git::fetch(&url, None, None, &out, &FetchOptions { limits, ..opts() }).unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, GitError::TooBig { .. }), "{url}: {err:?}");
+        assert!(text.contains("the download passed") && text.contains("over the limit of 64.0 KiB a fetch"), "{text}");
+        assert!(text.contains("raise `max_fetch_bytes`"), "{text}");
+        assert_eq!(err.code(), "source_too_big");
+        assert!(!out.exists(), "nothing written");
+    }
 }
 
 #[test]

@@ -5,4 +5,5 @@
 mod discover;
 mod git;
 mod index;
+mod limits;
 mod source;
