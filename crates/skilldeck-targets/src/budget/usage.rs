@@ -26,14 +26,18 @@ pub fn usage(rule: Rule, env: &Env) -> BTreeMap<String, u32> {
     files.sort_by_key(|f| std::cmp::Reverse(f.0));
     let mut counts = BTreeMap::new();
     let mut read = 0u64;
-    for (_, size, path) in files {
+    for (_, _, path) in files {
         if read >= MAX_BYTES {
             break;
         }
-        read += size;
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            count(&text, &mut counts);
+        // At most what is left of the bound, whatever one file holds (a transcript can be huge).
+        let Ok(file) = std::fs::File::open(&path) else { continue };
+        let mut bytes = Vec::new();
+        if std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_BYTES - read), &mut bytes).is_err() {
+            continue;
         }
+        read = read.saturating_add(u64::try_from(bytes.len()).unwrap_or(u64::MAX));
+        count(&String::from_utf8_lossy(&bytes), &mut counts);
     }
     counts
 }
@@ -51,7 +55,7 @@ fn transcripts(rule: Rule, env: &Env) -> Option<PathBuf> {
     }
 }
 
-/// Every `.jsonl` file below `dir`, with its modification time and size.
+/// Every `.jsonl` file below `dir`, with its modification time and size (links not followed).
 fn collect(dir: &Path, depth: usize, out: &mut Vec<(SystemTime, u64, PathBuf)>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for e in entries.flatten() {
@@ -128,5 +132,19 @@ mod tests {
         let env = Env::with_home(home.path());
         assert_eq!(usage(Rule::Codex, &env).get("xlsx"), Some(&1));
         assert!(usage(Rule::ClaudeCode, &env).is_empty(), "no Claude Code transcripts here");
+    }
+
+    #[test]
+    fn a_huge_transcript_is_read_only_up_to_the_bound() {
+        let home = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let dir = home.path().join(".claude/projects/p");
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let mut text = String::from("{\"skill\":\"early\"}\n");
+        text.push_str(&" ".repeat(usize::try_from(MAX_BYTES).unwrap_or(usize::MAX)));
+        text.push_str("{\"skill\":\"late\"}\n");
+        std::fs::write(dir.join("big.jsonl"), text).unwrap_or_else(|e| panic!("{e}"));
+        let counts = usage(Rule::ClaudeCode, &Env::with_home(home.path()));
+        assert_eq!(counts.get("early"), Some(&1));
+        assert_eq!(counts.get("late"), None, "past the bound, nothing is read");
     }
 }
