@@ -9,6 +9,29 @@ use skilldeck_app::state::AppState;
 use skilldeck_store::SkilldeckHome;
 use std::fs;
 
+/// Set to a scratch folder when this binary runs as the child of the test below.
+const CHILD_ENV: &str = "SKILLDECK_TEST_LOG_CHILD";
+
+/// The logging half of the test below, run in a process of its own: tracing caches per
+/// callsite whether anyone listens, process-wide, so tests running beside this one (with no
+/// subscriber, or creating and dropping their own) can make an event skip the file at random.
+#[test]
+#[ignore = "run as a child process by the_log_file_appears_under_the_data_folder_with_the_apps_events"]
+fn log_child_opens_the_store_and_shows_an_error() {
+    let Some(root) = std::env::var_os(CHILD_ENV) else { return };
+    let home = SkilldeckHome::new(std::path::PathBuf::from(root).join("home"));
+    let logs = home.logs_dir();
+    let (dispatch, guard) = logging::subscriber(Some(&logs));
+    assert_eq!(guard.dir.as_deref(), Some(logs.as_path()));
+    tracing::dispatcher::set_global_default(dispatch).unwrap();
+    // Opening the store installs the bundled skills: each write is logged.
+    let _state = AppState::open(home.clone()).unwrap();
+    // An error crossing to the UI is logged as it is serialized.
+    let shown = serde_json::to_value(ApiError::new("skill_not_found", "no skill named \"ghost\"")).unwrap();
+    assert_eq!(shown["code"], "skill_not_found");
+    drop(guard); // flushes the background writer
+}
+
 #[test]
 fn the_log_file_appears_under_the_data_folder_with_the_apps_events() {
     let tmp = tempfile::tempdir().unwrap();
@@ -16,19 +39,14 @@ fn the_log_file_appears_under_the_data_folder_with_the_apps_events() {
     let logs = home.logs_dir();
     assert_eq!(logs, tmp.path().join("home/logs"));
 
-    let (dispatch, guard) = logging::subscriber(Some(&logs));
-    assert_eq!(guard.dir.as_deref(), Some(logs.as_path()));
-    tracing::dispatcher::with_default(&dispatch, || {
-        // Other tests run beside this one with no subscriber: a callsite they reached first
-        // may have cached "never"; ask again with this one in place.
-        tracing::callsite::rebuild_interest_cache();
-        // Opening the store installs the bundled skills: each write is logged.
-        let _state = AppState::open(home.clone()).unwrap();
-        // An error crossing to the UI is logged as it is serialized.
-        let shown = serde_json::to_value(ApiError::new("skill_not_found", "no skill named \"ghost\"")).unwrap();
-        assert_eq!(shown["code"], "skill_not_found");
-    });
-    drop(guard); // flushes the background writer
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "logs::log_child_opens_the_store_and_shows_an_error", "--ignored", "--test-threads=1"])
+        .env(CHILD_ENV, tmp.path())
+        .env_remove("SKILLDECK_LOG")
+        .output()
+        .unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && said.contains("1 passed"), "{said}");
 
     let files: Vec<_> = fs::read_dir(&logs).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     assert_eq!(files.len(), 1, "{files:?}");
