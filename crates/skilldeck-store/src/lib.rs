@@ -5,6 +5,7 @@
 pub mod audits;
 pub mod bundled;
 pub mod config_file;
+pub mod drafts;
 pub mod entries;
 mod framed;
 pub mod home;

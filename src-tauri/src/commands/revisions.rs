@@ -27,6 +27,7 @@ pub async fn skill_history(state: State<'_, AppState>, scope: Scope, name: Strin
                 RevisionEvent::Upload => "upload".to_owned(),
                 RevisionEvent::Bundled => "bundled".to_owned(),
                 RevisionEvent::External => "external".to_owned(),
+                RevisionEvent::Edit => "edit".to_owned(),
                 RevisionEvent::Restore { from } => format!("restore:{from}"),
                 RevisionEvent::Delete => "delete".to_owned(),
                 RevisionEvent::Recovered => "recovered".to_owned(),

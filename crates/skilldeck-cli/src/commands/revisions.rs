@@ -54,6 +54,7 @@ pub fn history(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<O
             RevisionEvent::Upload => "upload".to_owned(),
             RevisionEvent::Bundled => "bundled".to_owned(),
             RevisionEvent::External => "edited on disk".to_owned(),
+            RevisionEvent::Edit => "edited in Skilldeck".to_owned(),
             RevisionEvent::Restore { from } => format!("restored from v:{from}"),
             RevisionEvent::Delete => "deleted".to_owned(),
             RevisionEvent::Recovered => "recovered".to_owned(),

@@ -1,10 +1,11 @@
 //! `FsStorage`: the file-system skill store of the desktop and the CLI.
 //! Holds the public operations and their sync forms; staging, history and recovery are siblings.
 
+use super::adopt;
 use super::contract::SkillStorage;
 use super::delete::{self, DeleteOutcome};
 use super::error::{Result, StorageError};
-use super::history::{self, HistoryEntry, LogLine, RevisionEvent};
+use super::history::{self, HistoryEntry, RevisionEvent};
 use super::lock::SkillLock;
 use super::marker;
 use super::record;
@@ -238,52 +239,7 @@ impl FsStorage {
         let Ok(dir) = self.existing(scope, name.as_str()) else {
             return Ok(None);
         };
-        let history_dir = self.home.history_dir(scope, name);
-        // Best effort: a revision left unlogged is still read from its record below.
-        let _ = record::reconcile(&history_dir, &dir);
-        let snap = tree::snapshot(&dir, self.limits.max_file_bytes)?;
-        if snap.files.skill_md().is_none() {
-            return Ok(None);
-        }
-        let digest = snap.files.digest();
-        let logged = snap.revision.and_then(|rev| {
-            // The log's last word on it, else its own record (when the log cannot be read).
-            let mut lines = record::read(&dir).into_iter().chain(history::read_log(&history_dir));
-            lines.rfind(|l| l.revision == rev).and_then(|l| l.digest)
-        });
-        match (snap.revision, logged) {
-            (Some(_), Some(d)) if d == digest => Ok(None),
-            (Some(rev), None) => {
-                // A revision with no digest on record (recovered after a crash): record it.
-                let line = LogLine {
-                    revision: rev,
-                    digest: Some(digest),
-                    at: history::now(),
-                    event: RevisionEvent::Recovered,
-                };
-                history::append(&history_dir, &line)?;
-                Ok(None)
-            }
-            (Some(_), Some(_)) | (None, _) => {
-                let rev = write::next_revision(&self.home, scope, name);
-                let line =
-                    LogLine { revision: rev, digest: Some(digest), at: history::now(), event: RevisionEvent::External };
-                let marker = marker::Marker::create(&self.home.scope_dir(scope), name)?;
-                // The record first: once `.version` names the revision, it carries its record.
-                if let Err(e) =
-                    write::replace_record(&dir, name, &line).and_then(|()| write::replace_version(&dir, name, rev))
-                {
-                    return Err(marker.fail(e));
-                }
-                // The revision is live now; a log line that cannot be written is put back from
-                // its record by the next start (the marker stays for it) or write.
-                if history::append(&history_dir, &line).is_ok() {
-                    marker.done();
-                }
-                tracing::info!(skill = %name, scope = scope.as_str(), revision = %rev, "edit made outside Skilldeck adopted");
-                Ok(Some(rev))
-            }
-        }
+        adopt::adopt_locked(&self.home, scope, name, &dir, self.limits.max_file_bytes)
     }
 
     /// Moves a skill to history; returns the revision moved. Once it has moved, the delete is
@@ -294,7 +250,7 @@ impl FsStorage {
         }
         let _lock = SkillLock::acquire(&self.home, scope, name)?;
         let dir = self.existing(scope, name.as_str())?;
-        let deleted = delete::delete_locked(&self.home, scope, name, &dir)?;
+        let deleted = delete::delete_locked(&self.home, scope, name, &dir, self.limits.max_file_bytes)?;
         tracing::info!(skill = %name, scope = scope.as_str(), revision = %deleted.revision, "skill deleted");
         Ok(deleted)
     }
@@ -357,12 +313,14 @@ impl FsStorage {
         let Some(rev) = rev else {
             return Ok((self.existing(scope, name.as_str())?, true));
         };
-        if read_revision(&current) == Some(rev) {
-            return Ok((current, true));
-        }
+        // History's copy first: it is the revision as written, whatever happens to the live
+        // folder since.
         let kept = history::rev_dir(&self.home.history_dir(scope, name), rev);
         if kept.is_dir() {
             return Ok((kept, false));
+        }
+        if read_revision(&current) == Some(rev) {
+            return Ok((current, true));
         }
         // A write may have just swapped a newer revision in and not yet moved this one to
         // history: wait for it (writers hold the lock through the move), then look again.
@@ -453,6 +411,7 @@ fn event_kind(event: &RevisionEvent) -> &'static str {
         RevisionEvent::Upload => "upload",
         RevisionEvent::Bundled => "bundled",
         RevisionEvent::External => "external",
+        RevisionEvent::Edit => "edit",
         RevisionEvent::Restore { .. } => "restore",
         RevisionEvent::Delete => "delete",
         RevisionEvent::Recovered => "recovered",

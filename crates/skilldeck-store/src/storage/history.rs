@@ -1,4 +1,5 @@
-//! History: the revision log of a skill and the replaced revisions kept beside it.
+//! History: the revision log of a skill and the revisions kept beside it: each revision's own
+//! copy, taken as it was written (or adopted), so nothing done to the live folder reaches it.
 //! Holds `history/<scope>/<name>/log.jsonl` and the `<rev>/` folders; not the swap that fills them.
 
 use super::error::{Result, StorageError};
@@ -27,6 +28,8 @@ pub enum RevisionEvent {
     Bundled,
     /// An edit made on disk outside the app, seen by the watcher.
     External,
+    /// A draft saved: an edit made in Skilldeck's editor or through `skilldeck edit`.
+    Edit,
     /// A restore of an older revision.
     Restore {
         /// The revision restored.
@@ -146,12 +149,13 @@ pub(crate) fn highest(history_dir: &Path) -> Option<Revision> {
     logged.max(kept)
 }
 
-/// Removes the oldest kept revisions beyond `KEPT_REVISIONS`. A revision the log has no line for
-/// stays until recovery logs it from its record: removing it would lose it from history.
+/// Removes the oldest kept revisions beyond the current one's own copy and `KEPT_REVISIONS`
+/// replaced ones. A revision the log has no line for stays until recovery logs it from its
+/// record: removing it would lose it from history.
 pub(crate) fn prune(history_dir: &Path) -> Result<()> {
     let logged = logged(history_dir);
     let revs = stored(history_dir);
-    let excess = revs.len().saturating_sub(KEPT_REVISIONS);
+    let excess = revs.len().saturating_sub(KEPT_REVISIONS + 1);
     for rev in revs[..excess].iter().filter(|r| logged.contains(r)) {
         let dir = rev_dir(history_dir, *rev);
         fs::remove_dir_all(&dir).map_err(StorageError::io("prune", &dir))?;

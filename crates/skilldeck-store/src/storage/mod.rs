@@ -2,6 +2,7 @@
 //! trees at the bottom, then history, markers and records, scans, writes and deletes, `FsStorage`.
 //! This file only names the modules and hands on what the crates above use.
 
+mod adopt;
 mod batch;
 mod contract;
 mod delete;
@@ -20,6 +21,7 @@ mod team;
 pub mod tree;
 mod write;
 
+pub(crate) use history::now as now_rfc3339;
 pub(crate) use marker::{STAGING_PREFIX, staging_owner};
 
 pub use batch::{BatchResult, WriteBatch};

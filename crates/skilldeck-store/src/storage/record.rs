@@ -74,8 +74,10 @@ pub(crate) fn unlogged(
 ) -> Vec<(Revision, Option<LogLine>)> {
     let kept = history::stored(history_dir).into_iter().map(|r| (r, history::rev_dir(history_dir, r)));
     let current = read_revision(live).map(|r| (r, live.to_path_buf()));
+    // The live revision has its own copy in history too: each revision once, from either.
+    let mut seen = HashSet::new();
     kept.chain(current)
-        .filter(|(rev, _)| !logged.contains(rev))
+        .filter(|(rev, _)| !logged.contains(rev) && seen.insert(*rev))
         .map(|(rev, dir): (Revision, PathBuf)| (rev, read(&dir)))
         .collect()
 }

@@ -49,6 +49,6 @@ impl FsStorage {
         if !dir.is_dir() {
             return Ok(None);
         }
-        super::delete::delete_locked(self.home(), Scope::Team, name, &dir).map(Some)
+        super::delete::delete_locked(self.home(), Scope::Team, name, &dir, self.limits().max_file_bytes).map(Some)
     }
 }

@@ -48,7 +48,15 @@ fn crash_point(point: &str) {
 
 /// Writes `files` into `dir`, then the revision's record, then the `.version` last. The caller
 /// flushes the file system before the staged tree is swapped in.
-fn stage(dir: &Path, files: &SkillFiles, line: &LogLine) -> Result<()> {
+pub(crate) fn stage(dir: &Path, files: &SkillFiles, line: &LogLine) -> Result<()> {
+    write_files(dir, files)?;
+    record::write(dir, line, scan::seal(dir))?;
+    write_version(dir, line.revision)?;
+    Ok(())
+}
+
+/// Writes `files` into a new folder `dir` (scripts starting with `#!` made executable).
+fn write_files(dir: &Path, files: &SkillFiles) -> Result<()> {
     fs::create_dir(dir).map_err(StorageError::io("create the staging folder", dir))?;
     let mut made = std::collections::HashSet::new();
     for (rel, bytes) in files.iter() {
@@ -65,8 +73,6 @@ fn stage(dir: &Path, files: &SkillFiles, line: &LogLine) -> Result<()> {
             fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).map_err(StorageError::io("chmod", &path))?;
         }
     }
-    record::write(dir, line, scan::seal(dir))?;
-    write_version(dir, line.revision)?;
     Ok(())
 }
 
@@ -163,6 +169,10 @@ pub(crate) struct Staged {
     line: LogLine,
     marker: Marker,
     staged: PathBuf,
+    /// The revision's own copy for history, staged beside it: history keeps every revision
+    /// from the moment it is written, so an edit made in place in the live folder (an editor,
+    /// `git pull`) can never take the revision it replaced with it.
+    keep: PathBuf,
     current: PathBuf,
     history_dir: PathBuf,
 }
@@ -199,7 +209,14 @@ pub(crate) fn prepare(
         let _ = fs::remove_dir_all(&staged);
         return Err(marker.fail(e));
     }
-    Ok(Staged { name: name.clone(), scope, digest, line, marker, staged, current, history_dir })
+    let keep = match staging_path(&scope_dir, name).and_then(|keep| stage(&keep, files, &line).map(|()| keep)) {
+        Ok(keep) => keep,
+        Err(e) => {
+            let _ = fs::remove_dir_all(&staged);
+            return Err(marker.fail(e));
+        }
+    };
+    Ok(Staged { name: name.clone(), scope, digest, line, marker, staged, keep, current, history_dir })
 }
 
 impl Staged {
@@ -211,13 +228,14 @@ impl Staged {
     /// Removes the staged tree and its marker: the write does not happen.
     pub(crate) fn discard(self) {
         let _ = fs::remove_dir_all(&self.staged);
+        let _ = fs::remove_dir_all(&self.keep);
         self.marker.done();
     }
 
     /// Swaps the staged tree in and does the bookkeeping: the second half of a write. The file
     /// system must have been flushed since the tree was staged.
     pub(crate) fn commit(self) -> Result<WriteOutcome> {
-        let Self { name, scope, digest, line, marker, staged, current, history_dir } = self;
+        let Self { name, scope, digest, line, marker, staged, keep, current, history_dir } = self;
         let revision = line.revision;
         crash_point("staged");
         let mut warnings = Vec::new();
@@ -226,13 +244,16 @@ impl Staged {
             // The old tree must carry its revision so recovery can tell it from a new one.
             if let Err(e) = replace_version(&current, &name, old) {
                 let _ = fs::remove_dir_all(&staged);
+                let _ = fs::remove_dir_all(&keep);
                 return Err(marker.fail(e));
             }
             // A swap cut halfway (two renames where the OS cannot exchange) is finished by
             // recovery, which the staging left behind (and the marker) send to this skill.
             swap(&staged, &current)?;
             crash_point("swapped");
-            if let Err(e) = keep_replaced(&history_dir, &staged, old) {
+            // History holds the old revision's own copy when it was written by this version;
+            // else the tree the swap left is that copy.
+            if let Err(e) = keep_copy(&history_dir, &staged, old) {
                 warnings
                     .push(format!("the replaced revision {old} is not in history yet ({e}); the next start moves it"));
             }
@@ -240,10 +261,15 @@ impl Staged {
         } else {
             if let Err(e) = fs::rename(&staged, &current) {
                 let _ = fs::remove_dir_all(&staged);
+                let _ = fs::remove_dir_all(&keep);
                 return Err(marker.fail(StorageError::io("move into place", &staged)(e)));
             }
             None
         };
+        if let Err(e) = keep_copy(&history_dir, &keep, revision) {
+            let _ = fs::remove_dir_all(&keep);
+            warnings.push(format!("revision {revision} has no copy in history yet ({e})"));
+        }
         match history::append(&history_dir, &line) {
             Ok(()) => marker.done(),
             Err(e) => warnings.push(format!(
@@ -258,13 +284,13 @@ impl Staged {
     }
 }
 
-/// Moves the tree a swap left at `staged` into history as revision `old`.
-fn keep_replaced(history_dir: &Path, staged: &Path, old: Revision) -> Result<()> {
+/// Moves the copy of revision `rev` at `keep` into history; when history already holds one
+/// (taken as the revision was written), that stays and `keep` is removed.
+pub(crate) fn keep_copy(history_dir: &Path, keep: &Path, rev: Revision) -> Result<()> {
     fs::create_dir_all(history_dir).map_err(StorageError::io("create", history_dir))?;
-    let kept = history::rev_dir(history_dir, old);
+    let kept = history::rev_dir(history_dir, rev);
     if kept.exists() {
-        fs::remove_dir_all(staged).map_err(StorageError::io("remove", staged))
-    } else {
-        fs::rename(staged, &kept).map_err(StorageError::io("move to history", staged))
+        return fs::remove_dir_all(keep).map_err(StorageError::io("remove", keep));
     }
+    fs::rename(keep, &kept).map_err(StorageError::io("move to history", keep))
 }

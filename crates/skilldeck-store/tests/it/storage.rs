@@ -668,3 +668,55 @@ fn a_batch_keeps_single_writers_and_recovery_out_of_its_scope_until_it_commits()
     assert_eq!(s.snapshot(Scope::User, &name("a")).unwrap().files, skill("a", "single"));
     assert!(scope_leftovers(tmp.path()).is_empty());
 }
+
+#[test]
+fn an_edit_made_in_place_keeps_the_revision_it_replaced_byte_for_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    let mut v1 = skill("pdf", "one");
+    v1.insert(RelPath::parse("scripts/run.sh").unwrap(), b"#!/bin/sh\necho one\n".to_vec());
+    v1.insert(RelPath::parse("assets/logo.bin").unwrap(), vec![0, 159, 146, 150, 255]);
+    s.write_skill_sync(Scope::User, &n, &v1).unwrap();
+    // An editor writing in place (same inode), another replacing by rename, a file removed,
+    // one added: what `vim`, VS Code, `git pull` and `rm` do to a live folder.
+    let live = tmp.path().join("skills/user/pdf");
+    std::io::Write::write_all(&mut fs::OpenOptions::new().append(true).open(live.join("SKILL.md")).unwrap(), b"more\n")
+        .unwrap();
+    fs::write(live.join("scripts/run.tmp"), "#!/bin/sh\necho two\n").unwrap();
+    fs::rename(live.join("scripts/run.tmp"), live.join("scripts/run.sh")).unwrap();
+    fs::remove_file(live.join("assets/logo.bin")).unwrap();
+    fs::write(live.join("notes.md"), "new").unwrap();
+
+    assert_eq!(s.adopt_external_edit(Scope::User, &n).unwrap(), Some(Revision(2)));
+    assert_eq!(s.revision_files(Scope::User, &n, Revision(1)).unwrap(), v1, "v:1 is kept as it was written");
+    let h = s.history_sync(Scope::User, &n).unwrap();
+    assert!(h.iter().all(|e| e.restorable), "{h:?}");
+
+    // v:2 is kept too: editing the live folder again cannot reach it.
+    let v2 = s.revision_files(Scope::User, &n, Revision(2)).unwrap();
+    fs::write(live.join("notes.md"), "changed again").unwrap();
+    assert_eq!(s.revision_files(Scope::User, &n, Revision(2)).unwrap(), v2);
+    assert_eq!(s.adopt_external_edit(Scope::User, &n).unwrap(), Some(Revision(3)));
+
+    let out = s.restore_sync(Scope::User, &n, Revision(1)).unwrap();
+    assert_eq!(out.revision, Revision(4));
+    assert_eq!(s.snapshot(Scope::User, &n).unwrap().files, v1, "restored byte for byte");
+    use std::os::unix::fs::PermissionsExt as _;
+    assert_eq!(fs::metadata(live.join("scripts/run.sh")).unwrap().permissions().mode() & 0o111, 0o111);
+}
+
+#[test]
+fn a_delete_after_an_edit_in_place_keeps_both_revisions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "one")).unwrap();
+    fs::write(tmp.path().join("skills/user/pdf/references/guide.md"), "edited in place").unwrap();
+    // No watcher ran: the delete itself takes the edit as its own revision first.
+    assert_eq!(s.delete_skill_sync(Scope::User, &n).unwrap().revision, Revision(2));
+    assert_eq!(s.revision_files(Scope::User, &n, Revision(1)).unwrap(), skill("pdf", "one"));
+    let v2 = s.revision_files(Scope::User, &n, Revision(2)).unwrap();
+    assert_eq!(v2.get("references/guide.md").unwrap(), b"edited in place");
+    assert!(scope_leftovers(tmp.path()).is_empty(), "{:?}", scope_leftovers(tmp.path()));
+}
