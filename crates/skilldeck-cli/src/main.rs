@@ -286,6 +286,55 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Create a new skill in your store (v:1) from a template: `instructions` (a SKILL.md),
+    /// `scripts` (with scripts/run.sh) or `references` (with references/guide.md).
+    New {
+        /// Its name: lowercase letters, digits and hyphens.
+        name: String,
+        /// What it does and when to use it (a placeholder otherwise).
+        #[arg(long)]
+        description: Option<String>,
+        /// The template: instructions (default), scripts or references.
+        #[arg(long)]
+        template: Option<String>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Change a skill in $VISUAL or $EDITOR on a working copy: when the editor exits with
+    /// changes, they are checked and stored as one new revision. A result with errors is kept
+    /// as a draft that the next `edit` reopens. Exit 1 when kept for its problems.
+    Edit {
+        /// The skill.
+        name: String,
+        /// The file to open (default SKILL.md); a new path makes a new file.
+        path: Option<String>,
+        /// The scope (default: user, else system).
+        #[arg(long)]
+        scope: Option<Scope>,
+        /// Store the result even with errors, or over a revision stored since the draft began.
+        #[arg(long)]
+        force: bool,
+        /// Throw the skill's draft away instead.
+        #[arg(long, conflicts_with = "force")]
+        discard: bool,
+    },
+    /// What changed between two revisions of a skill, per file, as unified diffs: by default the
+    /// current revision against the one before; `diff NAME 3` compares v:3 with the current one.
+    Diff {
+        /// The skill.
+        name: String,
+        /// The older revision.
+        from: Option<u64>,
+        /// The newer revision (default: the current one).
+        to: Option<u64>,
+        /// The scope (default: user, else team, else system).
+        #[arg(long)]
+        scope: Option<Scope>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show a skill's metadata, diagnostics and file tree.
     Show {
         /// The skill.
@@ -525,6 +574,13 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Pin { name, off } => switch::set_pinned(&name, !off),
         Command::History { name, scope, json } => revisions::history(&name, scope, json),
         Command::Restore { name, revision, scope, json } => revisions::restore(&name, revision, scope, json),
+        Command::New { name, description, template, json } => {
+            authoring::new(&name, description.as_deref(), template.as_deref(), json)
+        }
+        Command::Edit { name, path, scope, force, discard } => {
+            authoring::edit(&name, path.as_deref(), scope, authoring::EditFlags { force, discard })
+        }
+        Command::Diff { name, from, to, scope, json } => authoring::diff(&name, from, to, scope, json),
         Command::Show { name, scope, json } => show::show(&name, scope, json),
         Command::Cat { name, path, scope } => show::cat(&name, path.as_deref(), scope),
         Command::Prompt { budget, tier, request, json } => prompt::run(budget, tier, request.as_deref(), json),

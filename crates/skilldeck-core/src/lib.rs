@@ -7,6 +7,7 @@
 //! `skilldeck-mount` (the sandbox and `view_skill`) and `skilldeck-audit` (the audit's rules).
 //! See `docs/architecture.md`.
 
+pub mod authoring;
 mod catalogue;
 pub mod registry;
 pub mod semantic;

@@ -384,6 +384,37 @@ pub fn parse_yaml(split: &Split<'_>, strict: bool) -> Result<ParsedYaml, Vec<Dia
     }
 }
 
+/// `text` (a whole `SKILL.md`) with every frontmatter value that YAML would misread (an
+/// unquoted `: `, a leading `*`, `&`, `@`, `` ` `` …) put in double quotes: the one-click fix for
+/// the `yaml_recovered` warning and the most common `yaml_invalid` error in real skills. `None`
+/// when no value needs it, or the frontmatter is not written as the spec writes it.
+pub fn quoted(text: &str) -> Option<String> {
+    let split = split(text).ok()?;
+    if split.indent != 0 || split.yaml.contains('\r') {
+        return None;
+    }
+    let start = (split.yaml.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+    let end = start + split.yaml.len();
+    let first_line = split.yaml_first_line;
+    let (mut repaired, mut found) = quote_plain_values(split.yaml, first_line, unreadable_plain);
+    if found.is_empty() {
+        (repaired, found) = quote_plain_values(split.yaml, first_line, anchored_text);
+    }
+    if found.is_empty() || parse_mapping(&repaired, first_line).is_err() {
+        return None;
+    }
+    // The repair keeps the line count with empty lines where a value went on: drop them.
+    let lines: Vec<&str> = repaired.lines().filter(|l| !l.is_empty()).collect();
+    let mut out = String::with_capacity(text.len() + 8);
+    out.push_str(&text[..start]);
+    for l in lines {
+        out.push_str(l);
+        out.push('\n');
+    }
+    out.push_str(&text[end..]);
+    Some(out)
+}
+
 /// A frontmatter whose closing `---` is missing before the Markdown body, so the body was read
 /// as YAML up to a later `---` (a horizontal rule): the parser fails somewhere in the body.
 /// Reported at the opening fence, naming the heading the body starts with.

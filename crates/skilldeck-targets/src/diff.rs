@@ -46,6 +46,22 @@ pub fn drift(written: &SkillFiles, label: &str, edited: &Path) -> std::io::Resul
 pub fn compare(written: &SkillFiles, label: &str, other: &Path, other_label: &str) -> std::io::Result<Vec<FileDiff>> {
     let (files, extras) = folder::files(other)?;
     let theirs: BTreeMap<&str, &[u8]> = files.iter().map(|(p, b)| (p.as_str(), b.as_slice())).collect();
+    let mut out = changes(written, label, &theirs, other_label);
+    for rel in extras {
+        out.push(FileDiff { path: rel, change: Change::Added, unified: None, sizes: (None, None) });
+    }
+    Ok(out)
+}
+
+/// The files that differ between `old` (named `old_label` in the diff headers) and `new`,
+/// sorted by path: what changed from one revision to another.
+pub fn between(old: &SkillFiles, old_label: &str, new: &SkillFiles, new_label: &str) -> Vec<FileDiff> {
+    let theirs: BTreeMap<&str, &[u8]> = new.iter().map(|(p, b)| (p.as_str(), b)).collect();
+    changes(old, old_label, &theirs, new_label)
+}
+
+/// Per path, how `theirs` differs from `written`.
+fn changes(written: &SkillFiles, label: &str, theirs: &BTreeMap<&str, &[u8]>, other_label: &str) -> Vec<FileDiff> {
     let ours: BTreeMap<&str, &[u8]> = written.iter().map(|(p, b)| (p.as_str(), b)).collect();
     let mut out = Vec::new();
     let paths: std::collections::BTreeSet<&str> = ours.keys().chain(theirs.keys()).copied().collect();
@@ -70,10 +86,7 @@ pub fn compare(written: &SkillFiles, label: &str, other: &Path, other_label: &st
         let size = |b: Option<&[u8]>| b.map(|b| b.len() as u64);
         out.push(FileDiff { path: path.to_owned(), change, unified, sizes: (size(a), size(b)) });
     }
-    for rel in extras {
-        out.push(FileDiff { path: rel, change: Change::Added, unified: None, sizes: (None, None) });
-    }
-    Ok(out)
+    out
 }
 
 /// The file as text: empty when absent, `None` when it is not UTF-8 text.

@@ -6,6 +6,7 @@ pub mod adopt;
 pub mod agent;
 pub mod agent_skill;
 pub mod audit;
+pub mod authoring;
 pub mod autosync;
 pub mod find;
 pub mod import;

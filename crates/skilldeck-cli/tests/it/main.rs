@@ -7,6 +7,7 @@ mod agent;
 mod agent_hostile;
 mod agent_skill;
 mod audit;
+mod authoring;
 mod auto_sync;
 mod cli;
 mod export_held;
