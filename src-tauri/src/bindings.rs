@@ -64,6 +64,12 @@ mod tests {
         c.root::<cmd::agents::AdoptView>();
         c.root::<cmd::mcp_clients::McpClientPlan>();
         c.root::<cmd::revisions::DeletedRow>();
+        c.root::<cmd::authoring::DraftView>();
+        c.root::<cmd::authoring::DraftRow>();
+        c.root::<cmd::authoring::DraftCheck>();
+        c.root::<cmd::authoring::NameCheck>();
+        c.root::<cmd::authoring::SavedView>();
+        c.root::<skilldeck_core::authoring::TemplateInfo>();
         c.root::<cmd::team::TeamStatus>();
         c.root::<cmd::team::PublishPreview>();
         c.root::<cmd::team::Published>();

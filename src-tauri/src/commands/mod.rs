@@ -4,6 +4,7 @@
 pub mod add_source;
 pub mod agent;
 pub mod agents;
+pub mod authoring;
 pub mod collection;
 pub mod mcp_clients;
 pub mod revisions;

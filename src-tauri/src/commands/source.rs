@@ -57,7 +57,7 @@ fn skill_md_path(state: &AppState, scope: Scope, name: &str) -> ApiResult<PathBu
 
 /// A launcher's failure in words a user can act on: most often no application is set to open
 /// that kind of file; the launcher's own words come last, for whoever reads the log.
-fn open_failed(path: &std::path::Path, e: &tauri_plugin_opener::Error) -> ApiError {
+pub(crate) fn open_failed(path: &std::path::Path, e: &tauri_plugin_opener::Error) -> ApiError {
     let kind = path.extension().map_or_else(|| "such".to_owned(), |x| format!(".{}", x.to_string_lossy()));
     ApiError::new(
         "open_failed",

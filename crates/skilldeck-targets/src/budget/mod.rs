@@ -16,6 +16,7 @@ pub mod gemini;
 pub mod overrides;
 pub mod own;
 pub mod per_target;
+pub mod preview;
 pub mod rules;
 pub mod usage;
 
