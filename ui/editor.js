@@ -167,8 +167,8 @@ function drawStale() {
     el("p", {}, el("strong", { text: stale.current === null ? t("staleGone") : t("staleNow", stale.current) })),
     el("p", { class: "hint", text: t("staleHint") }),
     stale.diff.length
-      ? el("details", {}, el("summary", { text: t("staleDiffN", stale.diff.length) }), ...stale.diff.map((d) => diffBlock(d)))
-      : null,
+      ? el("details", {}, el("summary", { text: t("staleDiffN", stale.diff.length) }), ...stale.diff.map((d) => diffBlock(d, "revChange_")))
+      : el("span"),
     el("div", { class: "row" },
       el("button", { type: "button", id: "stale-save", class: "danger", text: t("staleSaveOver"), onclick: () => save(true) }),
       el("button", { type: "button", id: "stale-discard", text: t("staleDiscard"), onclick: confirmDiscard }),
@@ -288,8 +288,11 @@ async function rename(from, to, folder) {
   }
   await writer.flush();
   await call("draft_move", { ...who(), from, to });
-  if (ed.file === from || (folder && ed.file?.startsWith(`${from}/`))) ed.file = to + (ed.file === from ? "" : ed.file.slice(from.length));
+  const moved = ed.file === from || (folder && ed.file?.startsWith(`${from}/`));
+  if (moved && ed.file) ed.file = to + ed.file.slice(from.length);
   await reload();
+  // The open file under its new name (its title, and the editor's language for it).
+  if (moved && ed.file) await openFile(ed.file);
 }
 
 function confirmRemove(path, folder) {
@@ -395,13 +398,13 @@ export async function refreshDrafts() {
     banner.hidden = true;
     return;
   }
+  // The banner's own text fills the space (.banner span grows); the buttons follow it.
   banner.replaceChildren(
-    el("span", { text: t("draftsLeft", rows.length) }),
+    el("span", { text: rows.length > 4 ? `${t("draftsLeft", rows.length)} (${t("draftsMore", rows.length - 4)})` : t("draftsLeft", rows.length) }),
     ...rows.slice(0, 4).map((r) => el("button", {
       type: "button", class: "resume-draft", dataset: { name: r.name }, title: t("draftLastChange", formatDate(r.at)),
       text: t("resumeDraft", r.name), onclick: () => openEditor(r.scope, r.name).catch(showError),
     })),
-    rows.length > 4 ? el("span", { class: "hint", text: t("draftsMore", rows.length - 4) }) : null,
     el("button", { type: "button", text: t("notNow"), onclick: () => { banner.dataset.dismissed = "true"; banner.hidden = true; } }));
   banner.hidden = false;
 }

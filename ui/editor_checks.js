@@ -38,7 +38,7 @@ export function renderFileNotes(box, check, path, hooks) {
   box.replaceChildren(
     el("h3", {}, el("span", { text: t("checksThisFile") }),
       el("span", { class: "hint", text: !check ? t("checking") : notes.length ? t("notesN", notes.length) : t("noNotes") })),
-    notes.length ? el("ul", { class: "notes" }, ...notes.map((n) => noteItem(n, hooks, false))) : null);
+    el("ul", { class: "notes" }, ...notes.map((n) => noteItem(n, hooks, false))));
 }
 
 /**
@@ -74,7 +74,7 @@ export function renderChecks(box, check, hooks) {
     check.changed.length
       ? el("details", { id: "editor-changes" },
         el("summary", { text: t("draftChangesN", check.changed.length) }),
-        ...check.changed.map((d) => diffBlock(d)))
+        ...check.changed.map((d) => diffBlock(d, "revChange_")))
       : el("p", { class: "hint", id: "editor-changes", text: t("draftNoChanges") }),
   );
 }

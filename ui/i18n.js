@@ -661,6 +661,9 @@ const STRINGS = {
     comparing: (a, b) => `What changed from v:${a} to v:${b}`,
     revisionChangesTitle: (v) => `What v:${v} changed`,
     noRevisionChanges: "No file changed.",
+    revChange_added: "added",
+    revChange_removed: "removed",
+    revChange_modified: "changed",
   },
   zh: {
     search: "搜索技能（/ 或 Ctrl+K）",
@@ -1326,6 +1329,9 @@ const STRINGS = {
     comparing: (a, b) => `从 v:${a} 到 v:${b} 的更改`,
     revisionChangesTitle: (v) => `v:${v} 的更改`,
     noRevisionChanges: "没有文件改变。",
+    revChange_added: "新增",
+    revChange_removed: "删除",
+    revChange_modified: "修改",
   },
 };
 

@@ -30,7 +30,7 @@ export async function revisionDiff(d, from, to) {
   const box = el("div", { class: "revision-diff", id: "revision-diff", dataset: { from: from === null ? "" : String(from), to: String(to) } });
   try {
     const diffs = await call("revision_diff", { scope: d.scope, name: d.name, from, to });
-    box.append(diffs.length ? el("div", {}, ...diffs.map((x) => diffBlock(x))) : el("p", { class: "hint", text: t("noRevisionChanges") }));
+    box.append(diffs.length ? el("div", {}, ...diffs.map((x) => diffBlock(x, "revChange_"))) : el("p", { class: "hint", text: t("noRevisionChanges") }));
   } catch (e) {
     box.append(el("p", { class: "error", text: errorText(e) }));
   }
