@@ -23,6 +23,8 @@ import { initBulk, showPicked } from "./bulk.js";
 import { mark, traceInteractions } from "./trace.js";
 import * as sidebar from "./sidebar.js";
 import { keyOf } from "./sidebar.js";
+import { initEditor, openEditor } from "./editor.js";
+import { initNewSkill } from "./new_skill.js";
 
 import { invoke } from "./api.js";
 const { listen } = window.__TAURI__.event;
@@ -205,6 +207,8 @@ function renderFiles() {
       d.scope === "team" ? null : el("button", { type: "button", id: "delete-btn", class: "danger", text: t("delete"), onclick: () => confirmDelete(d) }),
     ),
     el("div", { class: "row compact" },
+      // Your own skills are edited in the app as a draft, saved as the next revision.
+      d.scope === "user" ? el("button", { type: "button", id: "edit-btn", class: "primary", text: t("editSkill"), title: t("editSkillTitle"), onclick: () => openEditor(d.scope, d.name).catch(showError) }) : null,
       el("button", { type: "button", id: "open-editor-btn", text: t("openInEditor"), title: t("openInEditorTitle"), onclick: () => handToSystem("open_skill_in_editor", d) }),
       el("button", { type: "button", id: "reveal-btn", text: t("revealInFolder"), onclick: () => handToSystem("reveal_skill_in_folder", d) }),
     ),
@@ -873,7 +877,8 @@ function wire() {
   });
   listen("team://status", (e) => sidebar.setTeamStatus(e.payload));
   listen("meaning://progress", (e) => { if ($("#listing-dialog").open) renderMeaning(e.payload); });
-  listen("skills://dropped", (e) => { if (e.payload?.length) openImport(e.payload[0]); });
+  // In the editor a drop is its own (editor.js says how to add files there).
+  listen("skills://dropped", (e) => { if (e.payload?.length && document.body.dataset.view !== "editor") openImport(e.payload[0]); });
   // A link in the viewer knows its skill's files; one in an agent answer does not.
   catchLinks((a) => (a.closest("#viewer") && state.detail && state.file
     ? { file: state.file, files: state.detail.files.map((f) => f.path), open: (path, anchor) => openFile(path, anchor) }
@@ -902,6 +907,17 @@ initSettings({ show: () => setView("settings") });
 initAddSource({ onInstalled: (report) => afterImport(report, "installedFromSource") });
 // After an update the sidebar shows the new revisions (and an open skill its new files).
 initUpdates({ onUpdated: () => refresh() });
+/** Back from the editor to skill `name` (its new revision after a save), when it still exists. */
+async function backFromEditor(scope, name) {
+  await loadSkills();
+  setView("skills");
+  const key = `${scope}/${name}`;
+  if (!state.skills.some((s) => keyOf(s) === key)) return;
+  unhide([key]);
+  await select(key);
+}
+initEditor({ show: () => setView("editor"), onSaved: backFromEditor, onClosed: backFromEditor });
+initNewSkill({ onCreated: async (view) => { await loadSkills(); await openEditor(view.scope, view.name, view); } });
 document.body.dataset.view = "skills";
 firstLoad
   .then(() => {

@@ -8,8 +8,8 @@ import { t } from "./i18n.js";
 
 /**
  * What a confirmation can do: delete skills (red), approve audit findings, publish a skill to
- * the team store.
- * @typedef {"delete" | "approve" | "publish" | "withdraw"} ConfirmAction
+ * the team store, discard a draft (red) or save one that has errors (red).
+ * @typedef {"delete" | "approve" | "publish" | "withdraw" | "discard" | "saveAnyway"} ConfirmAction
  */
 
 /**
@@ -23,6 +23,8 @@ export function confirmButton(action, n = 1) {
   if (action === "delete") return { label: n === 1 ? t("delete") : t("deleteSkillsN", n), danger: true };
   if (action === "approve") return { label: t("approveFindingsN", n), danger: false };
   if (action === "withdraw") return { label: t("withdrawApprovalYes"), danger: false };
+  if (action === "discard") return { label: t("discardDraftYes"), danger: true };
+  if (action === "saveAnyway") return { label: t("saveAnyway"), danger: true };
   return { label: t("publishYes"), danger: false };
 }
 

@@ -11,11 +11,13 @@ test("confirmButton: Delete is red; Approve and Publish name themselves and are 
   assert.deepEqual(confirmButton("approve", 3), { label: "Approve 3 findings", danger: false });
   assert.deepEqual(confirmButton("approve", 1), { label: "Approve 1 finding", danger: false });
   assert.deepEqual(confirmButton("publish"), { label: "Publish", danger: false });
+  assert.deepEqual(confirmButton("discard"), { label: "Discard draft", danger: true });
+  assert.deepEqual(confirmButton("saveAnyway"), { label: "Save anyway", danger: true });
 });
 
 test("confirmButton: in Chinese too, never the English nor a key", () => {
   setLanguage("zh");
-  for (const [action, n] of [["delete", 1], ["delete", 4], ["approve", 3], ["publish", 1]]) {
+  for (const [action, n] of [["delete", 1], ["delete", 4], ["approve", 3], ["publish", 1], ["discard", 1], ["saveAnyway", 1]]) {
     const { label } = confirmButton(/** @type {any} */ (action), n);
     assert.match(label, /[\u4e00-\u9fff]/, `${action}: ${label}`);
   }
