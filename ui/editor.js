@@ -17,8 +17,8 @@ import { renderChecks, renderFileNotes } from "./editor_checks.js";
 
 /**
  * @typedef {import("./types/bindings").Scope} Scope
- * @typedef {import("./types/authoring").DraftView} DraftView
- * @typedef {import("./types/authoring").DraftCheck} DraftCheck
+ * @typedef {import("./types/bindings").DraftView} DraftView
+ * @typedef {import("./types/bindings").DraftCheck} DraftCheck
  * @typedef {import("./types/editor").Editor} Editor
  * @typedef {{ show: () => void, onSaved: (scope: Scope, name: string) => Promise<void> | void,
  *   onClosed: (scope: Scope, name: string) => Promise<void> | void }} EditorHooks

@@ -9,8 +9,8 @@ import { diffBlock } from "./diff.js";
 import { notesByFile } from "./editor_logic.js";
 
 /**
- * @typedef {import("./types/authoring").DraftCheck} DraftCheck
- * @typedef {import("./types/authoring").LineNote} LineNote
+ * @typedef {import("./types/bindings").DraftCheck} DraftCheck
+ * @typedef {import("./types/bindings").Note} LineNote
  * @typedef {{ onFix: (fix: string) => void, onShow: (path: string, line: number | null) => void }} CheckHooks
  */
 
@@ -69,7 +69,7 @@ export function renderChecks(box, check, hooks) {
     el("p", { class: "hint", text: t("agentLinesHint") }),
     el("ul", { id: "editor-agent-lines", class: "agent-lines" }, ...check.agents.map((a) => el("li", { dataset: { agent: a.agent } },
       el("div", { class: "agent-line-head" }, el("strong", { text: a.label }),
-        a.cut ? el("span", { class: "marker warn", text: t("cutAt", a.limit, a.unit) }) : null),
+        a.cut ? el("span", { class: "marker warn", text: a.shown === "shortened" ? t("cutAt", a.limit) : t("agentNoDescription") }) : null),
       el("pre", { class: "agent-line", text: a.line })))),
     check.changed.length
       ? el("details", { id: "editor-changes" },

@@ -4,8 +4,8 @@
 // diagnostics, the draft's file tree as rows, paths typed for new files, and the watcher's
 // changes that concern a draft. The view itself is editor.js.
 
-/** @typedef {import("./types/authoring").LineNote} LineNote */
-/** @typedef {import("./types/authoring").DraftFile} DraftFile */
+/** @typedef {import("./types/bindings").Note} LineNote */
+/** @typedef {import("./types/bindings").DraftFile} DraftFile */
 /** @typedef {import("./types/editor").EditorDiagnostic} EditorDiagnostic */
 
 /**

@@ -8,7 +8,7 @@ import { t } from "./i18n.js";
 import { base64Of, cleanPath, treeRows } from "./editor_logic.js";
 
 /**
- * @typedef {import("./types/authoring").DraftFile} DraftFile
+ * @typedef {import("./types/bindings").DraftFile} DraftFile
  * @typedef {{
  *   files: DraftFile[], folders: string[], open: string | null,
  *   onOpen: (path: string) => void,

@@ -9,8 +9,8 @@ import { call } from "./authoring_api.js";
 import { debounced } from "./editor_logic.js";
 
 /**
- * @typedef {import("./types/authoring").NameCheck} NameCheck
- * @typedef {import("./types/authoring").DraftView} DraftView
+ * @typedef {import("./types/bindings").NameCheck} NameCheck
+ * @typedef {import("./types/bindings").DraftView} DraftView
  * @typedef {{ name: string, result: NameCheck }} NameAnswer
  */
 
@@ -32,7 +32,7 @@ export function nameState(typed, answer) {
 
 /** @type {NameAnswer | null} */
 let answer = null;
-/** @type {import("./types/authoring").SkillTemplate[] | null} */
+/** @type {import("./types/bindings").TemplateInfo[] | null} */
 let templates = null;
 /** @type {(view: DraftView) => Promise<void> | void} */
 let created = () => {};

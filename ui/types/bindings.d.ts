@@ -199,6 +199,35 @@ turn: string,
 end: TurnEnd, };
 
 /**
+ * One agent's listing entry for the skill.
+ */
+export type AgentLine = { 
+/**
+ * The agent's id (`claude-code`, `codex`, `gemini`).
+ */
+agent: string, 
+/**
+ * Its name as people know it.
+ */
+label: string, 
+/**
+ * The entry as the agent would list it (estimated where the agent does not publish it).
+ */
+line: string, 
+/**
+ * Whether the description is cut (or left out) in it.
+ */
+cut: boolean, 
+/**
+ * The characters of description kept, when cut.
+ */
+limit: number | null, 
+/**
+ * `full`, `shortened`, `name-only`, `omitted` or `hidden`.
+ */
+shown: string, };
+
+/**
  * The Agents view's data: one card per agent, and the skills that can be delivered.
  */
 export type AgentsMerged = { 
@@ -586,6 +615,98 @@ line: number | null,
 args?: { [key in string]: string }, };
 
 /**
+ * What the checks say about a draft.
+ */
+export type DraftCheck = { 
+/**
+ * Validation's, each agent's and the audit's notes.
+ */
+notes: Array<Note>, 
+/**
+ * Whether the audit would hold the skill at the configured level.
+ */
+held: boolean, 
+/**
+ * The listing entry in each agent.
+ */
+agents: Array<AgentLine>, 
+/**
+ * What the draft changes against the revision it began from.
+ */
+changed: Array<FileDiff>, };
+
+/**
+ * One file of a draft.
+ */
+export type DraftFile = { 
+/**
+ * Its path in the skill.
+ */
+path: string, 
+/**
+ * Its text; `None` when it is not UTF-8 text (shown, not edited).
+ */
+text: string | null, 
+/**
+ * Its size in bytes.
+ */
+size: number, };
+
+/**
+ * A draft found on disk, for "resume".
+ */
+export type DraftRow = { 
+/**
+ * Its scope.
+ */
+scope: Scope, 
+/**
+ * Its skill.
+ */
+name: string, 
+/**
+ * The revision it began from.
+ */
+base: number | null, 
+/**
+ * When it last changed.
+ */
+at: string, };
+
+/**
+ * A draft as the editor shows it.
+ */
+export type DraftView = { 
+/**
+ * Its scope.
+ */
+scope: Scope, 
+/**
+ * Its skill.
+ */
+name: string, 
+/**
+ * The revision it began from.
+ */
+base: number | null, 
+/**
+ * Its files, by path.
+ */
+files: Array<DraftFile>, 
+/**
+ * Whether it differs from the revision it began from.
+ */
+changed: boolean, 
+/**
+ * Set when the stored skill changed since the draft began.
+ */
+stale: StaleView | null, 
+/**
+ * When a file of it last changed, RFC 3339.
+ */
+at: string, };
+
+/**
  * One skill name in more than one folder an agent reads.
  */
 export type Duplicate = { 
@@ -871,6 +992,11 @@ left_out: Array<string>,
  * Chosen skills the agent gets through a shared folder it also reads.
  */
 once: number, };
+
+/**
+ * A one-click fix for a common problem.
+ */
+export type Fix = "quote_values" | "name_from_folder" | "add_frontmatter" | "shorten_description";
 
 /**
  * One folder of a target, with each skill's state there.
@@ -1488,10 +1614,60 @@ foundIn: string,
 bytes: number, };
 
 /**
+ * A name check as the new-skill form shows it.
+ */
+export type NameCheck = { 
+/**
+ * Whether a new skill can take the name.
+ */
+ok: boolean, 
+/**
+ * What is wrong with it.
+ */
+problem: string | null, 
+/**
+ * Whether a skill of the user's has it already.
+ */
+taken: boolean, };
+
+/**
  * What `[shell] network_ports` chooses: the TCP ports a sandboxed command may connect to when
  * the network is allowed. A list (by default SSH, DNS, HTTP and HTTPS), or `"all"`.
  */
 export type NetworkPorts = Array<number> | AllPorts;
+
+/**
+ * One thing an author should see, on the line it concerns.
+ */
+export type Note = { 
+/**
+ * The file (`SKILL.md` for validation).
+ */
+path: string, 
+/**
+ * The 1-based line, when known.
+ */
+line: number | null, 
+/**
+ * `error`, `warning` or `info`.
+ */
+severity: "error" | "warning" | "info", 
+/**
+ * The stable code (a diagnostic's, or an audit rule's).
+ */
+code: string, 
+/**
+ * What is wrong and what to do.
+ */
+message: string, 
+/**
+ * The one-click fix's id, when there is one.
+ */
+fix: Fix | null, 
+/**
+ * What the fix's button says.
+ */
+fixLabel: string | null, };
 
 /**
  * Something of the source that was left out (a file, a submodule, a plugin elsewhere).
@@ -2112,6 +2288,19 @@ export type Rule = "claude-code" | "codex" | "gemini";
  * What `[shell] sandbox` in config.toml chooses.
  */
 export type SandboxChoice = "auto" | "none";
+
+/**
+ * What a save stored.
+ */
+export type SavedView = { 
+/**
+ * The revision stored (the base one when nothing changed).
+ */
+revision: number, 
+/**
+ * Whether the draft matched its revision, so nothing was stored.
+ */
+unchanged: boolean, };
 
 /**
  * The scan, and the `skills` CLI's lockfiles (the same shape as `skilldeck scan --json`).
@@ -2848,6 +3037,19 @@ error: string | null,
 checker: Schedule | null, };
 
 /**
+ * How the stored skill moved on since a draft began.
+ */
+export type StaleView = { 
+/**
+ * The revision stored now (`None`: deleted).
+ */
+current: number | null, 
+/**
+ * From the revision the draft began from to the one stored now.
+ */
+diff: Array<FileDiff>, };
+
+/**
  * The next step for one agent, most pressing first.
  */
 export type Step = { "kind": "not-found" } | { "kind": "no-delivery", 
@@ -3194,6 +3396,28 @@ offline: string | null,
  * their last good revision.
  */
 problems: Array<string>, };
+
+/**
+ * A shape a new skill can start from.
+ */
+export type Template = "instructions" | "scripts" | "references";
+
+/**
+ * A template as a list shows it.
+ */
+export type TemplateInfo = { 
+/**
+ * Its id (`instructions`, `scripts`, `references`).
+ */
+id: Template, 
+/**
+ * A short title.
+ */
+title: string, 
+/**
+ * What it holds, in a sentence.
+ */
+summary: string, };
 
 /**
  * A model's capability tier. A skill with `min_tier: ultra` is not listed for a `lite` model.

@@ -280,6 +280,7 @@ pub struct Note {
     #[ts(type = "number | null")]
     pub line: Option<u32>,
     /// `error`, `warning` or `info`.
+    #[ts(type = "\"error\" | \"warning\" | \"info\"")]
     pub severity: &'static str,
     /// The stable code (a diagnostic's, or an audit rule's).
     pub code: String,
