@@ -7,6 +7,7 @@ mod adopt_sourced;
 mod agent_budget;
 mod agents;
 mod audit;
+mod authoring;
 mod desktop;
 mod journey;
 mod listing_try;
