@@ -23,7 +23,10 @@ async fn type_at_end(s: &Session, text: &str) {
     )
     .await;
     s.client
-        .execute("document.querySelector('#editor-cm .cm-host').shadowRoot.querySelector('.cm-content').focus();", vec![])
+        .execute(
+            "document.querySelector('#editor-cm .cm-host').shadowRoot.querySelector('.cm-content').focus();",
+            vec![],
+        )
         .await
         .unwrap();
     let active = s.client.active_element().await.unwrap();
@@ -44,8 +47,8 @@ async fn a_skill_written_from_nothing_is_saved_as_one_revision_and_used_by_the_a
     let s = Session::start("authoring-new").await;
     s.click("#new-skill-btn").await;
     s.type_into("#new-skill-name", "Meeting Notes").await;
-    let problem = s.wait_text("#new-skill-problem", 5, |t| !t.is_empty()).await;
-    assert!(problem.contains("lowercase"), "the name is checked as it is typed: {problem}");
+    // The name is checked as it is typed.
+    s.wait_text("#new-skill-problem", 5, |t| t.contains("lowercase")).await;
     s.wait_until("Create is off", "return document.querySelector('#new-skill-create').disabled;").await;
     s.type_into("#new-skill-name", "meeting-notes").await;
     s.wait_until("Create is on", "return !document.querySelector('#new-skill-create').disabled;").await;
@@ -85,9 +88,14 @@ async fn a_skill_written_from_nothing_is_saved_as_one_revision_and_used_by_the_a
     assert!(!s.home().join("drafts/user/meeting-notes").exists(), "a saved draft is gone");
 
     // History: v:2's View shows what it changed.
+    // The save's own change event redraws the skill's pane once; History opens after it.
+    s.wait_text(".skill-item[data-key='user/meeting-notes'] .badge", 10, |t| t == "v:2").await;
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    s.settle().await;
     s.click("#history-btn").await;
     s.wait_text("#history", 10, |t| t.contains("v:2")).await;
     s.click("#history tr[data-revision='2'] .view-revision").await;
+    s.wait_text("#revision-banner", 10, |t| t.contains("v:2")).await;
     let diff = s.wait_text("#viewer", 10, |t| t.contains("owner of each action item")).await;
     assert!(diff.contains("+Always name the owner"), "{diff}");
     s.screenshot("history-diff").await;
