@@ -23,7 +23,7 @@ import { initBulk, showPicked } from "./bulk.js";
 import { mark, traceInteractions } from "./trace.js";
 import * as sidebar from "./sidebar.js";
 import { keyOf } from "./sidebar.js";
-import { initEditor, openEditor } from "./editor.js";
+import { initEditor, openEditor, openInSystem } from "./editor.js";
 import { initNewSkill } from "./new_skill.js";
 
 import { invoke } from "./api.js";
@@ -208,8 +208,9 @@ function renderFiles() {
     ),
     el("div", { class: "row compact" },
       // Your own skills are edited in the app as a draft, saved as the next revision.
-      d.scope === "user" ? el("button", { type: "button", id: "edit-btn", class: "primary", text: t("editSkill"), title: t("editSkillTitle"), onclick: () => openEditor(d.scope, d.name).catch(showError) }) : null,
-      el("button", { type: "button", id: "open-editor-btn", text: t("openInEditor"), title: t("openInEditorTitle"), onclick: () => handToSystem("open_skill_in_editor", d) }),
+      // Both edit a draft (a working copy), never the stored folder; the team's skills are its store's.
+      d.scope !== "team" ? el("button", { type: "button", id: "edit-btn", class: "primary", text: t("editSkill"), title: t("editSkillTitle"), onclick: () => openEditor(d.scope, d.name).catch(showError) }) : null,
+      d.scope !== "team" ? el("button", { type: "button", id: "open-editor-btn", text: t("openInEditor"), title: t("openInEditorTitle"), onclick: () => openEditor(d.scope, d.name).then(openInSystem).catch(showError) }) : null,
       el("button", { type: "button", id: "reveal-btn", text: t("revealInFolder"), onclick: () => handToSystem("reveal_skill_in_folder", d) }),
     ),
   ].filter(Boolean));

@@ -271,6 +271,14 @@ async function reload() {
   take(await call("draft_open", who()));
 }
 
+/** Adds files and folders dropped from the desktop to the draft's top folder. */
+async function addDropped(paths) {
+  await writer.flush();
+  const added = await call("draft_add_paths", { ...who(), into: "", paths });
+  await reload();
+  toast(t("filesAdded", added.length));
+}
+
 async function newFile(path) {
   if (ed.draft?.files.some((f) => f.path === path)) return openFile(path);
   await call("draft_write", { ...who(), path, text: "" });
@@ -316,7 +324,9 @@ async function applyFix(fix) {
   take(await call("draft_fix", { ...who(), fix }));
 }
 
-async function openInSystem() {
+/** Opens the draft's open file (never the stored skill) in the system's editor; its save comes
+ *  back with "Reload from disk" and becomes a revision with Save. */
+export async function openInSystem() {
   if (!ed.draft || !ed.file) return;
   await writer.flush();
   await call("draft_open_in_editor", { ...who(), path: ed.file });
@@ -428,7 +438,10 @@ export function initEditor(hooks) {
   listen("skills://changed", (e) => {
     if (ed.draft && touches(e.payload, ed.draft.scope, ed.draft.name)) refreshStale().catch(() => {});
   });
-  // Tauri's own drop handling takes desktop drops for Import; in the editor it says where to go.
-  listen("skills://dropped", () => { if (document.body.dataset.view === "editor" && ed.draft) toast(t("dropInEditor")); });
+  // Tauri's own drop handling takes desktop drops (as paths); in the editor they join the draft.
+  listen("skills://dropped", (e) => {
+    if (document.body.dataset.view !== "editor" || !ed.draft || !e.payload?.length) return;
+    addDropped(/** @type {string[]} */ (e.payload)).catch(showError);
+  });
   refreshDrafts().catch(() => {});
 }

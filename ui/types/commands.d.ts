@@ -17,8 +17,6 @@ export interface Commands {
   read_skill_file: { args: { scope: Scope; name: string; path: string }; result: FileView };
   /** `SKILL.md` (or the file at `path`, for an audit finding's line) exactly as stored, frontmatter included, for the line-numbered source view. Bytes that are not UTF-8 show as `�` (and `lossy` says so); `read_skill_file` stays the rendered view. */
   skill_source: { args: { scope: Scope; name: string; path?: string | null }; result: SourceView };
-  /** Opens the stored skill's `SKILL.md` in the system's default app for it. */
-  open_skill_in_editor: { args: { scope: Scope; name: string }; result: null };
   /** Shows the stored skill's `SKILL.md` in the system's file manager (the folder when the skill has no `SKILL.md`). */
   reveal_skill_in_folder: { args: { scope: Scope; name: string }; result: null };
   /** The L1 listing a model would get now: what config.toml gives a session with the default provider (its budget, tier, pinned and switched-off skills), with `budget` instead when given, for a conversation whose latest user message is `request` (the same call as `skilldeck prompt --request`), narrowed by the `.skilldeck.toml` profile of `workspace`. */
@@ -93,6 +91,8 @@ export interface Commands {
   draft_write: { args: { scope: Scope; name: string; path: string; text: string }; result: null };
   /** Adds a file (dropped or picked) to a draft, its bytes in base64. */
   draft_add_file: { args: { scope: Scope; name: string; path: string; base64: string }; result: null };
+  /** Adds files or folders dropped from the desktop to a draft, under folder `into` (`""`: the top). Returns the paths added. */
+  draft_add_paths: { args: { scope: Scope; name: string; into: string; paths: Array<string> }; result: Array<string> };
   /** Removes a file or a folder of a draft. */
   draft_remove: { args: { scope: Scope; name: string; path: string }; result: null };
   /** Renames a file or a folder of a draft. */

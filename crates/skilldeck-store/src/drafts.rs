@@ -137,7 +137,19 @@ impl Draft {
     /// stored).
     pub fn open(storage: &FsStorage, scope: Scope, name: &SkillName) -> DraftResult<Self> {
         if let Some(d) = Self::find(storage.home(), scope, name) {
-            return Ok(d);
+            // A save cut short after its revision was stored (a crash before the draft went)
+            // leaves a draft equal to the stored revision: it is done, not a draft any more.
+            let saved = match d.stale(storage)? {
+                Some(Some(now)) => {
+                    let (files, _) = d.files(storage.limits().max_file_bytes)?;
+                    storage.revision_files(scope, name, now).is_ok_and(|stored| stored.digest() == files.digest())
+                }
+                _ => false,
+            };
+            if !saved {
+                return Ok(d);
+            }
+            d.discard();
         }
         let rev = storage
             .revision_sync(scope, name)?
@@ -239,6 +251,39 @@ impl Draft {
     /// Writes one file (its folders made as needed).
     pub fn write(&self, rel: &RelPath, bytes: &[u8]) -> DraftResult<()> {
         write_file(&self.files_dir(), rel, bytes)
+    }
+
+    /// Copies the file or folder at `source` (dropped from the desktop) into the draft under
+    /// `into` (`""` for the top), keeping its name; a folder brings everything beneath it but
+    /// links and special files, each file at most `limit` bytes. Returns the paths added.
+    pub fn add_from(&self, source: &Path, into: &str, limit: u64) -> DraftResult<Vec<String>> {
+        let name = source.file_name().and_then(|n| n.to_str()).ok_or_else(|| DraftError::Io {
+            context: "cannot add",
+            path: source.to_path_buf(),
+            source: std::io::Error::from(std::io::ErrorKind::InvalidInput),
+        })?;
+        let prefix =
+            if into.trim_matches('/').is_empty() { String::new() } else { format!("{}/", into.trim_matches('/')) };
+        let meta = fs::symlink_metadata(source).map_err(DraftError::io("read", source))?;
+        let files: Vec<(String, Vec<u8>)> = if meta.is_dir() {
+            let snap = tree::snapshot(source, limit)?;
+            snap.files.iter().map(|(p, b)| (format!("{prefix}{name}/{p}"), b.to_vec())).collect()
+        } else {
+            let read = crate::safe_read::read_file(source, limit).map_err(|e| DraftError::Io {
+                context: "cannot add",
+                path: source.to_path_buf(),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+            vec![(format!("{prefix}{name}"), read.bytes)]
+        };
+        let mut added = Vec::with_capacity(files.len());
+        for (path, bytes) in files {
+            let rel =
+                RelPath::parse(&path).map_err(|source| StorageError::InvalidPath { path: path.clone(), source })?;
+            self.write(&rel, &bytes)?;
+            added.push(path);
+        }
+        Ok(added)
     }
 
     /// Removes a file, or a folder with everything under it.

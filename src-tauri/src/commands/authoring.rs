@@ -228,11 +228,7 @@ pub async fn draft_open(state: State<'_, AppState>, scope: Scope, name: String) 
             format!("{name} belongs to the team store; it is not edited here"),
         ));
     }
-    let skill = parse(&name)?;
-    let draft = match Draft::find(state.storage().home(), scope, &skill) {
-        Some(d) => d,
-        None => Draft::open(state.storage(), scope, &skill)?,
-    };
+    let draft = Draft::open(state.storage(), scope, &parse(&name)?)?;
     view(&state, &draft)
 }
 
@@ -279,6 +275,24 @@ pub async fn draft_add_file(
     }
     let draft = existing(&state, scope, &name)?;
     Ok(draft.write(&RelPath::parse(&path)?, &bytes)?)
+}
+
+/// Adds files or folders dropped from the desktop to a draft, under folder `into` (`""`: the
+/// top). Returns the paths added.
+#[tauri::command]
+pub async fn draft_add_paths(
+    state: State<'_, AppState>,
+    scope: Scope,
+    name: String,
+    into: String,
+    paths: Vec<String>,
+) -> ApiResult<Vec<String>> {
+    let draft = existing(&state, scope, &name)?;
+    let mut added = Vec::new();
+    for p in paths {
+        added.extend(draft.add_from(std::path::Path::new(&p), &into, limit(&state))?);
+    }
+    Ok(added)
 }
 
 /// Removes a file or a folder of a draft.

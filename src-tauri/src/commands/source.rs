@@ -1,5 +1,5 @@
-//! The skill view's diagnostics helpers: the raw `SKILL.md` (frontmatter included) and handing a
-//! stored skill to the system's editor or file manager. Paths come from the store, never the UI.
+//! The skill view's diagnostics helpers: the raw `SKILL.md` (frontmatter included) and showing a
+//! stored skill in the system's file manager (editing goes through a draft: `authoring.rs`). Paths come from the store, never the UI.
 
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
@@ -25,13 +25,6 @@ pub async fn skill_source(
     };
     let bytes = state.storage().read_raw_file_sync(scope, &skill, &rel)?;
     Ok(SourceView::new(&bytes))
-}
-
-/// Opens the stored skill's `SKILL.md` in the system's default app for it.
-#[tauri::command]
-pub async fn open_skill_in_editor(state: State<'_, AppState>, scope: Scope, name: String) -> ApiResult<()> {
-    let path = skill_md_path(&state, scope, &name)?;
-    tauri_plugin_opener::open_path(&path, None::<&str>).map_err(|e| open_failed(&path, &e))
 }
 
 /// Shows the stored skill's `SKILL.md` in the system's file manager (the folder when the skill

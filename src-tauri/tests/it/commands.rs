@@ -295,22 +295,30 @@ fn the_source_view_gets_skill_md_as_stored_frontmatter_and_all() {
 }
 
 #[test]
-fn open_and_reveal_refuse_what_is_not_a_stored_skill_file() {
+fn reveal_refuses_what_is_not_a_stored_skill_file_and_edits_never_get_the_stored_folder() {
     let fx = Fx::new();
-    let codes = |name: &str| {
-        ["open_skill_in_editor", "reveal_skill_in_folder"]
-            .map(|cmd| fx.invoke(cmd, json!({"scope": "user", "name": name})).unwrap_err()["code"].clone())
+    let code = |name: &str| {
+        fx.invoke("reveal_skill_in_folder", json!({"scope": "user", "name": name})).unwrap_err()["code"].clone()
     };
-    assert_eq!(codes("missing"), [json!("skill_not_found"), json!("skill_not_found")]);
-    assert_eq!(codes("../system/pdf"), [json!("name_invalid"), json!("name_invalid")]);
+    assert_eq!(code("missing"), json!("skill_not_found"));
+    assert_eq!(code("../system/pdf"), json!("name_invalid"));
     // A SKILL.md swapped for a link is never handed to the system.
     let src = fx.skill("linked", "name: linked\ndescription: d\n");
     fx.ok("import_skill", json!({"path": src, "scope": "user"}));
     let md = fx.tmp.path().join("home/skills/user/linked/SKILL.md");
     fs::remove_file(&md).unwrap();
     std::os::unix::fs::symlink("/etc/passwd", &md).unwrap();
-    let e = fx.invoke("open_skill_in_editor", json!({"scope": "user", "name": "linked"})).unwrap_err();
-    assert_eq!(e["code"], "file_not_found");
+    // (Its folder is shown instead; no file manager runs here, so the launch itself fails.)
+    let e = fx.invoke("reveal_skill_in_folder", json!({"scope": "user", "name": "linked"})).unwrap_err();
+    let shown = e["args"]["path"].as_str().unwrap_or_default().to_owned();
+    assert!(shown.ends_with("skills/user/linked"), "the folder, never the link: {e}");
+    // Editing (the app's editor, and Open in editor) works on a draft made from history's copy
+    // of the revision: the link in the live folder is not followed, the stored files not handed out.
+    let draft = fx.ok("draft_open", json!({"scope": "user", "name": "linked"}));
+    let text = draft["files"][0]["text"].as_str().unwrap();
+    assert!(text.contains("name: linked") && !text.contains("root:"), "{text}");
+    let e = fx.invoke("draft_open_in_editor", json!({"scope": "user", "name": "missing", "path": "SKILL.md"}));
+    assert_eq!(e.unwrap_err()["code"], "draft_not_found");
 }
 
 #[test]

@@ -100,10 +100,18 @@ async fn a_skill_written_from_nothing_is_saved_as_one_revision_and_used_by_the_a
     assert!(diff.contains("+Always name the owner"), "{diff}");
     s.screenshot("history-diff").await;
 
-    // The agent (offline) picks the new skill for a request it is for.
-    let out = cli(&s.home(), &["prompt", "--request", "turn this meeting transcript into notes with action items"]);
-    let listing = String::from_utf8_lossy(&out.stdout);
-    assert!(listing.contains("meeting-notes"), "{listing}");
+    // The Agent tab (offline) loads the new skill, at its new revision, for a request it is for.
+    let ws = s.tmp.path().join("project");
+    fs::create_dir_all(&ws).unwrap();
+    s.click("#tab-agent").await;
+    s.wait_for("body[data-agent-ready='true']").await;
+    s.type_into("#agent-workspace", &ws.display().to_string()).await;
+    s.type_into("#agent-prompt", "Turn this meeting transcript into notes with the action items and their owners")
+        .await;
+    s.click("#agent-send").await;
+    let chip = s.wait_text("#chat-log .chip.ok", 20, |t| t.contains("meeting-notes")).await;
+    assert!(chip.contains("v:2"), "{chip}");
+    s.screenshot("agent-uses-new-skill").await;
     s.finish().await;
 }
 
