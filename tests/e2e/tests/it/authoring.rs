@@ -32,7 +32,27 @@ async fn type_at_end(s: &Session, text: &str) {
     let active = s.client.active_element().await.unwrap();
     // Ctrl+End: to the end of the document.
     active.send_keys("\u{E009}\u{E010}\u{E009}").await.unwrap();
-    active.send_keys(text).await.unwrap();
+    // A line break as the Enter key: WebKit's driver sends "\n" as a character the editor drops.
+    active.send_keys(&text.replace('\n', "\u{E007}")).await.unwrap();
+}
+
+/// Every file under `dir` but the store's sidecars, with its bytes.
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
+            if p.is_dir() {
+                stack.push(p);
+            } else if rel != ".version" && rel != ".revision.json" {
+                out.push((rel, fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 fn revision(home: &Path, name: &str) -> String {
@@ -63,6 +83,7 @@ async fn a_skill_written_from_nothing_is_saved_as_one_revision_and_used_by_the_a
 
     s.wait_text("#editor-name", 10, |t| t.contains("meeting-notes")).await;
     assert_eq!(revision(&s.home(), "meeting-notes"), "1", "the new skill is stored as v:1");
+    let v1 = tree(&s.home().join("skills/user/meeting-notes"));
     let text = editor_text(&s).await;
     assert!(text.contains("description: \"Turns a meeting transcript"), "{text}");
     let lines = s.wait_text("#editor-agent-lines", 10, |t| t.contains("Claude Code")).await;
@@ -80,9 +101,26 @@ async fn a_skill_written_from_nothing_is_saved_as_one_revision_and_used_by_the_a
     }
     assert_eq!(revision(&s.home(), "meeting-notes"), "1");
 
+    // The script and a new reference, in the same draft.
+    s.click("#editor-file-tree button.file[data-path='scripts/run.sh']").await;
+    s.wait_text("#editor-file", 10, |t| t.contains("scripts/run.sh")).await;
+    type_at_end(&s, "echo \"notes written\"\n").await;
+    s.click("#editor-new-file").await;
+    s.type_into("#editor-file-tree .tree-input", "references/owners.md\u{E007}").await;
+    s.wait_text("#editor-file", 10, |t| t.contains("references/owners.md")).await;
+    type_at_end(&s, "# Owners\nOne person per action item.\n").await;
+    let owners = s.home().join("drafts/user/meeting-notes/files/references/owners.md");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !fs::read_to_string(&owners).unwrap_or_default().contains("One person per action item.") {
+        assert!(std::time::Instant::now() < deadline, "the new reference was never written");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+
     s.click("#editor-save").await;
     s.wait_text("#toast", 10, |t| t.contains("v:2")).await;
-    assert_eq!(revision(&s.home(), "meeting-notes"), "2");
+    assert_eq!(revision(&s.home(), "meeting-notes"), "2", "one save, one revision");
+    let script = fs::read_to_string(s.home().join("skills/user/meeting-notes/scripts/run.sh")).unwrap();
+    assert!(script.ends_with("\necho \"notes written\"\n"), "{script}");
     let stored = fs::read_to_string(s.home().join("skills/user/meeting-notes/SKILL.md")).unwrap();
     assert!(stored.contains("Always name the owner of each action item."), "{stored}");
     assert!(!s.home().join("drafts/user/meeting-notes").exists(), "a saved draft is gone");
@@ -98,7 +136,20 @@ async fn a_skill_written_from_nothing_is_saved_as_one_revision_and_used_by_the_a
     s.wait_text("#revision-banner", 10, |t| t.contains("v:2")).await;
     let diff = s.wait_text("#viewer", 10, |t| t.contains("owner of each action item")).await;
     assert!(diff.contains("+Always name the owner"), "{diff}");
+    assert!(
+        diff.contains("+echo \"notes written\"") && diff.contains("+# Owners\n+One person per action item."),
+        "{diff}"
+    );
     s.screenshot("history-diff").await;
+
+    // Restoring v:1 brings its files back byte for byte, as v:3.
+    s.click("#revision-banner button:last-child").await;
+    s.wait_text("#history", 10, |t| t.contains("v:1")).await;
+    s.click("#history tr[data-revision='1'] .view-revision").await;
+    s.wait_text("#revision-banner", 10, |t| t.contains("v:1")).await;
+    s.click("#revision-banner button.restore").await;
+    s.wait_text(".skill-item[data-key='user/meeting-notes'] .badge", 10, |t| t == "v:3").await;
+    assert_eq!(tree(&s.home().join("skills/user/meeting-notes")), v1);
 
     // The Agent tab (offline) loads the new skill, at its new revision, for a request it is for.
     let ws = s.tmp.path().join("project");
@@ -110,7 +161,7 @@ async fn a_skill_written_from_nothing_is_saved_as_one_revision_and_used_by_the_a
         .await;
     s.click("#agent-send").await;
     let chip = s.wait_text("#chat-log .chip.ok", 20, |t| t.contains("meeting-notes")).await;
-    assert!(chip.contains("v:2"), "{chip}");
+    assert!(chip.contains("v:3"), "{chip}");
     s.screenshot("agent-uses-new-skill").await;
     s.finish().await;
 }
