@@ -327,12 +327,20 @@ pub async fn draft_check(state: State<'_, AppState>, scope: Scope, name: String)
     };
     let v = skilldeck_skill::validate::validate_bytes(files.skill_md(), Default::default());
     let meta = v.meta;
-    let agents = preview::alone(
-        &name,
-        meta.description.as_deref().unwrap_or_default(),
-        meta.when_to_use().as_deref(),
-        meta.model_invocable(),
-    );
+    let description = meta.description.as_deref().unwrap_or_default();
+    // Skilldeck's own listing (its agent loop, the MCP server) first, in the contract's words,
+    // at the revision a save would make; then each agent's.
+    let next = draft.base().map_or(1, |r| r.0 + 1);
+    let own = AgentLine {
+        agent: "skilldeck",
+        label: "Skilldeck (its agent, MCP)",
+        line: format!("- **{name}** (v:{next}): {}", description.trim()),
+        cut: false,
+        limit: None,
+        shown: "full",
+    };
+    let mut agents = vec![own];
+    agents.extend(preview::alone(&name, description, meta.when_to_use().as_deref(), meta.model_invocable()));
     let base = base_files(&state, &draft)?;
     let label = draft.base().map_or_else(|| "new".to_owned(), |r| format!("v:{r}"));
     Ok(DraftCheck { notes: checked.notes, held, agents, changed: diff::between(&base, &label, &files, "draft") })
