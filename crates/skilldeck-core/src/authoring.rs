@@ -335,9 +335,10 @@ pub fn check(name: &SkillName, files: &SkillFiles) -> Checked {
 
 fn note(path: &str, d: &skilldeck_skill::Diagnostic, agent: Option<Agent>) -> Note {
     let fix = Fix::for_code(d.code);
+    // Validation's messages say what to do already; the fix's button does it.
     let message = match agent {
-        Some(a) => format!("{}: {} — {}", a.name(), d.message, d.code.fix()),
-        None => format!("{} — {}", d.message, d.code.fix()),
+        Some(a) => format!("{}: {}", a.name(), d.message),
+        None => d.message.clone(),
     };
     Note {
         path: path.to_owned(),

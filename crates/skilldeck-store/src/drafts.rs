@@ -248,9 +248,23 @@ impl Draft {
         Ok(self.note.base_digest != Some(files.digest()))
     }
 
-    /// Writes one file (its folders made as needed).
+    /// Writes one file (its folders made as needed), whole or not at all: written beside the
+    /// draft's files and renamed over the old one, so a crash while typing keeps the last write.
     pub fn write(&self, rel: &RelPath, bytes: &[u8]) -> DraftResult<()> {
-        write_file(&self.files_dir(), rel, bytes)
+        let temp = self.dir.join(format!(".write-{}", std::process::id()));
+        fs::write(&temp, bytes).map_err(DraftError::io("write", &temp))?;
+        if bytes.starts_with(b"#!") {
+            use std::os::unix::fs::PermissionsExt as _;
+            fs::set_permissions(&temp, fs::Permissions::from_mode(0o755)).map_err(DraftError::io("chmod", &temp))?;
+        }
+        let path = rel.under(&self.files_dir());
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(DraftError::io("create", parent))?;
+        }
+        fs::rename(&temp, &path).map_err(|e| {
+            let _ = fs::remove_file(&temp);
+            DraftError::io("write", &path)(e)
+        })
     }
 
     /// Copies the file or folder at `source` (dropped from the desktop) into the draft under

@@ -720,3 +720,43 @@ fn a_delete_after_an_edit_in_place_keeps_both_revisions() {
     assert_eq!(v2.get("references/guide.md").unwrap(), b"edited in place");
     assert!(scope_leftovers(tmp.path()).is_empty(), "{:?}", scope_leftovers(tmp.path()));
 }
+
+#[test]
+fn a_draft_is_a_working_copy_saved_as_one_revision_and_a_save_cut_short_is_not_reopened() {
+    use skilldeck_store::drafts::{Draft, DraftError};
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "one")).unwrap();
+    let d = Draft::open(&s, Scope::User, &n).unwrap();
+    d.write(&RelPath::parse("references/extra.md").unwrap(), b"more").unwrap();
+    d.rename(&RelPath::parse("references/guide.md").unwrap(), &RelPath::parse("references/intro.md").unwrap()).unwrap();
+    let dropped = tmp.path().join("dropped");
+    fs::create_dir_all(dropped.join("deep")).unwrap();
+    fs::write(dropped.join("deep/a.txt"), "a").unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", dropped.join("link")).unwrap();
+    assert_eq!(d.add_from(&dropped, "assets", 1 << 20).unwrap(), vec!["assets/dropped/deep/a.txt"]);
+    assert_eq!(s.revision_sync(Scope::User, &n).unwrap(), Some(Revision(1)), "a draft is never a revision");
+    assert_eq!(Draft::all(s.home()).len(), 1);
+
+    // Another writer stores v:2 meanwhile: the save is refused, the draft kept.
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "theirs")).unwrap();
+    let e = Draft::open(&s, Scope::User, &n).unwrap().save(&s, false).unwrap_err();
+    assert!(matches!(e, DraftError::Stale { current: Some(Revision(2)), .. }), "{e}");
+    let out = Draft::open(&s, Scope::User, &n).unwrap().save(&s, true).unwrap().unwrap();
+    assert_eq!(out.revision, Revision(3));
+    let stored = s.snapshot(Scope::User, &n).unwrap().files;
+    let paths: Vec<&str> = stored.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(paths, ["SKILL.md", "assets/dropped/deep/a.txt", "references/extra.md", "references/intro.md"]);
+    assert!(Draft::all(s.home()).is_empty(), "a saved draft is gone");
+
+    // A save whose revision landed but whose draft stayed (a crash between): reopening finds
+    // the stored revision, not a stale draft.
+    let d = Draft::open(&s, Scope::User, &n).unwrap();
+    d.write(&RelPath::parse("SKILL.md").unwrap(), b"---\nname: pdf\ndescription: d\n---\nfour\n").unwrap();
+    let (files, _) = d.files(1 << 20).unwrap();
+    s.write_skill_sync(Scope::User, &n, &files).unwrap();
+    let again = Draft::open(&s, Scope::User, &n).unwrap();
+    assert_eq!(again.base(), Some(Revision(4)));
+    assert!(!again.changed(1 << 20).unwrap());
+}
