@@ -224,6 +224,16 @@ fn watch_and_warm_up<R: tauri::Runtime>(app: tauri::AppHandle<R>, started: std::
         });
         // Changes made while the app was closed reach the auto-sync targets now.
         watcher::auto_sync(&state, &app);
+        // A store from before history kept each revision's own copy gets them, once.
+        for scope in skilldeck_skill::Scope::ALL {
+            match state.storage().keep_current_copies(*scope) {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(scope = scope.as_str(), copies = n, "current revisions copied into history"),
+                Err(e) => {
+                    tracing::warn!(scope = scope.as_str(), error = %e, "current revisions not copied into history")
+                }
+            }
+        }
         // Then the skills' vectors, when many are missing (a first start, a large import).
         meaning::index_in_background(app.clone());
     });

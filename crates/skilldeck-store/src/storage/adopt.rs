@@ -78,3 +78,44 @@ pub(crate) fn adopt_locked(
         }
     }
 }
+
+/// Gives the current revision of `name` its own copy in history when it has none (a store
+/// written before history kept one). A live folder that no longer matches the digest logged for
+/// its revision is adopted as a new revision instead, which takes its own copy. Returns whether
+/// a copy was made. The caller holds the skill's lock.
+pub(crate) fn keep_current_locked(
+    home: &SkilldeckHome,
+    scope: Scope,
+    name: &SkillName,
+    dir: &Path,
+    max_file_bytes: u64,
+) -> Result<bool> {
+    let history_dir = home.history_dir(scope, name);
+    let Some(rev) = tree::read_revision(dir) else { return Ok(false) };
+    if history::rev_dir(&history_dir, rev).is_dir() {
+        return Ok(false);
+    }
+    if adopt_locked(home, scope, name, dir, max_file_bytes)?.is_some() {
+        return Ok(true);
+    }
+    let snap = tree::snapshot(dir, max_file_bytes)?;
+    if snap.revision != Some(rev) || snap.files.skill_md().is_none() {
+        return Ok(false);
+    }
+    let line = record::read(dir).unwrap_or(LogLine {
+        revision: rev,
+        digest: Some(snap.files.digest()),
+        at: history::now(),
+        event: RevisionEvent::Recovered,
+    });
+    let scope_dir = home.scope_dir(scope);
+    let keep = staging_path(&scope_dir, name)?;
+    if let Err(e) = write::stage(&keep, &snap.files, &line) {
+        let _ = std::fs::remove_dir_all(&keep);
+        return Err(e);
+    }
+    write::keep_copy(&history_dir, &keep, rev).inspect_err(|_| {
+        let _ = std::fs::remove_dir_all(&keep);
+    })?;
+    Ok(true)
+}

@@ -242,6 +242,33 @@ impl FsStorage {
         adopt::adopt_locked(&self.home, scope, name, &dir, self.limits.max_file_bytes)
     }
 
+    /// Gives every skill of `scope` whose current revision has no copy in history one (a store
+    /// written before history kept each revision's own copy), so an edit made in its live folder
+    /// from now on cannot take that revision with it. A skill whose writer holds its lock is
+    /// passed over (that write makes its copy). Returns how many copies were made; one that
+    /// fails is logged and passed over.
+    pub fn keep_current_copies(&self, scope: Scope) -> Result<usize> {
+        if scope.is_read_only() {
+            return Ok(0);
+        }
+        let mut made = 0;
+        for dir_name in self.list_skills_sync(scope)? {
+            let Ok(name) = SkillName::parse(&dir_name) else { continue };
+            let dir = self.home.skill_dir(scope, &name);
+            let Some(rev) = read_revision(&dir) else { continue };
+            if history::rev_dir(&self.home.history_dir(scope, &name), rev).is_dir() {
+                continue;
+            }
+            let Some(_lock) = SkillLock::try_acquire(&self.home, scope, &name)? else { continue };
+            match adopt::keep_current_locked(&self.home, scope, &name, &dir, self.limits.max_file_bytes) {
+                Ok(true) => made += 1,
+                Ok(false) => {}
+                Err(e) => tracing::warn!(skill = %name, error = %e, "no copy of the current revision in history"),
+            }
+        }
+        Ok(made)
+    }
+
     /// Moves a skill to history; returns the revision moved. Once it has moved, the delete is
     /// reported as done: a log line that cannot be written comes back as a warning.
     pub fn delete_skill_sync(&self, scope: Scope, name: &SkillName) -> Result<DeleteOutcome> {

@@ -760,3 +760,27 @@ fn a_draft_is_a_working_copy_saved_as_one_revision_and_a_save_cut_short_is_not_r
     assert_eq!(again.base(), Some(Revision(4)));
     assert!(!again.changed(1 << 20).unwrap());
 }
+
+#[test]
+fn a_store_from_before_history_kept_each_revision_gets_the_current_ones_copied_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    for n in ["one", "two", "three"] {
+        s.write_skill_sync(Scope::User, &name(n), &skill(n, "body")).unwrap();
+    }
+    // As an older version left them: no copy of the current revision in history.
+    for n in ["one", "two", "three"] {
+        fs::remove_dir_all(tmp.path().join("history/user").join(n).join("1")).unwrap();
+    }
+    // One of them was edited in place meanwhile: that edit becomes v:2 with its own copy.
+    fs::write(tmp.path().join("skills/user/three/references/guide.md"), "edited").unwrap();
+    assert_eq!(s.keep_current_copies(Scope::User).unwrap(), 3);
+    assert_eq!(s.keep_current_copies(Scope::User).unwrap(), 0, "once");
+    assert_eq!(s.revision_files(Scope::User, &name("one"), Revision(1)).unwrap(), skill("one", "body"));
+    assert_eq!(s.revision_sync(Scope::User, &name("three")).unwrap(), Some(Revision(2)));
+    assert!(tmp.path().join("history/user/three/2/references/guide.md").is_file());
+    // From now on an edit in place keeps the revision it replaced.
+    fs::write(tmp.path().join("skills/user/one/SKILL.md"), "---\nname: one\ndescription: d\n---\nnew\n").unwrap();
+    s.adopt_external_edit(Scope::User, &name("one")).unwrap();
+    assert_eq!(s.revision_files(Scope::User, &name("one"), Revision(1)).unwrap(), skill("one", "body"));
+}
