@@ -226,7 +226,7 @@ fn watch_and_warm_up<R: tauri::Runtime>(app: tauri::AppHandle<R>, started: std::
         watcher::auto_sync(&state, &app);
         // A store from before history kept each revision's own copy gets them, once.
         for scope in skilldeck_skill::Scope::ALL {
-            match state.storage().keep_current_copies(*scope) {
+            match state.storage().keep_current_copies(scope) {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(scope = scope.as_str(), copies = n, "current revisions copied into history"),
                 Err(e) => {
