@@ -34,6 +34,7 @@ pub async fn skill_history(state: State<'_, AppState>, scope: Scope, name: Strin
                 RevisionEvent::DriftKept { target } => format!("drift_kept:{target}"),
                 RevisionEvent::Mirrored => "team".to_owned(),
                 RevisionEvent::Sourced { source } => format!("sourced:{}", source.short()),
+                RevisionEvent::Renamed { from } => format!("renamed:{from}"),
             },
             current: e.current,
             restorable: e.restorable,
