@@ -91,6 +91,19 @@ pub async fn restore_skill(
     })
 }
 
+/// Renames skill `name` to `to` in `scope`: its last revision is stored again under `to`, and
+/// its history, draft, approvals, pin and switch, target lists and source follow it. Returns
+/// the new revision. A clash is refused (`name_taken`, `name_has_history`) with nothing changed.
+#[tauri::command]
+pub async fn rename_skill(state: State<'_, AppState>, scope: Scope, name: String, to: String) -> ApiResult<u64> {
+    let (from, to) = (SkillName::parse(&name)?, SkillName::parse(&to)?);
+    let done = skilldeck_core::rename::rename_skill(&state.registry, scope, &from, &to)?;
+    for warning in done.outcome.warnings.iter().chain(&crate::rename::follow(state.storage(), &done)) {
+        tracing::warn!(skill = %to, from = %from, "{warning}");
+    }
+    Ok(done.outcome.revision.0)
+}
+
 /// A deleted skill that its history can bring back.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, ts_rs::TS)]
 pub struct DeletedRow {
