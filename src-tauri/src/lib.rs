@@ -12,6 +12,7 @@ pub mod logging;
 pub mod markdown;
 pub mod mcp_clients;
 pub mod meaning;
+pub mod rename;
 pub mod settings;
 pub mod sources;
 pub mod state;
@@ -84,6 +85,7 @@ macro_rules! handlers {
             $crate::commands::revisions::delete_skill,
             $crate::commands::revisions::skill_history,
             $crate::commands::revisions::restore_skill,
+            $crate::commands::revisions::rename_skill,
             $crate::commands::revisions::revision_files,
             $crate::commands::revisions::read_revision_file,
             $crate::commands::revisions::deleted_skills,

@@ -65,6 +65,46 @@ pub fn set_skill_pinned(path: &Path, name: &str, pinned: bool) -> Result<bool, C
     )
 }
 
+/// What of `[listing]` followed a renamed skill.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ListingFollowed {
+    /// It was pinned, and the new name is.
+    pub pinned: bool,
+    /// It was switched off, and the new name is.
+    pub disabled: bool,
+}
+
+/// Follows skill `from` renamed to `new` (`skilldeck rename`) in `[listing] pinned` and
+/// `disabled`: the new name takes the old one's place. Both lists hold bare names, which every
+/// scope's skill of that name answers to; with `keep_old` (another scope still has a skill
+/// named `from`) the old name stays in them too.
+pub fn rename_skill(path: &Path, from: &str, new: &str, keep_old: bool) -> Result<ListingFollowed, ConfigError> {
+    let pinned = std::cell::Cell::new(false);
+    let disabled = std::cell::Cell::new(false);
+    edit(
+        path,
+        |before| {
+            pinned.set(before.listing.pinned.contains(from));
+            disabled.set(before.listing.disabled.contains(from));
+            pinned.get() || disabled.get()
+        },
+        |doc, shown| {
+            let listing = listing_table(doc, shown)?;
+            for (key, on) in [("pinned", pinned.get()), ("disabled", disabled.get())] {
+                let Some(array) = listing.get_mut(key).and_then(Item::as_array_mut).filter(|_| on) else { continue };
+                if !keep_old {
+                    array.retain(|v| v.as_str() != Some(from));
+                }
+                if !array.iter().any(|v| v.as_str() == Some(new)) {
+                    array.push(new);
+                }
+            }
+            Ok(())
+        },
+    )?;
+    Ok(ListingFollowed { pinned: pinned.get(), disabled: disabled.get() })
+}
+
 /// The smallest and largest listing budgets accepted, in tokens.
 pub const BUDGET_RANGE: std::ops::RangeInclusive<usize> = 100..=200_000;
 

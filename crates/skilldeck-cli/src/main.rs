@@ -286,6 +286,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Rename a skill: its last revision is stored again under NEW (the frontmatter's `name`
+    /// too), and its history, draft, approvals, pin and switch, target lists and source follow
+    /// it; the next sync replaces OLD in the agents' folders. A name already taken, or a
+    /// deleted skill's, is refused.
+    Rename {
+        /// The skill's name now.
+        old: String,
+        /// Its new name.
+        new: String,
+        /// The scope (default: user, else team, else system; team skills cannot be renamed here).
+        #[arg(long)]
+        scope: Option<Scope>,
+        /// Print JSON for scripts.
+        #[arg(long)]
+        json: bool,
+    },
     /// Create a new skill in your store (v:1) from a template: `instructions` (a SKILL.md),
     /// `scripts` (with scripts/run.sh) or `references` (with references/guide.md).
     New {
@@ -574,6 +590,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Pin { name, off } => switch::set_pinned(&name, !off),
         Command::History { name, scope, json } => revisions::history(&name, scope, json),
         Command::Restore { name, revision, scope, json } => revisions::restore(&name, revision, scope, json),
+        Command::Rename { old, new, scope, json } => rename::run(&old, &new, scope, json),
         Command::New { name, description, template, json } => {
             authoring::new(&name, description.as_deref(), template.as_deref(), json)
         }

@@ -10,6 +10,7 @@
 pub mod authoring;
 mod catalogue;
 pub mod registry;
+pub mod rename;
 pub mod semantic;
 
 pub use registry::{DiskCacheStats, SkillRegistry};

@@ -16,6 +16,7 @@ pub mod grants;
 pub mod headings;
 pub mod meta;
 pub mod name;
+pub mod name_field;
 pub mod provenance;
 pub mod relpath;
 pub mod risk;

@@ -138,6 +138,19 @@ impl InstalledSkills {
         self.file.skills.remove(name).is_some()
     }
 
+    /// Moves the record of skill `from` to `new`, renamed here (`skilldeck rename`; not yet
+    /// saved); whether there was one. The source's own name is kept as `upstream_name`, so every
+    /// check and update renames the source's copy the same way; the digest installed becomes
+    /// `new_digest` when it was `from_digest` (the renamed files are the install, renamed), else
+    /// it stays (the skill was changed here, and still is).
+    pub fn rename(&mut self, from: &str, new: &str, from_digest: Digest, new_digest: Digest) -> bool {
+        let Some(old) = self.file.skills.remove(from) else { return false };
+        let upstream_name = old.upstream_name.clone().or_else(|| Some(from.to_owned())).filter(|u| u != new);
+        let digest = if old.digest == from_digest { new_digest } else { old.digest };
+        self.file.skills.insert(new.to_owned(), Installed { digest, upstream_name, ..old });
+        true
+    }
+
     /// Writes the file beside itself and renames it in, so a reader never sees half of it.
     pub fn save(&mut self) -> Result<(), InstalledError> {
         self.file.format = 1;

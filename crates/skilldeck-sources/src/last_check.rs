@@ -207,6 +207,17 @@ impl LastCheck {
             .collect()
     }
 
+    /// Moves the last answer about skill `from` to `new`, renamed here (not yet saved), its
+    /// install's digest changed as `InstalledSkills::rename` changes it; whether there was one.
+    pub fn rename(&mut self, from: &str, new: &str, from_digest: Digest, new_digest: Digest) -> bool {
+        let Some(mut known) = self.file.skills.remove(from) else { return false };
+        if known.against.digest == from_digest {
+            known.against.digest = new_digest;
+        }
+        self.file.skills.insert(new.to_owned(), known);
+        true
+    }
+
     /// Writes the file beside itself and renames it in.
     pub fn save(&mut self) -> std::io::Result<()> {
         self.file.format = 1;

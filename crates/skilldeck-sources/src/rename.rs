@@ -3,7 +3,7 @@
 //! frontmatter's `name` rewritten to `NEW`, so folder and `name` agree (docs/contracts.md) and the
 //! import stores it as `NEW`. Holds the copy and the rewrite; the import is the caller's.
 
-use skilldeck_skill::frontmatter;
+use skilldeck_skill::name_field::with_name;
 use skilldeck_skill::validate::{self, ValidateOptions};
 use skilldeck_skill::{Digest, SkillName, UploadLimits};
 use skilldeck_store::import::{self, ImportError};
@@ -123,83 +123,10 @@ pub fn as_kept(dir: &Path, name: &str, renamed: bool, limits: UploadLimits) -> R
     Ok(Kept { dir: copy.dir().to_path_buf(), digest: loaded.files.digest(), renamed: Some(copy) })
 }
 
-/// `skill_md` with its frontmatter's top-level `name` set to `new` (a line added at the top of
-/// the frontmatter when it has none); every other byte as it was. A text without a frontmatter
-/// is returned as it is: the import names such a skill after its folder.
-pub fn with_name(skill_md: &str, new: &str) -> String {
-    let Ok(split) = frontmatter::split(skill_md) else { return skill_md.to_owned() };
-    // Where the YAML starts in the text (the split borrows from it).
-    let start = (split.yaml.as_ptr() as usize).saturating_sub(skill_md.as_ptr() as usize);
-    let end = start + split.yaml.len();
-    if end > skill_md.len() {
-        return skill_md.to_owned();
-    }
-    let pad = " ".repeat(split.indent);
-    let mut out = String::with_capacity(skill_md.len() + new.len());
-    out.push_str(&skill_md[..start]);
-    let mut replaced = false;
-    let mut in_old_value = false;
-    for line in split.yaml.split_inclusive('\n') {
-        let body = line.trim_end_matches(['\n', '\r']);
-        let indent = body.len() - body.trim_start_matches(' ').len();
-        if in_old_value {
-            // A block or folded value of the old name goes on on deeper lines.
-            if indent > split.indent || body.trim().is_empty() {
-                continue;
-            }
-            in_old_value = false;
-        }
-        let key = body.get(split.indent..).filter(|_| indent == split.indent);
-        let is_name = key
-            .and_then(|k| ["name", "\"name\"", "'name'"].iter().find_map(|n| k.strip_prefix(n)))
-            .is_some_and(|rest| rest.trim_start().starts_with(':'));
-        if is_name && !replaced {
-            out.push_str(&format!("{pad}name: {new}{}", &line[body.len()..]));
-            replaced = true;
-            in_old_value = true;
-            continue;
-        }
-        out.push_str(line);
-    }
-    if !replaced {
-        let eol = if split.yaml.contains("\r\n") || skill_md[..start].ends_with("\r\n") { "\r\n" } else { "\n" };
-        out.insert_str(start, &format!("{pad}name: {new}{eol}"));
-    }
-    out.push_str(&skill_md[end..]);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-
-    fn check(input: &str, expected: &str) {
-        assert_eq!(with_name(input, "pdf-two"), expected, "from {input:?}");
-    }
-
-    #[test]
-    fn the_name_is_rewritten_and_nothing_else() {
-        check(
-            "---\nname: pdf\ndescription: PDFs.\n---\nBody.\n",
-            "---\nname: pdf-two\ndescription: PDFs.\n---\nBody.\n",
-        );
-        check(
-            "---\r\ndescription: PDFs.\r\nname: \"pdf\"   # quoted\r\n---\r\nBody.\r\n",
-            "---\r\ndescription: PDFs.\r\nname: pdf-two\r\n---\r\nBody.\r\n",
-        );
-        // A folded value's lines go with it; a nested `name` is not the skill's.
-        check(
-            "---\nname: >\n  pdf\n  tool\nmetadata:\n  name: x\n---\n",
-            "---\nname: pdf-two\nmetadata:\n  name: x\n---\n",
-        );
-        check("---\n'name': pdf\n---\n", "---\nname: pdf-two\n---\n");
-        // No name: one is added first; no frontmatter: unchanged (the folder names it).
-        check("---\ndescription: PDFs.\n---\nB\n", "---\nname: pdf-two\ndescription: PDFs.\n---\nB\n");
-        check("# no frontmatter\n", "# no frontmatter\n");
-        // An indented frontmatter keeps its indentation; `names:` is another key.
-        check("  ---\n  names: [a]\n  name: pdf\n  ---\nB\n", "  ---\n  names: [a]\n  name: pdf-two\n  ---\nB\n");
-    }
 
     #[test]
     fn a_renamed_copy_is_stored_under_the_new_name_with_its_other_files() {

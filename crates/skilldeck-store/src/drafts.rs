@@ -8,11 +8,12 @@
 //! as the author types, and is never a revision until it is saved.
 
 use crate::home::SkilldeckHome;
-use crate::storage::{FsStorage, RevisionEvent, StorageError, WriteOutcome, tree};
+use crate::storage::{FsStorage, RenameOutcome, RevisionEvent, StorageError, WriteOutcome, tree};
 use serde::{Deserialize, Serialize};
 use skilldeck_skill::digest::Digest;
 use skilldeck_skill::files::SkillFiles;
 use skilldeck_skill::name::SkillName;
+use skilldeck_skill::name_field::with_name;
 use skilldeck_skill::relpath::RelPath;
 use skilldeck_skill::scope::{Revision, Scope};
 use std::fs;
@@ -359,6 +360,34 @@ impl Draft {
         let out = storage.write_with_event(self.scope, &self.name, &files, RevisionEvent::Edit)?;
         self.discard();
         Ok(Some(out))
+    }
+
+    /// Moves the draft of a renamed skill (`FsStorage::rename_sync`'s `out`) to the new name:
+    /// its `SKILL.md`'s `name` rewritten like the stored skill's, and, when it began from the
+    /// revision renamed, noted as begun from the new one (so it is not stale). `false` when the
+    /// old name has no draft, or the new name already has one (the old draft then stays).
+    pub fn follow_rename(home: &SkilldeckHome, out: &RenameOutcome) -> DraftResult<bool> {
+        let Some(old) = Self::find(home, out.scope, &out.from) else { return Ok(false) };
+        let dir = scope_root(home, out.scope).join(out.name.as_str());
+        if fs::symlink_metadata(&dir).is_ok() {
+            return Ok(false);
+        }
+        fs::rename(&old.dir, &dir).map_err(DraftError::io("move", &old.dir))?;
+        let moved = Self { scope: out.scope, name: out.name.clone(), dir, note: old.note };
+        let skill_md = moved.files_dir().join("SKILL.md");
+        if let Some(text) = fs::read(&skill_md).ok().and_then(|b| String::from_utf8(b).ok()) {
+            let renamed = with_name(&text, out.name.as_str());
+            if renamed != text {
+                fs::write(&skill_md, renamed).map_err(DraftError::io("write", &skill_md))?;
+            }
+        }
+        if moved.note.base == Some(out.from_revision) {
+            let note = DraftNote { base: Some(out.revision), base_digest: Some(out.digest), ..moved.note.clone() };
+            let json = serde_json::to_vec_pretty(&note).map_err(|e| StorageError::Task(e.to_string()))?;
+            let path = moved.dir.join(NOTE);
+            fs::write(&path, json).map_err(DraftError::io("write", &path))?;
+        }
+        Ok(true)
     }
 
     /// Removes the draft.

@@ -327,6 +327,57 @@ impl Trust {
         Ok(had)
     }
 
+    /// Carries skill `from`'s approvals in `scope` over to its new name `new` (`skilldeck
+    /// rename`) and saves the file; whether there was any. The grant of its `allowed-tools`
+    /// (`meta`'s request) is bound again to the renamed files `new_content` only when it was in
+    /// force for `from_content`, the files before the rename (a stale one stays stale). The
+    /// approved findings keep their fingerprints and gain `findings`, the renamed files' own
+    /// fingerprints of the same findings (the caller matches them; `SKILL.md`'s change with its
+    /// `name`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn rename(
+        &mut self,
+        scope: Scope,
+        from: &str,
+        new: &str,
+        meta: &SkillMeta,
+        from_content: Option<&Digest>,
+        new_content: Option<&Digest>,
+        findings: &[String],
+    ) -> Result<bool, TrustError> {
+        let tools = self.file.skills.remove(&key(scope, from)).map(|old| {
+            let request = GrantRequest::of(meta);
+            if old.digest == request.digest(scope, from, bound_content(scope, from_content)) {
+                Approval { digest: request.digest(scope, new, bound_content(scope, new_content)), ..old }
+            } else {
+                old
+            }
+        });
+        let seen = self.file.findings.remove(&key(scope, from)).map(|mut old| {
+            for f in findings {
+                if !old.fingerprints.contains(f) {
+                    old.fingerprints.push(f.clone());
+                }
+            }
+            if let Some(d) = new_content {
+                old.digest = d.long();
+            }
+            old
+        });
+        let had = tools.is_some() || seen.is_some();
+        if let Some(a) = tools {
+            self.file.skills.insert(key(scope, new), a);
+        }
+        if let Some(f) = seen {
+            self.file.findings.insert(key(scope, new), f);
+        }
+        if had {
+            self.save()?;
+            tracing::info!(skill = new, from, scope = scope.as_str(), "approvals followed a rename");
+        }
+        Ok(had)
+    }
+
     /// Writes the file beside itself and renames it in, so a reader never sees half of it.
     fn save(&mut self) -> Result<(), TrustError> {
         self.file.format = 1;

@@ -31,6 +31,53 @@ pub fn set_skill(path: &Path, target: &str, skill: &str, on: bool) -> Result<boo
     })
 }
 
+/// Follows skill `from` renamed to `new` (`skilldeck rename`) in every `[targets.NAME]` table:
+/// in `skills` and `exclude` the old name becomes the new one (once), each value's comments
+/// kept. Returns the targets whose table changed, sorted.
+pub fn rename_skill(path: &Path, from: &str, new: &str) -> Result<Vec<String>, TargetError> {
+    let shown = path.display().to_string();
+    let mut changed = Vec::new();
+    config_file::edit::<TargetError>(path, |text| {
+        TargetsConfig::parse(text, &shown)?;
+        let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| TargetError::Config {
+            path: shown.clone(),
+            message: e.message().to_owned(),
+        })?;
+        let Some(targets) = doc.get_mut("targets").and_then(Item::as_table_mut) else { return Ok(None) };
+        for (target, item) in targets.iter_mut() {
+            let Some(table) = item.as_table_mut() else { continue };
+            let mut hit = false;
+            for key in ["skills", "exclude"] {
+                let Some(list) = table.get_mut(key).and_then(Item::as_array_mut) else { continue };
+                if !list.iter().any(|v| v.as_str() == Some(from)) {
+                    continue;
+                }
+                hit = true;
+                if list.iter().any(|v| v.as_str() == Some(new)) {
+                    list.retain(|v| v.as_str() != Some(from));
+                    continue;
+                }
+                for v in list.iter_mut().filter(|v| v.as_str() == Some(from)) {
+                    let decor = v.decor().clone();
+                    *v = Value::from(new);
+                    *v.decor_mut() = decor;
+                }
+            }
+            if hit {
+                changed.push(target.get().to_owned());
+            }
+        }
+        let out = doc.to_string();
+        if out == text {
+            return Ok(None);
+        }
+        TargetsConfig::parse(&out, &shown)?;
+        Ok(Some(out))
+    })?;
+    changed.sort();
+    Ok(changed)
+}
+
 /// Sets `auto = true|false` for `target`. Returns whether the file changed.
 pub fn set_auto(path: &Path, target: &str, on: bool) -> Result<bool, TargetError> {
     edit(path, target, |t| {

@@ -34,6 +34,7 @@ pub async fn skill_history(state: State<'_, AppState>, scope: Scope, name: Strin
                 RevisionEvent::DriftKept { target } => format!("drift_kept:{target}"),
                 RevisionEvent::Mirrored => "team".to_owned(),
                 RevisionEvent::Sourced { source } => format!("sourced:{}", source.short()),
+                RevisionEvent::Renamed { from } => format!("renamed:{from}"),
             },
             current: e.current,
             restorable: e.restorable,
@@ -88,6 +89,19 @@ pub async fn restore_skill(
         digest: out.digest.short(),
         unchanged: false,
     })
+}
+
+/// Renames skill `name` to `to` in `scope`: its last revision is stored again under `to`, and
+/// its history, draft, approvals, pin and switch, target lists and source follow it. Returns
+/// the new revision. A clash is refused (`name_taken`, `name_has_history`) with nothing changed.
+#[tauri::command]
+pub async fn rename_skill(state: State<'_, AppState>, scope: Scope, name: String, to: String) -> ApiResult<u64> {
+    let (from, to) = (SkillName::parse(&name)?, SkillName::parse(&to)?);
+    let done = skilldeck_core::rename::rename_skill(&state.registry, scope, &from, &to)?;
+    for warning in done.outcome.warnings.iter().chain(&crate::rename::follow(state.storage(), &done)) {
+        tracing::warn!(skill = %to, from = %from, "{warning}");
+    }
+    Ok(done.outcome.revision.0)
 }
 
 /// A deleted skill that its history can bring back.

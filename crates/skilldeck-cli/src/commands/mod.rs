@@ -20,6 +20,7 @@ pub mod model_install;
 pub mod prompt;
 pub mod refusals;
 pub mod remote;
+pub mod rename;
 pub mod revisions;
 pub mod scan;
 pub mod show;

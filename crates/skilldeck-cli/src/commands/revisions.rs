@@ -61,6 +61,7 @@ pub fn history(name: &str, scope: Option<Scope>, json: bool) -> anyhow::Result<O
             RevisionEvent::DriftKept { target } => format!("edited copy kept from {target}"),
             RevisionEvent::Mirrored => "from the team store".to_owned(),
             RevisionEvent::Sourced { source } => format!("from {}", source.short()),
+            RevisionEvent::Renamed { from } => format!("renamed from {from}"),
         };
         let digest = e.digest.map(|d| d.short()).unwrap_or_else(|| "-".to_owned());
         let state = if e.current {

@@ -21,6 +21,7 @@ mod model;
 mod no_links;
 mod overwrite;
 mod remote;
+mod rename;
 mod scan_adopt;
 mod sources_env;
 mod sources_lock;

@@ -77,6 +77,43 @@ pub enum StorageError {
         /// The scope refused.
         scope: Scope,
     },
+    /// A rename to a name a live skill of the scope already has.
+    #[error(
+        "there is already a skill named {name} in the {scope} scope; pick another name or delete it first \
+         (nothing was changed)"
+    )]
+    NameTaken {
+        /// The scope.
+        scope: Scope,
+        /// The name asked for.
+        name: String,
+    },
+    /// A rename to a name with a history of its own: a deleted skill of that name.
+    #[error(
+        "{name} is the name of a deleted skill in the {scope} scope (its history is kept{}); bring it back with \
+         `skilldeck restore {name} {}`, or pick another name (nothing was changed)",
+        deleted.map_or_else(String::new, |r| format!(", last at v:{r}")),
+        deleted.map_or_else(|| "N".to_owned(), |r| r.to_string())
+    )]
+    NameHasHistory {
+        /// The scope.
+        scope: Scope,
+        /// The name asked for.
+        name: String,
+        /// The revision deleted, when the log says.
+        deleted: Option<Revision>,
+    },
+    /// A rename the skill's own content refuses (the same name, a `SKILL.md` that is not text or
+    /// whose `name` cannot be rewritten).
+    #[error("{from} cannot be renamed to {to}: {reason} (nothing was changed)")]
+    RenameRefused {
+        /// The skill.
+        from: String,
+        /// The name asked for.
+        to: String,
+        /// Why.
+        reason: String,
+    },
     /// A team store's revision number given for a scope other than `team`.
     #[error("only the team scope takes a revision number from outside; the {scope} scope numbers its own")]
     NotTeamScope {
@@ -102,6 +139,9 @@ impl StorageError {
             Self::Limit(_) => "upload_too_large",
             Self::Io { .. } => "io_error",
             Self::ReadOnlyScope { .. } => "scope_read_only",
+            Self::NameTaken { .. } => "name_taken",
+            Self::NameHasHistory { .. } => "name_has_history",
+            Self::RenameRefused { .. } => "rename_refused",
             Self::NotTeamScope { .. } | Self::Task(_) => "internal_error",
         }
     }

@@ -9,6 +9,7 @@ use super::history::{self, HistoryEntry, RevisionEvent};
 use super::lock::SkillLock;
 use super::marker;
 use super::record;
+use super::rename::{self, RenameOutcome};
 use super::scan;
 use super::tree::{self, Snapshot, TreeEntry, read_revision};
 use super::write::{self, WriteOutcome};
@@ -282,6 +283,34 @@ impl FsStorage {
         Ok(deleted)
     }
 
+    /// Renames skill `from` to `new` in `scope`: its last revision is written again as the
+    /// next revision of `new` (the frontmatter's `name` set to `new`, logged `renamed`), its
+    /// history moves to `new` (every kept revision stays restorable there), and `from`'s live
+    /// folder goes without a delete line. Refused, with nothing changed, when `new` is taken
+    /// by a live skill or has a history of its own (a deleted skill), in a read-only scope, or
+    /// when `from` does not exist. Both skills' locks are held, taken in name order.
+    /// What a crash at each step leaves is said in `storage/rename.rs`.
+    pub fn rename_sync(&self, scope: Scope, from: &SkillName, new: &SkillName) -> Result<RenameOutcome> {
+        if scope.is_read_only() {
+            return Err(StorageError::ReadOnlyScope { scope });
+        }
+        let (first, second) = if from <= new { (from, new) } else { (new, from) };
+        let _first = SkillLock::acquire(&self.home, scope, first)?;
+        let _second = (first != second).then(|| SkillLock::acquire(&self.home, scope, second)).transpose()?;
+        let dir = self.existing(scope, from.as_str())?;
+        let out = rename::rename_locked(&self.home, scope, from, new, &dir, self.limits);
+        match &out {
+            Ok(o) => tracing::info!(
+                skill = %new, from = %from, scope = scope.as_str(), revision = %o.revision, moved = o.moved,
+                "skill renamed"
+            ),
+            Err(e) => {
+                tracing::warn!(skill = %from, to = %new, scope = scope.as_str(), error = %e, "skill rename failed")
+            }
+        }
+        out
+    }
+
     /// The skill's revisions, newest first (also for a deleted skill).
     pub fn history_sync(&self, scope: Scope, name: &SkillName) -> Result<Vec<HistoryEntry>> {
         let entries = record::entries(&self.home.history_dir(scope, name), &self.home.skill_dir(scope, name));
@@ -445,5 +474,6 @@ fn event_kind(event: &RevisionEvent) -> &'static str {
         RevisionEvent::DriftKept { .. } => "drift_kept",
         RevisionEvent::Mirrored => "mirrored",
         RevisionEvent::Sourced { .. } => "sourced",
+        RevisionEvent::Renamed { .. } => "renamed",
     }
 }

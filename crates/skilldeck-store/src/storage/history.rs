@@ -47,6 +47,12 @@ pub enum RevisionEvent {
     },
     /// A team store's revision, materialised in the team scope by a refresh.
     Mirrored,
+    /// The skill was renamed: this revision is the last one of `from`, its frontmatter `name`
+    /// set to the new name; `from`'s earlier revisions are kept in this history.
+    Renamed {
+        /// The name it had.
+        from: String,
+    },
     /// Installed or updated from a source (a Git repository, an index, an archive or
     /// `SKILL.md` URL): `skilldeck add`, `update` or `install`.
     Sourced {
@@ -121,6 +127,24 @@ pub(crate) fn logged(history_dir: &Path) -> HashSet<Revision> {
             }
         })
         .collect()
+}
+
+/// Replaces the log in `history_dir` with `lines`: written beside it and renamed over it, so a
+/// reader sees the old log or the new one whole.
+pub(crate) fn replace_log(history_dir: &Path, lines: &[LogLine]) -> Result<()> {
+    fs::create_dir_all(history_dir).map_err(StorageError::io("create", history_dir))?;
+    let mut text = String::new();
+    for line in lines {
+        text.push_str(&serde_json::to_string(line).map_err(|e| StorageError::Task(e.to_string()))?);
+        text.push('\n');
+    }
+    let path = history_dir.join(LOG_FILE);
+    let temp = history_dir.join(format!(".{LOG_FILE}.tmp-{}", std::process::id()));
+    fs::write(&temp, text).map_err(StorageError::io("write", &temp))?;
+    fs::rename(&temp, &path).map_err(|e| {
+        let _ = fs::remove_file(&temp);
+        StorageError::io("replace", &path)(e)
+    })
 }
 
 /// The folder that keeps revision `rev`'s files.

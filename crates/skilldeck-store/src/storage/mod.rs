@@ -14,6 +14,7 @@ mod lock;
 mod marker;
 mod record;
 mod recover;
+mod rename;
 mod scan;
 pub mod seal;
 pub mod stamps;
@@ -30,6 +31,7 @@ pub use delete::DeleteOutcome;
 pub use error::{Result, StorageError};
 pub use fs::FsStorage;
 pub use history::{HistoryEntry, RevisionEvent};
+pub use rename::RenameOutcome;
 pub use tree::{Snapshot, Summary, TreeEntry};
 pub use write::WriteOutcome;
 

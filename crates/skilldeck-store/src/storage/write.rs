@@ -40,7 +40,7 @@ pub struct WriteOutcome {
 }
 
 /// Aborts the process at a named point when the crash test asks for it.
-fn crash_point(point: &str) {
+pub(crate) fn crash_point(point: &str) {
     if std::env::var(CRASH_ENV).is_ok_and(|v| v == point) {
         std::process::abort();
     }

@@ -4,4 +4,5 @@
 
 mod fuzz;
 mod import;
+mod rename;
 mod storage;
