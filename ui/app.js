@@ -23,7 +23,8 @@ import { initBulk, showPicked } from "./bulk.js";
 import { mark, traceInteractions } from "./trace.js";
 import * as sidebar from "./sidebar.js";
 import { keyOf } from "./sidebar.js";
-import { initEditor, openEditor, openInSystem } from "./editor.js";
+import { initEditor, openEditor, openInSystem, refreshDrafts } from "./editor.js";
+import { initRename, openRename } from "./rename.js";
 import { initNewSkill } from "./new_skill.js";
 
 import { invoke } from "./api.js";
@@ -204,6 +205,7 @@ function renderFiles() {
       el("button", { type: "button", id: "history-btn", text: t("history"), onclick: () => showHistory(d) }),
       d.scope === "user" ? el("button", { type: "button", id: "publish-team-btn", text: t("publishTeam"), onclick: () => confirmPublish(d) }) : null,
       // A team skill changes only by publishing: it comes from the team store.
+      d.scope === "team" ? null : el("button", { type: "button", id: "rename-btn", text: t("renameSkill"), onclick: () => openRename(d) }),
       d.scope === "team" ? null : el("button", { type: "button", id: "delete-btn", class: "danger", text: t("delete"), onclick: () => confirmDelete(d) }),
     ),
     el("div", { class: "row compact" },
@@ -918,6 +920,12 @@ async function backFromEditor(scope, name) {
   await select(key);
 }
 initEditor({ show: () => setView("editor"), onSaved: backFromEditor, onClosed: backFromEditor });
+initRename(async (scope, name, revision) => {
+  toast(t("renamed", name, revision));
+  refreshDrafts().catch(() => {});
+  await loadSkills();
+  await select(`${scope}/${name}`);
+});
 initNewSkill({ onCreated: async (view) => { await loadSkills(); await openEditor(view.scope, view.name, view); } });
 document.body.dataset.view = "skills";
 firstLoad

@@ -71,6 +71,8 @@ export interface Commands {
   skill_history: { args: { scope: Scope; name: string }; result: Array<HistoryRow> };
   /** Makes a new revision with the content of `revision`. */
   restore_skill: { args: { scope: Scope; name: string; revision: number }; result: ImportedView };
+  /** Renames skill `name` to `to` in `scope`: its last revision is stored again under `to`, and its history, draft, approvals, pin and switch, target lists and source follow it. Returns the new revision. A clash is refused (`name_taken`, `name_has_history`) with nothing changed. */
+  rename_skill: { args: { scope: Scope; name: string; to: string }; result: number };
   /** The files of one revision (current or kept in history), for its read-only view. */
   revision_files: { args: { scope: Scope; name: string; revision: number }; result: Array<FileRow> };
   /** One file of one revision, shaped for the viewer like a current file. */

@@ -242,5 +242,29 @@ async fn an_invalid_real_world_skill_is_fixed_with_one_click_and_a_left_draft_is
         assert!(std::time::Instant::now() < deadline, "the draft's text is back: {}", editor_text(&s).await);
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
+
+    // Rename: the skill, its history and its open draft move to the new name.
+    s.click("#editor-close").await;
+    s.type_into("#search", "pptx").await;
+    s.click(".skill-item[data-key='user/pptx-builder']").await;
+    s.settle().await;
+    s.click("#rename-btn").await;
+    s.type_into("#rename-name", "pptx-builder").await;
+    s.wait_text("#rename-problem", 5, |t| t.contains("new name")).await;
+    s.type_into("#rename-name", "slides-builder").await;
+    s.wait_until("Rename is on", "return !document.querySelector('#rename-go').disabled;").await;
+    s.click("#rename-go").await;
+    s.type_into("#search", "slides").await;
+    s.wait_for(".skill-item[data-key='user/slides-builder']").await;
+    assert!(!s.home().join("skills/user/pptx-builder").exists());
+    assert!(s.home().join("drafts/user/slides-builder").is_dir(), "the draft followed");
+    s.wait_text("#drafts-banner", 10, |t| t.contains("slides-builder")).await;
+    // The rename's own change event redraws the pane once; History opens after it.
+    tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+    s.settle().await;
+    s.click("#history-btn").await;
+    let history = s.wait_text("#history", 10, |t| t.contains("renamed from pptx-builder")).await;
+    assert!(history.contains("v:1"), "the old revisions follow: {history}");
+    s.screenshot("renamed").await;
     s.finish().await;
 }
