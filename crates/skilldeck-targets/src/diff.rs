@@ -60,6 +60,45 @@ pub fn between(old: &SkillFiles, old_label: &str, new: &SkillFiles, new_label: &
     changes(old, old_label, &theirs, new_label)
 }
 
+/// What changed between two revisions of a stored skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RevisionDiff {
+    /// The older revision (`None`: there is none before `to`, so every file is added).
+    pub from: Option<skilldeck_skill::Revision>,
+    /// The newer revision.
+    pub to: skilldeck_skill::Revision,
+    /// The files that differ, by path.
+    pub files: Vec<FileDiff>,
+}
+
+/// What changed from revision `from` of a stored skill to revision `to`: `to` defaults to the
+/// current revision, `from` to the newest kept revision before `to`.
+pub fn revisions(
+    storage: &skilldeck_store::FsStorage,
+    scope: skilldeck_skill::Scope,
+    name: &skilldeck_skill::SkillName,
+    from: Option<skilldeck_skill::Revision>,
+    to: Option<skilldeck_skill::Revision>,
+) -> Result<RevisionDiff, skilldeck_store::StorageError> {
+    let to = match to {
+        Some(r) => r,
+        None => storage
+            .revision_sync(scope, name)?
+            .ok_or_else(|| skilldeck_store::StorageError::SkillNotFound { scope, name: name.to_string() })?,
+    };
+    let from = from.or_else(|| {
+        let history = storage.history_sync(scope, name).ok()?;
+        history.iter().filter(|e| e.revision < to && e.restorable).map(|e| e.revision).max()
+    });
+    let new = storage.revision_files(scope, name, to)?;
+    let old = match from {
+        Some(r) => storage.revision_files(scope, name, r)?,
+        None => SkillFiles::new(),
+    };
+    let label = |r: Option<skilldeck_skill::Revision>| r.map_or_else(|| "empty".to_owned(), |r| format!("v:{r}"));
+    Ok(RevisionDiff { from, to, files: between(&old, &label(from), &new, &label(Some(to))) })
+}
+
 /// Per path, how `theirs` differs from `written`.
 fn changes(written: &SkillFiles, label: &str, theirs: &BTreeMap<&str, &[u8]>, other_label: &str) -> Vec<FileDiff> {
     let ours: BTreeMap<&str, &[u8]> = written.iter().map(|(p, b)| (p.as_str(), b)).collect();

@@ -420,23 +420,6 @@ pub async fn revision_diff(
     from: Option<u64>,
     to: Option<u64>,
 ) -> ApiResult<Vec<FileDiff>> {
-    let skill = parse(&name)?;
-    let storage = state.storage();
-    let to = match to {
-        Some(r) => Revision(r),
-        None => storage
-            .revision_sync(scope, &skill)?
-            .ok_or_else(|| ApiError::new("skill_not_found", format!("{name} has no current revision")))?,
-    };
-    let from = from.map(Revision).or_else(|| {
-        let history = storage.history_sync(scope, &skill).ok()?;
-        history.iter().filter(|e| e.revision < to && e.restorable).map(|e| e.revision).max()
-    });
-    let new = storage.revision_files(scope, &skill, to)?;
-    let old = match from {
-        Some(r) => storage.revision_files(scope, &skill, r)?,
-        None => SkillFiles::new(),
-    };
-    let label = |r: Option<Revision>| r.map_or_else(|| "empty".to_owned(), |r| format!("v:{r}"));
-    Ok(diff::between(&old, &label(from), &new, &label(Some(to))))
+    let d = diff::revisions(state.storage(), scope, &parse(&name)?, from.map(Revision), to.map(Revision))?;
+    Ok(d.files)
 }

@@ -190,20 +190,9 @@ pub fn diff(
 ) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let (scope, skill) = ctx.resolve(name, scope)?;
-    let storage = ctx.storage();
-    let current = storage.revision_sync(scope, &skill)?.context("the skill has no revision yet")?;
-    let (from, to) = match (from, to) {
-        (Some(a), Some(b)) => (Some(Revision(a)), Revision(b)),
-        (Some(a), None) => (Some(Revision(a)), current),
-        (None, _) => (previous(&ctx, scope, &skill, current), current),
-    };
-    let new = storage.revision_files(scope, &skill, to)?;
-    let old = match from {
-        Some(r) => storage.revision_files(scope, &skill, r)?,
-        None => SkillFiles::new(),
-    };
+    let d = skilldeck_targets::diff::revisions(ctx.storage(), scope, &skill, from.map(Revision), to.map(Revision))?;
+    let (from, to, diffs) = (d.from, d.to, d.files);
     let label = |r: Option<Revision>| r.map_or_else(|| "empty".to_owned(), |r| format!("v:{r}"));
-    let diffs = skilldeck_targets::diff::between(&old, &label(from), &new, &label(Some(to)));
     if json {
         output::json(&serde_json::json!({"name": skill, "scope": scope, "from": from, "to": to, "files": diffs}))?;
         return Ok(Outcome::Ok);
@@ -218,10 +207,4 @@ pub fn diff(
         }
     }
     Ok(Outcome::Ok)
-}
-
-/// The newest kept revision before `rev`.
-fn previous(ctx: &Ctx, scope: Scope, name: &SkillName, rev: Revision) -> Option<Revision> {
-    let history = ctx.storage().history_sync(scope, name).ok()?;
-    history.iter().filter(|e| e.revision < rev && e.restorable).map(|e| e.revision).max()
 }
