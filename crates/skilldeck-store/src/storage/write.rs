@@ -49,14 +49,29 @@ pub(crate) fn crash_point(point: &str) {
 /// Writes `files` into `dir`, then the revision's record, then the `.version` last. The caller
 /// flushes the file system before the staged tree is swapped in.
 pub(crate) fn stage(dir: &Path, files: &SkillFiles, line: &LogLine) -> Result<()> {
-    write_files(dir, files)?;
+    stage_like(dir, files, line, None)
+}
+
+/// [`stage`], for history's copy of a revision: a file whose bytes equal those at its path in
+/// `like` (the skill's previous copy in history) is a hard link to it instead of a new copy.
+/// Only history's own copies are ever linked, never a live folder, which editors may change
+/// in place.
+pub(crate) fn stage_like(dir: &Path, files: &SkillFiles, line: &LogLine, like: Option<&Path>) -> Result<()> {
+    write_files(dir, files, like)?;
     record::write(dir, line, scan::seal(dir))?;
     write_version(dir, line.revision)?;
     Ok(())
 }
 
-/// Writes `files` into a new folder `dir` (scripts starting with `#!` made executable).
-fn write_files(dir: &Path, files: &SkillFiles) -> Result<()> {
+/// Whether the file at `path` holds exactly `bytes` (a regular file, never a link).
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+        && fs::read(path).is_ok_and(|b| b == bytes)
+}
+
+/// Writes `files` into a new folder `dir` (scripts starting with `#!` made executable); with
+/// `like`, files equal to theirs there are linked (see [`stage_like`]).
+fn write_files(dir: &Path, files: &SkillFiles, like: Option<&Path>) -> Result<()> {
     fs::create_dir(dir).map_err(StorageError::io("create the staging folder", dir))?;
     let mut made = std::collections::HashSet::new();
     for (rel, bytes) in files.iter() {
@@ -66,6 +81,11 @@ fn write_files(dir: &Path, files: &SkillFiles) -> Result<()> {
             && made.insert(parent.to_path_buf())
         {
             fs::create_dir_all(parent).map_err(StorageError::io("create", parent))?;
+        }
+        if let Some(same) = like.map(|l| rel.under(l)).filter(|p| holds(p, bytes))
+            && fs::hard_link(&same, &path).is_ok()
+        {
+            continue;
         }
         fs::write(&path, bytes).map_err(StorageError::io("write", &path))?;
         if bytes.starts_with(b"#!") {
@@ -209,7 +229,10 @@ pub(crate) fn prepare(
         let _ = fs::remove_dir_all(&staged);
         return Err(marker.fail(e));
     }
-    let keep = match staging_path(&scope_dir, name).and_then(|keep| stage(&keep, files, &line).map(|()| keep)) {
+    let like = history::stored(&history_dir).last().map(|r| history::rev_dir(&history_dir, *r));
+    let keep = match staging_path(&scope_dir, name)
+        .and_then(|keep| stage_like(&keep, files, &line, like.as_deref()).map(|()| keep))
+    {
         Ok(keep) => keep,
         Err(e) => {
             let _ = fs::remove_dir_all(&staged);

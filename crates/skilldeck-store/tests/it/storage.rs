@@ -784,3 +784,25 @@ fn a_store_from_before_history_kept_each_revision_gets_the_current_ones_copied_o
     s.adopt_external_edit(Scope::User, &name("one")).unwrap();
     assert_eq!(s.revision_files(Scope::User, &name("one"), Revision(1)).unwrap(), skill("one", "body"));
 }
+
+#[test]
+fn history_links_a_file_a_revision_did_not_change_and_never_the_live_folder() {
+    use std::os::unix::fs::MetadataExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let n = name("pdf");
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "one")).unwrap();
+    s.write_skill_sync(Scope::User, &n, &skill("pdf", "two")).unwrap();
+    let ino = |p: &str| fs::metadata(tmp.path().join(p)).unwrap().ino();
+    assert_eq!(ino("history/user/pdf/1/references/guide.md"), ino("history/user/pdf/2/references/guide.md"));
+    assert_ne!(ino("history/user/pdf/1/SKILL.md"), ino("history/user/pdf/2/SKILL.md"));
+    assert_ne!(ino("skills/user/pdf/references/guide.md"), ino("history/user/pdf/2/references/guide.md"));
+    // An edit in place of the live file reaches no revision.
+    fs::write(tmp.path().join("skills/user/pdf/references/guide.md"), "changed").unwrap();
+    for rev in [1, 2] {
+        assert_eq!(
+            s.revision_files(Scope::User, &n, Revision(rev)).unwrap().get("references/guide.md").unwrap(),
+            b"guide"
+        );
+    }
+}
