@@ -369,14 +369,12 @@ impl FsStorage {
         let Some(rev) = rev else {
             return Ok((self.existing(scope, name.as_str())?, true));
         };
-        // History's copy first: it is the revision as written, whatever happens to the live
-        // folder since.
+        if read_revision(&current) == Some(rev) {
+            return Ok((current, true));
+        }
         let kept = history::rev_dir(&self.home.history_dir(scope, name), rev);
         if kept.is_dir() {
             return Ok((kept, false));
-        }
-        if read_revision(&current) == Some(rev) {
-            return Ok((current, true));
         }
         // A write may have just swapped a newer revision in and not yet moved this one to
         // history: wait for it (writers hold the lock through the move), then look again.
