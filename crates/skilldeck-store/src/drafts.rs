@@ -11,7 +11,7 @@ use crate::home::SkilldeckHome;
 use crate::storage::{FsStorage, RenameOutcome, RevisionEvent, StorageError, WriteOutcome, tree};
 use serde::{Deserialize, Serialize};
 use skilldeck_skill::digest::Digest;
-use skilldeck_skill::files::SkillFiles;
+use skilldeck_skill::files::{SkillFiles, UploadLimits};
 use skilldeck_skill::name::SkillName;
 use skilldeck_skill::name_field::with_name;
 use skilldeck_skill::relpath::RelPath;
@@ -48,6 +48,14 @@ pub enum DraftError {
         /// The skill.
         name: String,
     },
+    /// A folder brought into the draft is over the limits of a skill.
+    #[error("{} is too large to add to a draft: {why}; nothing of it was added", path.display())]
+    TooLarge {
+        /// The folder.
+        path: PathBuf,
+        /// The limit it is over, in words.
+        why: String,
+    },
     /// The store refused or failed.
     #[error(transparent)]
     Storage(#[from] StorageError),
@@ -69,6 +77,7 @@ impl DraftError {
         match self {
             Self::Stale { .. } => "draft_stale",
             Self::Empty { .. } => "draft_empty",
+            Self::TooLarge { .. } => "too_large",
             Self::Storage(e) => e.code(),
             Self::Io { .. } => "io_error",
         }
@@ -270,8 +279,10 @@ impl Draft {
 
     /// Copies the file or folder at `source` (dropped from the desktop) into the draft under
     /// `into` (`""` for the top), keeping its name; a folder brings everything beneath it but
-    /// links and special files, each file at most `limit` bytes. Returns the paths added.
-    pub fn add_from(&self, source: &Path, into: &str, limit: u64) -> DraftResult<Vec<String>> {
+    /// links and special files, within the store's `limits` (a folder over them is refused
+    /// before any of it is read). Returns the paths added.
+    pub fn add_from(&self, source: &Path, into: &str, limits: &UploadLimits) -> DraftResult<Vec<String>> {
+        let limit = limits.max_file_bytes;
         let name = source.file_name().and_then(|n| n.to_str()).ok_or_else(|| DraftError::Io {
             context: "cannot add",
             path: source.to_path_buf(),
@@ -281,6 +292,9 @@ impl Draft {
             if into.trim_matches('/').is_empty() { String::new() } else { format!("{}/", into.trim_matches('/')) };
         let meta = fs::symlink_metadata(source).map_err(DraftError::io("read", source))?;
         let files: Vec<(String, Vec<u8>)> = if meta.is_dir() {
+            // Sized up before anything is read: a folder dropped by mistake (a home, a disk)
+            // is refused at once, not read into memory.
+            within(source, limits)?;
             let snap = tree::snapshot(source, limit)?;
             snap.files.iter().map(|(p, b)| (format!("{prefix}{name}/{p}"), b.to_vec())).collect()
         } else {
@@ -411,6 +425,37 @@ fn write_file(root: &Path, rel: &RelPath, bytes: &[u8]) -> DraftResult<()> {
     if bytes.starts_with(b"#!") {
         use std::os::unix::fs::PermissionsExt as _;
         fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).map_err(DraftError::io("chmod", &path))?;
+    }
+    Ok(())
+}
+
+/// Refuses the folder `dir` when it holds more files or bytes than a skill may (links and
+/// special files are not counted: they are never brought in). Only names and sizes are read.
+fn within(dir: &Path, limits: &UploadLimits) -> DraftResult<()> {
+    let (mut files, mut bytes) = (0usize, 0u64);
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).map_err(DraftError::io("read", &d))?.filter_map(Result::ok) {
+            let Ok(kind) = e.file_type() else { continue };
+            if kind.is_dir() {
+                stack.push(e.path());
+                continue;
+            }
+            if !kind.is_file() {
+                continue;
+            }
+            files += 1;
+            bytes += e.metadata().map_or(0, |m| m.len());
+            if files > limits.max_files || bytes > limits.max_total_bytes {
+                return Err(DraftError::TooLarge {
+                    path: dir.to_path_buf(),
+                    why: format!(
+                        "a skill holds at most {} files and {} bytes in all",
+                        limits.max_files, limits.max_total_bytes
+                    ),
+                });
+            }
+        }
     }
     Ok(())
 }

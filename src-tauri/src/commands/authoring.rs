@@ -290,7 +290,7 @@ pub async fn draft_add_paths(
     let draft = existing(&state, scope, &name)?;
     let mut added = Vec::new();
     for p in paths {
-        added.extend(draft.add_from(std::path::Path::new(&p), &into, limit(&state))?);
+        added.extend(draft.add_from(std::path::Path::new(&p), &into, &state.storage().limits())?);
     }
     Ok(added)
 }

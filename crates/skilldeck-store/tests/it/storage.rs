@@ -735,7 +735,17 @@ fn a_draft_is_a_working_copy_saved_as_one_revision_and_a_save_cut_short_is_not_r
     fs::create_dir_all(dropped.join("deep")).unwrap();
     fs::write(dropped.join("deep/a.txt"), "a").unwrap();
     std::os::unix::fs::symlink("/etc/passwd", dropped.join("link")).unwrap();
-    assert_eq!(d.add_from(&dropped, "assets", 1 << 20).unwrap(), vec!["assets/dropped/deep/a.txt"]);
+    let limits = UploadLimits { max_file_bytes: 1 << 20, max_total_bytes: 1 << 20, max_files: 3 };
+    assert_eq!(d.add_from(&dropped, "assets", &limits).unwrap(), vec!["assets/dropped/deep/a.txt"]);
+    // A folder over a skill's limits (dropped by mistake) is refused before it is read.
+    let many = tmp.path().join("many");
+    fs::create_dir_all(&many).unwrap();
+    for i in 0..4 {
+        fs::write(many.join(format!("{i}.txt")), "x").unwrap();
+    }
+    let e = d.add_from(&many, "", &limits).unwrap_err();
+    assert!(e.to_string().contains("at most 3 files") && e.to_string().contains("nothing of it was added"), "{e}");
+    assert!(!d.files_dir().join("many").exists());
     assert_eq!(s.revision_sync(Scope::User, &n).unwrap(), Some(Revision(1)), "a draft is never a revision");
     assert_eq!(Draft::all(s.home()).len(), 1);
 
