@@ -94,7 +94,7 @@ async fn a_skill_written_from_nothing_is_saved_as_one_revision_and_used_by_the_a
     s.screenshot("editor-typed").await;
     // The draft is on disk as the author types; the store is untouched until Save.
     let draft = s.home().join("drafts/user/meeting-notes/files/SKILL.md");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while !fs::read_to_string(&draft).unwrap_or_default().contains("owner of each action item") {
         assert!(std::time::Instant::now() < deadline, "the draft was never written");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -110,7 +110,7 @@ async fn a_skill_written_from_nothing_is_saved_as_one_revision_and_used_by_the_a
     s.wait_text("#editor-file", 10, |t| t.contains("references/owners.md")).await;
     type_at_end(&s, "# Owners\nOne person per action item.\n").await;
     let owners = s.home().join("drafts/user/meeting-notes/files/references/owners.md");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while !fs::read_to_string(&owners).unwrap_or_default().contains("One person per action item.") {
         assert!(std::time::Instant::now() < deadline, "the new reference was never written");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -192,7 +192,7 @@ async fn an_invalid_real_world_skill_is_fixed_with_one_click_and_a_left_draft_is
     assert!(fix.contains("quotes"), "{fix}");
     s.screenshot("quick-fix-offered").await;
     s.click("#editor-notes button.fix").await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while !editor_text(&s).await.contains("description: \"**Build** slides: from an outline, with notes\"") {
         assert!(std::time::Instant::now() < deadline, "the fix never reached the editor: {}", editor_text(&s).await);
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -207,7 +207,7 @@ async fn an_invalid_real_world_skill_is_fixed_with_one_click_and_a_left_draft_is
     s.click("#edit-btn").await;
     type_at_end(&s, "Keep one idea per slide.\n").await;
     let draft = s.home().join("drafts/user/pptx-builder/files/SKILL.md");
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while !fs::read_to_string(&draft).unwrap_or_default().contains("one idea per slide") {
         assert!(std::time::Instant::now() < deadline, "the draft was never written");
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -237,7 +237,7 @@ async fn an_invalid_real_world_skill_is_fixed_with_one_click_and_a_left_draft_is
     s.screenshot("draft-offered-again").await;
     s.click("#drafts-banner .resume-draft").await;
     s.wait_text("#editor-name", 10, |t| t.contains("pptx-builder")).await;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while !editor_text(&s).await.contains("Keep one idea per slide.") {
         assert!(std::time::Instant::now() < deadline, "the draft's text is back: {}", editor_text(&s).await);
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -256,8 +256,11 @@ async fn an_invalid_real_world_skill_is_fixed_with_one_click_and_a_left_draft_is
     s.click("#rename-go").await;
     s.type_into("#search", "slides").await;
     s.wait_for(".skill-item[data-key='user/slides-builder']").await;
-    assert!(!s.home().join("skills/user/pptx-builder").exists());
-    assert!(s.home().join("drafts/user/slides-builder").is_dir(), "the draft followed");
+    s.wait_until("the old name is gone", "return true;").await;
+    if s.home().join("skills/user/pptx-builder").exists() || !s.home().join("drafts/user/slides-builder").is_dir() {
+        s.screenshot("failure").await;
+        panic!("the skill and its draft did not move to the new name");
+    }
     s.wait_text("#drafts-banner", 10, |t| t.contains("slides-builder")).await;
     // The rename's own change event redraws the pane once; History opens after it.
     tokio::time::sleep(std::time::Duration::from_millis(800)).await;
