@@ -248,3 +248,14 @@ fn reads_are_not_reported() {
     // A bounded look for a report that must not come; passing never depends on speed.
     assert!(fx.rx.recv_timeout(Duration::from_millis(800)).is_err(), "a read was reported as a change");
 }
+
+#[test]
+fn copying_current_revisions_into_history_is_not_reported() {
+    let fx = Fx::new();
+    // As a store from before history kept each revision's own copy: none for the current one.
+    fs::remove_dir_all(fx.home.history_dir(Scope::User, &name("pdf")).join("2")).unwrap();
+    assert_eq!(fx.storage().keep_current_copies(Scope::User).unwrap(), 1);
+    assert!(fx.home.history_dir(Scope::User, &name("pdf")).join("2/SKILL.md").is_file());
+    // A first start of a large older store copies every skill: no change of any may be seen.
+    assert!(fx.rx.recv_timeout(Duration::from_millis(800)).is_err(), "history's copies were reported as changes");
+}

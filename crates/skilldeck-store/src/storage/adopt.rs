@@ -2,7 +2,7 @@
 //! copied in) as the skill's next revision, once, with its own copy in history.
 //! Holds the adopt under the caller's lock; not the watching (`watch`) nor the public API (`fs`).
 
-use super::error::Result;
+use super::error::{Result, StorageError};
 use super::history::{self, LogLine, RevisionEvent};
 use super::marker::{self, staging_path};
 use super::record;
@@ -108,8 +108,16 @@ pub(crate) fn keep_current_locked(
         at: history::now(),
         event: RevisionEvent::Recovered,
     });
-    let scope_dir = home.scope_dir(scope);
-    let keep = staging_path(&scope_dir, name)?;
+    // Staged inside the skill's own history folder, not beside the live skills: the copy
+    // changes nothing a watcher of the store should see (a first start of an older store
+    // copies every skill, which would otherwise read as thousands of edits). History lists
+    // only numbered folders, so a copy half made by a run killed midway stays unseen and is
+    // replaced here next time.
+    std::fs::create_dir_all(&history_dir).map_err(StorageError::io("create", &history_dir))?;
+    let keep = history_dir.join(format!(".keep-{}", rev.0));
+    if keep.exists() {
+        std::fs::remove_dir_all(&keep).map_err(StorageError::io("remove", &keep))?;
+    }
     if let Err(e) = write::stage(&keep, &snap.files, &line) {
         let _ = std::fs::remove_dir_all(&keep);
         return Err(e);
