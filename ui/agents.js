@@ -16,6 +16,13 @@ const { listen } = window.__TAURI__.event;
 
 const PROJECT_KEY = "skilldeck.agents.project";
 
+/**
+ * Counts the plans asked for and the syncs started: a plan that comes back after a newer plan
+ * was asked for, or after a sync began, is dropped (it would show, and reopen the dialog on, a
+ * state that no longer holds).
+ */
+let planShown = 0;
+
 const view = {
   /** @type {import("./types/bindings").AgentsMerged | null} {agents, skills} from agents_overview: one card per agent */
   data: null,
@@ -429,6 +436,9 @@ function fitView(f) {
 
 /** Lets `target` go over its budget (or not) and shows the plan again. */
 async function setOverBudget(target, on) {
+  // The plan on show is no longer what a sync would do: no sync until the new one is shown.
+  $("#sync-confirm").disabled = true;
+  planShown++;
   try {
     await invoke("agents_set_over_budget", { target, on });
     const { targets, overwrite } = view.plan;
@@ -467,8 +477,11 @@ function planView(plans, dryRun) {
 
 /** Shows what a sync of `targets` would do, and syncs when confirmed. */
 async function openPlan(targets = [], overwrite = []) {
+  const mine = ++planShown;
+  $("#sync-confirm").disabled = true;
   try {
     const plans = await invoke("agents_plan", { project: project(), targets, overwrite });
+    if (mine !== planShown) return;
     view.plan = { targets, overwrite };
     const changes = plans.reduce((n, p) => n + p.actions.filter((a) => a.action !== "skip").length, 0);
     $("#sync-plan").replaceChildren(...planView(plans, true));
@@ -484,6 +497,7 @@ async function openPlan(targets = [], overwrite = []) {
 async function confirmSync() {
   const { targets, overwrite } = view.plan;
   $("#sync-confirm").disabled = true;
+  planShown++;
   try {
     const plans = await invoke("agents_sync", { project: project(), targets, overwrite });
     const done = plans.reduce((n, p) => n + p.done, 0);
