@@ -47,7 +47,7 @@ pub struct SkillRegistry {
     strict: bool,
     digests: bool,
     persist: bool,
-    settle: std::time::Duration,
+    settle: Option<std::time::Duration>,
     stats: DiskCacheCounters,
     cache: RwLock<HashMap<Scope, ScopeCache>>,
     /// Changed in place by [`SkillRegistry::set_hold`] (the app's Settings), so a shared
@@ -95,7 +95,7 @@ impl SkillRegistry {
             strict: false,
             digests: false,
             persist: true,
-            settle: stamps::SETTLE,
+            settle: None,
             stats: DiskCacheCounters::default(),
             cache: RwLock::new(HashMap::new()),
             hold: RwLock::new(Some(RiskLevel::High)),
@@ -202,12 +202,37 @@ impl SkillRegistry {
         self
     }
 
-    /// The same registry trusting a skill's stamps only once its files are `window` old
-    /// (default 3 s, past any file system's clock tick: a later write in the same tick could
-    /// leave a stamp unchanged). Tests and benchmarks on a store just written shorten it.
+    /// The same registry trusting a skill's stamps once its files are `window` old by the
+    /// system clock, instead of the default: once they are older than the file system's own
+    /// clock read as the listing began (see `skilldeck_store::storage::stamps`). Tests that
+    /// need a skill just written cached at once pass zero.
     pub fn with_settle_window(mut self, window: std::time::Duration) -> Self {
-        self.settle = window;
+        self.settle = Some(window);
         self
+    }
+
+    /// Lists `scope` whole once the file system's clock has ticked past the writes made so
+    /// far (a few milliseconds at most; not waited for where it ticks by the second), so the
+    /// persisted cache holds every skill just stored: the next process (a `view` right after an
+    /// `import`, a `list`) reads and audits none of them again. Best effort, like the cache.
+    pub fn cache_what_was_written(&self, scope: Scope) {
+        if !self.persist || self.strict {
+            return;
+        }
+        let root = self.storage.home().root();
+        let waited = std::time::Duration::from_millis(50);
+        stamps::wait_for_tick(&parse_cache::clock_path(root), &self.storage.home().scope_dir(scope), waited);
+        let _ = self.list_metas(scope);
+    }
+
+    /// The limit a skill's stamps must be older than to be cached, read before any is taken.
+    fn settle_limit(&self, scope: Scope) -> i64 {
+        if let Some(window) = self.settle {
+            return stamps::settle_limit(window);
+        }
+        let root = self.storage.home().root();
+        stamps::fs_clock(&parse_cache::clock_path(root), &self.storage.home().scope_dir(scope))
+            .unwrap_or_else(|| stamps::settle_limit(stamps::SETTLE))
     }
 
     /// How many skills whole-scope listings took from the persisted cache, and how many they
@@ -388,7 +413,6 @@ impl SkillRegistry {
             }
         }
         let hit_count = hits.iter().filter(|h| h.is_some()).count();
-        let ctx = LoadCtx { scope, now_ns: stamps::now_ns() };
         let misses: Vec<(usize, &str)> = hits
             .iter()
             .zip(names)
@@ -396,6 +420,9 @@ impl SkillRegistry {
             .filter(|(_, (h, _))| h.is_none())
             .map(|(i, (_, n))| (i, n.as_str()))
             .collect();
+        // Read before any miss is stamped; only a listing that may cache needs it.
+        let limit_ns = if scope_dir.is_some() && !misses.is_empty() { self.settle_limit(scope) } else { i64::MIN };
+        let ctx = LoadCtx { scope, limit_ns };
         // Each miss is a read and a parse of its own: on every core (rayon), in order.
         let read: Vec<_> = misses.par_iter().with_min_len(16).map(|(_, n)| self.load(&ctx, n)).collect();
         if scope_dir.is_some() {
@@ -504,7 +531,7 @@ impl SkillRegistry {
                 // Only a folder read whole and settled is worth trusting by its stamps later.
                 let whole = audited && s.skill_md_problem.is_none() && (s.digest.is_some() || !self.digests);
                 let stamps = std::mem::take(&mut s.stamps);
-                let stamps = (whole && stamps::settled(&stamps, ctx.now_ns, self.settle)).then_some(stamps);
+                let stamps = (whole && stamps::settled(&stamps, ctx.limit_ns)).then_some(stamps);
                 Loaded { entry, stamps }
             }
             Err(e) => Loaded { entry: Arc::new(SkillEntry::unreadable(scope, dir_name, &e)), stamps: None },
@@ -532,8 +559,8 @@ fn unreadable_risk(e: &StorageError) -> skilldeck_skill::risk::RiskSummary {
 /// What every load of one `load_all` shares.
 struct LoadCtx {
     scope: Scope,
-    /// When the load started, for `stamps::settled`.
-    now_ns: i64,
+    /// What each stamp must be older than for the skill to be cached (`stamps::settled`).
+    limit_ns: i64,
 }
 
 fn poisoned<T>(_: std::sync::PoisonError<T>) -> StorageError {

@@ -219,6 +219,12 @@ pub fn path(root: &Path, scope: Scope) -> PathBuf {
     root.join("cache").join(format!("{}.skills", scope.as_str()))
 }
 
+/// The empty file a listing touches to read the file system's clock before it stamps the
+/// skills it reads (`storage::stamps::fs_clock`), beside the cache files.
+pub fn clock_path(root: &Path) -> PathBuf {
+    root.join("cache").join(".clock")
+}
+
 /// The bytes every scope's cache file takes under the home at `root` (0 for none).
 pub fn size(root: &Path) -> u64 {
     Scope::ALL.iter().filter_map(|s| std::fs::metadata(path(root, *s)).ok()).map(|m| m.len()).sum()

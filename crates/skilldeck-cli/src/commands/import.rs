@@ -166,6 +166,7 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
         approvals.approve(scope, name, meta, content.as_ref())?;
     }
     let grants = approvals.view(scope, name, meta, content.as_ref());
+    let ready = (!stored.is_unchanged()).then(|| ready_for_next(ctx, scope)).flatten();
     let auto = super::autosync::after_change();
     if json {
         super::autosync::json(
@@ -208,6 +209,9 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
     output::print_diags(&loaded.validation.diagnostics, "  ")?;
     super::trust::print_grants(&grants, name, "  ")?;
     print_audit(ctx, scope, &loaded)?;
+    if let Some(line) = ready {
+        crate::output::outln!("{line}");
+    }
     super::autosync::print(&auto)?;
     Ok(Outcome::Ok)
 }
@@ -275,6 +279,11 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
     if flags.trust {
         approve_all(ctx, scope, &report)?;
     }
+    let ready = if report.items.iter().any(|i| matches!(i.state, ImportState::Imported { .. })) {
+        ready_for_next(ctx, scope)
+    } else {
+        None
+    };
     let auto = super::autosync::after_change();
     if flags.json {
         super::autosync::json(&BulkJson::of(&report, scope), &auto)?;
@@ -286,10 +295,30 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
             crate::output::outln!("refused    {}: {} [{}]", e.source, e.error.message, e.error.code);
         }
         crate::output::outln!("{}", summary(&report, scope));
+        if let Some(line) = ready {
+            crate::output::outln!("{line}");
+        }
         super::autosync::print(&auto)?;
     }
     let refused = report.refused() > 0 || !report.errors.is_empty();
     Ok(if refused { Outcome::Refused } else { Outcome::Ok })
+}
+
+/// Leaves what was just stored ready for the next command: listed into the persisted parse
+/// cache (digests included, as `list --json` wants them), so a `view` or `list` right after
+/// reads and audits none of it again; and with the vectors ranking by meaning needs, so the
+/// next `find` or `prompt --request` ranks it by meaning. Gives the line saying what the
+/// vectors took, or why there are none yet; the import itself stands either way.
+fn ready_for_next(ctx: &Ctx, scope: Scope) -> Option<String> {
+    skilldeck_core::SkillRegistry::new(ctx.storage().clone()).with_digests(true).cache_what_was_written(scope);
+    match super::model::index_after_change() {
+        Ok(Some(done)) => {
+            let skills = if done.computed == 1 { "skill" } else { "skills" };
+            Some(format!("Ranked by meaning: {} {skills} embedded in {:.1} s.", done.computed, done.seconds))
+        }
+        Ok(None) => None,
+        Err(e) => Some(format!("note: no meaning vectors yet ({e:#}); `skilldeck model index` computes them")),
+    }
 }
 
 /// With `--trust`: approves the allowed-tools of every skill stored by (or already equal to)

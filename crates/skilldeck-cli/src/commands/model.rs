@@ -83,11 +83,49 @@ pub fn status(json: bool) -> anyhow::Result<Outcome> {
 /// Computes every missing vector of the listed skills, with a progress bar on a terminal.
 pub fn index() -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
-    let opts = ctx.listing_options()?;
     let Some(semantic) = ctx.registry.semantic() else { bail!("ranking by meaning is not set up for this store") };
     if let Some(reason) = semantic.off_reason() {
         bail!("{reason}");
     }
+    let done = compute(&ctx)?;
+    outln!(
+        "{} skills ranked by meaning with {}; {} skills embedded in {:.1} s",
+        done.listed,
+        semantic.label(),
+        done.computed,
+        done.seconds
+    );
+    Ok(Outcome::Ok)
+}
+
+/// What one indexing did.
+pub struct Indexed {
+    /// How many skills the listing holds.
+    pub listed: usize,
+    /// How many of them had a vector computed.
+    pub computed: usize,
+    /// How long it took.
+    pub seconds: f64,
+}
+
+/// After a change that stored skills (an import): computes the vectors the listed skills
+/// lack, so the next `find`, `prompt --request`, MCP `find_skills` or agent turn ranks them by
+/// meaning without anyone running `model index`. `None` when ranking by meaning is off (no
+/// model) or there was nothing to compute.
+pub fn index_after_change() -> anyhow::Result<Option<Indexed>> {
+    let ctx = Ctx::open()?;
+    let Some(semantic) = ctx.registry.semantic() else { return Ok(None) };
+    if semantic.off_reason().is_some() {
+        return Ok(None);
+    }
+    let done = compute(&ctx)?;
+    Ok((done.computed > 0).then_some(done))
+}
+
+/// Computes the missing vectors of the skills `ctx` lists, with a progress bar on a terminal.
+fn compute(ctx: &Ctx) -> anyhow::Result<Indexed> {
+    let opts = ctx.listing_options()?;
+    let Some(semantic) = ctx.registry.semantic() else { bail!("ranking by meaning is not set up for this store") };
     let set = ctx.registry.ranked_set(&opts.scopes)?;
     let bar = output::stderr_bar("{bar:30} {pos}/{len} skills, {per_sec}, {eta} left");
     let started = std::time::Instant::now();
@@ -102,11 +140,5 @@ pub fn index() -> anyhow::Result<Outcome> {
         },
     )?;
     bar.finish_and_clear();
-    let models = semantic.label();
-    outln!(
-        "{} skills ranked by meaning with {models}; {computed} skills embedded in {:.1} s",
-        set.entries().len(),
-        started.elapsed().as_secs_f64()
-    );
-    Ok(Outcome::Ok)
+    Ok(Indexed { listed: set.entries().len(), computed, seconds: started.elapsed().as_secs_f64() })
 }

@@ -445,3 +445,38 @@ fn the_shipped_models_folder_brings_the_english_companion_along() {
     let v: Value = serde_json::from_str(&run(&["find", REQUEST, "--json"])).unwrap();
     assert_eq!(v["matches"][0]["name"], "stripe-billing", "{v}");
 }
+
+#[test]
+fn an_import_leaves_every_skill_ranked_by_meaning_without_model_index() {
+    let env = Env::new();
+    env.ok(&["model", "install", model_dir().to_str().unwrap()]);
+    // More than the 16 a ranking computes on the spot: only the import can have done them.
+    let collection = env.tmp.path().join("collection");
+    for i in 0..24 {
+        let d = collection.join(format!("notes-{i:02}"));
+        fs::create_dir_all(&d).unwrap();
+        let description = format!("Keeps meeting notes of project {i} tidy: dates, owners and follow-ups.");
+        fs::write(
+            d.join("SKILL.md"),
+            format!("---\nname: notes-{i:02}\ndescription: \"{description}\"\n---\n# Notes\n"),
+        )
+        .unwrap();
+    }
+    let (out, _) = env.ok(&["import", collection.to_str().unwrap()]);
+    assert!(out.contains("Ranked by meaning: "), "the import says it computed the vectors: {out}");
+    let (status, _) = env.ok(&["model", "status", "--json"]);
+    let v: Value = serde_json::from_str(&status).unwrap();
+    assert_eq!(v["state"], "ready", "every skill has its vector right after the import: {v}");
+    // And one skill on its own, too: the next answer ranks it by meaning.
+    let one = env.tmp.path().join("src/stripe-billing");
+    fs::write(
+        one.join("SKILL.md"),
+        "---\nname: stripe-billing\ndescription: \"Stripe: subscriptions, recurring invoices and card payments.\"\n---\n# s\n",
+    )
+    .unwrap();
+    let (out, _) = env.ok(&["import", one.to_str().unwrap()]);
+    assert!(out.contains("Ranked by meaning: 1 skill embedded"), "{out}");
+    let (json, _) = env.ok(&["find", REQUEST, "--json"]);
+    let v: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["matches"][0]["name"], "stripe-billing", "{v}");
+}

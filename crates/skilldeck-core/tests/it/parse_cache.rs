@@ -193,12 +193,122 @@ fn the_digest_of_an_imported_revision_is_the_one_its_files_hash_to_from_the_cach
     }
 }
 
+/// What the store says of one skill as a new process lists it: its description.
+fn description(storage: &FsStorage, name: &str) -> (String, DiskCacheStats) {
+    let r = SkillRegistry::new(storage.clone()).with_digests(true);
+    let entries = r.list_metas(Scope::User).unwrap();
+    let e = entries.iter().find(|e| e.name == name).unwrap();
+    (e.meta.description.clone().unwrap_or_default(), r.disk_cache_stats())
+}
+
+/// A file's stamp as the cache keeps it: size, inode, modification and change times.
+fn stamp(path: &Path) -> (u64, u64, i64, i64, i64, i64) {
+    use std::os::unix::fs::MetadataExt as _;
+    let m = fs::metadata(path).unwrap();
+    (m.size(), m.ino(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec())
+}
+
+/// Writes `user/tick` into the store at `home` with a description of `word` (always 4 bytes,
+/// so an edit keeps the size), in place: same inode.
+fn write_tick(home: &Path, word: &str) {
+    let dir = home.join("skills/user/tick");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("SKILL.md"), format!("---\nname: tick\ndescription: word {word}\n---\n# Tick\n")).unwrap();
+    if !dir.join(".version").exists() {
+        fs::write(dir.join(".version"), "1\n").unwrap();
+    }
+}
+
 #[test]
-fn fresh_stamps_are_not_trusted_until_they_settle() {
+fn a_skill_written_a_clock_tick_before_a_listing_is_cached_by_it() {
     let s = store();
-    let r = SkillRegistry::new(s.storage.clone()).with_digests(true);
-    r.list_metas(Scope::User).unwrap();
-    let again = SkillRegistry::new(s.storage.clone()).with_digests(true);
-    again.list_metas(Scope::User).unwrap();
-    assert_eq!(again.disk_cache_stats().cached, 0, "files written a moment ago are parsed again");
+    // Longer than a clock tick of any kernel (a jiffy), far shorter than the old 3 s window.
+    std::thread::sleep(Duration::from_millis(50));
+    let n = SKILLS.len() + 1;
+    let (_, first) = description(&s.storage, "pdf");
+    assert_eq!(first, stats(0, n));
+    let (_, second) = description(&s.storage, "pdf");
+    assert_eq!(second, stats(n, 0), "the second listing, 50 ms after the writes, is served from the cache");
+    assert!(s.home.join("cache/.clock").is_file(), "the clock is read where the cache is kept");
+}
+
+/// Writes, lists and edits `user/tick` in place, again and again, each edit right after a
+/// listing; every next listing must see the edit. Returns how many edits kept every stamp of
+/// the file (a write in the same clock tick: only its content tells it).
+fn edits_in_the_same_tick_are_seen(storage: &FsStorage, home: &Path, rounds: usize) -> usize {
+    let md = home.join("skills/user/tick/SKILL.md");
+    let mut same_stamp = 0;
+    for i in 0..rounds {
+        let (old, new) = if i % 2 == 0 { ("aaaa", "bbbb") } else { ("bbbb", "aaaa") };
+        write_tick(home, old);
+        assert_eq!(description(storage, "tick").0, format!("word {old}"));
+        let before = stamp(&md);
+        write_tick(home, new);
+        if stamp(&md) == before {
+            same_stamp += 1;
+        }
+        assert_eq!(
+            description(storage, "tick").0,
+            format!("word {new}"),
+            "round {i}: an edit made after a listing is seen"
+        );
+    }
+    same_stamp
+}
+
+#[test]
+fn an_edit_in_the_same_clock_tick_as_a_listing_is_seen_by_the_next() {
+    let s = store();
+    edits_in_the_same_tick_are_seen(&s.storage, &s.home, 20);
+}
+
+/// An ext4 file system with 128-byte inodes, which keeps times to the second, on a loop
+/// device, unmounted and removed when dropped. Needs root (the tests run as root in CI).
+struct CoarseFs {
+    dir: tempfile::TempDir,
+}
+
+impl CoarseFs {
+    fn mount() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let image = dir.path().join("fs.img");
+        fs::File::create(&image).unwrap().set_len(32 << 20).unwrap();
+        let run = |cmd: &mut std::process::Command| {
+            let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+            assert!(out.status.success(), "{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+        };
+        run(std::process::Command::new("mkfs.ext4").args(["-q", "-F", "-I", "128"]).arg(&image));
+        fs::create_dir(dir.path().join("mnt")).unwrap();
+        run(std::process::Command::new("mount").args(["-o", "loop"]).arg(&image).arg(dir.path().join("mnt")));
+        Self { dir }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("mnt")
+    }
+}
+
+impl Drop for CoarseFs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(self.root()).status();
+    }
+}
+
+#[test]
+fn on_a_file_system_with_one_second_times_an_edit_in_the_same_second_is_seen() {
+    let coarse = CoarseFs::mount();
+    let home = coarse.root().join("home");
+    let storage = FsStorage::open(SkilldeckHome::new(&home)).unwrap();
+    // Each round's edit lands in the second of the listing before it: the file's stamps stay
+    // as they were, and only a cache that knows the second is not over yet reads it again.
+    let same = edits_in_the_same_tick_are_seen(&storage, &home, 6);
+    assert!(same > 0, "no edit kept its stamps: the test did not make the race it checks");
+    // Once its second is over, the skill is cached; an edit now lands in a later second.
+    std::thread::sleep(Duration::from_millis(1100));
+    description(&storage, "tick");
+    let (text, from) = description(&storage, "tick");
+    assert_eq!((from.cached, from.read), (1, 0), "{text}: cached once its second was over");
+    let word = if text.ends_with("aaaa") { "bbbb" } else { "aaaa" };
+    write_tick(&home, word);
+    assert_eq!(description(&storage, "tick").0, format!("word {word}"));
 }
