@@ -211,18 +211,27 @@ impl SkillRegistry {
         self
     }
 
-    /// Lists `scope` whole once the file system's clock has ticked past the writes made so
-    /// far (a few milliseconds at most; not waited for where it ticks by the second), so the
-    /// persisted cache holds every skill just stored: the next process (a `view` right after an
-    /// `import`, a `list`) reads and audits none of them again. Best effort, like the cache.
-    pub fn cache_what_was_written(&self, scope: Scope) {
+    /// Lists every scope whole once the file system's clock has ticked past the writes made
+    /// so far (a few milliseconds at most; not waited for where it ticks by the second), so
+    /// the persisted cache holds every skill just stored, with what its listing lines cost:
+    /// the next process (a `view` right after an `import`, a `list`) reads, audits and weighs
+    /// none of them again, nor the bundled skills a fresh home has never listed. Best effort,
+    /// like the cache.
+    pub fn cache_what_was_written(&self) {
         if !self.persist || self.strict {
             return;
         }
-        let root = self.storage.home().root();
+        let home = self.storage.home();
         let waited = std::time::Duration::from_millis(50);
-        stamps::wait_for_tick(&parse_cache::clock_path(root), &self.storage.home().scope_dir(scope), waited);
-        let _ = self.list_metas(scope);
+        stamps::wait_for_tick(&parse_cache::clock_path(home.root()), &home.scope_dir(Scope::User), waited);
+        for scope in Scope::ALL {
+            let Ok(entries) = self.list_metas(scope) else { continue };
+            // What each listing line costs, too: a listing then loads no tokenizer to weigh them.
+            for e in entries.iter().filter(|e| e.valid && e.line_tokens.get().is_none()) {
+                skilldeck_select::listing::line_tokens(e);
+            }
+        }
+        self.keep_line_tokens(&Scope::ALL);
     }
 
     /// The limit a skill's stamps must be older than to be cached, read before any is taken.

@@ -166,7 +166,7 @@ fn import_one(ctx: &Ctx, path: &Path, scope: Scope, flags: ImportFlags) -> anyho
         approvals.approve(scope, name, meta, content.as_ref())?;
     }
     let grants = approvals.view(scope, name, meta, content.as_ref());
-    let ready = (!stored.is_unchanged()).then(|| ready_for_next(ctx, scope)).flatten();
+    let ready = (!stored.is_unchanged()).then(|| ready_for_next(ctx)).flatten();
     let auto = super::autosync::after_change();
     if json {
         super::autosync::json(
@@ -280,7 +280,7 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
         approve_all(ctx, scope, &report)?;
     }
     let ready = if report.items.iter().any(|i| matches!(i.state, ImportState::Imported { .. })) {
-        ready_for_next(ctx, scope)
+        ready_for_next(ctx)
     } else {
         None
     };
@@ -309,8 +309,8 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
 /// reads and audits none of it again; and with the vectors ranking by meaning needs, so the
 /// next `find` or `prompt --request` ranks it by meaning. Gives the line saying what the
 /// vectors took, or why there are none yet; the import itself stands either way.
-fn ready_for_next(ctx: &Ctx, scope: Scope) -> Option<String> {
-    skilldeck_core::SkillRegistry::new(ctx.storage().clone()).with_digests(true).cache_what_was_written(scope);
+fn ready_for_next(ctx: &Ctx) -> Option<String> {
+    skilldeck_core::SkillRegistry::new(ctx.storage().clone()).with_digests(true).cache_what_was_written();
     match super::model::index_after_change() {
         Ok(Some(done)) => {
             let skills = if done.computed == 1 { "skill" } else { "skills" };
