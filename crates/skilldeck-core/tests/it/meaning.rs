@@ -317,9 +317,12 @@ fn a_companion_that_does_not_load_leaves_the_shipped_model_ranking_alone() {
     }
     let semantic = Arc::new(Semantic::with_model(&s.home, Some(model_dir())).with_companion(Some(broken)));
     let r = SkillRegistry::new(s.storage.clone()).with_settle_window(Duration::ZERO).with_semantic(semantic);
-    assert_eq!(r.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready));
+    // The set held while it is prepared: the process's few cached sets are shared with the
+    // tests running beside this one, so one asked for again could be another, new set.
     let set = r.ranked_set(&[Scope::User]).unwrap();
+    assert_eq!(r.semantic().unwrap().prepare(&set), Readiness::Ready);
     assert_eq!(set.dense().unwrap().model_ids(), [skilldeck_embed::DEFAULT_MODEL_ID]);
+    assert_eq!(r.meaning(&[Scope::User]).unwrap(), Some(Readiness::Ready));
     let why = r.semantic().unwrap().companion_error().expect("it says why the companion is left out");
     assert!(why.contains("config.json") || why.contains("model"), "{why}");
     let found = r.find_skills(&opts(), "let customers pay monthly with a card", 5).unwrap();
