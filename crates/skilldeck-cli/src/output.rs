@@ -88,6 +88,55 @@ pub fn json<T: Serialize>(value: &T) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Prints one row for each of `items` as a JSON array, byte for byte as [`json`] prints a
+/// `Vec` of the rows, each row made and serialized (by `row`, with [`json_row`]) on any core
+/// (rayon) a chunk at a time: a listing of 20,000 skills neither waits on one core nor holds
+/// every row at once.
+pub fn json_rows<E: Sync>(items: &[E], row: impl Fn(&E) -> serde_json::Result<Vec<u8>> + Sync) -> anyhow::Result<()> {
+    use rayon::prelude::*;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    write_rows(
+        &mut out,
+        items.chunks(JSON_CHUNK).map(|chunk| chunk.par_iter().map(&row).collect::<Result<Vec<_>, _>>()),
+    )?;
+    out.flush()?;
+    Ok(())
+}
+
+/// One row of [`json_rows`], serialized.
+pub fn json_row(row: &impl Serialize) -> serde_json::Result<Vec<u8>> {
+    serde_json::to_vec_pretty(row)
+}
+
+/// How many rows [`json_rows`] makes at once.
+const JSON_CHUNK: usize = 512;
+
+/// Writes rows, each serialized alone by `to_vec_pretty`, as the pretty array that holds them:
+/// every row indented one level (a JSON text holds no raw line feed but between its tokens, so
+/// each line feed in a row starts a line of it).
+fn write_rows(
+    out: &mut impl std::io::Write,
+    chunks: impl Iterator<Item = serde_json::Result<Vec<Vec<u8>>>>,
+) -> anyhow::Result<()> {
+    let mut first = true;
+    for chunk in chunks {
+        for row in chunk? {
+            out.write_all(if first { b"[\n  " } else { b",\n  " })?;
+            first = false;
+            let mut lines = row.split(|b| *b == b'\n');
+            if let Some(line) = lines.next() {
+                out.write_all(line)?;
+            }
+            for line in lines {
+                out.write_all(b"\n  ")?;
+                out.write_all(line)?;
+            }
+        }
+    }
+    out.write_all(if first { b"[]\n" } else { b"\n]\n" })?;
+    Ok(())
+}
+
 /// A diagnostic as it appears in JSON: `{code, severity, message, line}`.
 #[derive(Debug, Serialize)]
 pub struct DiagJson<'a> {
@@ -185,4 +234,36 @@ pub fn stderr_bar(template: &str) -> indicatif::ProgressBar {
         );
     }
     bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_rows;
+
+    fn as_json_rows(rows: &[serde_json::Value], chunk: usize) -> String {
+        let mut out = Vec::new();
+        let chunks = rows.chunks(chunk).map(|c| c.iter().map(super::json_row).collect());
+        write_rows(&mut out, chunks).expect("written");
+        String::from_utf8(out).expect("utf-8")
+    }
+
+    #[test]
+    fn rows_written_in_chunks_are_the_bytes_serde_writes_for_the_whole_array() {
+        let rows: Vec<serde_json::Value> = (0..7)
+            .map(|i| {
+                serde_json::json!({
+                    "name": format!("skill-{i}"),
+                    "description": "two\nlines, a \"quote\" and {braces}",
+                    "diagnostics": if i % 2 == 0 { serde_json::json!([]) } else { serde_json::json!([{"line": i}]) },
+                    "counts": {"high": i},
+                })
+            })
+            .collect();
+        for chunk in [1, 3, 7, 100] {
+            let whole = serde_json::to_string_pretty(&rows).expect("serialized") + "\n";
+            assert_eq!(as_json_rows(&rows, chunk), whole, "chunks of {chunk}");
+        }
+        let none: Vec<serde_json::Value> = Vec::new();
+        assert_eq!(as_json_rows(&none, 4), serde_json::to_string_pretty(&none).expect("serialized") + "\n");
+    }
 }

@@ -62,6 +62,9 @@ pub struct SkillRegistry {
 /// cache (about 60 µs each on a 2-core machine: some 30 ms at most).
 pub const EXTRA_COUNTS: usize = 500;
 
+/// How many records of the persisted cache are decoded and checked at once (on every core).
+const CACHE_BATCH: usize = 1024;
+
 /// What `trust.json` looked like when it was read: a new write changes it.
 type TrustStamp = Option<(std::time::SystemTime, u64)>;
 
@@ -397,26 +400,35 @@ impl SkillRegistry {
         let use_disk = whole && self.persist && !self.strict;
         let cache_path = parse_cache::path(self.storage.home().root(), scope);
         let scope_dir = if use_disk { ScopeDir::open(&self.storage.home().scope_dir(scope)).ok() } else { None };
-        // The cached parses whose stamps still hold, made entries as they are read (one record
-        // at a time, so a large cache is never held whole next to the entries).
+        // The cached parses whose stamps still hold, made entries as they are read: a batch of
+        // records at a time, each batch decoded and its stamps checked on every core (rayon),
+        // so a large cache is never held whole next to the entries.
         let mut hits: Vec<Option<Arc<SkillEntry>>> = vec![None; names.len()];
         let mut cached_count = 0;
         if let Some(dir) = &scope_dir {
-            let mut i = 0;
-            let whole = parse_cache::read_each(&cache_path, scope, |c| {
-                cached_count += 1;
-                while names.get(i).is_some_and(|n| *n < c.name) {
-                    i += 1;
-                }
-                if let Some(slot) = hits.get_mut(i)
-                    && names.get(i) == Some(&c.name)
-                    && (c.digest.is_some() || !self.digests)
-                    && dir.unchanged(&c.name, &c.stamps)
-                {
-                    *slot = Some(Arc::new(c.into_entry(scope)));
+            let undecodable = std::sync::atomic::AtomicBool::new(false);
+            let whole = parse_cache::read_batches(&cache_path, scope, CACHE_BATCH, |batch| {
+                cached_count += batch.len();
+                let found: Vec<(usize, Arc<SkillEntry>)> = (0..batch.len())
+                    .into_par_iter()
+                    .with_min_len(16)
+                    .filter_map(|k| {
+                        let Some(c) = batch.decode(k) else {
+                            undecodable.store(true, std::sync::atomic::Ordering::Relaxed);
+                            return None;
+                        };
+                        let i = names.binary_search(&c.name).ok()?;
+                        let trusted = (c.digest.is_some() || !self.digests) && dir.unchanged(&c.name, &c.stamps);
+                        trusted.then(|| (i, Arc::new(c.into_entry(scope))))
+                    })
+                    .collect();
+                for (i, entry) in found {
+                    if let Some(slot) = hits.get_mut(i) {
+                        *slot = Some(entry);
+                    }
                 }
             });
-            if !whole {
+            if !whole || undecodable.into_inner() {
                 hits.iter_mut().for_each(|h| *h = None);
                 cached_count = 0;
             }

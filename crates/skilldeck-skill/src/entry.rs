@@ -102,9 +102,27 @@ pub struct LineTokens {
     pub name: [u32; 3],
 }
 
-/// `text` on one line: runs of white space made one space, none at either end.
-pub fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+/// `text` on one line: runs of white space made one space, none at either end; borrowed when
+/// `text` is so already (most descriptions), so a listing of 20,000 skills copies none of them.
+pub fn one_line(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut after_space = true;
+    let already = text.chars().all(|c| {
+        let fine = if c == ' ' { !after_space } else { !c.is_whitespace() };
+        after_space = c == ' ';
+        fine
+    }) && !after_space;
+    if already || text.is_empty() {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(text.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// [`one_line`] of `text` when that is not `text` itself, as [`SkillEntry::one_line`] keeps it.
+pub fn one_line_if_changed(text: &str) -> Option<String> {
+    match one_line(text) {
+        std::borrow::Cow::Owned(changed) => Some(changed),
+        std::borrow::Cow::Borrowed(_) => None,
+    }
 }
 
 impl SkillEntry {
@@ -155,8 +173,7 @@ impl SkillEntry {
         }
         let version = revision.map(|r| r.to_string()).or_else(|| v.meta.version.clone());
         let description = v.meta.description.as_deref().unwrap_or_default();
-        let one_line = one_line(description);
-        let one_line = (one_line != description).then_some(one_line);
+        let one_line = one_line_if_changed(description);
         let headings = stored
             .skill_md
             .map(|b| crate::headings::headings(crate::frontmatter::strip(&String::from_utf8_lossy(b))))

@@ -33,6 +33,20 @@ impl Reader {
     /// The next record; `Err` at the end of the records, `None` when the file is cut or a
     /// record does not decode.
     pub(crate) fn record<T: serde::de::DeserializeOwned>(&mut self) -> Option<Result<T, ()>> {
+        let mut buf = std::mem::take(&mut self.buf);
+        buf.clear();
+        let read = self.raw_record(&mut buf);
+        let decoded = match read? {
+            Ok(()) => postcard::from_bytes(&buf).ok().map(Ok),
+            Err(()) => Some(Err(())),
+        };
+        self.buf = buf;
+        decoded
+    }
+
+    /// The next record's bytes, appended to `into` undecoded (for a caller that decodes many
+    /// at once); `Err` at the end of the records, `None` when the file is cut.
+    pub(crate) fn raw_record(&mut self, into: &mut Vec<u8>) -> Option<Result<(), ()>> {
         let mut len = [0u8; 4];
         self.inner.read_exact(&mut len).ok()?;
         self.crc.update(&len);
@@ -41,10 +55,12 @@ impl Reader {
             return Some(Err(()));
         }
         let n = usize::try_from(n).ok().filter(|n| *n <= MAX_RECORD)?;
-        self.buf.resize(n, 0);
-        self.inner.read_exact(&mut self.buf).ok()?;
-        self.crc.update(&self.buf);
-        postcard::from_bytes(&self.buf).ok().map(Ok)
+        let start = into.len();
+        into.resize(start + n, 0);
+        let body = into.get_mut(start..)?;
+        self.inner.read_exact(body).ok()?;
+        self.crc.update(body);
+        Some(Ok(()))
     }
 
     /// After the end of the records: whether the CRC-32 matches and nothing follows it.

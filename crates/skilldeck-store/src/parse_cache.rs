@@ -66,8 +66,7 @@ impl CachedSkill {
         let diagnostics: Vec<Diagnostic> = c.diagnostics.into_iter().map(Diagnostic::from).collect();
         let revision = c.revision.map(Revision);
         let description = meta.description.as_deref().unwrap_or_default();
-        let one_line = skilldeck_skill::entry::one_line(description);
-        let one_line = (one_line != description).then_some(one_line);
+        let one_line = skilldeck_skill::entry::one_line_if_changed(description);
         SkillEntry {
             scope,
             name: c.name,
@@ -251,18 +250,60 @@ pub fn clear(root: &Path) -> std::io::Result<u64> {
 /// name), one at a time, so a large cache is never held whole. True only when the file is one
 /// this build wrote whole: when false (no file, another format or build, torn, corrupt,
 /// records after the end), whatever `f` was given must be dropped, never trusted.
-pub fn read_each(path: &Path, scope: Scope, f: impl FnMut(CachedSkill)) -> bool {
-    std::fs::File::open(path).ok().and_then(|file| read(file, scope, f)).is_some()
+/// Records of a cache file, read but not yet decoded: a batch for the caller to decode on as
+/// many threads as it likes.
+#[derive(Debug, Default)]
+pub struct RawBatch {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
 }
 
-fn read(file: std::fs::File, scope: Scope, mut f: impl FnMut(CachedSkill)) -> Option<()> {
+impl RawBatch {
+    /// How many records.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Record `i`, decoded; `None` when it does not decode (a file written by a build whose
+    /// types differ under the same fingerprint, or a corrupt one whose CRC happened to match),
+    /// and then the whole file must be disregarded, as [`read_batches`] says.
+    pub fn decode(&self, i: usize) -> Option<CachedSkill> {
+        let start = if i == 0 { 0 } else { *self.ends.get(i - 1)? };
+        postcard::from_bytes(self.bytes.get(start..*self.ends.get(i)?)?).ok()
+    }
+}
+
+/// Reads the cache of `scope` at `path` in batches of up to `batch` records, in name order,
+/// giving each to `f` to decode and use. True when the file was whole: present, of this
+/// format, build and scope, complete and matching its CRC. When false, whatever `f` was given
+/// must be disregarded (a file is never trusted in part); so must every batch when one of its
+/// records did not decode.
+pub fn read_batches(path: &Path, scope: Scope, batch: usize, f: impl FnMut(&RawBatch)) -> bool {
+    std::fs::File::open(path).ok().and_then(|file| read(file, scope, batch.max(1), f)).is_some()
+}
+
+fn read(file: std::fs::File, scope: Scope, batch: usize, mut f: impl FnMut(&RawBatch)) -> Option<()> {
     let mut r = Reader::open(file, MAGIC)?;
     let header: Header = r.record()?.ok()?;
     if header.format != FORMAT || header.fingerprint != FINGERPRINT || header.scope != scope {
         return None;
     }
-    while let Ok(skill) = r.record::<CachedSkill>()? {
-        f(skill);
+    let mut raw = RawBatch::default();
+    while let Ok(()) = r.raw_record(&mut raw.bytes)? {
+        raw.ends.push(raw.bytes.len());
+        if raw.len() == batch {
+            f(&raw);
+            raw.bytes.clear();
+            raw.ends.clear();
+        }
+    }
+    if !raw.is_empty() {
+        f(&raw);
     }
     r.finish()
 }

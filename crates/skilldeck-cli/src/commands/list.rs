@@ -64,18 +64,6 @@ impl AuditRow {
     }
 }
 
-/// A sequence serialized from an iterator, consumed by its one serialization.
-struct Streamed<I>(std::cell::RefCell<Option<I>>);
-
-impl<I: Iterator<Item = T>, T: Serialize> Serialize for Streamed<I> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0.borrow_mut().take() {
-            Some(rows) => s.collect_seq(rows),
-            None => s.collect_seq(std::iter::empty::<T>()),
-        }
-    }
-}
-
 /// Lists the skills of one scope or all.
 pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
     let (mut ctx, sync) = Ctx::open_listing()?;
@@ -112,11 +100,12 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
         let source_of = |scope: Scope, name: &str| {
             (scope == Scope::User).then(|| installed.as_ref()?.get(name).map(|i| i.source.short())).flatten()
         };
-        // Each row is made as it is written, so a store of 20,000 skills never holds them all.
-        let rows = entries.iter().map(|l| {
+        // Rows are made and written a chunk at a time on every core, so a store of 20,000
+        // skills never holds them all.
+        output::json_rows(&entries, |l| {
             let e = &l.entry;
             let source = source_of(e.scope, &e.name);
-            Row {
+            output::json_row(&Row {
                 name: &e.name,
                 scope: e.scope,
                 version: e.version.as_deref(),
@@ -140,9 +129,11 @@ pub fn run(scope: Option<Scope>, json: bool) -> anyhow::Result<Outcome> {
                 audit: AuditRow::of(&ctx.registry, e),
                 sourced: source.is_some(),
                 source,
-            }
-        });
-        output::json(&Streamed(std::cell::RefCell::new(Some(rows))))?;
+            })
+        })?;
+        // The process ends now: freeing every entry one at a time would only delay the exit.
+        std::mem::forget(entries);
+        std::mem::forget(ctx);
         return Ok(Outcome::Ok);
     }
     if entries.is_empty() {
