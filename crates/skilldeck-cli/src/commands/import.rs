@@ -279,11 +279,7 @@ fn import_many(ctx: &Ctx, paths: &[PathBuf], scope: Scope, flags: ImportFlags) -
     if flags.trust {
         approve_all(ctx, scope, &report)?;
     }
-    let ready = if report.items.iter().any(|i| matches!(i.state, ImportState::Imported { .. })) {
-        ready_for_next(ctx)
-    } else {
-        None
-    };
+    let ready = if report.imported() > 0 { ready_for_next(ctx) } else { None };
     let auto = super::autosync::after_change();
     if flags.json {
         super::autosync::json(&BulkJson::of(&report, scope), &auto)?;
