@@ -217,7 +217,7 @@ pub fn parts2(skills: &[Vec<(String, Vec<u8>)>]) {
     let mut n = 0usize;
     for (p, b) in skills.iter().flatten() {
         let f = skilldeck_audit::text::FileText::new(p, b);
-        skilldeck_audit::checks::text(&f, &mut |_, _, _, _| n += 1);
+        skilldeck_audit::checks::text(&f, None, &mut |_, _, _, _| n += 1);
     }
     println!("view + checks: {:.3} s ({n})", t.elapsed().as_secs_f64());
 }

@@ -43,7 +43,11 @@ fn is_pe(bytes: &[u8]) -> bool {
 }
 
 /// The checks on a text file. `report(check, line, evidence, hidden)`.
-pub fn text(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
+pub fn text(
+    f: &FileText<'_>,
+    skill_md_tools: Option<&GrantRequest>,
+    report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>),
+) {
     let bytes = f.bytes;
     if may_hide(bytes) {
         invisible(bytes, report);
@@ -70,7 +74,7 @@ pub fn text(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String,
         minified(f, report);
     }
     if f.path == "SKILL.md" {
-        broad_tools(f, report);
+        broad_tools(f, skill_md_tools, report);
     }
 }
 
@@ -348,10 +352,17 @@ fn minified(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String,
     }
 }
 
-fn broad_tools(f: &FileText<'_>, report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>)) {
-    let v =
-        skilldeck_skill::validate::validate_bytes(Some(f.bytes), skilldeck_skill::validate::ValidateOptions::default());
-    let request = GrantRequest::of(&v.meta);
+/// `allowed-tools` asking for more than a skill should: from `known` when the caller validated
+/// these bytes already, else from validating them here.
+fn broad_tools(
+    f: &FileText<'_>,
+    known: Option<&GrantRequest>,
+    report: &mut dyn FnMut(Check, Option<u32>, String, Option<String>),
+) {
+    let request = known.cloned().unwrap_or_else(|| {
+        let options = skilldeck_skill::validate::ValidateOptions::default();
+        GrantRequest::of(&skilldeck_skill::validate::validate_bytes(Some(f.bytes), options).meta)
+    });
     if !request.is_broad() {
         return;
     }

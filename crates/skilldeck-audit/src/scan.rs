@@ -11,6 +11,7 @@ use crate::rules::{Also, Check, Matcher, Place, RULES, Rule};
 use crate::text::{self, FileText, Kind, Regions};
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use regex::bytes::{Regex, RegexBuilder};
+use skilldeck_skill::grants::GrantRequest;
 use skilldeck_skill::risk::RiskLevel;
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -99,6 +100,9 @@ pub struct Auditor {
     /// Lines of text files that feed something to a shell or interpreter, to see in `finish`
     /// whether one names a binary file.
     feeds: Vec<Feed>,
+    /// What the top-level `SKILL.md`'s `allowed-tools` asks for, when the caller validated
+    /// those very bytes already.
+    skill_md_tools: Option<GrantRequest>,
 }
 
 /// A line that feeds something to a shell or interpreter: its file and number, the line as
@@ -121,12 +125,27 @@ impl Default for Auditor {
 impl Auditor {
     /// An auditor reading at most [`DEFAULT_CAP`] bytes of a file.
     pub fn new() -> Self {
-        Self { report: Report::default(), cap: DEFAULT_CAP, binaries: Vec::new(), feeds: Vec::new() }
+        Self {
+            report: Report::default(),
+            cap: DEFAULT_CAP,
+            binaries: Vec::new(),
+            feeds: Vec::new(),
+            skill_md_tools: None,
+        }
     }
 
     /// The same auditor reading at most `cap` bytes of a file.
     pub fn with_cap(mut self, cap: usize) -> Self {
         self.cap = cap;
+        self
+    }
+
+    /// The same auditor told what the `SKILL.md` it will be given asks for in `allowed-tools`
+    /// (`GrantRequest::of` the meta its caller validated from exactly those bytes), so its
+    /// frontmatter is not parsed a second time. Given for other bytes, the broad-tools check
+    /// would judge the wrong request: a caller that did not validate these bytes gives nothing.
+    pub fn knowing_skill_md_tools(mut self, request: GrantRequest) -> Self {
+        self.skill_md_tools = Some(request);
         self
     }
 
@@ -159,7 +178,8 @@ impl Auditor {
             }
         } else {
             let (sources, feed_words) = self.patterns(&f);
-            checks::text(&f, &mut |check, at, evidence, hidden| found.push((check, at, evidence, hidden)));
+            let known = self.skill_md_tools.as_ref();
+            checks::text(&f, known, &mut |check, at, evidence, hidden| found.push((check, at, evidence, hidden)));
             self.flows(&f, &sources);
             if self.feeds.len() < 256 {
                 for (line, at, text) in flow::feeding_lines(&f, &feed_words) {

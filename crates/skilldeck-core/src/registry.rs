@@ -5,6 +5,7 @@ use rayon::prelude::*;
 use skilldeck_skill::digest::Digest;
 pub use skilldeck_skill::entry::{ListedEntry, SkillEntry};
 use skilldeck_skill::files::SkillFiles;
+use skilldeck_skill::grants::GrantRequest;
 use skilldeck_skill::name::SkillName;
 use skilldeck_skill::risk::{RiskLevel, RiskMark};
 use skilldeck_skill::validate::Validated;
@@ -522,8 +523,9 @@ impl SkillRegistry {
     /// One skill, read and parsed (or its parse reused when its `SKILL.md` was parsed before).
     fn load(&self, ctx: &LoadCtx, dir_name: &str) -> Loaded {
         let scope = ctx.scope;
-        match self.storage.summary_dir_with(scope, dir_name, self.digests) {
-            Ok(mut s) => {
+        // One pass reads every file: the digest and the audit share it.
+        match self.storage.summary_and_snapshot(scope, dir_name, self.digests) {
+            Ok((mut s, snapshot)) => {
                 let mut entry = match self.parsed_before(scope, dir_name, &s) {
                     Some(v) => entries::from_validated(scope, dir_name, &s, v),
                     None => {
@@ -536,10 +538,17 @@ impl SkillRegistry {
                         entry
                     }
                 };
-                // Every file read once more, by the audit: what it found decides whether the
-                // skill is held, whichever way it came in. One that cannot be read is not
-                // cached by its stamps, so it is audited again on the next load.
-                let audit = skilldeck_store::audits::audit_stored(&self.storage, scope, dir_name);
+                // Every file audited: what the audit found decides whether the skill is held,
+                // whichever way it came in. One whose files cannot all be read is not cached by
+                // its stamps, so it is audited again on the next load.
+                // The audit is told what `allowed-tools` asks for rather than parsing the
+                // frontmatter again, when the entry was validated (leniently, as the audit
+                // reads it) from the very bytes the audit is given.
+                let audit = snapshot.map(|snap| {
+                    let same_bytes = s.skill_md.is_some() && snap.files.get("SKILL.md") == s.skill_md.as_deref();
+                    let known = (same_bytes && !self.strict).then(|| GrantRequest::of(&entry.meta));
+                    skilldeck_store::audits::audit_snapshot(&snap, known)
+                });
                 let audited = audit.is_ok();
                 entry.risk = Some(match audit {
                     Ok(report) => {

@@ -2,10 +2,11 @@
 //! or a stored skill read once from its folder. Holds the reading; the rules and findings are
 //! `skilldeck-audit`'s, and whether a finding holds a skill back is the registry's.
 
-use crate::storage::{FsStorage, Scope, StorageError};
+use crate::storage::{FsStorage, Scope, Snapshot, StorageError};
 use sha2::{Digest as _, Sha256};
 use skilldeck_audit::{Auditor, Report};
 use skilldeck_skill::files::{SkillFiles, UploadLimits};
+use skilldeck_skill::grants::GrantRequest;
 use std::collections::HashMap;
 
 /// The audit of a skill's files, as an import holds them before writing.
@@ -26,8 +27,17 @@ pub fn audit_files(files: &SkillFiles) -> Report {
 /// finding, and a skill held for it is held again, even when the rule and the evidence line are
 /// the same.
 pub fn audit_with_skipped(files: &SkillFiles, skipped: &[String]) -> Report {
+    audit_knowing(files, skipped, None)
+}
+
+/// [`audit_with_skipped`], told what `SKILL.md`'s `allowed-tools` asks for when the caller
+/// validated those very bytes already (see `Auditor::knowing_skill_md_tools`).
+fn audit_knowing(files: &SkillFiles, skipped: &[String], skill_md_tools: Option<GrantRequest>) -> Report {
     let cap = usize::try_from(UploadLimits::default().max_file_bytes).unwrap_or(usize::MAX);
     let mut a = Auditor::new().with_cap(cap);
+    if let Some(request) = skill_md_tools {
+        a = a.knowing_skill_md_tools(request);
+    }
     for (path, bytes) in files.iter() {
         let cap = a.cap();
         a.file(path.as_str(), bytes.get(..cap).unwrap_or(bytes), bytes.len() as u64);
@@ -73,8 +83,14 @@ pub fn log_verdict(name: &str, report: &Report) {
 
 /// The audit of the stored skill in folder `dir_name` of `scope`, its files read once.
 pub fn audit_stored(storage: &FsStorage, scope: Scope, dir_name: &str) -> Result<Report, StorageError> {
-    let snapshot = storage.snapshot_dir(scope, dir_name)?;
-    Ok(audit_with_skipped(&snapshot.files, &snapshot.skipped))
+    Ok(audit_snapshot(&storage.snapshot_dir(scope, dir_name)?, None))
+}
+
+/// The audit of a revision read whole (`FsStorage::snapshot_dir`, or the listing's own pass:
+/// `FsStorage::summary_and_snapshot`), with the entries its reader passed over; with
+/// `skill_md_tools` when the caller validated this snapshot's very `SKILL.md` bytes already.
+pub fn audit_snapshot(snapshot: &Snapshot, skill_md_tools: Option<GrantRequest>) -> Report {
+    audit_knowing(&snapshot.files, &snapshot.skipped, skill_md_tools)
 }
 
 #[cfg(test)]
@@ -115,5 +131,21 @@ mod tests {
         let rules: Vec<_> = audit_files(&files).findings.iter().map(|f| f.rule).collect();
         assert!(rules.contains(&"exec.download-pipe-insecure"), "{rules:?}");
         assert!(!rules.contains(&"audit.truncated"), "{rules:?}");
+    }
+
+    #[test]
+    fn an_audit_told_what_skill_md_asks_for_finds_what_it_finds_by_reading_it() {
+        for tools in ["", "allowed-tools: Bash\n", "allowed-tools: Read Grep\n", "allowed-tools: Bash(git log:*)\n"] {
+            let md = format!("---\nname: x\ndescription: y\n{tools}---\nBody\n");
+            let mut files = SkillFiles::new();
+            files.insert(RelPath::parse("SKILL.md").unwrap(), md.clone().into_bytes());
+            let snapshot = Snapshot { revision: None, files, skipped: vec!["scripts/link".to_owned()] };
+            let meta = skilldeck_skill::validate::validate_bytes(Some(md.as_bytes()), Default::default()).meta;
+            let told = audit_snapshot(&snapshot, Some(GrantRequest::of(&meta)));
+            let read = audit_snapshot(&snapshot, None);
+            assert_eq!(told.findings, read.findings, "{tools:?}");
+            let broad = read.findings.iter().any(|f| f.rule.contains("broad"));
+            assert_eq!(broad, tools == "allowed-tools: Bash\n", "{tools:?}: {:?}", read.findings);
+        }
     }
 }

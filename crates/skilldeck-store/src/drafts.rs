@@ -8,7 +8,7 @@
 //! as the author types, and is never a revision until it is saved.
 
 use crate::home::SkilldeckHome;
-use crate::storage::{FsStorage, RenameOutcome, RevisionEvent, StorageError, WriteOutcome, tree};
+use crate::storage::{FsStorage, RenameOutcome, RevisionEvent, StorageError, WriteOutcome};
 use serde::{Deserialize, Serialize};
 use skilldeck_skill::digest::Digest;
 use skilldeck_skill::files::{SkillFiles, UploadLimits};
@@ -248,7 +248,7 @@ impl Draft {
 
     /// Its files as they are now. Links and special files in it are passed over (`skipped`).
     pub fn files(&self, limit: u64) -> DraftResult<(SkillFiles, Vec<String>)> {
-        let snap = tree::snapshot(&self.files_dir(), limit)?;
+        let snap = crate::storage::snapshot(&self.files_dir(), limit)?;
         Ok((snap.files, snap.skipped))
     }
 
@@ -295,7 +295,7 @@ impl Draft {
             // Sized up before anything is read: a folder dropped by mistake (a home, a disk)
             // is refused at once, not read into memory.
             within(source, limits)?;
-            let snap = tree::snapshot(source, limit)?;
+            let snap = crate::storage::snapshot(source, limit)?;
             snap.files.iter().map(|(p, b)| (format!("{prefix}{name}/{p}"), b.to_vec())).collect()
         } else {
             let read = crate::safe_read::read_file(source, limit).map_err(|e| DraftError::Io {

@@ -6,8 +6,8 @@ use super::error::{Result, StorageError};
 use super::history::{self, LogLine, RevisionEvent};
 use super::marker::{self, staging_path};
 use super::record;
-use super::tree;
 use super::write;
+use super::{scan, tree};
 use crate::home::SkilldeckHome;
 use skilldeck_skill::name::SkillName;
 use skilldeck_skill::scope::{Revision, Scope};
@@ -26,7 +26,7 @@ pub(crate) fn adopt_locked(
     let history_dir = home.history_dir(scope, name);
     // Best effort: a revision left unlogged is still read from its record below.
     let _ = record::reconcile(&history_dir, dir);
-    let snap = tree::snapshot(dir, max_file_bytes)?;
+    let snap = scan::snapshot(dir, max_file_bytes)?;
     if snap.files.skill_md().is_none() {
         return Ok(None);
     }
@@ -98,7 +98,7 @@ pub(crate) fn keep_current_locked(
     if adopt_locked(home, scope, name, dir, max_file_bytes)?.is_some() {
         return Ok(true);
     }
-    let snap = tree::snapshot(dir, max_file_bytes)?;
+    let snap = scan::snapshot(dir, max_file_bytes)?;
     if snap.revision != Some(rev) || snap.files.skill_md().is_none() {
         return Ok(false);
     }

@@ -108,7 +108,7 @@ impl FsStorage {
 
     /// One whole revision of the skill in folder `dir_name` (which need not be a valid name).
     pub fn snapshot_dir(&self, scope: Scope, dir_name: &str) -> Result<Snapshot> {
-        tree::snapshot(&self.existing(scope, dir_name)?, self.limits.max_file_bytes)
+        scan::snapshot(&self.existing(scope, dir_name)?, self.limits.max_file_bytes)
     }
 
     /// What discovery needs of the skill in folder `dir_name`: `SKILL.md`, file count and size.
@@ -120,11 +120,26 @@ impl FsStorage {
     /// the only file, from the revision's record when its files are as written, else hashed
     /// from every file. Each file is opened once, through one descriptor of the skill folder.
     pub fn summary_dir_with(&self, scope: Scope, dir_name: &str, digest: bool) -> Result<super::tree::Summary> {
+        let want = scan::ScanFor { digest, files: false };
+        Ok(self.scan(scope, dir_name, want)?.summary)
+    }
+
+    /// `summary_dir_with`, and from the same pass every file of the skill as `snapshot_dir`
+    /// reads it, or why one could not be read: for a listing that audits what it lists, each
+    /// file read once for the digest and the audit.
+    pub fn summary_and_snapshot(
+        &self,
+        scope: Scope,
+        dir_name: &str,
+        digest: bool,
+    ) -> Result<(super::tree::Summary, Result<Snapshot>)> {
+        Ok(self.scan(scope, dir_name, scan::ScanFor { digest, files: true })?.split())
+    }
+
+    fn scan(&self, scope: Scope, dir_name: &str, want: scan::ScanFor) -> Result<scan::Scanned> {
         let dir = self.skill_path(scope, dir_name)?;
-        match scan::scan(&dir, self.limits.max_file_bytes, digest)? {
-            Some(s) => Ok(s.summary),
-            None => Err(StorageError::SkillNotFound { scope, name: dir_name.to_owned() }),
-        }
+        scan::scan(&dir, self.limits.max_file_bytes, want)?
+            .ok_or_else(|| StorageError::SkillNotFound { scope, name: dir_name.to_owned() })
     }
 
     /// The content digest of the skill in folder `dir_name` as it is on disk, the way
@@ -352,7 +367,7 @@ impl FsStorage {
     pub fn revision_files(&self, scope: Scope, name: &SkillName, rev: Revision) -> Result<SkillFiles> {
         let kept = history::rev_dir(&self.home.history_dir(scope, name), rev);
         if kept.is_dir() || (self.wait_for_writer(scope, name)? && kept.is_dir()) {
-            return Ok(tree::snapshot(&kept, self.limits.max_file_bytes)?.files);
+            return Ok(scan::snapshot(&kept, self.limits.max_file_bytes)?.files);
         }
         match self.snapshot(scope, name) {
             Ok(s) if s.revision == Some(rev) => Ok(s.files),

@@ -24,6 +24,7 @@ mod write;
 
 pub(crate) use history::now as now_rfc3339;
 pub(crate) use marker::{STAGING_PREFIX, staging_owner};
+pub(crate) use scan::snapshot;
 
 pub use batch::{BatchResult, WriteBatch};
 pub use contract::SkillStorage;

@@ -24,7 +24,7 @@ use super::adopt;
 use super::error::{Result, StorageError};
 use super::history::{self, RevisionEvent};
 use super::record;
-use super::tree;
+use super::scan;
 use super::write;
 use crate::home::SkilldeckHome;
 use serde::Serialize;
@@ -127,7 +127,7 @@ pub(crate) fn rename_locked(
     // keeps it (as a delete does); best effort: the snapshot below reads the live files anyway.
     let _ = adopt::adopt_locked(home, scope, from, dir, limits.max_file_bytes);
     let _ = record::reconcile(&old_hist, dir);
-    let snap = tree::snapshot(dir, limits.max_file_bytes)?;
+    let snap = scan::snapshot(dir, limits.max_file_bytes)?;
     let from_digest = snap.files.digest();
     let files = renamed_files(&snap.files, from, new)?;
     files.check_limits(limits)?;

@@ -10,12 +10,12 @@
 use super::error::{Result, StorageError};
 use super::record::Record;
 use super::seal::{Seal, Stamp};
-use super::tree::Summary;
+use super::tree::{Snapshot, Summary};
 use crate::safe_read::{self, ReadError, ReadFile};
 use rustix::fs::{AtFlags, Dir, FileType, Mode, OFlags};
 use rustix::io::Errno;
 use skilldeck_skill::digest::Digest;
-use skilldeck_skill::files::{RECORD_FILE, VERSION_FILE, is_sidecar};
+use skilldeck_skill::files::{RECORD_FILE, SkillFiles, VERSION_FILE, is_sidecar};
 use skilldeck_skill::relpath::RelPath;
 use skilldeck_skill::scope::Revision;
 use std::os::fd::{BorrowedFd, OwnedFd};
@@ -48,6 +48,34 @@ pub(crate) struct Scanned {
     pub summary: Summary,
     /// Why no digest could be had, when one was asked for and none was.
     pub digest_error: Option<StorageError>,
+    /// When every file was asked for: each file but the sidecars and the entries passed over,
+    /// as `tree::snapshot` reads a revision, or why a file could not be read.
+    pub files: Option<Result<(SkillFiles, Vec<String>)>>,
+}
+
+impl Scanned {
+    /// The summary, and the revision read whole as `tree::snapshot` gives it: an error when a
+    /// file could not be read (or the files were not asked for).
+    pub fn split(self) -> (Summary, Result<Snapshot>) {
+        let revision = self.summary.revision;
+        let snapshot = match self.files {
+            Some(read) => read.map(|(files, skipped)| Snapshot { revision, files, skipped }),
+            None => Err(StorageError::Io {
+                context: "the skill's files were not read".to_owned(),
+                source: std::io::Error::other("a scan without its files"),
+            }),
+        };
+        (self.summary, snapshot)
+    }
+}
+
+/// What a scan reads besides the listing, `.version` and `SKILL.md`.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct ScanFor {
+    /// The content digest (see [`scan`]).
+    pub digest: bool,
+    /// Every file's bytes, each read once and shared with the digest (for the audit).
+    pub files: bool,
 }
 
 /// Opens the folder `dir` itself, never through a link at its last component.
@@ -56,10 +84,11 @@ fn open_folder(dir: &Path) -> std::result::Result<OwnedFd, Errno> {
     rustix::fs::openat(rustix::fs::CWD, dir, flags, Mode::empty())
 }
 
-/// Reads the skill at `dir` once. With `want_digest`, the digest comes from `SKILL.md` when it
-/// is the only file, else from the record when its seal holds, else from hashing every file.
+/// Reads the skill at `dir` once. With `want.digest`, the digest comes from `SKILL.md` when it
+/// is the only file, else from the record when its seal holds, else from hashing every file;
+/// with `want.files`, every file is read too, and a digest hashed from them reads none twice.
 /// `None` when `dir` is not a folder (gone, a link, a file).
-pub(crate) fn scan(dir: &Path, limit: u64, want_digest: bool) -> Result<Option<Scanned>> {
+pub(crate) fn scan(dir: &Path, limit: u64, want: ScanFor) -> Result<Option<Scanned>> {
     const ATTEMPTS: usize = 16;
     for _ in 0..ATTEMPTS {
         let top = match open_folder(dir) {
@@ -67,7 +96,7 @@ pub(crate) fn scan(dir: &Path, limit: u64, want_digest: bool) -> Result<Option<S
             Err(Errno::NOENT | Errno::NOTDIR | Errno::LOOP) => return Ok(None),
             Err(e) => return Err(StorageError::io("open", dir)(e.into())),
         };
-        match scan_folder(dir, top, limit, want_digest)? {
+        match scan_folder(dir, top, limit, want)? {
             Some(s) => return Ok(Some(s)),
             // The folder was swapped out and removed while read: read the one there now.
             None => continue,
@@ -79,6 +108,17 @@ pub(crate) fn scan(dir: &Path, limit: u64, want_digest: bool) -> Result<Option<S
     })
 }
 
+/// Reads every file of the skill at `dir`, one revision whole; a file over `limit` bytes is
+/// an error. The one reader of whole revisions is `scan`'s: everything comes through one
+/// descriptor of the folder, so a writer swapping a new revision in never yields a mix, and the
+/// listing's own pass serves the audit (see `FsStorage::summary_and_snapshot`).
+pub(crate) fn snapshot(dir: &Path, limit: u64) -> Result<Snapshot> {
+    let want = ScanFor { digest: false, files: true };
+    let scanned = scan(dir, limit, want)?
+        .ok_or_else(|| StorageError::io("read the folder", dir)(std::io::ErrorKind::NotFound.into()))?;
+    scanned.split().1
+}
+
 /// Whether the folder read through `top` is gone from `dir` (swapped out by a writer), so what
 /// went missing went with it.
 fn moved(dir: &Path, top: BorrowedFd<'_>) -> bool {
@@ -88,7 +128,7 @@ fn moved(dir: &Path, top: BorrowedFd<'_>) -> bool {
 }
 
 /// One attempt of `scan` over the opened folder `top`; `None` to try again.
-fn scan_folder(dir: &Path, top: OwnedFd, limit: u64, want_digest: bool) -> Result<Option<Scanned>> {
+fn scan_folder(dir: &Path, top: OwnedFd, limit: u64, want: ScanFor) -> Result<Option<Scanned>> {
     let mut dir_reader = Dir::new(top).map_err(|e| StorageError::io("read the folder", dir)(e.into()))?;
     let mut listing = Listing::default();
     walk(&mut dir_reader, dir, &mut listing)?;
@@ -118,8 +158,15 @@ fn scan_folder(dir: &Path, top: OwnedFd, limit: u64, want_digest: bool) -> Resul
     listing.files.sort_by(|a, b| a.0.cmp(&b.0));
     let file_count = listing.files.len();
     let total_bytes = listing.files.iter().filter_map(|(_, s)| s.map(|s| s.size)).sum();
-    let (digest, digest_error) = if want_digest {
-        match digest_of(dir, top, &listing, revision, skill_md.as_ref().ok(), limit) {
+    // A folder swapped out while its files were read may have lost some to the writer's
+    // clean-up: what was read is then no revision whole, so the one there now is read instead.
+    let files = match want.files.then(|| read_files(dir, top, &listing, skill_md.as_ref().ok(), limit)) {
+        Some(_) if moved(dir, top) => return Ok(None),
+        files => files,
+    };
+    let read = files.as_ref().and_then(|f| f.as_ref().ok()).map(|(f, _)| f);
+    let (digest, digest_error) = if want.digest {
+        match digest_of(dir, top, &listing, revision, skill_md.as_ref().ok(), read, limit) {
             Ok(d) => (Some(d), None),
             Err(e) if moved(dir, top) => {
                 drop(e);
@@ -138,7 +185,7 @@ fn scan_folder(dir: &Path, top: OwnedFd, limit: u64, want_digest: bool) -> Resul
     stamps.extend(listing.files.iter().filter_map(|(p, s)| Some((p.to_string(), (*s)?))));
     let summary =
         Summary { revision, skill_md, skill_md_id, skill_md_problem, file_count, total_bytes, digest, stamps };
-    Ok(Some(Scanned { summary, digest_error }))
+    Ok(Some(Scanned { summary, digest_error, files }))
 }
 
 /// The folder name of a skill, for messages.
@@ -154,13 +201,15 @@ fn read_version(top: BorrowedFd<'_>) -> Option<Revision> {
 }
 
 /// The digest of the folder under `top`: `SKILL.md`'s alone when it is the only file, the
-/// record's when its seal holds, else hashed from every file, each read once.
+/// record's when its seal holds, else hashed from every file, each read once (a file already
+/// in `read` is not read again).
 fn digest_of(
     dir: &Path,
     top: BorrowedFd<'_>,
     listing: &Listing,
     revision: Option<Revision>,
     skill_md: Option<&ReadFile>,
+    read: Option<&SkillFiles>,
     limit: u64,
 ) -> Result<Digest> {
     if let (Some(md), [(only, _)]) = (skill_md, listing.files.as_slice())
@@ -173,10 +222,11 @@ fn digest_of(
     {
         return Ok(d);
     }
-    let mut files = skilldeck_skill::files::SkillFiles::new();
+    let mut files = SkillFiles::new();
     for (rel, _) in &listing.files {
-        let bytes = match (rel.is_skill_md(), skill_md) {
-            (true, Some(md)) => md.bytes.clone(),
+        let bytes = match (rel.is_skill_md(), skill_md, read.and_then(|r| r.get(rel.as_str()))) {
+            (true, Some(md), _) => md.bytes.clone(),
+            (_, _, Some(bytes)) => bytes.to_vec(),
             _ => match safe_read::read_at(top, rel, limit) {
                 Ok((f, _)) => f.bytes,
                 Err(ReadError::NotFound { .. } | ReadError::Folder { .. }) => continue,
@@ -186,6 +236,46 @@ fn digest_of(
         files.insert(rel.clone(), bytes);
     }
     Ok(files.digest())
+}
+
+/// Every file `listing` found under `top` (the sidecars are not in it), each read once, and the
+/// entries passed over, as `tree::snapshot` reads a revision for the audit: a file gone since
+/// the listing is no longer there, one swapped for a link or a special file is passed over (so
+/// is a `SKILL.md` that is one), and one that cannot be read (too large, an I/O error) is an
+/// error, so nothing unread passes as audited.
+fn read_files(
+    dir: &Path,
+    top: BorrowedFd<'_>,
+    listing: &Listing,
+    skill_md: Option<&ReadFile>,
+    limit: u64,
+) -> Result<(SkillFiles, Vec<String>)> {
+    let mut files = SkillFiles::new();
+    let mut skipped = listing.skipped.clone();
+    let md_is_listed = listing.files.iter().any(|(p, _)| p.is_skill_md());
+    if listing.has_skill_md && skill_md.is_none() && !md_is_listed {
+        // There, but not a regular file: the listing passed it over without a word.
+        match rustix::fs::statat(top, SKILL_MD, AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) if FileType::from_raw_mode(st.st_mode) != FileType::Directory => skipped.push(SKILL_MD.to_owned()),
+            _ => {}
+        }
+    }
+    for (rel, _) in &listing.files {
+        let bytes = match (rel.is_skill_md(), skill_md) {
+            (true, Some(md)) => md.bytes.clone(),
+            _ => match safe_read::read_at(top, rel, limit) {
+                Ok((f, _)) => f.bytes,
+                Err(ReadError::NotFound { .. } | ReadError::Folder { .. }) => continue,
+                Err(ReadError::Symlink { .. } | ReadError::NotRegular { .. }) => {
+                    skipped.push(rel.to_string());
+                    continue;
+                }
+                Err(e) => return Err(StorageError::read(&folder_name(dir), rel.as_str(), e)),
+            },
+        };
+        files.insert(rel.clone(), bytes);
+    }
+    Ok((files, skipped))
 }
 
 /// The recorded digest of revision `rev`, when the record under `top` is that revision's and
@@ -301,7 +391,7 @@ fn list_one(
 
 /// The digest of the skill at `dir` as `scan` finds it, or why it could not be had.
 pub(crate) fn digest(dir: &Path, limit: u64) -> Result<Option<Digest>> {
-    let Some(s) = scan(dir, limit, true)? else {
+    let Some(s) = scan(dir, limit, ScanFor { digest: true, files: false })? else {
         return Ok(None);
     };
     match (s.summary.digest, s.digest_error) {

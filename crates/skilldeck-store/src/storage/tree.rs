@@ -2,7 +2,7 @@
 //! Holds directory walking and the revision check that keeps a reader off a mix of two revisions.
 
 use super::error::{Result, StorageError};
-use crate::safe_read::{self, FileId, ReadError};
+use crate::safe_read::{self, FileId};
 use serde::Serialize;
 use skilldeck_skill::diagnostic::Diagnostic;
 use skilldeck_skill::files::{self, SkillFiles, VERSION_FILE};
@@ -37,11 +37,6 @@ pub(crate) fn read_revision(dir: &Path) -> Option<Revision> {
     // A small capped read: an integer and a line end fit in 32 bytes.
     let f = safe_read::read_file(&dir.join(VERSION_FILE), 32).ok()?;
     std::str::from_utf8(&f.bytes).ok()?.trim().parse().ok().map(Revision)
-}
-
-/// The folder name of a skill, for messages.
-fn skill_name(dir: &Path) -> String {
-    dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 /// Walks `dir` and calls `f` for each regular file (never a top-level sidecar).
@@ -141,57 +136,4 @@ impl Summary {
             stamps: Vec::new(),
         }
     }
-}
-
-/// The identity of the folder at `dir`: a swap puts another folder (inode) at the path.
-fn folder_id(dir: &Path) -> Result<u64> {
-    use std::os::unix::fs::MetadataExt as _;
-    fs::metadata(dir).map(|m| m.ino()).map_err(StorageError::io("inspect", dir))
-}
-
-/// Runs `read` until the folder at `dir` is the same one before and after it, so what it read
-/// is one revision whole even while writers swap new ones in.
-fn consistent<T>(dir: &Path, mut read: impl FnMut() -> Result<T>) -> Result<(Option<Revision>, T)> {
-    const ATTEMPTS: usize = 16;
-    let mut last = None;
-    for _ in 0..ATTEMPTS {
-        let before = folder_id(dir)?;
-        let revision = read_revision(dir);
-        let result = read();
-        let same = folder_id(dir).is_ok_and(|after| after == before);
-        match result {
-            Ok(v) if same => return Ok((revision, v)),
-            Ok(_) => {}
-            Err(e) if !same => last = Some(e),
-            Err(e) => return Err(e),
-        }
-    }
-    Err(last.unwrap_or_else(|| StorageError::Io {
-        context: format!("could not read {} while it kept changing", dir.display()),
-        source: std::io::Error::other("too many concurrent writes"),
-    }))
-}
-
-/// Reads every file of the skill at `dir`, one revision whole; a file over `limit` bytes is
-/// an error.
-pub(crate) fn snapshot(dir: &Path, limit: u64) -> Result<Snapshot> {
-    let (revision, (files, skipped)) = consistent(dir, || {
-        let mut files = SkillFiles::new();
-        let mut skipped = Vec::new();
-        let mut passed_over = Vec::new();
-        walk(dir, &mut skipped, &mut |rel, _, _| {
-            match safe_read::read_beneath(dir, &rel, limit) {
-                Ok(f) => files.insert(rel, f.bytes),
-                // Deleted since the listing (an editor saving, `git pull`): no longer there.
-                Err(ReadError::NotFound { .. } | ReadError::Folder { .. }) => {}
-                // Swapped for a link or a pipe since the listing: passed over, as `walk` does.
-                Err(ReadError::Symlink { .. } | ReadError::NotRegular { .. }) => passed_over.push(rel.to_string()),
-                Err(e) => return Err(StorageError::read(&skill_name(dir), rel.as_str(), e)),
-            }
-            Ok(())
-        })?;
-        skipped.extend(passed_over);
-        Ok((files, skipped))
-    })?;
-    Ok(Snapshot { revision, files, skipped })
 }
