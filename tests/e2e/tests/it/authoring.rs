@@ -6,8 +6,20 @@ use skilldeck_e2e::{Session, cli, enabled};
 use std::fs;
 use std::path::Path;
 
-/// The text of the open editor (CodeMirror, in its shadow root).
+/// Waits until the editor (CodeMirror, in its shadow root) shows text: it draws the file after
+/// the editor's name is set, so a read right after that may find it empty.
+async fn editor_shown(s: &Session) {
+    s.wait_until(
+        "the editor shows its text",
+        "const h = document.querySelector('#editor-cm .cm-host'); \
+         return !!(h && h.shadowRoot && h.shadowRoot.querySelector('.cm-content')?.innerText.length);",
+    )
+    .await;
+}
+
+/// The text of the open file, once the editor shows it.
 async fn editor_text(s: &Session) -> String {
+    editor_shown(s).await;
     let script = "const h = document.querySelector('#editor-cm .cm-host'); \
                   const c = h && h.shadowRoot && h.shadowRoot.querySelector('.cm-content'); \
                   return c ? c.innerText : '';";
@@ -16,12 +28,7 @@ async fn editor_text(s: &Session) -> String {
 
 /// Types `text` at the end of the open file, as keys into the focused editor.
 async fn type_at_end(s: &Session, text: &str) {
-    s.wait_until(
-        "the editor shows its text",
-        "const h = document.querySelector('#editor-cm .cm-host'); \
-         return !!(h && h.shadowRoot && h.shadowRoot.querySelector('.cm-content')?.innerText.length);",
-    )
-    .await;
+    editor_shown(s).await;
     s.client
         .execute(
             "document.querySelector('#editor-cm .cm-host').shadowRoot.querySelector('.cm-content').focus();",
