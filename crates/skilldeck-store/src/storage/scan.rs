@@ -49,12 +49,12 @@ pub(crate) struct Scanned {
     /// Why no digest could be had, when one was asked for and none was.
     pub digest_error: Option<StorageError>,
     /// When every file was asked for: each file but the sidecars and the entries passed over,
-    /// as `tree::snapshot` reads a revision, or why a file could not be read.
+    /// as [`snapshot`] reads a revision, or why a file could not be read.
     pub files: Option<Result<(SkillFiles, Vec<String>)>>,
 }
 
 impl Scanned {
-    /// The summary, and the revision read whole as `tree::snapshot` gives it: an error when a
+    /// The summary, and the revision read whole as [`snapshot`] gives it: an error when a
     /// file could not be read (or the files were not asked for).
     pub fn split(self) -> (Summary, Result<Snapshot>) {
         let revision = self.summary.revision;
@@ -239,7 +239,7 @@ fn digest_of(
 }
 
 /// Every file `listing` found under `top` (the sidecars are not in it), each read once, and the
-/// entries passed over, as `tree::snapshot` reads a revision for the audit: a file gone since
+/// entries passed over, as [`snapshot`] reads a revision for the audit: a file gone since
 /// the listing is no longer there, one swapped for a link or a special file is passed over (so
 /// is a `SKILL.md` that is one), and one that cannot be read (too large, an I/O error) is an
 /// error, so nothing unread passes as audited.
