@@ -1,5 +1,5 @@
-//! Reading a stored skill's tree: the file list and consistent whole-skill snapshots.
-//! Holds directory walking and the revision check that keeps a reader off a mix of two revisions.
+//! A stored skill's tree: the file list, and the summary and snapshot types that `scan` fills.
+//! Holds directory walking by path and `.version`; reading a whole revision is `scan`'s.
 
 use super::error::{Result, StorageError};
 use crate::safe_read::{self, FileId};
