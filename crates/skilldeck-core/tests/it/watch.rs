@@ -259,3 +259,61 @@ fn copying_current_revisions_into_history_is_not_reported() {
     // A first start of a large older store copies every skill: no change of any may be seen.
     assert!(fx.rx.recv_timeout(Duration::from_millis(800)).is_err(), "history's copies were reported as changes");
 }
+
+/// Waits for the watcher to fall quiet: no batch for `quiet`, at most `WITHIN` twice over.
+/// Returns how many batches came before it did, or `None` when it never did.
+fn falls_quiet(rx: &mpsc::Receiver<Vec<StoreChange>>, quiet: Duration) -> Option<usize> {
+    let deadline = Instant::now() + WITHIN * 2;
+    let mut batches = 0;
+    while Instant::now() < deadline {
+        match rx.recv_timeout(quiet) {
+            Ok(_) => batches += 1,
+            Err(_) => return Some(batches),
+        }
+    }
+    None
+}
+
+#[test]
+fn a_store_reported_whole_is_caught_up_without_opening_every_skill_again() {
+    // More skill folders than the kernel's queue holds events for their opening (16,384 here):
+    // walking them all again, as a scope reported whole once did, overflows the queue, which
+    // reports every scope whole again, for ever.
+    let tmp = tempfile::tempdir().unwrap();
+    let home = SkilldeckHome::new(tmp.path());
+    let user = home.scope_dir(Scope::User);
+    for i in 0..12_000 {
+        fs::create_dir_all(user.join(format!("skill-{i}"))).unwrap();
+    }
+    let (tx, rx) = mpsc::channel();
+    let _watcher = SkillWatcher::start(&home, Duration::from_millis(250), move |c| {
+        let _ = tx.send(c);
+    })
+    .unwrap();
+    assert!(falls_quiet(&rx, Duration::from_millis(1500)).is_some(), "the watcher never fell quiet after starting");
+
+    // The folder of every scope changes: each scope is reported whole, once.
+    let skills = home.root().join("skills");
+    let mode = fs::metadata(&skills).unwrap().permissions();
+    fs::set_permissions(&skills, mode).unwrap();
+    let batch = rx.recv_timeout(WITHIN).expect("a change to the scopes' folder was not reported");
+    assert!(batch.contains(&StoreChange::Skill(SkillChange { scope: Scope::User, name: None })), "{batch:?}");
+    let more = falls_quiet(&rx, Duration::from_millis(1500)).expect("the watcher never fell quiet after a whole scope");
+    assert!(more <= 2, "{more} more batches after one change");
+
+    // A folder replaced while nothing was watching it is watched again: an edit inside is seen.
+    let staged = user.join(".staging-1-1-skill-7");
+    fs::create_dir(&staged).unwrap();
+    fs::remove_dir_all(user.join("skill-7")).unwrap();
+    fs::rename(&staged, user.join("skill-7")).unwrap();
+    fs::set_permissions(&skills, fs::metadata(&skills).unwrap().permissions()).unwrap();
+    falls_quiet(&rx, Duration::from_millis(1500)).expect("the watcher never fell quiet after a replaced folder");
+    fs::write(user.join("skill-7/SKILL.md"), "edited").unwrap();
+    let edited = StoreChange::Skill(SkillChange { scope: Scope::User, name: Some("skill-7".into()) });
+    let deadline = Instant::now() + WITHIN;
+    let mut seen = false;
+    while !seen && Instant::now() < deadline {
+        seen = rx.recv_timeout(WITHIN).is_ok_and(|b| b.contains(&edited));
+    }
+    assert!(seen, "an edit inside a replaced folder was not reported");
+}

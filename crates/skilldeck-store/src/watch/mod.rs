@@ -3,6 +3,7 @@
 
 mod change;
 mod classify;
+mod folders;
 mod settle;
 
 pub use change::{SkillChange, StoreChange};
@@ -10,6 +11,7 @@ pub use classify::change_for;
 
 use crate::home::SkilldeckHome;
 use crate::storage::Scope;
+use folders::WatchedFolders;
 use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 use std::sync::{Arc, Mutex, Weak, mpsc};
 use std::time::Duration;
@@ -54,6 +56,8 @@ impl SkillWatcher {
             let dir = home.scope_dir(scope);
             std::fs::create_dir_all(&dir).map_err(|e| notify::Error::io(e).add_path(dir))?;
         }
+        // Taken before the watch begins: whatever it holds, the walk below finds and watches.
+        let mut folders = WatchedFolders::read(home);
         let watcher = Arc::new(Mutex::new(watcher));
         if let Ok(mut w) = watcher.lock() {
             // Recursive: the scope folders (where folders are exchanged), and every skill's files.
@@ -69,8 +73,8 @@ impl SkillWatcher {
         std::thread::Builder::new()
             .name("skilldeck-watch".into())
             .spawn(move || {
-                settle::run(&rx, debounce, &|changes| {
-                    rewatch(&weak, &owned, &changes);
+                settle::run(&rx, debounce, &mut |changes| {
+                    rewatch(&weak, &owned, &mut folders, &changes);
                     on_change(changes);
                 });
             })
@@ -81,20 +85,30 @@ impl SkillWatcher {
 
 /// Watches again the folders of the skills that changed. The recursive watch follows a folder
 /// exchange by the two rename pairs it sees; should it read them in two goes it would drop the
-/// watch of the new folder, and edits inside it would go unseen. Watching a folder that is
-/// watched already changes nothing.
-fn rewatch(watcher: &Weak<Mutex<RecommendedWatcher>>, home: &SkilldeckHome, changes: &[StoreChange]) {
+/// watch of the new folder, and edits inside it would go unseen. A scope reported whole is read
+/// once, and only its new or replaced folders are watched again (see `folders`). Watching a
+/// folder that is watched already changes nothing but costs a walk of it.
+fn rewatch(
+    watcher: &Weak<Mutex<RecommendedWatcher>>,
+    home: &SkilldeckHome,
+    folders: &mut WatchedFolders,
+    changes: &[StoreChange],
+) {
     let Some(watcher) = watcher.upgrade() else { return };
     let Ok(mut watcher) = watcher.lock() else { return };
     for change in changes {
-        let dir = match change {
-            StoreChange::Skill(SkillChange { scope, name: Some(name) }) => home.scope_dir(*scope).join(name),
-            StoreChange::Skill(SkillChange { scope, name: None }) => home.scope_dir(*scope),
+        let dirs = match change {
+            StoreChange::Skill(SkillChange { scope, name: Some(name) }) => {
+                let dir = home.scope_dir(*scope).join(name);
+                folders.skill_changed(*scope, &dir);
+                vec![dir]
+            }
+            StoreChange::Skill(SkillChange { scope, name: None }) => folders.scope_changed(home, *scope),
             StoreChange::Config | StoreChange::Trust => continue,
         };
-        if dir.is_dir() {
+        for dir in dirs.iter().filter(|d| d.is_dir()) {
             // A folder gone again meanwhile is reported by its own event.
-            let _ = watcher.watch(&dir, RecursiveMode::Recursive);
+            let _ = watcher.watch(dir, RecursiveMode::Recursive);
         }
     }
 }

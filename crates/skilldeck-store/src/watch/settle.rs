@@ -12,7 +12,7 @@ const MAX_WAIT_PERIODS: u32 = 4;
 
 /// Runs until every sender of `rx` is gone: each change starts a batch that grows while more
 /// arrive within `quiet` of each other, then goes to `on_change` sorted and without repeats.
-pub(crate) fn run(rx: &Receiver<Vec<StoreChange>>, quiet: Duration, on_change: &dyn Fn(Vec<StoreChange>)) {
+pub(crate) fn run(rx: &Receiver<Vec<StoreChange>>, quiet: Duration, on_change: &mut dyn FnMut(Vec<StoreChange>)) {
     while let Ok(first) = rx.recv() {
         let mut batch: BTreeSet<StoreChange> = first.into_iter().collect();
         let deadline = Instant::now() + quiet * MAX_WAIT_PERIODS;
@@ -54,7 +54,7 @@ mod tests {
         let batches = std::cell::RefCell::new(Vec::new());
         // An hour of quiet would hang the test if the batch waited for it: it ends when the
         // senders are gone.
-        run(&rx, Duration::from_secs(3600), &|b| batches.borrow_mut().push(b));
+        run(&rx, Duration::from_secs(3600), &mut |b| batches.borrow_mut().push(b));
         assert_eq!(batches.into_inner(), vec![vec![skill("a"), skill("b"), StoreChange::Config]]);
     }
 }
