@@ -47,7 +47,9 @@ impl AppState {
         let storage = FsStorage::open(home)?;
         bundled::install(&storage)?;
         Ok(Self {
-            registry: Arc::new(SkillRegistry::new(storage).with_hold(hold.level()).with_semantic(semantic)),
+            registry: Arc::new(
+                SkillRegistry::new(storage).with_hold(hold.level()).with_semantic(semantic).with_digests(true),
+            ),
             agent: AgentPanel::default(),
             started: std::time::Instant::now(),
             sources: crate::sources::PendingFetches::default(),
