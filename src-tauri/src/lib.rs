@@ -208,22 +208,34 @@ pub fn run(started: std::time::Instant) -> Result<(), StartError> {
     Ok(())
 }
 
-/// Watches the store, then lists it once, on a thread of its own: the window waits for
-/// neither (watching thousands of skill folders takes a while), and the page's first
-/// `list_skills` finds the registry's cache filled. Watching begins before the listing, so no
-/// change can fall between them unseen.
+/// Lists the store once, then watches it, on a thread of its own: the window waits for neither,
+/// the page's first `list_skills` finds the registry's cache filled, and it does not wait for
+/// the watch (taking thousands of skill folders into it takes seconds). Once the watch is up the
+/// store is listed again from disk, and whatever changed between the two listings, which the
+/// watch began too late to see, is handled as a change it saw.
 fn watch_and_warm_up<R: tauri::Runtime>(app: tauri::AppHandle<R>, started: std::time::Instant) {
     let spawned = std::thread::Builder::new().name("skilldeck-start".into()).spawn(move || {
         let state = app.state::<AppState>();
-        state.exclusively(|| {
-            match watcher::start(&state, app.clone()) {
-                Ok(w) => state.keep_watcher(w),
-                Err(e) => tracing::warn!(error = %e, "live updates are off"),
+        let all = &skilldeck_skill::Scope::ALL;
+        let first = state.exclusively(|| state.registry.list_metas_across(all));
+        trace::since_start(started, "store listed ahead of the page");
+        match watcher::start(&state, app.clone()) {
+            Ok(w) => state.keep_watcher(w),
+            Err(e) => tracing::warn!(error = %e, "live updates are off"),
+        }
+        trace::since_start(started, "watcher started");
+        if let Ok(first) = first {
+            let again = state.exclusively(|| {
+                all.iter().for_each(|s| state.registry.invalidate(*s, None));
+                state.registry.list_metas_across(all)
+            });
+            match again.map(|again| watcher::differences(&first, &again)) {
+                Ok(missed) if missed.is_empty() => {}
+                Ok(missed) => watcher::changed(&app, &missed),
+                Err(e) => tracing::warn!(error = %e, "the store could not be listed again once watched"),
             }
-            trace::since_start(started, "watcher started");
-            let _ = state.registry.list_metas_across(&skilldeck_skill::Scope::ALL);
-            trace::since_start(started, "store listed ahead of the page");
-        });
+            trace::since_start(started, "changes made before the watch began caught up");
+        }
         // Changes made while the app was closed reach the auto-sync targets now.
         watcher::auto_sync(&state, &app);
         // A store from before history kept each revision's own copy gets them, once.

@@ -3,8 +3,10 @@
 //! Holds the glue only; the watching is skilldeck-core's.
 
 use crate::state::AppState;
+use skilldeck_core::registry::ListedEntry;
 use skilldeck_skill::SkillName;
-use skilldeck_store::watch::{SkillWatcher, StoreChange};
+use skilldeck_store::watch::{SkillChange, SkillWatcher, StoreChange};
+use std::collections::HashMap;
 use std::time::Duration;
 use tauri::{Emitter as _, Manager as _};
 
@@ -16,9 +18,15 @@ const DEBOUNCE: Duration = Duration::from_millis(250);
 
 /// Starts watching the store of `state`, reporting to the app's windows.
 pub fn start<R: tauri::Runtime>(state: &AppState, app: tauri::AppHandle<R>) -> Result<SkillWatcher, notify::Error> {
-    SkillWatcher::start(state.storage().home(), DEBOUNCE, move |changes: Vec<StoreChange>| {
-        let state = app.state::<AppState>();
-        for c in &changes {
+    SkillWatcher::start(state.storage().home(), DEBOUNCE, move |changes: Vec<StoreChange>| changed(&app, &changes))
+}
+
+/// Handles changes seen on disk: edits become revisions, the registry forgets, the windows
+/// reload, the auto-sync targets follow.
+pub fn changed<R: tauri::Runtime>(app: &tauri::AppHandle<R>, changes: &[StoreChange]) {
+    let state = app.state::<AppState>();
+    {
+        for c in changes {
             // config.toml and trust.json are read afresh by every command; the event alone
             // makes the UI reload.
             let StoreChange::Skill(c) = c else { continue };
@@ -35,12 +43,28 @@ pub fn start<R: tauri::Runtime>(state: &AppState, app: tauri::AppHandle<R>) -> R
             crate::settings::config_changed(&state);
             new_model = crate::settings::follow_model(&state);
         }
-        let _ = app.emit(CHANGED, &changes);
-        auto_sync(&state, &app);
+        let _ = app.emit(CHANGED, changes);
+        auto_sync(&state, app);
         if new_model || changes.iter().any(|c| matches!(c, StoreChange::Skill(_))) {
             crate::meaning::index_in_background(app.clone());
         }
-    })
+    }
+}
+
+/// The skills whose listing differs between `before` and `after` (added, gone, or another
+/// revision or content), as changes of each.
+pub fn differences(before: &[ListedEntry], after: &[ListedEntry]) -> Vec<StoreChange> {
+    let key = |l: &ListedEntry| ((l.entry.scope, l.entry.name.clone()), (l.entry.revision, l.entry.digest));
+    let was: HashMap<_, _> = before.iter().map(key).collect();
+    let now: HashMap<_, _> = after.iter().map(key).collect();
+    let mut changed: Vec<StoreChange> = was
+        .iter()
+        .filter(|(k, v)| now.get(*k) != Some(*v))
+        .chain(now.iter().filter(|(k, _)| !was.contains_key(*k)))
+        .map(|((scope, name), _)| StoreChange::Skill(SkillChange { scope: *scope, name: Some(name.clone()) }))
+        .collect();
+    changed.sort();
+    changed
 }
 
 /// Syncs the targets marked `auto = true` and tells the windows what was done, when anything

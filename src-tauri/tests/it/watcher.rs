@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use skilldeck_app::state::AppState;
 use skilldeck_app::watcher::{self, CHANGED};
 use skilldeck_skill::{RelPath, Scope, SkillFiles, SkillName};
+use skilldeck_store::watch::{SkillChange, StoreChange};
 use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -96,4 +97,31 @@ fn another_writers_new_revision_and_config_switch_reach_the_open_app() {
     fx.announced(&json!({"kind": "config"}));
     let row = fx.ok("skill_detail", json!({"scope": "user", "name": "pdf"}));
     assert_eq!(row["enabled"], false, "{row}");
+}
+
+#[test]
+fn what_changed_between_two_listings_is_told_skill_by_skill() {
+    // Start-up lists the store before it watches it; a change made in between is found by
+    // listing again once watched, and handled as a change the watch saw.
+    let tmp = tempfile::tempdir().unwrap();
+    let state = AppState::open(SkilldeckHome::new(tmp.path().join("home"))).unwrap();
+    let name = |n: &str| SkillName::parse(n).unwrap();
+    for n in ["pdf", "gone", "kept"] {
+        state.storage().write_skill_sync(Scope::User, &name(n), &pdf("one")).unwrap();
+    }
+    let before = state.list_all().unwrap();
+    assert!(watcher::differences(&before, &before).is_empty());
+
+    state.storage().write_skill_sync(Scope::User, &name("pdf"), &pdf("two")).unwrap();
+    state.storage().write_skill_sync(Scope::User, &name("new"), &pdf("one")).unwrap();
+    state.storage().delete_skill_sync(Scope::User, &name("gone")).unwrap();
+    // An edit in place, as an editor makes it: the same revision, other content.
+    let kept = state.storage().skill_dir(Scope::User, &name("kept")).join("SKILL.md");
+    std::fs::write(&kept, std::fs::read_to_string(&kept).unwrap().replace("one", "edited")).unwrap();
+    for scope in Scope::ALL {
+        state.registry.invalidate(scope, None);
+    }
+    let after = state.list_all().unwrap();
+    let skill = |n: &str| StoreChange::Skill(SkillChange { scope: Scope::User, name: Some(n.into()) });
+    assert_eq!(watcher::differences(&before, &after), vec![skill("gone"), skill("kept"), skill("new"), skill("pdf")]);
 }
