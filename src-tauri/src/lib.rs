@@ -217,6 +217,7 @@ fn watch_and_warm_up<R: tauri::Runtime>(app: tauri::AppHandle<R>, started: std::
     let spawned = std::thread::Builder::new().name("skilldeck-start".into()).spawn(move || {
         let state = app.state::<AppState>();
         let all = &skilldeck_skill::Scope::ALL;
+        let settings_before = watcher::settings_stamps(state.storage().home());
         let first = state.exclusively(|| state.registry.list_metas_across(all));
         trace::since_start(started, "store listed ahead of the page");
         match watcher::start(&state, app.clone()) {
@@ -229,7 +230,8 @@ fn watch_and_warm_up<R: tauri::Runtime>(app: tauri::AppHandle<R>, started: std::
                 all.iter().for_each(|s| state.registry.invalidate(*s, None));
                 state.registry.list_metas_across(all)
             });
-            match again.map(|again| watcher::differences(&first, &again)) {
+            let settings = watcher::settings_changed(state.storage().home(), &settings_before);
+            match again.map(|again| [watcher::differences(&first, &again), settings].concat()) {
                 Ok(missed) if missed.is_empty() => {}
                 Ok(missed) => watcher::changed(&app, &missed),
                 Err(e) => tracing::warn!(error = %e, "the store could not be listed again once watched"),

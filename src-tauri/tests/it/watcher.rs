@@ -125,3 +125,20 @@ fn what_changed_between_two_listings_is_told_skill_by_skill() {
     let skill = |n: &str| StoreChange::Skill(SkillChange { scope: Scope::User, name: Some(n.into()) });
     assert_eq!(watcher::differences(&before, &after), vec![skill("gone"), skill("kept"), skill("new"), skill("pdf")]);
 }
+
+#[test]
+fn a_settings_file_changed_before_the_watch_began_is_told() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = SkilldeckHome::new(tmp.path().join("home"));
+    std::fs::create_dir_all(home.root()).unwrap();
+    std::fs::write(home.config_path(), "[listing]\n").unwrap();
+    let before = watcher::settings_stamps(&home);
+    assert!(watcher::settings_changed(&home, &before).is_empty());
+    // Replaced by rename with text of the same length, as an editor saves it.
+    let staged = home.root().join("config.toml.tmp");
+    std::fs::write(&staged, "[agent]\n\n\n").unwrap();
+    std::fs::rename(&staged, home.config_path()).unwrap();
+    assert_eq!(watcher::settings_changed(&home, &before), vec![StoreChange::Config]);
+    std::fs::write(home.root().join("trust.json"), "{}").unwrap();
+    assert_eq!(watcher::settings_changed(&home, &before), vec![StoreChange::Config, StoreChange::Trust]);
+}

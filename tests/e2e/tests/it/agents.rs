@@ -123,7 +123,8 @@ async fn the_agents_view_syncs_auto_syncs_and_shows_an_edit_made_in_a_tool() {
     s.click("#agents-refresh").await;
     s.wait_for("tr[data-skill='commit-messages'] .state.drifted").await;
     s.click("button[data-drift='commit-messages']").await;
-    let diff = s.wait_text("#drift-files", 10, |t| t.contains("+Always sign off.")).await;
+    // The dialog opens once the diff and the plan of an overwrite are both worked out.
+    let diff = s.wait_text("#drift-files", 30, |t| t.contains("+Always sign off.")).await;
     assert!(diff.contains("--- v:1/SKILL.md") && diff.contains("+++ edited/SKILL.md"), "{diff}");
     s.screenshot("drift").await;
     s.click("#drift-close").await;

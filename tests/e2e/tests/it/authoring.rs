@@ -261,6 +261,8 @@ async fn an_invalid_real_world_skill_is_fixed_with_one_click_and_a_left_draft_is
     s.type_into("#rename-name", "slides-builder").await;
     s.wait_until("Rename is on", "return !document.querySelector('#rename-go').disabled;").await;
     s.click("#rename-go").await;
+    // The dialog stays open (and the page behind it inert) until the rename is done.
+    s.wait_until("the rename dialog closes", "return !document.querySelector('#rename-dialog').open;").await;
     s.type_into("#search", "slides").await;
     s.wait_for(".skill-item[data-key='user/slides-builder']").await;
     if s.home().join("skills/user/pptx-builder").exists() || !s.home().join("drafts/user/slides-builder").is_dir() {
