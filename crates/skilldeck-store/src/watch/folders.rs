@@ -12,7 +12,7 @@ use std::os::unix::fs::{DirEntryExt as _, MetadataExt as _};
 use std::path::{Path, PathBuf};
 
 /// A scope folder as last seen: its own inode and each skill folder's.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug)]
 struct ScopeFolders {
     ino: Option<u64>,
     skills: HashMap<OsString, u64>,
@@ -52,8 +52,7 @@ impl WatchedFolders {
     pub(crate) fn scope_changed(&mut self, home: &SkilldeckHome, scope: Scope) -> Vec<PathBuf> {
         let dir = home.scope_dir(scope);
         let now = ScopeFolders::read(&dir);
-        let before = self.scopes.insert(scope, ScopeFolders::default());
-        let rewatch = match before {
+        let rewatch = match self.scopes.get(&scope) {
             Some(before) if before.ino == now.ino => now
                 .skills
                 .iter()
