@@ -13,10 +13,10 @@ import { st, stErr } from "./settings_i18n.js";
 import { invoke } from "./api.js";
 const { listen } = window.__TAURI__.event;
 
-const SECTIONS = ["models", "team", "sandbox", "listing", "sources", "audit", "storage"];
+const SECTIONS = ["models", "team", "sandbox", "listing", "sources", "audit", "storage", "about"];
 const TITLES = {
   models: "secModels", team: "secTeam", sandbox: "secSandbox", listing: "secListing",
-  sources: "secSources", audit: "secAudit", storage: "secStorage",
+  sources: "secSources", audit: "secAudit", storage: "secStorage", about: "secAbout",
 };
 
 // `form`: the provider being added or edited ({adding, name, values, error}); `shellDirty`:
@@ -29,6 +29,8 @@ const view = {
   data: null,
   /** @type {import("./types/bindings").StorageView | null} */
   storage: null,
+  /** @type {import("./types/bindings").AboutView | null} */
+  about: null,
   form: null, shellDirty: false,
   shellError: null, tests: new Map(), removing: null, loadTurn: 0,
   budgetDraft: null, pinDraft: null, sourcesDraft: null, sourcesError: null, refreshDraft: null, refreshError: null,
@@ -60,6 +62,7 @@ export async function openSettings() {
   view.open = true;
   await reloadSettings(true);
   if (view.section === "storage") loadStorage();
+  if (view.section === "about") loadAbout();
 }
 
 /** Called when another view is shown. */
@@ -107,6 +110,7 @@ function choose(section, focusTab) {
   render();
   if (focusTab) $(`#settings-tab-${section}`).focus();
   if (section === "storage") loadStorage();
+  if (section === "about") loadAbout();
   if (section === "team") reloadSettings(true).catch(showError);
 }
 
@@ -117,7 +121,7 @@ function render() {
     el("h2", { text: st(TITLES[view.section]) }),
     d.configError ? el("div", { class: "settings-broken", role: "alert" },
       el("p", { text: st("configBroken") }), el("pre", { text: d.configError })) : null,
-    ...({ models, team, sandbox, listing, sources, audit, storage }[view.section])(d));
+    ...({ models, team, sandbox, listing, sources, audit, storage, about }[view.section])(d));
   $("#settings").replaceChildren(tabs(), panel);
   // A redraw (an outside edit, a language switch) leaves the focus where it was.
   if (active && document.getElementById(active)) document.getElementById(active).focus();
@@ -786,6 +790,43 @@ function storage(d) {
         s?.meaning ? el("p", { id: "settings-meaning", text: meaningLine(s.meaning) }) : null,
         el("p", { class: "hint", text: st("vectorCacheHint") }))),
   ];
+}
+
+// ---------- About ----------
+
+/** Reads what this app is (once: it does not change while the app runs) and redraws. */
+async function loadAbout() {
+  if (view.about) return;
+  view.about = await invoke("about");
+  if (view.open && view.section === "about") render();
+}
+
+function about() {
+  const a = view.about;
+  const commit = !a ? "…" : a.commit ? st("aboutCommitLine", a.commit.slice(0, 12), a.commitDate) : st("aboutCommitUnknown");
+  return [
+    el("p", { class: "hint", text: st("aboutIntro") }),
+    el("dl", { class: "storage-facts" },
+      el("dt", { text: st("aboutVersion") }),
+      el("dd", {},
+        el("div", { class: "row" },
+          el("strong", { id: "about-version", text: a ? `Skilldeck ${a.version}` : "…" }),
+          el("button", { type: "button", id: "about-copy", disabled: !a, text: st("aboutCopy"), onclick: copyVersion }))),
+      el("dt", { text: st("aboutCommit") }),
+      el("dd", {}, el("code", { id: "about-commit", title: a?.commit || "", text: commit })),
+      el("dt", { text: st("aboutProgram") }),
+      el("dd", {}, el("code", { id: "about-program", text: a?.program || "…" })),
+      el("dt", { text: st("aboutCli") }),
+      el("dd", { class: "hint", text: st("aboutCliHint") }),
+      el("dt", { text: st("aboutLicense") }),
+      el("dd", { class: "hint", text: st("aboutLicenseText") })),
+  ];
+}
+
+async function copyVersion() {
+  if (!view.about) return;
+  await navigator.clipboard.writeText(`Skilldeck ${view.about.line}`);
+  toast(st("aboutCopied"));
 }
 
 function modelFacts(s) {

@@ -56,6 +56,7 @@ mod tests {
         c.root::<crate::agents::AgentsMerged>();
         c.root::<crate::settings::SettingsView>();
         c.root::<crate::settings::StorageView>();
+        c.root::<crate::settings::AboutView>();
         c.root::<crate::updates::UpdatesView>();
         c.root::<cmd::add_source::SourceLook>();
         c.root::<cmd::collection::CollectionView>();

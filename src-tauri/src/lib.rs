@@ -143,6 +143,7 @@ macro_rules! handlers {
             $crate::commands::settings::settings_test_provider,
             $crate::commands::settings::settings_save_shell,
             $crate::commands::settings::settings_storage,
+            $crate::commands::settings::about,
             $crate::commands::settings::settings_clear_parse_cache,
             $crate::commands::settings::settings_set_audit_hold,
             $crate::commands::settings::settings_save_sources,

@@ -210,6 +210,34 @@ pub fn view(home: &SkilldeckHome) -> SettingsView {
     }
 }
 
+/// What this app is, for the About section: the version and the commit it was built from (as
+/// `skilldeck --version` says them) and the program that is running.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AboutView {
+    /// The release version (`0.1.0`).
+    pub version: String,
+    /// The full hash of the commit built from, when the build knew it.
+    pub commit: Option<String>,
+    /// That commit's date (`YYYY-MM-DD`), when known.
+    pub commit_date: Option<String>,
+    /// The one line to quote in a report: `0.1.0 (commit 17a2352c1f0e, 2026-12-06)`.
+    pub line: String,
+    /// The running program's path (`/usr/bin/skilldeck-app` when installed from the package).
+    pub program: Option<PathBuf>,
+}
+
+/// The About section's facts.
+pub fn about() -> AboutView {
+    AboutView {
+        version: skilldeck_version::VERSION.to_owned(),
+        commit: skilldeck_version::commit().map(str::to_owned),
+        commit_date: skilldeck_version::commit_date().map(str::to_owned),
+        line: skilldeck_version::describe(),
+        program: std::env::current_exe().ok(),
+    }
+}
+
 /// The store on disk, for the Storage section.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]

@@ -2,6 +2,32 @@
 // Regenerate: scripts/bindings (UPDATE_BINDINGS=1 cargo test -p skilldeck-app --lib bindings).
 
 /**
+ * What this app is, for the About section: the version and the commit it was built from (as
+ * `skilldeck --version` says them) and the program that is running.
+ */
+export type AboutView = { 
+/**
+ * The release version (`0.1.0`).
+ */
+version: string, 
+/**
+ * The full hash of the commit built from, when the build knew it.
+ */
+commit: string | null, 
+/**
+ * That commit's date (`YYYY-MM-DD`), when known.
+ */
+commitDate: string | null, 
+/**
+ * The one line to quote in a report: `0.1.0 (commit 17a2352c1f0e, 2026-12-06)`.
+ */
+line: string, 
+/**
+ * The running program's path (`/usr/bin/skilldeck-app` when installed from the package).
+ */
+program: string | null, };
+
+/**
  * What adopting did, and the sources recorded for skills the `skills` CLI installed.
  */
 export type AdoptView = { 

@@ -13,9 +13,12 @@ use skilldeck_skill::Scope;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// What `--version` prints after the name: the version and the commit built from.
+static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(skilldeck_version::describe);
+
 /// Manage Agent Skills: list, validate, import, export and inspect them.
 #[derive(Debug, Parser)]
-#[command(name = "skilldeck", version, about, long_about = None)]
+#[command(name = "skilldeck", version = VERSION.as_str(), about, long_about = None)]
 #[command(
     after_help = "Data lives in $SKILLDECK_HOME (default: the platform data folder, e.g. ~/.local/share/skilldeck)."
 )]

@@ -4,7 +4,7 @@
 //! request, and the store on disk with its caches.
 
 use crate::error::{ApiError, ApiResult};
-use crate::settings::{self, SettingsView, StorageView, config_error};
+use crate::settings::{self, AboutView, SettingsView, StorageView, config_error};
 use crate::state::AppState;
 use skilldeck_agent::config::ShellConfig;
 use skilldeck_agent::config_edit::{self, ProviderForm, SourcesForm};
@@ -122,6 +122,12 @@ pub async fn settings_save_sources(state: State<'_, AppState>, form: SourcesForm
     config_edit::set_sources(&home.config_path(), &form, settings::check_sources).map_err(config_error)?;
     settings::config_changed(&state);
     Ok(settings::view(home))
+}
+
+/// What this app is: its version, the commit it was built from, the running program.
+#[tauri::command]
+pub fn about() -> AboutView {
+    settings::about()
 }
 
 /// Where the store is and what it takes on disk, with the embedding model and its vectors

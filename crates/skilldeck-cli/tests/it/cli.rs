@@ -805,3 +805,16 @@ fn parallel_writers_of_config_toml_lose_no_edit() {
     assert_eq!(doc["remotes"].as_table().unwrap().len(), 15, "{text}");
     assert!(text.starts_with("# mine, kept\n") && text.contains("# mine too"), "{text}");
 }
+
+#[test]
+fn version_names_the_release_and_the_commit_it_was_built_from() {
+    let env = Env::new();
+    let out = env.expect(&["--version"], 0);
+    let head =
+        Command::new("git").args(["rev-parse", "HEAD"]).current_dir(env!("CARGO_MANIFEST_DIR")).output().unwrap();
+    assert!(head.status.success(), "the tests run from a Git checkout: {}", text(&head.stderr));
+    let head = text(&head.stdout).trim().to_owned();
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(out.starts_with(&format!("skilldeck {version} (commit {}, ", &head[..12])), "{out}");
+    assert!(out.trim_end().ends_with(')'), "{out}");
+}

@@ -13,6 +13,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("skilldeck-testkit", &[]),
     ("skilldeck-skill", &[]),
     ("skilldeck-embed", &[]),
+    // What a binary was built from: only the front ends name it, so a new commit rebuilds them alone.
+    ("skilldeck-version", &[]),
     ("skilldeck-select", &["skilldeck-skill"]),
     ("skilldeck-audit", &["skilldeck-skill"]),
     ("skilldeck-store", &["skilldeck-skill", "skilldeck-audit"]),
@@ -49,6 +51,7 @@ const FRONT: &[&str] = &[
     "skilldeck-mcp",
     "skilldeck-remote",
     "skilldeck-sources",
+    "skilldeck-version",
 ];
 
 /// The `name` and the `skilldeck-*` entries of `[dependencies]` in a Cargo.toml.
