@@ -704,8 +704,9 @@ export function initAgents({ onChange, onAdopted }) {
   $("#adopt-none").onclick = () => tickAll(false);
   listen("agents://synced", (e) => {
     const d = e.payload;
+    // A change that reached no folder (a sync with nothing to deliver) is not news.
     if (d.errors.length) toast(t("autoSyncFailed", d.errors[0]));
-    else toast(t("autoSynced", d.changes, d.targets.join(", ")));
+    else if (d.changes > 0) toast(t("autoSynced", d.changes, d.targets.join(", ")));
     loadAgents().catch(() => {});
   });
 }
