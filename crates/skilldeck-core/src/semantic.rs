@@ -108,7 +108,8 @@ pub fn shipped_dirs() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::env::var_os("SKILLDECK_MODELS_DIR").map(PathBuf::from).into_iter().collect();
     if let Some(exe_dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf)) {
         dirs.push(exe_dir.join("models"));
-        dirs.push(exe_dir.join("../share/skilldeck/models"));
+        // `/usr/bin` gives `/usr/share/skilldeck/models`, shown as such (not `/usr/bin/../share/…`).
+        dirs.push(exe_dir.parent().unwrap_or(&exe_dir).join("share/skilldeck/models"));
     }
     dirs
 }
@@ -350,9 +351,10 @@ impl Semantic {
             return None;
         }
         Some(format!(
-            "ranking by meaning is off: no embedding model in {} or beside the program; run ./scripts/setup (which \
-             unpacks one into .tools/models) and set SKILLDECK_MODELS_DIR to that folder, or `skilldeck model install PATH` \
-             (or OWNER/NAME, a model from the Hugging Face Hub)",
+            "ranking by meaning is off: no embedding model in {} or beside the program (the skilldeck package puts \
+             them in /usr/share/skilldeck/models: reinstall it); `skilldeck model install PATH` (or OWNER/NAME, a model \
+             from the Hugging Face Hub) installs one, and in a source checkout ./scripts/setup unpacks one into \
+             .tools/models for SKILLDECK_MODELS_DIR",
             self.root.join("models").display()
         ))
     }

@@ -9,6 +9,7 @@ mod agents;
 mod audit;
 mod authoring;
 mod desktop;
+mod installed;
 mod journey;
 mod listing_try;
 mod long_sidebar;
