@@ -2,10 +2,12 @@
 //! each listed skill the user may invoke (not `user-invocable: false`) as a prompt whose message
 //! is its instructions. Read from the store.
 
+use crate::skills_ext::{self, Served};
 use base64::Engine as _;
 use rmcp::ErrorData;
 use rmcp::model::{
-    GetPromptResult, Prompt, PromptMessage, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role,
+    CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptResult, Prompt, PromptMessage, ReadResourceResult,
+    Reference, Resource, ResourceContents, ResourceTemplate, Role,
 };
 use skilldeck_core::SkillRegistry;
 use skilldeck_select::listing::{ListedSkill, Listing};
@@ -14,14 +16,19 @@ use skilldeck_skill::{RelPath, SkillName};
 /// Where skill resources live: `skill://<name>/<path>`.
 pub const SCHEME: &str = "skill://";
 
+/// The URI template clients fill to read any file of a listed skill.
+fn template_uri() -> String {
+    format!("{SCHEME}{{name}}/{{+path}}")
+}
+
 /// The template clients fill to read any file of a listed skill.
 pub(crate) fn template() -> ResourceTemplate {
-    ResourceTemplate::new(format!("{SCHEME}{{name}}/{{+path}}"), "skill-file")
+    ResourceTemplate::new(template_uri(), "skill-file")
         .with_title("A file of a listed skill")
         .with_description("Any file of a listed skill, by its path in the skill folder (SKILL.md, references/…).")
 }
 
-fn mime(path: &str) -> &'static str {
+pub(crate) fn mime(path: &str) -> &'static str {
     if path.ends_with(".md") { "text/markdown" } else { "text/plain" }
 }
 
@@ -58,19 +65,25 @@ pub(crate) fn resources(registry: &SkillRegistry, listing: &Listing) -> Vec<Reso
     out
 }
 
-/// Reads `skill://<name>/<path>`: text as text, anything else as base64.
-pub(crate) fn read(registry: &SkillRegistry, listing: &Listing, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+/// Reads `skill://<name>/<path>` of a skill this server serves: text as text, anything else as
+/// base64.
+pub(crate) fn read(registry: &SkillRegistry, served: &[Served], uri: &str) -> Result<ReadResourceResult, ErrorData> {
     let rest = uri.strip_prefix(SCHEME).ok_or_else(|| {
         ErrorData::invalid_params(format!("{uri:?} is not a skill resource: use {SCHEME}<name>/<path>"), None)
     })?;
     let (name, path) = rest.split_once('/').ok_or_else(|| {
         ErrorData::invalid_params(format!("{uri:?} names no file: use {SCHEME}<name>/SKILL.md"), None)
     })?;
-    let (skill, parsed) = listed(listing, name)?;
+    let skill = skills_ext::find(served, name).ok_or_else(|| {
+        ErrorData::resource_not_found(
+            format!("no skill this server serves is named {name:?}; resources/list and skills/list name them"),
+            None,
+        )
+    })?;
     let rel = RelPath::parse(path).map_err(|e| ErrorData::invalid_params(format!("{path:?}: {e}"), None))?;
     let bytes = registry
         .storage()
-        .read_raw_file_sync(skill.scope, &parsed, &rel)
+        .read_raw_file_sync(skill.scope, &skill.name, &rel)
         .map_err(|e| ErrorData::resource_not_found(format!("{uri}: {e}"), None))?;
     let contents = match String::from_utf8(bytes) {
         Ok(text) if !text.contains('\0') => ResourceContents::TextResourceContents {
@@ -134,4 +147,33 @@ pub(crate) fn prompt(registry: &SkillRegistry, listing: &Listing, name: &str) ->
     );
     Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)])
         .with_description(skill.description.clone()))
+}
+
+/// `completion/complete`: for the resource template, the served skills' names starting with
+/// what was typed (`name`), or the files of the skill the context names (`path`); nothing for
+/// anything else (the prompts take no arguments).
+pub(crate) fn complete(registry: &SkillRegistry, served: &[Served], request: &CompleteRequestParams) -> CompleteResult {
+    let typed = request.argument.value.as_str();
+    let candidates: Vec<String> = match &request.r#ref {
+        Reference::Resource(r) if r.uri == template_uri() => match request.argument.name.as_str() {
+            "name" => served.iter().map(|s| s.name.as_str().to_owned()).collect(),
+            "path" => {
+                let name = request.context.as_ref().and_then(|c| c.arguments.as_ref()).and_then(|a| a.get("name"));
+                name.and_then(|n| skills_ext::find(served, n))
+                    .and_then(|skill| registry.storage().read_tree_sync(skill.scope, &skill.name).ok())
+                    .map(|tree| tree.into_iter().map(|e| e.path.as_str().to_owned()).collect())
+                    .unwrap_or_default()
+            }
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    let matching: Vec<String> = candidates.into_iter().filter(|c| c.starts_with(typed)).collect();
+    let total = matching.len();
+    let values: Vec<String> = matching.into_iter().take(CompletionInfo::MAX_VALUES).collect();
+    let shown = values.len();
+    let mut info = CompletionInfo::new(values).unwrap_or_default();
+    info.total = u32::try_from(total).ok();
+    info.has_more = Some(total > shown);
+    CompleteResult::new(info)
 }

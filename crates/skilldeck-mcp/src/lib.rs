@@ -16,6 +16,7 @@ mod options;
 mod search;
 mod serve;
 mod server;
+mod skills_ext;
 mod slot;
 mod stdio;
 pub mod switches;

@@ -7,14 +7,17 @@ use crate::error::McpError;
 use crate::memo::Mounts;
 use crate::options::ServeOptions;
 use crate::search::find_skills_tool;
+use crate::skills_ext::{self, Manifests};
 use crate::slot::SessionSlot;
 use crate::tool::{instructions, view_skill_tool};
 use crate::workspace::Workspaces;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, GetPromptRequestParams,
-    GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, CustomRequest,
+    CustomResult, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -54,6 +57,27 @@ pub(crate) struct Shared {
     find_enabled: std::sync::atomic::AtomicBool,
     /// The HTTP server's count of this session, given back when the session's server goes.
     pub(crate) slot: Mutex<Option<SessionSlot>>,
+    /// The skills described to `skills/list` and `skills/get`, by content digest.
+    manifests: Manifests,
+    /// The least severe log message the client asked for (`logging/setLevel`), as
+    /// [`severity`] ranks it; none is sent before it asks.
+    log_level: std::sync::atomic::AtomicU8,
+}
+
+/// A log level's rank, least severe first; `u8::MAX` for "send none".
+#[allow(deprecated)]
+fn severity(level: rmcp::model::LoggingLevel) -> u8 {
+    use rmcp::model::LoggingLevel as L;
+    match level {
+        L::Debug => 0,
+        L::Info => 1,
+        L::Notice => 2,
+        L::Warning => 3,
+        L::Error => 4,
+        L::Critical => 5,
+        L::Alert => 6,
+        L::Emergency => 7,
+    }
 }
 
 /// The requests a client sends a server in the MCP protocol: one of them reaching
@@ -74,6 +98,9 @@ const PROTOCOL_REQUESTS: &[&str] = &[
     "tools/list",
     "completion/complete",
     "logging/setLevel",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
 ];
 
 /// The most resources one session may subscribe to: a client watches what it shows, and no
@@ -127,6 +154,12 @@ impl Shared {
             Err(poisoned) => poisoned.into_inner().clone(),
         };
         Ok(opts)
+    }
+
+    /// Every skill this session serves (listed or not: see `skills_ext::Served`).
+    fn served(&self) -> Result<Vec<skills_ext::Served>, ErrorData> {
+        let opts = self.listing_options().map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+        skills_ext::served(&self.registry, &opts)
     }
 
     fn build_listing(&self) -> Result<Listing, McpError> {
@@ -207,6 +240,8 @@ impl SkilldeckServer {
             found: Mutex::new(Vec::new()),
             find_enabled: std::sync::atomic::AtomicBool::new(false),
             slot: Mutex::new(None),
+            manifests: Manifests::default(),
+            log_level: std::sync::atomic::AtomicU8::new(u8::MAX),
         };
         shared.refresh()?;
         Ok(Self { shared: Arc::new(shared) })
@@ -238,7 +273,26 @@ impl SkilldeckServer {
         if !self.shared.live.load(std::sync::atomic::Ordering::Relaxed)
             && let Err(e) = self.shared.refresh()
         {
-            eprintln!("skilldeck mcp: {e}; the previous listing stays");
+            let message = format!("{e}; the previous listing stays");
+            eprintln!("skilldeck mcp: {message}");
+            self.log_warning(message);
+        }
+    }
+
+    /// Tells the client of a problem as a `notifications/message` at warning level, when it
+    /// asked for such messages (`logging/setLevel`).
+    #[allow(deprecated)]
+    fn log_warning(&self, message: String) {
+        let level = rmcp::model::LoggingLevel::Warning;
+        if severity(level) < self.shared.log_level.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        if let Some(peer) = self.shared.peer.get().cloned() {
+            let param = rmcp::model::LoggingMessageNotificationParam::new(level, Value::String(message))
+                .with_logger("skilldeck");
+            tokio::spawn(async move {
+                let _ = peer.notify_logging_message(param).await;
+            });
         }
     }
 
@@ -340,8 +394,13 @@ pub(crate) fn call_result(result: &ViewResult) -> CallToolResult {
 }
 
 impl ServerHandler for SkilldeckServer {
+    // `logging` is declared for the handshake versions' clients, which send `logging/setLevel`
+    // (2026-07-28 deprecates it: SEP-2577).
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
+            .enable_completions()
+            .enable_logging()
             .enable_prompts()
             .enable_prompts_list_changed()
             .enable_resources()
@@ -349,6 +408,7 @@ impl ServerHandler for SkilldeckServer {
             .enable_resources_subscribe()
             .enable_tools()
             .enable_tool_list_changed()
+            .enable_skills_with_directory_read()
             .build();
         let mut server = Implementation::new("skilldeck", skilldeck_skill::APP_VERSION);
         server.title = Some("Skilldeck".to_owned());
@@ -475,8 +535,8 @@ impl ServerHandler for SkilldeckServer {
     ) -> Result<ReadResourceResponse, ErrorData> {
         self.remember_peer(&context.peer);
         self.refresh_unless_live();
-        let (shared, listing) = (Arc::clone(&self.shared), self.listing());
-        Ok(blocking(move || catalog::read(&shared.registry, &listing, &request.uri)).await?.into())
+        let shared = Arc::clone(&self.shared);
+        Ok(blocking(move || catalog::read(&shared.registry, &shared.served()?, &request.uri)).await?.into())
     }
 
     async fn list_prompts(
@@ -500,6 +560,68 @@ impl ServerHandler for SkilldeckServer {
         self.refresh_unless_live();
         let (shared, listing) = (Arc::clone(&self.shared), self.listing());
         Ok(blocking(move || catalog::prompt(&shared.registry, &listing, &request.name)).await?.into())
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        tracing::debug!(method = "skills/list", "mcp request");
+        let shared = Arc::clone(&self.shared);
+        let cursor = request.and_then(|r| r.cursor);
+        blocking(move || shared.manifests.list(&shared.registry, &shared.served()?, cursor.as_deref())).await
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        tracing::debug!(method = "skills/get", "mcp request");
+        let shared = Arc::clone(&self.shared);
+        blocking(move || shared.manifests.get(&shared.registry, &shared.served()?, &request.uri)).await
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceDirectoryResult, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        let shared = Arc::clone(&self.shared);
+        blocking(move || skills_ext::read_directory(&shared.registry, &shared.served()?, &request.uri)).await
+    }
+
+    /// Completes the resource template's arguments: `name` from the listed skills, `path` from
+    /// the files of the skill named in the context. The prompts take no arguments.
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        self.remember_peer(&context.peer);
+        self.refresh_unless_live();
+        let shared = Arc::clone(&self.shared);
+        blocking(move || Ok(catalog::complete(&shared.registry, &shared.served()?, &request))).await
+    }
+
+    /// Sets the least severe message the client is sent (problems the server also writes to
+    /// its standard error, such as a store it could not read).
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.remember_peer(&context.peer);
+        self.shared.log_level.store(severity(request.level), std::sync::atomic::Ordering::Relaxed);
+        Ok(())
     }
 
     // `resources/subscribe` is the handshake versions' way (2026-07-28 moves it into

@@ -16,6 +16,7 @@ mod link_mode;
 mod logs;
 mod mcp;
 mod mcp_install;
+mod mcp_skills;
 mod meaning;
 mod model;
 mod no_links;

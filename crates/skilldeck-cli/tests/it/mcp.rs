@@ -19,7 +19,7 @@ fn script() -> PathBuf {
 /// The Python of the venv `scripts/setup` makes, or `None` (with a loud message) when it is
 /// missing and the tests were not asked for. With SKILLDECK_MCP_TESTS set (CI), a missing venv
 /// fails the test.
-fn python() -> Option<PathBuf> {
+pub(crate) fn python() -> Option<PathBuf> {
     let py = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.tools/mcp-python/bin/python");
     if py.exists() {
         return Some(py);

@@ -1,0 +1,131 @@
+"""A host speaking the MCP Skills extension (io.modelcontextprotocol/skills, SEP-2640) to `skilldeck mcp`,
+through the official Python SDK (`mcp` on PyPI): the SDK has no helpers for the extension's methods, so they go
+out as the SDK's own typed requests with the extension's method names, over its stdio transport.
+
+    skills_client.py CONFIG_JSON
+
+CONFIG_JSON: {"command": [...], "env": {...}, "get": "skill://<name>/SKILL.md", "directory": "skill://<name>",
+              "subdirectory": "skill://<name>/references"}
+
+Pages through skills/list, reads every file of every entry with resources/read and checks it against the entry's
+digest and size as a host must, then prints what it saw as one JSON object for the Rust test
+(crates/skilldeck-cli/tests/it/mcp_skills.rs) to assert on.
+"""
+
+import base64
+import hashlib
+import json
+import sys
+from typing import Any, Literal
+
+import anyio
+from mcp import ClientSession, MCPError, types
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from pydantic import TypeAdapter
+
+ANY = TypeAdapter(dict[str, Any])
+
+
+class ListSkills(types.Request[types.PaginatedRequestParams | None, Literal["skills/list"]]):
+    method: Literal["skills/list"] = "skills/list"
+    params: types.PaginatedRequestParams | None = None
+
+
+class GetSkillParams(types.RequestParams):
+    uri: str
+
+
+class GetSkill(types.Request[GetSkillParams, Literal["skills/get"]]):
+    method: Literal["skills/get"] = "skills/get"
+
+
+class DirectoryParams(types.RequestParams):
+    uri: str
+
+
+class ReadDirectory(types.Request[DirectoryParams, Literal["resources/directory/read"]]):
+    method: Literal["resources/directory/read"] = "resources/directory/read"
+
+
+def content_bytes(read: types.ReadResourceResult) -> bytes:
+    (content,) = read.contents
+    if isinstance(content, types.TextResourceContents):
+        return content.text.encode("utf-8")
+    return base64.b64decode(content.blob)
+
+
+async def error_of(call) -> dict | None:
+    try:
+        await call
+    except MCPError as e:
+        return {"code": e.error.code, "message": e.error.message}
+    return None
+
+
+async def scenario(config: dict) -> dict:
+    report: dict = {}
+    params = StdioServerParameters(command=config["command"][0], args=config["command"][1:], env=config["env"])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as s:
+            init = await s.initialize()
+            report["protocolVersion"] = init.protocol_version
+            caps = init.capabilities.model_dump(by_alias=True, exclude_none=True)
+            report["extensions"] = caps.get("extensions")
+            report["resources"] = "resources" in caps
+            # Every page of skills/list.
+            pages, skills, cursor = 0, [], None
+            while True:
+                page = await s.send_request(ListSkills(params=types.PaginatedRequestParams(cursor=cursor)), ANY)
+                pages += 1
+                report.setdefault("firstPage", {k: v for k, v in page.items() if k != "skills"})
+                skills.extend(page["skills"])
+                cursor = page.get("nextCursor")
+                if not cursor:
+                    break
+            report["pages"] = pages
+            report["skills"] = skills
+            # Every file of every entry, checked as a host checks it.
+            checked, mismatches = 0, []
+            for skill in skills:
+                for res in skill["resources"]:
+                    data = content_bytes(await s.read_resource(res["uri"]))
+                    digest = "sha256:" + hashlib.sha256(data).hexdigest()
+                    if digest != res["digest"] or len(data) != res["size"]:
+                        mismatches.append({"uri": res["uri"], "digest": digest, "size": len(data), "entry": res})
+                    checked += 1
+            report["filesChecked"] = checked
+            report["mismatches"] = mismatches
+            report["get"] = await s.send_request(GetSkill(params=GetSkillParams(uri=config["get"])), ANY)
+            report["getUnknown"] = await error_of(
+                s.send_request(GetSkill(params=GetSkillParams(uri="skill://no-such-skill/SKILL.md")), ANY)
+            )
+            report["badCursor"] = await error_of(
+                s.send_request(ListSkills(params=types.PaginatedRequestParams(cursor="not-a-cursor")), ANY)
+            )
+            report["directory"] = await s.send_request(ReadDirectory(params=DirectoryParams(uri=config["directory"])), ANY)
+            report["subdirectory"] = await s.send_request(
+                ReadDirectory(params=DirectoryParams(uri=config["subdirectory"])), ANY
+            )
+            report["notDirectory"] = await error_of(
+                s.send_request(ReadDirectory(params=DirectoryParams(uri=config["get"])), ANY)
+            )
+            # The two requests clients of the handshake versions send.
+            await s.set_logging_level("warning")
+            report["setLevel"] = "ok"
+            template = types.ResourceTemplateReference(type="ref/resource", uri="skill://{name}/{+path}")
+            names = await s.complete(template, {"name": "name", "value": config["complete"]})
+            report["completeName"] = names.completion.model_dump(by_alias=True, exclude_none=True)
+            paths = await s.complete(
+                template, {"name": "path", "value": "ref"}, context_arguments={"name": config["complete_skill"]}
+            )
+            report["completePath"] = paths.completion.model_dump(by_alias=True, exclude_none=True)
+    return report
+
+
+def main() -> None:
+    config = json.loads(sys.argv[1])
+    print(json.dumps(anyio.run(scenario, config)))
+
+
+if __name__ == "__main__":
+    main()
