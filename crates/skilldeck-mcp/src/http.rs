@@ -131,9 +131,12 @@ impl HttpListener {
             server.watch(runtime.clone());
             Ok(server)
         };
-        // Loopback hosts only (DNS rebinding), and no browser origin at all: a web page cannot
-        // drive the server even on this machine.
-        let config = StreamableHttpServerConfig::default().enforce_origin_validation();
+        // Loopback hosts only (DNS rebinding), and of browser origins only this machine's own
+        // (`http://localhost:*` and the loopback addresses), as the transport's rule asks: a
+        // page another site serves, or one a rebound name points here, is refused with 403.
+        // A loopback origin is a program on this machine, which still needs the bearer token.
+        let config =
+            StreamableHttpServerConfig::default().with_allowed_origins(LOOPBACK_ORIGINS).enforce_origin_validation();
         let service = StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
         let app = axum::Router::new()
             .nest_service(ENDPOINT, service)
@@ -145,6 +148,16 @@ impl HttpListener {
         axum::serve(self.listener, app).await.map_err(|e| McpError::Http(e.to_string()))
     }
 }
+
+/// The browser origins a request may carry: this machine's, on any port, over HTTP or HTTPS.
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
 
 /// The most MCP sessions one `--http` server holds at once.
 pub const MAX_SESSIONS: usize = 64;

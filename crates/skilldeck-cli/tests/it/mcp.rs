@@ -228,7 +228,7 @@ impl Drop for Http {
 }
 
 #[test]
-fn http_refuses_a_bad_token_a_web_page_origin_and_a_foreign_host() {
+fn http_refuses_a_bad_token_a_foreign_origin_and_a_foreign_host_and_serves_loopback_origins() {
     let env = Env::new();
     let http = Http::start(&env, "right-token-0123456789abcdefghijklmnopq");
     assert_eq!(http.status(&[]), 401, "no token");
@@ -238,6 +238,24 @@ fn http_refuses_a_bad_token_a_web_page_origin_and_a_foreign_host() {
         403,
         "a web page"
     );
+    assert_eq!(
+        http.status(&[
+            "Authorization: Bearer right-token-0123456789abcdefghijklmnopq",
+            "Origin: http://evil.example:80"
+        ]),
+        403,
+        "a web page over HTTP"
+    );
+    // This machine's own origins are served (they still need the token).
+    for origin in ["http://localhost", "http://localhost:6274", "http://127.0.0.1:3000", "http://[::1]:8080"] {
+        let header = format!("Origin: {origin}");
+        assert_eq!(
+            http.status(&["Authorization: Bearer right-token-0123456789abcdefghijklmnopq", &header]),
+            200,
+            "{origin}"
+        );
+        assert_eq!(http.status(&["Authorization: Bearer wrong-token", &header]), 401, "{origin} without the token");
+    }
     let rebound = format!("Host: evil.example:{}", http.port);
     assert_eq!(
         http.status(&["Authorization: Bearer right-token-0123456789abcdefghijklmnopq", &rebound]),
