@@ -57,6 +57,26 @@ for _ in range(CALLS):
     samples.append(time.perf_counter() - t)
 print(f"memoized view_skill round trip: median {median(samples) * 1e6:.0f} us, p90 {sorted(samples)[int(len(samples) * 0.9)] * 1e6:.0f} us ({CALLS} calls)")
 
+def list_all_skills():
+    """Pages through skills/list (the MCP Skills extension): (entries, pages, seconds)."""
+    t, cursor, entries, pages = time.perf_counter(), None, 0, 0
+    while True:
+        result = request("skills/list", {"cursor": cursor} if cursor else {})["result"]
+        entries, pages = entries + len(result["skills"]), pages + 1
+        cursor = result.get("nextCursor")
+        if not cursor:
+            return entries, pages, time.perf_counter() - t
+
+
+for label in ("first (manifests worked out)", "again (manifests kept)"):
+    entries, pages, took = list_all_skills()
+    print(f"skills/list, every page, {label}: {took * 1000:.0f} ms for {entries} entries in {pages} pages")
+t = time.perf_counter()
+for _ in range(100):
+    request("skills/get", {"uri": "skill://skill-1/SKILL.md"})
+print(f"skills/get round trip: {(time.perf_counter() - t) * 10:.2f} ms")
+
+
 def revision_of_skill_2():
     text = request("tools/list")["result"]["tools"][0]["description"]
     return int(re.search(r"\*\*skill-2\*\* \(v:(\d+)\)", text).group(1))

@@ -53,13 +53,23 @@ pub(crate) fn resources(registry: &SkillRegistry, listing: &Listing) -> Vec<Reso
         let version = skill.version.as_deref().map(|v| format!(" (v:{v})")).unwrap_or_default();
         for entry in tree {
             let path = entry.path.as_str();
-            let mut r = Resource::new(format!("{SCHEME}{name}/{path}"), format!("{name}/{path}"))
-                .with_mime_type(mime(path))
-                .with_size(entry.size);
-            if path == "SKILL.md" {
-                r = r.with_description(format!("The instructions of {name}{version}: {}", skill.description));
-            }
-            out.push(r);
+            let uri = format!("{SCHEME}{name}/{path}");
+            let r = if path == "SKILL.md" {
+                // Named and described from the frontmatter, as the Skills extension asks; the
+                // title says which revision it is.
+                let description = registry
+                    .get(skill.scope, name.as_str())
+                    .ok()
+                    .flatten()
+                    .and_then(|e| e.meta.description.clone())
+                    .unwrap_or_else(|| skill.description.clone());
+                Resource::new(uri, name.as_str())
+                    .with_title(format!("The instructions of {name}{version}"))
+                    .with_description(description)
+            } else {
+                Resource::new(uri, format!("{name}/{path}"))
+            };
+            out.push(r.with_mime_type(mime(path)).with_size(entry.size));
         }
     }
     out

@@ -31,8 +31,11 @@ use skilldeck_select::listing::{Listing, ListingOptions};
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-/// The newest protocol version the server speaks.
+/// The newest protocol version the server speaks through the `initialize` handshake.
 const NEWEST_PROTOCOL: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+
+/// The newest protocol version the server speaks at all: the stateless revision (no handshake).
+const STATELESS_PROTOCOL: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 
 /// What every request of one session shares.
 pub(crate) struct Shared {
@@ -418,10 +421,14 @@ impl ServerHandler for SkilldeckServer {
             .with_instructions(instructions(&self.listing()))
     }
 
-    /// The handshake versions only: 2026-07-28 drops roots and delivers list_changed through
-    /// `subscriptions/listen`, which this server does not implement yet, so it does not claim it.
+    /// The handshake versions (2024-11-05 to 2025-11-25, `initialize` answering with
+    /// [`NEWEST_PROTOCOL`] at most) and 2026-07-28, the stateless revision the Skills extension
+    /// is written against. At 2026-07-28 a client shares no roots (view_skill mounts into
+    /// `--workspace`, or says how to set one) and `subscriptions/listen` is not offered yet
+    /// (-32601), so such a client learns of changes by the results' `ttlMs`, not by a
+    /// notification.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::known_up_to(&NEWEST_PROTOCOL))
+        Cow::Borrowed(ProtocolVersion::known_up_to(&STATELESS_PROTOCOL))
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

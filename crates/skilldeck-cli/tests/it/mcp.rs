@@ -48,13 +48,13 @@ fn node_sdk() -> Option<PathBuf> {
     None
 }
 
-struct Env {
+pub(crate) struct Env {
     tmp: tempfile::TempDir,
 }
 
 impl Env {
     /// A store holding `alpha` v:1 (with a reference) and a `v2/alpha` ready to import.
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let env = Self { tmp: tempfile::tempdir().unwrap() };
         env.skill("v1", "Alpha does things", "# Alpha v1\nUse it.", "guide one");
         env.skill("v2", "Alpha does things better", "# Alpha v2", "guide two");
@@ -158,14 +158,14 @@ fn the_same_over_streamable_http_with_the_bearer_token() {
 }
 
 /// A `skilldeck mcp --http` on a free loopback port, killed when dropped.
-struct Http {
+pub(crate) struct Http {
     child: std::process::Child,
-    url: String,
+    pub(crate) url: String,
     port: u16,
 }
 
 impl Http {
-    fn start(env: &Env, token: &str) -> Self {
+    pub(crate) fn start(env: &Env, token: &str) -> Self {
         let mut child = Command::new(BIN)
             .args(["mcp", "--http", "127.0.0.1:0"])
             .env("SKILLDECK_HOME", env.home())
