@@ -3,6 +3,7 @@
 
 use crate::catalog::SCHEME;
 use crate::server::SkilldeckServer;
+use rmcp::service::SubscriptionSink;
 use skilldeck_skill::SkillName;
 use skilldeck_store::watch::{SkillWatcher, StoreChange};
 use std::sync::atomic::Ordering;
@@ -32,18 +33,17 @@ impl SkilldeckServer {
             }
             // The subscribed resources of the skills that changed (all of them for a whole scope).
             let updated: Vec<String> = match shared.subscribed.lock() {
-                Ok(set) => set
+                Ok(set) => changed_of(set.iter(), &touched),
+                Err(_) => Vec::new(),
+            };
+            // The same for each subscriptions/listen, by the resources its filter accepted.
+            let listeners: Vec<(SubscriptionSink, Vec<String>)> = match shared.listeners.lock() {
+                Ok(l) => l
                     .iter()
-                    .filter(|uri| {
-                        touched.iter().any(|name| match name {
-                            None => true,
-                            Some(n) => uri
-                                .strip_prefix(SCHEME)
-                                .and_then(|r| r.strip_prefix(n.as_str()))
-                                .is_some_and(|r| r.starts_with('/')),
-                        })
+                    .map(|sink| {
+                        let uris = sink.accepted().resource_subscriptions.as_deref().unwrap_or_default();
+                        (sink.clone(), changed_of(uris.iter(), &touched))
                     })
-                    .cloned()
                     .collect(),
                 Err(_) => Vec::new(),
             };
@@ -57,19 +57,33 @@ impl SkilldeckServer {
                     }
                 });
             }
-            match shared.refresh() {
-                Ok(true) => {
-                    if let Some(peer) = shared.peer.get().cloned() {
-                        runtime.spawn(async move {
-                            // A client gone meanwhile is no error of ours.
-                            let _ = peer.notify_tool_list_changed().await;
-                            let _ = peer.notify_resource_list_changed().await;
-                            let _ = peer.notify_prompt_list_changed().await;
-                        });
-                    }
+            let changed = match shared.refresh() {
+                Ok(changed) => changed,
+                Err(e) => {
+                    eprintln!("skilldeck mcp: {e}; the previous listing stays");
+                    false
                 }
-                Ok(false) => {}
-                Err(e) => eprintln!("skilldeck mcp: {e}; the previous listing stays"),
+            };
+            if changed && let Some(peer) = shared.peer.get().cloned() {
+                runtime.spawn(async move {
+                    // A client gone meanwhile is no error of ours.
+                    let _ = peer.notify_tool_list_changed().await;
+                    let _ = peer.notify_resource_list_changed().await;
+                    let _ = peer.notify_prompt_list_changed().await;
+                });
+            }
+            // A listener hears only what its filter accepted (the sink refuses the rest).
+            for (sink, uris) in listeners {
+                runtime.spawn(async move {
+                    for uri in uris {
+                        let _ = sink.notify_resource_updated(uri).await;
+                    }
+                    if changed {
+                        let _ = sink.notify_tool_list_changed().await;
+                        let _ = sink.notify_resource_list_changed().await;
+                        let _ = sink.notify_prompt_list_changed().await;
+                    }
+                });
             }
         });
         match started {
@@ -85,4 +99,19 @@ impl SkilldeckServer {
             ),
         }
     }
+}
+
+/// The resource URIs among `uris` that belong to a skill in `touched` (every one when a whole
+/// scope changed: a `None`).
+fn changed_of<'a>(uris: impl Iterator<Item = &'a String>, touched: &[Option<String>]) -> Vec<String> {
+    uris.filter(|uri| {
+        touched.iter().any(|name| match name {
+            None => true,
+            Some(n) => {
+                uri.strip_prefix(SCHEME).and_then(|r| r.strip_prefix(n.as_str())).is_some_and(|r| r.starts_with('/'))
+            }
+        })
+    })
+    .cloned()
+    .collect()
 }

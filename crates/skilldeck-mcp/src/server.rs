@@ -16,10 +16,10 @@ use rmcp::model::{
     CustomResult, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult, Implementation,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool,
-    UnsubscribeRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Value, json};
 use skilldeck_core::SkillRegistry;
@@ -52,6 +52,9 @@ pub(crate) struct Shared {
     pub(crate) peer: OnceLock<Peer<RoleServer>>,
     /// The resources the client subscribed to (`resources/subscribe`).
     pub(crate) subscribed: Mutex<std::collections::BTreeSet<String>>,
+    /// The open `subscriptions/listen` requests (protocol 2026-07-28): each gets the change
+    /// notifications its filter accepted.
+    pub(crate) listeners: Mutex<Vec<SubscriptionSink>>,
     /// The store's watcher, while there is one.
     pub(crate) watcher: Mutex<Option<skilldeck_store::watch::SkillWatcher>>,
     /// Skills `find_skills` returned in this session, oldest first: they stay listed.
@@ -239,6 +242,7 @@ impl SkilldeckServer {
             closed: std::sync::atomic::AtomicBool::new(false),
             peer: OnceLock::new(),
             subscribed: Mutex::new(std::collections::BTreeSet::new()),
+            listeners: Mutex::new(Vec::new()),
             watcher: Mutex::new(None),
             found: Mutex::new(Vec::new()),
             find_enabled: std::sync::atomic::AtomicBool::new(false),
@@ -424,9 +428,8 @@ impl ServerHandler for SkilldeckServer {
     /// The handshake versions (2024-11-05 to 2025-11-25, `initialize` answering with
     /// [`NEWEST_PROTOCOL`] at most) and 2026-07-28, the stateless revision the Skills extension
     /// is written against. At 2026-07-28 a client shares no roots (view_skill mounts into
-    /// `--workspace`, or says how to set one) and `subscriptions/listen` is not offered yet
-    /// (-32601), so such a client learns of changes by the results' `ttlMs`, not by a
-    /// notification.
+    /// `--workspace`, or says how to set one) and hears of changes through
+    /// `subscriptions/listen`.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         Cow::Borrowed(ProtocolVersion::known_up_to(&STATELESS_PROTOCOL))
     }
@@ -628,6 +631,33 @@ impl ServerHandler for SkilldeckServer {
     ) -> Result<(), ErrorData> {
         self.remember_peer(&context.peer);
         self.shared.log_level.store(severity(request.level), std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// `subscriptions/listen` (2026-07-28): the list changes this server sends (tools,
+    /// prompts, resources) and updates of skill resources, as many as `resources/subscribe`
+    /// takes.
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        let mut accepted = requested.clone();
+        if let Some(uris) = accepted.resource_subscriptions.as_mut() {
+            uris.retain(|uri| uri.starts_with(catalog::SCHEME));
+            uris.truncate(MAX_SUBSCRIPTIONS);
+        }
+        Some(accepted)
+    }
+
+    /// Holds one `subscriptions/listen` open: the watcher sends through its sink until the
+    /// client cancels it or the session ends.
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let sink = context.sink().clone();
+        let id = sink.id().clone();
+        if let Ok(mut listeners) = self.shared.listeners.lock() {
+            listeners.push(sink);
+        }
+        context.cancelled().await;
+        if let Ok(mut listeners) = self.shared.listeners.lock() {
+            listeners.retain(|l| *l.id() != id);
+        }
         Ok(())
     }
 

@@ -173,3 +173,35 @@ fn a_host_pages_through_skills_reads_every_file_and_finds_each_digest_and_size_t
         report["completePath"]
     );
 }
+
+#[test]
+fn a_2026_07_28_client_lists_skills_and_hears_a_new_revision_through_subscriptions_listen() {
+    let Some(py) = super::mcp::python() else { return };
+    let env = super::mcp::Env::new();
+    let config = json!({
+        "command": [BIN, "mcp"],
+        "env": {"SKILLDECK_HOME": env.home()},
+        "skill": "alpha",
+        "import_v2": [BIN, "import", env.path("v2/alpha")],
+    });
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients/modern_client.py");
+    let out = Command::new(&py).arg(script).arg(config.to_string()).output().unwrap();
+    assert!(
+        out.status.success(),
+        "the 2026-07-28 client failed\nstdout: {}\nstderr: {}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The SDK probed server/discover and took the stateless revision.
+    assert_eq!(report["protocolVersion"], "2026-07-28", "{report}");
+    assert!(report["skills"].as_array().unwrap().contains(&json!("alpha")), "{report}");
+    assert_eq!(report["honored"]["toolsListChanged"], true, "{report}");
+    assert_eq!(report["honored"]["resourceSubscriptions"], json!(["skill://alpha/SKILL.md"]), "{report}");
+    assert_eq!(report["import"]["code"], 0, "{report}");
+    // The import reached the stream: the subscribed SKILL.md changed, and the tools with it.
+    let events = report["events"].as_array().unwrap();
+    assert!(events.contains(&json!("updated skill://alpha/SKILL.md")), "{report}");
+    assert!(events.contains(&json!("ToolsListChanged")), "{report}");
+    assert!(report["toolDescription"].as_str().unwrap().contains("**alpha** (v:2)"), "{report}");
+}

@@ -1,0 +1,66 @@
+"""A 2026-07-28 client of `skilldeck mcp`: the official Python SDK's high-level `Client`, which probes
+`server/discover` and speaks the stateless revision when the server offers it. Lists the skills through the
+Skills extension, opens a `subscriptions/listen` stream, runs an import of a new revision and reports the change
+events that arrive, then the listing after them.
+
+    modern_client.py CONFIG_JSON
+
+CONFIG_JSON: {"command": [...], "env": {...}, "skill": "alpha", "import_v2": [...argv of `skilldeck import`...]}
+"""
+
+import json
+import subprocess
+import sys
+from typing import Any, Literal
+
+import anyio
+from mcp import Client, types
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.subscriptions import ResourceUpdated, ToolsListChanged
+from pydantic import TypeAdapter
+
+ANY = TypeAdapter(dict[str, Any])
+
+
+class ListSkills(types.Request[types.PaginatedRequestParams | None, Literal["skills/list"]]):
+    method: Literal["skills/list"] = "skills/list"
+    params: types.PaginatedRequestParams | None = None
+
+
+async def scenario(config: dict) -> dict:
+    report: dict = {}
+    skill = config["skill"]
+    uri = f"skill://{skill}/SKILL.md"
+    params = StdioServerParameters(command=config["command"][0], args=config["command"][1:], env=config["env"])
+    async with Client(params) as client:
+        report["protocolVersion"] = client.protocol_version
+        listed = await client.session.send_request(ListSkills(params=None), ANY)
+        report["skills"] = [s["frontmatter"]["name"] for s in listed["skills"]]
+        async with client.listen(
+            tools_list_changed=True, resources_list_changed=True, resource_subscriptions=[uri]
+        ) as sub:
+            report["honored"] = sub.honored.model_dump(by_alias=True, exclude_none=True)
+            done = subprocess.run(config["import_v2"], env=config["env"], capture_output=True, text=True)
+            report["import"] = {"code": done.returncode, "stderr": done.stderr}
+            events: list[str] = []
+            with anyio.move_on_after(15):
+                async for event in sub:
+                    if isinstance(event, ResourceUpdated):
+                        events.append(f"updated {event.uri}")
+                    else:
+                        events.append(type(event).__name__)
+                    if any(e.startswith("updated") for e in events) and ToolsListChanged.__name__ in events:
+                        break
+            report["events"] = sorted(set(events))
+        tools = await client.list_tools()
+        report["toolDescription"] = tools.tools[0].description if tools.tools else None
+    return report
+
+
+def main() -> None:
+    config = json.loads(sys.argv[1])
+    print(json.dumps(anyio.run(scenario, config)))
+
+
+if __name__ == "__main__":
+    main()
