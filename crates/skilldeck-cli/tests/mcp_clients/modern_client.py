@@ -8,23 +8,13 @@ events that arrive, then the listing after them.
 CONFIG_JSON: {"command": [...], "env": {...}, "skill": "alpha", "import_v2": [...argv of `skilldeck import`...]}
 """
 
-import json
 import subprocess
-import sys
-from typing import Any, Literal
 
 import anyio
-from mcp import Client, types
+from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.subscriptions import ResourceUpdated, ToolsListChanged
-from pydantic import TypeAdapter
-
-ANY = TypeAdapter(dict[str, Any])
-
-
-class ListSkills(types.Request[types.PaginatedRequestParams | None, Literal["skills/list"]]):
-    method: Literal["skills/list"] = "skills/list"
-    params: types.PaginatedRequestParams | None = None
+from skills_ext import ANY, ListSkills, run
 
 
 async def scenario(config: dict) -> dict:
@@ -57,10 +47,5 @@ async def scenario(config: dict) -> dict:
     return report
 
 
-def main() -> None:
-    config = json.loads(sys.argv[1])
-    print(json.dumps(anyio.run(scenario, config)))
-
-
 if __name__ == "__main__":
-    main()
+    run(scenario)

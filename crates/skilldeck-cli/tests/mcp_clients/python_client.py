@@ -12,7 +12,6 @@ CONFIG_JSON: {"command": [...] (stdio) | "url": "http://...", "token": "..." (HT
 
 import json
 import subprocess
-import sys
 import time
 
 import anyio
@@ -20,6 +19,7 @@ from mcp import ClientSession, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from skills_ext import run
 
 
 def result_json(result: types.CallToolResult) -> dict:
@@ -136,10 +136,5 @@ async def scenario(config: dict) -> dict:
     return report
 
 
-def main() -> None:
-    config = json.loads(sys.argv[1])
-    print(json.dumps(anyio.run(scenario, config)))
-
-
 if __name__ == "__main__":
-    main()
+    run(scenario)

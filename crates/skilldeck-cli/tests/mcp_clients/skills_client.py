@@ -14,38 +14,10 @@ digest and size as a host must, then prints what it saw as one JSON object for t
 
 import base64
 import hashlib
-import json
-import sys
-from typing import Any, Literal
 
-import anyio
 from mcp import ClientSession, MCPError, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
-from pydantic import TypeAdapter
-
-ANY = TypeAdapter(dict[str, Any])
-
-
-class ListSkills(types.Request[types.PaginatedRequestParams | None, Literal["skills/list"]]):
-    method: Literal["skills/list"] = "skills/list"
-    params: types.PaginatedRequestParams | None = None
-
-
-class GetSkillParams(types.RequestParams):
-    uri: str
-
-
-class GetSkill(types.Request[GetSkillParams, Literal["skills/get"]]):
-    method: Literal["skills/get"] = "skills/get"
-
-
-class DirectoryParams(types.RequestParams):
-    uri: str
-
-
-class ReadDirectory(types.Request[DirectoryParams, Literal["resources/directory/read"]]):
-    method: Literal["resources/directory/read"] = "resources/directory/read"
-
+from skills_ext import ANY, GetSkill, ListSkills, ReadDirectory, UriParams, run
 
 def content_bytes(read: types.ReadResourceResult) -> bytes:
     (content,) = read.contents
@@ -95,19 +67,19 @@ async def scenario(config: dict) -> dict:
                     checked += 1
             report["filesChecked"] = checked
             report["mismatches"] = mismatches
-            report["get"] = await s.send_request(GetSkill(params=GetSkillParams(uri=config["get"])), ANY)
+            report["get"] = await s.send_request(GetSkill(params=UriParams(uri=config["get"])), ANY)
             report["getUnknown"] = await error_of(
-                s.send_request(GetSkill(params=GetSkillParams(uri="skill://no-such-skill/SKILL.md")), ANY)
+                s.send_request(GetSkill(params=UriParams(uri="skill://no-such-skill/SKILL.md")), ANY)
             )
             report["badCursor"] = await error_of(
                 s.send_request(ListSkills(params=types.PaginatedRequestParams(cursor="not-a-cursor")), ANY)
             )
-            report["directory"] = await s.send_request(ReadDirectory(params=DirectoryParams(uri=config["directory"])), ANY)
+            report["directory"] = await s.send_request(ReadDirectory(params=UriParams(uri=config["directory"])), ANY)
             report["subdirectory"] = await s.send_request(
-                ReadDirectory(params=DirectoryParams(uri=config["subdirectory"])), ANY
+                ReadDirectory(params=UriParams(uri=config["subdirectory"])), ANY
             )
             report["notDirectory"] = await error_of(
-                s.send_request(ReadDirectory(params=DirectoryParams(uri=config["get"])), ANY)
+                s.send_request(ReadDirectory(params=UriParams(uri=config["get"])), ANY)
             )
             # The two requests clients of the handshake versions send.
             await s.set_logging_level("warning")
@@ -122,10 +94,5 @@ async def scenario(config: dict) -> dict:
     return report
 
 
-def main() -> None:
-    config = json.loads(sys.argv[1])
-    print(json.dumps(anyio.run(scenario, config)))
-
-
 if __name__ == "__main__":
-    main()
+    run(scenario)
