@@ -2,7 +2,7 @@
 //! each listed skill the user may invoke (not `user-invocable: false`) as a prompt whose message
 //! is its instructions. Read from the store.
 
-use crate::skills_ext::{self, Served};
+use crate::served::{Served, find as find_served};
 use base64::Engine as _;
 use rmcp::ErrorData;
 use rmcp::model::{
@@ -84,7 +84,7 @@ pub(crate) fn read(registry: &SkillRegistry, served: &[Served], uri: &str) -> Re
     let (name, path) = rest.split_once('/').ok_or_else(|| {
         ErrorData::invalid_params(format!("{uri:?} names no file: use {SCHEME}<name>/SKILL.md"), None)
     })?;
-    let skill = skills_ext::find(served, name).ok_or_else(|| {
+    let skill = find_served(served, name).ok_or_else(|| {
         ErrorData::resource_not_found(
             format!("no skill this server serves is named {name:?}; resources/list and skills/list name them"),
             None,
@@ -169,7 +169,7 @@ pub(crate) fn complete(registry: &SkillRegistry, served: &[Served], request: &Co
             "name" => served.iter().map(|s| s.name.as_str().to_owned()).collect(),
             "path" => {
                 let name = request.context.as_ref().and_then(|c| c.arguments.as_ref()).and_then(|a| a.get("name"));
-                name.and_then(|n| skills_ext::find(served, n))
+                name.and_then(|n| find_served(served, n))
                     .and_then(|skill| registry.storage().read_tree_sync(skill.scope, &skill.name).ok())
                     .map(|tree| tree.into_iter().map(|e| e.path.as_str().to_owned()).collect())
                     .unwrap_or_default()

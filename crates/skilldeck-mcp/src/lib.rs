@@ -15,6 +15,7 @@ mod memo;
 mod options;
 mod search;
 mod serve;
+mod served;
 mod server;
 mod skills_ext;
 mod slot;

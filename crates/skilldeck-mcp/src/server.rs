@@ -162,10 +162,10 @@ impl Shared {
         Ok(opts)
     }
 
-    /// Every skill this session serves (listed or not: see `skills_ext::Served`).
-    fn served(&self) -> Result<Vec<skills_ext::Served>, ErrorData> {
+    /// Every skill this session serves (listed or not: see `served::Served`).
+    fn served(&self) -> Result<Vec<crate::served::Served>, ErrorData> {
         let opts = self.listing_options().map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
-        skills_ext::served(&self.registry, &opts)
+        crate::served::served(&self.registry, &opts)
     }
 
     fn build_listing(&self) -> Result<Listing, McpError> {

@@ -7,6 +7,7 @@
 //! request hashes a skill's files only when they changed since the server last described it.
 
 use crate::catalog::{SCHEME, mime};
+use crate::served::{Served, find};
 use rmcp::ErrorData;
 use rmcp::model::{
     CacheScope, DIRECTORY_MIME_TYPE, GetSkillResult, ListResourcesResult, ListSkillsResult, Resource, Skill,
@@ -14,9 +15,7 @@ use rmcp::model::{
 };
 use serde_json::Value;
 use skilldeck_core::SkillRegistry;
-use skilldeck_select::catalogue::Catalogue as _;
-use skilldeck_select::listing::{ListingOptions, is_listed};
-use skilldeck_skill::{Digest, Scope, SkillName};
+use skilldeck_skill::{Digest, Scope};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
@@ -29,35 +28,6 @@ pub(crate) const PAGE: usize = 100;
 /// `notifications/resources/list_changed` when the store changes; this bounds a host that does
 /// not listen.
 const TTL_MS: u64 = 60_000;
-
-/// A skill this server serves: one the session may be listed (valid, not shadowed, not held
-/// back by the audit, switched on, in a served scope), whether or not the listing's budget
-/// shows it. A host builds its own listing from all of them.
-#[derive(Debug, Clone)]
-pub(crate) struct Served {
-    pub(crate) name: SkillName,
-    pub(crate) scope: Scope,
-}
-
-/// Every skill served now, by name.
-pub(crate) fn served(registry: &SkillRegistry, opts: &ListingOptions) -> Result<Vec<Served>, ErrorData> {
-    if !opts.view_skill_enabled {
-        return Ok(Vec::new());
-    }
-    let entries = registry
-        .entries(&opts.scopes)
-        .map_err(|e| ErrorData::internal_error(format!("the store cannot be read: {e}"), None))?;
-    Ok(entries
-        .iter()
-        .filter(|l| is_listed(l, opts))
-        .filter_map(|l| Some(Served { name: SkillName::parse(&l.entry.name).ok()?, scope: l.entry.scope }))
-        .collect())
-}
-
-/// The served skill named `name`.
-pub(crate) fn find<'a>(served: &'a [Served], name: &str) -> Option<&'a Served> {
-    served.iter().find(|s| s.name.as_str() == name)
-}
 
 /// One skill described: what it was described from (its digest) and the entry.
 struct Described {
