@@ -100,9 +100,13 @@ impl Manifests {
     fn entry(&self, registry: &SkillRegistry, skill: &Served) -> Result<Arc<Described>, String> {
         let name = skill.name.as_str();
         let key = (skill.scope, name.to_owned());
-        let now = registry.digest(skill.scope, name).map_err(|e| e.to_string())?;
-        if let Some(d) = self.lock().get(&key).filter(|d| d.digest == now) {
-            return Ok(Arc::clone(d));
+        // The registry's digest is asked only to check a kept entry: a skill described for the
+        // first time is read once, not hashed and then read.
+        let kept = self.lock().get(&key).cloned();
+        if let Some(d) = kept
+            && registry.digest(skill.scope, name).map_err(|e| e.to_string())? == d.digest
+        {
+            return Ok(d);
         }
         let snapshot = registry.storage().snapshot_dir(skill.scope, name).map_err(|e| e.to_string())?;
         let skill_md = snapshot.files.skill_md().ok_or("the skill has no SKILL.md")?;

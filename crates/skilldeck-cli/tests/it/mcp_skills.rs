@@ -11,6 +11,21 @@ use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_skilldeck");
 
+/// Runs the Python client `script` (in `tests/mcp_clients/`) with `config` and returns its
+/// report, failing with what it printed when it fails.
+fn client_report(py: &Path, script: &str, config: &Value) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients").join(script);
+    let out = Command::new(py).arg(&script).arg(config.to_string()).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{} failed\nstdout: {}\nstderr: {}",
+        script.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 fn write(path: &Path, bytes: &[u8]) {
     fs::create_dir_all(path.parent().unwrap()).unwrap();
     fs::write(path, bytes).unwrap();
@@ -73,15 +88,7 @@ fn a_host_pages_through_skills_reads_every_file_and_finds_each_digest_and_size_t
         "complete": "rich",
         "complete_skill": "rich-skill",
     });
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients/skills_client.py");
-    let out = Command::new(&py).arg(script).arg(config.to_string()).output().unwrap();
-    assert!(
-        out.status.success(),
-        "the Python host failed\nstdout: {}\nstderr: {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = client_report(&py, "skills_client.py", &config);
 
     // Declared beside resources, with directory reads.
     assert_eq!(report["extensions"], json!({"io.modelcontextprotocol/skills": {"directoryRead": true}}), "{report}");
@@ -184,15 +191,7 @@ fn a_2026_07_28_client_lists_skills_and_hears_a_new_revision_through_subscriptio
         "skill": "alpha",
         "import_v2": [BIN, "import", env.path("v2/alpha")],
     });
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients/modern_client.py");
-    let out = Command::new(&py).arg(script).arg(config.to_string()).output().unwrap();
-    assert!(
-        out.status.success(),
-        "the 2026-07-28 client failed\nstdout: {}\nstderr: {}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let report = client_report(&py, "modern_client.py", &config);
     // The SDK probed server/discover and took the stateless revision.
     assert_eq!(report["protocolVersion"], "2026-07-28", "{report}");
     assert!(report["skills"].as_array().unwrap().contains(&json!("alpha")), "{report}");
