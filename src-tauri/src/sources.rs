@@ -99,6 +99,8 @@ fn web_link(p: &Provenance) -> Option<String> {
             url.set_path("/");
         }
         SourceKind::Archive | SourceKind::SkillMd => {}
+        // An MCP endpoint is no page to open.
+        SourceKind::Mcp => return None,
     }
     Some(url.to_string())
 }

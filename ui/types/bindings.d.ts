@@ -2934,7 +2934,7 @@ entries: Array<LockEntry>, };
 /**
  * What kind of source a revision came from.
  */
-export type SourceKind = "git" | "index" | "archive" | "skill_md";
+export type SourceKind = "git" | "index" | "archive" | "skill_md" | "mcp";
 
 /**
  * What a source holds, as the dialog shows it after "Look".

@@ -225,6 +225,10 @@ enum Command {
         /// this folder or above it; else in the current folder).
         #[arg(long)]
         lock: Option<PathBuf>,
+        /// Start the programs the lockfile names for its `mcp:` sources (never done otherwise:
+        /// read the lockfile's `given` lines first).
+        #[arg(long)]
+        run_servers: bool,
         /// Print JSON for scripts.
         #[arg(long)]
         json: bool,
@@ -585,7 +589,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         }
         Command::PinSource { name, reference, unpin: _ } => sources::pin_source(&name, reference.as_deref()),
         Command::Lock { out, json } => sources::lock(out.as_deref(), json),
-        Command::Install { lock, json } => sources::install(lock.as_deref(), json),
+        Command::Install { lock, run_servers, json } => sources::install(lock.as_deref(), run_servers, json),
         Command::Export { name, dest, scope } => transfer::export(&name, &dest, scope),
         Command::Delete { name, scope } => revisions::delete(&name, scope),
         Command::Disable { name } => switch::set_enabled(&name, false),

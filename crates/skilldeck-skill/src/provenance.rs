@@ -16,6 +16,9 @@ pub enum SourceKind {
     Archive,
     /// The URL of one `SKILL.md` (resolved to its digest).
     SkillMd,
+    /// An MCP server publishing skills through the Skills extension (resolved to the digest of
+    /// the skill's manifest).
+    Mcp,
 }
 
 /// The provenance of one revision: enough to fetch the same content again and to ask the
@@ -45,9 +48,17 @@ impl Provenance {
     /// A short line for a person: `github.com/anthropics/skills@9d2f1ae, skills/pdf` (the
     /// URL without its scheme, `.git` or query; the commit's or digest's first 7 digits; the
     /// path unless it is the top). A commit not known (a copy adopted after it was edited) reads
-    /// `@commit unknown`.
+    /// `@commit unknown`. An MCP server reads as its label when one was given and its command's
+    /// words without their folders: `billing (mcp:python3 server.py)@3441880, refunds`.
     pub fn short(&self) -> String {
-        let url = self.url.split_once("://").map_or(self.url.as_str(), |(_, rest)| rest);
+        let server;
+        let url = if self.kind == SourceKind::Mcp {
+            server = self.server();
+            server.as_str()
+        } else {
+            self.url.as_str()
+        };
+        let url = url.split_once("://").map_or(url, |(_, rest)| rest);
         let url = url.split(['?', '#']).next().unwrap_or(url);
         let url = url.trim_end_matches('/');
         let url = url.strip_suffix(".git").unwrap_or(url);
@@ -58,6 +69,29 @@ impl Provenance {
             format!("{url}@{short}")
         } else {
             format!("{url}@{short}, {}", self.path)
+        }
+    }
+
+    /// An MCP server as [`Self::short`] names it.
+    fn server(&self) -> String {
+        let label =
+            self.given.strip_prefix("mcp:").and_then(|rest| rest.split_once('=')).map(|(label, _)| label).filter(|l| {
+                !l.is_empty() && l.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            });
+        let address = match self.url.strip_prefix("mcp:") {
+            Some(command) => {
+                let words: Vec<&str> = command
+                    .split_whitespace()
+                    .map(|w| w.trim_matches(['\'', '"']))
+                    .map(|w| w.rsplit('/').next().unwrap_or(w))
+                    .collect();
+                format!("mcp:{}", words.join(" "))
+            }
+            None => self.url.clone(),
+        };
+        match label {
+            Some(label) => format!("{label} ({address})"),
+            None => address,
         }
     }
 
@@ -87,6 +121,26 @@ mod tests {
             resolved: "9d2f1ae0123456789abcdef0123456789abcdef0".into(),
             path: path.into(),
         }
+    }
+
+    #[test]
+    fn an_mcp_server_is_named_by_its_label_and_its_command_without_folders() {
+        let p = Provenance {
+            kind: SourceKind::Mcp,
+            given: "mcp:billing=python3 /opt/tools/server.py".into(),
+            url: "mcp:python3 /opt/tools/server.py".into(),
+            reference: None,
+            pinned: false,
+            resolved: "sha256:3441880aa".into(),
+            path: "team/refunds".into(),
+        };
+        assert_eq!(p.short(), "billing (mcp:python3 server.py)@3441880, team/refunds");
+        let http = Provenance {
+            given: "mcp:https://mcp.example.com/mcp".into(),
+            url: "https://mcp.example.com/mcp".into(),
+            ..p
+        };
+        assert_eq!(http.short(), "mcp.example.com/mcp@3441880, team/refunds");
     }
 
     #[test]

@@ -5,10 +5,11 @@
 //! does not make a skill outdated. Holds the check; `update` (in the CLI and the app) imports
 //! what it found.
 
-use crate::fetch::{FetchConfig, Fetched, fetch};
+use crate::fetch::{FetchConfig, Fetched, fetch, fetch_mcp_some};
 use crate::git::{self, RemoteRef};
 use crate::http::HttpClient;
 use crate::installed::{Installed, InstalledSkills};
+use crate::mcp::McpSource;
 use crate::rename::{self, Renamed};
 use crate::source::{GitSource, Source, UrlSource};
 use crate::wellknown;
@@ -95,6 +96,7 @@ pub fn check(
             SourceKind::Git => check_git(&url, &skills, config, &mut out),
             SourceKind::Index => check_index(&url, &skills, config, &mut out),
             SourceKind::Archive | SourceKind::SkillMd => check_url(kind, &url, &skills, config, &mut out),
+            SourceKind::Mcp => check_mcp(&url, &skills, config, &mut out),
         }
     }
     for c in &mut out.checks {
@@ -262,6 +264,45 @@ fn check_url(kind: SourceKind, url: &str, skills: &[(&str, &Installed)], config:
                 } else {
                     let new = Provenance { resolved: fetched.origin.resolved.clone(), ..rec.source.clone() };
                     compare(out, name, rec, &fetched, new, config);
+                }
+            }
+            out._fetched.push(fetched);
+        }
+    }
+}
+
+/// One connection to the server: its listing compared manifest by manifest with what was
+/// installed, and only the skills whose manifest changed read again and compared by content.
+fn check_mcp(url: &str, skills: &[(&str, &Installed)], config: &FetchConfig, out: &mut Checked) {
+    *out.asked.entry(url.to_owned()).or_default() += 1;
+    let given = skills.first().map(|(_, r)| r.source.given.clone()).unwrap_or_default();
+    let server = match McpSource::parse(&given) {
+        Ok(server) => server,
+        Err(e) => return could_not(out, skills, &e.to_string()),
+    };
+    let stale: BTreeMap<&str, &str> =
+        skills.iter().map(|(_, r)| (r.source.path.as_str(), r.source.resolved.as_str())).collect();
+    let wanted = |path: &str, manifest: &str| stale.get(path).is_some_and(|installed| *installed != manifest);
+    match fetch_mcp_some(&server, config, crate::mcp::Wanted { entry: &wanted, uris: &[] }) {
+        Err(e) => could_not(out, skills, &e.to_string()),
+        Ok((fetched, listed)) => {
+            for &(name, rec) in skills {
+                match listed.get(&rec.source.path) {
+                    Some(manifest) if *manifest == rec.source.resolved => push(out, name, rec, Status::UpToDate),
+                    Some(manifest) => {
+                        let new = Provenance { resolved: manifest.clone(), ..rec.source.clone() };
+                        compare(out, name, rec, &fetched, new, config);
+                    }
+                    None => match fetched.refusal(&rec.source.path) {
+                        Some(note) => {
+                            let reason = format!("{url} refuses it now: {}", note.what);
+                            push(out, name, rec, Status::CouldNotCheck { reason });
+                        }
+                        None => {
+                            let reason = format!("{url} no longer publishes a skill at {}", rec.source.path);
+                            push(out, name, rec, Status::Gone { reason });
+                        }
+                    },
                 }
             }
             out._fetched.push(fetched);

@@ -9,6 +9,7 @@ use crate::discover::{DiscoverOptions, Discovery, DiscoveryProblemKind, Plugin, 
 use crate::git::{self, GitError, ProblemKind};
 use crate::http::{HttpClient, HttpError, HttpOptions, shown_url};
 use crate::limits::oversized;
+use crate::mcp::{self, McpFetchError, McpOptions, McpSource};
 use crate::redact;
 use crate::source::{GitSource, Source, UrlSource};
 use crate::wellknown::{self, Wanted, WellKnownError};
@@ -52,6 +53,18 @@ pub struct Candidate {
     pub dir: PathBuf,
     /// What its revision will record.
     pub provenance: Provenance,
+}
+
+impl Candidate {
+    /// Whether `wanted` (`--skill`) names it: its name, or its path in the source; an MCP
+    /// server's skill also answers to the server's own name for it and to its `skill://` URI.
+    pub fn answers_to(&self, wanted: &str) -> bool {
+        if self.name == wanted || self.path == wanted || self.provenance.path == wanted {
+            return true;
+        }
+        self.provenance.kind == SourceKind::Mcp
+            && (last(&self.path) == wanted || format!("skill://{}/SKILL.md", self.path) == wanted)
+    }
 }
 
 /// Something of a source that was left out or cannot be trusted as it stands.
@@ -155,6 +168,9 @@ pub enum FetchSourceError {
         /// What the index probe said.
         index: String,
     },
+    /// The MCP server could not be asked.
+    #[error(transparent)]
+    Mcp(#[from] McpFetchError),
     /// The source holds no skill.
     #[error("{source_shown} holds no skill (no folder with a SKILL.md){hint}")]
     NoSkills {
@@ -177,6 +193,7 @@ impl FetchSourceError {
             Self::Url(UrlFetchError::Http(e)) | Self::Http(e) => e.code(),
             Self::Url(UrlFetchError::Archive(e)) => e.code(),
             Self::Url(_) => "source_fetch_failed",
+            Self::Mcp(e) => e.code(),
             Self::NeitherGitNorIndex { .. } => "source_not_recognised",
             Self::NoSkills { .. } => "source_has_no_skills",
             Self::Scratch(_) => "source_scratch_failed",
@@ -204,6 +221,29 @@ pub fn fetch(source: &Source, reference: Option<&str>, config: &FetchConfig) -> 
     fetched
 }
 
+/// Like [`fetch`], for a caller that wants only the skills `names` name (by name or by path
+/// inside the source; every skill when empty): a source that can fetch one skill without the
+/// others (an MCP server, which reads each file with a request of its own) fetches only those.
+pub fn fetch_named(
+    source: &Source,
+    reference: Option<&str>,
+    config: &FetchConfig,
+    names: &[String],
+) -> Result<Fetched, FetchSourceError> {
+    match source {
+        Source::Mcp(server) if !names.is_empty() => {
+            let named = |path: &str, _: &str| {
+                let name = last(path);
+                let uri = format!("skill://{path}/SKILL.md");
+                names.iter().any(|n| *n == path || *n == name || *n == uri || *n == server.kept_name(&name))
+            };
+            let uris: Vec<String> = names.iter().filter(|n| n.starts_with("skill://")).cloned().collect();
+            fetch_mcp_some(server, config, mcp::Wanted { entry: &named, uris: &uris }).map(|(fetched, _)| fetched)
+        }
+        _ => fetch(source, reference, config),
+    }
+}
+
 fn fetch_into_scratch(
     source: &Source,
     reference: Option<&str>,
@@ -218,6 +258,7 @@ fn fetch_into_scratch(
         Source::Http(url) => fetch_http(url, reference, &tree, config)?,
         Source::Archive(url) => fetch_url(url, &tree, config, true)?,
         Source::SkillFile(url) => fetch_url(url, &tree, config, false)?,
+        Source::Mcp(server) => fetch_mcp(server, &tree, config, mcp::Wanted { entry: &|_, _| true, uris: &[] })?.0,
     };
     let Partial { origin, skills, plugins, elsewhere, notes } = fetched;
     // A marketplace naming only plugins that live elsewhere holds no skill itself, but is a
@@ -229,7 +270,12 @@ fn fetch_into_scratch(
         };
         return Err(FetchSourceError::NoSkills { source_shown: origin.short(), hint });
     }
-    let skills = separate_nested(scratch.path(), skills).map_err(FetchSourceError::Scratch)?;
+    // An MCP server's skills are written each to a folder of its own, never one inside another.
+    let skills = if origin.kind == SourceKind::Mcp {
+        skills
+    } else {
+        separate_nested(scratch.path(), skills).map_err(FetchSourceError::Scratch)?
+    };
     Ok(Fetched { _scratch: scratch, origin, skills, plugins, elsewhere, notes })
 }
 
@@ -445,6 +491,80 @@ fn fetch_http(
     Ok(Partial { origin, skills, plugins: Vec::new(), elsewhere: Vec::new(), notes })
 }
 
+/// How an MCP fetch is bounded: Git's request and whole-fetch times, the limits of a skill and of
+/// a whole fetch, and as many entries as a repository may hold skills.
+fn mcp_options(config: &FetchConfig) -> McpOptions {
+    McpOptions {
+        request: config.git.read_timeout,
+        total: config.git.total_timeout,
+        skill: config.skill,
+        max_bytes: config.git.limits.max_bytes,
+        max_entries: DiscoverOptions::default().max_skills,
+    }
+}
+
+/// An MCP server's skills for which `wanted` (a skill's folder and manifest digest) says yes,
+/// and every entry listed with its manifest digest (for `outdated`).
+fn fetch_mcp(
+    server: &McpSource,
+    tree: &Path,
+    config: &FetchConfig,
+    wanted: mcp::Wanted<'_>,
+) -> Result<(Partial, std::collections::BTreeMap<String, String>), FetchSourceError> {
+    let fetched = mcp::fetch(server, tree, mcp_options(config), wanted)?;
+    let origin = Provenance {
+        kind: SourceKind::Mcp,
+        given: server.given.clone(),
+        url: server.recorded(),
+        reference: None,
+        pinned: false,
+        resolved: fetched.digest.clone(),
+        path: ".".to_owned(),
+    };
+    let skills = fetched
+        .skills
+        .into_iter()
+        .map(|s| Candidate {
+            provenance: Provenance { resolved: s.manifest, ..origin.below(&s.path) },
+            name: s.name,
+            path: s.path,
+            dir: s.dir,
+        })
+        .collect();
+    let mut notes: Vec<Note> = fetched
+        .refused
+        .into_iter()
+        .map(|r| Note {
+            path: r.path,
+            what: r.what,
+            refused: Some(Refusal { name: r.name, code: r.code, fix: r.fix }),
+            elsewhere: None,
+        })
+        .collect();
+    if fetched.truncated {
+        let limit = DiscoverOptions::default().max_skills;
+        notes.push(Note::left_out(
+            ".".to_owned(),
+            format!("the server lists more than {limit} skills: only the first {limit} were taken"),
+        ));
+    }
+    Ok((Partial { origin, skills, plugins: Vec::new(), elsewhere: Vec::new(), notes }, fetched.listed))
+}
+
+/// Fetches from the MCP server `server` only the skills `wanted` names, into a new scratch
+/// folder; with every entry listed, by folder, with its manifest digest. A source with no skill
+/// fetched is no error here.
+pub fn fetch_mcp_some(
+    server: &McpSource,
+    config: &FetchConfig,
+    wanted: mcp::Wanted<'_>,
+) -> Result<(Fetched, std::collections::BTreeMap<String, String>), FetchSourceError> {
+    let scratch = tempfile::Builder::new().prefix("skilldeck-source-").tempdir().map_err(FetchSourceError::Scratch)?;
+    let tree = scratch.path().join("tree");
+    let (Partial { origin, skills, plugins, elsewhere, notes }, listed) = fetch_mcp(server, &tree, config, wanted)?;
+    Ok((Fetched { _scratch: scratch, origin, skills, plugins, elsewhere, notes }, listed))
+}
+
 /// An archive (`archive`) or one `SKILL.md` at a URL.
 fn fetch_url(url: &UrlSource, tree: &Path, config: &FetchConfig, archive: bool) -> Result<Partial, FetchSourceError> {
     let client = HttpClient::new(config.http.clone())?;
@@ -562,7 +682,7 @@ fn top_name(source: &Source) -> String {
                 .find_map(|end| lower.strip_suffix(end).map(|stem| file[..stem.len()].to_owned()))
                 .unwrap_or(file)
         }
-        Source::Http(_) | Source::SkillFile(_) => String::new(),
+        Source::Http(_) | Source::SkillFile(_) | Source::Mcp(_) => String::new(),
     };
     let name = name.to_ascii_lowercase();
     let safe = !name.is_empty()
@@ -584,6 +704,7 @@ pub fn recorded_url(source: &Source, kind: SourceKind) -> Option<String> {
         (Source::Archive(url), SourceKind::Archive) | (Source::SkillFile(url), SourceKind::SkillMd) => {
             Some(recorded(&url.url))
         }
+        (Source::Mcp(server), SourceKind::Mcp) => Some(server.recorded()),
         _ => None,
     }
 }

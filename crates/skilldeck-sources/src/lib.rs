@@ -17,6 +17,7 @@ pub mod installed;
 pub mod last_check;
 pub mod limits;
 pub mod lock;
+pub mod mcp;
 pub mod origins;
 pub mod redact;
 pub mod rename;

@@ -5,6 +5,7 @@
 
 use crate::fetch::{FetchConfig, Fetched, fetch};
 use crate::lock::{Lock, LockedSkill};
+use crate::mcp::{McpSource, Target};
 use crate::rename::{self, Renamed};
 use crate::source::{GitSource, Hosts, Source, UrlSource};
 use serde::Serialize;
@@ -44,8 +45,16 @@ pub struct Restored {
 /// Fetches what `lock` needs that the store does not hold; `current` gives a skill's current
 /// content digest in the store. An entry that cannot be used as written (see
 /// [`LockedSkill::problem`]; `given` read against `hosts`) fails, naming why, and nothing is
-/// fetched for it.
-pub fn restore(lock: &Lock, hosts: &Hosts, config: &FetchConfig, current: &dyn Fn(&str) -> Option<Digest>) -> Restored {
+/// fetched for it. An MCP server the lock says to start as a program is started only when
+/// `run_servers` (the user's `--run-servers`): a lockfile from someone else never runs a program
+/// on its own.
+pub fn restore(
+    lock: &Lock,
+    hosts: &Hosts,
+    config: &FetchConfig,
+    current: &dyn Fn(&str) -> Option<Digest>,
+    run_servers: bool,
+) -> Restored {
     let mut out = Restored::default();
     // The skills to fetch, by what to fetch: one fetch each.
     let mut wanted: BTreeMap<(SourceKind, String, String), Vec<usize>> = BTreeMap::new();
@@ -84,6 +93,15 @@ pub fn restore(lock: &Lock, hosts: &Hosts, config: &FetchConfig, current: &dyn F
                     }
                 })
                 .map_err(|e| format!("{url} is not a URL: {e}")),
+            SourceKind::Mcp => match McpSource::parse(&given) {
+                Ok(server) if matches!(server.target, Target::Command { .. }) && !run_servers => Err(format!(
+                    "the lockfile would start the program `{}` to fetch it, and a lockfile never starts a program \
+                     on its own: check the command, then run `skilldeck install --run-servers`",
+                    server.recorded().trim_start_matches(crate::mcp::PREFIX)
+                )),
+                Ok(server) => Ok(Source::Mcp(server)),
+                Err(e) => Err(e.to_string()),
+            },
         };
         let fetched = source.and_then(|s| fetch(&s, None, config).map_err(|e| e.to_string()));
         let fetched = match fetched {

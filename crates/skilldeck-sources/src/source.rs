@@ -16,9 +16,12 @@
 //!    `/owner/repo/blob/REF/path/SKILL.md`, GitLab's `/-/tree/`) → Git; anything else →
 //!    [`Source::Http`], which the caller probes: Git smart HTTP (`info/refs`) first, then a
 //!    `.well-known/agent-skills` index.
+//! 5. `mcp:[LABEL=]COMMAND…` or `mcp:[LABEL=]https://…` is an MCP server publishing skills
+//!    ([`crate::mcp`]).
 
 use std::path::{Path, PathBuf};
 
+use crate::mcp::{self, McpSource, McpSourceError};
 use url::Url;
 
 /// The base URLs shorthand expands against.
@@ -48,6 +51,8 @@ pub enum Source {
     Archive(UrlSource),
     /// One `SKILL.md` to download.
     SkillFile(UrlSource),
+    /// An MCP server publishing skills (`mcp:COMMAND…` or `mcp:https://…`).
+    Mcp(McpSource),
 }
 
 impl Source {
@@ -61,6 +66,7 @@ impl Source {
         match self {
             Source::Git(git) => &git.given,
             Source::Http(u) | Source::Archive(u) | Source::SkillFile(u) => &u.given,
+            Source::Mcp(m) => &m.given,
         }
     }
 }
@@ -150,6 +156,9 @@ pub enum SourceError {
         /// The path as given.
         path: PathBuf,
     },
+    /// An `mcp:` source that cannot be read.
+    #[error(transparent)]
+    Mcp(#[from] McpSourceError),
     /// A local folder that is not a Git repository.
     #[error("{} is a folder but not a Git repository (no .git in it): import it as a folder instead", path.display())]
     NotARepository {
@@ -163,6 +172,9 @@ const ARCHIVE_ENDINGS: [&str; 5] = [".zip", ".tar.gz", ".tgz", ".tar", ".skill"]
 
 fn parse(text: &str, hosts: &Hosts) -> Result<Source, SourceError> {
     let raw = text.trim();
+    if raw.starts_with(mcp::PREFIX) {
+        return Ok(Source::Mcp(McpSource::parse(raw)?));
+    }
     // What is recorded never holds a credential; the URL fetched keeps it, for this fetch only.
     let stripped = crate::redact::strip(raw);
     let given = stripped.as_str();

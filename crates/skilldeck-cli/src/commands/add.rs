@@ -12,7 +12,7 @@ use serde::Serialize;
 use skilldeck_skill::provenance::{Provenance, SourceKind};
 use skilldeck_skill::{Scope, SkillName};
 use skilldeck_sources::discover::RemotePlugin;
-use skilldeck_sources::fetch::{Candidate, FetchConfig, Fetched, Note, fetch};
+use skilldeck_sources::fetch::{Candidate, FetchConfig, Fetched, Note, fetch_named};
 use skilldeck_sources::installed::InstalledSkills;
 use skilldeck_sources::{Hosts, Source};
 use skilldeck_sources::{rename, setup};
@@ -51,14 +51,20 @@ pub fn fetch_config(ctx: &Ctx) -> anyhow::Result<(Hosts, FetchConfig)> {
     Ok(setup::fetch_config(ctx.storage())?)
 }
 
-/// Fetches `source` with a line on stderr while it runs in a terminal.
-pub fn fetch_source(source: &Source, reference: Option<&str>, config: &FetchConfig) -> anyhow::Result<Fetched> {
+/// Fetches the skills `names` of `source` (all when empty: see [`fetch_named`]) with a line on
+/// stderr while it runs in a terminal.
+fn fetch_source(
+    source: &Source,
+    reference: Option<&str>,
+    config: &FetchConfig,
+    names: &[String],
+) -> anyhow::Result<Fetched> {
     let tty = std::io::stderr().is_terminal();
     if tty {
         crate::output::err!("fetching {} …", source.given());
         let _ = std::io::stderr().flush();
     }
-    let fetched = fetch(source, reference, config);
+    let fetched = fetch_named(source, reference, config, names);
     if tty {
         eprint!("\r\x1b[2K");
     }
@@ -90,7 +96,13 @@ pub fn add(args: &AddArgs) -> anyhow::Result<Outcome> {
     if args.reference.is_some() && matches!(source, Source::Archive(_) | Source::SkillFile(_)) {
         anyhow::bail!("--ref names a branch, tag or commit of a Git repository; {} is a file", source.given());
     }
-    let fetched = fetch_source(&source, args.reference.as_deref(), &config)?;
+    if args.reference.is_some() && matches!(source, Source::Mcp(_)) {
+        anyhow::bail!(
+            "--ref names a branch, tag or commit of a Git repository; {} is an MCP server, which serves one version",
+            source.given()
+        );
+    }
+    let fetched = fetch_source(&source, args.reference.as_deref(), &config, &args.skills)?;
     if args.reference.is_some() && fetched.origin.kind != SourceKind::Git {
         anyhow::bail!(
             "--ref names a branch, tag or commit of a Git repository; {} is a skills index, which has none",
@@ -493,7 +505,7 @@ fn choose<'a>(fetched: &'a Fetched, args: &AddArgs) -> anyhow::Result<Chosen<'a>
         let mut taken = Vec::new();
         let mut paths = Vec::new();
         for wanted in &args.skills {
-            let found = all.iter().find(|c| c.name == *wanted || c.path == *wanted || c.provenance.path == *wanted);
+            let found = all.iter().find(|c| c.answers_to(wanted));
             match found {
                 Some(c) if !taken.contains(c) => {
                     taken.push(*c);

@@ -350,14 +350,15 @@ pub fn lock(out: Option<&std::path::Path>, json: bool) -> anyhow::Result<Outcome
 
 /// `skilldeck install`: the store made to hold exactly the lockfile's skills at exactly their
 /// content, fetched by commit; nothing is done for a skill already in place.
-pub fn install(lock_path: Option<&std::path::Path>, json: bool) -> anyhow::Result<Outcome> {
+/// An MCP server the lock names as a program is started only with `run_servers`.
+pub fn install(lock_path: Option<&std::path::Path>, run_servers: bool, json: bool) -> anyhow::Result<Outcome> {
     let ctx = Ctx::open()?;
     let path = lock_path_or_default(lock_path)?;
     let lock = Lock::read(&path)?;
     let (hosts, config) = fetch_config(&ctx)?;
     let storage = ctx.storage();
     let current = |name: &str| storage.digest_dir(Scope::User, name).ok();
-    let restored = restore(&lock, &hosts, &config, &current);
+    let restored = restore(&lock, &hosts, &config, &current, run_servers);
     let requests: Vec<ImportRequest> = restored
         .skills
         .iter()

@@ -15,6 +15,7 @@ mod keychain;
 mod link_mode;
 mod logs;
 mod mcp;
+mod mcp_add;
 mod mcp_conformance;
 mod mcp_install;
 mod mcp_skills;
