@@ -51,17 +51,7 @@ impl Provenance {
     /// `@commit unknown`. An MCP server reads as its label when one was given and its command's
     /// words without their folders: `billing (mcp:python3 server.py)@3441880, refunds`.
     pub fn short(&self) -> String {
-        let server;
-        let url = if self.kind == SourceKind::Mcp {
-            server = self.server();
-            server.as_str()
-        } else {
-            self.url.as_str()
-        };
-        let url = url.split_once("://").map_or(url, |(_, rest)| rest);
-        let url = url.split(['?', '#']).next().unwrap_or(url);
-        let url = url.trim_end_matches('/');
-        let url = url.strip_suffix(".git").unwrap_or(url);
+        let url = if self.kind == SourceKind::Mcp { self.server() } else { address(&self.url).to_owned() };
         let resolved = self.resolved.strip_prefix("sha256:").unwrap_or(&self.resolved);
         let short: String =
             if resolved.is_empty() { "commit unknown".to_owned() } else { resolved.chars().take(7).collect() };
@@ -87,7 +77,7 @@ impl Provenance {
                     .collect();
                 format!("mcp:{}", words.join(" "))
             }
-            None => self.url.clone(),
+            None => address(&self.url).to_owned(),
         };
         match label {
             Some(label) => format!("{label} ({address})"),
@@ -104,6 +94,14 @@ impl Provenance {
         };
         Self { path, ..self.clone() }
     }
+}
+
+/// A URL as a person reads it: without its scheme, query, fragment, trailing `/` or `.git`.
+fn address(url: &str) -> &str {
+    let url = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let url = url.split(['?', '#']).next().unwrap_or(url);
+    let url = url.trim_end_matches('/');
+    url.strip_suffix(".git").unwrap_or(url)
 }
 
 #[cfg(test)]

@@ -9,6 +9,6 @@ mod fetch;
 mod server;
 mod session;
 
-pub use fetch::{McpFetchError, McpFetched, McpOptions, McpRefused, McpSkill, TOKEN_VAR, Wanted, fetch};
-pub use server::{MAX_LABEL, McpSource, McpSourceError, PREFIX, Target};
+pub use fetch::{McpFetchError, McpFetched, McpOptions, McpRefused, McpSkill, Wanted, fetch};
+pub use server::{MAX_LABEL, McpSource, McpSourceError, PREFIX, TOKEN_PREFIX, Target};
 pub use session::SessionError;

@@ -257,3 +257,43 @@ fn a_server_that_hangs_streams_for_ever_or_lists_too_much_is_cut_off_with_nothin
     assert!(said.contains("more than 5000 skills"), "{said}");
     assert!(ok(&home, &["list"]).contains("bulk-alpha"));
 }
+
+/// Over Streamable HTTP with a bearer token: without it, the error names the server's own
+/// variable; with it, the skill comes in; the token is in no file Skilldeck wrote, nor in the
+/// lockfile, nor in anything printed.
+#[test]
+fn a_server_over_http_gets_the_token_of_its_own_variable_and_it_is_never_written_down() {
+    let token = "mcp-source-token-0123456789abcdefghijklmnop";
+    let publisher = super::mcp::Env::new();
+    let http = super::mcp::Http::start(&publisher, token);
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    fs::create_dir_all(&home).unwrap();
+    let source = format!("mcp:own={}", http.url);
+
+    let out = run(&home, tmp.path(), &["add", &source, "--skill", "alpha"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && said.contains("SKILLDECK_MCP_TOKEN_OWN") && said.contains("[mcp_needs_token]"),
+        "{said}"
+    );
+
+    let out = Command::new(BIN)
+        .args(["add", &source, "--skill", "alpha"])
+        .current_dir(tmp.path())
+        .env("SKILLDECK_HOME", &home)
+        .env("SKILLDECK_MCP_TOKEN_OWN", token)
+        .env("SKILLDECK_LOG", "debug")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("own-alpha") && !said.contains(token), "{said}");
+    ok(&home, &["lock"]);
+    let lock = fs::read_to_string(tmp.path().join("skilldeck.lock")).unwrap();
+    assert!(lock.contains(&http.url) && !lock.contains(token), "{lock}");
+    for file in walk(&home) {
+        let bytes = fs::read(&file).unwrap();
+        assert!(!String::from_utf8_lossy(&bytes).contains(token), "the token is in {}", file.display());
+    }
+}

@@ -15,10 +15,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The environment variable whose value is sent as a bearer token to an MCP server over HTTP.
-/// Like Git's tokens it is read for each connection and never recorded.
-pub const TOKEN_VAR: &str = "SKILLDECK_MCP_TOKEN";
-
 /// How an MCP fetch is bounded.
 #[derive(Debug, Clone, Copy)]
 pub struct McpOptions {
@@ -97,6 +93,26 @@ pub enum McpFetchError {
         /// Why.
         source: std::io::Error,
     },
+    /// The server asks for a token, or refused the one given.
+    #[error("{url} {}", if *given { format!("refused the token in {var}: check it") } else { format!("asks for a token: set {var} to it (it is sent to this server alone, and never stored)") })]
+    NeedsToken {
+        /// The server's token variable.
+        var: String,
+        /// The endpoint, without credentials.
+        url: String,
+        /// Whether a token was sent.
+        given: bool,
+    },
+    /// A token would go in clear text to another machine.
+    #[error(
+        "{var} is set, but {url} is plain http on another machine, where the token would travel readable: use the server's https:// address"
+    )]
+    TokenInClear {
+        /// The variable.
+        var: String,
+        /// The endpoint, without credentials.
+        url: String,
+    },
     /// The fetch's own thread failed.
     #[error("the MCP client stopped unexpectedly: {0}")]
     Runtime(String),
@@ -108,6 +124,8 @@ impl McpFetchError {
         match self {
             Self::Session(e) => e.code(),
             Self::TookTooLong { .. } => "mcp_timeout",
+            Self::TokenInClear { .. } => "mcp_token_in_clear",
+            Self::NeedsToken { .. } => "mcp_needs_token",
             Self::Write { .. } | Self::Runtime(_) => "mcp_fetch_failed",
         }
     }
@@ -130,7 +148,7 @@ pub fn fetch(
     options: McpOptions,
     wanted: Wanted<'_>,
 ) -> Result<McpFetched, McpFetchError> {
-    let token = std::env::var(TOKEN_VAR).ok().filter(|t| !t.trim().is_empty()).map(|t| format!("Bearer {}", t.trim()));
+    let token = source.token()?;
     std::thread::scope(|scope| {
         let run = scope.spawn(|| {
             let runtime = tokio::runtime::Builder::new_current_thread()
@@ -161,7 +179,16 @@ async fn fetch_async(
         max_file_bytes: options.skill.max_file_bytes,
         max_entries: options.max_entries,
     };
-    let session = Session::connect(&source.target, token, bounds).await?;
+    let session = match Session::connect(&source.target, token, bounds).await {
+        Err(SessionError::Handshake { reason, .. }) if is_auth(&reason) => {
+            return Err(McpFetchError::NeedsToken {
+                var: source.token_var(),
+                url: source.recorded(),
+                given: token.is_some(),
+            });
+        }
+        connected => connected?,
+    };
     let result = take(&session, source, tree, options, wanted).await;
     session.close().await;
     result
@@ -303,6 +330,11 @@ fn write_skill(dir: &Path, files: &[(String, Vec<u8>)]) -> Result<(), McpFetchEr
         write().map_err(|source| McpFetchError::Write { path: path.clone(), source })?;
     }
     Ok(())
+}
+
+/// Whether a failed handshake was the server asking for credentials (rmcp's words for a 401).
+fn is_auth(reason: &str) -> bool {
+    ["Auth required", "401", "403", "nauthorized", "orbidden"].iter().any(|w| reason.contains(w))
 }
 
 /// The source's target as written after `mcp:` and a label, for a hint.

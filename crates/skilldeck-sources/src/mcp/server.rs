@@ -6,12 +6,16 @@
 //! connects over Streamable HTTP. The label is the server's half of each skill's identity: a
 //! skill `refunds` from server `billing` is kept as `billing-refunds`. Without one, the label is
 //! the host's name (`mcp.example.com` → `mcp-example-com`) or the last word of the command
-//! (`python3 tools/acme_server.py` → `acme-server`).
+//! (`python3 tools/acme_server.py` → `acme-server`). A server over HTTP gets the bearer token in
+//! `SKILLDECK_MCP_TOKEN_<LABEL>`, its own variable, so no token reaches another server.
 
 use url::Url;
 
 /// What starts an MCP source.
 pub const PREFIX: &str = "mcp:";
+
+/// What a server's token variable starts with ([`McpSource::token_var`]).
+pub const TOKEN_PREFIX: &str = "SKILLDECK_MCP_TOKEN_";
 
 /// The longest label: a skill name has at most 64 characters, and the label and a hyphen come
 /// before the server's own name.
@@ -127,6 +131,34 @@ impl McpSource {
                 format!("{PREFIX}{}", shlex::try_join(words).unwrap_or_else(|_| program.clone()))
             }
         }
+    }
+
+    /// The environment variable holding this server's bearer token: `SKILLDECK_MCP_TOKEN_` and
+    /// the label in capitals, hyphens as underscores (`billing-eu` → `SKILLDECK_MCP_TOKEN_BILLING_EU`).
+    /// One variable a server, so a token is only ever sent to the server it was given for.
+    pub fn token_var(&self) -> String {
+        format!("{TOKEN_PREFIX}{}", self.label.to_ascii_uppercase().replace('-', "_"))
+    }
+
+    /// The bearer token for this server over HTTP, read from [`Self::token_var`] for this
+    /// connection (never recorded); `None` when unset or for a program. Refused for plain http
+    /// to another machine, where it would travel readable.
+    pub fn token(&self) -> Result<Option<String>, super::McpFetchError> {
+        let Target::Http { url } = &self.target else { return Ok(None) };
+        let var = self.token_var();
+        let Some(token) = std::env::var(&var).ok().map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()) else {
+            return Ok(None);
+        };
+        let loopback = match url.host() {
+            Some(url::Host::Domain(d)) => d == "localhost",
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            None => false,
+        };
+        if url.scheme() != "https" && !loopback {
+            return Err(super::McpFetchError::TokenInClear { var, url: self.recorded() });
+        }
+        Ok(Some(token))
     }
 
     /// The name a skill `name` of this server is kept under: `LABEL-name`.

@@ -116,7 +116,7 @@ fn client_info() -> ClientConfig {
 }
 
 impl Session {
-    /// Connects to `target` with `token` as a bearer token over HTTP.
+    /// Connects to `target` with `token` (without `Bearer `) as a bearer token over HTTP.
     pub async fn connect(target: &Target, token: Option<&str>, bounds: Bounds) -> Result<Self, SessionError> {
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let (started, child) = match target {
