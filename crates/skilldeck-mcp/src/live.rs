@@ -1,5 +1,7 @@
 //! Live updates: the store's watcher rebuilds the listing, and a changed listing becomes
-//! `notifications/tools/list_changed`. Holds the glue only; the watching is skilldeck-core's.
+//! `notifications/tools/list_changed`, and any changed skill `notifications/resources/list_changed`
+//! (it is in skills/list whether or not the listing has room for it). Holds the glue only; the
+//! watching is skilldeck-core's.
 
 use crate::catalog::SCHEME;
 use crate::server::SkilldeckServer;
@@ -64,12 +66,17 @@ impl SkilldeckServer {
                     false
                 }
             };
-            if changed && let Some(peer) = shared.peer.get().cloned() {
+            // Every served skill is in the resources and in skills/list, listed to models or
+            // not (past the listing's budget): any skill that changed changes those.
+            let served_changed = changed || !touched.is_empty();
+            if served_changed && let Some(peer) = shared.peer.get().cloned() {
                 runtime.spawn(async move {
                     // A client gone meanwhile is no error of ours.
-                    let _ = peer.notify_tool_list_changed().await;
+                    if changed {
+                        let _ = peer.notify_tool_list_changed().await;
+                        let _ = peer.notify_prompt_list_changed().await;
+                    }
                     let _ = peer.notify_resource_list_changed().await;
-                    let _ = peer.notify_prompt_list_changed().await;
                 });
             }
             // A listener hears only what its filter accepted (the sink refuses the rest).
@@ -80,8 +87,10 @@ impl SkilldeckServer {
                     }
                     if changed {
                         let _ = sink.notify_tool_list_changed().await;
-                        let _ = sink.notify_resource_list_changed().await;
                         let _ = sink.notify_prompt_list_changed().await;
+                    }
+                    if served_changed {
+                        let _ = sink.notify_resource_list_changed().await;
                     }
                 });
             }

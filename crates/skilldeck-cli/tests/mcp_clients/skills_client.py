@@ -14,6 +14,9 @@ digest and size as a host must, then prints what it saw as one JSON object for t
 
 import base64
 import hashlib
+import subprocess
+
+import anyio
 
 from mcp import ClientSession, MCPError, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -37,8 +40,15 @@ async def error_of(call) -> dict | None:
 async def scenario(config: dict) -> dict:
     report: dict = {}
     params = StdioServerParameters(command=config["command"][0], args=config["command"][1:], env=config["env"])
+    list_changed = [0]
+
+    async def on_message(message) -> None:
+        method = getattr(getattr(message, "root", message), "method", None)
+        if method == "notifications/resources/list_changed":
+            list_changed[0] += 1
+
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as s:
+        async with ClientSession(read, write, message_handler=on_message) as s:
             init = await s.initialize()
             report["protocolVersion"] = init.protocol_version
             caps = init.capabilities.model_dump(by_alias=True, exclude_none=True)
@@ -91,6 +101,15 @@ async def scenario(config: dict) -> dict:
                 template, {"name": "path", "value": "ref"}, context_arguments={"name": config["complete_skill"]}
             )
             report["completePath"] = paths.completion.model_dump(by_alias=True, exclude_none=True)
+            if config.get("change"):
+                # A skill changes in the store: a host caching skills/list must hear of it.
+                before = list_changed[0]
+                done = subprocess.run(config["change"], env=config["env"], capture_output=True, text=True)
+                report["change"] = {"code": done.returncode, "stderr": done.stderr}
+                with anyio.move_on_after(10):
+                    while list_changed[0] == before:
+                        await anyio.sleep(0.05)
+                report["resourcesListChanged"] = list_changed[0] > before
     return report
 
 
