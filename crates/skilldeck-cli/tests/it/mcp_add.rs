@@ -249,6 +249,20 @@ fn a_server_that_hangs_streams_for_ever_or_lists_too_much_is_cut_off_with_nothin
         assert!(started.elapsed().as_secs() < 60, "{mode} was cut off");
         assert_eq!(ok(&home, &["list", "--json"]), before, "{mode}: the store is untouched");
     }
+    // Over Streamable HTTP, a file streamed for ever: the response is cut off, nothing written.
+    let config = tmp.path().join("endless-http.json");
+    fs::write(&config, json!({"root": root, "mode": "endless_read", "http_port": 0}).to_string()).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_clients/publisher.py");
+    let mut server = Command::new(&py).arg(&script).arg(&config).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut url = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(server.stdout.take().unwrap()), &mut url).unwrap();
+    let out = run(&home, tmp.path(), &["add", &format!("mcp:stream={}", url.trim()), "--all"]);
+    let _ = server.kill();
+    let _ = server.wait();
+    let said = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success() && said.contains("resources/read"), "http endless_read: {said}");
+    assert_eq!(ok(&home, &["list", "--json"]), before, "http endless_read: the store is untouched");
+
     // 100,000 entries: the listing stops at the limit, and one skill asked for by name comes in.
     let source = publisher(&py, tmp.path(), "bulk", &json!({"root": root, "mode": "huge_listing"}));
     let out = run(&home, tmp.path(), &["add", &source, "--skill", "bulk-alpha"]);
