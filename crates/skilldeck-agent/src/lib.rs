@@ -6,6 +6,7 @@ pub mod config;
 pub mod config_edit;
 pub mod describe;
 pub mod dispatch;
+pub mod eval;
 pub mod events;
 pub mod keychain;
 pub mod message;

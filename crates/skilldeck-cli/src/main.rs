@@ -458,6 +458,9 @@ enum Command {
     },
     /// Run the agent on a workspace folder: one request, or a session on standard input.
     Agent(commands::agent::AgentArgs),
+    /// Evaluate a skill: `--triggers` runs its trigger queries through the agent loop and says
+    /// how often the skill loads when it should and when it should not.
+    Eval(commands::eval::EvalArgs),
     /// Switch a skill off (or back on) in an agent's own settings, without deleting it:
     /// Claude Code's `skillOverrides`, Codex's `[[skills.config]]`.
     #[command(subcommand, name = "agent-skill")]
@@ -626,6 +629,7 @@ fn run(cli: Cli) -> anyhow::Result<Outcome> {
         Command::Trust { name, scope } => trust::set(&name, scope, true),
         Command::Untrust { name, scope } => trust::set(&name, scope, false),
         Command::Agent(args) => agent::run(args),
+        Command::Eval(args) => commands::eval::run(args),
         Command::Sessions { json } => agent::sessions(json),
         Command::Adopt { names, all, from, project, json } => {
             adopt::run(adopt::AdoptArgs { names, all, from, project, json })

@@ -35,12 +35,10 @@ pub enum ApiArg {
     Anthropic,
 }
 
-/// `skilldeck agent`'s arguments.
+/// Which model answers: a provider from config.toml, or a server named for this run. Shared by
+/// `agent` and `eval`.
 #[derive(Debug, Args)]
-pub struct AgentArgs {
-    /// The workspace folder the agent works in (not needed with --resume).
-    #[arg(long, required_unless_present = "resume")]
-    workspace: Option<PathBuf>,
+pub struct ProviderArgs {
     /// A provider from config.toml (default: its default_provider, else `offline`).
     #[arg(long, conflicts_with = "api")]
     provider: Option<String>,
@@ -53,6 +51,16 @@ pub struct AgentArgs {
     /// The model's name.
     #[arg(long, requires = "api")]
     model: Option<String>,
+}
+
+/// `skilldeck agent`'s arguments.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// The workspace folder the agent works in (not needed with --resume).
+    #[arg(long, required_unless_present = "resume")]
+    workspace: Option<PathBuf>,
+    #[command(flatten)]
+    model: ProviderArgs,
     /// Allow every shell command without asking (each still runs in the sandbox), and writes of
     /// files that run code later (.git/, .envrc, build files).
     #[arg(long)]
@@ -184,7 +192,8 @@ async fn read_answer() -> ShellAnswer {
     }
 }
 
-fn build_provider(args: &AgentArgs, config: &Config) -> anyhow::Result<(Arc<dyn Provider>, ProviderConfig)> {
+/// The provider `args` name, and its settings.
+pub fn build_provider(args: &ProviderArgs, config: &Config) -> anyhow::Result<(Arc<dyn Provider>, ProviderConfig)> {
     if let (Some(api), Some(base), Some(model)) = (args.api, &args.base_url, &args.model) {
         let key = std::env::var(API_KEY_ENV).ok().filter(|k| !k.is_empty());
         // One run against a server: the defaults for anything config.toml would say.
@@ -229,7 +238,7 @@ pub fn run(args: AgentArgs) -> anyhow::Result<Outcome> {
     let (ctx, _) = Ctx::open_listing()?;
     let home = SkilldeckHome::from_env()?;
     let config = Config::load(&home.config_path())?;
-    let (provider, pc) = build_provider(&args, &config)?;
+    let (provider, pc) = build_provider(&args.model, &config)?;
     let mut opts = SessionOptions::from_config(&config, &pc);
     opts.sandbox.network |= args.network;
     let shell_enabled = opts.tools.contains(&skilldeck_agent::tools::ToolKind::Shell);

@@ -8,6 +8,7 @@ pub mod agent_skill;
 pub mod audit;
 pub mod authoring;
 pub mod autosync;
+pub mod eval;
 pub mod find;
 pub mod import;
 pub mod key;

@@ -10,6 +10,7 @@ mod audit;
 mod authoring;
 mod auto_sync;
 mod cli;
+mod eval;
 mod export_held;
 mod keychain;
 mod link_mode;
