@@ -45,7 +45,7 @@ async fn require_token(State(token): State<Arc<String>>, request: Request, next:
         _ => (
             StatusCode::UNAUTHORIZED,
             [(header::WWW_AUTHENTICATE, "Bearer")],
-            "missing or wrong bearer token: send the token `skilldeck mcp --http` printed, as Authorization: Bearer TOKEN",
+            "missing or wrong bearer token: send the server's token (SKILLDECK_MCP_TOKEN where it runs, else the one it printed at start) as Authorization: Bearer TOKEN",
         )
             .into_response(),
     }

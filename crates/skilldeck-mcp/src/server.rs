@@ -14,10 +14,10 @@ use crate::workspace::Workspaces;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, CustomRequest,
     CustomResult, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams, GetSkillResult, Implementation,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult, ListToolsResult,
-    PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-    SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    InputRequest, InputRequiredResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceDirectoryRequestParams,
+    ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, Peer, RequestContext, RoleServer, SubscriptionContext, SubscriptionSink};
 use rmcp::{ErrorData, ServerHandler};
@@ -36,6 +36,25 @@ const NEWEST_PROTOCOL: ProtocolVersion = ProtocolVersion::V_2025_11_25;
 
 /// The newest protocol version the server speaks at all: the stateless revision (no handshake).
 const STATELESS_PROTOCOL: ProtocolVersion = ProtocolVersion::V_2026_07_28;
+
+/// The key under which a `view_skill` call asks a 2026-07-28 client for its roots.
+const ROOTS_INPUT: &str = "roots";
+
+/// Whether the request of `context` speaks the stateless revision, where roots come as input to
+/// a request and the server asks nothing of its own.
+fn stateless(context: &RequestContext<RoleServer>) -> bool {
+    context.protocol_version().is_some_and(|v| v >= STATELESS_PROTOCOL)
+}
+
+/// The `roots/list` asked of a 2026-07-28 client as input to a call. SEP-2577 deprecates roots,
+/// but hosts of that revision (fast-agent, the MCP Inspector) still answer them, and they are
+/// the one way such a host says which folder it works in.
+#[allow(deprecated)]
+fn roots_request() -> Result<InputRequest, ErrorData> {
+    let asked: rmcp::model::ListRootsRequest = serde_json::from_value(json!({"method": "roots/list"}))
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None))?;
+    Ok(InputRequest::ListRoots(asked))
+}
 
 /// What every request of one session shares.
 pub(crate) struct Shared {
@@ -304,9 +323,14 @@ impl SkilldeckServer {
     }
 
     /// Asks the client for its roots when the workspace comes from them.
-    async fn sandbox(&self, peer: &Peer<RoleServer>) -> Result<Arc<skilldeck_mount::sandbox::Sandbox>, String> {
+    /// A `stateless` (2026-07-28) client is asked nothing: its roots came with the call.
+    async fn sandbox(
+        &self,
+        peer: &Peer<RoleServer>,
+        stateless: bool,
+    ) -> Result<Arc<skilldeck_mount::sandbox::Sandbox>, String> {
         let mut workspaces = self.shared.workspaces.lock().await;
-        if workspaces.roots_decide() {
+        if workspaces.roots_decide() && !stateless {
             let shares_roots = peer.peer_info().is_some_and(|info| info.capabilities.roots.is_some());
             if shares_roots {
                 match crate::workspace::ask_roots(peer).await {
@@ -319,11 +343,12 @@ impl SkilldeckServer {
     }
 
     /// Runs one `view_skill` call with `input`, mounting into the session's workspace.
-    pub async fn view(&self, peer: &Peer<RoleServer>, input: Value) -> ViewResult {
+    /// A `stateless` (2026-07-28) client's roots, if any, came with the call.
+    pub async fn view(&self, peer: &Peer<RoleServer>, input: Value, stateless: bool) -> ViewResult {
         self.refresh_unless_live();
         let name = input.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
         let path = input.get("path").and_then(Value::as_str).map(str::to_owned);
-        let sandbox = match self.sandbox(peer).await {
+        let sandbox = match self.sandbox(peer, stateless).await {
             Ok(s) => s,
             Err(message) => {
                 // A bad path is said first, as the core does, even with nowhere to mount.
@@ -488,8 +513,21 @@ impl ServerHandler for SkilldeckServer {
                 None,
             ));
         }
+        // At 2026-07-28 a server sends no requests of its own: the client's roots come with a
+        // retry of this call (SEP-2322), asked for once, when nothing else says where to mount.
+        if stateless(&context) {
+            let mut workspaces = self.shared.workspaces.lock().await;
+            match request.input_responses.as_ref().and_then(|r| r.get(ROOTS_INPUT)) {
+                Some(answer) => workspaces.set_roots(crate::workspace::roots_answered(answer)),
+                None if !workspaces.knows_where() => {
+                    let requests = std::iter::once((ROOTS_INPUT.to_owned(), roots_request()?)).collect();
+                    return Ok(CallToolResponse::InputRequired(InputRequiredResult::from_input_requests(requests)));
+                }
+                None => {}
+            }
+        }
         let input = Value::Object(request.arguments.unwrap_or_default());
-        let result = self.view(&context.peer, input).await;
+        let result = self.view(&context.peer, input, stateless(&context)).await;
         Ok(call_result(&result).into())
     }
 

@@ -49,6 +49,17 @@ pub(crate) fn first_file_root<'a>(uris: impl IntoIterator<Item = &'a str>) -> Re
     }
 }
 
+/// A 2026-07-28 client's answer to the roots asked for as input to a call (a `roots/list`
+/// result): the first local folder, or why there is none. (SEP-2577 deprecates roots; see
+/// `server::roots_request` for why they are still asked.)
+#[allow(deprecated)]
+pub(crate) fn roots_answered(answer: &serde_json::Value) -> Result<PathBuf, String> {
+    match serde_json::from_value::<rmcp::model::ListRootsResult>(answer.clone()) {
+        Ok(list) => first_file_root(list.roots.iter().map(|r| r.uri.as_str())),
+        Err(e) => Err(format!("{NO_WORKSPACE} (The client's answer for its roots could not be read: {e}.)")),
+    }
+}
+
 /// Asks the client for its roots: the first local folder, or why there is none; the outer
 /// error when the client failed to answer (asked again at the next call). Roots are deprecated
 /// from protocol 2026-07-28 on (SEP-2577), but the handshake versions every current client
@@ -86,6 +97,11 @@ impl Workspaces {
     /// mount into the folder the client just left.
     pub(crate) fn roots_decide(&self) -> bool {
         self.fixed.is_none()
+    }
+
+    /// Whether where to mount is known: `--workspace`, or roots already answered.
+    pub(crate) fn knows_where(&self) -> bool {
+        self.fixed.is_some() || self.from_roots.is_some()
     }
 
     /// Records what the roots gave.

@@ -71,7 +71,7 @@ impl Env {
         self.path("home")
     }
 
-    fn workspace(&self) -> PathBuf {
+    pub(crate) fn workspace(&self) -> PathBuf {
         self.path("work space")
     }
 

@@ -198,6 +198,7 @@ fn a_2026_07_28_client_lists_skills_and_hears_a_new_revision_through_subscriptio
         "env": {"SKILLDECK_HOME": env.home()},
         "skill": "alpha",
         "import_v2": [BIN, "import", env.path("v2/alpha")],
+        "root": format!("file://{}", env.workspace().display()).replace(' ', "%20"),
     });
     let report = client_report(&py, "modern_client.py", &config);
     // The SDK probed server/discover and took the stateless revision.
@@ -211,4 +212,10 @@ fn a_2026_07_28_client_lists_skills_and_hears_a_new_revision_through_subscriptio
     assert!(events.contains(&json!("updated skill://alpha/SKILL.md")), "{report}");
     assert!(events.contains(&json!("ToolsListChanged")), "{report}");
     assert!(report["toolDescription"].as_str().unwrap().contains("**alpha** (v:2)"), "{report}");
+    // view_skill asked for the client's roots as input to the call (there is no roots/list of the
+    // server's own at 2026-07-28), once, and mounted into the folder shared.
+    assert_eq!(report["rootsAsked"], 1, "{report}");
+    assert_eq!(report["view"]["isError"], false, "{report}");
+    assert_eq!(report["view"]["structured"]["content"], "# Alpha v2\n", "{report}");
+    assert!(env.workspace().join(".skills/alpha/SKILL.md").is_file());
 }

@@ -5,13 +5,17 @@ events that arrive, then the listing after them.
 
     modern_client.py CONFIG_JSON
 
-CONFIG_JSON: {"command": [...], "env": {...}, "skill": "alpha", "import_v2": [...argv of `skilldeck import`...]}
+CONFIG_JSON: {"command": [...], "env": {...}, "skill": "alpha", "import_v2": [...argv of `skilldeck import`...],
+              "root": "file:///…"}
+
+With `root`, the client shares that folder as its root (answered when the server asks for it as input to a
+`view_skill` call, the 2026-07-28 way) and loads the skill.
 """
 
 import subprocess
 
 import anyio
-from mcp import Client
+from mcp import Client, types
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.subscriptions import ResourceUpdated, ToolsListChanged
 from skills_ext import ANY, ListSkills, run
@@ -22,7 +26,11 @@ async def scenario(config: dict) -> dict:
     skill = config["skill"]
     uri = f"skill://{skill}/SKILL.md"
     params = StdioServerParameters(command=config["command"][0], args=config["command"][1:], env=config["env"])
-    async with Client(params) as client:
+    async def roots(context):  # noqa: ARG001
+        report["rootsAsked"] = report.get("rootsAsked", 0) + 1
+        return types.ListRootsResult(roots=[types.Root(uri=config["root"])])
+
+    async with Client(params, list_roots_callback=roots if config.get("root") else None) as client:
         report["protocolVersion"] = client.protocol_version
         listed = await client.session.send_request(ListSkills(params=None), ANY)
         report["skills"] = [s["frontmatter"]["name"] for s in listed["skills"]]
@@ -44,6 +52,9 @@ async def scenario(config: dict) -> dict:
             report["events"] = sorted(set(events))
         tools = await client.list_tools()
         report["toolDescription"] = tools.tools[0].description if tools.tools else None
+        if config.get("root"):
+            viewed = await client.call_tool("view_skill", {"name": skill})
+            report["view"] = {"isError": viewed.is_error, "structured": viewed.structured_content}
     return report
 
 
