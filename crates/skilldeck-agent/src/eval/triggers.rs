@@ -126,9 +126,12 @@ pub struct Spread {
     pub should_not: Option<[f64; 2]>,
 }
 
-/// Watches one run: which skills the model loaded, and stops the run once the skill is.
+/// Watches one run: which skills the model loaded (a `view_skill` call that succeeded), and
+/// stops the run once the skill is.
 struct RunHost {
     skill: String,
+    /// `view_skill` calls under way: call id → the skill asked for.
+    asked: Mutex<BTreeMap<String, String>>,
     loaded: Mutex<Vec<String>>,
     refused: AtomicUsize,
     allow_shell: bool,
@@ -138,16 +141,23 @@ struct RunHost {
 #[async_trait::async_trait]
 impl Host for RunHost {
     fn event(&self, event: &AgentEvent) {
-        if let AgentEvent::ToolStarted { name, arguments, .. } = event
-            && name == "view_skill"
-            && let Some(loaded) = arguments.get("name").and_then(|n| n.as_str())
-        {
-            if let Ok(mut all) = self.loaded.lock() {
-                all.push(loaded.to_owned());
+        match event {
+            AgentEvent::ToolStarted { call_id, name, arguments, .. } if name == "view_skill" => {
+                let asked = arguments.get("name").and_then(|n| n.as_str()).unwrap_or_default();
+                if let Ok(mut calls) = self.asked.lock() {
+                    calls.insert(call_id.clone(), asked.to_owned());
+                }
             }
-            if loaded == self.skill {
-                self.stop.cancel();
+            AgentEvent::ToolFinished { call_id, name, outcome } if name == "view_skill" && outcome.ok => {
+                let Some(loaded) = self.asked.lock().ok().and_then(|mut calls| calls.remove(call_id)) else { return };
+                if loaded == self.skill {
+                    self.stop.cancel();
+                }
+                if let Ok(mut all) = self.loaded.lock() {
+                    all.push(loaded);
+                }
             }
+            _ => {}
         }
     }
 
@@ -244,6 +254,7 @@ async fn run_once(
     let stop = CancellationToken::new();
     let host = RunHost {
         skill: skill.to_owned(),
+        asked: Mutex::new(BTreeMap::new()),
         loaded: Mutex::new(Vec::new()),
         refused: AtomicUsize::new(0),
         allow_shell: options.allow_shell,

@@ -12,9 +12,11 @@ use clap::Args;
 use skilldeck_agent::config::Config;
 use skilldeck_agent::eval::{self, QUERIES_FILE, TriggerOptions, TriggerReport};
 use skilldeck_agent::session::SessionOptions;
+use skilldeck_core::SkillRegistry;
 use skilldeck_skill::visible::visible_line;
 use skilldeck_skill::{RelPath, Scope, SkillName};
-use skilldeck_store::SkilldeckHome;
+use skilldeck_store::import::{self, ImportRequest};
+use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -39,6 +41,11 @@ pub struct EvalArgs {
     /// Let the model run shell commands (each in the sandbox); refused and counted otherwise.
     #[arg(long)]
     yes: bool,
+    /// Run against another set of skills instead of your store: `empty` (the skill alone), or a
+    /// folder of skills (a saved selection) around it. Tells a weak description from neighbours
+    /// that crowd the skill out.
+    #[arg(long, value_name = "empty|DIR")]
+    store: Option<String>,
     /// Print JSON for scripts.
     #[arg(long)]
     json: bool,
@@ -59,9 +66,8 @@ pub fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
             args.threshold
         );
     }
-    let name =
-        SkillName::parse(&args.name).map_err(|e| anyhow::anyhow!("{:?} is not a skill name ({e})", args.name))?;
     let (ctx, _) = Ctx::open_listing()?;
+    let (scope, name) = ctx.resolve(&args.name, None)?;
     let (file, bytes) = match &args.queries {
         Some(path) => {
             let bytes = std::fs::read(path).with_context(|| format!("could not read {}", path.display()))?;
@@ -69,7 +75,7 @@ pub fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         }
         None => {
             let rel = RelPath::parse(QUERIES_FILE).map_err(|e| anyhow::anyhow!("{e}"))?;
-            let bytes = ctx.storage().read_raw_file_sync(Scope::User, &name, &rel).map_err(|e| {
+            let bytes = ctx.storage().read_raw_file_sync(scope, &name, &rel).map_err(|e| {
                 anyhow::anyhow!(
                     "{name} has no trigger queries to run ({e}): write {QUERIES_FILE} in the skill (a JSON array of \
                      {{\"query\": …, \"should_trigger\": true|false}}), or give --queries FILE"
@@ -89,7 +95,15 @@ pub fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         allow_shell: args.yes,
         ..TriggerOptions::default()
     };
-    let registry = Arc::new(ctx.registry);
+    // The scratch store (--store) lives as long as the runs.
+    let (registry, _scratch) = match args.store.as_deref() {
+        None => (ctx.registry, None),
+        Some(store) => {
+            let (registry, scratch) = scratch_registry(&ctx, scope, &name, store)?;
+            (registry, Some(scratch))
+        }
+    };
+    let registry = Arc::new(registry);
     let info = provider.info();
     if info.kind == "offline" {
         crate::output::errln!(
@@ -118,6 +132,34 @@ pub fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         print_report(&report)?;
     }
     Ok(if report.passed == report.total { Outcome::Ok } else { Outcome::Refused })
+}
+
+/// A store in a scratch folder holding the skill (its current revision) and, unless `store` is
+/// `empty`, the skills of the folder `store`, imported as any folder is (checked and audited).
+fn scratch_registry(
+    ctx: &Ctx,
+    scope: Scope,
+    name: &SkillName,
+    store: &str,
+) -> anyhow::Result<(SkillRegistry, tempfile::TempDir)> {
+    let scratch = tempfile::Builder::new().prefix("skilldeck-eval-store-").tempdir()?;
+    let own = scratch.path().join("skill").join(name.as_str());
+    super::transfer::write_folder(&ctx.storage().snapshot(scope, name)?.files, &own)?;
+    let storage = FsStorage::open(SkilldeckHome::new(scratch.path().join("home")))?;
+    let mut requests = Vec::new();
+    if store != "empty" {
+        let dir = PathBuf::from(store);
+        if !dir.is_dir() {
+            anyhow::bail!("--store {store}: no such folder; give `empty` or a folder of skills");
+        }
+        requests.push(ImportRequest { path: dir, only: None, origin: None });
+    }
+    // The skill last, so a namesake in the folder does not stand in for it.
+    requests.push(ImportRequest { path: own, only: None, origin: None });
+    let limits = storage.limits();
+    import::import_batch(&storage, Scope::User, &requests, limits, &mut |_| {})?;
+    let hold = ctx.registry.hold();
+    Ok((SkillRegistry::new(storage).with_hold(hold), scratch))
 }
 
 fn print_report(r: &TriggerReport) -> anyhow::Result<()> {

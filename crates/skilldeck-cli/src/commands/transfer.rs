@@ -77,7 +77,7 @@ fn check_export_dest(dest: &Path, home: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn write_folder(files: &SkillFiles, dest: &Path) -> anyhow::Result<()> {
+pub(crate) fn write_folder(files: &SkillFiles, dest: &Path) -> anyhow::Result<()> {
     if dest.exists() && std::fs::read_dir(dest).map(|mut d| d.next().is_some()).unwrap_or(true) {
         bail!("{} already exists and is not empty; choose a new folder", dest.display());
     }

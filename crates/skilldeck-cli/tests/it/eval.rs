@@ -41,16 +41,20 @@ fn answer(call: Option<(&str, Value)>, text: &str) -> String {
     out + "data: [DONE]\n\n"
 }
 
-/// What the scripted model does with a request whose messages are `messages`.
+/// What the scripted model does with a request whose messages are `messages`: it loads a skill
+/// only when its listing (the system prompt) shows it.
 fn decide(messages: &[Value]) -> String {
     let last = messages.last().cloned().unwrap_or_default();
     if last["role"] == "tool" {
         return answer(None, "Done.");
     }
+    let listed = |name: &str| {
+        messages.iter().any(|m| m["role"] == "system" && m["content"].to_string().contains(&format!("**{name}**")))
+    };
     let asked = last["content"].to_string().to_lowercase();
-    if asked.contains("refund") {
+    if asked.contains("refund") && listed("refunds") {
         answer(Some(("view_skill", json!({"name": "refunds"}))), "")
-    } else if asked.contains("invoice") {
+    } else if asked.contains("invoice") && listed("invoices") {
         answer(Some(("view_skill", json!({"name": "invoices"}))), "")
     } else if asked.contains("run the tests") {
         answer(Some(("shell", json!({"command": "cargo test"}))), "")
@@ -67,7 +71,20 @@ fn scripted_model() -> (String, Arc<Mutex<Vec<String>>>) {
     let kept = Arc::clone(&seen);
     std::thread::spawn(move || {
         for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
+            let Ok(stream) = stream else { continue };
+            let kept = Arc::clone(&kept);
+            // A connection each, so one left idle holds up no other.
+            std::thread::spawn(move || serve_one(stream, &kept));
+        }
+    });
+    (url, seen)
+}
+
+/// Answers one request on `stream`, keeping its system prompt in `kept`.
+fn serve_one(mut stream: std::net::TcpStream, kept: &Mutex<Vec<String>>) {
+    let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(10)));
+    {
+        {
             let mut reader = BufReader::new(stream.try_clone().unwrap());
             let mut length = 0usize;
             loop {
@@ -81,7 +98,7 @@ fn scripted_model() -> (String, Arc<Mutex<Vec<String>>>) {
             }
             let mut body = vec![0u8; length];
             if reader.read_exact(&mut body).is_err() {
-                continue;
+                return;
             }
             let request: Value = serde_json::from_slice(&body).unwrap_or_default();
             let messages = request["messages"].as_array().cloned().unwrap_or_default();
@@ -95,8 +112,7 @@ fn scripted_model() -> (String, Arc<Mutex<Vec<String>>>) {
                 sse.len()
             );
         }
-    });
-    (url, seen)
+    }
 }
 
 fn skill(home: &Path, src: &Path, name: &str, description: &str, files: &[(&str, &str)]) {
@@ -175,8 +191,24 @@ fn trigger_evals_count_each_query_by_the_guides_rule_and_name_the_neighbour_load
     unique.dedup();
     assert_eq!(unique.len(), 10);
     // The model saw the user's real listing, both skills in it.
-    let prompts = seen.lock().unwrap();
-    assert!(prompts.iter().all(|p| p.contains("refunds") && p.contains("invoices")), "{:?}", prompts.first());
+    {
+        let prompts = seen.lock().unwrap();
+        assert!(prompts.iter().all(|p| p.contains("refunds") && p.contains("invoices")), "{:?}", prompts.first());
+    }
+
+    // --store empty: the skill alone. Nothing crowds it out now; the query it lost is answered
+    // without a skill, so the failure is its description's, not its neighbour's.
+    let out = Command::new(BIN)
+        .args(["eval", "refunds", "--triggers", "--runs", "1", "--json", "--store", "empty", "--api", "openai"])
+        .args(["--base-url", &url, "--model", "scripted-model"])
+        .env("SKILLDECK_HOME", &home)
+        .output()
+        .unwrap();
+    let alone: Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(alone["results"][0]["triggers"], 1, "{alone:#}");
+    assert_eq!(alone["results"][1]["loaded_instead"], json!({}), "{alone:#}");
+    assert!(seen.lock().unwrap().last().is_some_and(|p| p.contains("**refunds**") && !p.contains("**invoices**")));
 
     // Without queries, the error says what to write where.
     skill(&home, &src, "bare", "A skill with no evals.", &[]);
