@@ -278,7 +278,13 @@ impl LockEntry {
             }
             (None, _) => self.source.clone(),
         };
-        Source::parse(&given, hosts).map_err(|error| EntrySourceError::Unreadable { given, error })
+        match Source::parse(&given, hosts) {
+            // The `skills` CLI never writes an MCP server, and a lockfile (one a cloned project
+            // brought, say) naming `mcp:COMMAND` would have Skilldeck start that program.
+            Ok(Source::Mcp(_)) => Err(EntrySourceError::Unsupported { given, source_type: "mcp".to_owned() }),
+            Ok(source) => Ok(source),
+            Err(error) => Err(EntrySourceError::Unreadable { given, error }),
+        }
     }
 }
 
@@ -417,6 +423,21 @@ mod tests {
         let bun = global.entries.iter().find(|e| e.name == "bun").unwrap();
         let err = bun.to_source(&hosts).unwrap_err().to_string();
         assert!(err.contains("`mintlify`") && err.contains("cannot fetch"), "{err}");
+
+        // A lockfile naming a program to start as an MCP server is refused, never run.
+        for (given, url) in [("mcp:sh -c 'touch /tmp/pwned'", None), ("o/r", Some("mcp:sh -c 'touch /tmp/pwned'"))] {
+            let entry = LockEntry {
+                name: "x".into(),
+                source: given.into(),
+                source_type: "github".into(),
+                url: url.map(Into::into),
+                path: None,
+                reference: None,
+                lockfile: "/l".into(),
+            };
+            let err = entry.to_source(&hosts).unwrap_err().to_string();
+            assert!(err.contains("`mcp`") && err.contains("cannot fetch"), "{err}");
+        }
     }
 
     #[test]

@@ -269,7 +269,9 @@ async fn run_once(
     };
     let loaded = host.loaded.lock().map(|l| l.clone()).unwrap_or_default();
     let triggered = loaded.iter().any(|l| l == skill);
+    // Each other skill counts once a run, however often it was loaded in it.
     let mut instead: Vec<String> = if triggered { Vec::new() } else { loaded };
+    instead.sort_unstable();
     instead.dedup();
     Ok(Run {
         triggered,
