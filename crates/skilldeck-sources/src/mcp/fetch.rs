@@ -9,6 +9,7 @@ use super::entry::{self, Planned};
 use super::server::McpSource;
 use super::session::{Bounds, Session, SessionError};
 use crate::limits::oversized;
+use rmcp::model::Skill;
 use skilldeck_skill::name_field::with_name;
 use skilldeck_skill::{SkillName, UploadLimits};
 use std::collections::{BTreeMap, BTreeSet};
@@ -219,28 +220,7 @@ async fn take(
             }),
         }
     }
-    let mut planned: Vec<Planned> = Vec::new();
-    let mut names = BTreeSet::new();
-    for e in &entries {
-        let kept = source.kept_name(&e.frontmatter.name);
-        let path = e.uri.strip_prefix("skill://").and_then(|p| p.strip_suffix("/SKILL.md")).unwrap_or(&e.uri);
-        let refuse =
-            |code, what: String, fix: String| McpRefused { path: path.to_owned(), name: kept.clone(), code, what, fix };
-        match entry::plan(e) {
-            Err(r) => out.refused.push(refuse(r.code(), r.what(e), r.fix())),
-            Ok(_) if SkillName::parse(&kept).is_err() => out.refused.push(refuse(
-                "mcp_name_unusable",
-                format!("{kept} (the label {} and the skill's name) is not a usable skill name", source.label),
-                format!("give the server a shorter label: mcp:LABEL={}", given_target(source)),
-            )),
-            Ok(_) if !names.insert(kept.clone()) => out.refused.push(refuse(
-                "mcp_duplicate_name",
-                format!("another entry of this server is also named {}", e.frontmatter.name),
-                "the server has to give its skills distinct names".to_owned(),
-            )),
-            Ok(p) => planned.push(p),
-        }
-    }
+    let planned = plan_all(&entries, source, &mut out);
     let mut lines = String::new();
     for p in &planned {
         let manifest = p.manifest_digest();
@@ -286,6 +266,34 @@ async fn take(
         }
     }
     Ok(out)
+}
+
+/// Each entry checked ([`entry::plan`]) and given the name it is kept under; those refused go
+/// to `out` with why.
+fn plan_all(entries: &[Skill], source: &McpSource, out: &mut McpFetched) -> Vec<Planned> {
+    let mut planned: Vec<Planned> = Vec::new();
+    let mut names = BTreeSet::new();
+    for e in entries {
+        let kept = source.kept_name(&e.frontmatter.name);
+        let path = e.uri.strip_prefix("skill://").and_then(|p| p.strip_suffix("/SKILL.md")).unwrap_or(&e.uri);
+        let refuse =
+            |code, what: String, fix: String| McpRefused { path: path.to_owned(), name: kept.clone(), code, what, fix };
+        match entry::plan(e) {
+            Err(r) => out.refused.push(refuse(r.code(), r.what(e), r.fix())),
+            Ok(_) if SkillName::parse(&kept).is_err() => out.refused.push(refuse(
+                "mcp_name_unusable",
+                format!("{kept} (the label {} and the skill's name) is not a usable skill name", source.label),
+                format!("give the server a shorter label: mcp:LABEL={}", given_target(source)),
+            )),
+            Ok(_) if !names.insert(kept.clone()) => out.refused.push(refuse(
+                "mcp_duplicate_name",
+                format!("another entry of this server is also named {}", e.frontmatter.name),
+                "the server has to give its skills distinct names".to_owned(),
+            )),
+            Ok(p) => planned.push(p),
+        }
+    }
+    planned
 }
 
 /// Every file of `p` read and checked; `SKILL.md` renamed to `kept`. `Ok(Err(…))` refuses the
