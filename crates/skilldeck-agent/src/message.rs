@@ -100,6 +100,14 @@ pub enum StreamEvent {
         /// The call.
         call: ToolCall,
     },
+    /// What the call cost, as the provider counted it (sent before `Finish` by providers that
+    /// report it).
+    Usage {
+        /// Tokens of the request.
+        input_tokens: u64,
+        /// Tokens of the reply.
+        output_tokens: u64,
+    },
     /// The end of the reply.
     Finish {
         /// Why it stopped.

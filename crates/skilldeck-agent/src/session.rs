@@ -76,6 +76,37 @@ pub struct SessionOptions {
     /// Whether each turn names to the model the skills closest to the request, in a note after
     /// it (the ranker's first few, which join the listing so they can be loaded).
     pub suggest: bool,
+    /// The most tokens one turn may spend (request and reply tokens of all its model calls):
+    /// past it the turn ends as failed, so an unattended run cannot run away. None: no cap.
+    pub max_turn_tokens: Option<u64>,
+}
+
+/// The tokens a session's model calls cost: as the provider counted them, or estimated (about
+/// three bytes a token) for a call whose provider reports none (the offline router).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TokenUsage {
+    /// Tokens sent.
+    pub input_tokens: u64,
+    /// Tokens received.
+    pub output_tokens: u64,
+    /// Model calls made.
+    pub calls: u64,
+    /// Of those, the calls whose tokens were estimated.
+    pub estimated_calls: u64,
+}
+
+impl TokenUsage {
+    /// Input and output together.
+    pub fn total(&self) -> u64 {
+        self.input_tokens + self.output_tokens
+    }
+
+    fn add(&mut self, other: TokenUsage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.calls += other.calls;
+        self.estimated_calls += other.estimated_calls;
+    }
 }
 
 impl Default for SessionOptions {
@@ -110,6 +141,7 @@ impl SessionOptions {
             shell: config.shell.limits(),
             sandbox: config.shell.sandbox(),
             suggest: config.listing.suggest,
+            max_turn_tokens: None,
         }
     }
 }
@@ -246,6 +278,8 @@ pub struct Session {
     found: Vec<String>,
     /// The skills this turn names to the model as closest to the request.
     suggested: Vec<String>,
+    /// What the model calls of this process have cost.
+    usage: TokenUsage,
 }
 
 impl std::fmt::Debug for Session {
@@ -318,6 +352,7 @@ impl Session {
             last_listing: None,
             found: Vec::new(),
             suggested: Vec::new(),
+            usage: TokenUsage::default(),
         })
     }
 
@@ -363,6 +398,7 @@ impl Session {
             last_listing,
             found,
             suggested: Vec::new(),
+            usage: TokenUsage::default(),
         })
     }
 
@@ -379,6 +415,11 @@ impl Session {
     /// The conversation so far, as the model sees it (compacted where it was compacted).
     pub fn history(&self) -> &[Message] {
         &self.history
+    }
+
+    /// What this session's model calls have cost since it was created or resumed.
+    pub fn usage(&self) -> TokenUsage {
+        self.usage
     }
 
     /// The transcript's file.
@@ -459,6 +500,7 @@ impl Session {
         self.record(Message::user(prompt))?;
         let (mut system, mut tools) = self.request_parts(&turn);
         let mut result_bytes = 0usize;
+        let spent_before = self.usage.total();
         for _ in 0..self.opts.max_steps {
             let limit = (self.opts.context_window as f64 * self.opts.compact_at) as usize;
             if compaction::estimate(&system, &self.history) > limit {
@@ -477,7 +519,14 @@ impl Session {
                 messages: with_suggestion(&self.history, keep_from, &self.suggested),
                 tools: tools.clone(),
             };
-            let (text, calls, failure) = self.stream_reply(&request, host, cancel).await;
+            let (text, calls, failure, usage) = self.stream_reply(&request, host, cancel).await;
+            self.usage.add(usage.unwrap_or_else(|| TokenUsage {
+                input_tokens: compaction::estimate(&request.system, &request.messages) as u64,
+                output_tokens: (text.len() + calls.iter().map(|c| c.arguments_text().len()).sum::<usize>()).div_ceil(3)
+                    as u64,
+                calls: 1,
+                estimated_calls: 1,
+            }));
             if let Some(e) = failure {
                 if !text.is_empty() {
                     self.record(Message::Assistant { content: text, tool_calls: Vec::new() })?;
@@ -491,6 +540,14 @@ impl Session {
             self.record(Message::Assistant { content: text, tool_calls: calls.clone() })?;
             if calls.is_empty() {
                 return self.end(host, &turn_id, TurnEnd::Answered);
+            }
+            let spent = self.usage.total() - spent_before;
+            if let Some(cap) = self.opts.max_turn_tokens.filter(|cap| spent > *cap) {
+                let message = format!(
+                    "stopped: this turn's model calls came to {spent} tokens, over its cap of {cap}; its tool calls \
+                     were not run"
+                );
+                return self.end(host, &turn_id, TurnEnd::Failed { message });
             }
             let found_before = self.found.len();
             for (i, call) in calls.iter().enumerate() {
@@ -614,16 +671,17 @@ impl Session {
         request: &ModelRequest,
         host: &dyn Host,
         cancel: &CancellationToken,
-    ) -> (String, Vec<ToolCall>, Option<ProviderError>) {
+    ) -> (String, Vec<ToolCall>, Option<ProviderError>, Option<TokenUsage>) {
         let mut text = String::new();
         let mut calls = Vec::new();
+        let mut usage = None;
         let stream = tokio::select! {
             () = cancel.cancelled() => Err(ProviderError::Cancelled),
             s = self.provider.stream(request, cancel) => s,
         };
         let mut stream = match stream {
             Ok(s) => s,
-            Err(e) => return (text, calls, Some(e)),
+            Err(e) => return (text, calls, Some(e), None),
         };
         loop {
             let next = tokio::select! {
@@ -636,9 +694,12 @@ impl Session {
                     text.push_str(&t);
                 }
                 Some(Ok(StreamEvent::ToolCall { call })) => calls.push(call),
-                Some(Ok(StreamEvent::Finish { .. })) => return (text, calls, None),
-                Some(Err(e)) => return (text, calls, Some(e)),
-                None => return (text, calls, Some(ProviderError::Truncated)),
+                Some(Ok(StreamEvent::Usage { input_tokens, output_tokens })) => {
+                    usage = Some(TokenUsage { input_tokens, output_tokens, calls: 1, estimated_calls: 0 });
+                }
+                Some(Ok(StreamEvent::Finish { .. })) => return (text, calls, None, usage),
+                Some(Err(e)) => return (text, calls, Some(e), usage),
+                None => return (text, calls, Some(ProviderError::Truncated), usage),
             }
         }
     }

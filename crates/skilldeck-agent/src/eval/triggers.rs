@@ -6,8 +6,8 @@
 //! precision and recall follow from those decisions. Another skill loaded instead is counted: it
 //! is the neighbour that crowds the skill out.
 
+use super::host::RunHost;
 use super::queries::TriggerQuery;
-use crate::events::{AgentEvent, Host, ShellAnswer, ShellQuestion, WriteQuestion};
 use crate::provider::{Provider, ProviderInfo};
 use crate::session::{AgentError, Session, SessionOptions};
 use crate::transcript::TurnEnd;
@@ -15,8 +15,7 @@ use serde::Serialize;
 use skilldeck_core::SkillRegistry;
 use skilldeck_store::SkilldeckHome;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
@@ -33,11 +32,14 @@ const MAX_STEPS: usize = 6;
 #[derive(Debug, thiserror::Error)]
 pub enum EvalError {
     /// A scratch workspace could not be made.
-    #[error("could not make a scratch workspace for a run: {0}")]
+    #[error("could not make or write a run's workspace or results: {0}")]
     Scratch(std::io::Error),
     /// A session could not start.
     #[error(transparent)]
     Session(#[from] AgentError),
+    /// A case cannot run as written (an input file the skill does not hold).
+    #[error("{0}")]
+    Case(String),
 }
 
 /// How trigger evals run.
@@ -126,61 +128,6 @@ pub struct Spread {
     pub should_not: Option<[f64; 2]>,
 }
 
-/// Watches one run: which skills the model loaded (a `view_skill` call that succeeded), and
-/// stops the run once the skill is.
-struct RunHost {
-    skill: String,
-    /// `view_skill` calls under way: call id → the skill asked for.
-    asked: Mutex<BTreeMap<String, String>>,
-    loaded: Mutex<Vec<String>>,
-    refused: AtomicUsize,
-    allow_shell: bool,
-    stop: CancellationToken,
-}
-
-#[async_trait::async_trait]
-impl Host for RunHost {
-    fn event(&self, event: &AgentEvent) {
-        match event {
-            AgentEvent::ToolStarted { call_id, name, arguments, .. } if name == "view_skill" => {
-                let asked = arguments.get("name").and_then(|n| n.as_str()).unwrap_or_default();
-                if let Ok(mut calls) = self.asked.lock() {
-                    calls.insert(call_id.clone(), asked.to_owned());
-                }
-            }
-            AgentEvent::ToolFinished { call_id, name, outcome } if name == "view_skill" && outcome.ok => {
-                let Some(loaded) = self.asked.lock().ok().and_then(|mut calls| calls.remove(call_id)) else { return };
-                if loaded == self.skill {
-                    self.stop.cancel();
-                }
-                if let Ok(mut all) = self.loaded.lock() {
-                    all.push(loaded);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    async fn approve_shell(&self, _question: &ShellQuestion) -> ShellAnswer {
-        self.answer()
-    }
-
-    async fn approve_write(&self, _question: &WriteQuestion) -> ShellAnswer {
-        self.answer()
-    }
-}
-
-impl RunHost {
-    fn answer(&self) -> ShellAnswer {
-        if self.allow_shell {
-            ShellAnswer::Once
-        } else {
-            self.refused.fetch_add(1, Ordering::Relaxed);
-            ShellAnswer::Deny
-        }
-    }
-}
-
 /// What one run found.
 struct Run {
     triggered: bool,
@@ -252,14 +199,7 @@ async fn run_once(
     let mut session =
         Session::create(home, Arc::clone(registry), workspace.path(), Arc::clone(provider), opts.clone())?;
     let stop = CancellationToken::new();
-    let host = RunHost {
-        skill: skill.to_owned(),
-        asked: Mutex::new(BTreeMap::new()),
-        loaded: Mutex::new(Vec::new()),
-        refused: AtomicUsize::new(0),
-        allow_shell: options.allow_shell,
-        stop: stop.clone(),
-    };
+    let host = RunHost::new(skill, options.allow_shell, Some(stop.clone()));
     let ended = tokio::time::timeout(options.run_timeout, session.run_turn(query, &host, &stop)).await;
     let error = match ended {
         Err(_) => Some(format!("the run took longer than {} s", options.run_timeout.as_secs())),
@@ -267,19 +207,13 @@ async fn run_once(
         Ok(Ok(TurnEnd::Failed { message })) => Some(message),
         Ok(Ok(_)) => None,
     };
-    let loaded = host.loaded.lock().map(|l| l.clone()).unwrap_or_default();
+    let loaded = host.loaded();
     let triggered = loaded.iter().any(|l| l == skill);
     // Each other skill counts once a run, however often it was loaded in it.
     let mut instead: Vec<String> = if triggered { Vec::new() } else { loaded };
     instead.sort_unstable();
     instead.dedup();
-    Ok(Run {
-        triggered,
-        instead,
-        refused: host.refused.load(Ordering::Relaxed),
-        session: Some(session.id().to_owned()),
-        error,
-    })
+    Ok(Run { triggered, instead, refused: host.refused(), session: Some(session.id().to_owned()), error })
 }
 
 fn summarise(

@@ -137,6 +137,8 @@ struct PartialUse {
 pub struct EventTranslator {
     blocks: BTreeMap<u64, PartialUse>,
     stop: Option<StopReason>,
+    /// The request's tokens, from `message_start`.
+    input_tokens: Option<u64>,
 }
 
 fn stop_reason(s: &str) -> StopReason {
@@ -218,9 +220,24 @@ impl Translator for EventTranslator {
                 }
             }
             "content_block_stop" => self.finish_block(index, out),
+            "message_start" => {
+                // The request's tokens; the reply's come with `message_delta`.
+                let usage = &v["message"]["usage"];
+                let input = ["input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"]
+                    .iter()
+                    .filter_map(|k| usage.get(k).and_then(Value::as_u64))
+                    .sum();
+                self.input_tokens = Some(input);
+            }
             "message_delta" => {
                 if let Some(r) = v["delta"].get("stop_reason").and_then(Value::as_str) {
                     self.stop = Some(stop_reason(r));
+                }
+                if let Some(output) = v["usage"].get("output_tokens").and_then(Value::as_u64) {
+                    out.push(StreamEvent::Usage {
+                        input_tokens: self.input_tokens.unwrap_or(0),
+                        output_tokens: output,
+                    });
                 }
             }
             "message_stop" => {

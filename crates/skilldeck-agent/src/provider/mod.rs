@@ -8,6 +8,7 @@ pub mod openai;
 pub mod probe;
 
 use crate::message::{ModelRequest, StreamEvent};
+use futures_util::StreamExt as _;
 use futures_util::stream::BoxStream;
 use tokio_util::sync::CancellationToken;
 
@@ -77,4 +78,38 @@ pub trait Provider: Send + Sync {
 
     /// Sends `request` and streams the reply. Stops early (with `Cancelled`) when `cancel` fires.
     async fn stream(&self, request: &ModelRequest, cancel: &CancellationToken) -> Result<EventStream, ProviderError>;
+}
+
+/// A whole answer to a request without tools: its text, and its tokens when the provider
+/// counted them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// The answer.
+    pub text: String,
+    /// `(request, reply)` tokens, as the provider reported them.
+    pub usage: Option<(u64, u64)>,
+}
+
+/// Sends `request` and gathers the answer's text, stopping once it has `max_chars` characters
+/// when that is given. Tool calls in the answer are ignored.
+pub async fn complete(
+    provider: &dyn Provider,
+    request: &ModelRequest,
+    cancel: &CancellationToken,
+    max_chars: Option<usize>,
+) -> Result<Completion, ProviderError> {
+    let mut stream = provider.stream(request, cancel).await?;
+    let mut out = Completion { text: String::new(), usage: None };
+    while let Some(event) = stream.next().await {
+        match event? {
+            StreamEvent::TextDelta { text } => out.text.push_str(&text),
+            StreamEvent::ToolCall { .. } => {}
+            StreamEvent::Usage { input_tokens, output_tokens } => out.usage = Some((input_tokens, output_tokens)),
+            StreamEvent::Finish { .. } => break,
+        }
+        if max_chars.is_some_and(|max| out.text.chars().count() > max) {
+            break;
+        }
+    }
+    Ok(out)
 }

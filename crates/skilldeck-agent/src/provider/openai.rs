@@ -51,7 +51,11 @@ pub fn body(model: &str, request: &ModelRequest) -> Value {
             }
         });
     }
-    let mut body = json!({"model": model, "stream": true, "messages": messages});
+    // `include_usage` asks for a last chunk with the call's token counts (OpenAI, llama.cpp,
+    // Ollama, vLLM send it; a server that does not is read as before).
+    let mut body = json!({
+        "model": model, "stream": true, "stream_options": {"include_usage": true}, "messages": messages,
+    });
     if !request.tools.is_empty() {
         body["tools"] = request
             .tools
@@ -149,6 +153,13 @@ impl Translator for ChunkTranslator {
             .map_err(|e| ProviderError::Malformed(format!("a chunk is not JSON ({e}): {}", clip(data))))?;
         if let Some(err) = chunk.get("error") {
             return Err(ProviderError::Malformed(format!("the server reported an error mid-stream: {err}")));
+        }
+        if let Some(usage) = chunk.get("usage").filter(|u| u.is_object()) {
+            let count = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+            out.push(StreamEvent::Usage {
+                input_tokens: count("prompt_tokens"),
+                output_tokens: count("completion_tokens"),
+            });
         }
         let Some(choices) = chunk.get("choices").and_then(Value::as_array) else {
             // Usage-only chunks and keep-alives carry no choices.

@@ -1,9 +1,8 @@
 //! One tiny request to a provider, to tell whether its settings work: the Settings view's
 //! Test button. Goes through the same provider code a session uses.
 
-use crate::message::{Message, ModelRequest, StreamEvent};
+use crate::message::{Message, ModelRequest};
 use crate::provider::{Provider, ProviderError};
-use futures_util::StreamExt as _;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -22,18 +21,7 @@ pub async fn probe(provider: &dyn Provider) -> Result<String, ProviderError> {
     };
     let cancel = CancellationToken::new();
     let work = async {
-        let mut stream = provider.stream(&request, &cancel).await?;
-        let mut answer = String::new();
-        while let Some(event) = stream.next().await {
-            match event? {
-                StreamEvent::TextDelta { text } => answer.push_str(&text),
-                StreamEvent::ToolCall { .. } => {}
-                StreamEvent::Finish { .. } => break,
-            }
-            if answer.chars().count() > ANSWER_CHARS {
-                break;
-            }
-        }
+        let answer = super::complete(provider, &request, &cancel, Some(ANSWER_CHARS)).await?.text;
         Ok::<String, ProviderError>(answer.trim().chars().take(ANSWER_CHARS).collect())
     };
     match tokio::time::timeout(PROBE_TIMEOUT, work).await {

@@ -38,15 +38,58 @@ fn answer(call: Option<(&str, Value)>, text: &str) -> String {
             out += &chunk(json!({}), json!("stop"));
         }
     }
+    // The call's tokens, as OpenAI and llama.cpp send them when asked (`include_usage`).
+    out += &format!(
+        "data: {}\n\n",
+        json!({"id": "c", "object": "chat.completion.chunk", "model": "scripted-model", "choices": [],
+               "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
+    );
     out + "data: [DONE]\n\n"
+}
+
+/// The grader's verdicts: an expectation passes when the output it was shown holds the words
+/// it names in quotes (`holds "March"`), with that line as evidence.
+fn grade(prompt: &str) -> String {
+    let (work, wanted) = prompt.split_once("## The expectations").unwrap();
+    let verdicts: Vec<Value> = wanted
+        .lines()
+        .filter_map(|l| l.split_once(". ").map(|(_, text)| text.to_owned()))
+        .map(|text| {
+            let word = text.split('"').nth(1).unwrap_or("\u{0}");
+            match work.lines().find(|l| l.contains(word)) {
+                Some(line) => {
+                    json!({"text": text, "passed": true, "evidence": format!("the output says {:?}", line.trim())})
+                }
+                None => {
+                    json!({"text": text, "passed": false, "evidence": format!("{word:?} is nowhere in the output")})
+                }
+            }
+        })
+        .collect();
+    answer(None, &format!("My verdicts:\n{}", json!({"expectations": verdicts})))
 }
 
 /// What the scripted model does with a request whose messages are `messages`: it loads a skill
 /// only when its listing (the system prompt) shows it.
 fn decide(messages: &[Value]) -> String {
     let last = messages.last().cloned().unwrap_or_default();
+    let system = messages.first().map(|m| m["content"].as_str().unwrap_or_default()).unwrap_or_default();
+    if system.starts_with("You grade the work") {
+        return grade(last["content"].as_str().unwrap_or_default());
+    }
     if last["role"] == "tool" {
-        return answer(None, "Done.");
+        // What the reporting skill's instructions make it do: write the report, then say so.
+        let called = messages.iter().rev().find_map(|m| m["tool_calls"][0]["function"]["name"].as_str());
+        let loaded_report =
+            messages.iter().any(|m| m["content"].as_str().is_some_and(|c| c.contains("Top month first")));
+        return match called {
+            Some("view_skill") if loaded_report => answer(
+                Some(("write_file", json!({"path": "report.md", "content": "# Sales\n\nTop month: March (300)\n"}))),
+                "",
+            ),
+            Some("write_file") => answer(None, "I wrote report.md; the total is 600."),
+            _ => answer(None, "Done."),
+        };
     }
     let listed = |name: &str| {
         messages.iter().any(|m| m["role"] == "system" && m["content"].to_string().contains(&format!("**{name}**")))
@@ -56,6 +99,10 @@ fn decide(messages: &[Value]) -> String {
         answer(Some(("view_skill", json!({"name": "refunds"}))), "")
     } else if asked.contains("invoice") && listed("invoices") {
         answer(Some(("view_skill", json!({"name": "invoices"}))), "")
+    } else if asked.contains("sales") && listed("sales-report") {
+        answer(Some(("view_skill", json!({"name": "sales-report"}))), "")
+    } else if asked.contains("sales") {
+        answer(None, "Sales look fine to me.")
     } else if asked.contains("run the tests") {
         answer(Some(("shell", json!({"command": "cargo test"}))), "")
     } else {
@@ -119,6 +166,11 @@ fn skill(home: &Path, src: &Path, name: &str, description: &str, files: &[(&str,
     let dir = src.join(name);
     fs::create_dir_all(&dir).unwrap();
     fs::write(dir.join("SKILL.md"), format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n")).unwrap();
+    add_files(home, &dir, files);
+}
+
+/// Writes `files` into the skill folder `dir` and imports it: a new revision.
+fn add_files(home: &Path, dir: &Path, files: &[(&str, &str)]) {
     for (path, text) in files {
         fs::create_dir_all(dir.join(path).parent().unwrap()).unwrap();
         fs::write(dir.join(path), text).unwrap();
@@ -215,4 +267,140 @@ fn trigger_evals_count_each_query_by_the_guides_rule_and_name_the_neighbour_load
     let out = Command::new(BIN).args(["eval", "bare", "--triggers"]).env("SKILLDECK_HOME", &home).output().unwrap();
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && said.contains("evals/eval_queries.json") && said.contains("--queries"), "{said}");
+}
+
+/// The reporting skill's instructions at revision 1 (no report) and 2 (a report, top month first).
+const WEAK: &str = "---\nname: sales-report\ndescription: Summarise sales figures into a report.\n---\n# Sales report\n\nLook at the figures.\n";
+const GOOD: &str = "---\nname: sales-report\ndescription: Summarise sales figures into a report.\n---\n# Sales report\n\nWrite report.md: Top month first, then the total.\n";
+
+/// A check script of the skill: it reads the run's workspace and prints the guide's grading.
+const CHECK: &str = "#!/bin/sh\nif grep -q March report.md 2>/dev/null; then\n  echo '{\"expectations\": [{\"text\": \"report.md names the top month\", \"passed\": true, \"evidence\": \"report.md: Top month: March\"}]}'\nelse\n  echo '{\"expectations\": [{\"text\": \"report.md names the top month\", \"passed\": false, \"evidence\": \"no report.md naming March\"}]}'\nfi\n";
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
+}
+
+#[test]
+fn output_evals_run_each_case_with_and_without_the_skill_grade_it_and_write_the_guides_workspace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, src) = (tmp.path().join("home"), tmp.path().join("src"));
+    let cases = json!({"skill_name": "sales-report", "evals": [
+        {"id": 1, "prompt": "Summarise the sales in data/sales.csv into report.md",
+         "expected_output": "report.md naming the top month, and the total",
+         "files": ["evals/files/data/sales.csv"],
+         "expectations": ["The report holds \"Top month: March\"", "The answer gives the total \"600\""]},
+        {"id": 2, "name": "Checked by script", "prompt": "Put this month's sales in report.md",
+         "expectations": ["report.md names the top month"], "check": "evals/check.sh"},
+    ]});
+    let dir = src.join("sales-report");
+    fs::create_dir_all(&dir).unwrap();
+    let cases = cases.to_string();
+    let files = [
+        ("SKILL.md", WEAK),
+        ("evals/evals.json", cases.as_str()),
+        ("evals/files/data/sales.csv", "month,total\nJan,100\nFeb,200\nMarch,300\n"),
+        ("evals/check.sh", CHECK),
+    ];
+    add_files(&home, &dir, &files);
+    add_files(&home, &dir, &[("SKILL.md", GOOD)]);
+    let (url, _) = scripted_model();
+    let eval = |extra: &[&str]| {
+        let out = Command::new(BIN)
+            .args([
+                "eval",
+                "sales-report",
+                "--json",
+                "--api",
+                "openai",
+                "--base-url",
+                &url,
+                "--model",
+                "scripted-model",
+            ])
+            .args(extra)
+            .current_dir(tmp.path())
+            .env("SKILLDECK_HOME", &home)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+        (out.status.code(), report, stderr)
+    };
+
+    // Iteration 1: against no skill. The check script is code of the skill: not run without --yes.
+    let (code, report, stderr) = eval(&[]);
+    assert_eq!(code, Some(2), "the script's case could not be graded: {stderr}\n{report:#}");
+    let it = tmp.path().join("sales-report-workspace/iteration-1");
+    let with = it.join("eval-1/with_skill");
+    let without = it.join("eval-1/without_skill");
+    // The skill's run wrote the report; the input file it started with is not an output.
+    let report_md = fs::read_to_string(with.join("outputs/report.md")).unwrap();
+    assert!(report_md.contains("Top month: March"), "{report_md}");
+    assert!(!with.join("outputs/data/sales.csv").exists());
+    assert_eq!(fs::read_dir(without.join("outputs")).unwrap().count(), 0);
+    assert!(fs::read_to_string(with.join("response.md")).unwrap().contains("600"));
+    // Graded with evidence, in the guide's shape.
+    let graded = read_json(&with.join("grading.json"));
+    assert_eq!(graded["summary"], json!({"passed": 2, "failed": 0, "total": 2, "pass_rate": 1.0}), "{graded:#}");
+    assert!(graded["expectations"][0]["evidence"].as_str().unwrap().contains("Top month: March"), "{graded:#}");
+    let graded = read_json(&without.join("grading.json"));
+    assert_eq!(graded["summary"]["passed"], 0, "{graded:#}");
+    assert!(graded["expectations"][0]["evidence"].as_str().unwrap().contains("nowhere"), "{graded:#}");
+    // Time and tokens, as the provider counted them: three calls with the skill, one without.
+    let timing = read_json(&with.join("timing.json"));
+    assert_eq!(
+        (timing["total_tokens"].as_u64(), timing["tokens_estimated"].as_bool()),
+        (Some(330), Some(false)),
+        "{timing:#}"
+    );
+    assert!(timing["duration_ms"].is_u64());
+    assert_eq!(read_json(&without.join("timing.json"))["total_tokens"], 110);
+    let refused = read_json(&it.join("eval-checked-by-script/with_skill/grading.json"));
+    assert!(refused["expectations"][0]["evidence"].as_str().unwrap().contains("--yes"), "{refused:#}");
+    // benchmark.json: the guide's run_summary, and who ran it on which revision.
+    let bench = read_json(&it.join("benchmark.json"));
+    assert_eq!(bench, report, "what is printed is what is written");
+    let summary = &bench["run_summary"];
+    assert_eq!(summary["with_skill"]["pass_rate"]["mean"], 0.5, "{summary:#}");
+    assert_eq!(summary["without_skill"]["pass_rate"]["mean"], 0.0, "{summary:#}");
+    assert_eq!(summary["delta"]["pass_rate"], 0.5);
+    assert_eq!(summary["delta"]["tokens"], 220.0, "330 a run with the skill, 110 without");
+    assert_eq!((bench["revision"].as_u64(), bench["baseline"].as_str()), (Some(2), Some("without_skill")));
+    assert_eq!(bench["provider"]["model"], "scripted-model");
+    let runs = bench["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    assert!(runs[0]["skill_loaded"].as_bool().unwrap() && !runs[1]["skill_loaded"].as_bool().unwrap());
+
+    // Iteration 2: against revision 1, with --yes, so the check script runs (in the sandbox).
+    let (code, report, stderr) = eval(&["--baseline", "v:1", "--yes"]);
+    assert_eq!(code, Some(0), "{stderr}\n{report:#}");
+    let it = tmp.path().join("sales-report-workspace/iteration-2");
+    let checked = read_json(&it.join("eval-checked-by-script/with_skill/grading.json"));
+    assert_eq!(checked["expectations"][0]["evidence"], "report.md: Top month: March", "{checked:#}");
+    assert_eq!(checked["grader"], "check: evals/check.sh");
+    let old = read_json(&it.join("eval-checked-by-script/old_skill/grading.json"));
+    assert_eq!(old["summary"]["passed"], 0, "revision 1 writes no report: {old:#}");
+    assert_eq!((report["baseline"].as_str(), report["baseline_revision"].as_u64()), (Some("old_skill"), Some(1)));
+    assert_eq!(report["run_summary"]["delta"]["pass_rate"], 1.0, "{report:#}");
+
+    // A token cap stops a run before its tool calls run; it is graded on what it left.
+    let (code, report, _) = eval(&["--max-tokens", "150"]);
+    assert_eq!(code, Some(2));
+    let first = &report["runs"][0];
+    assert_eq!(first["end"]["kind"], "failed", "{first:#}");
+    assert!(first["end"]["message"].as_str().unwrap().contains("cap of 150"), "{first:#}");
+    assert!(!tmp.path().join("sales-report-workspace/iteration-3/eval-1/with_skill/outputs/report.md").exists());
+
+    // A baseline that is not a revision, or no cases, is said plainly.
+    let out = Command::new(BIN)
+        .args(["eval", "sales-report", "--baseline", "v:9"])
+        .env("SKILLDECK_HOME", &home)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && said.contains('9'), "{said}");
+    skill(&home, &src, "bare", "A skill with no evals.", &[]);
+    let out = Command::new(BIN).args(["eval", "bare"]).env("SKILLDECK_HOME", &home).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && said.contains("evals/evals.json") && said.contains("--triggers"), "{said}");
 }
