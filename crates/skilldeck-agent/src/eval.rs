@@ -3,17 +3,23 @@
 //! fresh workspace with the user's real store around the skill), and whether the agent does
 //! better with it than without (`outputs`: the guide's `evals/evals.json`, each case run with
 //! the skill and with a baseline, graded by a model or a check script, written in the guide's
-//! workspace layout). This file only names the modules and hands on their public items.
+//! workspace layout), and a better description found by the guide's train/validation loop
+//! (`optimize`). This file only names the modules and hands on their public items.
 
 mod cases;
 mod grade;
 mod host;
+mod optimize;
 mod outputs;
 mod queries;
 mod triggers;
 
 pub use cases::{CASES_FILE, CaseId, CasesError, EvalCase, EvalCases, FILES_DIR, read_cases};
 pub use grade::{Graded, Grading, GradingSummary, grader_request, read_verdicts};
+pub use optimize::{
+    Candidate, DEFAULT_ITERATIONS, MAX_DESCRIPTION_CHARS, Optimize, OptimizeReport, Score, Split, optimize_description,
+    split,
+};
 pub use outputs::{
     Arm, ArmKind, ArmSummary, DEFAULT_OUTPUT_RUNS, Delta, OutputEval, OutputOptions, OutputReport, RunRecord, Stat,
     Timing, next_iteration, run_outputs,

@@ -7,6 +7,7 @@
 use serde::Serialize;
 use skilldeck_audit::RiskLevel;
 use skilldeck_skill::agents::Agent;
+use skilldeck_skill::name_field::yaml_scalar;
 use skilldeck_skill::validate::{self, ValidateOptions};
 use skilldeck_skill::{DiagCode, RelPath, Severity, SkillFiles, SkillName, frontmatter};
 
@@ -80,7 +81,7 @@ impl Template {
             .filter(|d| !d.is_empty())
             .unwrap_or("Describe what this skill does and when an agent should use it, in one or two sentences.");
         let title = name.as_str().split('-').map(capitalized).collect::<Vec<_>>().join(" ");
-        let head = format!("---\nname: {name}\ndescription: {}\n---\n\n# {title}\n\n", yaml_string(description));
+        let head = format!("---\nname: {name}\ndescription: {}\n---\n\n# {title}\n\n", yaml_scalar(description));
         let mut files = SkillFiles::new();
         let body = match self {
             Self::Instructions => "## Steps\n\n1. Say what the agent does first.\n2. Then what it checks.\n3. \
@@ -124,21 +125,6 @@ fn rel(path: &str) -> RelPath {
 fn capitalized(word: &str) -> String {
     let mut c = word.chars();
     c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
-}
-
-/// `s` as a YAML value: plain when YAML reads it back unchanged, else double-quoted.
-fn yaml_string(s: &str) -> String {
-    let plain = !s.is_empty()
-        && !s.contains(": ")
-        && !s.contains(" #")
-        && !s.ends_with(':')
-        && !s.starts_with(|c: char| "-?:,[]{}#&*!|>'\"%@`".contains(c) || c.is_whitespace())
-        && !s.contains('\n');
-    if plain {
-        return s.to_owned();
-    }
-    let escaped = s.replace('\\', "\\\\").replace('"', "\\\"").replace('\n', "\\n");
-    format!("\"{escaped}\"")
 }
 
 /// Why `name` cannot name a new skill, in words; `None` when it can.
@@ -214,7 +200,7 @@ impl Fix {
                     .find(|l| !l.is_empty() && !l.starts_with('#'))
                     .map(|l| l.chars().take(200).collect::<String>())
                     .unwrap_or_else(|| "Describe what this skill does and when an agent should use it.".to_owned());
-                Some(format!("---\nname: {name}\ndescription: {}\n---\n\n{skill_md}", yaml_string(&first)))
+                Some(format!("---\nname: {name}\ndescription: {}\n---\n\n{skill_md}", yaml_scalar(&first)))
             }
             Self::ShortenDescription => {
                 let meta = validate::validate_bytes(Some(skill_md.as_bytes()), ValidateOptions::default()).meta;
@@ -246,7 +232,7 @@ fn set_field(skill_md: &str, key: &str, value: &str) -> Option<String> {
     }
     let start = (split.yaml.as_ptr() as usize).checked_sub(skill_md.as_ptr() as usize)?;
     let end = start + split.yaml.len();
-    let line = format!("{key}: {}", yaml_string(value));
+    let line = format!("{key}: {}", yaml_scalar(value));
     let mut lines: Vec<String> = split.yaml.lines().map(str::to_owned).collect();
     let prefix = format!("{key}:");
     match lines.iter().position(|l| l.starts_with(&prefix)) {

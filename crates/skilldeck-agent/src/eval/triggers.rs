@@ -40,6 +40,9 @@ pub enum EvalError {
     /// A case cannot run as written (an input file the skill does not hold).
     #[error("{0}")]
     Case(String),
+    /// The store a run needs could not be made.
+    #[error("could not prepare the store for a run: {0}")]
+    Store(String),
 }
 
 /// How trigger evals run.

@@ -77,6 +77,13 @@ fn decide(messages: &[Value]) -> String {
     if system.starts_with("You grade the work") {
         return grade(last["content"].as_str().unwrap_or_default());
     }
+    if system.starts_with("You improve the description") {
+        return answer(
+            None,
+            "Here it is:\n<description>Use this skill when a customer wants money returned to them: refunds, \
+             reimbursements and chargebacks.</description>",
+        );
+    }
     if last["role"] == "tool" {
         // What the reporting skill's instructions make it do: write the report, then say so.
         let called = messages.iter().rev().find_map(|m| m["tool_calls"][0]["function"]["name"].as_str());
@@ -99,6 +106,15 @@ fn decide(messages: &[Value]) -> String {
         answer(Some(("view_skill", json!({"name": "refunds"}))), "")
     } else if asked.contains("invoice") && listed("invoices") {
         answer(Some(("view_skill", json!({"name": "invoices"}))), "")
+    } else if let Some(line) = system.lines().find(|l| l.contains("**payouts**")) {
+        // Loads `payouts` when its listing line shares a word with the request.
+        let line = line.to_lowercase();
+        let shared = ["money", "refund", "reimburse"].iter().any(|w| asked.contains(w) && line.contains(w));
+        if shared {
+            answer(Some(("view_skill", json!({"name": "payouts"}))), "")
+        } else {
+            answer(None, "I can answer that without a skill.")
+        }
     } else if asked.contains("sales") && listed("sales-report") {
         answer(Some(("view_skill", json!({"name": "sales-report"}))), "")
     } else if asked.contains("sales") {
@@ -110,7 +126,8 @@ fn decide(messages: &[Value]) -> String {
     }
 }
 
-/// A loopback Chat Completions server running `decide`; the system prompts it saw are kept.
+/// A loopback Chat Completions server running `decide`; the system prompt and last message of
+/// each request it saw are kept.
 fn scripted_model() -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
@@ -150,7 +167,8 @@ fn serve_one(mut stream: std::net::TcpStream, kept: &Mutex<Vec<String>>) {
             let request: Value = serde_json::from_slice(&body).unwrap_or_default();
             let messages = request["messages"].as_array().cloned().unwrap_or_default();
             if let Some(system) = messages.iter().find(|m| m["role"] == "system") {
-                kept.lock().unwrap().push(system["content"].to_string());
+                let last = messages.last().map(|m| m["content"].to_string()).unwrap_or_default();
+                kept.lock().unwrap().push(format!("{}\n\n{last}", system["content"]));
             }
             let sse = decide(&messages);
             let _ = write!(
@@ -403,4 +421,84 @@ fn output_evals_run_each_case_with_and_without_the_skill_grade_it_and_write_the_
     let out = Command::new(BIN).args(["eval", "bare"]).env("SKILLDECK_HOME", &home).output().unwrap();
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && said.contains("evals/evals.json") && said.contains("--triggers"), "{said}");
+}
+
+#[test]
+fn the_description_optimizer_splits_the_queries_rewrites_from_train_failures_and_offers_the_best_as_a_draft() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (home, src) = (tmp.path().join("home"), tmp.path().join("src"));
+    let queries = json!([
+        {"query": "I want my money back for order 7", "should_trigger": true},
+        {"query": "Please refund the broken kettle", "should_trigger": true},
+        {"query": "Reimburse my travel costs from May", "should_trigger": true},
+        {"query": "The customer asks for their money back", "should_trigger": true},
+        {"query": "Refund this duplicate charge", "should_trigger": true},
+        {"query": "What is the weather in Lyon?", "should_trigger": false},
+        {"query": "Write a haiku about autumn", "should_trigger": false},
+        {"query": "Rename the file notes.txt", "should_trigger": false},
+    ]);
+    skill(&home, &src, "payouts", "Handles payouts.", &[("evals/eval_queries.json", &queries.to_string())]);
+    skill(&home, &src, "invoices", "Write, correct and send invoices to customers.", &[]);
+    let (url, seen) = scripted_model();
+    let out = Command::new(BIN)
+        .args(["eval", "payouts", "--optimize-description", "--runs", "1", "--json", "--api", "openai"])
+        .args(["--base-url", &url, "--model", "scripted-model"])
+        .env("SKILLDECK_HOME", &home)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let report = &v["report"];
+    // A fixed, stratified 60/40 split: 3 of 5 and 2 of 3 to train.
+    let train = report["split"]["train"].as_array().unwrap();
+    let validation = report["split"]["validation"].as_array().unwrap();
+    assert_eq!(train.iter().filter(|q| q["should_trigger"] == true).count(), 3, "{report:#}");
+    assert_eq!(train.iter().filter(|q| q["should_trigger"] == false).count(), 2);
+    assert_eq!(validation.len(), 3);
+    // The original triggers for nothing; the rewrite for every request it should, and wins on
+    // validation; train is all passed, so the loop stops there.
+    let candidates = report["candidates"].as_array().unwrap();
+    assert_eq!(candidates.len(), 2, "{report:#}");
+    assert_eq!(
+        (candidates[0]["validation"]["passed"].as_u64(), candidates[0]["validation"]["total"].as_u64()),
+        (Some(1), Some(3))
+    );
+    assert_eq!(candidates[1]["validation"]["passed"], 3, "{report:#}");
+    assert_eq!(candidates[1]["train"]["passed"], 5);
+    assert_eq!(report["best"], 1);
+    // The model was shown train failures only: no validation query reached it.
+    {
+        let prompts = seen.lock().unwrap();
+        let proposer =
+            prompts.iter().find(|p| p.contains("You improve the description")).expect("the proposer was asked");
+        for q in validation {
+            assert!(!proposer.contains(q["query"].as_str().unwrap()), "{q} reached the proposer: {proposer}");
+        }
+        assert!(proposer.contains("Handles payouts."), "{proposer}");
+        // Each candidate ran among the user's other skills, as a real session lists them.
+        let runs: Vec<&String> = prompts.iter().filter(|p| p.contains("**payouts**")).collect();
+        assert!(runs.len() >= 16, "8 queries, 2 candidates, 1 run each: {}", runs.len());
+        assert!(runs.iter().all(|p| p.contains("**invoices**")));
+    }
+    // Offered as a draft, never stored: the store still has revision 1 with the old description.
+    let draft = v["draft"].as_str().expect("a draft was written");
+    let drafted = fs::read_to_string(draft).unwrap();
+    assert!(
+        drafted.contains("description: \"Use this skill when a customer wants money returned to them: refunds"),
+        "{drafted}"
+    );
+    assert!(drafted.contains("# payouts"), "the body is kept: {drafted}");
+    let listed = Command::new(BIN).args(["list", "--json"]).env("SKILLDECK_HOME", &home).output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.contains("Handles payouts.") && !listed.contains("money returned"), "{listed}");
+
+    // The offline router cannot propose a description, and says so.
+    let out = Command::new(BIN)
+        .args(["eval", "payouts", "--optimize-description"])
+        .env("SKILLDECK_HOME", &home)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && said.contains("ranker"), "{said}");
 }

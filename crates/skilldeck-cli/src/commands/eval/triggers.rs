@@ -1,0 +1,95 @@
+//! `skilldeck eval NAME --triggers`: each trigger query run through the agent loop, the runs
+//! that load the skill counted, and the report printed.
+
+use super::{EvalArgs, read_trigger_queries, runtime, scratch_registry};
+use crate::commands::agent::build_provider;
+use crate::context::Ctx;
+use crate::output::{self, Outcome};
+use skilldeck_agent::config::Config;
+use skilldeck_agent::eval::{self, TriggerReport};
+use skilldeck_agent::session::SessionOptions;
+use skilldeck_skill::visible::visible_line;
+use skilldeck_store::SkilldeckHome;
+use std::io::IsTerminal as _;
+use std::sync::Arc;
+
+pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
+    let options = args.trigger_options()?;
+    let (ctx, _) = Ctx::open_listing()?;
+    let (scope, name) = ctx.resolve(&args.name, None)?;
+    let queries = read_trigger_queries(&ctx, scope, &name, args.queries.as_deref())?;
+    let home = SkilldeckHome::from_env()?;
+    let config = Config::load(&home.config_path())?;
+    let (provider, pc) = build_provider(&args.model, &config)?;
+    let opts = SessionOptions::from_config(&config, &pc);
+    // The scratch store (--store) lives as long as the runs.
+    let (registry, _scratch) = match args.store.as_deref() {
+        None => (ctx.registry, None),
+        Some(store) => {
+            let files = ctx.storage().snapshot(scope, &name)?.files;
+            let (registry, scratch) = scratch_registry(&ctx, &name, Some(&files), Some(store))?;
+            (registry, Some(scratch))
+        }
+    };
+    let registry = Arc::new(registry);
+    let info = provider.info();
+    if info.kind == "offline" {
+        crate::output::errln!(
+            "note: the offline provider is a ranker, not a model: it loads the best-ranked skill; give --provider or --api for a model"
+        );
+    }
+    let tty = std::io::stderr().is_terminal();
+    let progress = |done: usize, total: usize| {
+        if tty {
+            eprint!("\r\x1b[2Krun {done} of {total}");
+        }
+    };
+    let rt = runtime()?;
+    let report =
+        rt.block_on(eval::run_triggers(&home, registry, provider, opts, name.as_str(), &queries, options, &progress))?;
+    if tty {
+        eprint!("\r\x1b[2K");
+    }
+    if args.json {
+        output::json(&report)?;
+    } else {
+        print_report(&report)?;
+    }
+    Ok(if report.passed == report.total { Outcome::Ok } else { Outcome::Refused })
+}
+
+fn print_report(r: &TriggerReport) -> anyhow::Result<()> {
+    for q in &r.results {
+        let mark = if q.passed { "pass" } else { "FAIL" };
+        let want = if q.should_trigger { "should trigger" } else { "should not" };
+        let mut line = format!("{mark}  {}/{} {want:<14}  {}", q.triggers, q.runs, visible_line(&q.query));
+        if !q.loaded_instead.is_empty() {
+            let others: Vec<String> = q.loaded_instead.iter().map(|(n, c)| format!("{n} ×{c}")).collect();
+            line.push_str(&format!("  (loaded instead: {})", others.join(", ")));
+        }
+        if !q.errors.is_empty() {
+            line.push_str(&format!("  ({} run(s) failed: {})", q.errors.len(), visible_line(&q.errors[0])));
+        }
+        if q.refused_commands > 0 {
+            line.push_str(&format!(
+                "  ({} shell command(s) refused: no one to approve them; --yes allows)",
+                q.refused_commands
+            ));
+        }
+        crate::output::outln!("{line}");
+    }
+    let share = |v: Option<f64>| v.map_or("n/a".to_owned(), |v| format!("{v:.2}"));
+    crate::output::outln!(
+        "{}: {}/{} queries passed; precision {}, recall {}; {} run(s) each by {} ({}); {:.0} s",
+        r.skill,
+        r.passed,
+        r.total,
+        share(r.precision),
+        share(r.recall),
+        r.runs,
+        visible_line(&r.provider.label),
+        visible_line(&r.provider.model),
+        r.seconds
+    );
+    Ok(())
+}
