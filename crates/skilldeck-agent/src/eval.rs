@@ -12,6 +12,7 @@ mod host;
 mod optimize;
 mod outputs;
 mod queries;
+mod record;
 mod triggers;
 
 pub use cases::{CASES_FILE, CaseId, CasesError, EvalCase, EvalCases, FILES_DIR, read_cases};
@@ -25,6 +26,7 @@ pub use outputs::{
     Timing, next_iteration, run_outputs,
 };
 pub use queries::{QUERIES_FILE, QueryError, TriggerQuery, read_queries};
+pub use record::{EvalKind, EvalRecord, append as append_record, log_path, read as read_records};
 pub use triggers::{
     DEFAULT_RUNS, DEFAULT_THRESHOLD, EvalError, QueryResult, Spread, TriggerOptions, TriggerReport, run_triggers,
 };

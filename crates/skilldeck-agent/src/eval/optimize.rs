@@ -149,9 +149,18 @@ pub async fn optimize_description(
         progress(iteration, "scoring");
         let registry = store_with(&description)?;
         let quiet = |_: usize, _: usize| {};
-        let report =
-            run_triggers(o.home, registry, Arc::clone(&o.provider), o.opts.clone(), o.skill, &all, o.options, &quiet)
-                .await?;
+        let report = run_triggers(
+            o.home,
+            registry,
+            Arc::clone(&o.provider),
+            o.opts.clone(),
+            o.skill,
+            &all,
+            o.options,
+            &quiet,
+            &CancellationToken::new(),
+        )
+        .await?;
         let (train, validation) = report.results.split_at(split.train.len());
         let score = |r: &[QueryResult]| Score { passed: r.iter().filter(|q| q.passed).count(), total: r.len() };
         candidates.push(Candidate {

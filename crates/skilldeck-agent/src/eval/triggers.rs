@@ -120,6 +120,8 @@ pub struct TriggerReport {
     pub spread: Spread,
     /// Seconds the whole run took.
     pub seconds: f64,
+    /// Whether the user stopped it: `results` then holds the queries whose runs all finished.
+    pub stopped: bool,
 }
 
 /// The range of trigger rates, by what the queries should do.
@@ -140,7 +142,8 @@ struct Run {
     error: Option<String>,
 }
 
-/// Runs every query of `queries` for `skill`. `progress` hears `(runs done, runs in all)`.
+/// Runs every query of `queries` for `skill`. `progress` hears `(runs done, runs in all)`;
+/// `stop` ends the runs early (the run under way is cancelled, the query it belongs to left out).
 #[allow(clippy::too_many_arguments)]
 pub async fn run_triggers(
     home: &SkilldeckHome,
@@ -151,6 +154,7 @@ pub async fn run_triggers(
     queries: &[TriggerQuery],
     options: TriggerOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
+    stop: &CancellationToken,
 ) -> Result<TriggerReport, EvalError> {
     let started = Instant::now();
     opts.max_steps = opts.max_steps.min(MAX_STEPS);
@@ -171,7 +175,10 @@ pub async fn run_triggers(
             sessions: Vec::new(),
         };
         for r in 0..runs {
-            let run = run_once(home, &registry, &provider, &opts, skill, &q.query, options).await?;
+            if stop.is_cancelled() {
+                break;
+            }
+            let run = run_once(home, &registry, &provider, &opts, skill, &q.query, options, stop).await?;
             result.triggers += usize::from(run.triggered);
             for other in run.instead {
                 *result.loaded_instead.entry(other).or_default() += 1;
@@ -181,14 +188,20 @@ pub async fn run_triggers(
             result.errors.extend(run.error);
             progress(i * runs + r + 1, total);
         }
+        if stop.is_cancelled() {
+            break;
+        }
         result.trigger_rate = result.triggers as f64 / runs as f64;
         let triggered = result.trigger_rate >= options.threshold;
         result.passed = triggered == q.should_trigger;
         results.push(result);
     }
-    Ok(summarise(skill, provider.info(), runs, options.threshold, results, started.elapsed()))
+    let mut report = summarise(skill, provider.info(), runs, options.threshold, results, started.elapsed());
+    report.stopped = stop.is_cancelled();
+    Ok(report)
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn run_once(
     home: &SkilldeckHome,
     registry: &Arc<SkillRegistry>,
@@ -197,11 +210,13 @@ async fn run_once(
     skill: &str,
     query: &str,
     options: TriggerOptions,
+    user_stop: &CancellationToken,
 ) -> Result<Run, EvalError> {
     let workspace = tempfile::Builder::new().prefix("skilldeck-eval-").tempdir().map_err(EvalError::Scratch)?;
     let mut session =
         Session::create(home, Arc::clone(registry), workspace.path(), Arc::clone(provider), opts.clone())?;
-    let stop = CancellationToken::new();
+    // Cancelled when the skill loads, or when the user stops the whole eval.
+    let stop = user_stop.child_token();
     let host = RunHost::new(skill, options.allow_shell, Some(stop.clone()));
     let ended = tokio::time::timeout(options.run_timeout, session.run_turn(query, &host, &stop)).await;
     let error = match ended {
@@ -250,6 +265,7 @@ fn summarise(
         spread: Spread { should: range(true), should_not: range(false) },
         results,
         seconds: took.as_secs_f64(),
+        stopped: false,
     }
 }
 

@@ -260,6 +260,13 @@ fn trigger_evals_count_each_query_by_the_guides_rule_and_name_the_neighbour_load
     unique.sort_unstable();
     unique.dedup();
     assert_eq!(unique.len(), 10);
+    // Kept for History, by revision.
+    let log = fs::read_to_string(home.join("evals/user/refunds.jsonl")).unwrap();
+    let kept: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        (kept["kind"].as_str(), kept["revision"].as_u64(), kept["passed"].as_u64(), kept["total"].as_u64()),
+        (Some("triggers"), Some(1), Some(4), Some(5))
+    );
     // The model saw the user's real listing, both skills in it.
     {
         let prompts = seen.lock().unwrap();
@@ -400,6 +407,14 @@ fn output_evals_run_each_case_with_and_without_the_skill_grade_it_and_write_the_
     assert_eq!(old["summary"]["passed"], 0, "revision 1 writes no report: {old:#}");
     assert_eq!((report["baseline"].as_str(), report["baseline_revision"].as_u64()), (Some("old_skill"), Some(1)));
     assert_eq!(report["run_summary"]["delta"]["pass_rate"], 1.0, "{report:#}");
+    let log = fs::read_to_string(home.join("evals/user/sales-report.jsonl")).unwrap();
+    let kept: Value = serde_json::from_str(log.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(
+        (kept["kind"].as_str(), kept["with_skill"].as_f64(), kept["baseline"].as_f64()),
+        (Some("outputs"), Some(1.0), Some(0.0)),
+        "{kept}"
+    );
+    assert_eq!(kept["baseline_kind"], "old_skill v:1");
 
     // A token cap stops a run before its tool calls run; it is graded on what it left.
     let (code, report, _) = eval(&["--max-tokens", "150"]);

@@ -127,6 +127,9 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         },
     };
     let report = runtime()?.block_on(eval::run_outputs(eval, &progress))?;
+    if let Err(e) = eval::append_record(&home, scope, name.as_str(), &eval::EvalRecord::of_outputs(&report)) {
+        crate::output::errln!("note: the result could not be kept for History: {e}");
+    }
     if tty {
         eprint!("\r\x1b[2K");
     }

@@ -22,6 +22,7 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     let config = Config::load(&home.config_path())?;
     let (provider, pc) = build_provider(&args.model, &config)?;
     let opts = SessionOptions::from_config(&config, &pc);
+    let revision = ctx.storage().revision_sync(scope, &name)?.map(|r| r.0);
     // The scratch store (--store) lives as long as the runs.
     let (registry, _scratch) = match args.store.as_deref() {
         None => (ctx.registry, None),
@@ -45,8 +46,26 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         }
     };
     let rt = runtime()?;
-    let report =
-        rt.block_on(eval::run_triggers(&home, registry, provider, opts, name.as_str(), &queries, options, &progress))?;
+    let stop = tokio_util::sync::CancellationToken::new();
+    let report = rt.block_on(eval::run_triggers(
+        &home,
+        registry,
+        provider,
+        opts,
+        name.as_str(),
+        &queries,
+        options,
+        &progress,
+        &stop,
+    ))?;
+    if args.queries.is_none() && args.store.is_none() {
+        // Kept for History: the skill's own queries against the user's store.
+        if let Err(e) =
+            eval::append_record(&home, scope, name.as_str(), &eval::EvalRecord::of_triggers(&report, revision))
+        {
+            crate::output::errln!("note: the result could not be kept for History: {e}");
+        }
+    }
     if tty {
         eprint!("\r\x1b[2K");
     }
