@@ -13,6 +13,7 @@ import { problemsPanel, showLine, sourceView } from "./diagnostics.js";
 import { fileBody } from "./fileview.js";
 import { diagMessage } from "./diag_i18n.js";
 import { showHistory as showHistoryPane } from "./history.js";
+import { showEvals as showEvalsPane } from "./evals.js";
 import { importCollection, previewCollection } from "./import_many.js";
 import { initAddSource } from "./add_source.js";
 import { initUpdates, translateUpdates } from "./updates.js";
@@ -203,6 +204,7 @@ function renderFiles() {
           : d.userInvokedOnly ? el("p", { class: "hint", id: "switch-why", text: `${t("userInvokedOnly")}: ${t("userInvokedOnlyTitle")}` }) : null,
     el("div", { class: "row" },
       el("button", { type: "button", id: "history-btn", text: t("history"), onclick: () => showHistory(d) }),
+      d.scope === "team" ? null : el("button", { type: "button", id: "evals-btn", text: t("evals"), title: t("evalsTitle"), onclick: () => showEvals(d) }),
       d.scope === "user" ? el("button", { type: "button", id: "publish-team-btn", text: t("publishTeam"), onclick: () => confirmPublish(d) }) : null,
       // A team skill changes only by publishing: it comes from the team store.
       d.scope === "team" ? null : el("button", { type: "button", id: "rename-btn", text: t("renameSkill"), onclick: () => openRename(d) }),
@@ -466,6 +468,12 @@ async function openFile(path, anchor, keepPlace = false) {
 async function showHistory(d) {
   state.fileTurn++; // a file still being read must not cover the history
   if (await showHistoryPane(d, restore)) state.showing = "history";
+}
+
+/** @param {SkillDetail} d */
+async function showEvals(d) {
+  state.fileTurn++; // a file still being read must not cover the evals
+  if (await showEvalsPane(d)) state.showing = "evals";
 }
 
 async function restore(scope, name, revision) {
@@ -781,10 +789,12 @@ async function refresh() {
   // Read after the list came back: the user may have picked another skill meanwhile.
   const selected = state.selected;
   const history = state.showing === "history";
+  const evals = state.showing === "evals";
   if (selected && state.skills.some((s) => keyOf(s) === selected)) {
     await select(selected, true);
-    // An open History stays open, with the new revision in it.
+    // An open History or Evals stays open, with the new revision in it.
     if (history && state.detail) await showHistory(state.detail);
+    else if (evals && state.detail) await showEvals(state.detail);
   }
 }
 
@@ -868,6 +878,7 @@ function wire() {
     if (state.detail) {
       renderFiles();
       if (state.showing === "history") showHistory(state.detail);
+      else if (state.showing === "evals") showEvals(state.detail);
       else if (state.file) openFile(state.file);
     }
   };

@@ -9,6 +9,7 @@ import { fileBody } from "./fileview.js";
 
 import { invoke } from "./api.js";
 import { compareRange, revisionDiff } from "./revision_diff.js";
+import { recordsOf } from "./evals.js";
 
 /** What made a revision, in words: `upload`, `restore:3`, … as the backend names events. */
 export function eventText(event) {
@@ -27,6 +28,9 @@ export function eventText(event) {
 export async function showHistory(d, restore) {
   const rows = await invoke("skill_history", { scope: d.scope, name: d.name }).catch(showError);
   if (!rows) return false;
+  // What each revision's evals found; a skill whose evals cannot be read shows none.
+  const evals = await invoke("skill_evals", { scope: d.scope, name: d.name }).catch(() => null);
+  const records = evals ? evals.records : [];
   /** @type {Set<number>} */
   const ticked = new Set();
   const compare = /** @type {HTMLButtonElement} */ (el("button", { type: "button", id: "compare-revisions", disabled: true, text: t("compareTick") }));
@@ -41,7 +45,7 @@ export async function showHistory(d, restore) {
     const range = compareRange(ticked);
     if (range) showCompare(d, range.from, range.to, restore);
   };
-  const head = el("tr", {}, ...["colRevision", "colDate", "colDigest", "colEvent"].map((k) => el("th", { scope: "col", text: t(k) })),
+  const head = el("tr", {}, ...["colRevision", "colDate", "colDigest", "colEvent", "colEvals"].map((k) => el("th", { scope: "col", text: t(k) })),
     el("th", { scope: "col" }), el("th", { scope: "col", class: "pick", text: t("compareCol") }));
   const list = el("table", { class: "history", id: "history" }, el("thead", {}, head));
   const body = el("tbody");
@@ -58,6 +62,7 @@ export async function showHistory(d, restore) {
       el("td", { text: r.at ? formatDate(r.at) : "—", title: r.at || null }),
       el("td", { class: "digest", text: r.digest || "—" }),
       el("td", { text: eventText(r.event) }),
+      el("td", { class: "evals-cell", text: recordsOf(records, r.revision).slice(0, 2).join("; ") }),
       el("td", { class: "actions" }, view, r.current ? el("span", { class: "marker muted", text: t("current") })
         : r.restorable ? el("button", { type: "button", class: "restore", text: t("restore"), onclick: () => restore(d.scope, d.name, r.revision) }) : null),
       el("td", { class: "pick" }, pick),

@@ -49,6 +49,10 @@ mod tests {
         c.root::<crate::views::HistoryRow>();
         c.root::<crate::views::SourceView>();
         c.root::<crate::agent::SetupView>();
+        c.root::<crate::evals::EvalsView>();
+        c.root::<crate::evals::QueryRow>();
+        c.root::<crate::evals::TriggerRunView>();
+        c.root::<crate::evals::EvalProgress>();
         c.root::<crate::agent::SessionView>();
         c.root::<crate::agent::SendOutcome>();
         c.root::<crate::agent::SendRequest>();

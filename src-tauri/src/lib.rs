@@ -6,6 +6,7 @@ pub mod agents;
 pub mod bindings;
 pub mod commands;
 pub mod error;
+pub mod evals;
 pub mod file_view;
 pub mod links;
 pub mod logging;
@@ -55,6 +56,10 @@ macro_rules! handlers {
     () => {
         tauri::generate_handler![
             $crate::commands::skills::list_skills,
+            $crate::commands::evals::skill_evals,
+            $crate::commands::evals::save_eval_queries,
+            $crate::commands::evals::run_trigger_evals,
+            $crate::commands::evals::stop_evals,
             $crate::commands::skills::skill_detail,
             $crate::commands::skills::read_skill_file,
             $crate::commands::source::skill_source,

@@ -25,6 +25,8 @@ pub struct AppState {
     pub registry: Arc<SkillRegistry>,
     /// The agent panel's sessions and questions.
     pub agent: AgentPanel,
+    /// The Evals view's runs under way.
+    pub evals: crate::evals::EvalsPanel,
     /// When the process started, for the start-up trace.
     pub started: std::time::Instant,
     /// Sources fetched by "Add from…" and not yet installed or cancelled.
@@ -51,6 +53,7 @@ impl AppState {
                 SkillRegistry::new(storage).with_hold(hold.level()).with_semantic(semantic).with_digests(true),
             ),
             agent: AgentPanel::default(),
+            evals: crate::evals::EvalsPanel::default(),
             started: std::time::Instant::now(),
             sources: crate::sources::PendingFetches::default(),
             updates: crate::update_slot::Updates::default(),

@@ -383,6 +383,35 @@ digest: string,
 places: Array<string>, };
 
 /**
+ * One output eval case, as the view shows it.
+ */
+export type CaseRow = { 
+/**
+ * Its folder in the workspace (`eval-ID`).
+ */
+folder: string, 
+/**
+ * The prompt.
+ */
+prompt: string, 
+/**
+ * What success looks like.
+ */
+expectedOutput: string, 
+/**
+ * The input files.
+ */
+files: Array<string>, 
+/**
+ * What is graded.
+ */
+expectations: Array<string>, 
+/**
+ * The check script, when one grades it.
+ */
+check: string | null, };
+
+/**
  * How one file differs.
  */
 export type Change = "added" | "removed" | "modified";
@@ -778,6 +807,48 @@ code: string,
  * What was wrong and what to do.
  */
 message: string, };
+
+/**
+ * How far a run is.
+ */
+export type EvalProgress = { 
+/**
+ * Runs finished.
+ */
+done: number, 
+/**
+ * Runs in all.
+ */
+total: number, };
+
+/**
+ * What the Evals view shows of a skill.
+ */
+export type EvalsView = { 
+/**
+ * The revision shown.
+ */
+revision: number | null, 
+/**
+ * Its trigger queries (none when it has no file).
+ */
+queries: Array<QueryRow>, 
+/**
+ * Why its queries file could not be read, when it could not.
+ */
+queriesProblem: string | null, 
+/**
+ * Its output cases.
+ */
+cases: Array<CaseRow>, 
+/**
+ * Why its cases file could not be read, when it could not.
+ */
+casesProblem: string | null, 
+/**
+ * Every eval run of the skill, newest first.
+ */
+records: Array<RecordRow>, };
 
 /**
  * A skill that was not adopted.
@@ -2153,6 +2224,109 @@ revision: number,
 uploaded: number, };
 
 /**
+ * One query's result in a run.
+ */
+export type QueryResultRow = { 
+/**
+ * The query.
+ */
+query: string, 
+/**
+ * Whether it should trigger.
+ */
+shouldTrigger: boolean, 
+/**
+ * Runs that loaded the skill.
+ */
+triggers: number, 
+/**
+ * Runs made.
+ */
+runs: number, 
+/**
+ * Whether it passed by the guide's rule.
+ */
+passed: boolean, 
+/**
+ * Other skills loaded instead, with how many runs (`invoices ×2`).
+ */
+loadedInstead: Array<string>, 
+/**
+ * Why runs failed.
+ */
+errors: Array<string>, 
+/**
+ * Commands refused: no one was there to approve them.
+ */
+refusedCommands: number, 
+/**
+ * The sessions of its runs.
+ */
+sessions: Array<string>, };
+
+/**
+ * One trigger query, as the form edits it.
+ */
+export type QueryRow = { 
+/**
+ * What a user would ask.
+ */
+query: string, 
+/**
+ * Whether the skill should load for it.
+ */
+shouldTrigger: boolean, };
+
+/**
+ * One eval run's result, as History and the view show it.
+ */
+export type RecordRow = { 
+/**
+ * `triggers` or `outputs`.
+ */
+kind: string, 
+/**
+ * The revision evaluated.
+ */
+revision: number | null, 
+/**
+ * When, RFC 3339.
+ */
+at: string, 
+/**
+ * Who answered, for people.
+ */
+provider: string, 
+/**
+ * Whether that was the offline ranker.
+ */
+offline: boolean, 
+/**
+ * Runs of each query or case.
+ */
+runs: number, 
+/**
+ * Queries passed, or expectations met with the skill.
+ */
+passed: number, 
+/**
+ * In all.
+ */
+total: number, 
+/**
+ * Outputs: the mean pass rate with the skill.
+ */
+withSkill: number | null, 
+/**
+ * Outputs: the baseline's.
+ */
+baseline: number | null, 
+/**
+ * Outputs: which baseline.
+ */
+baselineKind: string | null, };
+
+/**
  * A skill of the source refused as it stands.
  */
 export type RefusedView = { 
@@ -3449,6 +3623,51 @@ summary: string, };
  * A model's capability tier. A skill with `min_tier: ultra` is not listed for a `lite` model.
  */
 export type Tier = "lite" | "ultra";
+
+/**
+ * A trigger run's result.
+ */
+export type TriggerRunView = { 
+/**
+ * Who answered, for people.
+ */
+provider: string, 
+/**
+ * Whether that was the offline ranker.
+ */
+offline: boolean, 
+/**
+ * Runs of each query.
+ */
+runs: number, 
+/**
+ * Queries passed.
+ */
+passed: number, 
+/**
+ * Queries run.
+ */
+total: number, 
+/**
+ * Precision, when a query triggered.
+ */
+precision: number | null, 
+/**
+ * Recall, when a query should.
+ */
+recall: number | null, 
+/**
+ * Whether the user stopped it.
+ */
+stopped: boolean, 
+/**
+ * Seconds it took.
+ */
+seconds: number, 
+/**
+ * Each query.
+ */
+results: Array<QueryResultRow>, };
 
 /**
  * How a turn ended.

@@ -6,6 +6,7 @@ pub mod agent;
 pub mod agents;
 pub mod authoring;
 pub mod collection;
+pub mod evals;
 pub mod mcp_clients;
 pub mod revisions;
 pub mod risks;

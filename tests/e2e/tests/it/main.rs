@@ -9,6 +9,7 @@ mod agents;
 mod audit;
 mod authoring;
 mod desktop;
+mod evals;
 mod installed;
 mod journey;
 mod listing_try;

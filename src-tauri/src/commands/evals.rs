@@ -1,0 +1,49 @@
+//! The Evals view's commands: a skill's queries and cases, saving its queries, running its
+//! trigger evals over a channel, and Stop. The work is in `crate::evals`.
+
+use crate::error::ApiResult;
+use crate::evals::{EvalProgress, EvalsView, QueryRow, TriggerRunView};
+use crate::state::AppState;
+use skilldeck_skill::{Scope, SkillName};
+use tauri::State;
+use tauri::ipc::Channel;
+
+/// The skill's trigger queries, output cases and past eval results.
+#[tauri::command]
+pub async fn skill_evals(state: State<'_, AppState>, scope: Scope, name: String) -> ApiResult<EvalsView> {
+    crate::evals::view(&state.registry, scope, &SkillName::parse(&name)?)
+}
+
+/// Stores the queries as the skill's `evals/eval_queries.json`, a new revision; returns it.
+#[tauri::command]
+pub async fn save_eval_queries(
+    state: State<'_, AppState>,
+    scope: Scope,
+    name: String,
+    queries: Vec<QueryRow>,
+) -> ApiResult<u64> {
+    crate::evals::save_queries(&state.registry, scope, &SkillName::parse(&name)?, &queries)
+}
+
+/// Runs the skill's trigger queries with `provider`, `runs` times each, telling `progress`.
+#[tauri::command]
+pub async fn run_trigger_evals(
+    state: State<'_, AppState>,
+    scope: Scope,
+    name: String,
+    provider: String,
+    runs: u16,
+    progress: Channel<EvalProgress>,
+) -> ApiResult<TriggerRunView> {
+    let name = SkillName::parse(&name)?;
+    let tell = move |p: EvalProgress| {
+        let _ = progress.send(p);
+    };
+    state.evals.run_triggers(&state.registry, scope, &name, &provider, runs, tell).await
+}
+
+/// Stops the skill's running evals; `false` when none ran.
+#[tauri::command]
+pub fn stop_evals(state: State<'_, AppState>, scope: Scope, name: String) -> bool {
+    state.evals.stop(scope, &name)
+}

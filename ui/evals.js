@@ -1,0 +1,232 @@
+// @ts-check
+// A skill's Evals: its trigger queries written in a form and saved as the skill's own
+// evals/eval_queries.json (a new revision), run with the provider the user picks, with progress
+// and Stop, their results query by query; its output cases as evals/evals.json holds them; and
+// every past run by revision. History shows the same records (recordText).
+
+import { $, el, showError, toast } from "./dom.js";
+import { formatDate, t } from "./i18n.js";
+import { channel, invoke } from "./api.js";
+
+/** @typedef {import("./types/bindings").EvalsView} EvalsView */
+/** @typedef {import("./types/bindings").RecordRow} RecordRow */
+/** @typedef {import("./types/bindings").TriggerRunView} TriggerRunView */
+/** @typedef {import("./types/bindings").QueryRow} QueryRow */
+
+/** A share as a whole percentage. */
+const pct = (v) => `${Math.round((v ?? 0) * 100)}%`;
+
+/**
+ * One past eval run in a few words: "triggers 9/10" or "83% with, 33% without".
+ * @param {RecordRow} r
+ */
+export function recordText(r) {
+  if (r.kind === "triggers") return t("evalRecordTriggers", r.passed, r.total);
+  const base = r.baselineKind && r.baselineKind.startsWith("old_skill") ? r.baselineKind.replace("old_skill ", "") : t("evalWithout");
+  return t("evalRecordOutputs", pct(r.withSkill), pct(r.baseline), base);
+}
+
+/** The records of revision `revision`, newest first, in a few words each. */
+export function recordsOf(records, revision) {
+  return records.filter((r) => r.revision === revision).map(recordText);
+}
+
+/** What runs are under way, by skill key, so the view shows progress when drawn again. */
+const running = new Map();
+
+/**
+ * The last run's result by skill key, with the revision it ran on: the view is drawn again when
+ * the store changes (a save, the watcher) and shows it while the revision is the same.
+ * @type {Map<string, {revision: number | null, out: TriggerRunView}>}
+ */
+const lastRun = new Map();
+
+/** The provider and runs last chosen, kept across skills and redraws. */
+const choice = { provider: "", runs: "3" };
+
+/**
+ * Shows the Evals of skill `d` in the viewer.
+ * @param {{scope: string, name: string}} d
+ */
+export async function showEvals(d) {
+  const [view, setup] = await Promise.all([
+    invoke("skill_evals", { scope: /** @type {any} */ (d.scope), name: d.name }),
+    invoke("agent_setup"),
+  ]).catch((e) => { showError(e); return [null, null]; });
+  if (!view || !setup) return false;
+  /** @type {QueryRow[]} */
+  const rows = view.queries.map((q) => ({ ...q }));
+  let dirty = false;
+  const table = el("table", { class: "evals-queries", id: "eval-queries" });
+  const save = /** @type {HTMLButtonElement} */ (el("button", { type: "button", id: "eval-save", class: "primary", disabled: true, text: t("evalSaveQueries") }));
+  const markDirty = () => { dirty = true; save.disabled = false; run.disabled = true; run.title = t("evalSaveFirst"); };
+  const drawRows = () => {
+    table.replaceChildren(el("thead", {}, el("tr", {},
+      el("th", { scope: "col", text: t("evalQuery") }), el("th", { scope: "col", text: t("evalShouldLoad") }), el("th", { scope: "col" }))));
+    const body = el("tbody");
+    rows.forEach((r, i) => {
+      body.append(el("tr", {},
+        el("td", {}, el("input", { type: "text", class: "eval-query", value: r.query, spellcheck: "true", "aria-label": t("evalQuery"),
+          oninput: (e) => { r.query = e.target.value; markDirty(); } })),
+        el("td", { class: "pick" }, el("input", { type: "checkbox", class: "eval-should", checked: r.shouldTrigger, "aria-label": t("evalShouldLoad"),
+          onchange: (e) => { r.shouldTrigger = e.target.checked; markDirty(); } })),
+        el("td", { class: "actions" }, el("button", { type: "button", class: "eval-remove", "aria-label": t("evalRemove"), title: t("evalRemove"), text: "×",
+          onclick: () => { rows.splice(i, 1); markDirty(); drawRows(); } })),
+      ));
+    });
+    if (!rows.length) body.append(el("tr", {}, el("td", { colspan: "3", class: "hint", text: t("evalNoQueries") })));
+    table.append(body);
+  };
+  drawRows();
+  const add = el("button", { type: "button", id: "eval-add", text: t("evalAddQuery"), onclick: () => {
+    rows.push({ query: "", shouldTrigger: true });
+    markDirty();
+    drawRows();
+    /** @type {HTMLInputElement[]} */ ([...table.querySelectorAll(".eval-query")]).at(-1)?.focus();
+  } });
+  save.onclick = async () => {
+    save.disabled = true;
+    try {
+      const rev = await invoke("save_eval_queries", { scope: /** @type {any} */ (d.scope), name: d.name, queries: rows });
+      dirty = false;
+      toast(t("evalSaved", d.name, rev));
+      await showEvals(d);
+    } catch (e) {
+      save.disabled = false;
+      showError(e);
+    }
+  };
+
+  // The run bar: provider, runs, Run and Stop, progress.
+  const provider = /** @type {HTMLSelectElement} */ (el("select", { id: "eval-provider", "aria-label": t("provider") }));
+  for (const p of setup.providers) {
+    provider.append(el("option", { value: p.name, disabled: !!p.problem, text: p.problem ? `${p.label} — ${p.problem}` : p.label }));
+  }
+  const usable = (name) => setup.providers.some((p) => p.name === name && !p.problem);
+  provider.value = usable(choice.provider) ? choice.provider : usable(setup.defaultProvider) ? setup.defaultProvider : "offline";
+  const runs = /** @type {HTMLInputElement} */ (el("input", { type: "number", id: "eval-runs", min: "1", max: "20", value: choice.runs, "aria-label": t("evalRuns"),
+    onchange: (e) => { choice.runs = e.target.value; } }));
+  const progress = el("span", { id: "eval-progress", class: "hint", "aria-live": "polite" });
+  const stop = /** @type {HTMLButtonElement} */ (el("button", { type: "button", id: "eval-stop", class: "danger", hidden: true, text: t("stop") }));
+  const results = el("div", { id: "eval-results" });
+  const note = el("p", { class: "hint", id: "eval-provider-note" });
+  const noteFor = () => { note.textContent = provider.value === "offline" ? t("evalOfflineNote") : ""; };
+  provider.onchange = () => { choice.provider = provider.value; noteFor(); };
+  noteFor();
+  const run = /** @type {HTMLButtonElement} */ (el("button", { type: "button", id: "eval-run", class: "primary", text: t("evalRunTriggers"),
+    disabled: !rows.length || !!view.queriesProblem }));
+  const key = `${d.scope}/${d.name}`;
+  const title = `${d.name} — ${t("evals")}`;
+  stop.onclick = () => invoke("stop_evals", { scope: /** @type {any} */ (d.scope), name: d.name }).catch(showError);
+  run.onclick = async () => {
+    if (dirty) return;
+    const events = channel();
+    events.onmessage = (p) => { progress.textContent = t("evalProgress", p.done, p.total); };
+    run.disabled = true;
+    stop.hidden = false;
+    progress.textContent = t("evalStarting");
+    running.set(key, true);
+    try {
+      const out = await invoke("run_trigger_evals", { scope: /** @type {any} */ (d.scope), name: d.name, provider: provider.value,
+        runs: Math.max(1, Math.min(20, Number(runs.value) || 3)), progress: events });
+      lastRun.set(key, { revision: view.revision, out });
+      results.replaceChildren(...resultView(out));
+      progress.textContent = out.stopped ? t("evalStopped") : t("evalDone", Math.round(out.seconds));
+      if (!out.stopped) await refreshRecords();
+    } catch (e) {
+      progress.textContent = "";
+      showError(e);
+    } finally {
+      running.delete(key);
+      run.disabled = false;
+      stop.hidden = true;
+      // Drawn again while it ran (the store changed): the view on show gets the result.
+      if (!results.isConnected && $("#viewer .file-title")?.textContent === title) showEvals(d).catch(showError);
+    }
+  };
+  const records = el("div", { id: "eval-records" });
+  const refreshRecords = async () => {
+    const fresh = await invoke("skill_evals", { scope: /** @type {any} */ (d.scope), name: d.name });
+    records.replaceChildren(recordsView(fresh.records));
+  };
+  records.append(recordsView(view.records));
+
+  $("#viewer").replaceChildren(
+    el("div", { class: "file-title", text: title }),
+    el("section", { class: "evals-section" },
+      el("h3", { text: t("evalTriggerQueries") }),
+      el("p", { class: "hint", text: t("evalQueriesHint") }),
+      view.queriesProblem ? el("p", { class: "error", id: "eval-queries-problem", text: view.queriesProblem }) : null,
+      table,
+      el("div", { class: "row" }, add, save),
+      el("div", { class: "row eval-run-bar" },
+        el("label", { class: "field provider-field" }, el("span", { text: t("provider") }), provider),
+        el("label", { class: "field runs-field" }, el("span", { text: t("evalRuns") }), runs),
+        run, stop, progress),
+      note,
+      results),
+    el("section", { class: "evals-section" },
+      el("h3", { text: t("evalOutputCases") }),
+      view.casesProblem ? el("p", { class: "error", text: view.casesProblem }) : null,
+      casesView(view.cases, d.name)),
+    el("section", { class: "evals-section" }, el("h3", { text: t("evalPastResults") }), records),
+  );
+  const shown = lastRun.get(key);
+  if (shown && shown.revision === view.revision) results.replaceChildren(...resultView(shown.out));
+  if (running.has(key)) { run.disabled = true; stop.hidden = false; progress.textContent = t("evalStarting"); }
+  return true;
+}
+
+/** @param {TriggerRunView} out */
+function resultView(out) {
+  const share = (v) => (v === null || v === undefined ? "—" : v.toFixed(2));
+  const summary = el("p", { id: "eval-summary", class: out.passed === out.total ? "ok" : "warn",
+    text: t("evalSummary", out.passed, out.total, share(out.precision), share(out.recall), out.runs, out.provider) });
+  const head = el("tr", {}, ...["evalResult", "evalQuery", "evalWanted", "evalLoaded", "evalInstead"].map((k) => el("th", { scope: "col", text: t(k) })));
+  const body = el("tbody");
+  for (const q of out.results) {
+    const notes = [
+      q.loadedInstead.length ? q.loadedInstead.join(", ") : "",
+      q.errors.length ? t("evalRunsFailed", q.errors.length, q.errors[0]) : "",
+      q.refusedCommands ? t("evalRefused", q.refusedCommands) : "",
+    ].filter(Boolean).join(" · ");
+    body.append(el("tr", { class: q.passed ? "pass" : "fail", title: q.sessions.join(", ") },
+      el("td", {}, el("span", { class: `badge ${q.passed ? "ok" : "bad"}`, text: q.passed ? t("evalPass") : t("evalFail") })),
+      el("td", { text: q.query }),
+      el("td", { text: q.shouldTrigger ? t("evalShould") : t("evalShouldNot") }),
+      el("td", { text: `${q.triggers}/${q.runs}` }),
+      el("td", { class: "hint", text: notes })));
+  }
+  return [summary, el("table", { class: "history evals-results" }, el("thead", {}, head), body)];
+}
+
+/** @param {RecordRow[]} records */
+function recordsView(records) {
+  if (!records.length) return el("p", { class: "hint", text: t("evalNoRecords") });
+  const head = el("tr", {}, ...["colRevision", "colDate", "evalKind", "evalResult", "provider"].map((k) => el("th", { scope: "col", text: t(k) })));
+  const body = el("tbody");
+  for (const r of records) {
+    body.append(el("tr", {},
+      el("td", { text: r.revision ? `v:${r.revision}` : "—" }),
+      el("td", { text: formatDate(r.at), title: r.at }),
+      el("td", { text: r.kind === "triggers" ? t("evalKindTriggers") : t("evalKindOutputs") }),
+      el("td", { text: recordText(r) }),
+      el("td", { class: "hint", text: r.offline ? `${r.provider} (${t("evalRanker")})` : r.provider })));
+  }
+  return el("table", { class: "history evals-records" }, el("thead", {}, head), body);
+}
+
+/** @param {import("./types/bindings").CaseRow[]} cases @param {string} name */
+function casesView(cases, name) {
+  const hint = el("p", { class: "hint", text: t("evalCasesHint", name) });
+  if (!cases.length) return el("div", {}, hint, el("p", { class: "hint", text: t("evalNoCases") }));
+  const list = el("ol", { class: "eval-cases", id: "eval-cases" });
+  for (const c of cases) {
+    list.append(el("li", {},
+      el("strong", { text: c.folder }), el("p", { text: c.prompt }),
+      c.files.length ? el("p", { class: "hint", text: t("evalCaseFiles", c.files.join(", ")) }) : null,
+      c.check ? el("p", { class: "hint", text: t("evalCaseCheck", c.check) }) : null,
+      el("ul", {}, ...c.expectations.map((x) => el("li", { text: x })))));
+  }
+  return el("div", {}, hint, list);
+}
