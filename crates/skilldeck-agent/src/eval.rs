@@ -11,6 +11,7 @@ mod grade;
 mod host;
 mod optimize;
 mod outputs;
+mod prepare;
 mod queries;
 mod record;
 mod triggers;
@@ -25,6 +26,7 @@ pub use outputs::{
     Arm, ArmKind, ArmSummary, DEFAULT_OUTPUT_RUNS, Delta, OutputEval, OutputOptions, OutputReport, RunRecord, Stat,
     Timing, next_iteration, run_outputs,
 };
+pub use prepare::{PrepareError, PreparedOutputs, ScratchStore, prepare_outputs};
 pub use queries::{QUERIES_FILE, QueryError, TriggerQuery, read_queries};
 pub use record::{EvalKind, EvalRecord, append as append_record, log_path, read as read_records};
 pub use triggers::{

@@ -123,6 +123,8 @@ pub struct OutputEval<'a> {
     pub iteration: PathBuf,
     /// Bounds and permissions.
     pub options: OutputOptions,
+    /// Ends the iteration early: the run under way is stopped and graded, no other starts.
+    pub stop: CancellationToken,
 }
 
 /// The guide's `timing.json`, with what Skilldeck adds.
@@ -236,6 +238,8 @@ pub struct OutputReport {
     pub iteration: PathBuf,
     /// Seconds the whole iteration took.
     pub seconds: f64,
+    /// Whether the user stopped it before every run was made.
+    pub stopped: bool,
 }
 
 impl OutputReport {
@@ -280,6 +284,9 @@ pub async fn run_outputs(
     for case in eval.cases {
         for arm in &eval.arms {
             for run in 1..=runs {
+                if eval.stop.is_cancelled() {
+                    break;
+                }
                 let mut dir = PathBuf::from(case.folder()).join(arm.kind.label());
                 if runs > 1 {
                     dir.push(format!("run-{run}"));
@@ -320,6 +327,7 @@ pub async fn run_outputs(
         runs: records,
         iteration: eval.iteration.clone(),
         seconds: started.elapsed().as_secs_f64(),
+        stopped: eval.stop.is_cancelled(),
     };
     write_json(&eval.iteration.join("benchmark.json"), &report)?;
     Ok(report)
@@ -374,7 +382,8 @@ async fn run_once(
         opts.clone(),
     )?;
     let host = RunHost::new(eval.skill, eval.options.allow_shell, None);
-    let stop = CancellationToken::new();
+    // Cancelled at the run's wall time, or when the user stops the iteration.
+    let stop = eval.stop.child_token();
     let timer = tokio::spawn({
         let stop = stop.clone();
         let limit = eval.options.run_timeout;
@@ -387,7 +396,7 @@ async fn run_once(
     let end = session.run_turn(&case.prompt, &host, &stop).await;
     let took = began.elapsed();
     timer.abort();
-    let timed_out = stop.is_cancelled();
+    let timed_out = stop.is_cancelled() && !eval.stop.is_cancelled();
     let end = match end {
         Ok(end) => end,
         Err(e) => TurnEnd::Failed { message: e.to_string() },

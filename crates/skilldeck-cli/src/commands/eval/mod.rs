@@ -19,10 +19,7 @@ use crate::output::Outcome;
 use anyhow::Context as _;
 use clap::Args;
 use skilldeck_agent::eval::{self, QUERIES_FILE, TriggerOptions, TriggerQuery};
-use skilldeck_core::SkillRegistry;
-use skilldeck_skill::{RelPath, Scope, SkillFiles, SkillName};
-use skilldeck_store::import::{self, ImportRequest};
-use skilldeck_store::{FsStorage, SkilldeckHome};
+use skilldeck_skill::{RelPath, Scope, SkillName};
 use std::path::{Path, PathBuf};
 
 /// `skilldeck eval`'s arguments.
@@ -134,39 +131,6 @@ fn read_trigger_queries(
         }
     };
     Ok(eval::read_queries(&file, &bytes)?)
-}
-
-/// A store in a scratch folder holding `files` as skill `name` (when given) and, when `store`
-/// names a folder, the skills in it, imported as any folder is (checked and audited); `empty`
-/// or `None` adds nothing.
-pub(super) fn scratch_registry(
-    ctx: &Ctx,
-    name: &SkillName,
-    files: Option<&SkillFiles>,
-    store: Option<&str>,
-) -> anyhow::Result<(SkillRegistry, tempfile::TempDir)> {
-    let scratch = tempfile::Builder::new().prefix("skilldeck-eval-store-").tempdir()?;
-    let storage = FsStorage::open(SkilldeckHome::new(scratch.path().join("home")))?;
-    let mut requests = Vec::new();
-    if let Some(store) = store.filter(|s| *s != "empty") {
-        let dir = PathBuf::from(store);
-        if !dir.is_dir() {
-            anyhow::bail!("--store {store}: no such folder; give `empty` or a folder of skills");
-        }
-        requests.push(ImportRequest { path: dir, only: None, origin: None });
-    }
-    if let Some(files) = files {
-        let own = scratch.path().join("skill").join(name.as_str());
-        super::transfer::write_folder(files, &own)?;
-        // The skill last, so a namesake in the folder does not stand in for it.
-        requests.push(ImportRequest { path: own, only: None, origin: None });
-    }
-    let limits = storage.limits();
-    if !requests.is_empty() {
-        import::import_batch(&storage, Scope::User, &requests, limits, &mut |_| {})?;
-    }
-    let hold = ctx.registry.hold();
-    Ok((SkillRegistry::new(storage).with_hold(hold), scratch))
 }
 
 pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {

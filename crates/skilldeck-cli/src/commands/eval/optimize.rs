@@ -7,15 +7,14 @@ use crate::commands::agent::build_provider;
 use crate::context::Ctx;
 use crate::output::{self, Outcome};
 use skilldeck_agent::config::Config;
-use skilldeck_agent::eval::{self, EvalError, Optimize, OptimizeReport};
+use skilldeck_agent::eval::{self, EvalError, Optimize, OptimizeReport, ScratchStore};
 use skilldeck_agent::session::SessionOptions;
 use skilldeck_core::SkillRegistry;
 use skilldeck_skill::name_field::with_description;
 use skilldeck_skill::visible::visible_line;
 use skilldeck_skill::{RelPath, Scope, SkillFiles, SkillName, frontmatter};
+use skilldeck_store::SkilldeckHome;
 use skilldeck_store::drafts::Draft;
-use skilldeck_store::import::{self, ImportRequest};
-use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -82,63 +81,36 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
 /// A scratch store holding the skill's neighbours once and each candidate as a new revision of
 /// the skill.
 struct CandidateStore {
-    registry: Arc<SkillRegistry>,
+    store: ScratchStore,
     files: SkillFiles,
     name: SkillName,
-    scratch: tempfile::TempDir,
     made: usize,
 }
 
 impl CandidateStore {
-    /// The neighbours: the skills of `store` (`empty`: none), else every other skill of the
-    /// user's store, imported as any folder is.
+    /// The neighbours: the skills of `store` (`empty`: none), else every skill of the user's
+    /// store (the skill among them, replaced by each candidate).
     fn new(ctx: &Ctx, scope: Scope, name: &SkillName, files: &SkillFiles, store: Option<&str>) -> anyhow::Result<Self> {
-        let scratch = tempfile::Builder::new().prefix("skilldeck-eval-store-").tempdir()?;
-        let storage = FsStorage::open(SkilldeckHome::new(scratch.path().join("home")))?;
         let neighbours = match store {
             Some("empty") => None,
-            Some(dir) => {
-                let dir = PathBuf::from(dir);
-                if !dir.is_dir() {
-                    anyhow::bail!("--store {}: no such folder; give `empty` or a folder of skills", dir.display());
-                }
-                Some(dir)
-            }
+            Some(dir) => Some(PathBuf::from(dir)),
             None => Some(ctx.storage().home().scope_dir(scope)),
         };
-        if let Some(dir) = neighbours {
-            let limits = storage.limits();
-            let request = ImportRequest { path: dir, only: None, origin: None };
-            // A neighbour that cannot be imported is left out, as the listing leaves it out.
-            let _ = import::import_batch(&storage, Scope::User, &[request], limits, &mut |_| {});
-        }
-        let hold = ctx.registry.hold();
-        Ok(Self {
-            registry: Arc::new(SkillRegistry::new(storage).with_hold(hold)),
-            files: files.clone(),
-            name: name.clone(),
-            scratch,
-            made: 0,
-        })
+        let store = ScratchStore::new(Some((name, files)), neighbours.as_deref(), ctx.registry.hold())?;
+        Ok(Self { store, files: files.clone(), name: name.clone(), made: 0 })
     }
 
     /// The store with the skill's description set to `description`.
     fn with_description(&mut self, description: &str) -> Result<Arc<SkillRegistry>, EvalError> {
-        let failed = |e: String| EvalError::Store(e);
         self.made += 1;
         let mut files = self.files.clone();
         let skill_md = String::from_utf8_lossy(files.skill_md().unwrap_or_default()).into_owned();
-        let rel = RelPath::parse("SKILL.md").map_err(|e| failed(e.to_string()))?;
+        let rel = RelPath::parse("SKILL.md").map_err(|e| EvalError::Store(e.to_string()))?;
         files.insert(rel, with_description(&skill_md, description).into_bytes());
-        let dir = self.scratch.path().join(format!("candidate-{}", self.made)).join(self.name.as_str());
-        crate::commands::transfer::write_folder(&files, &dir).map_err(|e| failed(e.to_string()))?;
-        let storage = self.registry.storage();
-        let request = ImportRequest { path: dir, only: None, origin: None };
-        import::import_batch(storage, Scope::User, &[request], storage.limits(), &mut |_| {})
-            .map_err(|e| failed(format!("the candidate could not be stored in the scratch store: {e}")))?;
-        // The registry keeps what it listed in memory: the new revision must be read.
-        self.registry.invalidate(Scope::User, Some(self.name.as_str()));
-        Ok(Arc::clone(&self.registry))
+        self.store
+            .put(&self.name, &files, &format!("candidate-{}", self.made))
+            .map_err(|e| EvalError::Store(format!("the candidate could not be stored in the scratch store: {e}")))?;
+        Ok(Arc::clone(&self.store.registry))
     }
 }
 

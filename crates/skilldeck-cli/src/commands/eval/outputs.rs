@@ -1,16 +1,15 @@
 //! `skilldeck eval NAME`: each output eval case run with the skill and with the baseline,
 //! graded, written in the guide's workspace layout, and summed up.
 
-use super::{EvalArgs, runtime, scratch_registry};
+use super::{EvalArgs, runtime};
 use crate::commands::agent::build_provider;
 use crate::context::Ctx;
 use crate::output::{self, Outcome};
 use anyhow::Context as _;
 use skilldeck_agent::TurnEnd;
 use skilldeck_agent::config::Config;
-use skilldeck_agent::eval::{self, Arm, ArmKind, CASES_FILE, OutputEval, OutputOptions, OutputReport};
+use skilldeck_agent::eval::{self, ArmKind, OutputEval, OutputOptions, OutputReport};
 use skilldeck_agent::session::SessionOptions;
-use skilldeck_skill::Revision;
 use skilldeck_skill::visible::visible_line;
 use skilldeck_store::SkilldeckHome;
 use std::io::IsTerminal as _;
@@ -39,37 +38,8 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     let baseline = baseline_revision(&args.baseline)?;
     let (ctx, _) = Ctx::open_listing()?;
     let (scope, name) = ctx.resolve(&args.name, None)?;
-    let snapshot = ctx.storage().snapshot(scope, &name)?;
-    let revision = snapshot.revision.map(|r| r.0);
-    let Some(bytes) = snapshot.files.get(CASES_FILE) else {
-        anyhow::bail!(
-            "{name} has no output evals to run: write {CASES_FILE} in the skill ({{\"skill_name\": \"{name}\", \"evals\": \
-             [{{\"id\": 1, \"prompt\": \"…\", \"expected_output\": \"…\", \"files\": [], \"expectations\": [\"…\"]}}]}}), \
-             or run its trigger queries with --triggers"
-        );
-    };
-    let cases = eval::read_cases(&format!("{name}/{CASES_FILE}"), bytes)?;
-    for case in &cases.evals {
-        for file in case.files.iter().chain(&case.check) {
-            if snapshot.files.get(file).is_none() {
-                anyhow::bail!(
-                    "{name}/{CASES_FILE}: case {} names {file}, which {name} does not hold; add it to the skill",
-                    case.id
-                );
-            }
-        }
-    }
-    let old = match baseline {
-        Some(rev) => {
-            if Some(rev) == revision {
-                anyhow::bail!(
-                    "--baseline v:{rev} is the revision being evaluated; name an older one (`skilldeck history {name}`)"
-                );
-            }
-            Some(ctx.storage().revision_files(scope, &name, Revision(rev))?)
-        }
-        None => None,
-    };
+    // The configurations' stores live as long as `prepared`.
+    let prepared = eval::prepare_outputs(ctx.storage(), ctx.registry.hold(), scope, &name, baseline)?;
     let home = SkilldeckHome::from_env()?;
     let config = Config::load(&home.config_path())?;
     let (provider, pc) = build_provider(&args.model, &config)?;
@@ -77,7 +47,7 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         Some(g) => config.provider(g)?.build().with_context(|| format!("cannot use the grader {g:?}"))?,
         None => Arc::clone(&provider),
     };
-    if grader.info().kind == "offline" && cases.evals.iter().any(|c| c.check.is_none()) {
+    if grader.info().kind == "offline" && prepared.cases.iter().any(|c| c.check.is_none()) {
         anyhow::bail!(
             "the offline provider is a ranker, not a model: it cannot grade expectations; give --grader NAME (a provider \
              in config.toml), or --provider/--api for a model that runs and grades the cases"
@@ -89,17 +59,6 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         );
     }
     let opts = SessionOptions::from_config(&config, &pc);
-    // Each configuration's store lives as long as the runs.
-    let (with_store, _with) = scratch_registry(&ctx, &name, Some(&snapshot.files), None)?;
-    let (base_store, _base) = scratch_registry(&ctx, &name, old.as_ref(), None)?;
-    let arms = vec![
-        Arm { kind: ArmKind::WithSkill, registry: Arc::new(with_store), revision },
-        Arm {
-            kind: if baseline.is_some() { ArmKind::OldSkill } else { ArmKind::WithoutSkill },
-            registry: Arc::new(base_store),
-            revision: baseline,
-        },
-    ];
     let root = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{name}-workspace")));
     let iteration =
         eval::next_iteration(&root).with_context(|| format!("could not make an iteration in {}", root.display()))?;
@@ -115,9 +74,9 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         grader,
         opts,
         skill: name.as_str(),
-        files: &snapshot.files,
-        cases: &cases.evals,
-        arms,
+        files: &prepared.files,
+        cases: &prepared.cases,
+        arms: prepared.arms.clone(),
         iteration,
         options: OutputOptions {
             runs: usize::from(args.runs.unwrap_or(eval::DEFAULT_OUTPUT_RUNS)),
@@ -125,6 +84,7 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
             max_run_tokens: Some(args.max_tokens),
             allow_shell: args.yes,
         },
+        stop: tokio_util::sync::CancellationToken::new(),
     };
     let report = runtime()?.block_on(eval::run_outputs(eval, &progress))?;
     if let Err(e) = eval::append_record(&home, scope, name.as_str(), &eval::EvalRecord::of_outputs(&report)) {

@@ -1,12 +1,12 @@
 //! `skilldeck eval NAME --triggers`: each trigger query run through the agent loop, the runs
 //! that load the skill counted, and the report printed.
 
-use super::{EvalArgs, read_trigger_queries, runtime, scratch_registry};
+use super::{EvalArgs, read_trigger_queries, runtime};
 use crate::commands::agent::build_provider;
 use crate::context::Ctx;
 use crate::output::{self, Outcome};
 use skilldeck_agent::config::Config;
-use skilldeck_agent::eval::{self, TriggerReport};
+use skilldeck_agent::eval::{self, ScratchStore, TriggerReport};
 use skilldeck_agent::session::SessionOptions;
 use skilldeck_skill::visible::visible_line;
 use skilldeck_store::SkilldeckHome;
@@ -25,14 +25,14 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     let revision = ctx.storage().revision_sync(scope, &name)?.map(|r| r.0);
     // The scratch store (--store) lives as long as the runs.
     let (registry, _scratch) = match args.store.as_deref() {
-        None => (ctx.registry, None),
+        None => (Arc::new(ctx.registry), None),
         Some(store) => {
             let files = ctx.storage().snapshot(scope, &name)?.files;
-            let (registry, scratch) = scratch_registry(&ctx, &name, Some(&files), Some(store))?;
-            (registry, Some(scratch))
+            let neighbours = (store != "empty").then(|| std::path::PathBuf::from(store));
+            let scratch = ScratchStore::new(Some((&name, &files)), neighbours.as_deref(), ctx.registry.hold())?;
+            (Arc::clone(&scratch.registry), Some(scratch))
         }
     };
-    let registry = Arc::new(registry);
     let info = provider.info();
     if info.kind == "offline" {
         crate::output::errln!(
