@@ -125,7 +125,7 @@ export async function showEvals(d) {
     run.disabled = true;
     stop.hidden = false;
     progress.textContent = t("evalStarting");
-    running.set(key, true);
+    running.set(key, "triggers");
     try {
       const out = await invoke("run_trigger_evals", { scope: /** @type {any} */ (d.scope), name: d.name, provider: provider.value,
         runs: Math.max(1, Math.min(20, Number(runs.value) || 3)), progress: events });
@@ -167,13 +167,13 @@ export async function showEvals(d) {
       results),
     el("section", { class: "evals-section" },
       el("h3", { text: t("evalOutputCases") }),
-      view.casesProblem ? el("p", { class: "error", text: view.casesProblem }) : null,
-      casesView(view.cases, d.name)),
+      view.casesProblem ? el("p", { class: "error", id: "eval-cases-problem", text: view.casesProblem }) : null,
+      casesForm(d, view, setup, refreshRecords)),
     el("section", { class: "evals-section" }, el("h3", { text: t("evalPastResults") }), records),
   );
   const shown = lastRun.get(key);
   if (shown && shown.revision === view.revision) results.replaceChildren(...resultView(shown.out));
-  if (running.has(key)) { run.disabled = true; stop.hidden = false; progress.textContent = t("evalStarting"); }
+  if (running.get(key) === "triggers") { run.disabled = true; stop.hidden = false; progress.textContent = t("evalStarting"); }
   return true;
 }
 
@@ -216,17 +216,152 @@ function recordsView(records) {
   return el("table", { class: "history evals-records" }, el("thead", {}, head), body);
 }
 
-/** @param {import("./types/bindings").CaseRow[]} cases @param {string} name */
-function casesView(cases, name) {
-  const hint = el("p", { class: "hint", text: t("evalCasesHint", name) });
-  if (!cases.length) return el("div", {}, hint, el("p", { class: "hint", text: t("evalNoCases") }));
-  const list = el("ol", { class: "eval-cases", id: "eval-cases" });
-  for (const c of cases) {
-    list.append(el("li", {},
-      el("strong", { text: c.folder }), el("p", { text: c.prompt }),
-      c.files.length ? el("p", { class: "hint", text: t("evalCaseFiles", c.files.join(", ")) }) : null,
-      c.check ? el("p", { class: "hint", text: t("evalCaseCheck", c.check) }) : null,
-      el("ul", {}, ...c.expectations.map((x) => el("li", { text: x })))));
+/** @typedef {import("./types/bindings").CaseRow} CaseRow */
+/** @typedef {import("./types/bindings").OutputRunView} OutputRunView */
+
+/** The last output run by skill key, with its revision (see `lastRun`). @type {Map<string, {revision: number | null, out: OutputRunView}>} */
+const lastOutputs = new Map();
+
+/**
+ * The output cases in a form (prompt, what success looks like, input files, one expectation a
+ * line), saved as the skill's evals/evals.json; a run bar (provider, grader, baseline, runs);
+ * and the last run's results, expectation by expectation with the evidence.
+ * @param {{scope: string, name: string}} d @param {EvalsView} view
+ * @param {import("./types/bindings").SetupView} setup @param {() => Promise<void>} refreshRecords
+ */
+function casesForm(d, view, setup, refreshRecords) {
+  /** @type {CaseRow[]} */
+  const cases = view.cases.map((c) => ({ ...c, files: [...c.files], expectations: [...c.expectations] }));
+  const list = el("div", { id: "eval-cases" });
+  const save = /** @type {HTMLButtonElement} */ (el("button", { type: "button", id: "eval-save-cases", class: "primary", disabled: true, text: t("evalSaveCases") }));
+  const run = /** @type {HTMLButtonElement} */ (el("button", { type: "button", id: "eval-run-outputs", class: "primary", text: t("evalRunOutputs"),
+    disabled: !cases.length || !!view.casesProblem }));
+  const dirty = () => { save.disabled = false; run.disabled = true; run.title = t("evalSaveFirst"); };
+  const draw = () => {
+    list.replaceChildren();
+    cases.forEach((c, i) => {
+      const field = (label, node) => el("label", { class: "field" }, el("span", { text: label }), node);
+      list.append(el("fieldset", { class: "eval-case", dataset: { case: String(i + 1) } },
+        el("legend", { text: c.folder || t("evalNewCase") }),
+        field(t("evalPrompt"), el("textarea", { class: "eval-prompt", rows: "2", oninput: (e) => { c.prompt = e.target.value; dirty(); } }, c.prompt)),
+        field(t("evalExpected"), el("input", { type: "text", class: "eval-expected", value: c.expectedOutput, oninput: (e) => { c.expectedOutput = e.target.value; dirty(); } })),
+        field(t("evalFiles"), el("input", { type: "text", class: "eval-files", value: c.files.join(", "), placeholder: "evals/files/data.csv",
+          oninput: (e) => { c.files = e.target.value.split(","); dirty(); } })),
+        field(t("evalExpectations"), el("textarea", { class: "eval-expectations", rows: String(Math.max(2, c.expectations.length)),
+          oninput: (e) => { c.expectations = e.target.value.split("\n"); dirty(); } }, c.expectations.join("\n"))),
+        c.check ? el("p", { class: "hint", text: t("evalCaseCheck", c.check) }) : null,
+        el("div", { class: "row end" }, el("button", { type: "button", class: "eval-remove-case", text: t("evalRemoveCase"),
+          onclick: () => { cases.splice(i, 1); dirty(); draw(); } }))));
+    });
+    if (!cases.length) list.append(el("p", { class: "hint", text: t("evalNoCases") }));
+  };
+  draw();
+  const add = el("button", { type: "button", id: "eval-add-case", text: t("evalAddCase"), onclick: () => {
+    cases.push({ id: "", folder: "", name: null, prompt: "", expectedOutput: "", files: [], expectations: [], check: null });
+    dirty();
+    draw();
+    /** @type {HTMLTextAreaElement[]} */ ([...list.querySelectorAll(".eval-prompt")]).at(-1)?.focus();
+  } });
+  save.onclick = async () => {
+    save.disabled = true;
+    try {
+      const rev = await invoke("save_eval_cases", { scope: /** @type {any} */ (d.scope), name: d.name, cases });
+      toast(t("evalCasesSaved", d.name, rev));
+      await showEvals(d);
+    } catch (e) {
+      save.disabled = false;
+      showError(e);
+    }
+  };
+
+  const pick = (id, label) => {
+    const select = /** @type {HTMLSelectElement} */ (el("select", { id, "aria-label": label }));
+    for (const p of setup.providers) select.append(el("option", { value: p.name, disabled: !!p.problem, text: p.label }));
+    return select;
+  };
+  const provider = pick("eval-output-provider", t("provider"));
+  const usable = setup.providers.filter((p) => !p.problem && p.kind !== "offline").map((p) => p.name);
+  provider.value = usable.includes(choice.provider) ? choice.provider : usable.includes(setup.defaultProvider) ? setup.defaultProvider : (usable[0] ?? "offline");
+  const grader = pick("eval-grader", t("evalGrader"));
+  grader.prepend(el("option", { value: "", text: t("evalGraderSame") }));
+  grader.value = "";
+  const baseline = /** @type {HTMLSelectElement} */ (el("select", { id: "eval-baseline", "aria-label": t("evalBaseline") },
+    el("option", { value: "", text: t("evalBaselineNone") })));
+  for (let v = (view.revision ?? 1) - 1; v >= 1; v--) baseline.append(el("option", { value: String(v), text: `v:${v}` }));
+  const runs = /** @type {HTMLInputElement} */ (el("input", { type: "number", id: "eval-output-runs", min: "1", max: "20", value: "1", "aria-label": t("evalRuns") }));
+  const progress = el("span", { id: "eval-output-progress", class: "hint", "aria-live": "polite" });
+  const stop = /** @type {HTMLButtonElement} */ (el("button", { type: "button", id: "eval-output-stop", class: "danger", hidden: true, text: t("stop"),
+    onclick: () => invoke("stop_evals", { scope: /** @type {any} */ (d.scope), name: d.name }).catch(showError) }));
+  const results = el("div", { id: "eval-output-results" });
+  const key = `${d.scope}/${d.name}`;
+  run.onclick = async () => {
+    const events = channel();
+    events.onmessage = (p) => { progress.textContent = t("evalProgress", Math.min(p.done + 1, p.total), p.total); };
+    run.disabled = true;
+    stop.hidden = false;
+    progress.textContent = t("evalStarting");
+    running.set(key, "outputs");
+    try {
+      const out = await invoke("run_output_evals", { scope: /** @type {any} */ (d.scope), name: d.name, progress: events, request: {
+        provider: provider.value, grader: grader.value || null, baseline: baseline.value ? Number(baseline.value) : null,
+        runs: Math.max(1, Math.min(20, Number(runs.value) || 1)) } });
+      lastOutputs.set(key, { revision: view.revision, out });
+      results.replaceChildren(...outputView(out));
+      progress.textContent = out.stopped ? t("evalStopped") : t("evalDone", Math.round(out.seconds));
+      if (!out.stopped) await refreshRecords();
+    } catch (e) {
+      progress.textContent = "";
+      showError(e);
+    } finally {
+      running.delete(key);
+      run.disabled = false;
+      stop.hidden = true;
+      // Drawn again while it ran (the store changed): the view on show gets the result.
+      if (!results.isConnected && $("#viewer .file-title")?.textContent === `${d.name} — ${t("evals")}`) showEvals(d).catch(showError);
+    }
+  };
+  const shown = lastOutputs.get(key);
+  if (shown && shown.revision === view.revision) results.replaceChildren(...outputView(shown.out));
+  if (running.get(key) === "outputs") { run.disabled = true; stop.hidden = false; progress.textContent = t("evalStarting"); }
+  return el("div", {},
+    el("p", { class: "hint", text: t("evalCasesHint", d.name) }),
+    list,
+    el("div", { class: "row" }, add, save),
+    el("div", { class: "row eval-run-bar" },
+      el("label", { class: "field provider-field" }, el("span", { text: t("provider") }), provider),
+      el("label", { class: "field provider-field" }, el("span", { text: t("evalGrader") }), grader),
+      el("label", { class: "field" }, el("span", { text: t("evalBaseline") }), baseline),
+      el("label", { class: "field runs-field" }, el("span", { text: t("evalRuns") }), runs),
+      run, stop, progress),
+    results);
+}
+
+/** @param {OutputRunView} out */
+function outputView(out) {
+  const rate = (v) => (v === null || v === undefined ? "—" : pct(v));
+  const base = out.baseline.startsWith("old_skill") ? out.baseline.replace("old_skill ", "") : t("evalWithout");
+  const cost = out.deltaSeconds === null || out.deltaTokens === null ? ""
+    : t("evalCost", (out.deltaSeconds >= 0 ? "+" : "") + out.deltaSeconds.toFixed(1), (out.deltaTokens >= 0 ? "+" : "") + Math.round(out.deltaTokens));
+  const summary = el("p", { id: "eval-output-summary", text: t("evalOutputSummary", rate(out.withSkill), rate(out.baselineRate), base, cost, out.provider, out.grader) });
+  const table = el("table", { class: "history evals-results", id: "eval-output-table" },
+    el("thead", {}, el("tr", {}, ...["evalCase", "evalConfiguration", "evalExpectation", "evalResult", "evalEvidence"].map((k) => el("th", { scope: "col", text: t(k) })))));
+  const body = el("tbody");
+  for (const r of out.runs) {
+    const where = `${r.eval}${r.run > 1 ? ` #${r.run}` : ""}`;
+    const arm = r.configuration === "with_skill" ? t("evalWith") : r.configuration === "old_skill" ? base : t("evalWithout");
+    const notes = [
+      r.configuration === "with_skill" && !r.skillLoaded ? t("evalNotLoaded") : "",
+      r.failed ? t("evalRunFailed", r.failed) : "",
+      r.timedOut ? t("evalTimedOut") : "",
+      r.refusedCommands ? t("evalRefused", r.refusedCommands) : "",
+    ].filter(Boolean).join(" · ");
+    r.expectations.forEach((g, i) => body.append(el("tr", { class: g.passed ? "pass" : "fail", title: `${r.session} · ${r.grader}` },
+      el("td", { text: i === 0 ? where : "" }),
+      el("td", { text: i === 0 ? arm : "" }),
+      el("td", { text: g.text }),
+      el("td", {}, el("span", { class: `badge ${g.passed ? "ok" : "bad"}`, text: g.passed ? t("evalPass") : t("evalFail") })),
+      el("td", { class: "hint", text: i === 0 && notes ? `${g.evidence} (${notes})` : g.evidence }))));
   }
-  return el("div", {}, hint, list);
+  table.append(body);
+  return [summary, table, el("p", { class: "hint", id: "eval-output-iteration", text: t("evalWrittenTo", out.iteration) })];
 }

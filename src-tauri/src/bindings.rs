@@ -53,6 +53,9 @@ mod tests {
         c.root::<crate::evals::QueryRow>();
         c.root::<crate::evals::TriggerRunView>();
         c.root::<crate::evals::EvalProgress>();
+        c.root::<crate::evals::CaseRow>();
+        c.root::<crate::evals::OutputRequest>();
+        c.root::<crate::evals::OutputRunView>();
         c.root::<crate::agent::SessionView>();
         c.root::<crate::agent::SendOutcome>();
         c.root::<crate::agent::SendRequest>();

@@ -24,12 +24,16 @@ pub struct QueryRow {
     pub should_trigger: bool,
 }
 
-/// One output eval case, as the view shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+/// One output eval case, as the view shows and the form edits it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct CaseRow {
-    /// Its folder in the workspace (`eval-ID`).
+    /// Its id as the file writes it (a number or a name), kept as it was; empty for a new case.
+    pub id: String,
+    /// Its folder in the workspace (`eval-ID`); empty for a new case.
     pub folder: String,
+    /// Its own name for its folder, when the file gives one.
+    pub name: Option<String>,
     /// The prompt.
     pub prompt: String,
     /// What success looks like.
@@ -232,11 +236,13 @@ pub fn view(registry: &SkillRegistry, scope: Scope, name: &SkillName) -> ApiResu
                 c.evals
                     .iter()
                     .map(|c| CaseRow {
+                        id: c.id.to_string(),
                         folder: c.folder(),
+                        name: c.name.clone(),
                         prompt: c.prompt.clone(),
                         expected_output: c.expected_output.clone(),
                         files: c.files.clone(),
-                        expectations: c.graded(),
+                        expectations: c.expectations.clone(),
                         check: c.check.clone(),
                     })
                     .collect(),
@@ -337,9 +343,7 @@ impl EvalsPanel {
             &stop,
         )
         .await;
-        if let Ok(mut running) = self.running.lock() {
-            running.remove(&key(scope, name.as_str()));
-        }
+        self.end(scope, name);
         let report = report.map_err(|e| ApiError::new("eval_failed", e.to_string()))?;
         if !report.stopped {
             let record = EvalRecord::of_triggers(&report, view.revision);
@@ -358,5 +362,274 @@ impl EvalsPanel {
             .and_then(|r| r.get(&key(scope, name)).cloned())
             .inspect(CancellationToken::cancel)
             .is_some()
+    }
+}
+
+/// Stores `rows` as the skill's `evals/evals.json` in the guide's format (an empty list removes
+/// it), checked as a run reads it and against the skill's files, as one new revision; returns it.
+pub fn save_cases(registry: &SkillRegistry, scope: Scope, name: &SkillName, rows: &[CaseRow]) -> ApiResult<u64> {
+    let mut files = registry.storage().snapshot(scope, name)?.files;
+    let rel = RelPath::parse(CASES_FILE).map_err(|e| ApiError::new("internal", e.to_string()))?;
+    if rows.is_empty() {
+        files = files.iter().filter(|(p, _)| **p != rel).map(|(p, b)| (p.clone(), b.to_vec())).collect();
+        return Ok(registry.write_skill(scope, name, &files)?.revision.0);
+    }
+    // A new case takes the next number after the highest numbered one.
+    let mut next = rows.iter().filter_map(|r| r.id.parse::<u64>().ok()).max().unwrap_or(0);
+    let cases: Vec<eval::EvalCase> = rows
+        .iter()
+        .map(|r| {
+            let id = match r.id.trim() {
+                "" => {
+                    next += 1;
+                    eval::CaseId::Number(next)
+                }
+                text => text.parse::<u64>().map_or_else(|_| eval::CaseId::Text(text.to_owned()), eval::CaseId::Number),
+            };
+            eval::EvalCase {
+                id,
+                name: r.name.clone().filter(|n| !n.trim().is_empty()),
+                prompt: r.prompt.trim().to_owned(),
+                expected_output: r.expected_output.trim().to_owned(),
+                files: r.files.iter().map(|f| f.trim().to_owned()).filter(|f| !f.is_empty()).collect(),
+                expectations: r.expectations.iter().map(|e| e.trim().to_owned()).filter(|e| !e.is_empty()).collect(),
+                check: r.check.clone().filter(|c| !c.trim().is_empty()),
+            }
+        })
+        .collect();
+    let doc = eval::EvalCases { skill_name: Some(name.to_string()), evals: cases };
+    let mut json = serde_json::to_vec_pretty(&doc).map_err(|e| ApiError::new("internal", e.to_string()))?;
+    json.push(b'\n');
+    let shown = format!("{name}/{CASES_FILE}");
+    let checked = eval::read_cases(&shown, &json).map_err(|e| ApiError::new("eval_cases_invalid", e.to_string()))?;
+    for case in &checked.evals {
+        if let Some(file) = case.files.iter().chain(&case.check).find(|f| files.get(f).is_none()) {
+            return Err(ApiError::new(
+                "eval_case_file_missing",
+                format!("case {} names {file}, which {name} does not hold: add the file to the skill first", case.id),
+            ));
+        }
+    }
+    files.insert(rel, json);
+    Ok(registry.write_skill(scope, name, &files)?.revision.0)
+}
+
+/// One expectation of a run, graded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GradedRow {
+    /// The expectation.
+    pub text: String,
+    /// Whether it was met.
+    pub passed: bool,
+    /// What shows it.
+    pub evidence: String,
+}
+
+/// One run of an output case.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OutputRunRow {
+    /// The case's folder.
+    pub eval: String,
+    /// `with_skill`, `without_skill` or `old_skill`.
+    pub configuration: String,
+    /// 1-based.
+    pub run: u32,
+    /// Each expectation.
+    pub expectations: Vec<GradedRow>,
+    /// Who graded.
+    pub grader: String,
+    /// Whether the model loaded the skill.
+    pub skill_loaded: bool,
+    /// Why the run failed, when it did.
+    pub failed: Option<String>,
+    /// Whether it was stopped at its wall time.
+    pub timed_out: bool,
+    /// Commands refused.
+    pub refused_commands: u32,
+    /// Its wall time, in milliseconds.
+    pub duration_ms: u64,
+    /// Its tokens.
+    pub total_tokens: u64,
+    /// Its session.
+    pub session: String,
+}
+
+/// An output eval's result.
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OutputRunView {
+    /// Who ran the cases.
+    pub provider: String,
+    /// Who graded them.
+    pub grader: String,
+    /// The baseline, for people (`without_skill`, `old_skill v:2`).
+    pub baseline: String,
+    /// Mean pass rate with the skill.
+    pub with_skill: Option<f64>,
+    /// The baseline's.
+    pub baseline_rate: Option<f64>,
+    /// Seconds and tokens a run the skill adds (negative: saves).
+    pub delta_seconds: Option<f64>,
+    /// Tokens a run the skill adds.
+    pub delta_tokens: Option<f64>,
+    /// Every run.
+    pub runs: Vec<OutputRunRow>,
+    /// The iteration folder written.
+    pub iteration: String,
+    /// Whether the user stopped it.
+    pub stopped: bool,
+    /// Seconds it took.
+    pub seconds: f64,
+}
+
+impl OutputRunView {
+    fn of(r: &eval::OutputReport) -> Self {
+        let with = r.summary(eval::ArmKind::WithSkill);
+        let base = r.summary(r.baseline);
+        Self {
+            provider: r.provider.label.clone(),
+            grader: r.grader.label.clone(),
+            baseline: match r.baseline_revision {
+                Some(v) => format!("{} v:{v}", r.baseline.label()),
+                None => r.baseline.label().to_owned(),
+            },
+            with_skill: with.map(|s| s.pass_rate.mean),
+            baseline_rate: base.map(|s| s.pass_rate.mean),
+            delta_seconds: with.zip(base).map(|(w, b)| w.time_seconds.mean - b.time_seconds.mean),
+            delta_tokens: with.zip(base).map(|(w, b)| w.tokens.mean - b.tokens.mean),
+            runs: r
+                .runs
+                .iter()
+                .map(|x| OutputRunRow {
+                    eval: x.eval.clone(),
+                    configuration: x.configuration.label().to_owned(),
+                    run: u32::try_from(x.run).unwrap_or(u32::MAX),
+                    expectations: x
+                        .grading
+                        .expectations
+                        .iter()
+                        .map(|g| GradedRow { text: g.text.clone(), passed: g.passed, evidence: g.evidence.clone() })
+                        .collect(),
+                    grader: x.grading.grader.clone(),
+                    skill_loaded: x.skill_loaded,
+                    failed: match &x.end {
+                        skilldeck_agent::TurnEnd::Failed { message } => Some(message.clone()),
+                        _ => None,
+                    },
+                    timed_out: x.timed_out,
+                    refused_commands: u32::try_from(x.refused_commands).unwrap_or(u32::MAX),
+                    duration_ms: x.timing.duration_ms,
+                    total_tokens: x.timing.total_tokens,
+                    session: x.session.clone(),
+                })
+                .collect(),
+            iteration: r.iteration.display().to_string(),
+            stopped: r.stopped,
+            seconds: r.seconds,
+        }
+    }
+}
+
+/// What an output eval runs with, as the view asks.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct OutputRequest {
+    /// The provider that runs the cases (a name from config.toml).
+    pub provider: String,
+    /// The one that grades them; the same when empty.
+    pub grader: Option<String>,
+    /// The revision to compare with; none: no skill.
+    pub baseline: Option<u64>,
+    /// Runs of each case in each configuration.
+    pub runs: u16,
+}
+
+impl EvalsPanel {
+    /// Runs the skill's output cases with the skill and the baseline, writing the iteration in
+    /// `evals/<scope>/<name>-workspace/` under the home; keeps the result for History.
+    pub async fn run_outputs(
+        &self,
+        registry: &Arc<SkillRegistry>,
+        scope: Scope,
+        name: &SkillName,
+        request: &OutputRequest,
+        progress: impl Fn(EvalProgress) + Send + Sync,
+    ) -> ApiResult<OutputRunView> {
+        let home = registry.storage().home().clone();
+        let prepared = eval::prepare_outputs(registry.storage(), registry.hold(), scope, name, request.baseline)
+            .map_err(|e| ApiError::new("eval_unprepared", e.to_string()))?;
+        let config = crate::agent::config(&home)?;
+        let build = |which: &str| {
+            let pc = config.provider(which).map_err(|e| ApiError::new("provider_unknown", e.to_string()))?;
+            let built = pc.build().map_err(|e| {
+                ApiError::new("provider_unavailable", format!("the provider {which:?} cannot be used: {e}"))
+            })?;
+            Ok::<_, ApiError>((built, pc))
+        };
+        let (provider, pc) = build(&request.provider)?;
+        let grader = match request.grader.as_deref().filter(|g| !g.is_empty()) {
+            Some(g) => build(g)?.0,
+            None => Arc::clone(&provider),
+        };
+        if grader.info().kind == "offline" && prepared.cases.iter().any(|c| c.check.is_none()) {
+            return Err(ApiError::new(
+                "eval_grader_offline",
+                "the offline provider is a ranker, not a model: it cannot grade expectations; pick a model's provider \
+                 to run or grade the cases",
+            ));
+        }
+        let opts = SessionOptions::from_config(&config, &pc);
+        let root = eval::log_path(&home, scope, name.as_str()).with_file_name(format!("{name}-workspace"));
+        let iteration = eval::next_iteration(&root).map_err(|e| ApiError::new("eval_failed", e.to_string()))?;
+        let stop = self.begin(scope, name)?;
+        let tell = |done: usize, total: usize, _: &str| {
+            let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+            progress(EvalProgress { done: n(done), total: n(total) });
+        };
+        let run = eval::OutputEval {
+            home: &home,
+            provider,
+            grader,
+            opts,
+            skill: name.as_str(),
+            files: &prepared.files,
+            cases: &prepared.cases,
+            arms: prepared.arms.clone(),
+            iteration,
+            options: eval::OutputOptions {
+                runs: usize::from(request.runs.clamp(1, 20)),
+                ..eval::OutputOptions::default()
+            },
+            stop,
+        };
+        let report = eval::run_outputs(run, &tell).await;
+        self.end(scope, name);
+        let report = report.map_err(|e| ApiError::new("eval_failed", e.to_string()))?;
+        if !report.stopped
+            && let Err(e) = eval::append_record(&home, scope, name.as_str(), &EvalRecord::of_outputs(&report))
+        {
+            tracing::warn!(error = %e, "an eval result could not be kept for History");
+        }
+        Ok(OutputRunView::of(&report))
+    }
+
+    /// Marks the skill's evals as running; refused while they already are.
+    fn begin(&self, scope: Scope, name: &SkillName) -> ApiResult<CancellationToken> {
+        let mut running = self.running.lock().map_err(|_| ApiError::new("internal", "the run table is poisoned"))?;
+        if running.contains_key(&key(scope, name.as_str())) {
+            return Err(ApiError::new("eval_running", format!("{name}'s evals are running already; stop them first")));
+        }
+        let stop = CancellationToken::new();
+        running.insert(key(scope, name.as_str()), stop.clone());
+        Ok(stop)
+    }
+
+    /// Marks the skill's evals as done.
+    fn end(&self, scope: Scope, name: &SkillName) {
+        if let Ok(mut running) = self.running.lock() {
+            running.remove(&key(scope, name.as_str()));
+        }
     }
 }

@@ -60,6 +60,8 @@ macro_rules! handlers {
             $crate::commands::evals::save_eval_queries,
             $crate::commands::evals::run_trigger_evals,
             $crate::commands::evals::stop_evals,
+            $crate::commands::evals::save_eval_cases,
+            $crate::commands::evals::run_output_evals,
             $crate::commands::skills::skill_detail,
             $crate::commands::skills::read_skill_file,
             $crate::commands::source::skill_source,

@@ -383,13 +383,21 @@ digest: string,
 places: Array<string>, };
 
 /**
- * One output eval case, as the view shows it.
+ * One output eval case, as the view shows and the form edits it.
  */
 export type CaseRow = { 
 /**
- * Its folder in the workspace (`eval-ID`).
+ * Its id as the file writes it (a number or a name), kept as it was; empty for a new case.
+ */
+id: string, 
+/**
+ * Its folder in the workspace (`eval-ID`); empty for a new case.
  */
 folder: string, 
+/**
+ * Its own name for its folder, when the file gives one.
+ */
+name: string | null, 
 /**
  * The prompt.
  */
@@ -1175,6 +1183,23 @@ auto: boolean, };
 export type Found = "repo" | "user" | "system" | "plugin";
 
 /**
+ * One expectation of a run, graded.
+ */
+export type GradedRow = { 
+/**
+ * The expectation.
+ */
+text: string, 
+/**
+ * Whether it was met.
+ */
+passed: boolean, 
+/**
+ * What shows it.
+ */
+evidence: string, };
+
+/**
  * Whether a skill's `allowed-tools` is in force.
  */
 export type GrantState = "none" | "bundled" | "trusted" | "untrusted" | "changed";
@@ -1864,6 +1889,129 @@ path: string,
  * Only http and https addresses; none for `file://`, SSH and local sources.
  */
 link: string | null, };
+
+/**
+ * What an output eval runs with, as the view asks.
+ */
+export type OutputRequest = { 
+/**
+ * The provider that runs the cases (a name from config.toml).
+ */
+provider: string, 
+/**
+ * The one that grades them; the same when empty.
+ */
+grader: string | null, 
+/**
+ * The revision to compare with; none: no skill.
+ */
+baseline: number | null, 
+/**
+ * Runs of each case in each configuration.
+ */
+runs: number, };
+
+/**
+ * One run of an output case.
+ */
+export type OutputRunRow = { 
+/**
+ * The case's folder.
+ */
+eval: string, 
+/**
+ * `with_skill`, `without_skill` or `old_skill`.
+ */
+configuration: string, 
+/**
+ * 1-based.
+ */
+run: number, 
+/**
+ * Each expectation.
+ */
+expectations: Array<GradedRow>, 
+/**
+ * Who graded.
+ */
+grader: string, 
+/**
+ * Whether the model loaded the skill.
+ */
+skillLoaded: boolean, 
+/**
+ * Why the run failed, when it did.
+ */
+failed: string | null, 
+/**
+ * Whether it was stopped at its wall time.
+ */
+timedOut: boolean, 
+/**
+ * Commands refused.
+ */
+refusedCommands: number, 
+/**
+ * Its wall time, in milliseconds.
+ */
+durationMs: number, 
+/**
+ * Its tokens.
+ */
+totalTokens: number, 
+/**
+ * Its session.
+ */
+session: string, };
+
+/**
+ * An output eval's result.
+ */
+export type OutputRunView = { 
+/**
+ * Who ran the cases.
+ */
+provider: string, 
+/**
+ * Who graded them.
+ */
+grader: string, 
+/**
+ * The baseline, for people (`without_skill`, `old_skill v:2`).
+ */
+baseline: string, 
+/**
+ * Mean pass rate with the skill.
+ */
+withSkill: number | null, 
+/**
+ * The baseline's.
+ */
+baselineRate: number | null, 
+/**
+ * Seconds and tokens a run the skill adds (negative: saves).
+ */
+deltaSeconds: number | null, 
+/**
+ * Tokens a run the skill adds.
+ */
+deltaTokens: number | null, 
+/**
+ * Every run.
+ */
+runs: Array<OutputRunRow>, 
+/**
+ * The iteration folder written.
+ */
+iteration: string, 
+/**
+ * Whether the user stopped it.
+ */
+stopped: boolean, 
+/**
+ * Seconds it took.
+ */
+seconds: number, };
 
 /**
  * What a turn's channel carries to the UI: the loop's events, and the panel's own.

@@ -2,7 +2,7 @@
 //! trigger evals over a channel, and Stop. The work is in `crate::evals`.
 
 use crate::error::ApiResult;
-use crate::evals::{EvalProgress, EvalsView, QueryRow, TriggerRunView};
+use crate::evals::{CaseRow, EvalProgress, EvalsView, OutputRequest, OutputRunView, QueryRow, TriggerRunView};
 use crate::state::AppState;
 use skilldeck_skill::{Scope, SkillName};
 use tauri::State;
@@ -46,4 +46,31 @@ pub async fn run_trigger_evals(
 #[tauri::command]
 pub fn stop_evals(state: State<'_, AppState>, scope: Scope, name: String) -> bool {
     state.evals.stop(scope, &name)
+}
+
+/// Stores the cases as the skill's `evals/evals.json`, a new revision; returns it.
+#[tauri::command]
+pub async fn save_eval_cases(
+    state: State<'_, AppState>,
+    scope: Scope,
+    name: String,
+    cases: Vec<CaseRow>,
+) -> ApiResult<u64> {
+    crate::evals::save_cases(&state.registry, scope, &SkillName::parse(&name)?, &cases)
+}
+
+/// Runs the skill's output cases with the skill and the baseline, telling `progress`.
+#[tauri::command]
+pub async fn run_output_evals(
+    state: State<'_, AppState>,
+    scope: Scope,
+    name: String,
+    request: OutputRequest,
+    progress: Channel<EvalProgress>,
+) -> ApiResult<OutputRunView> {
+    let name = SkillName::parse(&name)?;
+    let tell = move |p: EvalProgress| {
+        let _ = progress.send(p);
+    };
+    state.evals.run_outputs(&state.registry, scope, &name, &request, tell).await
 }

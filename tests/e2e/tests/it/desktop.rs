@@ -2,10 +2,7 @@
 //! Each test saves screenshots into tests/output/ for a person to look at.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
-#[path = "../../../../crates/skilldeck-agent/tests/it/common/loopback.rs"]
-mod loopback;
-
-use loopback::{Loopback, Reply, openai_text, openai_tools};
+use crate::loopback::{Loopback, Reply, openai_text, openai_tools};
 use serde_json::json;
 use skilldeck_e2e::{Session, enabled};
 

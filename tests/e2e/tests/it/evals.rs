@@ -1,9 +1,13 @@
 //! A skill's Evals view in the real window: trigger queries written in the form are saved as
 //! the skill's own `evals/eval_queries.json` (a new revision), run with the offline ranker (the
 //! view says it is one), their results shown query by query, and the run kept for History, which
-//! shows it beside the revision it evaluated.
+//! shows it beside the revision it evaluated. Output cases written in the form are run with a
+//! model on loopback with the skill and without it, graded expectation by expectation, and
+//! written in the agentskills.io layout.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, missing_docs)]
 
+use crate::loopback::{Loopback, Reply, openai_text, openai_tools};
+use serde_json::json;
 use skilldeck_e2e::{Session, cli, enabled};
 
 #[tokio::test(flavor = "current_thread")]
@@ -72,5 +76,92 @@ async fn trigger_queries_are_written_run_and_kept_per_revision_in_the_evals_view
     assert_eq!(row, "triggers 2/2");
     assert_eq!(s.text_of("#history tr[data-revision='1'] .evals-cell").await, "");
     s.screenshot("history-evals").await;
+    s.finish().await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn output_cases_are_written_run_with_and_without_the_skill_and_graded_in_the_evals_view() {
+    if !enabled("output_cases_are_written_run_with_and_without_the_skill_and_graded_in_the_evals_view") {
+        return;
+    }
+    let server = Loopback::start().await;
+    let s = Session::start("evals-outputs").await;
+    let config = format!("[providers.local]\napi = \"openai\"\nbase_url = \"{}\"\nmodel = \"scripted\"\n", server.url);
+    std::fs::write(s.home().join("config.toml"), config).unwrap();
+    let src = s.skill_source(
+        "sales-report",
+        "name: sales-report\ndescription: Summarise sales figures into a report.\n",
+        "# Sales report\n\nWrite report.md: the top month first, then the total.",
+    );
+    std::fs::create_dir_all(src.join("evals/files/data")).unwrap();
+    std::fs::write(src.join("evals/files/data/sales.csv"), "month,total\nJan,100\nFeb,200\nMarch,300\n").unwrap();
+    let out = cli(&s.home(), &["import", src.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    s.click(".skill-item[data-key='user/sales-report']").await;
+    s.click("#evals-btn").await;
+
+    // A case written in the form, saved as the skill's evals/evals.json.
+    s.click("#eval-add-case").await;
+    s.type_into("#eval-cases .eval-prompt", "Summarise the sales in data/sales.csv into report.md").await;
+    s.type_into("#eval-cases .eval-expected", "report.md naming the top month").await;
+    s.type_into("#eval-cases .eval-files", "evals/files/data/sales.csv").await;
+    // One expectation a line: Enter (WebDriver's key U+E007) between them.
+    s.type_into(
+        "#eval-cases .eval-expectations",
+        "The report names March as the top month\u{e007}The answer gives the total",
+    )
+    .await;
+    s.click("#eval-save-cases").await;
+    s.wait_until("the cases are drawn again from the saved revision", "return !!document.querySelector('#eval-cases legend') && document.querySelector('#eval-cases legend').textContent === 'eval-1' && !document.querySelector('#eval-run-outputs').disabled;").await;
+    let saved: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(s.home().join("skills/user/sales-report/evals/evals.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        saved,
+        json!({"skill_name": "sales-report", "evals": [{"id": 1, "prompt": "Summarise the sales in data/sales.csv into report.md",
+            "expected_output": "report.md naming the top month", "files": ["evals/files/data/sales.csv"],
+            "expectations": ["The report names March as the top month", "The answer gives the total"]}]})
+    );
+
+    // The model: with the skill it loads it, writes the report and answers; the grader passes
+    // both; without the skill it answers in a line, and the grader fails both.
+    server.push(Reply::sse(openai_tools(&[("c1", "view_skill", json!({"name": "sales-report"}))])));
+    server.push(Reply::sse(openai_tools(&[(
+        "c2",
+        "write_file",
+        json!({"path": "report.md", "content": "Top month: March\n"}),
+    )])));
+    server.push(Reply::sse(openai_text("I wrote report.md; the total is 600.")));
+    let verdicts = |passed: bool, evidence: &str| {
+        json!({"expectations": [
+            {"text": "The report names March as the top month", "passed": passed, "evidence": evidence},
+            {"text": "The answer gives the total", "passed": passed, "evidence": evidence},
+        ]})
+        .to_string()
+    };
+    server.push(Reply::sse(openai_text(&verdicts(true, "report.md says Top month: March; the answer says 600"))));
+    server.push(Reply::sse(openai_text("Sales look fine to me.")));
+    server.push(Reply::sse(openai_text(&verdicts(false, "no report.md was written"))));
+    assert_eq!(
+        s.text_of("#eval-output-provider option:checked").await,
+        "scripted via Chat Completions at ".to_owned() + &server.url
+    );
+    s.click("#eval-run-outputs").await;
+    let summary = s.wait_text("#eval-output-summary", 60, |t| !t.is_empty()).await;
+    assert!(summary.starts_with("100% of expectations met with the skill, 0% without"), "{summary}");
+    let table = s.text_of("#eval-output-table tbody").await;
+    assert!(table.contains("report.md says Top month: March") && table.contains("no report.md was written"), "{table}");
+    let iteration = s.home().join("evals/user/sales-report-workspace/iteration-1");
+    assert_eq!(
+        std::fs::read_to_string(iteration.join("eval-1/with_skill/outputs/report.md")).unwrap(),
+        "Top month: March\n"
+    );
+    assert!(iteration.join("benchmark.json").is_file());
+    s.wait_text("#eval-records", 10, |t| t.contains("100% with, 0% without")).await;
+    s.client
+        .execute("document.querySelector('#eval-output-summary').scrollIntoView({block: 'start'});", vec![])
+        .await
+        .unwrap();
+    s.screenshot("evals-outputs").await;
     s.finish().await;
 }
