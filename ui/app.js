@@ -473,7 +473,8 @@ async function showHistory(d) {
 /** @param {SkillDetail} d */
 async function showEvals(d) {
   state.fileTurn++; // a file still being read must not cover the evals
-  if (await showEvalsPane(d)) state.showing = "evals";
+  const edit = (scope, name) => { openEditor(scope, name).catch(showError); };
+  if (await showEvalsPane(d, edit)) state.showing = "evals";
 }
 
 async function restore(scope, name, revision) {

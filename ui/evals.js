@@ -44,11 +44,19 @@ const lastRun = new Map();
 /** The provider and runs last chosen, kept across skills and redraws. */
 const choice = { provider: "", runs: "3" };
 
+/** What the window lends the view: opening a skill's draft in the editor. */
+const window_ = { openEditor: /** @type {(scope: string, name: string) => void} */ (() => {}) };
+
+/** The last optimizer result by skill key (see `lastRun`). @type {Map<string, import("./types/bindings").ImproveView>} */
+const lastImprove = new Map();
+
 /**
- * Shows the Evals of skill `d` in the viewer.
+ * Shows the Evals of skill `d` in the viewer. `openEditor(scope, name)` opens a skill's draft.
  * @param {{scope: string, name: string}} d
+ * @param {(scope: string, name: string) => void} [openEditor]
  */
-export async function showEvals(d) {
+export async function showEvals(d, openEditor) {
+  if (openEditor) window_.openEditor = openEditor;
   const [view, setup] = await Promise.all([
     invoke("skill_evals", { scope: /** @type {any} */ (d.scope), name: d.name }),
     invoke("agent_setup"),
@@ -144,6 +152,33 @@ export async function showEvals(d) {
       if (!results.isConnected && $("#viewer .file-title")?.textContent === title) showEvals(d).catch(showError);
     }
   };
+  // The description optimizer: the guide's loop, its winner offered as a draft.
+  const improved = el("div", { id: "eval-improved" });
+  const improve = /** @type {HTMLButtonElement} */ (el("button", { type: "button", id: "eval-improve", text: t("evalImprove"), title: t("evalImproveTitle"),
+    disabled: !rows.length || !!view.queriesProblem }));
+  improve.onclick = async () => {
+    if (dirty) return;
+    if (provider.value === "offline") { showError({ code: "eval_optimizer_offline", message: t("evalImproveOffline") }); return; }
+    const events = channel();
+    const where = () => /** @type {HTMLElement} */ ($("#eval-improve-progress"));
+    events.onmessage = (p) => { where().textContent = p.step === "rewriting" ? t("evalImproveRewriting", p.candidate + 1) : t("evalImproveScoring", p.candidate); };
+    improve.disabled = true;
+    running.set(key, "improve");
+    try {
+      const out = await invoke("improve_description", { scope: /** @type {any} */ (d.scope), name: d.name, provider: provider.value,
+        runs: Math.max(1, Math.min(20, Number(runs.value) || 3)), progress: events });
+      lastImprove.set(key, out);
+      where().textContent = "";
+      if (improved.isConnected) improved.replaceChildren(...improveView(out, d));
+      else if ($("#viewer .file-title")?.textContent === title) await showEvals(d);
+    } catch (e) {
+      where().textContent = "";
+      showError(e);
+    } finally {
+      running.delete(key);
+      improve.disabled = false;
+    }
+  };
   const records = el("div", { id: "eval-records" });
   const refreshRecords = async () => {
     const fresh = await invoke("skill_evals", { scope: /** @type {any} */ (d.scope), name: d.name });
@@ -164,7 +199,9 @@ export async function showEvals(d) {
         el("label", { class: "field runs-field" }, el("span", { text: t("evalRuns") }), runs),
         run, stop, progress),
       note,
-      results),
+      results,
+      el("div", { class: "row eval-improve-bar" }, improve, el("span", { id: "eval-improve-progress", class: "hint", "aria-live": "polite" })),
+      improved),
     el("section", { class: "evals-section" },
       el("h3", { text: t("evalOutputCases") }),
       view.casesProblem ? el("p", { class: "error", id: "eval-cases-problem", text: view.casesProblem }) : null,
@@ -173,6 +210,9 @@ export async function showEvals(d) {
   );
   const shown = lastRun.get(key);
   if (shown && shown.revision === view.revision) results.replaceChildren(...resultView(shown.out));
+  const tried = lastImprove.get(key);
+  if (tried) improved.replaceChildren(...improveView(tried, d));
+  if (running.get(key) === "improve") improve.disabled = true;
   if (running.get(key) === "triggers") { run.disabled = true; stop.hidden = false; progress.textContent = t("evalStarting"); }
   return true;
 }
@@ -364,4 +404,28 @@ function outputView(out) {
   }
   table.append(body);
   return [summary, table, el("p", { class: "hint", id: "eval-output-iteration", text: t("evalWrittenTo", out.iteration) })];
+}
+
+/**
+ * The optimizer's candidates with their train and validation scores, the winner marked, and
+ * the way to its draft.
+ * @param {import("./types/bindings").ImproveView} out @param {{scope: string, name: string}} d
+ */
+function improveView(out, d) {
+  const head = el("tr", {}, ...["evalCandidate", "evalTrain", "evalValidation", "evalDescription"].map((k) => el("th", { scope: "col", text: t(k) })));
+  const body = el("tbody");
+  out.candidates.forEach((c, i) => body.append(el("tr", { class: i === out.best ? "best" : "" },
+    el("td", {}, c.iteration === 0 ? t("evalAsItIs") : t("evalRewrite", c.iteration), i === out.best ? el("span", { class: "badge ok", text: t("evalBest") }) : null),
+    el("td", { text: `${c.trainPassed}/${c.trainTotal}` }),
+    el("td", { text: `${c.validationPassed}/${c.validationTotal}` }),
+    el("td", { text: c.description }))));
+  const verdict = out.best === 0 ? el("p", { class: "hint", id: "eval-improve-verdict", text: t("evalImproveKept") })
+    : out.draft ? el("p", { id: "eval-improve-verdict" }, el("span", { text: t("evalImproveDrafted") }), " ",
+      el("button", { type: "button", id: "eval-open-draft", class: "primary", text: t("evalOpenDraft"), onclick: () => window_.openEditor(d.scope, d.name) }))
+      : el("p", { class: "hint", id: "eval-improve-verdict", text: t("evalImproveDraftKept") });
+  return [
+    ...out.refused.map((r) => el("p", { class: "hint", text: r })),
+    el("table", { class: "history evals-candidates", id: "eval-candidates" }, el("thead", {}, head), body),
+    verdict,
+  ];
 }

@@ -56,6 +56,8 @@ mod tests {
         c.root::<crate::evals::CaseRow>();
         c.root::<crate::evals::OutputRequest>();
         c.root::<crate::evals::OutputRunView>();
+        c.root::<crate::evals::ImproveView>();
+        c.root::<crate::evals::ImproveProgress>();
         c.root::<crate::agent::SessionView>();
         c.root::<crate::agent::SendOutcome>();
         c.root::<crate::agent::SendRequest>();

@@ -633,3 +633,127 @@ impl EvalsPanel {
         }
     }
 }
+
+/// One description tried by the optimizer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CandidateRow {
+    /// 0 for the description as it is.
+    pub iteration: u32,
+    /// The description.
+    pub description: String,
+    /// Train queries passed, of `train_total`.
+    pub train_passed: u32,
+    /// Train queries.
+    pub train_total: u32,
+    /// Validation queries passed, of `validation_total`.
+    pub validation_passed: u32,
+    /// Validation queries.
+    pub validation_total: u32,
+}
+
+/// What the optimizer found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ImproveView {
+    /// Every candidate, the description as it is first.
+    pub candidates: Vec<CandidateRow>,
+    /// Which won (an index into `candidates`).
+    pub best: u32,
+    /// Whether the winner was written into a draft of the skill (to open in the editor).
+    pub draft: bool,
+    /// Whether the skill had a draft already, left alone.
+    pub draft_kept: bool,
+    /// Rewrites refused, and why.
+    pub refused: Vec<String>,
+}
+
+/// What the optimizer does now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ImproveProgress {
+    /// The candidate (0: the description as it is).
+    pub candidate: u32,
+    /// `scoring` or `rewriting`.
+    pub step: String,
+}
+
+impl EvalsPanel {
+    /// Runs the description optimizer over the skill's trigger queries with `provider`, among
+    /// the user's skills; the winner is offered as a draft of the skill.
+    pub async fn improve(
+        &self,
+        registry: &Arc<SkillRegistry>,
+        scope: Scope,
+        name: &SkillName,
+        provider: &str,
+        runs: u16,
+        progress: impl Fn(ImproveProgress) + Send + Sync,
+    ) -> ApiResult<ImproveView> {
+        let view = view(registry, scope, name)?;
+        if let Some(problem) = view.queries_problem {
+            return Err(ApiError::new("eval_queries_invalid", problem));
+        }
+        if view.queries.is_empty() {
+            return Err(ApiError::new("eval_queries_missing", "add trigger queries and save them first"));
+        }
+        let queries: Vec<TriggerQuery> = view
+            .queries
+            .iter()
+            .map(|q| TriggerQuery { query: q.query.clone(), should_trigger: q.should_trigger })
+            .collect();
+        let home = registry.storage().home().clone();
+        let config = crate::agent::config(&home)?;
+        let pc = config.provider(provider).map_err(|e| ApiError::new("provider_unknown", e.to_string()))?;
+        let built = pc.build().map_err(|e| {
+            ApiError::new("provider_unavailable", format!("the provider {provider:?} cannot be used: {e}"))
+        })?;
+        if built.info().kind == "offline" {
+            return Err(ApiError::new(
+                "eval_optimizer_offline",
+                "the offline provider is a ranker, not a model: it cannot propose descriptions; pick a model's provider",
+            ));
+        }
+        let improve = eval::Improve {
+            registry,
+            scope,
+            name,
+            neighbours: eval::Neighbours::Store,
+            provider: built,
+            opts: SessionOptions::from_config(&config, &pc),
+            queries: &queries,
+            options: TriggerOptions { runs: usize::from(runs.clamp(1, 20)), ..TriggerOptions::default() },
+            iterations: eval::DEFAULT_ITERATIONS,
+        };
+        let tell = |candidate: usize, step: &str| {
+            progress(ImproveProgress {
+                candidate: u32::try_from(candidate).unwrap_or(u32::MAX),
+                step: step.to_owned(),
+            });
+        };
+        let _running = self.begin(scope, name)?;
+        let improved = eval::improve_description(improve, &tell).await;
+        self.end(scope, name);
+        let improved = improved.map_err(|e| ApiError::new("eval_failed", e.to_string()))?;
+        let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        let r = &improved.report;
+        Ok(ImproveView {
+            candidates: r
+                .candidates
+                .iter()
+                .map(|c| CandidateRow {
+                    iteration: n(c.iteration),
+                    description: c.description.clone(),
+                    train_passed: n(c.train.passed),
+                    train_total: n(c.train.total),
+                    validation_passed: n(c.validation.passed),
+                    validation_total: n(c.validation.total),
+                })
+                .collect(),
+            best: n(r.best),
+            draft: improved.draft.is_some(),
+            draft_kept: r.best != 0 && improved.draft.is_none(),
+            refused: r.refused.clone(),
+        })
+    }
+}

@@ -62,6 +62,7 @@ macro_rules! handlers {
             $crate::commands::evals::stop_evals,
             $crate::commands::evals::save_eval_cases,
             $crate::commands::evals::run_output_evals,
+            $crate::commands::evals::improve_description,
             $crate::commands::skills::skill_detail,
             $crate::commands::skills::read_skill_file,
             $crate::commands::source::skill_source,

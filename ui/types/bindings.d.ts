@@ -383,6 +383,35 @@ digest: string,
 places: Array<string>, };
 
 /**
+ * One description tried by the optimizer.
+ */
+export type CandidateRow = { 
+/**
+ * 0 for the description as it is.
+ */
+iteration: number, 
+/**
+ * The description.
+ */
+description: string, 
+/**
+ * Train queries passed, of `train_total`.
+ */
+trainPassed: number, 
+/**
+ * Train queries.
+ */
+trainTotal: number, 
+/**
+ * Validation queries passed, of `validation_total`.
+ */
+validationPassed: number, 
+/**
+ * Validation queries.
+ */
+validationTotal: number, };
+
+/**
  * One output eval case, as the view shows and the form edits it.
  */
 export type CaseRow = { 
@@ -1349,6 +1378,44 @@ unchanged: boolean,
  * Its requested tools after the import (approved when the user ticked the box).
  */
 grants: GrantsRow, };
+
+/**
+ * What the optimizer does now.
+ */
+export type ImproveProgress = { 
+/**
+ * The candidate (0: the description as it is).
+ */
+candidate: number, 
+/**
+ * `scoring` or `rewriting`.
+ */
+step: string, };
+
+/**
+ * What the optimizer found.
+ */
+export type ImproveView = { 
+/**
+ * Every candidate, the description as it is first.
+ */
+candidates: Array<CandidateRow>, 
+/**
+ * Which won (an index into `candidates`).
+ */
+best: number, 
+/**
+ * Whether the winner was written into a draft of the skill (to open in the editor).
+ */
+draft: boolean, 
+/**
+ * Whether the skill had a draft already, left alone.
+ */
+draftKept: boolean, 
+/**
+ * Rewrites refused, and why.
+ */
+refused: Array<string>, };
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 

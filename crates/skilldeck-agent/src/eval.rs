@@ -9,6 +9,7 @@
 mod cases;
 mod grade;
 mod host;
+mod improve;
 mod optimize;
 mod outputs;
 mod prepare;
@@ -18,6 +19,7 @@ mod triggers;
 
 pub use cases::{CASES_FILE, CaseId, CasesError, EvalCase, EvalCases, FILES_DIR, read_cases};
 pub use grade::{Graded, Grading, GradingSummary, grader_request, read_verdicts};
+pub use improve::{Improve, ImproveError, Improved, Neighbours, improve_description};
 pub use optimize::{
     Candidate, DEFAULT_ITERATIONS, MAX_DESCRIPTION_CHARS, Optimize, OptimizeReport, Score, Split, optimize_description,
     split,

@@ -2,7 +2,10 @@
 //! trigger evals over a channel, and Stop. The work is in `crate::evals`.
 
 use crate::error::ApiResult;
-use crate::evals::{CaseRow, EvalProgress, EvalsView, OutputRequest, OutputRunView, QueryRow, TriggerRunView};
+use crate::evals::{
+    CaseRow, EvalProgress, EvalsView, ImproveProgress, ImproveView, OutputRequest, OutputRunView, QueryRow,
+    TriggerRunView,
+};
 use crate::state::AppState;
 use skilldeck_skill::{Scope, SkillName};
 use tauri::State;
@@ -73,4 +76,21 @@ pub async fn run_output_evals(
         let _ = progress.send(p);
     };
     state.evals.run_outputs(&state.registry, scope, &name, &request, tell).await
+}
+
+/// Runs the description optimizer with `provider`; the winner is offered as a draft.
+#[tauri::command]
+pub async fn improve_description(
+    state: State<'_, AppState>,
+    scope: Scope,
+    name: String,
+    provider: String,
+    runs: u16,
+    progress: Channel<ImproveProgress>,
+) -> ApiResult<ImproveView> {
+    let name = SkillName::parse(&name)?;
+    let tell = move |p: ImproveProgress| {
+        let _ = progress.send(p);
+    };
+    state.evals.improve(&state.registry, scope, &name, &provider, runs, tell).await
 }

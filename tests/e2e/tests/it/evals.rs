@@ -165,3 +165,68 @@ async fn output_cases_are_written_run_with_and_without_the_skill_and_graded_in_t
     s.screenshot("evals-outputs").await;
     s.finish().await;
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_description_optimizer_offers_its_best_rewrite_as_a_draft_that_opens_in_the_editor() {
+    if !enabled("the_description_optimizer_offers_its_best_rewrite_as_a_draft_that_opens_in_the_editor") {
+        return;
+    }
+    let server = Loopback::start().await;
+    let s = Session::start("evals-improve").await;
+    let config = format!("[providers.local]\napi = \"openai\"\nbase_url = \"{}\"\nmodel = \"scripted\"\n", server.url);
+    std::fs::write(s.home().join("config.toml"), config).unwrap();
+    let src =
+        s.skill_source("payouts", "name: payouts\ndescription: Handles payouts.\n", "# Payouts\n\nReturn the money.");
+    std::fs::create_dir_all(src.join("evals")).unwrap();
+    let queries = json!([
+        {"query": "I want my money back for order 7", "should_trigger": true},
+        {"query": "Reimburse my travel costs from May", "should_trigger": true},
+        {"query": "What is the weather in Lyon?", "should_trigger": false},
+        {"query": "Write a haiku about autumn", "should_trigger": false},
+    ]);
+    std::fs::write(src.join("evals/eval_queries.json"), queries.to_string()).unwrap();
+    let out = cli(&s.home(), &["import", src.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    s.click(".skill-item[data-key='user/payouts']").await;
+    s.click("#evals-btn").await;
+    s.wait_until(
+        "the queries are shown",
+        "return document.querySelectorAll('#eval-queries .eval-query').length === 4;",
+    )
+    .await;
+    s.client.execute("const p = document.querySelector('#eval-provider'); p.value = 'local'; p.dispatchEvent(new Event('change'));", vec![]).await.unwrap();
+    s.type_into("#eval-runs", "1").await;
+
+    // The queries split 2 to train and 2 to validate, each kind once in each, run in that
+    // order: the description as it is loads nothing; the rewrite loads the skill for both
+    // requests that should. The model is asked for one rewrite between the two.
+    for _ in 0..4 {
+        server.push(Reply::sse(openai_text("I can answer that without a skill.")));
+    }
+    server.push(Reply::sse(openai_text(
+        "<description>Use this skill when someone wants money returned to them: refunds, reimbursements and chargebacks.</description>",
+    )));
+    for _ in 0..2 {
+        server.push(Reply::sse(openai_tools(&[("c1", "view_skill", json!({"name": "payouts"}))])));
+        server.push(Reply::sse(openai_text("No skill needed.")));
+    }
+    s.click("#eval-improve").await;
+    let verdict = s.wait_text("#eval-improve-verdict", 60, |t| !t.is_empty()).await;
+    assert!(verdict.contains("in a draft of the skill"), "{verdict}");
+    let table = s.text_of("#eval-candidates tbody").await;
+    assert!(table.contains("As it is") && table.contains("Rewrite 1") && table.contains("2/2"), "{table}");
+    s.screenshot("improve").await;
+
+    // Nothing was stored: the skill is still v:1; the draft holds the rewrite and opens.
+    assert_eq!(std::fs::read_to_string(s.home().join("skills/user/payouts/.version")).unwrap().trim(), "1");
+    s.click("#eval-open-draft").await;
+    s.wait_until(
+        "the editor shows the drafted description",
+        "const h = document.querySelector('#editor-cm .cm-host'); \
+         const c = h && h.shadowRoot && h.shadowRoot.querySelector('.cm-content'); \
+         return !!c && c.innerText.includes('money returned to them');",
+    )
+    .await;
+    s.screenshot("improve-draft").await;
+    s.finish().await;
+}

@@ -13,10 +13,10 @@ mod evals;
 mod installed;
 mod journey;
 mod listing_try;
+mod long_sidebar;
 /// A loopback model server speaking the providers' wire formats (the agent crate's own).
 #[path = "../../../../crates/skilldeck-agent/tests/it/common/loopback.rs"]
 mod loopback;
-mod long_sidebar;
 mod mcp_clients;
 mod meaning;
 mod overwrite;
