@@ -77,11 +77,17 @@ export async function showHistory(d, restore) {
 /** Shows what changed from revision `from` to `to` of skill `d`, with the way back. */
 async function showCompare(d, from, to, restore) {
   const diff = await revisionDiff(d, from, to);
+  // What each side's evals found, when either was evaluated.
+  const evals = await invoke("skill_evals", { scope: d.scope, name: d.name }).catch(() => null);
+  const records = evals ? evals.records : [];
+  const side = (v) => `v:${v} ${recordsOf(records, v).slice(0, 2).join("; ") || t("evalNone")}`;
+  const results = recordsOf(records, from).length || recordsOf(records, to).length
+    ? el("p", { class: "hint", id: "compare-evals", text: `${t("colEvals")}: ${side(from)} → ${side(to)}` }) : null;
   const pane = $("#viewer");
   pane.replaceChildren(el("div", { class: "file-title", text: `${d.name} — ${t("compareRevisions", from, to)}` }),
     el("div", { class: "revision-banner" }, el("strong", { text: t("comparing", from, to) }), el("span", { class: "spacer" }),
       el("button", { type: "button", text: t("backToHistory"), onclick: () => showHistory(d, restore) })),
-    diff);
+    results, diff);
   pane.scrollTop = 0;
 }
 

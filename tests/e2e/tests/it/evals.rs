@@ -76,6 +76,12 @@ async fn trigger_queries_are_written_run_and_kept_per_revision_in_the_evals_view
     assert_eq!(row, "triggers 2/2");
     assert_eq!(s.text_of("#history tr[data-revision='1'] .evals-cell").await, "");
     s.screenshot("history-evals").await;
+    // Comparing the two revisions says what each one's evals found.
+    s.click("#history tr[data-revision='1'] .pick-revision").await;
+    s.click("#history tr[data-revision='2'] .pick-revision").await;
+    s.click("#compare-revisions").await;
+    let compared = s.wait_text("#compare-evals", 10, |t| !t.is_empty()).await;
+    assert_eq!(compared, "Evals: v:1 not evaluated → v:2 triggers 2/2");
     s.finish().await;
 }
 
