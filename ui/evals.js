@@ -42,7 +42,7 @@ const running = new Map();
 const lastRun = new Map();
 
 /** The provider and runs last chosen, kept across skills and redraws. */
-const choice = { provider: "", runs: "3" };
+const choice = { provider: "", runs: "3", outputRuns: "1" };
 
 /** What the window lends the view: opening a skill's draft in the editor. */
 const window_ = { openEditor: /** @type {(scope: string, name: string) => void} */ (() => {}) };
@@ -113,7 +113,7 @@ export async function showEvals(d, openEditor) {
   const usable = (name) => setup.providers.some((p) => p.name === name && !p.problem);
   provider.value = usable(choice.provider) ? choice.provider : usable(setup.defaultProvider) ? setup.defaultProvider : "offline";
   const runs = /** @type {HTMLInputElement} */ (el("input", { type: "number", id: "eval-runs", min: "1", max: "20", value: choice.runs, "aria-label": t("evalRuns"),
-    onchange: (e) => { choice.runs = e.target.value; } }));
+    oninput: (e) => { choice.runs = e.target.value; } }));
   const progress = el("span", { id: "eval-progress", class: "hint", "aria-live": "polite" });
   const stop = /** @type {HTMLButtonElement} */ (el("button", { type: "button", id: "eval-stop", class: "danger", hidden: true, text: t("stop") }));
   const results = el("div", { id: "eval-results" });
@@ -163,6 +163,8 @@ export async function showEvals(d, openEditor) {
     const where = () => /** @type {HTMLElement} */ ($("#eval-improve-progress"));
     events.onmessage = (p) => { where().textContent = p.step === "rewriting" ? t("evalImproveRewriting", p.candidate + 1) : t("evalImproveScoring", p.candidate); };
     improve.disabled = true;
+    run.disabled = true;
+    stop.hidden = false;
     running.set(key, "improve");
     try {
       const out = await invoke("improve_description", { scope: /** @type {any} */ (d.scope), name: d.name, provider: provider.value,
@@ -177,6 +179,8 @@ export async function showEvals(d, openEditor) {
     } finally {
       running.delete(key);
       improve.disabled = false;
+      run.disabled = false;
+      stop.hidden = true;
     }
   };
   const records = el("div", { id: "eval-records" });
@@ -212,7 +216,7 @@ export async function showEvals(d, openEditor) {
   if (shown && shown.revision === view.revision) results.replaceChildren(...resultView(shown.out));
   const tried = lastImprove.get(key);
   if (tried) improved.replaceChildren(...improveView(tried, d));
-  if (running.get(key) === "improve") improve.disabled = true;
+  if (running.get(key) === "improve") { improve.disabled = true; run.disabled = true; stop.hidden = false; }
   if (running.get(key) === "triggers") { run.disabled = true; stop.hidden = false; progress.textContent = t("evalStarting"); }
   return true;
 }
@@ -328,7 +332,8 @@ function casesForm(d, view, setup, refreshRecords) {
   const baseline = /** @type {HTMLSelectElement} */ (el("select", { id: "eval-baseline", "aria-label": t("evalBaseline") },
     el("option", { value: "", text: t("evalBaselineNone") })));
   for (let v = (view.revision ?? 1) - 1; v >= 1; v--) baseline.append(el("option", { value: String(v), text: `v:${v}` }));
-  const runs = /** @type {HTMLInputElement} */ (el("input", { type: "number", id: "eval-output-runs", min: "1", max: "20", value: "1", "aria-label": t("evalRuns") }));
+  const runs = /** @type {HTMLInputElement} */ (el("input", { type: "number", id: "eval-output-runs", min: "1", max: "20", value: choice.outputRuns, "aria-label": t("evalRuns"),
+    oninput: (e) => { choice.outputRuns = e.target.value; } }));
   const progress = el("span", { id: "eval-output-progress", class: "hint", "aria-live": "polite" });
   const stop = /** @type {HTMLButtonElement} */ (el("button", { type: "button", id: "eval-output-stop", class: "danger", hidden: true, text: t("stop"),
     onclick: () => invoke("stop_evals", { scope: /** @type {any} */ (d.scope), name: d.name }).catch(showError) }));
@@ -419,7 +424,8 @@ function improveView(out, d) {
     el("td", { text: `${c.trainPassed}/${c.trainTotal}` }),
     el("td", { text: `${c.validationPassed}/${c.validationTotal}` }),
     el("td", { text: c.description }))));
-  const verdict = out.best === 0 ? el("p", { class: "hint", id: "eval-improve-verdict", text: t("evalImproveKept") })
+  const verdict = out.stopped ? el("p", { class: "hint", id: "eval-improve-verdict", text: t("evalImproveStopped") })
+    : out.best === 0 ? el("p", { class: "hint", id: "eval-improve-verdict", text: t("evalImproveKept") })
     : out.draft ? el("p", { id: "eval-improve-verdict" }, el("span", { text: t("evalImproveDrafted") }), " ",
       el("button", { type: "button", id: "eval-open-draft", class: "primary", text: t("evalOpenDraft"), onclick: () => window_.openEditor(d.scope, d.name) }))
       : el("p", { class: "hint", id: "eval-improve-verdict", text: t("evalImproveDraftKept") });

@@ -666,6 +666,8 @@ pub struct ImproveView {
     pub draft_kept: bool,
     /// Rewrites refused, and why.
     pub refused: Vec<String>,
+    /// Whether the user stopped it (no draft is offered then).
+    pub stopped: bool,
 }
 
 /// What the optimizer does now.
@@ -724,6 +726,7 @@ impl EvalsPanel {
             queries: &queries,
             options: TriggerOptions { runs: usize::from(runs.clamp(1, 20)), ..TriggerOptions::default() },
             iterations: eval::DEFAULT_ITERATIONS,
+            stop: self.begin(scope, name)?,
         };
         let tell = |candidate: usize, step: &str| {
             progress(ImproveProgress {
@@ -731,7 +734,6 @@ impl EvalsPanel {
                 step: step.to_owned(),
             });
         };
-        let _running = self.begin(scope, name)?;
         let improved = eval::improve_description(improve, &tell).await;
         self.end(scope, name);
         let improved = improved.map_err(|e| ApiError::new("eval_failed", e.to_string()))?;
@@ -752,8 +754,9 @@ impl EvalsPanel {
                 .collect(),
             best: n(r.best),
             draft: improved.draft.is_some(),
-            draft_kept: r.best != 0 && improved.draft.is_none(),
+            draft_kept: !r.stopped && r.best != 0 && improved.draft.is_none(),
             refused: r.refused.clone(),
+            stopped: r.stopped,
         })
     }
 }

@@ -1415,7 +1415,11 @@ draftKept: boolean,
 /**
  * Rewrites refused, and why.
  */
-refused: Array<string>, };
+refused: Array<string>, 
+/**
+ * Whether the user stopped it (no draft is offered then).
+ */
+stopped: boolean, };
 
 export type JsonValue = number | string | boolean | Array<JsonValue> | { [key in string]: JsonValue } | null;
 

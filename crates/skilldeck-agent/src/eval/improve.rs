@@ -15,6 +15,7 @@ use skilldeck_skill::{RelPath, Scope, SkillFiles, SkillName, frontmatter};
 use skilldeck_store::drafts::{Draft, DraftError};
 use std::path::PathBuf;
 use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
 
 /// The skills around the skill while candidates are scored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +48,8 @@ pub struct Improve<'a> {
     pub options: TriggerOptions,
     /// Rewrites to try at most.
     pub iterations: usize,
+    /// Ends the loop early; no draft is offered then.
+    pub stop: CancellationToken,
 }
 
 /// The loop's report, and the draft's `SKILL.md` when the winner was offered as one.
@@ -121,9 +124,10 @@ pub async fn improve_description(
         queries: i.queries,
         options: i.options,
         iterations: i.iterations,
+        stop: i.stop,
     };
     let report = optimize_description(o, &mut store_with, progress).await?;
-    if report.best == 0 || Draft::find(storage.home(), i.scope, i.name).is_some() {
+    if report.stopped || report.best == 0 || Draft::find(storage.home(), i.scope, i.name).is_some() {
         return Ok(Improved { report, draft: None });
     }
     let draft = Draft::open(storage, i.scope, i.name)?;

@@ -101,6 +101,8 @@ pub struct OptimizeReport {
     pub refused: Vec<String>,
     /// Seconds the loop took.
     pub seconds: f64,
+    /// Whether the user stopped it.
+    pub stopped: bool,
 }
 
 impl OptimizeReport {
@@ -130,6 +132,8 @@ pub struct Optimize<'a> {
     pub options: TriggerOptions,
     /// Rewrites to try.
     pub iterations: usize,
+    /// Ends the loop early: the candidates scored whole so far are compared.
+    pub stop: CancellationToken,
 }
 
 /// Runs the loop. `store_with` gives the store to run a candidate in: the skill with that
@@ -199,6 +203,7 @@ pub async fn optimize_description(
         best,
         refused,
         seconds: started.elapsed().as_secs_f64(),
+        stopped: o.stop.is_cancelled(),
     })
 }
 

@@ -51,6 +51,7 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         queries: &queries,
         options,
         iterations: usize::from(args.iterations),
+        stop: tokio_util::sync::CancellationToken::new(),
     };
     let improved = runtime()?.block_on(eval::improve_description(improve, &progress))?;
     if tty {
