@@ -279,8 +279,19 @@ pub fn save_queries(registry: &SkillRegistry, scope: Scope, name: &SkillName, ro
         json.push(b'\n');
         files.insert(rel, json);
     }
-    let out = registry.write_skill(scope, name, &files)?;
-    Ok(out.revision.0)
+    store_edit(registry, scope, name, &files)
+}
+
+/// Stores `files` as the skill's next revision, made by an edit in Skilldeck.
+fn store_edit(
+    registry: &SkillRegistry,
+    scope: Scope,
+    name: &SkillName,
+    files: &skilldeck_skill::SkillFiles,
+) -> ApiResult<u64> {
+    let out = registry.storage().write_with_event(scope, name, files, skilldeck_store::storage::RevisionEvent::Edit);
+    registry.invalidate(scope, Some(name.as_str()));
+    Ok(out?.revision.0)
 }
 
 impl EvalsPanel {
@@ -372,7 +383,7 @@ pub fn save_cases(registry: &SkillRegistry, scope: Scope, name: &SkillName, rows
     let rel = RelPath::parse(CASES_FILE).map_err(|e| ApiError::new("internal", e.to_string()))?;
     if rows.is_empty() {
         files = files.iter().filter(|(p, _)| **p != rel).map(|(p, b)| (p.clone(), b.to_vec())).collect();
-        return Ok(registry.write_skill(scope, name, &files)?.revision.0);
+        return store_edit(registry, scope, name, &files);
     }
     // A new case takes the next number after the highest numbered one.
     let mut next = rows.iter().filter_map(|r| r.id.parse::<u64>().ok()).max().unwrap_or(0);
@@ -411,7 +422,7 @@ pub fn save_cases(registry: &SkillRegistry, scope: Scope, name: &SkillName, rows
         }
     }
     files.insert(rel, json);
-    Ok(registry.write_skill(scope, name, &files)?.revision.0)
+    store_edit(registry, scope, name, &files)
 }
 
 /// One expectation of a run, graded.
