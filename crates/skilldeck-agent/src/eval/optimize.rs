@@ -37,7 +37,7 @@ pub struct Split {
     pub validation: Vec<TriggerQuery>,
 }
 
-/// Splits `queries` 60/40 within each kind, in an order fixed by each query's text (its
+/// Splits `queries` 60/40 within each kind (rounded to the nearest query), in an order fixed by each query's text (its
 /// SHA-256), so the same queries always split the same way. Each kind with two or more queries
 /// has at least one in each set.
 pub fn split(queries: &[TriggerQuery]) -> Split {
@@ -46,7 +46,8 @@ pub fn split(queries: &[TriggerQuery]) -> Split {
         let mut mine: Vec<&TriggerQuery> = queries.iter().filter(|q| q.should_trigger == kind).collect();
         mine.sort_by_cached_key(|q| Sha256::digest(q.query.as_bytes()));
         let n = mine.len();
-        let mut train = (n * 3).div_ceil(5);
+        // 60%, rounded to the nearest (4 queries split 2/2, not 3/1).
+        let mut train = (n * 3 + 2) / 5;
         if n >= 2 {
             train = train.clamp(1, n - 1);
         }
@@ -330,6 +331,8 @@ mod tests {
         reversed.reverse();
         assert_eq!(split(&reversed).train.len(), s.train.len());
         assert!(split(&reversed).train.iter().all(|q| s.train.contains(q)), "the order given does not matter");
+        let four: Vec<TriggerQuery> = (0..4).map(|i| q(&format!("four {i}"), true)).collect();
+        assert_eq!(split(&four).train.len(), 2, "60% of 4 rounds to 2");
         let two = split(&[q("a", true), q("b", true)]);
         assert_eq!((two.train.len(), two.validation.len()), (1, 1));
     }
