@@ -210,11 +210,11 @@ pub async fn optimize_description(
 
 const PROPOSER_SYSTEM: &str = "You improve the description of an Agent Skill. An agent sees only the name and \
 description of each available skill and decides from them whether to load one, so the description must say \
-what the skill does and when to use it. Write it in the imperative (\"Use this skill when ...\"), about what \
-the user wants to achieve rather than how the skill works, covering the cases where the user does not name the \
-domain, and saying what the skill is not for where a neighbouring request was wrongly taken. Generalise from \
-the failures to the kind of request behind them: never copy a request's words. At most 1024 characters, one \
-paragraph. Answer with the new description only, between <description> and </description>.";
+what the skill does and when to use it. Write two sentences, at most 60 words in all: first what the skill does, \
+then \"Use when ...\" naming the kinds of requests it is for, in terms of what the user wants to achieve (also \
+when they do not name the domain), and what it is not for where a neighbouring request was wrongly taken. \
+Generalise from the failures to the kind of request behind them: never copy a request's words. No praise, no \
+promises of quality. Answer with the new description only, between <description> and </description>.";
 
 /// Asks the model for the next description from the train failures of the last candidate and
 /// the history of earlier tries; checks it.
