@@ -334,6 +334,7 @@ function casesForm(d, view, setup, refreshRecords) {
   for (let v = (view.revision ?? 1) - 1; v >= 1; v--) baseline.append(el("option", { value: String(v), text: `v:${v}` }));
   const runs = /** @type {HTMLInputElement} */ (el("input", { type: "number", id: "eval-output-runs", min: "1", max: "20", value: choice.outputRuns, "aria-label": t("evalRuns"),
     oninput: (e) => { choice.outputRuns = e.target.value; } }));
+  const allow = /** @type {HTMLInputElement} */ (el("input", { type: "checkbox", id: "eval-allow-commands" }));
   const progress = el("span", { id: "eval-output-progress", class: "hint", "aria-live": "polite" });
   const stop = /** @type {HTMLButtonElement} */ (el("button", { type: "button", id: "eval-output-stop", class: "danger", hidden: true, text: t("stop"),
     onclick: () => invoke("stop_evals", { scope: /** @type {any} */ (d.scope), name: d.name }).catch(showError) }));
@@ -349,7 +350,7 @@ function casesForm(d, view, setup, refreshRecords) {
     try {
       const out = await invoke("run_output_evals", { scope: /** @type {any} */ (d.scope), name: d.name, progress: events, request: {
         provider: provider.value, grader: grader.value || null, baseline: baseline.value ? Number(baseline.value) : null,
-        runs: Math.max(1, Math.min(20, Number(runs.value) || 1)) } });
+        runs: Math.max(1, Math.min(20, Number(runs.value) || 1)), allowCommands: allow.checked } });
       lastOutputs.set(key, { revision: view.revision, out });
       results.replaceChildren(...outputView(out));
       progress.textContent = out.stopped ? t("evalStopped") : t("evalDone", Math.round(out.seconds));
@@ -378,6 +379,7 @@ function casesForm(d, view, setup, refreshRecords) {
       el("label", { class: "field" }, el("span", { text: t("evalBaseline") }), baseline),
       el("label", { class: "field runs-field" }, el("span", { text: t("evalRuns") }), runs),
       run, stop, progress),
+    el("label", { class: "check", title: t("evalAllowCommandsTitle") }, allow, el("span", { text: t("evalAllowCommands") })),
     results);
 }
 

@@ -555,6 +555,9 @@ pub struct OutputRequest {
     pub baseline: Option<u64>,
     /// Runs of each case in each configuration.
     pub runs: u16,
+    /// Whether the runs' shell commands and risky writes, and the cases' check scripts, run (in
+    /// the sandbox) without a question: the CLI's `--yes`. Refused and counted otherwise.
+    pub allow_commands: bool,
 }
 
 impl EvalsPanel {
@@ -611,6 +614,7 @@ impl EvalsPanel {
             iteration,
             options: eval::OutputOptions {
                 runs: usize::from(request.runs.clamp(1, 20)),
+                allow_shell: request.allow_commands,
                 ..eval::OutputOptions::default()
             },
             stop,

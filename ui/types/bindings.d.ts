@@ -1980,7 +1980,12 @@ baseline: number | null,
 /**
  * Runs of each case in each configuration.
  */
-runs: number, };
+runs: number, 
+/**
+ * Whether the runs' shell commands and risky writes, and the cases' check scripts, run (in
+ * the sandbox) without a question: the CLI's `--yes`. Refused and counted otherwise.
+ */
+allowCommands: boolean, };
 
 /**
  * One run of an output case.
