@@ -132,7 +132,7 @@ async function loading(work) {
   }
 }
 
-async function select(key, keepFile = false) {
+async function select(key, keepFile = false, keepPane = false) {
   const turn = ++state.selectTurn;
   const fileTurn = state.fileTurn;
   state.selected = key;
@@ -172,6 +172,8 @@ async function select(key, keepFile = false) {
   if (unchanged && file === state.file && JSON.stringify(shown) === JSON.stringify(detail)) return;
   renderFiles();
   if (unchanged && file === state.file) return;
+  // History or Evals on show is drawn again by the caller, never covered by a file meanwhile.
+  if (keepPane && (state.showing === "history" || state.showing === "evals")) return;
   // A redraw of the same file after an edit keeps the reader's place in it.
   if (file && !userOpened) await openFile(file, undefined, keepFile);
 }
@@ -792,7 +794,7 @@ async function refresh() {
   const history = state.showing === "history";
   const evals = state.showing === "evals";
   if (selected && state.skills.some((s) => keyOf(s) === selected)) {
-    await select(selected, true);
+    await select(selected, true, history || evals);
     // An open History or Evals stays open, with the new revision in it.
     if (history && state.detail) await showHistory(state.detail);
     else if (evals && state.detail) await showEvals(state.detail);

@@ -64,8 +64,8 @@ async fn trigger_queries_are_written_run_and_kept_per_revision_in_the_evals_view
     s.click("#eval-run").await;
     let summary = s.wait_text("#eval-summary", 60, |t| !t.is_empty()).await;
     assert!(summary.starts_with("2 of 2 queries passed"), "{summary}");
-    let rows = s.text_of("#eval-results tbody").await;
-    assert!(rows.contains("should load") && rows.contains("1/1") && rows.contains("invoices ×1"), "{rows}");
+    let rows = s.wait_text("#eval-results tbody", 10, |t| t.contains("invoices ×1")).await;
+    assert!(rows.contains("should load") && rows.contains("1/1"), "{rows}");
     let kept = s.wait_text("#eval-records", 10, |t| t.contains("triggers 2/2")).await;
     assert!(kept.contains("v:2") && kept.contains("a ranker"), "{kept}");
     s.screenshot("evals-view").await;
