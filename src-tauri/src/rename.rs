@@ -1,6 +1,6 @@
 //! What follows a renamed skill outside the store in the app, as `skilldeck rename` does it:
 //! `[listing]` pins and switches, `[targets.NAME]` lists, `sources.json` and
-//! `sources-check.json`. Deliveries follow by the next sync (the ownership records name the old
+//! `sources-check.json`, the eval results. Deliveries follow by the next sync (the ownership records name the old
 //! copies, which it removes, and the new name is written). Holds that glue; not the rename in
 //! the store (`skilldeck_core::rename`).
 
@@ -40,6 +40,9 @@ pub fn follow(storage: &FsStorage, done: &Renamed) -> Vec<String> {
         if last.rename(from, to, o.from_digest, o.digest) && last.save().is_err() {
             warnings.push("sources-check.json was not updated; the next check writes it again".to_owned());
         }
+    }
+    if let Err(e) = skilldeck_agent::eval::follow_rename_records(home, o.scope, from, to) {
+        warnings.push(format!("the eval results of {from} stay under its old name ({e})"));
     }
     warnings
 }

@@ -30,7 +30,10 @@ pub use outputs::{
 };
 pub use prepare::{PrepareError, PreparedOutputs, ScratchStore, prepare_outputs};
 pub use queries::{QUERIES_FILE, QueryError, TriggerQuery, read_queries};
-pub use record::{EvalKind, EvalRecord, append as append_record, log_path, read as read_records};
+pub use record::{
+    EvalKind, EvalRecord, append as append_record, follow_rename as follow_rename_records, log_path,
+    read as read_records,
+};
 pub use triggers::{
     DEFAULT_RUNS, DEFAULT_THRESHOLD, EvalError, QueryResult, Spread, TriggerOptions, TriggerReport, run_triggers,
 };

@@ -121,6 +121,31 @@ pub fn append(home: &SkilldeckHome, scope: Scope, name: &str, record: &EvalRecor
     file.write_all(&line)
 }
 
+/// Moves the log and the app's eval workspace of skill `from` to `to`, after the skill was
+/// renamed (its revisions go on, so the records still name the right ones). Returns whether
+/// anything moved; a log or workspace the new name already has is left as it is, and the old
+/// one with it (the caller says so).
+pub fn follow_rename(home: &SkilldeckHome, scope: Scope, from: &str, to: &str) -> std::io::Result<bool> {
+    let log = (log_path(home, scope, from), log_path(home, scope, to));
+    let workspace =
+        (log.0.with_file_name(format!("{from}-workspace")), log.0.with_file_name(format!("{to}-workspace")));
+    let mut moved = false;
+    for (old, new) in [log, workspace] {
+        if !old.exists() {
+            continue;
+        }
+        if new.exists() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::AlreadyExists,
+                format!("{} is there already, so {} stays", new.display(), old.display()),
+            ));
+        }
+        std::fs::rename(&old, &new)?;
+        moved = true;
+    }
+    Ok(moved)
+}
+
 /// Every record of the skill, oldest first (none when it has no log).
 pub fn read(home: &SkilldeckHome, scope: Scope, name: &str) -> Vec<EvalRecord> {
     std::fs::read_to_string(log_path(home, scope, name))
@@ -157,7 +182,16 @@ mod tests {
         let path = log_path(&home, Scope::User, "s");
         std::fs::write(&path, format!("{}not json\n", std::fs::read_to_string(&path).unwrap())).unwrap();
         append(&home, Scope::User, "s", &r).unwrap();
-        assert_eq!(read(&home, Scope::User, "s"), [r.clone(), r]);
+        assert_eq!(read(&home, Scope::User, "s"), [r.clone(), r.clone()]);
         assert!(read(&home, Scope::User, "other").is_empty());
+        // A renamed skill takes its log and workspace along.
+        std::fs::create_dir_all(dir.path().join("evals/user/s-workspace/iteration-1")).unwrap();
+        assert!(follow_rename(&home, Scope::User, "s", "t").unwrap());
+        assert_eq!(read(&home, Scope::User, "t").len(), 2);
+        assert!(read(&home, Scope::User, "s").is_empty());
+        assert!(dir.path().join("evals/user/t-workspace/iteration-1").is_dir());
+        assert!(!follow_rename(&home, Scope::User, "s", "t").unwrap(), "nothing left to move");
+        append(&home, Scope::User, "s", &r).unwrap();
+        assert!(follow_rename(&home, Scope::User, "s", "t").is_err(), "t has a log already");
     }
 }

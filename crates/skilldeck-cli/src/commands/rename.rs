@@ -120,6 +120,9 @@ fn follow(ctx: &Ctx, done: &Renamed, warnings: &mut Vec<String>) -> Followed {
             warnings.push("sources-check.json was not updated; the next check for updates writes it again".to_owned());
         }
     }
+    if let Err(e) = skilldeck_agent::eval::follow_rename_records(home, o.scope, from, to) {
+        warnings.push(format!("the eval results of {from} stay under its old name ({e})"));
+    }
     followed.delivered = Records::new(home.root())
         .all()
         .iter()

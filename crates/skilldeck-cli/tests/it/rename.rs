@@ -62,12 +62,19 @@ fn a_pinned_approved_skill_renamed_keeps_its_pin_approval_and_history() {
     env.import_pdf("two");
     env.expect(&["pin", "pdf"], 0);
     env.expect(&["trust", "pdf"], 0);
+    // An eval result of v:2, as `skilldeck eval` keeps it for History.
+    let log = env.home().join("evals/user/pdf.jsonl");
+    fs::create_dir_all(log.parent().unwrap()).unwrap();
+    let record = r#"{"kind":"triggers","revision":2,"at":"2026-12-07T10:00:00Z","provider":{"kind":"openai","model":"m","label":"m"},"runs":3,"passed":9,"total":10}"#;
+    fs::write(&log, format!("{record}\n")).unwrap();
 
     let out = env.expect(&["rename", "pdf", "pdf-tools"], 0);
     assert!(out.contains("Renamed pdf to pdf-tools (user, v:3); history, pin and approval followed."), "{out}");
 
     let config = fs::read_to_string(env.home().join("config.toml")).unwrap();
     assert!(config.contains("pinned = [\"pdf-tools\"]"), "{config}");
+    assert!(!log.exists(), "the eval results follow the skill");
+    assert_eq!(fs::read_to_string(env.home().join("evals/user/pdf-tools.jsonl")).unwrap().trim(), record);
     let trust: Value = serde_json::from_str(&fs::read_to_string(env.home().join("trust.json")).unwrap()).unwrap();
     let keys: Vec<&String> = trust["skills"].as_object().unwrap().keys().collect();
     assert_eq!(keys, vec!["user/pdf-tools"]);
