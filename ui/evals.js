@@ -126,31 +126,12 @@ export async function showEvals(d, openEditor) {
   const key = `${d.scope}/${d.name}`;
   const title = `${d.name} — ${t("evals")}`;
   stop.onclick = () => invoke("stop_evals", { scope: /** @type {any} */ (d.scope), name: d.name }).catch(showError);
-  run.onclick = async () => {
+  run.onclick = () => {
     if (dirty) return;
-    const events = channel();
-    events.onmessage = (p) => { progress.textContent = t("evalProgress", p.done, p.total); };
-    run.disabled = true;
-    stop.hidden = false;
-    progress.textContent = t("evalStarting");
-    running.set(key, "triggers");
-    try {
-      const out = await invoke("run_trigger_evals", { scope: /** @type {any} */ (d.scope), name: d.name, provider: provider.value,
-        runs: Math.max(1, Math.min(20, Number(runs.value) || 3)), progress: events });
-      lastRun.set(key, { revision: view.revision, out });
-      results.replaceChildren(...resultView(out));
-      progress.textContent = out.stopped ? t("evalStopped") : t("evalDone", Math.round(out.seconds));
-      if (!out.stopped) await refreshRecords();
-    } catch (e) {
-      progress.textContent = "";
-      showError(e);
-    } finally {
-      running.delete(key);
-      run.disabled = false;
-      stop.hidden = true;
-      // Drawn again while it ran (the store changed): the view on show gets the result.
-      if (!results.isConnected && $("#viewer .file-title")?.textContent === title) showEvals(d).catch(showError);
-    }
+    runEval(d, "triggers", { run, stop, progress, results }, lastRun, view.revision, refreshRecords, resultView,
+      (p) => t("evalProgress", p.done, p.total),
+      (events) => invoke("run_trigger_evals", { scope: /** @type {any} */ (d.scope), name: d.name, provider: provider.value,
+        runs: Math.max(1, Math.min(20, Number(runs.value) || 3)), progress: events }));
   };
   // The description optimizer: the guide's loop, its winner offered as a draft.
   const improved = el("div", { id: "eval-improved" });
@@ -260,6 +241,45 @@ function recordsView(records) {
   return el("table", { class: "history evals-records" }, el("thead", {}, head), body);
 }
 
+/**
+ * Runs one kind of eval from its run bar: Run off and Stop on while it runs, progress as it
+ * goes, the result drawn and kept in `kept` (by skill, with the revision it ran on) so the view
+ * drawn again shows it, the past results refreshed, and the view drawn again when the store
+ * changed meanwhile.
+ * @template {{stopped: boolean, seconds: number}} T
+ * @param {{scope: string, name: string}} d @param {string} kind
+ * @param {{run: HTMLButtonElement, stop: HTMLButtonElement, progress: HTMLElement, results: HTMLElement}} bar
+ * @param {Map<string, {revision: number | null, out: T}>} kept @param {number | null} revision
+ * @param {() => Promise<void>} refreshRecords @param {(out: T) => Node[]} draw
+ * @param {(p: import("./types/bindings").EvalProgress) => string} step
+ * @param {(events: import("./types/commands").Channel<import("./types/bindings").EvalProgress>) => Promise<T>} call
+ */
+async function runEval(d, kind, bar, kept, revision, refreshRecords, draw, step, call) {
+  const key = `${d.scope}/${d.name}`;
+  const events = channel();
+  events.onmessage = (p) => { bar.progress.textContent = step(p); };
+  bar.run.disabled = true;
+  bar.stop.hidden = false;
+  bar.progress.textContent = t("evalStarting");
+  running.set(key, kind);
+  try {
+    const out = await call(events);
+    kept.set(key, { revision, out });
+    bar.results.replaceChildren(...draw(out));
+    bar.progress.textContent = out.stopped ? t("evalStopped") : t("evalDone", Math.round(out.seconds));
+    if (!out.stopped) await refreshRecords();
+  } catch (e) {
+    bar.progress.textContent = "";
+    showError(e);
+  } finally {
+    running.delete(key);
+    bar.run.disabled = false;
+    bar.stop.hidden = true;
+    // Drawn again while it ran (the store changed): the view on show gets the result.
+    if (!bar.results.isConnected && $("#viewer .file-title")?.textContent === `${d.name} — ${t("evals")}`) showEvals(d).catch(showError);
+  }
+}
+
 /** @typedef {import("./types/bindings").CaseRow} CaseRow */
 /** @typedef {import("./types/bindings").OutputRunView} OutputRunView */
 
@@ -340,32 +360,11 @@ function casesForm(d, view, setup, refreshRecords) {
     onclick: () => invoke("stop_evals", { scope: /** @type {any} */ (d.scope), name: d.name }).catch(showError) }));
   const results = el("div", { id: "eval-output-results" });
   const key = `${d.scope}/${d.name}`;
-  run.onclick = async () => {
-    const events = channel();
-    events.onmessage = (p) => { progress.textContent = t("evalProgress", Math.min(p.done + 1, p.total), p.total); };
-    run.disabled = true;
-    stop.hidden = false;
-    progress.textContent = t("evalStarting");
-    running.set(key, "outputs");
-    try {
-      const out = await invoke("run_output_evals", { scope: /** @type {any} */ (d.scope), name: d.name, progress: events, request: {
-        provider: provider.value, grader: grader.value || null, baseline: baseline.value ? Number(baseline.value) : null,
-        runs: Math.max(1, Math.min(20, Number(runs.value) || 1)), allowCommands: allow.checked } });
-      lastOutputs.set(key, { revision: view.revision, out });
-      results.replaceChildren(...outputView(out));
-      progress.textContent = out.stopped ? t("evalStopped") : t("evalDone", Math.round(out.seconds));
-      if (!out.stopped) await refreshRecords();
-    } catch (e) {
-      progress.textContent = "";
-      showError(e);
-    } finally {
-      running.delete(key);
-      run.disabled = false;
-      stop.hidden = true;
-      // Drawn again while it ran (the store changed): the view on show gets the result.
-      if (!results.isConnected && $("#viewer .file-title")?.textContent === `${d.name} — ${t("evals")}`) showEvals(d).catch(showError);
-    }
-  };
+  run.onclick = () => runEval(d, "outputs", { run, stop, progress, results }, lastOutputs, view.revision, refreshRecords, outputView,
+    (p) => t("evalProgress", Math.min(p.done + 1, p.total), p.total),
+    (events) => invoke("run_output_evals", { scope: /** @type {any} */ (d.scope), name: d.name, progress: events, request: {
+      provider: provider.value, grader: grader.value || null, baseline: baseline.value ? Number(baseline.value) : null,
+      runs: Math.max(1, Math.min(20, Number(runs.value) || 1)), allowCommands: allow.checked } }));
   const shown = lastOutputs.get(key);
   if (shown && shown.revision === view.revision) results.replaceChildren(...outputView(shown.out));
   if (running.get(key) === "outputs") { run.disabled = true; stop.hidden = false; progress.textContent = t("evalStarting"); }

@@ -29,8 +29,7 @@ export async function showHistory(d, restore) {
   const rows = await invoke("skill_history", { scope: d.scope, name: d.name }).catch(showError);
   if (!rows) return false;
   // What each revision's evals found; a skill whose evals cannot be read shows none.
-  const evals = await invoke("skill_evals", { scope: d.scope, name: d.name }).catch(() => null);
-  const records = evals ? evals.records : [];
+  const records = await invoke("skill_eval_records", { scope: d.scope, name: d.name }).catch(() => []);
   /** @type {Set<number>} */
   const ticked = new Set();
   const compare = /** @type {HTMLButtonElement} */ (el("button", { type: "button", id: "compare-revisions", disabled: true, text: t("compareTick") }));
@@ -78,8 +77,7 @@ export async function showHistory(d, restore) {
 async function showCompare(d, from, to, restore) {
   const diff = await revisionDiff(d, from, to);
   // What each side's evals found, when either was evaluated.
-  const evals = await invoke("skill_evals", { scope: d.scope, name: d.name }).catch(() => null);
-  const records = evals ? evals.records : [];
+  const records = await invoke("skill_eval_records", { scope: d.scope, name: d.name }).catch(() => []);
   const side = (v) => `v:${v} ${recordsOf(records, v).slice(0, 2).join("; ") || t("evalNone")}`;
   const results = recordsOf(records, from).length || recordsOf(records, to).length
     ? el("p", { class: "hint", id: "compare-evals", text: `${t("colEvals")}: ${side(from)} → ${side(to)}` }) : null;

@@ -6,10 +6,13 @@
 
 use crate::error::{ApiError, ApiResult};
 use serde::{Deserialize, Serialize};
+use skilldeck_agent::config::{Config, ProviderConfig};
 use skilldeck_agent::eval::{self, CASES_FILE, EvalRecord, QUERIES_FILE, TriggerOptions, TriggerQuery, TriggerReport};
+use skilldeck_agent::provider::Provider;
 use skilldeck_agent::session::SessionOptions;
 use skilldeck_core::SkillRegistry;
 use skilldeck_skill::{RelPath, Scope, SkillName};
+use skilldeck_store::FsStorage;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -216,22 +219,34 @@ fn key(scope: Scope, name: &str) -> String {
     format!("{scope}/{name}")
 }
 
-/// The Evals view of `name`.
+/// A file of the skill's current revision, or `None` when it has none by that path.
+fn eval_file(storage: &FsStorage, scope: Scope, name: &SkillName, file: &str) -> ApiResult<Option<Vec<u8>>> {
+    let rel = RelPath::parse(file).map_err(|e| ApiError::new("internal", e.to_string()))?;
+    match storage.read_raw_file_sync(scope, name, &rel) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(_) if storage.stored_file(scope, name, &rel).is_err() => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The Evals view of `name`: its two eval files and its records, read alone (a skill's other
+/// files, however large, are not).
 pub fn view(registry: &SkillRegistry, scope: Scope, name: &SkillName) -> ApiResult<EvalsView> {
     let storage = registry.storage();
-    let snapshot = storage.snapshot(scope, name)?;
-    let (queries, queries_problem) = match snapshot.files.get(QUERIES_FILE) {
+    storage.stored_dir(scope, name)?;
+    let revision = storage.revision_sync(scope, name)?.map(|r| r.0);
+    let (queries, queries_problem) = match eval_file(storage, scope, name, QUERIES_FILE)? {
         None => (Vec::new(), None),
-        Some(bytes) => match eval::read_queries(&format!("{name}/{QUERIES_FILE}"), bytes) {
+        Some(bytes) => match eval::read_queries(&format!("{name}/{QUERIES_FILE}"), &bytes) {
             Ok(q) => {
                 (q.into_iter().map(|q| QueryRow { query: q.query, should_trigger: q.should_trigger }).collect(), None)
             }
             Err(e) => (Vec::new(), Some(e.to_string())),
         },
     };
-    let (cases, cases_problem) = match snapshot.files.get(CASES_FILE) {
+    let (cases, cases_problem) = match eval_file(storage, scope, name, CASES_FILE)? {
         None => (Vec::new(), None),
-        Some(bytes) => match eval::read_cases(&format!("{name}/{CASES_FILE}"), bytes) {
+        Some(bytes) => match eval::read_cases(&format!("{name}/{CASES_FILE}"), &bytes) {
             Ok(c) => (
                 c.evals
                     .iter()
@@ -251,10 +266,36 @@ pub fn view(registry: &SkillRegistry, scope: Scope, name: &SkillName) -> ApiResu
             Err(e) => (Vec::new(), Some(e.to_string())),
         },
     };
-    let mut records: Vec<RecordRow> =
+    Ok(EvalsView { revision, queries, queries_problem, cases, cases_problem, records: records(storage, scope, name) })
+}
+
+/// Every eval run of the skill, newest first, as History shows them.
+pub fn records(storage: &FsStorage, scope: Scope, name: &SkillName) -> Vec<RecordRow> {
+    let mut rows: Vec<RecordRow> =
         eval::read_records(storage.home(), scope, name.as_str()).iter().map(RecordRow::of).collect();
-    records.reverse();
-    Ok(EvalsView { revision: snapshot.revision.map(|r| r.0), queries, queries_problem, cases, cases_problem, records })
+    rows.reverse();
+    rows
+}
+
+/// The skill's saved trigger queries and the revision they belong to; refused, saying what to
+/// do, when it has none or they cannot be read.
+fn saved_queries(storage: &FsStorage, scope: Scope, name: &SkillName) -> ApiResult<(Option<u64>, Vec<TriggerQuery>)> {
+    let revision = storage.revision_sync(scope, name)?.map(|r| r.0);
+    let Some(bytes) = eval_file(storage, scope, name, QUERIES_FILE)? else {
+        return Err(ApiError::new("eval_queries_missing", "add trigger queries and save them first"));
+    };
+    let queries = eval::read_queries(&format!("{name}/{QUERIES_FILE}"), &bytes)
+        .map_err(|e| ApiError::new("eval_queries_invalid", e.to_string()))?;
+    Ok((revision, queries))
+}
+
+/// Provider `name` of config.toml, built, with its settings.
+fn provider_named(config: &Config, name: &str) -> ApiResult<(Arc<dyn Provider>, ProviderConfig)> {
+    let pc = config.provider(name).map_err(|e| ApiError::new("provider_unknown", e.to_string()))?;
+    let built = pc
+        .build()
+        .map_err(|e| ApiError::new("provider_unavailable", format!("the provider {name:?} cannot be used: {e}")))?;
+    Ok((built, pc))
 }
 
 /// Stores `rows` as the skill's trigger queries (an empty list removes the file), as one new
@@ -306,37 +347,12 @@ impl EvalsPanel {
         runs: u16,
         progress: impl Fn(EvalProgress) + Send + Sync,
     ) -> ApiResult<TriggerRunView> {
-        let view = view(registry, scope, name)?;
-        if let Some(problem) = view.queries_problem {
-            return Err(ApiError::new("eval_queries_invalid", problem));
-        }
-        if view.queries.is_empty() {
-            return Err(ApiError::new("eval_queries_missing", "add trigger queries and save them first"));
-        }
-        let queries: Vec<TriggerQuery> = view
-            .queries
-            .iter()
-            .map(|q| TriggerQuery { query: q.query.clone(), should_trigger: q.should_trigger })
-            .collect();
+        let (revision, queries) = saved_queries(registry.storage(), scope, name)?;
         let home = registry.storage().home().clone();
         let config = crate::agent::config(&home)?;
-        let pc = config.provider(provider).map_err(|e| ApiError::new("provider_unknown", e.to_string()))?;
-        let built = pc.build().map_err(|e| {
-            ApiError::new("provider_unavailable", format!("the provider {provider:?} cannot be used: {e}"))
-        })?;
+        let (built, pc) = provider_named(&config, provider)?;
         let opts = SessionOptions::from_config(&config, &pc);
-        let stop = CancellationToken::new();
-        {
-            let mut running =
-                self.running.lock().map_err(|_| ApiError::new("internal", "the run table is poisoned"))?;
-            if running.contains_key(&key(scope, name.as_str())) {
-                return Err(ApiError::new(
-                    "eval_running",
-                    format!("{name}'s evals are running already; stop them first"),
-                ));
-            }
-            running.insert(key(scope, name.as_str()), stop.clone());
-        }
+        let stop = self.begin(scope, name)?;
         let options = TriggerOptions { runs: usize::from(runs.clamp(1, 100)), ..TriggerOptions::default() };
         let tell = |done: usize, total: usize| {
             let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
@@ -357,7 +373,7 @@ impl EvalsPanel {
         self.end(scope, name);
         let report = report.map_err(|e| ApiError::new("eval_failed", e.to_string()))?;
         if !report.stopped {
-            let record = EvalRecord::of_triggers(&report, view.revision);
+            let record = EvalRecord::of_triggers(&report, revision);
             if let Err(e) = eval::append_record(&home, scope, name.as_str(), &record) {
                 tracing::warn!(error = %e, "an eval result could not be kept for History");
             }
@@ -572,28 +588,20 @@ impl EvalsPanel {
         progress: impl Fn(EvalProgress) + Send + Sync,
     ) -> ApiResult<OutputRunView> {
         let home = registry.storage().home().clone();
-        let prepared = eval::prepare_outputs(registry.storage(), registry.hold(), scope, name, request.baseline)
-            .map_err(|e| ApiError::new("eval_unprepared", e.to_string()))?;
-        let config = crate::agent::config(&home)?;
-        let build = |which: &str| {
-            let pc = config.provider(which).map_err(|e| ApiError::new("provider_unknown", e.to_string()))?;
-            let built = pc.build().map_err(|e| {
-                ApiError::new("provider_unavailable", format!("the provider {which:?} cannot be used: {e}"))
-            })?;
-            Ok::<_, ApiError>((built, pc))
+        let unprepared = |e: eval::PrepareError| {
+            let code =
+                if matches!(e, eval::PrepareError::OfflineGrader) { "eval_grader_offline" } else { "eval_unprepared" };
+            ApiError::new(code, e.to_string())
         };
-        let (provider, pc) = build(&request.provider)?;
+        let prepared = eval::prepare_outputs(registry.storage(), registry.hold(), scope, name, request.baseline)
+            .map_err(unprepared)?;
+        let config = crate::agent::config(&home)?;
+        let (provider, pc) = provider_named(&config, &request.provider)?;
         let grader = match request.grader.as_deref().filter(|g| !g.is_empty()) {
-            Some(g) => build(g)?.0,
+            Some(g) => provider_named(&config, g)?.0,
             None => Arc::clone(&provider),
         };
-        if grader.info().kind == "offline" && prepared.cases.iter().any(|c| c.check.is_none()) {
-            return Err(ApiError::new(
-                "eval_grader_offline",
-                "the offline provider is a ranker, not a model: it cannot grade expectations; pick a model's provider \
-                 to run or grade the cases",
-            ));
-        }
+        prepared.check_grader(&grader.info()).map_err(unprepared)?;
         let opts = SessionOptions::from_config(&config, &pc);
         let root = eval::log_path(&home, scope, name.as_str()).with_file_name(format!("{name}-workspace"));
         let iteration = eval::next_iteration(&root).map_err(|e| ApiError::new("eval_failed", e.to_string()))?;
@@ -707,30 +715,9 @@ impl EvalsPanel {
         runs: u16,
         progress: impl Fn(ImproveProgress) + Send + Sync,
     ) -> ApiResult<ImproveView> {
-        let view = view(registry, scope, name)?;
-        if let Some(problem) = view.queries_problem {
-            return Err(ApiError::new("eval_queries_invalid", problem));
-        }
-        if view.queries.is_empty() {
-            return Err(ApiError::new("eval_queries_missing", "add trigger queries and save them first"));
-        }
-        let queries: Vec<TriggerQuery> = view
-            .queries
-            .iter()
-            .map(|q| TriggerQuery { query: q.query.clone(), should_trigger: q.should_trigger })
-            .collect();
-        let home = registry.storage().home().clone();
-        let config = crate::agent::config(&home)?;
-        let pc = config.provider(provider).map_err(|e| ApiError::new("provider_unknown", e.to_string()))?;
-        let built = pc.build().map_err(|e| {
-            ApiError::new("provider_unavailable", format!("the provider {provider:?} cannot be used: {e}"))
-        })?;
-        if built.info().kind == "offline" {
-            return Err(ApiError::new(
-                "eval_optimizer_offline",
-                "the offline provider is a ranker, not a model: it cannot propose descriptions; pick a model's provider",
-            ));
-        }
+        let (_, queries) = saved_queries(registry.storage(), scope, name)?;
+        let config = crate::agent::config(registry.storage().home())?;
+        let (built, pc) = provider_named(&config, provider)?;
         let improve = eval::Improve {
             registry,
             scope,
@@ -751,7 +738,11 @@ impl EvalsPanel {
         };
         let improved = eval::improve_description(improve, &tell).await;
         self.end(scope, name);
-        let improved = improved.map_err(|e| ApiError::new("eval_failed", e.to_string()))?;
+        let improved = improved.map_err(|e| {
+            let code =
+                if matches!(e, eval::ImproveError::OfflineProposer) { "eval_optimizer_offline" } else { "eval_failed" };
+            ApiError::new(code, e.to_string())
+        })?;
         let n = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
         let r = &improved.report;
         Ok(ImproveView {
@@ -773,5 +764,63 @@ impl EvalsPanel {
             refused: r.refused.clone(),
             stopped: r.stopped,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use skilldeck_skill::SkillFiles;
+    use skilldeck_store::SkilldeckHome;
+
+    fn store_with_skill() -> (tempfile::TempDir, SkillRegistry, SkillName) {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = FsStorage::open(SkilldeckHome::new(dir.path().join("home"))).unwrap();
+        let registry = SkillRegistry::new(storage);
+        let name = SkillName::parse("sales").unwrap();
+        let mut files = SkillFiles::new();
+        files
+            .insert(RelPath::parse("SKILL.md").unwrap(), b"---\nname: sales\ndescription: Sales.\n---\n# S\n".to_vec());
+        files.insert(RelPath::parse("evals/files/q.csv").unwrap(), b"a,b\n".to_vec());
+        registry.write_skill(Scope::User, &name, &files).unwrap();
+        (dir, registry, name)
+    }
+
+    fn case(files: &[&str], expectations: &[&str]) -> CaseRow {
+        CaseRow {
+            id: String::new(),
+            folder: String::new(),
+            name: None,
+            prompt: "Sum q.csv".into(),
+            expected_output: String::new(),
+            files: files.iter().map(|f| (*f).to_owned()).collect(),
+            expectations: expectations.iter().map(|e| (*e).to_owned()).collect(),
+            check: None,
+        }
+    }
+
+    #[test]
+    fn broken_cases_and_queries_are_refused_saying_why_and_the_store_keeps_its_revision() {
+        let (_dir, registry, name) = store_with_skill();
+        let rev = |r: &SkillRegistry| r.storage().revision_sync(Scope::User, &name).unwrap();
+        let before = rev(&registry);
+        let outside = save_cases(&registry, Scope::User, &name, &[case(&["../../trust.json"], &["x"])]).unwrap_err();
+        assert_eq!(outside.code, "eval_cases_invalid", "{outside:?}");
+        let missing =
+            save_cases(&registry, Scope::User, &name, &[case(&["evals/files/nope.csv"], &["x"])]).unwrap_err();
+        assert_eq!(missing.code, "eval_case_file_missing");
+        assert!(missing.message.contains("evals/files/nope.csv"), "{}", missing.message);
+        let nothing = save_cases(&registry, Scope::User, &name, &[case(&[], &[""])]).unwrap_err();
+        assert_eq!(nothing.code, "eval_cases_invalid", "an expectation left blank is no expectation");
+        let blank = QueryRow { query: "  ".into(), should_trigger: true };
+        assert_eq!(save_queries(&registry, Scope::User, &name, &[blank]).unwrap_err().code, "eval_query_empty");
+        assert_eq!(rev(&registry), before, "nothing was stored");
+        // A good case is stored, numbered, and the view reads it back; the queries are missing.
+        let stored = save_cases(&registry, Scope::User, &name, &[case(&["evals/files/q.csv"], &["says 3"])]).unwrap();
+        let v = view(&registry, Scope::User, &name).unwrap();
+        assert_eq!((v.revision, v.cases[0].id.as_str(), v.cases[0].folder.as_str()), (Some(stored), "1", "eval-1"));
+        let err = saved_queries(registry.storage(), Scope::User, &name).unwrap_err();
+        assert_eq!(err.code, "eval_queries_missing");
     }
 }

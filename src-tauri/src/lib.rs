@@ -57,6 +57,7 @@ macro_rules! handlers {
         tauri::generate_handler![
             $crate::commands::skills::list_skills,
             $crate::commands::evals::skill_evals,
+            $crate::commands::evals::skill_eval_records,
             $crate::commands::evals::save_eval_queries,
             $crate::commands::evals::run_trigger_evals,
             $crate::commands::evals::stop_evals,

@@ -13,6 +13,8 @@ export interface Commands {
   list_skills: { args: Record<string, never>; result: Array<SkillRow> };
   /** The skill's trigger queries, output cases and past eval results. */
   skill_evals: { args: { scope: Scope; name: string }; result: EvalsView };
+  /** The skill's past eval results, newest first (History's column): only its log is read. */
+  skill_eval_records: { args: { scope: Scope; name: string }; result: Array<RecordRow> };
   /** Stores the queries as the skill's `evals/eval_queries.json`, a new revision; returns it. */
   save_eval_queries: { args: { scope: Scope; name: string; queries: Array<QueryRow> }; result: number };
   /** Runs the skill's trigger queries with `provider`, `runs` times each, telling `progress`. */

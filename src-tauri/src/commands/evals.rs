@@ -3,7 +3,7 @@
 
 use crate::error::ApiResult;
 use crate::evals::{
-    CaseRow, EvalProgress, EvalsView, ImproveProgress, ImproveView, OutputRequest, OutputRunView, QueryRow,
+    CaseRow, EvalProgress, EvalsView, ImproveProgress, ImproveView, OutputRequest, OutputRunView, QueryRow, RecordRow,
     TriggerRunView,
 };
 use crate::state::AppState;
@@ -15,6 +15,12 @@ use tauri::ipc::Channel;
 #[tauri::command]
 pub async fn skill_evals(state: State<'_, AppState>, scope: Scope, name: String) -> ApiResult<EvalsView> {
     crate::evals::view(&state.registry, scope, &SkillName::parse(&name)?)
+}
+
+/// The skill's past eval results, newest first (History's column): only its log is read.
+#[tauri::command]
+pub async fn skill_eval_records(state: State<'_, AppState>, scope: Scope, name: String) -> ApiResult<Vec<RecordRow>> {
+    Ok(crate::evals::records(state.storage(), scope, &SkillName::parse(&name)?))
 }
 
 /// Stores the queries as the skill's `evals/eval_queries.json`, a new revision; returns it.

@@ -65,6 +65,12 @@ pub struct Improved {
 /// Why improving could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum ImproveError {
+    /// The offline router cannot propose a description.
+    #[error(
+        "the offline provider is a ranker, not a model: it cannot propose descriptions; choose the model your agents \
+         use (in a terminal: --provider NAME, or --api, --base-url and --model)"
+    )]
+    OfflineProposer,
     /// The skill's `SKILL.md` cannot be read.
     #[error("{0}'s SKILL.md has no frontmatter to read a description from; fix it first")]
     NoFrontmatter(String),
@@ -87,6 +93,9 @@ pub async fn improve_description(
     i: Improve<'_>,
     progress: &(dyn Fn(usize, &str) + Sync),
 ) -> Result<Improved, ImproveError> {
+    if i.provider.info().kind == "offline" {
+        return Err(ImproveError::OfflineProposer);
+    }
     let storage = i.registry.storage();
     let snapshot = storage.snapshot(i.scope, i.name)?;
     let skill_md = snapshot.files.skill_md().map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default();

@@ -45,6 +45,13 @@ pub enum PrepareError {
         /// The revision.
         revision: u64,
     },
+    /// The offline router would grade expectations, which it cannot.
+    #[error(
+        "the offline provider is a ranker, not a model: it cannot grade expectations; choose a model's provider to \
+         grade them (in a terminal: --grader NAME, a provider in config.toml, or --provider/--api for a model that \
+         runs and grades the cases)"
+    )]
+    OfflineGrader,
     /// A folder of neighbours that is not there.
     #[error("{0}: no such folder; give `empty` or a folder of skills")]
     NoFolder(String),
@@ -133,6 +140,17 @@ pub struct PreparedOutputs {
     /// With the skill, then the baseline.
     pub arms: Vec<Arm>,
     _stores: Vec<ScratchStore>,
+}
+
+impl PreparedOutputs {
+    /// Refuses `grader` when it is the offline router and a case is graded by a model (a case
+    /// with a check script needs none).
+    pub fn check_grader(&self, grader: &crate::provider::ProviderInfo) -> Result<(), PrepareError> {
+        if grader.kind == "offline" && self.cases.iter().any(|c| c.check.is_none()) {
+            return Err(PrepareError::OfflineGrader);
+        }
+        Ok(())
+    }
 }
 
 /// Prepares output evals of `name` against `baseline` (an older revision, or none: no skill).

@@ -6,21 +6,28 @@
 //! through the agent loop with the chosen model, in fresh workspaces, with the user's store,
 //! listing and budget around it. `skilldeck eval NAME --optimize-description`: the guide's
 //! train/validation loop proposes a better description, offered as a draft. This file holds the
-//! arguments and what the three share (the trigger queries, the scratch stores, the runtime);
-//! each kind has its file, and the runs are `skilldeck_agent::eval`'s.
+//! arguments and what the three share (the store, skill, settings and model they open, the
+//! trigger queries, the record for History, the runtime); each kind has its file, and the runs
+//! are `skilldeck_agent::eval`'s.
 
 mod optimize;
 mod outputs;
 mod triggers;
 
-use super::agent::ProviderArgs;
+use super::agent::{ProviderArgs, build_provider};
 use crate::context::Ctx;
 use crate::output::Outcome;
 use anyhow::Context as _;
 use clap::Args;
-use skilldeck_agent::eval::{self, QUERIES_FILE, TriggerOptions, TriggerQuery};
+use skilldeck_agent::config::{Config, ProviderConfig};
+use skilldeck_agent::eval::{self, EvalRecord, QUERIES_FILE, TriggerOptions, TriggerQuery};
+use skilldeck_agent::provider::Provider;
+use skilldeck_agent::session::SessionOptions;
+use skilldeck_core::SkillRegistry;
 use skilldeck_skill::{RelPath, Scope, SkillName};
+use skilldeck_store::{FsStorage, SkilldeckHome};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// `skilldeck eval`'s arguments.
 #[derive(Debug, Args)]
@@ -107,9 +114,45 @@ impl EvalArgs {
     }
 }
 
+/// What every kind of eval opens first: the store and the skill, the settings, and the model.
+struct Opened {
+    registry: Arc<SkillRegistry>,
+    scope: Scope,
+    name: SkillName,
+    home: SkilldeckHome,
+    config: Config,
+    provider: Arc<dyn Provider>,
+    provider_config: ProviderConfig,
+}
+
+impl Opened {
+    /// Opens the store (its listing cache too), resolves the skill, reads config.toml and
+    /// builds the model the arguments name.
+    fn new(args: &EvalArgs) -> anyhow::Result<Self> {
+        let (ctx, _) = Ctx::open_listing()?;
+        let (scope, name) = ctx.resolve(&args.name, None)?;
+        let home = SkilldeckHome::from_env()?;
+        let config = Config::load(&home.config_path())?;
+        let (provider, provider_config) = build_provider(&args.model, &config)?;
+        Ok(Self { registry: Arc::new(ctx.registry), scope, name, home, config, provider, provider_config })
+    }
+
+    /// The session options of every run: config.toml's, for the model chosen.
+    fn session_options(&self) -> SessionOptions {
+        SessionOptions::from_config(&self.config, &self.provider_config)
+    }
+
+    /// Keeps `record` for History; a record that cannot be written is said, and the run stands.
+    fn keep(&self, record: &EvalRecord) {
+        if let Err(e) = eval::append_record(&self.home, self.scope, self.name.as_str(), record) {
+            crate::output::errln!("note: the result could not be kept for History: {e}");
+        }
+    }
+}
+
 /// The trigger queries: `--queries FILE`, else the skill's own `evals/eval_queries.json`.
 fn read_trigger_queries(
-    ctx: &Ctx,
+    storage: &FsStorage,
     scope: Scope,
     name: &SkillName,
     file: Option<&Path>,
@@ -121,7 +164,7 @@ fn read_trigger_queries(
         }
         None => {
             let rel = RelPath::parse(QUERIES_FILE).map_err(|e| anyhow::anyhow!("{e}"))?;
-            let bytes = ctx.storage().read_raw_file_sync(scope, name, &rel).map_err(|e| {
+            let bytes = storage.read_raw_file_sync(scope, name, &rel).map_err(|e| {
                 anyhow::anyhow!(
                     "{name} has no trigger queries to run ({e}): write {QUERIES_FILE} in the skill (a JSON array of \
                      {{\"query\": …, \"should_trigger\": true|false}}), or give --queries FILE"

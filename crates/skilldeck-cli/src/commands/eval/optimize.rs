@@ -2,34 +2,20 @@
 //! queries, each candidate description run in a scratch copy of the store (the user's skills, or
 //! `--store`), the winner offered as a draft of the skill. The store is never written.
 
-use super::{EvalArgs, read_trigger_queries, runtime};
-use crate::commands::agent::build_provider;
-use crate::context::Ctx;
+use super::{EvalArgs, Opened, read_trigger_queries, runtime};
 use crate::output::{self, Outcome};
-use skilldeck_agent::config::Config;
 use skilldeck_agent::eval::{self, Improve, Neighbours, OptimizeReport};
-use skilldeck_agent::session::SessionOptions;
 use skilldeck_skill::SkillName;
 use skilldeck_skill::visible::visible_line;
-use skilldeck_store::SkilldeckHome;
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// `skilldeck eval NAME --optimize-description`.
 pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     let options = args.trigger_options()?;
-    let (ctx, _) = Ctx::open_listing()?;
-    let (scope, name) = ctx.resolve(&args.name, None)?;
-    let queries = read_trigger_queries(&ctx, scope, &name, args.queries.as_deref())?;
-    let home = SkilldeckHome::from_env()?;
-    let config = Config::load(&home.config_path())?;
-    let (provider, pc) = build_provider(&args.model, &config)?;
-    if provider.info().kind == "offline" {
-        anyhow::bail!(
-            "the offline provider is a ranker, not a model: it cannot propose descriptions; give --provider NAME or \
-             --api, --base-url and --model for the model your agents use"
-        );
-    }
+    let o = Opened::new(&args)?;
+    let queries = read_trigger_queries(o.registry.storage(), o.scope, &o.name, args.queries.as_deref())?;
     let neighbours = match args.store.as_deref() {
         None => Neighbours::Store,
         Some("empty") => Neighbours::Empty,
@@ -42,12 +28,12 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         }
     };
     let improve = Improve {
-        registry: &ctx.registry,
-        scope,
-        name: &name,
+        registry: &o.registry,
+        scope: o.scope,
+        name: &o.name,
         neighbours,
-        provider,
-        opts: SessionOptions::from_config(&config, &pc),
+        provider: Arc::clone(&o.provider),
+        opts: o.session_options(),
         queries: &queries,
         options,
         iterations: usize::from(args.iterations),
@@ -61,7 +47,7 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     if args.json {
         output::json(&serde_json::json!({"report": improved.report, "draft": draft}))?;
     } else {
-        print(&improved.report, draft.as_deref(), &name)?;
+        print(&improved.report, draft.as_deref(), &o.name)?;
     }
     Ok(Outcome::Ok)
 }

@@ -1,17 +1,12 @@
 //! `skilldeck eval NAME`: each output eval case run with the skill and with the baseline,
 //! graded, written in the guide's workspace layout, and summed up.
 
-use super::{EvalArgs, runtime};
-use crate::commands::agent::build_provider;
-use crate::context::Ctx;
+use super::{EvalArgs, Opened, runtime};
 use crate::output::{self, Outcome};
 use anyhow::Context as _;
 use skilldeck_agent::TurnEnd;
-use skilldeck_agent::config::Config;
 use skilldeck_agent::eval::{self, ArmKind, OutputEval, OutputOptions, OutputReport};
-use skilldeck_agent::session::SessionOptions;
 use skilldeck_skill::visible::visible_line;
-use skilldeck_store::SkilldeckHome;
 use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -36,29 +31,20 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         anyhow::bail!("--queries, --store and --threshold are for trigger evals: add --triggers");
     }
     let baseline = baseline_revision(&args.baseline)?;
-    let (ctx, _) = Ctx::open_listing()?;
-    let (scope, name) = ctx.resolve(&args.name, None)?;
+    let o = Opened::new(&args)?;
+    let name = &o.name;
     // The configurations' stores live as long as `prepared`.
-    let prepared = eval::prepare_outputs(ctx.storage(), ctx.registry.hold(), scope, &name, baseline)?;
-    let home = SkilldeckHome::from_env()?;
-    let config = Config::load(&home.config_path())?;
-    let (provider, pc) = build_provider(&args.model, &config)?;
+    let prepared = eval::prepare_outputs(o.registry.storage(), o.registry.hold(), o.scope, name, baseline)?;
     let grader = match &args.grader {
-        Some(g) => config.provider(g)?.build().with_context(|| format!("cannot use the grader {g:?}"))?,
-        None => Arc::clone(&provider),
+        Some(g) => o.config.provider(g)?.build().with_context(|| format!("cannot use the grader {g:?}"))?,
+        None => Arc::clone(&o.provider),
     };
-    if grader.info().kind == "offline" && prepared.cases.iter().any(|c| c.check.is_none()) {
-        anyhow::bail!(
-            "the offline provider is a ranker, not a model: it cannot grade expectations; give --grader NAME (a provider \
-             in config.toml), or --provider/--api for a model that runs and grades the cases"
-        );
-    }
-    if provider.info().kind == "offline" {
+    prepared.check_grader(&grader.info())?;
+    if o.provider.info().kind == "offline" {
         crate::output::errln!(
             "note: the offline provider is a ranker, not a model: it loads the best-ranked skill and writes nothing"
         );
     }
-    let opts = SessionOptions::from_config(&config, &pc);
     let root = args.out.clone().unwrap_or_else(|| PathBuf::from(format!("{name}-workspace")));
     let iteration =
         eval::next_iteration(&root).with_context(|| format!("could not make an iteration in {}", root.display()))?;
@@ -69,10 +55,10 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         }
     };
     let eval = OutputEval {
-        home: &home,
-        provider,
+        home: &o.home,
+        provider: Arc::clone(&o.provider),
         grader,
-        opts,
+        opts: o.session_options(),
         skill: name.as_str(),
         files: &prepared.files,
         cases: &prepared.cases,
@@ -87,9 +73,7 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
         stop: tokio_util::sync::CancellationToken::new(),
     };
     let report = runtime()?.block_on(eval::run_outputs(eval, &progress))?;
-    if let Err(e) = eval::append_record(&home, scope, name.as_str(), &eval::EvalRecord::of_outputs(&report)) {
-        crate::output::errln!("note: the result could not be kept for History: {e}");
-    }
+    o.keep(&eval::EvalRecord::of_outputs(&report));
     if tty {
         eprint!("\r\x1b[2K");
     }

@@ -1,39 +1,31 @@
 //! `skilldeck eval NAME --triggers`: each trigger query run through the agent loop, the runs
 //! that load the skill counted, and the report printed.
 
-use super::{EvalArgs, read_trigger_queries, runtime};
-use crate::commands::agent::build_provider;
-use crate::context::Ctx;
+use super::{EvalArgs, Opened, read_trigger_queries, runtime};
 use crate::output::{self, Outcome};
-use skilldeck_agent::config::Config;
 use skilldeck_agent::eval::{self, ScratchStore, TriggerReport};
-use skilldeck_agent::session::SessionOptions;
 use skilldeck_skill::visible::visible_line;
-use skilldeck_store::SkilldeckHome;
 use std::io::IsTerminal as _;
 use std::sync::Arc;
 
 pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     let options = args.trigger_options()?;
-    let (ctx, _) = Ctx::open_listing()?;
-    let (scope, name) = ctx.resolve(&args.name, None)?;
-    let queries = read_trigger_queries(&ctx, scope, &name, args.queries.as_deref())?;
-    let home = SkilldeckHome::from_env()?;
-    let config = Config::load(&home.config_path())?;
-    let (provider, pc) = build_provider(&args.model, &config)?;
-    let opts = SessionOptions::from_config(&config, &pc);
-    let revision = ctx.storage().revision_sync(scope, &name)?.map(|r| r.0);
+    let o = Opened::new(&args)?;
+    let (scope, name) = (o.scope, &o.name);
+    let queries = read_trigger_queries(o.registry.storage(), scope, name, args.queries.as_deref())?;
+    let opts = o.session_options();
+    let revision = o.registry.storage().revision_sync(scope, name)?.map(|r| r.0);
     // The scratch store (--store) lives as long as the runs.
     let (registry, _scratch) = match args.store.as_deref() {
-        None => (Arc::new(ctx.registry), None),
+        None => (Arc::clone(&o.registry), None),
         Some(store) => {
-            let files = ctx.storage().snapshot(scope, &name)?.files;
+            let files = o.registry.storage().snapshot(scope, name)?.files;
             let neighbours = (store != "empty").then(|| std::path::PathBuf::from(store));
-            let scratch = ScratchStore::new(Some((&name, &files)), neighbours.as_deref(), ctx.registry.hold())?;
+            let scratch = ScratchStore::new(Some((name, &files)), neighbours.as_deref(), o.registry.hold())?;
             (Arc::clone(&scratch.registry), Some(scratch))
         }
     };
-    let info = provider.info();
+    let info = o.provider.info();
     if info.kind == "offline" {
         crate::output::errln!(
             "note: the offline provider is a ranker, not a model: it loads the best-ranked skill; give --provider or --api for a model"
@@ -48,9 +40,9 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     let rt = runtime()?;
     let stop = tokio_util::sync::CancellationToken::new();
     let report = rt.block_on(eval::run_triggers(
-        &home,
+        &o.home,
         registry,
-        provider,
+        Arc::clone(&o.provider),
         opts,
         name.as_str(),
         &queries,
@@ -60,11 +52,7 @@ pub(super) fn run(args: EvalArgs) -> anyhow::Result<Outcome> {
     ))?;
     if args.queries.is_none() && args.store.is_none() {
         // Kept for History: the skill's own queries against the user's store.
-        if let Err(e) =
-            eval::append_record(&home, scope, name.as_str(), &eval::EvalRecord::of_triggers(&report, revision))
-        {
-            crate::output::errln!("note: the result could not be kept for History: {e}");
-        }
+        o.keep(&eval::EvalRecord::of_triggers(&report, revision));
     }
     if tty {
         eprint!("\r\x1b[2K");
