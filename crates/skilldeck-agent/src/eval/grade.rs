@@ -19,6 +19,10 @@ const FILE_BYTES: usize = 16 * 1024;
 /// The most bytes of output files the grader model is shown in all.
 const ALL_FILES_BYTES: usize = 64 * 1024;
 
+/// The most characters of the grader's answer read: verdicts for any case fit well within it,
+/// and a model that never stops is cut off there.
+const ANSWER_CHARS: usize = 256 * 1024;
+
 /// Where a check script and what it reads are put in the run's workspace.
 pub const CHECK_DIR: &str = ".skilldeck-eval";
 
@@ -143,7 +147,7 @@ pub async fn by_model(
 ) -> Grading {
     let label = grader.info().label;
     let request = grader_request(case, expectations, out);
-    match provider::complete(grader, &request, cancel, None).await {
+    match provider::complete(grader, &request, cancel, Some(ANSWER_CHARS)).await {
         Ok(answer) => read_verdicts(&answer.text, expectations, label),
         Err(e) => Grading::all_failed(expectations, &format!("not graded: the grader model failed: {e}"), label),
     }
@@ -210,16 +214,7 @@ pub async fn by_script(
         return Grading::all_failed(expectations, &why, label);
     }
     let dir = workspace.join(CHECK_DIR);
-    let staged = (|| -> std::io::Result<()> {
-        use std::os::unix::fs::PermissionsExt as _;
-        std::fs::create_dir_all(&dir)?;
-        let file = dir.join("check");
-        std::fs::write(&file, script)?;
-        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o755))?;
-        std::fs::write(dir.join("expectations.json"), serde_json::to_vec(expectations)?)?;
-        std::fs::write(dir.join("response.md"), response)
-    })();
-    if let Err(e) = staged {
+    if let Err(e) = stage(&dir, script, expectations, response) {
         return Grading::all_failed(
             expectations,
             &format!("not graded: the check script could not be staged: {e}"),
@@ -244,6 +239,28 @@ pub async fn by_script(
     }
 }
 
+/// Writes the check script and what it reads into `dir`, a folder of the run's workspace. What
+/// the run left at that name (a file, a folder, a link to anywhere) is removed first, never
+/// followed, and the folder and its files are made anew (`create_dir`, `create_new`), so a link
+/// planted by the run cannot send these writes outside the workspace.
+fn stage(dir: &Path, script: &[u8], expectations: &[String], response: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(dir)?,
+        Ok(_) => std::fs::remove_file(dir)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    std::fs::create_dir(dir)?;
+    let write = |name: &str, bytes: &[u8], mode: u32| {
+        std::fs::OpenOptions::new().write(true).create_new(true).mode(mode).open(dir.join(name))?.write_all(bytes)
+    };
+    write("check", script, 0o755)?;
+    write("expectations.json", &serde_json::to_vec(expectations)?, 0o644)?;
+    write("response.md", response.as_bytes(), 0o644)
+}
+
 fn clip(s: &str) -> String {
     let s = s.trim();
     let mut out: String = s.chars().take(200).collect();
@@ -257,6 +274,22 @@ fn clip(s: &str) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn a_link_the_run_left_where_the_check_script_goes_is_removed_not_followed() {
+        let ws = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let dir = ws.path().join(CHECK_DIR);
+        std::os::unix::fs::symlink(outside.path(), &dir).unwrap();
+        stage(&dir, b"#!/bin/sh\n", &["x".into()], "answer").unwrap();
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0, "nothing was written outside");
+        assert!(std::fs::symlink_metadata(&dir).unwrap().is_dir());
+        assert_eq!(std::fs::read(dir.join("check")).unwrap(), b"#!/bin/sh\n");
+        // A folder of the run's own at that name is replaced too.
+        std::fs::write(dir.join("check"), "planted").unwrap();
+        stage(&dir, b"#!/bin/sh\n", &[], "").unwrap();
+        assert_eq!(std::fs::read(dir.join("check")).unwrap(), b"#!/bin/sh\n");
+    }
 
     #[test]
     fn verdicts_are_read_by_order_or_text_and_an_unreadable_answer_fails_every_one() {

@@ -256,7 +256,8 @@ async fn propose(o: &Optimize<'_>, tried: &[Candidate], train: &[TriggerQuery]) 
             messages: vec![Message::user(format!("{user}{complaint}"))],
             tools: Vec::new(),
         };
-        let answer = provider::complete(o.provider.as_ref(), &request, &cancel, None)
+        // A description is at most 1,024 characters; an answer far longer is cut, and refused.
+        let answer = provider::complete(o.provider.as_ref(), &request, &cancel, Some(16 * MAX_DESCRIPTION_CHARS))
             .await
             .map_err(|e| format!("the model could not propose a description: {e}"))?;
         let proposed = extract(&answer.text);

@@ -90,8 +90,9 @@ pub struct Completion {
     pub usage: Option<(u64, u64)>,
 }
 
-/// Sends `request` and gathers the answer's text, stopping once it has `max_chars` characters
-/// when that is given. Tool calls in the answer are ignored.
+/// Sends `request` and gathers the answer's text, stopping once it has more than `max_chars`
+/// characters when that is given (a model that never stops is cut off there). Tool calls in the
+/// answer are ignored.
 pub async fn complete(
     provider: &dyn Provider,
     request: &ModelRequest,
@@ -100,16 +101,48 @@ pub async fn complete(
 ) -> Result<Completion, ProviderError> {
     let mut stream = provider.stream(request, cancel).await?;
     let mut out = Completion { text: String::new(), usage: None };
+    let mut chars = 0usize;
     while let Some(event) = stream.next().await {
         match event? {
-            StreamEvent::TextDelta { text } => out.text.push_str(&text),
+            StreamEvent::TextDelta { text } => {
+                chars += text.chars().count();
+                out.text.push_str(&text);
+            }
             StreamEvent::ToolCall { .. } => {}
             StreamEvent::Usage { input_tokens, output_tokens } => out.usage = Some((input_tokens, output_tokens)),
             StreamEvent::Finish { .. } => break,
         }
-        if max_chars.is_some_and(|max| out.text.chars().count() > max) {
+        if max_chars.is_some_and(|max| chars > max) {
             break;
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::message::Message;
+
+    /// A model that streams the same words for ever.
+    struct Endless;
+
+    #[async_trait::async_trait]
+    impl Provider for Endless {
+        fn info(&self) -> ProviderInfo {
+            ProviderInfo { kind: "openai".into(), model: "endless".into(), label: "endless".into() }
+        }
+
+        async fn stream(&self, _: &ModelRequest, _: &CancellationToken) -> Result<EventStream, ProviderError> {
+            Ok(futures_util::stream::repeat_with(|| Ok(StreamEvent::TextDelta { text: "PASS ".into() })).boxed())
+        }
+    }
+
+    #[tokio::test]
+    async fn an_answer_that_never_ends_is_cut_at_its_limit() {
+        let request = ModelRequest { system: String::new(), messages: vec![Message::user("grade")], tools: Vec::new() };
+        let out = complete(&Endless, &request, &CancellationToken::new(), Some(1000)).await.unwrap();
+        assert!((1000..1010).contains(&out.text.chars().count()), "{}", out.text.len());
+    }
 }
