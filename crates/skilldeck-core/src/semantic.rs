@@ -18,8 +18,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// [`Semantic::index`] (the app's background indexing, `skilldeck model index`).
 pub const INLINE_LIMIT: usize = 16;
 
-/// How many texts one pass of the model reads.
-const BATCH: usize = 8;
+/// How many texts one pass of the model reads: groups of four on every core, enough of them that
+/// a core done with its own takes another rather than wait for the longest.
+const BATCH: usize = 32;
 
 /// How many new vectors are computed between two writes of the vector file while indexing.
 const SAVE_EVERY: usize = 256;

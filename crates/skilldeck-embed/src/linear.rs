@@ -1,5 +1,7 @@
-//! The encoder's linear layers: `y = x · Wᵀ + b` with `W` rounded to bfloat16 and packed once, at
-//! load, into panels of [`LANES`] outputs, and a kernel written once against `pulp`'s `Simd`
+//! The encoder's linear layers: `y = x · Wᵀ + b` with `W` packed once, at load, into panels of
+//! [`LANES`] outputs. Where the processor has AVX-512BW the weights are 16-bit integers and the
+//! products integer ones ([`crate::madd`]: twice the products an instruction); elsewhere they are
+//! rounded to bfloat16 and multiplied in f32 by a kernel written once against `pulp`'s `Simd`
 //! trait: pulp picks AVX-512, AVX2 with FMA, NEON or plain code at run time and runs the same
 //! safe code compiled for it.
 //!
@@ -38,19 +40,39 @@ const PARALLEL_ROWS: usize = 96;
 
 /// A linear layer with its weight packed as `[outputs / LANES][inputs / 2][LANES]`: each `u32`
 /// holds one output's weights for two neighbouring inputs, the even one in its low half, as
-/// bfloat16. Shapes that do not fit are padded with zero weights (outputs up to a multiple of
-/// [`LANES`], inputs to an even number) and the padding is dropped from the results.
+/// bfloat16, or as 16-bit integers scaled per output where the processor has AVX-512BW
+/// ([`crate::madd`], twice as fast). Shapes that do not fit are padded with zero weights
+/// (outputs up to a multiple of [`LANES`], inputs to an even number) and the padding is dropped
+/// from the results.
 pub(crate) struct Packed {
     inputs: usize,
     outputs: usize,
-    panels: Vec<u32>,
+    weights: Weights,
     bias: Vec<f32>,
+}
+
+/// The packed weights, in the form the processor multiplies fastest.
+enum Weights {
+    /// bfloat16 pairs, multiplied in f32 on any processor.
+    Bf16(Vec<u32>),
+    /// 16-bit integer pairs and each output's scale, multiplied with AVX-512BW.
+    #[cfg(target_arch = "x86_64")]
+    Int16 { simd: pulp::x86::V4, panels: Vec<[u32; LANES]>, scale: Vec<f32> },
 }
 
 impl Packed {
     /// Packs `weight`, stored `[outputs, inputs]` as PyTorch has it, and `bias` (`outputs`
-    /// values; missing ones count as zero).
-    pub fn new(weight: &[f32], mut bias: Vec<f32>, outputs: usize, inputs: usize) -> Packed {
+    /// values; missing ones count as zero), for the fastest path this processor has.
+    pub fn new(weight: &[f32], bias: Vec<f32>, outputs: usize, inputs: usize) -> Packed {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(simd) = crate::madd::available() {
+            return Packed::int16(simd, weight, bias, outputs, inputs);
+        }
+        Packed::bf16(weight, bias, outputs, inputs)
+    }
+
+    /// Packs the weights as bfloat16 pairs (the path of every processor).
+    fn bf16(weight: &[f32], mut bias: Vec<f32>, outputs: usize, inputs: usize) -> Packed {
         let (pi, po) = (inputs.next_multiple_of(2), outputs.next_multiple_of(LANES));
         let mut panels = vec![0u32; po * pi / 2];
         // Row by row of the weight as stored (its reads in order), each output's lane of its
@@ -64,7 +86,26 @@ impl Packed {
             }
         }
         bias.resize(po, 0.0);
-        Packed { inputs, outputs, panels, bias }
+        Packed { inputs, outputs, weights: Weights::Bf16(panels), bias }
+    }
+
+    /// Packs the weights as 16-bit integer pairs with each output's scale.
+    #[cfg(target_arch = "x86_64")]
+    fn int16(simd: pulp::x86::V4, weight: &[f32], mut bias: Vec<f32>, outputs: usize, inputs: usize) -> Packed {
+        let (pi, po) = (inputs.next_multiple_of(2), outputs.next_multiple_of(LANES));
+        let half = pi / 2;
+        let mut panels = vec![[0u32; LANES]; po / LANES * half];
+        let mut scale = vec![0f32; po];
+        let mut q = vec![0i16; pi];
+        for (o, row) in weight.chunks_exact(inputs.max(1)).take(outputs).enumerate() {
+            scale[o] = crate::madd::quantize_output(row, &mut q);
+            let panel = &mut panels[o / LANES * half..][..half];
+            for (lanes, pair) in panel.iter_mut().zip(q.chunks_exact(2)) {
+                lanes[o % LANES] = u32::from(pair[0] as u16) | u32::from(pair[1] as u16) << 16;
+            }
+        }
+        bias.resize(po, 0.0);
+        Packed { inputs, outputs, weights: Weights::Int16 { simd, panels, scale }, bias }
     }
 
     /// `inputs` rounded up to even and `outputs` up to a multiple of [`LANES`]: the panels' shape.
@@ -73,7 +114,7 @@ impl Packed {
     }
 
     /// `x · Wᵀ + b` for `x` holding whole rows of `inputs` values: `rows × outputs`. With
-    /// `split`, a few rows' panels are shared out between two threads.
+    /// `split`, the work is shared between the cores: many rows by rows, a few by panels.
     pub fn forward(&self, x: &[f32], split: bool) -> Vec<f32> {
         let (pi, po) = self.padded();
         let rows = x.len() / self.inputs.max(1);
@@ -84,22 +125,61 @@ impl Packed {
             padded_x = x.chunks_exact(self.inputs).flat_map(|r| r.iter().copied().chain([0.0])).collect::<Vec<f32>>();
             &padded_x
         };
+        let mut y = match &self.weights {
+            Weights::Bf16(panels) => {
+                let arch = Arch::new();
+                self.spread(rows, split, |first, count, r, y| {
+                    let x = &x[r.start * pi..r.end * pi];
+                    arch.dispatch(Kernel { layer: self, panels, first, count, x, y });
+                })
+            }
+            #[cfg(target_arch = "x86_64")]
+            Weights::Int16 { simd, panels, scale } => {
+                let (pairs, row_scale) = crate::madd::quantize_rows(*simd, x, pi);
+                let half = pi / 2;
+                self.spread(rows, split, |first, count, r, y| {
+                    crate::madd::Call {
+                        panels,
+                        scale,
+                        bias: &self.bias,
+                        half,
+                        first,
+                        count,
+                        x: &pairs[r.start * half..r.end * half],
+                        row_scale: &row_scale[r.clone()],
+                        y,
+                    }
+                    .run(*simd);
+                })
+            }
+        };
+        if po != self.outputs {
+            y = y.chunks_exact(po).flat_map(|r| r[..self.outputs].iter().copied()).collect();
+        }
+        y
+    }
+
+    /// The `rows × padded outputs` result of `run(first panel, panel count, rows, into)`: with
+    /// `split`, many rows split across threads and a few rows' panels in two halves; else all on
+    /// this thread.
+    fn spread<F>(&self, rows: usize, split: bool, run: F) -> Vec<f32>
+    where
+        F: Fn(usize, usize, std::ops::Range<usize>, &mut [f32]) + Sync,
+    {
+        let po = self.padded().1;
         let panels = po / LANES;
-        let arch = Arch::new();
         let mut y = vec![0f32; rows * po];
-        if rows >= PARALLEL_ROWS {
+        if split && rows >= PARALLEL_ROWS {
             let per = rows.div_ceil(rayon::current_num_threads().max(1) * 2).max(ROWS);
-            y.par_chunks_mut(per * po).zip(x.par_chunks(per * pi)).for_each(|(y, x)| {
-                arch.dispatch(Kernel { layer: self, first: 0, count: panels, x, y });
+            y.par_chunks_mut(per * po).enumerate().for_each(|(i, y)| {
+                let start = i * per;
+                run(0, panels, start..start + y.len() / po, y);
             });
         } else if split && panels >= 2 && rayon::current_num_threads() > 1 {
             // Two halves of the panels, each into its own rows, then put side by side.
             let half = panels / 2;
             let (mut a, mut b) = (vec![0f32; rows * half * LANES], vec![0f32; rows * (panels - half) * LANES]);
-            rayon::join(
-                || arch.dispatch(Kernel { layer: self, first: 0, count: half, x, y: &mut a }),
-                || arch.dispatch(Kernel { layer: self, first: half, count: panels - half, x, y: &mut b }),
-            );
+            rayon::join(|| run(0, half, 0..rows, &mut a), || run(half, panels - half, 0..rows, &mut b));
             for ((y, a), b) in
                 y.chunks_exact_mut(po).zip(a.chunks_exact(half * LANES)).zip(b.chunks_exact((panels - half) * LANES))
             {
@@ -107,10 +187,7 @@ impl Packed {
                 y[a.len()..].copy_from_slice(b);
             }
         } else {
-            arch.dispatch(Kernel { layer: self, first: 0, count: panels, x, y: &mut y });
-        }
-        if po != self.outputs {
-            y = y.chunks_exact(po).flat_map(|r| r[..self.outputs].iter().copied()).collect();
+            run(0, panels, 0..rows, &mut y);
         }
         y
     }
@@ -128,6 +205,7 @@ fn to_bf16(v: f32) -> u32 {
 /// rows of `y` (`count · LANES` values each).
 struct Kernel<'a> {
     layer: &'a Packed,
+    panels: &'a [u32],
     first: usize,
     count: usize,
     x: &'a [f32],
@@ -157,7 +235,7 @@ impl Kernel<'_> {
         let inputs = self.layer.padded().0;
         let stride = self.count * LANES;
         let rows = self.x.len() / inputs;
-        let panels = self.layer.panels.chunks_exact(inputs / 2 * LANES).skip(self.first).take(self.count);
+        let panels = self.panels.chunks_exact(inputs / 2 * LANES).skip(self.first).take(self.count);
         let bias = self.layer.bias.chunks_exact(LANES).skip(self.first);
         for (p, (panel, bias)) in panels.zip(bias).enumerate() {
             let mut r0 = 0;
@@ -229,25 +307,28 @@ mod tests {
     use super::*;
     use half::bf16;
 
-    /// The plain product, in f64, of the weights rounded to bfloat16 as the layer keeps them.
-    fn reference(w: &[f32], b: &[f32], x: &[f32], outputs: usize, inputs: usize) -> Vec<f32> {
+    /// The plain product, in f64, of the weights as `round` leaves them.
+    fn reference(w: &[f32], b: &[f32], x: &[f32], outputs: usize, inputs: usize, round: fn(f32) -> f32) -> Vec<f32> {
         let rows = x.len() / inputs;
         let mut y = vec![0f32; rows * outputs];
         for r in 0..rows {
             for o in 0..outputs {
-                let s: f64 = (0..inputs)
-                    .map(|k| f64::from(x[r * inputs + k]) * f64::from(bf16::from_f32(w[o * inputs + k]).to_f32()))
-                    .sum();
+                let s: f64 =
+                    (0..inputs).map(|k| f64::from(x[r * inputs + k]) * f64::from(round(w[o * inputs + k]))).sum();
                 y[r * outputs + o] = (s + f64::from(b[o])) as f32;
             }
         }
         y
     }
 
-    fn assert_close(got: &[f32], want: &[f32], what: &str) {
+    fn bf16_weight(v: f32) -> f32 {
+        bf16::from_f32(v).to_f32()
+    }
+
+    fn assert_close(got: &[f32], want: &[f32], tolerance: f32, what: &str) {
         assert_eq!(got.len(), want.len(), "{what}");
         for (i, (g, w)) in got.iter().zip(want).enumerate() {
-            assert!((g - w).abs() < 1e-4, "{what}, value {i}: {g} against {w}");
+            assert!((g - w).abs() < tolerance, "{what}, value {i}: {g} against {w}");
         }
     }
 
@@ -258,15 +339,31 @@ mod tests {
     }
 
     /// A layer of `outputs × inputs` against the plain product, for each row count, with the
-    /// panels split between threads and not.
+    /// panels split between threads and not: the bfloat16 path against its rounded weights, the
+    /// integer path (where the processor has it) against the exact ones, within its rounding.
     fn check_forward(outputs: usize, inputs: usize, row_counts: &[usize]) {
         let (w, b) = (values(outputs * inputs, 7), values(outputs, 11));
-        let layer = Packed::new(&w, b.clone(), outputs, inputs);
-        for &rows in row_counts {
-            let x = values(rows * inputs, rows as u32);
-            let want = reference(&w, &b, &x, outputs, inputs);
-            for split in [false, true] {
-                assert_close(&layer.forward(&x, split), &want, &format!("rows {rows}, split {split}"));
+        let mut layers =
+            vec![("bf16", Packed::bf16(&w, b.clone(), outputs, inputs), bf16_weight as fn(f32) -> f32, 1e-4)];
+        #[cfg(target_arch = "x86_64")]
+        if let Some(simd) = crate::madd::available() {
+            // A weight is off by at most half a step of 1/4095 of the largest, an input of
+            // 1/16383: with `inputs` values of at most 1, about 2e-4 · inputs / 4095 at worst.
+            let tolerance = 2e-4_f32.max(inputs as f32 / 4095.0 * 0.75);
+            layers.push(("int16", Packed::int16(simd, &w, b.clone(), outputs, inputs), |v| v, tolerance));
+        }
+        for (name, layer, round, tolerance) in layers {
+            for &rows in row_counts {
+                let x = values(rows * inputs, rows as u32);
+                let want = reference(&w, &b, &x, outputs, inputs, round);
+                for split in [false, true] {
+                    assert_close(
+                        &layer.forward(&x, split),
+                        &want,
+                        tolerance,
+                        &format!("{name}, rows {rows}, split {split}"),
+                    );
+                }
             }
         }
     }
@@ -277,11 +374,33 @@ mod tests {
         check_forward(48, 40, &[1, 2, 5, 6, 7, 8, 9, 11, 12, 13, 19, 24, 25, 95, 96, 97, 250]);
     }
 
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn the_integer_path_never_overflows_and_keeps_each_rows_scale() {
+        let Some(simd) = crate::madd::available() else { return };
+        // Every weight and input at its largest, over the widest layer of the models (1,536
+        // inputs): each product is the most the integers hold, and the sum is 1,536 of them.
+        // A second row a million times smaller keeps its own scale.
+        let (outputs, inputs) = (16, 1536);
+        let w = vec![-0.5f32; outputs * inputs];
+        let layer = Packed::int16(simd, &w, vec![1.0; outputs], outputs, inputs);
+        let mut x = vec![-3.0f32; inputs];
+        x.extend(vec![3e-6f32; inputs]);
+        let y = layer.forward(&x, false);
+        for (i, v) in y[..outputs].iter().enumerate() {
+            assert!((v - (1536.0 * 1.5 + 1.0)).abs() < 1e-2, "output {i}: {v}");
+        }
+        for (i, v) in y[outputs..].iter().enumerate() {
+            assert!((v - (1.0 - 1536.0 * 1.5e-6)).abs() < 1e-6, "small row, output {i}: {v}");
+        }
+    }
+
     /// Every panel of `layer` times `x` with the instructions of `simd`.
     fn on<S: Simd>(simd: S, layer: &Packed, x: &[f32]) -> Vec<f32> {
         let (pi, po) = layer.padded();
+        let Weights::Bf16(panels) = &layer.weights else { panic!("a bfloat16 layer") };
         let mut y = vec![0f32; x.len() / pi * po];
-        simd.vectorize(Kernel { layer, first: 0, count: po / LANES, x, y: &mut y });
+        simd.vectorize(Kernel { layer, panels, first: 0, count: po / LANES, x, y: &mut y });
         y
     }
 
@@ -291,15 +410,15 @@ mod tests {
         // has it, besides the one `forward` picks; 13 rows cover whole tiles and a remainder.
         let (outputs, inputs, rows) = (32, 24, 13);
         let (w, b, x) = (values(outputs * inputs, 1), values(outputs, 2), values(rows * inputs, 4));
-        let layer = Packed::new(&w, b.clone(), outputs, inputs);
-        let want = reference(&w, &b, &x, outputs, inputs);
+        let layer = Packed::bf16(&w, b.clone(), outputs, inputs);
+        let want = reference(&w, &b, &x, outputs, inputs, bf16_weight);
         let mut got = vec![("scalar", on(pulp::Scalar::new(), &layer, &x))];
         #[cfg(target_arch = "x86_64")]
         if let Some(v3) = pulp::x86::V3::try_new() {
             got.push(("avx2", on(v3, &layer, &x)));
         }
         for (name, got) in got {
-            assert_close(&got, &want, name);
+            assert_close(&got, &want, 1e-4, name);
         }
     }
 

@@ -1,20 +1,8 @@
 //! Small vector kernels of the forward pass, written once against `pulp`'s `Simd` trait and
-//! compiled for the processor found at run time: dot products and `y += a·x` for attention, and
-//! GELU with a rational approximation of erf.
+//! compiled for the processor found at run time: `y += a·x` and the softmax's exponentials for
+//! attention, and GELU with a rational approximation of erf.
 
 use pulp::{Arch, Simd, WithSimd};
-
-/// `a · b`.
-#[inline(always)]
-pub(crate) fn dot<S: Simd>(simd: S, a: &[f32], b: &[f32]) -> f32 {
-    let (av, at) = S::as_simd_f32s(a);
-    let (bv, bt) = S::as_simd_f32s(b);
-    let mut acc = simd.splat_f32s(0.0);
-    for (x, y) in av.iter().zip(bv) {
-        acc = simd.mul_add_e_f32s(*x, *y, acc);
-    }
-    simd.reduce_sum_f32s(acc) + at.iter().zip(bt).map(|(x, y)| x * y).sum::<f32>()
-}
 
 /// `y += alpha · x`.
 #[inline(always)]
@@ -28,6 +16,52 @@ pub(crate) fn axpy<S: Simd>(simd: S, alpha: f32, x: &[f32], y: &mut [f32]) {
     for (y, x) in yt.iter_mut().zip(xt) {
         *y += alpha * x;
     }
+}
+
+/// e^r ≈ 1 + r + r²·P(r) for |r| ≤ ln 2 / 2, within about 1e-7 relative: Cephes' `expf`
+/// polynomial, highest power first.
+const EXP_P: [f32; 6] = [1.987_569_1e-4, 1.398_199_9e-3, 8.333_452e-3, 4.166_579_6e-2, 1.666_666_5e-1, 0.5];
+
+/// `x[i] = e^(x[i] − shift)` for every value, which must be at most `shift` (a softmax's
+/// numerators: `shift` is the largest score); returns their sum. e^v = 2ⁿ·e^r with
+/// n = round(v / ln 2), r = v − n·ln 2 (ln 2 in two parts, so r keeps its low bits); 2ⁿ is made
+/// in the exponent's bits. Below −87 (e^v under f32's smallest normal) the result is about 1e-38.
+#[inline(always)]
+pub(crate) fn exp_shifted<S: Simd>(simd: S, x: &mut [f32], shift: f32) -> f32 {
+    const LN2_HI: f32 = 0.693_359_4;
+    const LN2_LO: f32 = -2.121_944_4e-4;
+    // 1.5 · 2²³: adding it rounds to an integer, held in the low bits of the sum's mantissa.
+    const ROUND: f32 = 12_582_912.0;
+    let (head, tail) = S::as_mut_simd_f32s(x);
+    let (shift_v, lowest) = (simd.splat_f32s(shift), simd.splat_f32s(-87.0));
+    let (log2e, round) = (simd.splat_f32s(std::f32::consts::LOG2_E), simd.splat_f32s(ROUND));
+    let (hi, lo) = (simd.splat_f32s(LN2_HI), simd.splat_f32s(LN2_LO));
+    let one = simd.splat_f32s(1.0);
+    let p: [S::f32s; 6] = EXP_P.map(|c| simd.splat_f32s(c));
+    let (magic, exp_bias, twenty_three) = (simd.splat_u32s(ROUND.to_bits()), simd.splat_u32s(127), simd.splat_u32s(23));
+    let mut sum = simd.splat_f32s(0.0);
+    for v in head {
+        let x = simd.max_f32s(simd.sub_f32s(*v, shift_v), lowest);
+        let t = simd.mul_add_e_f32s(x, log2e, round);
+        let n = simd.sub_f32s(t, round);
+        let r = simd.negate_mul_add_e_f32s(n, lo, simd.negate_mul_add_e_f32s(n, hi, x));
+        let mut y = p[0];
+        for c in &p[1..] {
+            y = simd.mul_add_e_f32s(y, r, *c);
+        }
+        let y = simd.add_f32s(simd.mul_add_e_f32s(y, simd.mul_f32s(r, r), r), one);
+        // n as an integer is the difference of the two bit patterns (both have ROUND's exponent).
+        let n_int = simd.sub_u32s(pulp::cast(t), magic);
+        let two_n: S::f32s = pulp::cast(simd.wrapping_dyn_shl_u32s(simd.add_u32s(n_int, exp_bias), twenty_three));
+        *v = simd.mul_f32s(y, two_n);
+        sum = simd.add_f32s(sum, *v);
+    }
+    let mut total = simd.reduce_sum_f32s(sum);
+    for v in tail {
+        *v = (*v - shift).exp();
+        total += *v;
+    }
+    total
 }
 
 /// erf(x) ≈ x·P(x²) / Q(x²) for x clamped to ±4, where erf is 1 to within 2e-8: the rational
@@ -105,24 +139,49 @@ mod tests {
     }
 
     #[test]
-    fn dot_and_axpy_match_plain_loops() {
+    fn axpy_matches_a_plain_loop() {
         // 37 values: whole vectors and a tail on every processor.
         let a: Vec<f32> = (0..37).map(|i| i as f32 * 0.25 - 3.0).collect();
         let b: Vec<f32> = (0..37).map(|i| 1.5 - i as f32 * 0.125).collect();
-        let want: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
         struct Check<'a>(&'a [f32], &'a [f32]);
         impl WithSimd for Check<'_> {
-            type Output = (f32, Vec<f32>);
-            fn with_simd<S: Simd>(self, simd: S) -> (f32, Vec<f32>) {
+            type Output = Vec<f32>;
+            fn with_simd<S: Simd>(self, simd: S) -> Vec<f32> {
                 let mut y = self.1.to_vec();
                 axpy(simd, 2.0, self.0, &mut y);
-                (dot(simd, self.0, self.1), y)
+                y
             }
         }
-        let (d, y) = Arch::new().dispatch(Check(&a, &b));
-        assert!((d - want).abs() < 1e-3, "{d} against {want}");
+        let y = Arch::new().dispatch(Check(&a, &b));
         for ((y, a), b) in y.iter().zip(&a).zip(&b) {
             assert!((y - (b + 2.0 * a)).abs() < 1e-5);
         }
+    }
+
+    #[test]
+    fn the_softmax_exponentials_are_within_a_few_ulps_of_the_exact_ones() {
+        // Every 1/256 from -100 to 0 below a shift of 3, through the vector path and its tail.
+        let shift = 3.0f32;
+        let xs: Vec<f32> = (0..=25_601).map(|i| shift - i as f32 / 256.0).collect();
+        struct Exp<'a>(&'a mut [f32], f32);
+        impl WithSimd for Exp<'_> {
+            type Output = f32;
+            fn with_simd<S: Simd>(self, simd: S) -> f32 {
+                exp_shifted(simd, self.0, self.1)
+            }
+        }
+        let mut got = xs.clone();
+        let sum = Arch::new().dispatch(Exp(&mut got, shift));
+        let mut want_sum = 0f64;
+        for (x, g) in xs.iter().zip(&got) {
+            let exact = (f64::from(*x) - f64::from(shift)).exp();
+            want_sum += exact;
+            if exact > 1e-37 {
+                assert!((f64::from(*g) - exact).abs() <= exact * 3e-7, "e^{}: {g} against {exact}", x - shift);
+            } else {
+                assert!(f64::from(*g) < 2e-37, "e^{}: {g}", x - shift);
+            }
+        }
+        assert!((f64::from(sum) - want_sum).abs() < want_sum * 1e-5, "sum {sum} against {want_sum}");
     }
 }

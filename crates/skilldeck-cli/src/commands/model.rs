@@ -14,7 +14,7 @@ pub fn note(readiness: &Readiness) -> Option<String> {
         Readiness::Off(reason) => Some(format!("note: {reason}")),
         Readiness::Pending { missing, total, by_meaning: false } => Some(format!(
             "note: {missing} of {total} skills have no meaning vector yet, so ranking is by words only; \
-             `skilldeck model index` computes them (about 20 a second)"
+             `skilldeck model index` computes them (about 100 a second on two cores)"
         )),
         Readiness::Pending { missing, total, by_meaning: true } => Some(format!(
             "note: {missing} of {total} skills have no vector from the English companion model yet, so \
