@@ -45,10 +45,7 @@ pub async fn run_trigger_evals(
     progress: Channel<EvalProgress>,
 ) -> ApiResult<TriggerRunView> {
     let name = SkillName::parse(&name)?;
-    let tell = move |p: EvalProgress| {
-        let _ = progress.send(p);
-    };
-    state.evals.run_triggers(&state.registry, scope, &name, &provider, runs, tell).await
+    state.evals.run_triggers(&state.registry, scope, &name, &provider, runs, teller(progress)).await
 }
 
 /// Stops the skill's running evals; `false` when none ran.
@@ -78,10 +75,7 @@ pub async fn run_output_evals(
     progress: Channel<EvalProgress>,
 ) -> ApiResult<OutputRunView> {
     let name = SkillName::parse(&name)?;
-    let tell = move |p: EvalProgress| {
-        let _ = progress.send(p);
-    };
-    state.evals.run_outputs(&state.registry, scope, &name, &request, tell).await
+    state.evals.run_outputs(&state.registry, scope, &name, &request, teller(progress)).await
 }
 
 /// Runs the description optimizer with `provider`; the winner is offered as a draft.
@@ -95,8 +89,13 @@ pub async fn improve_description(
     progress: Channel<ImproveProgress>,
 ) -> ApiResult<ImproveView> {
     let name = SkillName::parse(&name)?;
-    let tell = move |p: ImproveProgress| {
-        let _ = progress.send(p);
-    };
-    state.evals.improve(&state.registry, scope, &name, &provider, runs, tell).await
+    state.evals.improve(&state.registry, scope, &name, &provider, runs, teller(progress)).await
+}
+
+/// What a run calls with its progress: each step sent to the page over `channel` (a page that
+/// went away loses the message, not the run).
+fn teller<T: tauri::ipc::IpcResponse + Send + Sync>(channel: Channel<T>) -> impl Fn(T) + Send + Sync {
+    move |p| {
+        let _ = channel.send(p);
+    }
 }
