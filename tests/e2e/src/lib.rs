@@ -82,9 +82,13 @@ pub struct Session {
     name: String,
 }
 
-/// A port nobody listens on now (the OS picks it), so parallel runs and leftovers never collide.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).map(|a| a.port()).unwrap()
+/// Two ports nobody listens on now (the OS picks them), so parallel runs and leftovers never
+/// collide. Both are held while the second is picked: taken one after the other, the OS could
+/// give the first again, and the driver then fails to start with both on one port.
+fn free_ports() -> (u16, u16) {
+    let bind = || std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let (a, b) = (bind(), bind());
+    (a.local_addr().unwrap().port(), b.local_addr().unwrap().port())
 }
 
 impl Session {
@@ -104,7 +108,7 @@ impl Session {
     pub async fn start_in(name: &str, prepare: impl FnOnce(&Path), env: &[(&str, Option<&Path>)]) -> Self {
         let tmp = tempfile::tempdir().unwrap();
         prepare(&tmp.path().join("home"));
-        let (port, native_port) = (free_port(), free_port());
+        let (port, native_port) = free_ports();
         let log = std::fs::File::create(tmp.path().join("driver.log")).unwrap();
         let mut command = Command::new(driver_binary());
         let user_home = user_home_of(&tmp.path().join("home"));
