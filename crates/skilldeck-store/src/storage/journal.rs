@@ -1,61 +1,140 @@
-//! The journal of staging entries: an empty file in `<scope>/.journal/` for each hidden staging
-//! entry a writer makes beside the skills, noted before the entry exists and removed once it is
-//! gone. Holds noting, settling and listing; what recovery does with each entry is `recover`'s.
+//! The journal of staging entries: a file in `<scope>/.journal/` for the hidden staging entries
+//! a writer makes beside the skills, noted before an entry exists and removed once it is gone.
+//! Holds noting, settling and listing; what recovery does with each note is `recover`'s.
 //!
 //! Recovery at start reads this small folder instead of the whole scope folder, so opening a
 //! store costs the same with 20 skills or 20,000. The rule that keeps it safe: a staging entry
-//! never exists without its journal file. A writer notes the file before it makes the entry
-//! (`note`), and removes it only while holding the lock it wrote under, once the entry is gone
-//! (`settle`); recovery removes one only under the skill's lock, once the entry is gone. A
-//! writer killed at any point leaves its journal file, and the next start finds the entry. A
+//! never exists without a journal file that notes it. A writer notes the file before it makes
+//! the entry (`note`), and removes it only while holding the lock it wrote under, once the entry
+//! is gone (`settle`); recovery removes one only under the skill's lock, once the entry is gone.
+//! A writer killed at any point leaves its journal file, and the next start finds the entry. A
 //! store from before the journal has no `.journal` folder: its first start reads the whole
 //! scope folder once, as before, then makes the folder.
+//!
+//! A single-skill writer notes each entry by a file of the entry's own name. A batch, which
+//! holds its scope exclusively (`hold`), notes all of its entries with one file, a *cover*
+//! (`.batch-<pid>-<n>`), written before its first entry: an import of 20,000 skills makes one
+//! journal file rather than 60,000. A cover names no entry, so recovery finding one reads the
+//! scope folder whole for staging entries, as a store from before the journal does: only after
+//! a batch was killed.
 
 use super::error::{Result, StorageError};
+use super::marker::STAGING_PREFIX;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The journal's folder inside a scope folder (hidden: never listed as a skill).
 pub(crate) const JOURNAL_DIR: &str = ".journal";
 
-/// A journal file this process wrote and has not removed yet.
+/// The prefix of a cover: the one journal file of a batch's staging entries.
+pub(crate) const COVER_PREFIX: &str = ".batch-";
+
+/// A staging entry this process noted and has not seen gone yet.
 struct Noted {
     scope_dir: PathBuf,
     owner: String,
     file_name: String,
+    /// The cover that notes it, or `None` when a journal file of its own name does.
+    cover: Option<String>,
 }
 
-/// The journal files of this process's writers, until their entries are gone.
-static NOTED: Mutex<Vec<Noted>> = Mutex::new(Vec::new());
+/// A scope a batch of this process holds, or held: the cover of its entries, once one was
+/// needed.
+struct Cover {
+    scope_dir: PathBuf,
+    file_name: Option<String>,
+    held: bool,
+}
 
-/// Notes, before it is made, the staging entry `file_name` of the skill `owner` in `scope_dir`.
+/// What this process's writers noted and hold, until their entries are gone.
+struct Journal {
+    noted: Vec<Noted>,
+    covers: Vec<Cover>,
+}
+
+static JOURNAL: Mutex<Journal> = Mutex::new(Journal { noted: Vec::new(), covers: Vec::new() });
+
+/// Notes, before it is made, the staging entry `file_name` of the skill `owner` in `scope_dir`:
+/// by the cover of the batch holding the scope (written now if this is its first entry), else
+/// by a journal file of the entry's name.
 pub(crate) fn note(scope_dir: &Path, owner: &str, file_name: &str) -> Result<()> {
+    let poisoned = |_| StorageError::Task("the journal's lock was poisoned by a panic".into());
+    let mut journal = JOURNAL.lock().map_err(poisoned)?;
+    let cover = match journal.covers.iter_mut().find(|c| c.held && c.scope_dir == scope_dir) {
+        Some(Cover { file_name: Some(name), .. }) => Some(name.clone()),
+        // The batch's first entry: its cover is written now, under the lock, so it has one.
+        Some(c) => {
+            static COUNTER: AtomicU64 = AtomicU64::new(0);
+            let name = format!("{COVER_PREFIX}{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
+            write(scope_dir, &name)?;
+            c.file_name = Some(name.clone());
+            Some(name)
+        }
+        None => {
+            drop(journal);
+            write(scope_dir, file_name)?;
+            journal = JOURNAL.lock().map_err(poisoned)?;
+            None
+        }
+    };
+    journal.noted.push(Noted {
+        scope_dir: scope_dir.to_path_buf(),
+        owner: owner.to_owned(),
+        file_name: file_name.to_owned(),
+        cover,
+    });
+    Ok(())
+}
+
+/// Writes the empty journal file `file_name` in `scope_dir`'s journal, making the folder when
+/// it is missing.
+fn write(scope_dir: &Path, file_name: &str) -> Result<()> {
     let dir = scope_dir.join(JOURNAL_DIR);
     let path = dir.join(file_name);
     let written = fs::write(&path, b"").or_else(|e| match e.kind() {
         std::io::ErrorKind::NotFound => fs::create_dir_all(&dir).and_then(|()| fs::write(&path, b"")),
         _ => Err(e),
     });
-    written.map_err(StorageError::io("note in the journal", &path))?;
-    if let Ok(mut noted) = NOTED.lock() {
-        noted.push(Noted {
-            scope_dir: scope_dir.to_path_buf(),
-            owner: owner.to_owned(),
-            file_name: file_name.to_owned(),
-        });
+    written.map_err(StorageError::io("note in the journal", &path))
+}
+
+/// From now until [`release`], the staging entries noted in `scope_dir` are a batch's, which
+/// holds the scope exclusively: one cover notes them all.
+pub(crate) fn hold(scope_dir: &Path) {
+    if let Ok(mut journal) = JOURNAL.lock() {
+        journal.covers.push(Cover { scope_dir: scope_dir.to_path_buf(), file_name: None, held: true });
     }
-    Ok(())
+}
+
+/// The batch holding `scope_dir` is done: entries noted there from now are noted one by one,
+/// and its cover goes once every entry it notes is gone (`settle`).
+pub(crate) fn release(scope_dir: &Path) {
+    if let Ok(mut journal) = JOURNAL.lock() {
+        journal.covers.iter_mut().filter(|c| c.scope_dir == scope_dir).for_each(|c| c.held = false);
+    }
 }
 
 /// Removes the journal files this process noted in `scope_dir` for the skill `owner` (every
-/// skill when `None`) whose staging entries are gone. The caller holds the lock they were
-/// written under (the skill's, or the scope's for a batch), so none of them is about to be made.
+/// skill when `None`) whose staging entries are gone, and each released cover there none of
+/// whose entries is left. The caller holds the lock they were written under (the skill's, or
+/// the scope's for a batch), so none of them is about to be made.
 pub(crate) fn settle(scope_dir: &Path, owner: Option<&str>) {
-    let Ok(mut noted) = NOTED.lock() else { return };
-    noted.retain(|n| {
+    let Ok(mut journal) = JOURNAL.lock() else { return };
+    journal.noted.retain(|n| {
         let mine = n.scope_dir == scope_dir && owner.is_none_or(|o| o == n.owner);
-        !(mine && gone(scope_dir, &n.file_name) && remove(scope_dir, &n.file_name).is_ok())
+        let settled =
+            mine && gone(scope_dir, &n.file_name) && (n.cover.is_some() || remove(scope_dir, &n.file_name).is_ok());
+        !settled
+    });
+    let Journal { noted, covers } = &mut *journal;
+    covers.retain(|c| {
+        let done = c.scope_dir == scope_dir
+            && !c.held
+            && !noted.iter().any(|n| n.cover.is_some() && n.cover == c.file_name)
+            && c.file_name.as_deref().is_none_or(|f| remove(scope_dir, f).is_ok());
+        !done
     });
 }
 
@@ -66,7 +145,18 @@ pub(crate) fn gone(scope_dir: &Path, file_name: &str) -> bool {
     absent(scope_dir.join(file_name)) && absent(scope_dir.join(format!("{file_name}.old")))
 }
 
-/// Removes the journal file of the staging entry `file_name`.
+/// The staging entries in `scope_dir` that the cover `cover` may note: those of the process
+/// that wrote it (its id is in both names), found by reading the scope folder.
+pub(crate) fn covered_left(scope_dir: &Path, cover: &str) -> Result<Vec<String>> {
+    let Some(pid) = cover.strip_prefix(COVER_PREFIX).and_then(|rest| rest.split('-').next()) else {
+        return Ok(Vec::new());
+    };
+    let prefix = format!("{STAGING_PREFIX}{pid}-");
+    let read = fs::read_dir(scope_dir).map_err(StorageError::io("read", scope_dir))?;
+    Ok(read.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.starts_with(&prefix)).collect())
+}
+
+/// Removes the journal file `file_name` (an entry's, or a cover).
 pub(crate) fn remove(scope_dir: &Path, file_name: &str) -> Result<()> {
     let path = scope_dir.join(JOURNAL_DIR).join(file_name);
     match fs::remove_file(&path) {
@@ -76,8 +166,8 @@ pub(crate) fn remove(scope_dir: &Path, file_name: &str) -> Result<()> {
     }
 }
 
-/// The staging entries noted in `scope_dir`'s journal; `None` when it has no journal folder
-/// (a store from before the journal, whose scope folder must be read whole once).
+/// The journal files of `scope_dir` (entries' names and covers); `None` when it has no journal
+/// folder (a store from before the journal, whose scope folder must be read whole once).
 pub(crate) fn entries(scope_dir: &Path) -> Result<Option<Vec<String>>> {
     let dir = scope_dir.join(JOURNAL_DIR);
     let read = match fs::read_dir(&dir) {

@@ -72,6 +72,7 @@ pub(crate) struct ScopeLock {
 impl Drop for ScopeLock {
     fn drop(&mut self) {
         if let Some(dir) = &self.exclusive {
+            super::journal::release(dir);
             super::journal::settle(dir, None);
         }
     }
@@ -102,7 +103,10 @@ impl ScopeLock {
         let path = home.scope_lock_path(scope);
         let file = open(&path)?;
         file.lock().map_err(StorageError::io("lock", &path))?;
-        Ok(Self { _file: file, exclusive: Some(home.scope_dir(scope)) })
+        let dir = home.scope_dir(scope);
+        // Whatever this lock's holder stages in the scope, one journal file notes.
+        super::journal::hold(&dir);
+        Ok(Self { _file: file, exclusive: Some(dir) })
     }
 }
 

@@ -46,6 +46,9 @@ pub(crate) fn recover(home: &SkilldeckHome) -> Result<()> {
 /// swap makes of it), then removes the journal file once they are gone; all under the skill's
 /// lock, so no live writer is between noting the entry and making it.
 fn recover_noted(home: &SkilldeckHome, scope: Scope, dir: &Path, file_name: &str) -> Result<()> {
+    if file_name.starts_with(journal::COVER_PREFIX) {
+        return recover_covered(home, scope, dir, file_name);
+    }
     let Some(name) = staging_owner(file_name).and_then(|n| SkillName::parse(n).ok()) else {
         // No writer notes such a name: whatever it names is not a skill's.
         for stray in [dir.join(file_name), dir.join(format!("{file_name}.old"))] {
@@ -67,6 +70,20 @@ fn recover_noted(home: &SkilldeckHome, scope: Scope, dir: &Path, file_name: &str
     }
     if journal::gone(dir, file_name) {
         journal::remove(dir, file_name)?;
+    }
+    Ok(())
+}
+
+/// Recovers the staging entries a batch's cover `cover` notes (found by reading the scope
+/// folder: a cover names none), then removes the cover once none of them is left.
+fn recover_covered(home: &SkilldeckHome, scope: Scope, dir: &Path, cover: &str) -> Result<()> {
+    for file_name in journal::covered_left(dir, cover)? {
+        if let Some(name) = staging_owner(&file_name).and_then(|n| SkillName::parse(n.trim_end_matches(".old")).ok()) {
+            recover_one(home, scope, &name, &dir.join(&file_name))?;
+        }
+    }
+    if journal::covered_left(dir, cover)?.is_empty() {
+        journal::remove(dir, cover)?;
     }
     Ok(())
 }

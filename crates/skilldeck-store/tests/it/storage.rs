@@ -648,6 +648,60 @@ fn a_batch_dropped_without_commit_writes_nothing() {
     assert!(s.list_skills_sync(Scope::User).unwrap().is_empty(), "nor after the next start");
 }
 
+/// The journal files of the user scope.
+fn journal_files(home: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(home.join("skills/user/.journal"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_batch_notes_all_its_staging_entries_with_one_journal_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    let mut batch = s.batch(Scope::User, RevisionEvent::Upload).unwrap();
+    for n in ["a", "b", "c"] {
+        batch.stage(&name(n), &skill(n, "one")).unwrap();
+    }
+    let staged = scope_leftovers(tmp.path()).into_iter().filter(|n| n.starts_with(".staging-")).count();
+    assert!(staged >= 3, "each skill staged beside the store");
+    let noted = journal_files(tmp.path());
+    assert_eq!(noted.len(), 1, "one journal file for the batch: {noted:?}");
+    assert!(noted[0].starts_with(".batch-"), "{noted:?}");
+    assert_eq!(batch.commit(&mut |_| {}).len(), 3);
+    assert!(journal_files(tmp.path()).is_empty(), "the batch's journal file goes with its last entry");
+    // A write after the batch is noted entry by entry again, and leaves nothing either.
+    s.write_skill_sync(Scope::User, &name("a"), &skill("a", "two")).unwrap();
+    assert!(scope_leftovers(tmp.path()).is_empty(), "{:?}", scope_leftovers(tmp.path()));
+}
+
+#[test]
+fn recovery_after_a_killed_batch_finds_every_entry_its_one_journal_file_covers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    s.write_skill_sync(Scope::User, &name("pdf"), &skill("pdf", "one")).unwrap();
+    let user = tmp.path().join("skills/user");
+    // As a batch of process 77 killed mid-way leaves them: one journal file, then its entries.
+    noted(tmp.path(), ".batch-77-0");
+    // A partial new tree of pdf: removed, revision 1 stands.
+    fs::create_dir_all(user.join(".staging-77-0-pdf/references")).unwrap();
+    fs::write(user.join(".staging-77-0-pdf/SKILL.md"), "half").unwrap();
+    // A whole new tree for a skill with no current folder (cut between two renames): moved in.
+    fs::create_dir_all(user.join(".staging-77-1-docx")).unwrap();
+    fs::write(user.join(".staging-77-1-docx/SKILL.md"), "---\nname: docx\ndescription: d\n---\nb\n").unwrap();
+    fs::write(user.join(".staging-77-1-docx/.version"), "1\n").unwrap();
+    drop(s);
+    let s = open(tmp.path());
+    let mut left = scope_entries(tmp.path());
+    left.sort();
+    assert_eq!(left, vec!["docx".to_owned(), "pdf".to_owned()], "no staging entry and no journal file left");
+    assert_eq!(s.revision_sync(Scope::User, &name("pdf")).unwrap(), Some(Revision(1)));
+    assert_eq!(s.revision_sync(Scope::User, &name("docx")).unwrap(), Some(Revision(1)));
+}
+
 #[test]
 fn a_batch_keeps_single_writers_and_recovery_out_of_its_scope_until_it_commits() {
     let tmp = tempfile::tempdir().unwrap();
