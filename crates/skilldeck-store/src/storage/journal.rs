@@ -19,7 +19,6 @@
 //! a batch was killed.
 
 use super::error::{Result, StorageError};
-use super::marker::STAGING_PREFIX;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -145,15 +144,10 @@ pub(crate) fn gone(scope_dir: &Path, file_name: &str) -> bool {
     absent(scope_dir.join(file_name)) && absent(scope_dir.join(format!("{file_name}.old")))
 }
 
-/// The staging entries in `scope_dir` that the cover `cover` may note: those of the process
-/// that wrote it (its id is in both names), found by reading the scope folder.
-pub(crate) fn covered_left(scope_dir: &Path, cover: &str) -> Result<Vec<String>> {
-    let Some(pid) = cover.strip_prefix(COVER_PREFIX).and_then(|rest| rest.split('-').next()) else {
-        return Ok(Vec::new());
-    };
-    let prefix = format!("{STAGING_PREFIX}{pid}-");
-    let read = fs::read_dir(scope_dir).map_err(StorageError::io("read", scope_dir))?;
-    Ok(read.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.starts_with(&prefix)).collect())
+/// The id of the process that wrote the cover `cover`: its staging entries hold it too
+/// (`marker::staging_path`), so they are the ones the cover may note.
+pub(crate) fn cover_pid(cover: &str) -> Option<&str> {
+    cover.strip_prefix(COVER_PREFIX)?.split('-').next().filter(|pid| !pid.is_empty())
 }
 
 /// Removes the journal file `file_name` (an entry's, or a cover).

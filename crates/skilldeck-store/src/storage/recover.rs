@@ -77,12 +77,21 @@ fn recover_noted(home: &SkilldeckHome, scope: Scope, dir: &Path, file_name: &str
 /// Recovers the staging entries a batch's cover `cover` notes (found by reading the scope
 /// folder: a cover names none), then removes the cover once none of them is left.
 fn recover_covered(home: &SkilldeckHome, scope: Scope, dir: &Path, cover: &str) -> Result<()> {
-    for file_name in journal::covered_left(dir, cover)? {
-        if let Some(name) = staging_owner(&file_name).and_then(|n| SkillName::parse(n.trim_end_matches(".old")).ok()) {
-            recover_one(home, scope, &name, &dir.join(&file_name))?;
+    let Some(pid) = journal::cover_pid(cover) else { return journal::remove(dir, cover) };
+    let prefix = format!("{STAGING_PREFIX}{pid}-");
+    // The staging entries of the process that wrote the cover, by reading the scope folder.
+    let covered = || -> Result<Vec<String>> {
+        let read = fs::read_dir(dir).map_err(StorageError::io("read", dir))?;
+        Ok(read.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.starts_with(&prefix)).collect())
+    };
+    for file_name in covered()? {
+        let path = dir.join(&file_name);
+        match staging_owner(&file_name).and_then(|n| SkillName::parse(n.trim_end_matches(".old")).ok()) {
+            Some(name) => recover_one(home, scope, &name, &path)?,
+            None => remove(&path)?,
         }
     }
-    if journal::covered_left(dir, cover)?.is_empty() {
+    if covered()?.is_empty() {
         journal::remove(dir, cover)?;
     }
     Ok(())
