@@ -59,8 +59,7 @@ static JOURNAL: Mutex<Journal> = Mutex::new(Journal { noted: Vec::new(), covers:
 /// by the cover of the batch holding the scope (written now if this is its first entry), else
 /// by a journal file of the entry's name.
 pub(crate) fn note(scope_dir: &Path, owner: &str, file_name: &str) -> Result<()> {
-    let poisoned = |_| StorageError::Task("the journal's lock was poisoned by a panic".into());
-    let mut journal = JOURNAL.lock().map_err(poisoned)?;
+    let mut journal = lock();
     let cover = match journal.covers.iter_mut().find(|c| c.held && c.scope_dir == scope_dir) {
         Some(Cover { file_name: Some(name), .. }) => Some(name.clone()),
         // The batch's first entry: its cover is written now, under the lock, so it has one.
@@ -74,7 +73,7 @@ pub(crate) fn note(scope_dir: &Path, owner: &str, file_name: &str) -> Result<()>
         None => {
             drop(journal);
             write(scope_dir, file_name)?;
-            journal = JOURNAL.lock().map_err(poisoned)?;
+            journal = lock();
             None
         }
     };
@@ -85,6 +84,12 @@ pub(crate) fn note(scope_dir: &Path, owner: &str, file_name: &str) -> Result<()>
         cover,
     });
     Ok(())
+}
+
+/// The journal's state. A panic while it was held leaves it whole (each change to it is one
+/// push, one flag or one `retain`), so a poisoned lock is taken as it is.
+fn lock() -> std::sync::MutexGuard<'static, Journal> {
+    JOURNAL.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Writes the empty journal file `file_name` in `scope_dir`'s journal, making the folder when
@@ -102,17 +107,13 @@ fn write(scope_dir: &Path, file_name: &str) -> Result<()> {
 /// From now until [`release`], the staging entries noted in `scope_dir` are a batch's, which
 /// holds the scope exclusively: one cover notes them all.
 pub(crate) fn hold(scope_dir: &Path) {
-    if let Ok(mut journal) = JOURNAL.lock() {
-        journal.covers.push(Cover { scope_dir: scope_dir.to_path_buf(), file_name: None, held: true });
-    }
+    lock().covers.push(Cover { scope_dir: scope_dir.to_path_buf(), file_name: None, held: true });
 }
 
 /// The batch holding `scope_dir` is done: entries noted there from now are noted one by one,
 /// and its cover goes once every entry it notes is gone (`settle`).
 pub(crate) fn release(scope_dir: &Path) {
-    if let Ok(mut journal) = JOURNAL.lock() {
-        journal.covers.iter_mut().filter(|c| c.scope_dir == scope_dir).for_each(|c| c.held = false);
-    }
+    lock().covers.iter_mut().filter(|c| c.scope_dir == scope_dir).for_each(|c| c.held = false);
 }
 
 /// Removes the journal files this process noted in `scope_dir` for the skill `owner` (every
@@ -120,7 +121,7 @@ pub(crate) fn release(scope_dir: &Path) {
 /// whose entries is left. The caller holds the lock they were written under (the skill's, or
 /// the scope's for a batch), so none of them is about to be made.
 pub(crate) fn settle(scope_dir: &Path, owner: Option<&str>) {
-    let Ok(mut journal) = JOURNAL.lock() else { return };
+    let mut journal = lock();
     journal.noted.retain(|n| {
         let mine = n.scope_dir == scope_dir && owner.is_none_or(|o| o == n.owner);
         let settled =
