@@ -78,20 +78,12 @@ fn recover_noted(home: &SkilldeckHome, scope: Scope, dir: &Path, file_name: &str
 /// folder: a cover names none), then removes the cover once none of them is left.
 fn recover_covered(home: &SkilldeckHome, scope: Scope, dir: &Path, cover: &str) -> Result<()> {
     let Some(pid) = journal::cover_pid(cover) else { return journal::remove(dir, cover) };
+    // The staging entries of the process that wrote the cover.
     let prefix = format!("{STAGING_PREFIX}{pid}-");
-    // The staging entries of the process that wrote the cover, by reading the scope folder.
-    let covered = || -> Result<Vec<String>> {
-        let read = fs::read_dir(dir).map_err(StorageError::io("read", dir))?;
-        Ok(read.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.starts_with(&prefix)).collect())
-    };
-    for file_name in covered()? {
-        let path = dir.join(&file_name);
-        match staging_owner(&file_name).and_then(|n| SkillName::parse(n.trim_end_matches(".old")).ok()) {
-            Some(name) => recover_one(home, scope, &name, &path)?,
-            None => remove(&path)?,
-        }
+    for file_name in staging_entries(dir, &prefix)? {
+        recover_found(home, scope, dir, &file_name)?;
     }
-    if covered()?.is_empty() {
+    if staging_entries(dir, &prefix)?.is_empty() {
         journal::remove(dir, cover)?;
     }
     Ok(())
@@ -99,22 +91,27 @@ fn recover_covered(home: &SkilldeckHome, scope: Scope, dir: &Path, cover: &str) 
 
 /// Recovers every staging entry found by reading the scope folder `dir` whole.
 fn recover_scan(home: &SkilldeckHome, scope: Scope, dir: &Path) -> Result<()> {
-    {
-        let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
-        for entry in entries.flatten() {
-            let file_name = entry.file_name();
-            let Some(file_name) = file_name.to_str() else { continue };
-            if !file_name.starts_with(STAGING_PREFIX) {
-                continue;
-            }
-            let path = entry.path();
-            match staging_owner(file_name).and_then(|n| SkillName::parse(n.trim_end_matches(".old")).ok()) {
-                Some(name) => recover_one(home, scope, &name, &path)?,
-                None => remove(&path)?,
-            }
-        }
+    let Ok(entries) = staging_entries(dir, STAGING_PREFIX) else { return Ok(()) };
+    for file_name in entries {
+        recover_found(home, scope, dir, &file_name)?;
     }
     Ok(())
+}
+
+/// The names in the scope folder `dir` that begin with `prefix` (a staging prefix).
+fn staging_entries(dir: &Path, prefix: &str) -> Result<Vec<String>> {
+    let read = fs::read_dir(dir).map_err(StorageError::io("read", dir))?;
+    Ok(read.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.starts_with(prefix)).collect())
+}
+
+/// Recovers the staging entry `file_name` found in `dir` by reading it; one that names no
+/// skill is not a writer's, and is removed.
+fn recover_found(home: &SkilldeckHome, scope: Scope, dir: &Path, file_name: &str) -> Result<()> {
+    let path = dir.join(file_name);
+    match staging_owner(file_name).and_then(|n| SkillName::parse(n.trim_end_matches(".old")).ok()) {
+        Some(name) => recover_one(home, scope, &name, &path),
+        None => remove(&path),
+    }
 }
 
 fn recover_one(home: &SkilldeckHome, scope: Scope, name: &SkillName, staged: &Path) -> Result<()> {
