@@ -703,6 +703,24 @@ fn recovery_after_a_killed_batch_finds_every_entry_its_one_journal_file_covers()
 }
 
 #[test]
+fn a_batch_note_that_is_broken_or_covers_nothing_is_removed_and_touches_no_skill() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = open(tmp.path());
+    s.write_skill_sync(Scope::User, &name("pdf"), &skill("pdf", "one")).unwrap();
+    let user = tmp.path().join("skills/user");
+    // No process id, a dot-dot or a pattern in place of one, a process that left nothing behind.
+    for note in [".batch-", ".batch--0", ".batch-..-0", ".batch-*-0", ".batch-4242-0"] {
+        noted(tmp.path(), note);
+    }
+    drop(s);
+    let s = open(tmp.path());
+    assert!(journal_files(tmp.path()).is_empty(), "{:?}", journal_files(tmp.path()));
+    assert_eq!(scope_entries(tmp.path()), vec!["pdf".to_owned()]);
+    assert!(user.join("pdf/SKILL.md").is_file());
+    assert_eq!(s.revision_sync(Scope::User, &name("pdf")).unwrap(), Some(Revision(1)));
+}
+
+#[test]
 fn a_batch_keeps_single_writers_and_recovery_out_of_its_scope_until_it_commits() {
     let tmp = tempfile::tempdir().unwrap();
     let s = open(tmp.path());
